@@ -1,0 +1,125 @@
+// Package pgerror is kvsql's error taxonomy: every error a user can cause
+// carries a PostgreSQL SQLSTATE code, so the wire server reports it without
+// guessing and tests check it with errors.As.
+//
+// Create errors with New or Newf and a Code; wrap them with %w as usual.
+// CodeOf finds the code anywhere in a wrapped chain, and returns
+// Internal (XX000) for an error that carries none.
+package pgerror
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a five-character SQLSTATE.
+type Code string
+
+// The codes kvsql raises. Names follow PostgreSQL's errcodes.txt.
+const (
+	SuccessfulCompletion       Code = "00000"
+	FeatureNotSupported        Code = "0A000"
+	InvalidTransactionState    Code = "25000"
+	ActiveSQLTransaction       Code = "25001"
+	NoActiveSQLTransaction     Code = "25P01"
+	InFailedSQLTransaction     Code = "25P02"
+	ReadOnlySQLTransaction     Code = "25006"
+	SerializationFailure       Code = "40001"
+	DeadlockDetected           Code = "40P01"
+	SyntaxError                Code = "42601"
+	UndefinedTable             Code = "42P01"
+	UndefinedColumn            Code = "42703"
+	UndefinedFunction          Code = "42883"
+	UndefinedObject            Code = "42704"
+	AmbiguousColumn            Code = "42702"
+	DuplicateTable             Code = "42P07"
+	DuplicateObject            Code = "42710"
+	DuplicateColumn            Code = "42701"
+	DuplicateDatabase          Code = "42P04"
+	InvalidCatalogName         Code = "3D000"
+	DatatypeMismatch           Code = "42804"
+	GroupingError              Code = "42803"
+	InvalidColumnReference     Code = "42P10"
+	InvalidParameterValue      Code = "22023"
+	UniqueViolation            Code = "23505"
+	NotNullViolation           Code = "23502"
+	ForeignKeyViolation        Code = "23503"
+	CheckViolation             Code = "23514"
+	InvalidTextRepresentation  Code = "22P02"
+	DivisionByZero             Code = "22012"
+	NumericValueOutOfRange     Code = "22003"
+	StringDataRightTruncation  Code = "22001"
+	InvalidDatetimeFormat      Code = "22007"
+	InvalidEscapeSequence      Code = "22025"
+	CardinalityViolation       Code = "21000"
+	ProtocolViolation          Code = "08P01"
+	TooManyConnections         Code = "53300"
+	OutOfMemory                Code = "53200"
+	DiskFull                   Code = "53100"
+	QueryCanceled              Code = "57014"
+	AdminShutdown              Code = "57P01"
+	InvalidPassword            Code = "28P01"
+	InvalidAuthorizationSpec   Code = "28000"
+	UndefinedParameter         Code = "42704"
+	ObjectInUse                Code = "55006"
+	DependentObjectsStillExist Code = "2BP01"
+	WrongObjectType            Code = "42809"
+	InvalidSchemaName          Code = "3F000"
+	ProgramLimitExceeded       Code = "54000"
+	DataCorrupted              Code = "XX001"
+	IOError                    Code = "58030"
+	Internal                   Code = "XX000"
+)
+
+// Error is an error with a SQLSTATE. Detail and Hint are optional and are
+// sent to clients in the matching ErrorResponse fields. Position is a
+// 1-based character offset into the query text, or 0.
+type Error struct {
+	Code     Code
+	Message  string
+	Detail   string
+	Hint     string
+	Position int
+	cause    error
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the error this one was made from, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+// New returns an error with code and message.
+func New(code Code, msg string) *Error { return &Error{Code: code, Message: msg} }
+
+// Newf returns an error with code and a formatted message. A %w verb in
+// format wraps its argument as the cause.
+func Newf(code Code, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Code: code, Message: err.Error(), cause: errors.Unwrap(err)}
+}
+
+// Wrap gives err a code, keeping err as the cause. If err already carries a
+// code, that code wins and err is returned unchanged.
+func Wrap(err error, code Code) error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &Error{Code: code, Message: err.Error(), cause: err}
+}
+
+// CodeOf returns the SQLSTATE carried by err or anything it wraps, or
+// Internal if none does.
+func CodeOf(err error) Code {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return Internal
+}
+
+// HasCode reports whether err carries code.
+func HasCode(err error, code Code) bool { return err != nil && CodeOf(err) == code }

@@ -1,0 +1,90 @@
+package types
+
+import "strconv"
+
+// Family is a SQL type as PostgreSQL names it. Each family has one Kind and
+// one PostgreSQL type OID (what the wire server puts in RowDescription).
+type Family uint8
+
+const (
+	Unknown Family = iota // a literal whose type is not yet known ('abc' before coercion)
+	Bool
+	Int2
+	Int4
+	Int8
+	Float4
+	Float8
+	Numeric
+	Text
+	Varchar
+	Char // CHAR(n), PostgreSQL's bpchar
+	Bytea
+	Date
+	Timestamp
+	TimestampTZ
+)
+
+type familyInfo struct {
+	name string
+	kind Kind
+	oid  uint32
+}
+
+var families = [...]familyInfo{
+	Unknown:     {"unknown", KindNull, 705},
+	Bool:        {"boolean", KindBool, 16},
+	Int2:        {"smallint", KindInt, 21},
+	Int4:        {"integer", KindInt, 23},
+	Int8:        {"bigint", KindInt, 20},
+	Float4:      {"real", KindFloat, 700},
+	Float8:      {"double precision", KindFloat, 701},
+	Numeric:     {"numeric", KindFloat, 1700},
+	Text:        {"text", KindText, 25},
+	Varchar:     {"character varying", KindText, 1043},
+	Char:        {"character", KindText, 1042},
+	Bytea:       {"bytea", KindBytes, 17},
+	Date:        {"date", KindDate, 1082},
+	Timestamp:   {"timestamp without time zone", KindTimestamp, 1114},
+	TimestampTZ: {"timestamp with time zone", KindTimestamp, 1184},
+}
+
+// Kind is the physical form of the family's values.
+func (f Family) Kind() Kind { return families[f].kind }
+
+// OID is the PostgreSQL type OID of the family.
+func (f Family) OID() uint32 { return families[f].oid }
+
+// String is the family's name as PostgreSQL's format_type prints it.
+func (f Family) String() string {
+	if int(f) < len(families) {
+		return families[f].name
+	}
+	return "family(" + strconv.Itoa(int(f)) + ")"
+}
+
+// FamilyByOID returns the family with the given PostgreSQL OID.
+func FamilyByOID(oid uint32) (Family, bool) {
+	for f, info := range families {
+		if info.oid == oid && Family(f) != Unknown {
+			return Family(f), true
+		}
+	}
+	return Unknown, false
+}
+
+// T is a SQL type: a family and, for VARCHAR(n) and CHAR(n), a width
+// (0 means unbounded).
+type T struct {
+	Family Family
+	Width  int32
+}
+
+func (t T) String() string {
+	if t.Width > 0 && (t.Family == Varchar || t.Family == Char) {
+		return t.Family.String() + "(" + strconv.Itoa(int(t.Width)) + ")"
+	}
+	return t.Family.String()
+}
+
+// Kind is the physical form of values of type t.
+func (t T) Kind() Kind { return t.Family.Kind() }

@@ -1,0 +1,121 @@
+// Package types defines kvsql's SQL types and the Datum, the one value
+// representation that every layer above the key-value store shares: the
+// key and row encodings write Datums, the executor computes on them, the
+// wire server formats them, and the sqllogictest runner prints them.
+//
+// There are only two types here:
+//
+//   - T, a SQL type: a Family (INT4, TEXT, ...) plus a width for
+//     VARCHAR(n)/CHAR(n). Families carry their PostgreSQL type OID.
+//   - Datum, a value: a small struct (no interface, no pointer) so that
+//     rows are plain []Datum slices that cost no allocation per value.
+//
+// # Caveats
+//
+// NUMERIC is stored as a float64 and is therefore not exact.
+package types
+
+import (
+	"math"
+	"strconv"
+)
+
+// Kind is the physical form of a Datum. Several SQL type families share a
+// kind: INT2, INT4 and INT8 are all KindInt.
+type Kind uint8
+
+const (
+	KindNull Kind = iota
+	KindBool
+	KindInt
+	KindFloat
+	KindText
+	KindBytes
+	KindDate      // I holds days since 1970-01-01
+	KindTimestamp // I holds microseconds since 1970-01-01 00:00:00 UTC
+)
+
+var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Datum is one SQL value. The zero Datum is NULL.
+//
+// Which field holds the value depends on Kind: KindBool and KindInt,
+// KindDate and KindTimestamp use I (a bool is 0 or 1); KindFloat uses F;
+// KindText and KindBytes use S (bytes are stored in a string so a Datum is
+// immutable and comparable without copying).
+type Datum struct {
+	Kind Kind
+	I    int64
+	F    float64
+	S    string
+}
+
+// Null is the NULL datum.
+var Null = Datum{}
+
+func NewBool(b bool) Datum {
+	if b {
+		return Datum{Kind: KindBool, I: 1}
+	}
+	return Datum{Kind: KindBool}
+}
+func NewInt(i int64) Datum        { return Datum{Kind: KindInt, I: i} }
+func NewFloat(f float64) Datum    { return Datum{Kind: KindFloat, F: f} }
+func NewText(s string) Datum      { return Datum{Kind: KindText, S: s} }
+func NewBytes(b []byte) Datum     { return Datum{Kind: KindBytes, S: string(b)} }
+func NewDate(days int64) Datum    { return Datum{Kind: KindDate, I: days} }
+func NewTimestamp(us int64) Datum { return Datum{Kind: KindTimestamp, I: us} }
+
+// IsNull reports whether d is NULL.
+func (d Datum) IsNull() bool { return d.Kind == KindNull }
+
+// Bool returns the value of a KindBool datum.
+func (d Datum) Bool() bool { return d.I != 0 }
+
+// String renders d for debugging and test output (not for the wire: the
+// wire server formats values as PostgreSQL does).
+func (d Datum) String() string {
+	switch d.Kind {
+	case KindNull:
+		return "NULL"
+	case KindBool:
+		if d.Bool() {
+			return "true"
+		}
+		return "false"
+	case KindInt:
+		return strconv.FormatInt(d.I, 10)
+	case KindFloat:
+		if math.IsInf(d.F, 1) {
+			return "Infinity"
+		} else if math.IsInf(d.F, -1) {
+			return "-Infinity"
+		}
+		return strconv.FormatFloat(d.F, 'g', -1, 64)
+	case KindText:
+		return strconv.Quote(d.S)
+	case KindBytes:
+		return "'\\x" + hexString(d.S) + "'"
+	case KindDate:
+		return FormatDate(d.I)
+	case KindTimestamp:
+		return FormatTimestamp(d.I)
+	}
+	return "?"
+}
+
+func hexString(s string) string {
+	const digits = "0123456789abcdef"
+	b := make([]byte, 0, 2*len(s))
+	for i := 0; i < len(s); i++ {
+		b = append(b, digits[s[i]>>4], digits[s[i]&15])
+	}
+	return string(b)
+}
