@@ -1,0 +1,174 @@
+package encoding
+
+import (
+	"fmt"
+
+	"github.com/kvsql/kvsql/types"
+)
+
+// EncodeKeyDatum appends the tagged, order-preserving encoding of d in
+// direction dir to b and returns the extended slice. For two datums x, y
+// of the same kind (or NULL) encoded in the same direction, bytes.Compare
+// of the encodings agrees with the SQL order of x and y in that direction
+// (NULL last ascending, first descending), and neither encoding is a
+// proper prefix of the other. Appending into a buffer with enough capacity
+// does not allocate.
+//
+// d must have a valid Kind (types.KindNull through types.KindTimestamp);
+// any other kind is a programming error and panics.
+func EncodeKeyDatum(b []byte, d types.Datum, dir Direction) []byte {
+	start := len(b)
+	b = appendKeyAsc(b, d)
+	if dir == Descending {
+		invert(b[start:])
+	}
+	return b
+}
+
+// appendKeyAsc appends the ascending encoding of d.
+func appendKeyAsc(b []byte, d types.Datum) []byte {
+	switch d.Kind {
+	case types.KindNull:
+		return append(b, tagNull)
+	case types.KindBool:
+		if d.I != 0 {
+			return append(b, tagTrue)
+		}
+		return append(b, tagFalse)
+	case types.KindInt:
+		return appendIntAsc(b, d.I)
+	case types.KindFloat:
+		return appendFloatBody(append(b, tagFloat), d.F)
+	case types.KindText:
+		return appendEscaped(append(b, tagText), d.S)
+	case types.KindBytes:
+		return appendEscaped(append(b, tagBytes), d.S)
+	case types.KindDate:
+		return appendIntAsc(append(b, tagDate), d.I)
+	case types.KindTimestamp:
+		return appendIntAsc(append(b, tagTimestamp), d.I)
+	}
+	panic(fmt.Sprintf("encoding: cannot encode datum of kind %v", d.Kind))
+}
+
+// invert complements b in place, turning an ascending encoding into a
+// descending one.
+func invert(b []byte) {
+	for i := range b {
+		b[i] = ^b[i]
+	}
+}
+
+// DecodeKeyDatum decodes one tagged value from the start of b, reading its
+// direction from the tag, and returns the bytes after it. Text and bytes
+// values are copied into a new string; nothing else allocates. On invalid
+// input (empty, truncated, unknown tag, non-canonical form) it returns an
+// error wrapping ErrCorrupt with code XX001, a nil rest and a NULL datum.
+func DecodeKeyDatum(b []byte) (rest []byte, d types.Datum, dir Direction, err error) {
+	if len(b) == 0 {
+		return nil, types.Null, Ascending, corruptf("key value: empty input")
+	}
+	t, mask := b[0], byte(0)
+	if t&descBit != 0 {
+		t, mask, dir = ^t, maskDesc, Descending
+	}
+	b = b[1:]
+	switch {
+	case t == tagNull:
+		return b, types.Null, dir, nil
+	case t == tagFalse:
+		return b, types.NewBool(false), dir, nil
+	case t == tagTrue:
+		return b, types.NewBool(true), dir, nil
+	case isIntTag(t):
+		rest, d.I, err = decodeIntBody(t, b, mask)
+		d.Kind = types.KindInt
+	case t == tagFloat:
+		rest, d.F, err = decodeFloatBody(b, mask)
+		d.Kind = types.KindFloat
+	case t == tagText, t == tagBytes:
+		rest, d.S, err = decodeEscaped(b, mask)
+		d.Kind = types.KindText
+		if t == tagBytes {
+			d.Kind = types.KindBytes
+		}
+	case t == tagDate, t == tagTimestamp:
+		if len(b) == 0 || !isIntTag(b[0]^mask) {
+			return nil, types.Null, dir, corruptf("date/timestamp: missing int body")
+		}
+		rest, d.I, err = decodeIntBody(b[0]^mask, b[1:], mask)
+		d.Kind = types.KindDate
+		if t == tagTimestamp {
+			d.Kind = types.KindTimestamp
+		}
+	default:
+		return nil, types.Null, dir, corruptf("key value: unknown tag 0x%02x", t^mask)
+	}
+	if err != nil {
+		return nil, types.Null, dir, err
+	}
+	return rest, d, dir, nil
+}
+
+// EncodeKey appends a whole key to b: the key space as EncodeUvarintAsc,
+// then each of vals as EncodeKeyDatum. vals[i] uses dirs[i] when i <
+// len(dirs) and Ascending otherwise, so nil dirs means all ascending.
+// Keys built this way compare under bytes.Compare as their tuples compare
+// column by column, and a key sorts before every key it is a prefix of.
+func EncodeKey(b []byte, space uint64, vals []types.Datum, dirs []Direction) []byte {
+	b = EncodeUvarintAsc(b, space)
+	for i := range vals {
+		dir := Ascending
+		if i < len(dirs) {
+			dir = dirs[i]
+		}
+		b = EncodeKeyDatum(b, vals[i], dir)
+	}
+	return b
+}
+
+// DecodeKey decodes a key written by EncodeKey into its space and values.
+// The directions are not returned; use DecodeKeyDatum for them. Every byte
+// of b must belong to a value.
+func DecodeKey(b []byte) (space uint64, vals []types.Datum, err error) {
+	return DecodeKeyAppend(b, nil)
+}
+
+// DecodeKeyAppend is DecodeKey appending the values to vals (which may be a
+// reused slice with its length set to 0), so that decoding a key into a
+// buffer of sufficient capacity allocates only for text and bytes values.
+// On error the returned slice holds the values decoded before the error.
+func DecodeKeyAppend(b []byte, vals []types.Datum) (space uint64, out []types.Datum, err error) {
+	b, space, err = DecodeUvarintAsc(b)
+	if err != nil {
+		return 0, vals, err
+	}
+	for len(b) > 0 { // each iteration consumes at least one byte
+		var d types.Datum
+		b, d, _, err = DecodeKeyDatum(b)
+		if err != nil {
+			return space, vals, err
+		}
+		vals = append(vals, d)
+	}
+	return space, vals, nil
+}
+
+// PrefixEnd returns the smallest key that is greater than every key that
+// starts with prefix: prefix with its trailing 0xFF bytes removed and its
+// last byte incremented. It returns nil (no upper bound) when prefix is
+// empty or all 0xFF. The result never shares memory with prefix.
+//
+// With it, a scan over exactly the keys of one space, or of one value of
+// the leading columns, is [prefix, PrefixEnd(prefix)).
+func PrefixEnd(prefix []byte) []byte {
+	for i := len(prefix) - 1; i >= 0; i-- {
+		if prefix[i] != 0xff {
+			end := make([]byte, i+1)
+			copy(end, prefix)
+			end[i]++
+			return end
+		}
+	}
+	return nil
+}

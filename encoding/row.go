@@ -1,0 +1,235 @@
+package encoding
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Row value tags (the low 4 bits of each column header). Unlike key tags
+// they need not sort; they only name the kind of the body that follows.
+const (
+	rowNull      = 0 // no body
+	rowFalse     = 1 // no body
+	rowTrue      = 2 // no body
+	rowInt       = 3 // zigzag uvarint
+	rowFloat     = 4 // 8 bytes, IEEE bits little-endian (exact, -0 and NaN kept)
+	rowText      = 5 // uvarint length + bytes
+	rowBytes     = 6 // uvarint length + bytes
+	rowDate      = 7 // zigzag uvarint
+	rowTimestamp = 8 // zigzag uvarint
+	rowTagBits   = 4
+	rowTagMask   = 1<<rowTagBits - 1
+)
+
+// EncodeRow appends a row value to b: for each column, in order, a header
+// uvarint (gap<<4 | tag) and the value's body, where gap is the column ID
+// minus the previous column ID minus one (the first column's gap is its
+// ID). A NULL costs one byte when the gap is below 8. Columns not listed
+// are absent, which readers distinguish from NULL.
+//
+// colIDs must be strictly ascending and as long as vals, and each datum
+// must have a valid kind; violating this is a programming error and
+// panics. Appending into a buffer with enough capacity does not allocate.
+func EncodeRow(b []byte, colIDs []uint32, vals []types.Datum) []byte {
+	if len(colIDs) != len(vals) {
+		panic(fmt.Sprintf("encoding.EncodeRow: %d column IDs for %d values", len(colIDs), len(vals)))
+	}
+	next := uint64(0) // smallest ID the next column may have
+	for i, id := range colIDs {
+		if uint64(id) < next {
+			panic(fmt.Sprintf("encoding.EncodeRow: column IDs not strictly ascending at %d", id))
+		}
+		gap := uint64(id) - next
+		next = uint64(id) + 1
+		d := vals[i]
+		switch d.Kind {
+		case types.KindNull:
+			b = appendUvarint(b, gap<<rowTagBits|rowNull)
+		case types.KindBool:
+			tag := uint64(rowFalse)
+			if d.I != 0 {
+				tag = rowTrue
+			}
+			b = appendUvarint(b, gap<<rowTagBits|tag)
+		case types.KindInt:
+			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowInt), zigzag(d.I))
+		case types.KindFloat:
+			b = appendUvarint(b, gap<<rowTagBits|rowFloat)
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.F))
+		case types.KindText, types.KindBytes:
+			tag := uint64(rowText)
+			if d.Kind == types.KindBytes {
+				tag = rowBytes
+			}
+			b = appendUvarint(b, gap<<rowTagBits|tag)
+			b = appendUvarint(b, uint64(len(d.S)))
+			b = append(b, d.S...)
+		case types.KindDate:
+			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowDate), zigzag(d.I))
+		case types.KindTimestamp:
+			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowTimestamp), zigzag(d.I))
+		default:
+			panic(fmt.Sprintf("encoding.EncodeRow: cannot encode datum of kind %v", d.Kind))
+		}
+	}
+	return b
+}
+
+// DecodeRow reads the columns colIDs (strictly ascending) from the row
+// value b. For each colIDs[i] present in b it sets out[i], NULL included;
+// for an ID absent from b (a column added after the row was written) it
+// leaves out[i] untouched, so the caller pre-fills defaults. Columns in b
+// that are not requested are skipped.
+//
+// It allocates only the strings of requested text and bytes values.
+// Decoding stops once every requested ID has been passed, so corruption
+// after that point goes unnoticed; DecodeRowAll checks a whole value. On
+// invalid bytes it returns an error wrapping ErrCorrupt (XX001); out may
+// then be partly filled. len(out) < len(colIDs) is an error (XX000).
+func DecodeRow(b []byte, colIDs []uint32, out []types.Datum) error {
+	if len(out) < len(colIDs) {
+		return pgerror.Newf(pgerror.Internal, "encoding.DecodeRow: %d outputs for %d columns", len(out), len(colIDs))
+	}
+	next, j := uint64(0), 0
+	for len(b) > 0 && j < len(colIDs) { // each iteration consumes at least one byte
+		rest, id, tag, err := decodeRowHeader(b, next)
+		if err != nil {
+			return err
+		}
+		next = id + 1
+		for j < len(colIDs) && uint64(colIDs[j]) < id {
+			j++
+		}
+		if j < len(colIDs) && uint64(colIDs[j]) == id {
+			b, out[j], err = decodeRowBody(rest, tag, true)
+			j++
+		} else {
+			b, _, err = decodeRowBody(rest, tag, false)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DecodeRowAll decodes every column of the row value b, checking all of
+// it. It is meant for tools, tests and the pretty-printer; the read path
+// uses DecodeRow.
+func DecodeRowAll(b []byte) (colIDs []uint32, vals []types.Datum, err error) {
+	next := uint64(0)
+	for len(b) > 0 {
+		rest, id, tag, err := decodeRowHeader(b, next)
+		if err != nil {
+			return colIDs, vals, err
+		}
+		next = id + 1
+		var d types.Datum
+		b, d, err = decodeRowBody(rest, tag, true)
+		if err != nil {
+			return colIDs, vals, err
+		}
+		colIDs = append(colIDs, uint32(id))
+		vals = append(vals, d)
+	}
+	return colIDs, vals, nil
+}
+
+// decodeRowHeader reads one column header; next is the smallest ID the
+// column may have.
+func decodeRowHeader(b []byte, next uint64) (rest []byte, id uint64, tag uint8, err error) {
+	h, n := readUvarint(b)
+	if n <= 0 {
+		return nil, 0, 0, corruptf("row: bad column header")
+	}
+	id = next + h>>rowTagBits // h>>4 < 2^60 and next <= 2^32: no overflow
+	if id > math.MaxUint32 {
+		return nil, 0, 0, corruptf("row: column ID %d out of range", id)
+	}
+	return b[n:], id, uint8(h & rowTagMask), nil
+}
+
+// decodeRowBody reads the body of a column with the given tag. With
+// want false it only skips the body (no allocation) and returns NULL.
+func decodeRowBody(b []byte, tag uint8, want bool) (rest []byte, d types.Datum, err error) {
+	switch tag {
+	case rowNull:
+		return b, types.Null, nil
+	case rowFalse:
+		return b, types.NewBool(false), nil
+	case rowTrue:
+		return b, types.NewBool(true), nil
+	case rowInt, rowDate, rowTimestamp:
+		u, n := readUvarint(b)
+		if n <= 0 {
+			return nil, types.Null, corruptf("row: bad integer")
+		}
+		kind := types.KindInt
+		if tag == rowDate {
+			kind = types.KindDate
+		} else if tag == rowTimestamp {
+			kind = types.KindTimestamp
+		}
+		return b[n:], types.Datum{Kind: kind, I: unzigzag(u)}, nil
+	case rowFloat:
+		if len(b) < 8 {
+			return nil, types.Null, corruptf("row: float needs 8 bytes, have %d", len(b))
+		}
+		return b[8:], types.NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(b))), nil
+	case rowText, rowBytes:
+		l, n := readUvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return nil, types.Null, corruptf("row: bad string length")
+		}
+		end := n + int(l)
+		if !want {
+			return b[end:], types.Null, nil
+		}
+		kind := types.KindText
+		if tag == rowBytes {
+			kind = types.KindBytes
+		}
+		return b[end:], types.Datum{Kind: kind, S: string(b[n:end])}, nil
+	}
+	return nil, types.Null, corruptf("row: unknown value tag %d", tag)
+}
+
+// appendUvarint appends v as a little-endian base-128 varint (the form of
+// encoding/binary.PutUvarint).
+func appendUvarint(b []byte, v uint64) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+// readUvarint reads a varint written by appendUvarint. It returns n <= 0
+// for truncated, overlong (more than 64 bits) or non-shortest input, so
+// that every value has exactly one accepted form.
+func readUvarint(b []byte) (v uint64, n int) {
+	var shift uint
+	for i, c := range b {
+		if i == binary.MaxVarintLen64 {
+			return 0, -1
+		}
+		if c < 0x80 {
+			if (i == binary.MaxVarintLen64-1 && c > 1) || (i > 0 && c == 0) {
+				return 0, -1
+			}
+			return v | uint64(c)<<shift, i + 1
+		}
+		v |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
+}
+
+// zigzag maps signed to unsigned so that small magnitudes stay short.
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
