@@ -1,0 +1,343 @@
+package catalog
+
+import (
+	"sort"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// DefaultDatabase is the database a new store starts with.
+const DefaultDatabase = "kvsql"
+
+// Form is the physical form of an index file.
+type Form uint8
+
+const (
+	// FormUnique: key = space + indexed values; value = the primary key.
+	FormUnique Form = iota + 1
+	// FormKeyID: key = space + indexed values + primary key; value empty.
+	// The default for a non-unique index ("make the search key unique").
+	FormKeyID
+	// FormInverted: one record (per chunk) per search value whose value is
+	// an op log of primary keys ("inverted index").
+	FormInverted
+)
+
+var formNames = map[Form]string{FormUnique: "unique", FormKeyID: "keyid", FormInverted: "inverted"}
+
+func (f Form) String() string {
+	if s, ok := formNames[f]; ok {
+		return s
+	}
+	return "form?"
+}
+
+// ParseForm is the inverse of Form.String.
+func ParseForm(s string) (Form, bool) {
+	for f, n := range formNames {
+		if n == s {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// Catalog is an immutable snapshot of every descriptor in a store. DDL
+// methods never modify their receiver: they write the changed descriptors
+// into a kv.Writer and return a new Catalog sharing the unchanged parts.
+// The caller installs the new Catalog only once the writer's batch has
+// committed, so a failed statement leaves the old one in force.
+//
+// Everything reachable from a Catalog (Database, Table, Index, View, Stats)
+// is shared between snapshots and must be treated as read-only.
+type Catalog struct {
+	dbs    map[string]*Database
+	stats  map[uint64]*Stats // by table ID
+	nextID uint64            // next unused key space id
+}
+
+// Database is a named set of tables and views.
+type Database struct {
+	Name   string
+	Tables map[string]*Table
+	Views  map[string]*View
+}
+
+// Table describes one table and the layout of its master file and index
+// files.
+//
+// Invariants: column IDs are unique and below NextColumnID (IDs are never
+// reused, so rows written before a DROP/ADD COLUMN decode correctly);
+// PrimaryKey is non-empty; every key space ID (the table's and each
+// index's) is unique in the store.
+type Table struct {
+	// ID is the key space of the master file.
+	ID      uint64   `json:"id"`
+	DB      string   `json:"db"`
+	Name    string   `json:"name"`
+	Columns []Column `json:"columns"`
+	// PrimaryKey holds ordinals into Columns; the master key is these
+	// columns' values, key-encoded with PrimaryKeyDesc's directions.
+	PrimaryKey     []int  `json:"primaryKey"`
+	PrimaryKeyDesc []bool `json:"primaryKeyDesc"`
+	// PrimaryKeyName names the primary key constraint (t_pkey) in errors.
+	PrimaryKeyName string `json:"primaryKeyName"`
+	// HiddenRowID is set when no primary key was declared: the key is then
+	// a hidden INT8 column "rowid" whose values come from a counter.
+	HiddenRowID bool         `json:"hiddenRowID,omitempty"`
+	Indexes     []*Index     `json:"indexes,omitempty"`
+	ForeignKeys []ForeignKey `json:"foreignKeys,omitempty"`
+	// NextColumnID is the ID the next added column gets.
+	NextColumnID uint32 `json:"nextColumnID"`
+}
+
+// Column is one column of a table.
+type Column struct {
+	// ID is stable for the column's life and never reused in its table;
+	// row values are keyed by it.
+	ID      uint32  `json:"id"`
+	Name    string  `json:"name"`
+	Type    types.T `json:"type"`
+	NotNull bool    `json:"notNull,omitempty"`
+	// Default is the DEFAULT expression's SQL text, "" for none.
+	Default string `json:"default,omitempty"`
+	// DefaultValue is Default evaluated once by whoever created the column
+	// (the catalog parses no SQL); readers substitute it for a column that
+	// a stored row lacks (rows written before ADD COLUMN). NULL when the
+	// default is absent or not a constant.
+	DefaultValue types.Datum `json:"defaultValue"`
+	// Serial columns take their values from a counter (NextSequence).
+	Serial bool `json:"serial,omitempty"`
+	// Hidden columns (the hidden row id) are not part of SELECT *.
+	Hidden bool `json:"hidden,omitempty"`
+}
+
+// Index describes one index file.
+type Index struct {
+	// ID is the index file's own key space.
+	ID      uint64 `json:"id"`
+	Name    string `json:"name"`
+	Columns []int  `json:"columns"` // ordinals into Table.Columns
+	Desc    []bool `json:"desc"`
+	Unique  bool   `json:"unique,omitempty"`
+	Form    Form   `json:"form"`
+	// Constraint is set for indexes made from a UNIQUE table constraint.
+	Constraint bool `json:"constraint,omitempty"`
+}
+
+// ForeignKey is recorded for the catalog document; it is not enforced.
+type ForeignKey struct {
+	Name       string   `json:"name,omitempty"`
+	Columns    []string `json:"columns"`
+	RefTable   string   `json:"refTable"`
+	RefColumns []string `json:"refColumns"`
+}
+
+// View is a named query.
+type View struct {
+	Name    string   `json:"name"`
+	SQL     string   `json:"sql"`
+	Columns []string `json:"columns,omitempty"`
+}
+
+// Stats are a table's statistics as last computed by ANALYZE.
+type Stats struct {
+	TableID  uint64 `json:"tableID"`
+	RowCount int64  `json:"rowCount"`
+	// Distinct maps a column ID to its number of distinct values.
+	Distinct map[uint32]int64 `json:"distinct,omitempty"`
+}
+
+// ColumnOrdinal returns the ordinal of the named column, or -1.
+func (t *Table) ColumnOrdinal(name string) int {
+	for i := range t.Columns {
+		if t.Columns[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// ValueColumns returns the ordinals of the columns stored in the master
+// value: every column not in the primary key, in column order.
+func (t *Table) ValueColumns() []int {
+	var out []int
+	for i := range t.Columns {
+		if !containsInt(t.PrimaryKey, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// IndexByName returns the table's index with that name, or nil.
+func (t *Table) IndexByName(name string) *Index {
+	for _, idx := range t.Indexes {
+		if idx.Name == name {
+			return idx
+		}
+	}
+	return nil
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Databases returns the database names in sorted order.
+func (c *Catalog) Databases() []string {
+	names := make([]string, 0, len(c.dbs))
+	for n := range c.dbs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Database returns the named database, or 3D000.
+func (c *Catalog) Database(db string) (*Database, error) {
+	d, ok := c.dbs[db]
+	if !ok {
+		return nil, pgerror.Newf(pgerror.InvalidCatalogName, "database %q does not exist", db)
+	}
+	return d, nil
+}
+
+// Tables returns the tables of db sorted by name, or 3D000.
+func (c *Catalog) Tables(db string) ([]*Table, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Table, 0, len(d.Tables))
+	for _, t := range d.Tables {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Views returns the views of db sorted by name, or 3D000.
+func (c *Catalog) Views(db string) ([]*View, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*View, 0, len(d.Views))
+	for _, v := range d.Views {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Table returns the named table: 3D000 for an unknown database, 42P01
+// for an unknown table.
+func (c *Catalog) Table(db, name string) (*Table, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := d.Tables[name]
+	if !ok {
+		return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", name)
+	}
+	return t, nil
+}
+
+// TableByID returns the table whose master key space is id, or nil.
+func (c *Catalog) TableByID(id uint64) *Table {
+	for _, d := range c.dbs {
+		for _, t := range d.Tables {
+			if t.ID == id {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// Index returns the named index of db and its table, or 42704.
+func (c *Catalog) Index(db, name string) (*Table, *Index, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range d.Tables {
+		if idx := t.IndexByName(name); idx != nil {
+			return t, idx, nil
+		}
+	}
+	return nil, nil, pgerror.Newf(pgerror.UndefinedObject, "index %q does not exist", name)
+}
+
+// View returns the named view, or 42P01.
+func (c *Catalog) View(db, name string) (*View, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := d.Views[name]
+	if !ok {
+		return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", name)
+	}
+	return v, nil
+}
+
+// Stats returns the statistics of table id, or nil if it was never
+// analyzed.
+func (c *Catalog) Stats(tableID uint64) *Stats { return c.stats[tableID] }
+
+// NextID is the next unused key space id.
+func (c *Catalog) NextID() uint64 { return c.nextID }
+
+// clone returns a shallow copy of c whose maps may be modified; the
+// databases themselves are still shared (use cloneDB before changing one).
+func (c *Catalog) clone() *Catalog {
+	n := &Catalog{dbs: make(map[string]*Database, len(c.dbs)), stats: make(map[uint64]*Stats, len(c.stats)), nextID: c.nextID}
+	for k, v := range c.dbs {
+		n.dbs[k] = v
+	}
+	for k, v := range c.stats {
+		n.stats[k] = v
+	}
+	return n
+}
+
+// cloneDB replaces db in n (a fresh clone) with a copy whose maps may be
+// modified, and returns that copy.
+func (n *Catalog) cloneDB(db string) *Database {
+	old := n.dbs[db]
+	d := &Database{Name: old.Name, Tables: make(map[string]*Table, len(old.Tables)), Views: make(map[string]*View, len(old.Views))}
+	for k, v := range old.Tables {
+		d.Tables[k] = v
+	}
+	for k, v := range old.Views {
+		d.Views[k] = v
+	}
+	n.dbs[db] = d
+	return d
+}
+
+// cloneTable returns a deep-enough copy of t for a DDL change: slices are
+// copied so appending or editing them does not touch t.
+func cloneTable(t *Table) *Table {
+	n := *t
+	n.Columns = append([]Column(nil), t.Columns...)
+	n.PrimaryKey = append([]int(nil), t.PrimaryKey...)
+	n.PrimaryKeyDesc = append([]bool(nil), t.PrimaryKeyDesc...)
+	n.Indexes = append([]*Index(nil), t.Indexes...)
+	n.ForeignKeys = append([]ForeignKey(nil), t.ForeignKeys...)
+	return &n
+}
+
+// empty returns a catalog with no databases.
+func empty(nextID uint64) *Catalog {
+	return &Catalog{dbs: map[string]*Database{}, stats: map[uint64]*Stats{}, nextID: nextID}
+}

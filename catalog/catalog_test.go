@@ -1,0 +1,270 @@
+package catalog
+
+import (
+	"errors"
+	"flag"
+	"testing"
+
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite golden files under testdata/")
+
+var (
+	tInt  = types.T{Family: types.Int8}
+	tText = types.T{Family: types.Text}
+)
+
+// applyDDL runs one DDL step in a batch and commits it, as the executor
+// does, returning the new catalog.
+func applyDDL(t *testing.T, e kv.Engine, f func(w kv.Writer) (*Catalog, error)) *Catalog {
+	t.Helper()
+	b := e.NewBatch()
+	defer b.Close()
+	c, err := f(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(false); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sampleCatalog builds a catalog exercising every descriptor feature.
+func sampleCatalog(t *testing.T, e kv.Engine) *Catalog {
+	t.Helper()
+	c, err := Open(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.CreateTable(w, DefaultDatabase, TableDef{
+			Name: "poi",
+			Columns: []Column{
+				{Name: "poi_id", Type: types.T{Family: types.Char, Width: 64}},
+				{Name: "language", Type: types.T{Family: types.Int4}},
+				{Name: "poiName", Type: types.T{Family: types.Varchar, Width: 255}, NotNull: true},
+				{Name: "lat", Type: types.T{Family: types.Float8}, Default: "0.5", DefaultValue: types.NewFloat(0.5)},
+			},
+			PrimaryKey:     []string{"poi_id", "language"},
+			PrimaryKeyDesc: []bool{false, true},
+			Uniques:        []UniqueDef{{Columns: []string{"poiName"}}},
+			ForeignKeys:    []ForeignKey{{Name: "fk_geo", Columns: []string{"poi_id"}, RefTable: "geo", RefColumns: []string{"poi_id"}}},
+		})
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.CreateIndex(w, DefaultDatabase, IndexDef{Name: "poi_lat", Table: "poi", Columns: []string{"lat"}})
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.CreateIndex(w, DefaultDatabase, IndexDef{Name: "poi_lat_inv", Table: "poi", Columns: []string{"lat"}, Desc: []bool{true}, Form: FormInverted})
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.CreateTable(w, DefaultDatabase, TableDef{Name: "log", Columns: []Column{{Name: "id", Type: tInt, Serial: true}, {Name: "msg", Type: tText}}})
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.AddColumn(w, DefaultDatabase, "log", Column{Name: "level", Type: tText, Default: "'info'", DefaultValue: types.NewText("info")})
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.CreateView(w, DefaultDatabase, View{Name: "names", SQL: "SELECT poiName FROM poi", Columns: []string{"poiName"}})
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.CreateDatabase(w, "other") })
+	return c
+}
+
+func TestDDLAndLoad(t *testing.T) {
+	e := kv.NewMemory()
+	defer e.Close()
+	c := sampleCatalog(t, e)
+	poi, err := c.Table(DefaultDatabase, "poi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if poi.ID != FirstUserSpace || len(poi.Indexes) != 3 || poi.Indexes[0].Form != FormUnique || !poi.Indexes[0].Constraint {
+		t.Fatalf("poi = %+v", poi)
+	}
+	if poi.Indexes[0].Name != "poi_poiName_key" || poi.Indexes[1].Form != FormKeyID || poi.Indexes[2].Form != FormInverted {
+		t.Fatalf("indexes: %+v %+v %+v", poi.Indexes[0], poi.Indexes[1], poi.Indexes[2])
+	}
+	if !poi.Columns[0].NotNull || !poi.Columns[1].NotNull {
+		t.Fatal("primary key columns must be NOT NULL")
+	}
+	lg, _ := c.Table(DefaultDatabase, "log")
+	if !lg.HiddenRowID || lg.Columns[2].Name != "rowid" || !lg.Columns[2].Hidden || lg.PrimaryKey[0] != 2 {
+		t.Fatalf("log = %+v", lg)
+	}
+	if lg.Columns[3].Name != "level" || lg.Columns[3].ID != 4 || lg.NextColumnID != 4 {
+		t.Fatalf("added column: %+v next %d", lg.Columns[3], lg.NextColumnID)
+	}
+	loaded, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := ExportJSON(c)
+	b, _ := ExportJSON(loaded)
+	if string(a) != string(b) {
+		t.Fatalf("loaded catalog differs:\n%s\nvs\n%s", a, b)
+	}
+	if loaded.NextID() != c.NextID() || c.NextID() != FirstUserSpace+5 {
+		t.Fatalf("next id %d / %d", loaded.NextID(), c.NextID())
+	}
+}
+
+func TestDDLErrors(t *testing.T) {
+	e := kv.NewMemory()
+	defer e.Close()
+	c := sampleCatalog(t, e)
+	b := e.NewBatch()
+	defer b.Close()
+	cols := []Column{{Name: "a", Type: tInt}}
+	cases := []struct {
+		name string
+		run  func() (*Catalog, error)
+		code pgerror.Code
+	}{
+		{"dup table", func() (*Catalog, error) {
+			return c.CreateTable(b, DefaultDatabase, TableDef{Name: "poi", Columns: cols})
+		}, pgerror.DuplicateTable},
+		{"table named like view", func() (*Catalog, error) {
+			return c.CreateTable(b, DefaultDatabase, TableDef{Name: "names", Columns: cols})
+		}, pgerror.DuplicateTable},
+		{"dup column", func() (*Catalog, error) {
+			return c.CreateTable(b, DefaultDatabase, TableDef{Name: "x", Columns: append(cols, cols[0])})
+		}, pgerror.DuplicateColumn},
+		{"unknown pk column", func() (*Catalog, error) {
+			return c.CreateTable(b, DefaultDatabase, TableDef{Name: "x", Columns: cols, PrimaryKey: []string{"b"}})
+		}, pgerror.UndefinedColumn},
+		{"unknown db", func() (*Catalog, error) { return c.CreateTable(b, "nope", TableDef{Name: "x", Columns: cols}) }, pgerror.InvalidCatalogName},
+		{"dup db", func() (*Catalog, error) { return c.CreateDatabase(b, "other") }, pgerror.DuplicateDatabase},
+		{"drop unknown db", func() (*Catalog, error) { return c.DropDatabase(b, "nope") }, pgerror.InvalidCatalogName},
+		{"drop unknown table", func() (*Catalog, error) { return c.DropTable(b, DefaultDatabase, "nope") }, pgerror.UndefinedTable},
+		{"drop unknown index", func() (*Catalog, error) { return c.DropIndex(b, DefaultDatabase, "nope") }, pgerror.UndefinedObject},
+		{"dup index", func() (*Catalog, error) {
+			return c.CreateIndex(b, DefaultDatabase, IndexDef{Name: "poi_lat", Table: "poi", Columns: []string{"lat"}})
+		}, pgerror.DuplicateTable},
+		{"index unknown column", func() (*Catalog, error) {
+			return c.CreateIndex(b, DefaultDatabase, IndexDef{Name: "i2", Table: "poi", Columns: []string{"zz"}})
+		}, pgerror.UndefinedColumn},
+		{"index unknown table", func() (*Catalog, error) {
+			return c.CreateIndex(b, DefaultDatabase, IndexDef{Name: "i2", Table: "zz", Columns: []string{"a"}})
+		}, pgerror.UndefinedTable},
+		{"add dup column", func() (*Catalog, error) {
+			return c.AddColumn(b, DefaultDatabase, "poi", Column{Name: "lat", Type: tInt})
+		}, pgerror.DuplicateColumn},
+		{"dup view", func() (*Catalog, error) { return c.CreateView(b, DefaultDatabase, View{Name: "poi"}) }, pgerror.DuplicateTable},
+		{"drop unknown view", func() (*Catalog, error) { return c.DropView(b, DefaultDatabase, "nope") }, pgerror.UndefinedTable},
+	}
+	for _, tc := range cases {
+		n, err := tc.run()
+		if n != nil || !pgerror.HasCode(err, tc.code) {
+			t.Errorf("%s: got %v (code %s), want code %s", tc.name, err, pgerror.CodeOf(err), tc.code)
+		}
+	}
+	if _, err := c.Table(DefaultDatabase, "zz"); err == nil || err.Error() != `relation "zz" does not exist` {
+		t.Errorf("lookup error = %v", err)
+	}
+}
+
+// TestDDLDoesNotMutate checks copy-on-write: the old catalog is unchanged
+// after DDL, so a failed statement can keep using it.
+func TestDDLDoesNotMutate(t *testing.T) {
+	e := kv.NewMemory()
+	defer e.Close()
+	c := sampleCatalog(t, e)
+	before, _ := ExportXML(c)
+	b := e.NewBatch()
+	defer b.Close()
+	if _, err := c.AddColumn(b, DefaultDatabase, "poi", Column{Name: "z", Type: tInt}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DropIndex(b, DefaultDatabase, "poi_lat"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DropTable(b, DefaultDatabase, "log"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateIndex(b, DefaultDatabase, IndexDef{Name: "k", Table: "poi", Columns: []string{"lat"}}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := ExportXML(c)
+	if string(before) != string(after) {
+		t.Fatalf("DDL modified its receiver:\n%s\n%s", before, after)
+	}
+}
+
+func TestDropTableDeletesData(t *testing.T) {
+	e := kv.NewMemory()
+	defer e.Close()
+	c := sampleCatalog(t, e)
+	poi, _ := c.Table(DefaultDatabase, "poi")
+	keep := append(SpacePrefix(FirstUserSpace+4), 1) // the log table's space
+	for _, k := range [][]byte{append(SpacePrefix(poi.ID), 1), append(SpacePrefix(poi.Indexes[2].ID), 2), keep} {
+		if err := (direct{e}).Set(k, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := NextSequence(direct{e}, poi, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.DropTable(w, DefaultDatabase, "poi") })
+	it, err := e.NewIter(kv.IterOptions{LowerBound: SpacePrefix(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var n int
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+	}
+	if n != 1 {
+		t.Fatalf("%d data keys left, want 1 (the other table's)", n)
+	}
+	if _, err := e.Get(SequenceKey(poi.ID, 1)); !errors.Is(err, kv.ErrNotFound) {
+		t.Fatalf("sequence survived drop: %v", err)
+	}
+	if _, err := Load(e); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNextSequence(t *testing.T) {
+	e := kv.NewMemory()
+	defer e.Close()
+	tbl := &Table{ID: 123}
+	for i, tc := range []struct{ n, want int64 }{{1, 1}, {10, 2}, {1, 12}} {
+		got, err := NextSequence(direct{e}, tbl, 7, tc.n)
+		if err != nil || got != tc.want {
+			t.Fatalf("step %d: got %d, %v; want %d", i, got, err, tc.want)
+		}
+	}
+	if _, err := NextSequence(direct{e}, tbl, 7, 0); !pgerror.HasCode(err, pgerror.InvalidParameterValue) {
+		t.Fatalf("n=0: %v", err)
+	}
+}
+
+// direct is a kv.ReadWriter over an engine whose writes apply at once
+// (one batch per write); enough for tests that need no atomicity.
+type direct struct{ kv.Engine }
+
+var _ kv.ReadWriter = direct{}
+
+func (d direct) do(f func(b kv.Batch) error) error {
+	b := d.NewBatch()
+	defer b.Close()
+	if err := f(b); err != nil {
+		return err
+	}
+	return b.Commit(false)
+}
+func (d direct) Set(k, v []byte) error {
+	return d.do(func(b kv.Batch) error { return b.Set(k, v) })
+}
+func (d direct) Delete(k []byte) error { return d.do(func(b kv.Batch) error { return b.Delete(k) }) }
+func (d direct) DeleteRange(s, e []byte) error {
+	return d.do(func(b kv.Batch) error { return b.DeleteRange(s, e) })
+}
+func (d direct) Merge(k, v []byte) error {
+	return d.do(func(b kv.Batch) error { return b.Merge(k, v) })
+}

@@ -1,0 +1,397 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// TableDef is what CREATE TABLE declares. Column IDs in Columns are
+// ignored and assigned by CreateTable.
+type TableDef struct {
+	Name           string
+	Columns        []Column
+	PrimaryKey     []string // column names; empty means a hidden row id
+	PrimaryKeyDesc []bool   // optional, one per PrimaryKey entry
+	Uniques        []UniqueDef
+	ForeignKeys    []ForeignKey
+}
+
+// UniqueDef is a UNIQUE table constraint; it becomes a unique index.
+type UniqueDef struct {
+	Name    string // "" picks table_col1_col2_key
+	Columns []string
+}
+
+// IndexDef is what CREATE INDEX declares.
+type IndexDef struct {
+	Name    string
+	Table   string
+	Columns []string
+	Desc    []bool // optional
+	Unique  bool
+	// Form of a non-unique index: FormKeyID (the default when zero) or
+	// FormInverted. Ignored for unique indexes, which are FormUnique.
+	Form Form
+}
+
+// HiddenRowIDName is the name of the hidden key column of a table declared
+// without a primary key (suffixed with _ until it is unique).
+const HiddenRowIDName = "rowid"
+
+func (c *Catalog) allocID() uint64 {
+	id := c.nextID
+	c.nextID++
+	return id
+}
+
+// CreateDatabase adds an empty database; 42P04 if it exists.
+func (c *Catalog) CreateDatabase(w kv.Writer, name string) (*Catalog, error) {
+	if _, ok := c.dbs[name]; ok {
+		return nil, pgerror.Newf(pgerror.DuplicateDatabase, "database %q already exists", name)
+	}
+	if err := writeDatabase(w, name); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.dbs[name] = &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}}
+	return n, nil
+}
+
+// DropDatabase drops a database with all its tables and views; 3D000 if
+// it does not exist.
+func (c *Catalog) DropDatabase(w kv.Writer, name string) (*Catalog, error) {
+	d, err := c.Database(name)
+	if err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	for _, t := range d.Tables {
+		if err := dropTableData(w, t); err != nil {
+			return nil, err
+		}
+		delete(n.stats, t.ID)
+	}
+	for _, p := range [][]byte{tablePrefix(name), viewPrefix(name)} {
+		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Delete(DatabaseKey(name)); err != nil {
+		return nil, err
+	}
+	delete(n.dbs, name)
+	return n, nil
+}
+
+func (c *Catalog) relationExists(d *Database, name string) error {
+	if _, ok := d.Tables[name]; ok {
+		return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+	}
+	if _, ok := d.Views[name]; ok {
+		return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+	}
+	for _, t := range d.Tables {
+		if t.IndexByName(name) != nil || t.PrimaryKeyName == name {
+			return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+		}
+	}
+	return nil
+}
+
+// CreateTable adds a table described by def to db. It assigns the table's
+// key space, column IDs and the key spaces of its UNIQUE constraints'
+// indexes. Errors: 3D000, 42P07 duplicate relation, 42701 duplicate
+// column, 42703 unknown key column.
+func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.relationExists(d, def.Name); err != nil {
+		return nil, err
+	}
+	if len(def.Columns) == 0 && len(def.PrimaryKey) > 0 {
+		return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q named in key does not exist", def.PrimaryKey[0])
+	}
+	n := c.clone()
+	t := &Table{ID: n.allocID(), DB: db, Name: def.Name, PrimaryKeyName: def.Name + "_pkey"}
+	for _, col := range def.Columns {
+		if t.ColumnOrdinal(col.Name) >= 0 {
+			return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", col.Name)
+		}
+		t.NextColumnID++
+		col.ID = t.NextColumnID
+		t.Columns = append(t.Columns, col)
+	}
+	if len(def.PrimaryKey) == 0 {
+		name := HiddenRowIDName
+		for t.ColumnOrdinal(name) >= 0 {
+			name += "_"
+		}
+		t.NextColumnID++
+		t.Columns = append(t.Columns, Column{ID: t.NextColumnID, Name: name, Type: types.T{Family: types.Int8}, NotNull: true, Serial: true, Hidden: true})
+		t.PrimaryKey = []int{len(t.Columns) - 1}
+		t.PrimaryKeyDesc = []bool{false}
+		t.HiddenRowID = true
+	} else {
+		ords, err := ordinals(t, def.PrimaryKey)
+		if err != nil {
+			return nil, err
+		}
+		for i, o := range ords {
+			if containsInt(ords[:i], o) {
+				return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q appears twice in primary key constraint", t.Columns[o].Name)
+			}
+			t.Columns[o].NotNull = true
+		}
+		t.PrimaryKey = ords
+		t.PrimaryKeyDesc = directions(def.PrimaryKeyDesc, len(ords))
+	}
+	for _, u := range def.Uniques {
+		ords, err := ordinals(t, u.Columns)
+		if err != nil {
+			return nil, err
+		}
+		name := u.Name
+		if name == "" {
+			name = def.Name + "_" + strings.Join(u.Columns, "_") + "_key"
+		}
+		if err := c.relationExists(d, name); err != nil {
+			return nil, err
+		}
+		if t.IndexByName(name) != nil || name == t.PrimaryKeyName || name == t.Name {
+			return nil, pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+		}
+		t.Indexes = append(t.Indexes, &Index{ID: n.allocID(), Name: name, Columns: ords, Desc: make([]bool, len(ords)), Unique: true, Form: FormUnique, Constraint: true})
+	}
+	for _, fk := range def.ForeignKeys {
+		if _, err := ordinals(t, fk.Columns); err != nil {
+			return nil, err
+		}
+		t.ForeignKeys = append(t.ForeignKeys, fk)
+	}
+	if err := writeTable(w, t); err != nil {
+		return nil, err
+	}
+	if err := writeNextID(w, n.nextID); err != nil {
+		return nil, err
+	}
+	n.cloneDB(db).Tables[t.Name] = t
+	return n, nil
+}
+
+func ordinals(t *Table, names []string) ([]int, error) {
+	out := make([]int, len(names))
+	for i, name := range names {
+		o := t.ColumnOrdinal(name)
+		if o < 0 {
+			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q named in key does not exist", name)
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
+func directions(desc []bool, n int) []bool {
+	out := make([]bool, n)
+	copy(out, desc)
+	return out
+}
+
+// dropTableData deletes the master file, every index file and the
+// counters of t.
+func dropTableData(w kv.Writer, t *Table) error {
+	spaces := []uint64{t.ID}
+	for _, idx := range t.Indexes {
+		spaces = append(spaces, idx.ID)
+	}
+	for _, s := range spaces {
+		if err := deleteSpace(w, s); err != nil {
+			return err
+		}
+	}
+	p := sequencePrefix(t.ID)
+	if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
+		return err
+	}
+	return w.Delete(StatsKey(t.ID))
+}
+
+// SpacePrefix is the prefix of every key in key space id.
+func SpacePrefix(id uint64) []byte { return encoding.EncodeUvarintAsc(nil, id) }
+
+func deleteSpace(w kv.Writer, id uint64) error {
+	p := SpacePrefix(id)
+	return w.DeleteRange(p, encoding.PrefixEnd(p))
+}
+
+// DropTable removes a table, its data and its indexes' data (one
+// DeleteRange per key space, in w); 42P01 if it does not exist.
+func (c *Catalog) DropTable(w kv.Writer, db, name string) (*Catalog, error) {
+	t, err := c.Table(db, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := dropTableData(w, t); err != nil {
+		return nil, err
+	}
+	if err := w.Delete(TableKey(db, name)); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	delete(n.cloneDB(db).Tables, name)
+	delete(n.stats, t.ID)
+	return n, nil
+}
+
+// CreateIndex adds an index to a table and returns the new catalog. It
+// writes only the descriptor: the caller fills the index file from the
+// existing rows with index.Backfill. Errors: 42P01, 42P07, 42703.
+func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Table(db, def.Table)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.relationExists(d, def.Name); err != nil {
+		return nil, err
+	}
+	ords, err := ordinals(t, def.Columns)
+	if err != nil {
+		return nil, err
+	}
+	if len(ords) == 0 {
+		return nil, pgerror.New(pgerror.SyntaxError, "an index needs at least one column")
+	}
+	form := def.Form
+	switch {
+	case def.Unique:
+		form = FormUnique
+	case form == 0:
+		form = FormKeyID
+	case form == FormUnique:
+		return nil, pgerror.Newf(pgerror.InvalidParameterValue, "index %q: the unique form needs a UNIQUE index", def.Name)
+	case form != FormKeyID && form != FormInverted:
+		return nil, pgerror.Newf(pgerror.InvalidParameterValue, "index %q: unknown index form %d", def.Name, form)
+	}
+	n := c.clone()
+	idx := &Index{ID: n.allocID(), Name: def.Name, Columns: ords, Desc: directions(def.Desc, len(ords)), Unique: def.Unique, Form: form}
+	nt := cloneTable(t)
+	nt.Indexes = append(nt.Indexes, idx)
+	if err := writeTable(w, nt); err != nil {
+		return nil, err
+	}
+	if err := writeNextID(w, n.nextID); err != nil {
+		return nil, err
+	}
+	n.cloneDB(db).Tables[nt.Name] = nt
+	return n, nil
+}
+
+// DropIndex removes an index and its index file; 42704 if it does not
+// exist.
+func (c *Catalog) DropIndex(w kv.Writer, db, name string) (*Catalog, error) {
+	t, idx, err := c.Index(db, name)
+	if err != nil {
+		return nil, err
+	}
+	nt := cloneTable(t)
+	nt.Indexes = nt.Indexes[:0]
+	for _, x := range t.Indexes {
+		if x != idx {
+			nt.Indexes = append(nt.Indexes, x)
+		}
+	}
+	if err := deleteSpace(w, idx.ID); err != nil {
+		return nil, err
+	}
+	if err := writeTable(w, nt); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Tables[nt.Name] = nt
+	return n, nil
+}
+
+// AddColumn appends a column to a table without rewriting rows: rows
+// written earlier lack the column's ID and readers substitute
+// col.DefaultValue. Errors: 42P01, 42701.
+func (c *Catalog) AddColumn(w kv.Writer, db, table string, col Column) (*Catalog, error) {
+	t, err := c.Table(db, table)
+	if err != nil {
+		return nil, err
+	}
+	if t.ColumnOrdinal(col.Name) >= 0 {
+		return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q of relation %q already exists", col.Name, table)
+	}
+	nt := cloneTable(t)
+	nt.NextColumnID++
+	col.ID = nt.NextColumnID
+	// Appended after any hidden row id: ordinals already in use (the
+	// primary key, indexes) must not shift.
+	nt.Columns = append(nt.Columns, col)
+	if err := writeTable(w, nt); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Tables[nt.Name] = nt
+	return n, nil
+}
+
+// CreateView adds a view; 42P07 if the name is taken.
+func (c *Catalog) CreateView(w kv.Writer, db string, v View) (*Catalog, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.relationExists(d, v.Name); err != nil {
+		return nil, err
+	}
+	nv := v
+	nv.Columns = append([]string(nil), v.Columns...)
+	if err := writeView(w, db, &nv); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Views[v.Name] = &nv
+	return n, nil
+}
+
+// DropView removes a view; 42P01 if it does not exist.
+func (c *Catalog) DropView(w kv.Writer, db, name string) (*Catalog, error) {
+	if _, err := c.View(db, name); err != nil {
+		return nil, err
+	}
+	if err := w.Delete(ViewKey(db, name)); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	delete(n.cloneDB(db).Views, name)
+	return n, nil
+}
+
+// SetStats records ANALYZE's statistics for a table under their own meta
+// key, so the table descriptor is not rewritten.
+func (c *Catalog) SetStats(w kv.Writer, s Stats) (*Catalog, error) {
+	if c.TableByID(s.TableID) == nil {
+		return nil, pgerror.Newf(pgerror.UndefinedTable, "no table with id %d", s.TableID)
+	}
+	ns := s
+	ns.Distinct = make(map[uint32]int64, len(s.Distinct))
+	for k, v := range s.Distinct {
+		ns.Distinct[k] = v
+	}
+	if err := writeStats(w, &ns); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.stats[s.TableID] = &ns
+	return n, nil
+}

@@ -1,0 +1,306 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// ExportXML renders c as the XML catalog document (see document.go for the
+// vocabulary). The output is deterministic.
+func ExportXML(c *Catalog) ([]byte, error) {
+	out, err := xml.MarshalIndent(toDoc(c), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(xml.Header), out...), '\n'), nil
+}
+
+// ExportJSON renders c as the JSON catalog document.
+func ExportJSON(c *Catalog) ([]byte, error) {
+	out, err := json.MarshalIndent(jsonDoc{Databases: toDoc(c)}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// ImportXML parses and validates an XML catalog document. Errors carry
+// 22023 and name the offending element.
+func ImportXML(data []byte) (*Catalog, error) {
+	var root docRoot
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		return nil, docError("XML: %v", err)
+	}
+	return fromDoc(&root)
+}
+
+// ImportJSON parses and validates a JSON catalog document.
+func ImportJSON(data []byte) (*Catalog, error) {
+	var doc jsonDoc
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, docError("JSON: %v", err)
+	}
+	return fromDoc(&doc.Databases)
+}
+
+func docError(format string, args ...any) error {
+	return pgerror.Newf(pgerror.InvalidParameterValue, "catalog document: "+format, args...)
+}
+
+// importer carries the state of one fromDoc call.
+type importer struct {
+	nextID uint64
+	spaces map[uint64]string // key space → element that claimed it
+}
+
+func (im *importer) claim(space num, where string) error {
+	s := uint64(space)
+	if s < FirstUserSpace || s >= im.nextID {
+		return docError("%s: keySpace %d is outside [%d, nextID=%d)", where, s, FirstUserSpace, im.nextID)
+	}
+	if prev, ok := im.spaces[s]; ok {
+		return docError("%s: keySpace %d is already used by %s", where, s, prev)
+	}
+	im.spaces[s] = where
+	return nil
+}
+
+func fromDoc(root *docRoot) (*Catalog, error) {
+	if uint64(root.FormatVersion) != CurrentVersion {
+		return nil, docError("Databases: formatVersion %d is not supported (this kvsql reads version %d)", root.FormatVersion, CurrentVersion)
+	}
+	im := &importer{nextID: uint64(root.NextID), spaces: map[uint64]string{}}
+	c := empty(im.nextID)
+	for _, ddb := range root.DataBases {
+		where := fmt.Sprintf("DataBase %q", ddb.Name)
+		if ddb.Name == "" {
+			return nil, docError("DataBase: dbName is missing")
+		}
+		if _, dup := c.dbs[ddb.Name]; dup {
+			return nil, docError("%s: duplicate dbName", where)
+		}
+		d := &Database{Name: ddb.Name, Tables: map[string]*Table{}, Views: map[string]*View{}}
+		c.dbs[d.Name] = d
+		names := map[string]string{} // relation names (tables, views, indexes) in d
+		for i := range ddb.Tables {
+			t, err := im.table(d.Name, &ddb.Tables[i], where, names)
+			if err != nil {
+				return nil, err
+			}
+			d.Tables[t.Name] = t
+		}
+		for _, dv := range ddb.Views {
+			vw := fmt.Sprintf("%s / View %q", where, dv.Name)
+			if dv.Name == "" {
+				return nil, docError("%s / View: viewName is missing", where)
+			}
+			if prev, dup := names[dv.Name]; dup {
+				return nil, docError("%s: name already used by %s", vw, prev)
+			}
+			names[dv.Name] = vw
+			d.Views[dv.Name] = &View{Name: dv.Name, SQL: dv.Query, Columns: dv.Columns}
+		}
+	}
+	return c, nil
+}
+
+func (im *importer) table(db string, dt *docTable, dbWhere string, names map[string]string) (*Table, error) {
+	where := fmt.Sprintf("%s / Table %q", dbWhere, dt.Name)
+	if dt.Name == "" {
+		return nil, docError("%s / Table: tableName is missing", dbWhere)
+	}
+	if prev, dup := names[dt.Name]; dup {
+		return nil, docError("%s: name already used by %s", where, prev)
+	}
+	names[dt.Name] = where
+	if err := im.claim(dt.KeySpace, where); err != nil {
+		return nil, err
+	}
+	if dt.HiddenRowID > 1 {
+		return nil, docError("%s: hiddenRowID must be 0 or 1", where)
+	}
+	t := &Table{ID: uint64(dt.KeySpace), DB: db, Name: dt.Name, HiddenRowID: dt.HiddenRowID == 1, NextColumnID: uint32(dt.NextColumnID), PrimaryKeyName: dt.PrimaryKey.Name}
+	if len(dt.Structure) == 0 {
+		return nil, docError("%s / Structure: a table needs at least one Attribute", where)
+	}
+	ids := map[uint32]bool{}
+	for _, da := range dt.Structure {
+		col, err := attribute(&da, where, t)
+		if err != nil {
+			return nil, err
+		}
+		if ids[col.ID] {
+			return nil, docError("%s / Attribute %q: columnID %d is used twice", where, da.Name, col.ID)
+		}
+		ids[col.ID] = true
+		t.Columns = append(t.Columns, col)
+	}
+	pkWhere := where + " / primaryKey"
+	if t.PrimaryKeyName == "" {
+		return nil, docError("%s: name is missing", pkWhere)
+	}
+	if len(dt.PrimaryKey.Attributes) == 0 {
+		return nil, docError("%s: needs at least one pkAttribute", pkWhere)
+	}
+	var err error
+	if t.PrimaryKey, t.PrimaryKeyDesc, err = keyColumns(t, dt.PrimaryKey.Attributes, pkWhere+" / pkAttribute"); err != nil {
+		return nil, err
+	}
+	if t.HiddenRowID && (len(t.PrimaryKey) != 1 || !t.Columns[t.PrimaryKey[0]].Hidden) {
+		return nil, docError("%s: hiddenRowID=1 needs a primary key of one hidden column", where)
+	}
+	for _, fk := range dt.ForeignKeys {
+		for _, a := range fk.Attributes {
+			if t.ColumnOrdinal(a) < 0 {
+				return nil, docError("%s / foreignKey %q / fkAttribute %q: no such Attribute", where, fk.Name, a)
+			}
+		}
+		if fk.RefTable == "" || len(fk.RefAttrs) != len(fk.Attributes) {
+			return nil, docError("%s / foreignKey %q / references: needs refTable and one refAttribute per fkAttribute", where, fk.Name)
+		}
+		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Name: fk.Name, Columns: fk.Attributes, RefTable: fk.RefTable, RefColumns: fk.RefAttrs})
+	}
+	for i := range dt.IndexFiles {
+		idx, err := im.index(t, &dt.IndexFiles[i], where, names)
+		if err != nil {
+			return nil, err
+		}
+		t.Indexes = append(t.Indexes, idx)
+	}
+	for _, uk := range dt.UniqueKeys {
+		ukWhere := fmt.Sprintf("%s / uniqueKey %q", where, uk.IndexName)
+		idx := t.IndexByName(uk.IndexName)
+		if idx == nil || !idx.Unique {
+			return nil, docError("%s: indexName must name a unique IndexFile of the table", ukWhere)
+		}
+		if len(uk.Attributes) != len(idx.Columns) {
+			return nil, docError("%s: ukAttribute list differs from the IndexFile's IAttributes", ukWhere)
+		}
+		for j, a := range uk.Attributes {
+			if t.Columns[idx.Columns[j]].Name != a {
+				return nil, docError("%s: ukAttribute %q differs from the IndexFile's IAttribute %q", ukWhere, a, t.Columns[idx.Columns[j]].Name)
+			}
+		}
+		idx.Constraint = true
+	}
+	if dt.KeyLayout != "" && dt.KeyLayout != t.MasterKeyLayout() {
+		return nil, docError("%s: keyLayout %q does not match the table's key, which is %q", where, dt.KeyLayout, t.MasterKeyLayout())
+	}
+	if dt.ValueLayout != "" && dt.ValueLayout != t.MasterValueLayout() {
+		return nil, docError("%s: valueLayout %q does not match the table's value, which is %q", where, dt.ValueLayout, t.MasterValueLayout())
+	}
+	return t, nil
+}
+
+func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
+	where := fmt.Sprintf("%s / Attribute %q", tableWhere, da.Name)
+	if da.Name == "" {
+		return Column{}, docError("%s / Attribute: attributeName is missing", tableWhere)
+	}
+	if t.ColumnOrdinal(da.Name) >= 0 {
+		return Column{}, docError("%s: duplicate attributeName", where)
+	}
+	if da.ColumnID == 0 || uint64(da.ColumnID) >= uint64(t.NextColumnID) || da.ColumnID > 1<<32-1 {
+		return Column{}, docError("%s: columnID %d is outside [1, nextColumnID=%d)", where, da.ColumnID, t.NextColumnID)
+	}
+	fam, ok := parseTypeName(da.Type)
+	if !ok {
+		return Column{}, docError("%s: unknown type %q", where, da.Type)
+	}
+	if da.IsNull > 1 || da.Serial > 1 || da.Hidden > 1 {
+		return Column{}, docError("%s: isnull, serial and hidden must be 0 or 1", where)
+	}
+	if da.Length > 1<<30 {
+		return Column{}, docError("%s: length %d is too large", where, da.Length)
+	}
+	dv, err := parseDatum(da.DefaultValue)
+	if err != nil {
+		return Column{}, docError("%s: defaultValue: %v", where, err)
+	}
+	if !dv.IsNull() && dv.Kind != fam.Kind() {
+		return Column{}, docError("%s: defaultValue %q is not a %s", where, da.DefaultValue, da.Type)
+	}
+	return Column{
+		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: fam, Width: int32(da.Length)},
+		NotNull: da.IsNull == 0, Default: da.Default, DefaultValue: dv, Serial: da.Serial == 1, Hidden: da.Hidden == 1,
+	}, nil
+}
+
+// keyColumns resolves key attributes to ordinals and directions, checking
+// that each names a column with the right columnID and encoding.
+func keyColumns(t *Table, attrs []docKeyAttr, where string) ([]int, []bool, error) {
+	ords := make([]int, len(attrs))
+	desc := make([]bool, len(attrs))
+	for i, a := range attrs {
+		w := fmt.Sprintf("%s %q", where, a.Name)
+		o := t.ColumnOrdinal(a.Name)
+		if o < 0 {
+			return nil, nil, docError("%s: no such Attribute", w)
+		}
+		if containsInt(ords[:i], o) {
+			return nil, nil, docError("%s: listed twice", w)
+		}
+		if uint32(a.ColumnID) != t.Columns[o].ID {
+			return nil, nil, docError("%s: columnID %d, but the Attribute's columnID is %d", w, a.ColumnID, t.Columns[o].ID)
+		}
+		switch a.Direction {
+		case "asc", "":
+		case "desc":
+			desc[i] = true
+		default:
+			return nil, nil, docError("%s: direction %q is neither asc nor desc", w, a.Direction)
+		}
+		if want := keyEncodingName(t.Columns[o].Type, desc[i]); a.Encoding != "" && a.Encoding != want {
+			return nil, nil, docError("%s: encoding %q, but a %s key column is encoded as %q", w, a.Encoding, typeName(t.Columns[o].Type.Family), want)
+		}
+		ords[i] = o
+	}
+	return ords, desc, nil
+}
+
+func (im *importer) index(t *Table, di *docIndex, tableWhere string, names map[string]string) (*Index, error) {
+	where := fmt.Sprintf("%s / IndexFile %q", tableWhere, di.Name)
+	if di.Name == "" {
+		return nil, docError("%s / IndexFile: indexName is missing", tableWhere)
+	}
+	if prev, dup := names[di.Name]; dup {
+		return nil, docError("%s: name already used by %s", where, prev)
+	}
+	names[di.Name] = where
+	if err := im.claim(di.KeySpace, where); err != nil {
+		return nil, err
+	}
+	if di.IndexType != indexTypeName {
+		return nil, docError("%s: indexType %q is not supported (want %q)", where, di.IndexType, indexTypeName)
+	}
+	form, ok := ParseForm(di.Form)
+	if !ok {
+		return nil, docError("%s: form %q is not one of unique, keyid, inverted", where, di.Form)
+	}
+	if (di.IsUnique == 1) != (form == FormUnique) || di.IsUnique > 1 {
+		return nil, docError("%s: isUnique=%d does not fit form %q (only the unique form is unique)", where, di.IsUnique, di.Form)
+	}
+	if len(di.Attributes) == 0 {
+		return nil, docError("%s / IndexAttributes: needs at least one IAttribute", where)
+	}
+	ords, desc, err := keyColumns(t, di.Attributes, where+" / IAttribute")
+	if err != nil {
+		return nil, err
+	}
+	idx := &Index{ID: uint64(di.KeySpace), Name: di.Name, Columns: ords, Desc: desc, Unique: form == FormUnique, Form: form}
+	if di.KeyLayout != "" && di.KeyLayout != idx.KeyLayout(t) {
+		return nil, docError("%s: keyLayout %q does not match the index's key, which is %q", where, di.KeyLayout, idx.KeyLayout(t))
+	}
+	if di.ValueLayout != "" && di.ValueLayout != idx.ValueLayout(t) {
+		return nil, docError("%s: valueLayout %q does not match the index's value, which is %q", where, di.ValueLayout, idx.ValueLayout(t))
+	}
+	return idx, nil
+}

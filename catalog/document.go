@@ -1,0 +1,277 @@
+package catalog
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The catalog document's vocabulary: the lecture's XML elements
+// (Databases / DataBase / Tables / Table / Structure / Attribute /
+// primaryKey / pkAttribute / foreignKeys / uniqueKeys / IndexFiles /
+// IndexFile / IndexAttributes / IAttribute), extended with what a reader
+// needs to build every key and value from the document alone:
+//
+//   - keySpace: the uvarint every key of a table or index file starts with;
+//   - columnID: the id a column's value carries in a row value;
+//   - direction and encoding on every key attribute;
+//   - form (unique, keyid, inverted) on every index file;
+//   - keyLayout and valueLayout: a one-line summary of the key and value
+//     (derived from the rest; checked on import when present);
+//   - hiddenRowID, serial, hidden, default, defaultValue, views.
+//
+// The JSON form has the same names and nesting.
+
+// num is a number in the document; it reports bad input naming the
+// attribute.
+type num uint64
+
+func (n num) MarshalXMLAttr(name xml.Name) (xml.Attr, error) {
+	return xml.Attr{Name: name, Value: strconv.FormatUint(uint64(n), 10)}, nil
+}
+
+func (n *num) UnmarshalXMLAttr(attr xml.Attr) error {
+	v, err := strconv.ParseUint(attr.Value, 10, 64)
+	if err != nil {
+		return fmt.Errorf("attribute %s=%q: not a non-negative integer", attr.Name.Local, attr.Value)
+	}
+	*n = num(v)
+	return nil
+}
+
+type docRoot struct {
+	XMLName       xml.Name `xml:"Databases" json:"-"`
+	FormatVersion num      `xml:"formatVersion,attr" json:"formatVersion"`
+	NextID        num      `xml:"nextID,attr" json:"nextID"`
+	DataBases     []docDB  `xml:"DataBase" json:"DataBase"`
+}
+
+type jsonDoc struct {
+	Databases docRoot `json:"Databases"`
+}
+
+type docDB struct {
+	Name   string     `xml:"dbName,attr" json:"dbName"`
+	Tables []docTable `xml:"Tables>Table" json:"Tables"`
+	Views  []docView  `xml:"Views>View,omitempty" json:"Views,omitempty"`
+}
+
+type docTable struct {
+	Name         string     `xml:"tableName,attr" json:"tableName"`
+	FileName     string     `xml:"fileName,attr,omitempty" json:"fileName,omitempty"`
+	RowLength    num        `xml:"rowLength,attr" json:"rowLength"`
+	KeySpace     num        `xml:"keySpace,attr" json:"keySpace"`
+	HiddenRowID  num        `xml:"hiddenRowID,attr" json:"hiddenRowID"`
+	NextColumnID num        `xml:"nextColumnID,attr" json:"nextColumnID"`
+	KeyLayout    string     `xml:"keyLayout,attr,omitempty" json:"keyLayout,omitempty"`
+	ValueLayout  string     `xml:"valueLayout,attr,omitempty" json:"valueLayout,omitempty"`
+	Structure    []docAttr  `xml:"Structure>Attribute" json:"Structure"`
+	PrimaryKey   docPK      `xml:"primaryKey" json:"primaryKey"`
+	ForeignKeys  []docFK    `xml:"foreignKeys>foreignKey,omitempty" json:"foreignKeys,omitempty"`
+	UniqueKeys   []docUK    `xml:"uniqueKeys>uniqueKey,omitempty" json:"uniqueKeys,omitempty"`
+	IndexFiles   []docIndex `xml:"IndexFiles>IndexFile,omitempty" json:"IndexFiles,omitempty"`
+}
+
+type docAttr struct {
+	Name         string `xml:"attributeName,attr" json:"attributeName"`
+	ColumnID     num    `xml:"columnID,attr" json:"columnID"`
+	Type         string `xml:"type,attr" json:"type"`
+	Length       num    `xml:"length,attr,omitempty" json:"length,omitempty"`
+	IsNull       num    `xml:"isnull,attr" json:"isnull"`
+	Default      string `xml:"default,attr,omitempty" json:"default,omitempty"`
+	DefaultValue string `xml:"defaultValue,attr,omitempty" json:"defaultValue,omitempty"`
+	Serial       num    `xml:"serial,attr,omitempty" json:"serial,omitempty"`
+	Hidden       num    `xml:"hidden,attr,omitempty" json:"hidden,omitempty"`
+}
+
+type docPK struct {
+	Name       string       `xml:"name,attr" json:"name"`
+	Attributes []docKeyAttr `xml:"pkAttribute" json:"pkAttribute"`
+}
+
+// docKeyAttr is one key column: its name as text, plus how it is encoded.
+type docKeyAttr struct {
+	Name      string `xml:",chardata" json:"name"`
+	ColumnID  num    `xml:"columnID,attr" json:"columnID"`
+	Direction string `xml:"direction,attr" json:"direction"`
+	Encoding  string `xml:"encoding,attr,omitempty" json:"encoding,omitempty"`
+}
+
+type docFK struct {
+	Name       string   `xml:"name,attr,omitempty" json:"name,omitempty"`
+	Attributes []string `xml:"fkAttribute" json:"fkAttribute"`
+	RefTable   string   `xml:"references>refTable" json:"refTable"`
+	RefAttrs   []string `xml:"references>refAttribute" json:"refAttribute"`
+}
+
+type docUK struct {
+	IndexName  string   `xml:"indexName,attr" json:"indexName"`
+	Attributes []string `xml:"ukAttribute" json:"ukAttribute"`
+}
+
+type docIndex struct {
+	Name        string       `xml:"indexName,attr" json:"indexName"`
+	IsUnique    num          `xml:"isUnique,attr" json:"isUnique"`
+	IndexType   string       `xml:"indexType,attr" json:"indexType"`
+	Form        string       `xml:"form,attr" json:"form"`
+	KeySpace    num          `xml:"keySpace,attr" json:"keySpace"`
+	KeyLayout   string       `xml:"keyLayout,attr,omitempty" json:"keyLayout,omitempty"`
+	ValueLayout string       `xml:"valueLayout,attr,omitempty" json:"valueLayout,omitempty"`
+	Attributes  []docKeyAttr `xml:"IndexAttributes>IAttribute" json:"IndexAttributes"`
+}
+
+type docView struct {
+	Name    string   `xml:"viewName,attr" json:"viewName"`
+	Query   string   `xml:"Query" json:"Query"`
+	Columns []string `xml:"ViewColumns>VColumn,omitempty" json:"ViewColumns,omitempty"`
+}
+
+// indexTypeName is the lecture's indexType: every kvsql index file is an
+// ordered key range (range scans work on all of them).
+const indexTypeName = "BTree"
+
+func keyAttrs(t *Table, ords []int, desc []bool) []docKeyAttr {
+	out := make([]docKeyAttr, len(ords))
+	for i, o := range ords {
+		d := desc != nil && desc[i]
+		dir := "asc"
+		if d {
+			dir = "desc"
+		}
+		out[i] = docKeyAttr{Name: t.Columns[o].Name, ColumnID: num(t.Columns[o].ID), Direction: dir, Encoding: keyEncodingName(t.Columns[o].Type, d)}
+	}
+	return out
+}
+
+func layoutParts(t *Table, ords []int, desc []bool) string {
+	var b strings.Builder
+	for i, o := range ords {
+		b.WriteString("/")
+		b.WriteString(t.Columns[o].Name)
+		b.WriteString(":")
+		b.WriteString(keyEncodingName(t.Columns[o].Type, desc != nil && desc[i]))
+	}
+	return b.String()
+}
+
+// MasterKeyLayout summarizes the master key, e.g. "/100/a:int-asc".
+func (t *Table) MasterKeyLayout() string {
+	return fmt.Sprintf("/%d%s", t.ID, layoutParts(t, t.PrimaryKey, t.PrimaryKeyDesc))
+}
+
+// MasterValueLayout summarizes the master value: the encoding.EncodeRow
+// record of the non-key columns, by column id.
+func (t *Table) MasterValueLayout() string {
+	var parts []string
+	for _, o := range t.ValueColumns() {
+		parts = append(parts, fmt.Sprintf("%d:%s", t.Columns[o].ID, t.Columns[o].Name))
+	}
+	return "row(" + strings.Join(parts, ",") + ")"
+}
+
+func (t *Table) pkTuple() string {
+	return "pk(" + strings.TrimPrefix(layoutParts(t, t.PrimaryKey, t.PrimaryKeyDesc), "/") + ")"
+}
+
+// KeyLayout summarizes the key of idx's file.
+func (idx *Index) KeyLayout(t *Table) string {
+	base := fmt.Sprintf("/%d%s", idx.ID, layoutParts(t, idx.Columns, idx.Desc))
+	pk := layoutParts(t, t.PrimaryKey, t.PrimaryKeyDesc)
+	switch idx.Form {
+	case FormUnique:
+		return base + "[" + pk + " if any indexed value is NULL]"
+	case FormKeyID:
+		return base + pk
+	case FormInverted:
+		return base + "/chunk:int-asc"
+	}
+	return base
+}
+
+// ValueLayout summarizes the value of idx's file.
+func (idx *Index) ValueLayout(t *Table) string {
+	switch idx.Form {
+	case FormUnique:
+		return t.pkTuple()
+	case FormKeyID:
+		return "empty"
+	case FormInverted:
+		return "oplog(" + t.pkTuple() + ")"
+	}
+	return ""
+}
+
+func rowLength(t *Table) num {
+	n := 0
+	for _, c := range t.Columns {
+		w := fixedWidth(c.Type)
+		if w == 0 {
+			return 0
+		}
+		n += w
+	}
+	return num(n)
+}
+
+func flagNum(b bool) num {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// toDoc builds the document form of c. Databases, tables and views are in
+// name order, columns and indexes in catalog order, so the output is
+// deterministic.
+func toDoc(c *Catalog) docRoot {
+	root := docRoot{FormatVersion: num(CurrentVersion), NextID: num(c.nextID), DataBases: []docDB{}}
+	for _, dbName := range c.Databases() {
+		ddb := docDB{Name: dbName, Tables: []docTable{}}
+		tables, _ := c.Tables(dbName)
+		for _, t := range tables {
+			ddb.Tables = append(ddb.Tables, tableDoc(t))
+		}
+		views, _ := c.Views(dbName)
+		for _, v := range views {
+			ddb.Views = append(ddb.Views, docView{Name: v.Name, Query: v.SQL, Columns: v.Columns})
+		}
+		root.DataBases = append(root.DataBases, ddb)
+	}
+	return root
+}
+
+func tableDoc(t *Table) docTable {
+	dt := docTable{
+		Name: t.Name, FileName: fmt.Sprintf("/%d", t.ID), RowLength: rowLength(t), KeySpace: num(t.ID),
+		HiddenRowID: flagNum(t.HiddenRowID), NextColumnID: num(t.NextColumnID),
+		KeyLayout: t.MasterKeyLayout(), ValueLayout: t.MasterValueLayout(),
+		Structure:  []docAttr{},
+		PrimaryKey: docPK{Name: t.PrimaryKeyName, Attributes: keyAttrs(t, t.PrimaryKey, t.PrimaryKeyDesc)},
+	}
+	for _, c := range t.Columns {
+		dt.Structure = append(dt.Structure, docAttr{
+			Name: c.Name, ColumnID: num(c.ID), Type: typeName(c.Type.Family), Length: num(c.Type.Width),
+			IsNull: flagNum(!c.NotNull), Default: c.Default, DefaultValue: formatDatum(c.DefaultValue),
+			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden),
+		})
+	}
+	for _, fk := range t.ForeignKeys {
+		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns})
+	}
+	for _, idx := range t.Indexes {
+		if idx.Constraint {
+			var names []string
+			for _, o := range idx.Columns {
+				names = append(names, t.Columns[o].Name)
+			}
+			dt.UniqueKeys = append(dt.UniqueKeys, docUK{IndexName: idx.Name, Attributes: names})
+		}
+		dt.IndexFiles = append(dt.IndexFiles, docIndex{
+			Name: idx.Name, IsUnique: flagNum(idx.Unique), IndexType: indexTypeName, Form: idx.Form.String(),
+			KeySpace: num(idx.ID), KeyLayout: idx.KeyLayout(t), ValueLayout: idx.ValueLayout(t),
+			Attributes: keyAttrs(t, idx.Columns, idx.Desc),
+		})
+	}
+	return dt
+}
