@@ -1,35 +1,3 @@
-// Package kv is kvsql's ordered key-value interface and its engines.
-//
-// Everything kvsql stores — rows, index entries, the catalog, counters — is
-// a key and a value in one ordered keyspace. Keys compare with plain
-// bytes.Compare, so any engine with byte-ordered keys can implement Engine:
-// Pebble on disk (the default, see OpenPebble) and an in-memory B-tree
-// (see NewMemory) are the two here; a distributed ordered store (TiKV's
-// transactional API) could be a third.
-//
-// There are only a few types: Engine (the store), Reader (anything you can
-// read: the engine, a Snapshot), Batch (writes applied atomically by
-// Commit) and Iterator (a cursor over a bounded key range).
-//
-// # Merge
-//
-// Merge(key, operand) appends operand to the key's value without reading
-// it: the value read back is the existing value (or nothing) followed by
-// every operand merged since, in order — byte concatenation. Higher layers
-// (the inverted-list index) give the concatenated bytes their meaning.
-// Set and Delete replace or remove the whole value as usual.
-//
-// # Ownership
-//
-// Slices passed into the package may be reused by the caller as soon as
-// the call returns. Slices returned by Get belong to the caller. Slices
-// returned by Iterator.Key and Iterator.Value are valid only until the
-// next positioning call or Close.
-//
-// # Caveats
-//
-// Iterators and snapshots hold resources until closed; an unclosed
-// iterator in the Pebble engine pins memory and files.
 package kv
 
 import "errors"
@@ -41,12 +9,17 @@ var ErrNotFound = errors.New("kv: key not found")
 var ErrClosed = errors.New("kv: closed")
 
 // Reader reads a consistent or live view of the store.
+//
+// A Reader that is also safe for concurrent use says so (Engine and
+// Snapshot are; Txn is not).
 type Reader interface {
-	// Get returns a copy of the value stored at key, or ErrNotFound.
+	// Get returns a copy of the value stored at key, or ErrNotFound. A key
+	// that holds an empty value is found and returns a non-nil empty slice.
 	Get(key []byte) ([]byte, error)
 	// NewIter returns an iterator over keys in [opts.LowerBound,
 	// opts.UpperBound). A nil bound is unbounded on that side. The
 	// iterator starts unpositioned: call First, Last, SeekGE or SeekLT.
+	// The bounds are copied; the caller may reuse them.
 	NewIter(opts IterOptions) (Iterator, error)
 }
 
@@ -56,15 +29,28 @@ type IterOptions struct {
 	UpperBound []byte // exclusive; nil means past the last key
 }
 
-// Writer holds the write operations shared by Engine (applied at once) and
-// Batch (applied on Commit).
+// Writer holds the write operations shared by Engine (applied at once),
+// Batch (applied on Commit) and Txn (applied on Txn.Commit). Keys and
+// values are copied; the caller may reuse them when the call returns.
 type Writer interface {
+	// Set makes value the whole value of key.
 	Set(key, value []byte) error
+	// Delete removes key; deleting an absent key is not an error.
 	Delete(key []byte) error
-	// DeleteRange removes every key in [start, end).
+	// DeleteRange removes every key in [start, end). An empty or inverted
+	// range (start >= end) removes nothing.
 	DeleteRange(start, end []byte) error
-	// Merge appends operand to the value at key (see the package doc).
+	// Merge appends operand to the value at key (see the package doc). On
+	// an absent key the value becomes operand, so Merge(k, nil) on an
+	// absent key creates k with an empty value.
 	Merge(key, operand []byte) error
+}
+
+// ReadWriter is anything that can be both read and written: an Engine
+// (which writes immediately) or a Txn (which buffers its writes).
+type ReadWriter interface {
+	Reader
+	Writer
 }
 
 // Engine is an ordered key-value store. Its Reader methods see the latest
@@ -110,20 +96,39 @@ type Snapshot interface {
 // whether the iterator is now at a key; Valid reports the same. After a
 // positioning method returns false, check Error: false with a nil error
 // means the iterator left its bounds. Next and Prev require a valid
-// position.
+// position; called on an invalid iterator they return false. Direction
+// may change at any time: Next after Prev returns the key after the
+// current one, exactly as if the iterator had always moved forward.
+//
+// An iterator reads a consistent view fixed when it was created (for an
+// Engine, the state at NewIter; for a Snapshot, the snapshot): writes made
+// while it is open are not seen by it.
+//
+// An Iterator is not safe for concurrent use.
 type Iterator interface {
+	// First moves to the first key within the bounds.
 	First() bool
+	// Last moves to the last key within the bounds.
 	Last() bool
-	// SeekGE moves to the first key >= key.
+	// SeekGE moves to the first key >= key within the bounds; a key below
+	// the lower bound behaves as the lower bound.
 	SeekGE(key []byte) bool
-	// SeekLT moves to the last key < key.
+	// SeekLT moves to the last key < key within the bounds; a key above
+	// the upper bound behaves as the upper bound.
 	SeekLT(key []byte) bool
+	// Next moves to the following key.
 	Next() bool
+	// Prev moves to the preceding key.
 	Prev() bool
+	// Valid reports whether the iterator is at a key.
 	Valid() bool
 	// Key and Value are valid until the next positioning call or Close.
+	// The caller must not modify them.
 	Key() []byte
 	Value() []byte
+	// Error returns the error that stopped the iterator, if any.
 	Error() error
+	// Close releases the iterator. Closing twice returns ErrClosed;
+	// positioning a closed iterator returns false with Error ErrClosed.
 	Close() error
 }

@@ -1,0 +1,357 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// PebbleOptions configures OpenPebble. The zero value is a sensible default.
+type PebbleOptions struct {
+	// CacheSize is the block cache size in bytes; 0 means 256 MiB (Pebble's
+	// own default, 8 MB, is too small for a database).
+	CacheSize int64
+	// MemTableSize is the size in bytes of one memtable; 0 means 64 MiB.
+	MemTableSize uint64
+	// FS is the file system the store lives on; nil means the operating
+	// system's. Tests pass vfs.NewMem() or an error-injecting FS.
+	FS vfs.FS
+	// ReadOnly opens the store without allowing writes.
+	ReadOnly bool
+}
+
+// DefaultCacheSize is the block cache size used when PebbleOptions.CacheSize
+// is zero.
+const DefaultCacheSize = 256 << 20
+
+// DefaultMemTableSize is the memtable size used when
+// PebbleOptions.MemTableSize is zero.
+const DefaultMemTableSize = 64 << 20
+
+// pebbleEngine is the Engine on a Pebble database.
+type pebbleEngine struct {
+	db       *pebble.DB
+	readOnly bool
+	closed   atomic.Bool
+}
+
+var _ Engine = (*pebbleEngine)(nil)
+
+// OpenPebble opens (creating if needed) the Pebble store in dir.
+//
+// Keys compare with Pebble's default comparer (bytes.Compare) and Merge is
+// byte concatenation (the "kvsql.concat" merger). Pebble's informational
+// logging is discarded; its error messages go to the standard logger.
+func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
+	cacheSize := opts.CacheSize
+	if cacheSize <= 0 {
+		cacheSize = DefaultCacheSize
+	}
+	memTableSize := opts.MemTableSize
+	if memTableSize == 0 {
+		memTableSize = DefaultMemTableSize
+	}
+	cache := pebble.NewCache(cacheSize)
+	// Open takes its own reference to the cache; ours is dropped on return.
+	defer cache.Unref()
+	popts := &pebble.Options{
+		Cache:              cache,
+		MemTableSize:       memTableSize,
+		FS:                 opts.FS,
+		ReadOnly:           opts.ReadOnly,
+		Merger:             concatMerger,
+		Logger:             quietLogger{},
+		FormatMajorVersion: pebble.FormatNewest,
+	}
+	db, err := pebble.Open(dir, popts)
+	if err != nil {
+		return nil, fmt.Errorf("kv: open pebble store %q: %w", dir, err)
+	}
+	return &pebbleEngine{db: db, readOnly: opts.ReadOnly}, nil
+}
+
+// quietLogger drops Pebble's informational messages (one per flush and
+// compaction) and keeps the ones that signal trouble.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+
+func (quietLogger) Errorf(format string, args ...any) {
+	log.Printf("pebble: "+format, args...)
+}
+
+// Fatalf is called by Pebble on broken invariants (corruption) and must
+// not return.
+func (quietLogger) Fatalf(format string, args ...any) {
+	log.Panicf("pebble: "+format, args...)
+}
+
+func writeOpts(sync bool) *pebble.WriteOptions {
+	if sync {
+		return pebble.Sync
+	}
+	return pebble.NoSync
+}
+
+// Get implements Reader.
+func (e *pebbleEngine) Get(key []byte) ([]byte, error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	return pebbleGet(e.db, key)
+}
+
+// pebbleGet copies the value out of a Pebble reader (DB or snapshot).
+func pebbleGet(r pebble.Reader, key []byte) ([]byte, error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kv: get: %w", err)
+	}
+	out := make([]byte, len(v))
+	copy(out, v)
+	if err := closer.Close(); err != nil {
+		return nil, fmt.Errorf("kv: get: %w", err)
+	}
+	return out, nil
+}
+
+// NewIter implements Reader.
+func (e *pebbleEngine) NewIter(opts IterOptions) (Iterator, error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	return newPebbleIter(e.db, opts)
+}
+
+// Set implements Writer; the write is not synced (see Flush).
+func (e *pebbleEngine) Set(key, value []byte) error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	return wrapWrite(e.db.Set(key, value, pebble.NoSync))
+}
+
+// Delete implements Writer.
+func (e *pebbleEngine) Delete(key []byte) error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	return wrapWrite(e.db.Delete(key, pebble.NoSync))
+}
+
+// DeleteRange implements Writer.
+func (e *pebbleEngine) DeleteRange(start, end []byte) error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	if !rangeNonEmpty(start, end) {
+		return nil
+	}
+	return wrapWrite(e.db.DeleteRange(start, end, pebble.NoSync))
+}
+
+// Merge implements Writer.
+func (e *pebbleEngine) Merge(key, operand []byte) error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	return wrapWrite(e.db.Merge(key, operand, pebble.NoSync))
+}
+
+func wrapWrite(err error) error {
+	if err != nil {
+		return fmt.Errorf("kv: write: %w", err)
+	}
+	return nil
+}
+
+// NewBatch implements Engine.
+func (e *pebbleEngine) NewBatch() Batch {
+	if e.closed.Load() {
+		return closedBatch{}
+	}
+	return &pebbleBatch{b: e.db.NewBatch()}
+}
+
+// NewSnapshot implements Engine.
+func (e *pebbleEngine) NewSnapshot() Snapshot {
+	if e.closed.Load() {
+		return closedSnapshot{}
+	}
+	return &pebbleSnapshot{s: e.db.NewSnapshot()}
+}
+
+// Flush implements Engine by syncing the write-ahead log: an empty synced
+// commit waits for every earlier write to reach stable storage.
+func (e *pebbleEngine) Flush() error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	if e.readOnly {
+		return nil
+	}
+	if err := e.db.LogData(nil, pebble.Sync); err != nil {
+		return fmt.Errorf("kv: flush: %w", err)
+	}
+	return nil
+}
+
+// Close implements Engine.
+func (e *pebbleEngine) Close() error {
+	if e.closed.Swap(true) {
+		return ErrClosed
+	}
+	if err := e.db.Close(); err != nil {
+		return fmt.Errorf("kv: close pebble store: %w", err)
+	}
+	return nil
+}
+
+// pebbleBatch is a Batch on a pebble.Batch.
+type pebbleBatch struct {
+	b         *pebble.Batch
+	committed bool
+	closed    bool
+}
+
+var _ Batch = (*pebbleBatch)(nil)
+
+func (b *pebbleBatch) usable() error {
+	if b.closed {
+		return ErrClosed
+	}
+	if b.committed {
+		return errBatchCommitted
+	}
+	return nil
+}
+
+// errBatchCommitted is returned when a committed batch is written or
+// committed again.
+var errBatchCommitted = errors.New("kv: batch already committed")
+
+// Set implements Writer.
+func (b *pebbleBatch) Set(key, value []byte) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	return b.b.Set(key, value, nil)
+}
+
+// Delete implements Writer.
+func (b *pebbleBatch) Delete(key []byte) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	return b.b.Delete(key, nil)
+}
+
+// DeleteRange implements Writer.
+func (b *pebbleBatch) DeleteRange(start, end []byte) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	if !rangeNonEmpty(start, end) {
+		return nil
+	}
+	return b.b.DeleteRange(start, end, nil)
+}
+
+// Merge implements Writer.
+func (b *pebbleBatch) Merge(key, operand []byte) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	return b.b.Merge(key, operand, nil)
+}
+
+// Commit implements Batch.
+func (b *pebbleBatch) Commit(sync bool) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	b.committed = true
+	if err := b.b.Commit(writeOpts(sync)); err != nil {
+		return fmt.Errorf("kv: commit: %w", err)
+	}
+	return nil
+}
+
+// Count implements Batch. Empty DeleteRanges are not counted.
+func (b *pebbleBatch) Count() int {
+	if b.closed {
+		return 0
+	}
+	return int(b.b.Count())
+}
+
+// Close implements Batch.
+func (b *pebbleBatch) Close() error {
+	if b.closed {
+		return ErrClosed
+	}
+	b.closed = true
+	return b.b.Close()
+}
+
+// pebbleSnapshot is a Snapshot on a pebble.Snapshot.
+type pebbleSnapshot struct {
+	s      *pebble.Snapshot
+	closed atomic.Bool
+}
+
+var _ Snapshot = (*pebbleSnapshot)(nil)
+
+// Get implements Reader.
+func (s *pebbleSnapshot) Get(key []byte) ([]byte, error) {
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	return pebbleGet(s.s, key)
+}
+
+// NewIter implements Reader.
+func (s *pebbleSnapshot) NewIter(opts IterOptions) (Iterator, error) {
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	return newPebbleIter(s.s, opts)
+}
+
+// Close implements Snapshot.
+func (s *pebbleSnapshot) Close() error {
+	if s.closed.Swap(true) {
+		return ErrClosed
+	}
+	return s.s.Close()
+}
+
+// closedBatch is what a closed engine hands out: every call fails.
+type closedBatch struct{}
+
+func (closedBatch) Set(_, _ []byte) error         { return ErrClosed }
+func (closedBatch) Delete([]byte) error           { return ErrClosed }
+func (closedBatch) DeleteRange(_, _ []byte) error { return ErrClosed }
+func (closedBatch) Merge(_, _ []byte) error       { return ErrClosed }
+func (closedBatch) Commit(bool) error             { return ErrClosed }
+func (closedBatch) Count() int                    { return 0 }
+func (closedBatch) Close() error                  { return ErrClosed }
+
+// closedSnapshot is what a closed engine hands out: every call fails.
+type closedSnapshot struct{}
+
+func (closedSnapshot) Get([]byte) ([]byte, error)           { return nil, ErrClosed }
+func (closedSnapshot) NewIter(IterOptions) (Iterator, error) { return nil, ErrClosed }
+func (closedSnapshot) Close() error                         { return ErrClosed }
+
+var (
+	_ Batch    = closedBatch{}
+	_ Snapshot = closedSnapshot{}
+)

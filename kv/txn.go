@@ -1,0 +1,336 @@
+package kv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/google/btree"
+)
+
+// Txn is a transaction overlay over any Engine: reads see a snapshot taken
+// by NewTxn with the Txn's own writes laid over it (read-your-writes), and
+// writes are buffered in memory until Commit applies them as one Batch.
+//
+// Reads resolve a key in this order: the newest buffered write of the key
+// (Set: its value; Delete: absent; Merge: the operands appended to what is
+// below), else absent if a buffered DeleteRange covers the key, else the
+// snapshot's value.
+//
+// Txn records what it reads (ReadSet) and writes (WriteSet) for a future
+// commit-time serializability check; it does no conflict detection
+// itself: Commit always applies the writes (last writer wins).
+//
+// A Txn is not safe for concurrent use. After Commit or Rollback every
+// method returns ErrClosed, and its open iterators are closed.
+type Txn struct {
+	e    Engine
+	snap Snapshot
+
+	// buf holds the newest buffered point write of each key. Entries are
+	// never modified once inserted (a write replaces the entry), so
+	// iterators can read a Clone of buf while the Txn keeps writing.
+	buf *btree.BTreeG[txnEntry]
+	// dels are the ranges deleted by this Txn. Invariant: no entry of buf
+	// older than a DeleteRange lies inside it (DeleteRange drops them), so
+	// an entry inside a deleted range is always newer than the deletion.
+	dels spanList
+
+	undo  []undoRecord
+	reads []KeySpan
+	iters map[*txnIter]struct{}
+	done  bool
+}
+
+var _ ReadWriter = (*Txn)(nil)
+
+// txnEntry is one buffered point write. kind is opSet, opDelete or
+// opMerge; for opMerge, value is the concatenation of the operands.
+type txnEntry struct {
+	key   []byte
+	kind  opKind
+	value []byte
+}
+
+func txnEntryLess(a, b txnEntry) bool { return bytes.Compare(a.key, b.key) < 0 }
+
+func txnEntryKey(e txnEntry) []byte { return e.key }
+
+func txnPivot(k []byte) txnEntry { return txnEntry{key: k} }
+
+// undoRecord reverses one write. A point write restores prev (or removes
+// the key if !hadPrev); a DeleteRange re-inserts the entries it dropped
+// and restores the previous deleted-range list.
+type undoRecord struct {
+	key      []byte
+	prev     txnEntry
+	hadPrev  bool
+	isRange  bool
+	dropped  []txnEntry
+	prevDels spanList
+}
+
+// NewTxn starts a transaction over e, reading from a snapshot of e's
+// current state.
+func NewTxn(e Engine) *Txn {
+	return &Txn{
+		e:     e,
+		snap:  e.NewSnapshot(),
+		buf:   btree.NewG(btreeDegree, txnEntryLess),
+		iters: make(map[*txnIter]struct{}),
+	}
+}
+
+// Get implements Reader, seeing the Txn's own writes. The key is added to
+// the read set.
+func (t *Txn) Get(key []byte) ([]byte, error) {
+	if t.done {
+		return nil, ErrClosed
+	}
+	t.reads = append(t.reads, pointSpan(key))
+	ent, ok := t.buf.Get(txnPivot(key))
+	if !ok {
+		return t.snapGet(key)
+	}
+	switch ent.kind {
+	case opSet:
+		return copyValue(ent.value), nil
+	case opDelete:
+		return nil, ErrNotFound
+	default: // opMerge
+		base, err := t.snapGet(key)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		return append(append(make([]byte, 0, len(base)+len(ent.value)), base...), ent.value...), nil
+	}
+}
+
+// snapGet reads key below the buffer: the snapshot, unless a buffered
+// DeleteRange hides it.
+func (t *Txn) snapGet(key []byte) ([]byte, error) {
+	if t.dels.covers(key) {
+		return nil, ErrNotFound
+	}
+	return t.snap.Get(key)
+}
+
+// NewIter implements Reader. The iterator merges the snapshot with the
+// Txn's writes as they are at NewIter; later writes of the Txn are not
+// seen by it. The bounds are added to the read set.
+func (t *Txn) NewIter(opts IterOptions) (Iterator, error) {
+	if t.done {
+		return nil, ErrClosed
+	}
+	lower, upper := cloneBytes(opts.LowerBound), cloneBytes(opts.UpperBound)
+	t.reads = append(t.reads, KeySpan{Start: lower, End: upper})
+	si, err := t.snap.NewIter(IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, err
+	}
+	it := &txnIter{
+		t:    t,
+		snap: si,
+		buf: treeCursor[txnEntry]{
+			tree:  t.buf.Clone(),
+			key:   txnEntryKey,
+			pivot: txnPivot,
+			lower: lower,
+			upper: upper,
+			pos:   -1,
+		},
+		dels: t.dels,
+	}
+	t.iters[it] = struct{}{}
+	return it, nil
+}
+
+// Set implements Writer.
+func (t *Txn) Set(key, value []byte) error {
+	return t.put(txnEntry{key: cloneKey(key), kind: opSet, value: copyValue(value)})
+}
+
+// Delete implements Writer.
+func (t *Txn) Delete(key []byte) error {
+	return t.put(txnEntry{key: cloneKey(key), kind: opDelete})
+}
+
+// Merge implements Writer. Merging onto a buffered Set or Delete becomes a
+// Set of the result; merging onto a buffered Merge concatenates the
+// operands (concatenation is associative, so one Merge of both operands
+// equals two Merges).
+func (t *Txn) Merge(key, operand []byte) error {
+	if t.done {
+		return ErrClosed
+	}
+	ent := txnEntry{key: cloneKey(key), kind: opMerge, value: copyValue(operand)}
+	if prev, ok := t.buf.Get(txnPivot(key)); ok {
+		// New slices only: prev may be shared with iterators and undo.
+		switch prev.kind {
+		case opSet, opMerge:
+			ent.kind = prev.kind
+			ent.value = append(append(make([]byte, 0, len(prev.value)+len(operand)), prev.value...), operand...)
+		case opDelete:
+			ent.kind = opSet
+		}
+	}
+	return t.put(ent)
+}
+
+// put buffers a point write and records how to undo it.
+func (t *Txn) put(ent txnEntry) error {
+	if t.done {
+		return ErrClosed
+	}
+	prev, had := t.buf.ReplaceOrInsert(ent)
+	t.undo = append(t.undo, undoRecord{key: ent.key, prev: prev, hadPrev: had})
+	return nil
+}
+
+// DeleteRange implements Writer: buffered writes in [start, end) are
+// dropped and the range hides the snapshot's keys in it. Commit applies
+// it as a DeleteRange before the point writes.
+func (t *Txn) DeleteRange(start, end []byte) error {
+	if t.done {
+		return ErrClosed
+	}
+	if !rangeNonEmpty(start, end) {
+		return nil
+	}
+	start, end = cloneKey(start), cloneKey(end)
+	var dropped []txnEntry
+	t.buf.AscendRange(txnPivot(start), txnPivot(end), func(e txnEntry) bool {
+		dropped = append(dropped, e)
+		return true
+	})
+	for _, e := range dropped {
+		t.buf.Delete(e)
+	}
+	t.undo = append(t.undo, undoRecord{isRange: true, dropped: dropped, prevDels: t.dels})
+	t.dels = t.dels.add(start, end)
+	return nil
+}
+
+// Savepoint returns a marker of the writes so far, for RollbackTo.
+func (t *Txn) Savepoint() int { return len(t.undo) }
+
+// errBadSavepoint is returned by RollbackTo for a marker that is not (or
+// no longer) valid.
+var errBadSavepoint = errors.New("kv: invalid savepoint")
+
+// RollbackTo undoes every write made after Savepoint returned sp. The
+// savepoint stays valid (it may be rolled back to again); savepoints
+// taken after it become invalid. Reads made since sp stay in the read
+// set.
+func (t *Txn) RollbackTo(sp int) error {
+	if t.done {
+		return ErrClosed
+	}
+	if sp < 0 || sp > len(t.undo) {
+		return fmt.Errorf("%w: %d (have %d writes)", errBadSavepoint, sp, len(t.undo))
+	}
+	for i := len(t.undo) - 1; i >= sp; i-- {
+		u := t.undo[i]
+		switch {
+		case u.isRange:
+			for _, e := range u.dropped {
+				t.buf.ReplaceOrInsert(e)
+			}
+			t.dels = u.prevDels
+		case u.hadPrev:
+			t.buf.ReplaceOrInsert(u.prev)
+		default:
+			t.buf.Delete(txnPivot(u.key))
+		}
+		t.undo[i] = undoRecord{}
+	}
+	t.undo = t.undo[:sp]
+	return nil
+}
+
+// Commit applies every buffered write to the engine as one Batch (see
+// Batch.Commit for sync) and ends the Txn. A Txn that wrote nothing
+// commits without touching the engine. If the batch fails, nothing was
+// applied; the Txn is ended either way.
+func (t *Txn) Commit(sync bool) error {
+	if t.done {
+		return ErrClosed
+	}
+	defer t.finish()
+	if t.buf.Len() == 0 && len(t.dels) == 0 {
+		return nil
+	}
+	b := t.e.NewBatch()
+	defer b.Close()
+	// Ranges first: every buffered entry inside a range is newer than it.
+	for _, s := range t.dels {
+		if err := b.DeleteRange(s.Start, s.End); err != nil {
+			return err
+		}
+	}
+	var err error
+	t.buf.Ascend(func(e txnEntry) bool {
+		switch e.kind {
+		case opSet:
+			err = b.Set(e.key, e.value)
+		case opDelete:
+			err = b.Delete(e.key)
+		case opMerge:
+			err = b.Merge(e.key, e.value)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	return b.Commit(sync)
+}
+
+// Rollback discards every buffered write and ends the Txn. Rolling back
+// an ended Txn does nothing.
+func (t *Txn) Rollback() {
+	if !t.done {
+		t.finish()
+	}
+}
+
+// finish closes the Txn's iterators and snapshot and drops its buffer.
+func (t *Txn) finish() {
+	t.done = true
+	for it := range t.iters {
+		_ = it.Close()
+	}
+	_ = t.snap.Close()
+	t.buf = nil
+	t.undo = nil
+}
+
+// ReadSet returns the key spans the Txn has read: one point span per Get
+// and the bounds of each iterator (whatever part of them it visited).
+// Spans may repeat and overlap. The caller must not modify them.
+func (t *Txn) ReadSet() []KeySpan { return t.reads }
+
+// WriteSet returns the key spans the Txn would write if it committed now:
+// its deleted ranges followed by one point span per buffered key, in key
+// order. Writes undone by RollbackTo are not included.
+func (t *Txn) WriteSet() []KeySpan {
+	if t.done {
+		return nil
+	}
+	out := make([]KeySpan, 0, len(t.dels)+t.buf.Len())
+	out = append(out, t.dels...)
+	t.buf.Ascend(func(e txnEntry) bool {
+		out = append(out, pointSpan(e.key))
+		return true
+	})
+	return out
+}
+
+// Len returns the number of buffered writes that Commit would apply:
+// buffered keys plus deleted ranges.
+func (t *Txn) Len() int {
+	if t.done {
+		return 0
+	}
+	return t.buf.Len() + len(t.dels)
+}
