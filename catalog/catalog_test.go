@@ -95,7 +95,7 @@ func TestDDLAndLoad(t *testing.T) {
 	if !lg.HiddenRowID || lg.Columns[2].Name != "rowid" || !lg.Columns[2].Hidden || lg.PrimaryKey[0] != 2 {
 		t.Fatalf("log = %+v", lg)
 	}
-	if lg.Columns[3].Name != "level" || lg.Columns[3].ID != 4 || lg.NextColumnID != 4 {
+	if lg.Columns[3].Name != "level" || lg.Columns[3].ID != 4 || lg.NextColumnID != 5 {
 		t.Fatalf("added column: %+v next %d", lg.Columns[3], lg.NextColumnID)
 	}
 	loaded, err := Load(e)

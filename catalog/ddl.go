@@ -118,13 +118,13 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q named in key does not exist", def.PrimaryKey[0])
 	}
 	n := c.clone()
-	t := &Table{ID: n.allocID(), DB: db, Name: def.Name, PrimaryKeyName: def.Name + "_pkey"}
+	t := &Table{ID: n.allocID(), DB: db, Name: def.Name, PrimaryKeyName: def.Name + "_pkey", NextColumnID: 1}
 	for _, col := range def.Columns {
 		if t.ColumnOrdinal(col.Name) >= 0 {
 			return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", col.Name)
 		}
-		t.NextColumnID++
 		col.ID = t.NextColumnID
+		t.NextColumnID++
 		t.Columns = append(t.Columns, col)
 	}
 	if len(def.PrimaryKey) == 0 {
@@ -133,7 +133,7 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 			name += "_"
 		}
 		t.NextColumnID++
-		t.Columns = append(t.Columns, Column{ID: t.NextColumnID, Name: name, Type: types.T{Family: types.Int8}, NotNull: true, Serial: true, Hidden: true})
+		t.Columns = append(t.Columns, Column{ID: t.NextColumnID - 1, Name: name, Type: types.T{Family: types.Int8}, NotNull: true, Serial: true, Hidden: true})
 		t.PrimaryKey = []int{len(t.Columns) - 1}
 		t.PrimaryKeyDesc = []bool{false}
 		t.HiddenRowID = true
@@ -332,8 +332,8 @@ func (c *Catalog) AddColumn(w kv.Writer, db, table string, col Column) (*Catalog
 		return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q of relation %q already exists", col.Name, table)
 	}
 	nt := cloneTable(t)
-	nt.NextColumnID++
 	col.ID = nt.NextColumnID
+	nt.NextColumnID++
 	// Appended after any hidden row id: ordinals already in use (the
 	// primary key, indexes) must not shift.
 	nt.Columns = append(nt.Columns, col)
