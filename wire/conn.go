@@ -1,0 +1,216 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/kvsql/kvsql/pgerror"
+)
+
+// conn is one client connection. Everything but mu is owned by the
+// connection's goroutine (serve and what it calls).
+type conn struct {
+	srv *Server
+	log *slog.Logger
+
+	rd   *bufio.Reader // over the (possibly TLS) connection, after startup
+	body []byte        // the last message body, reused
+	wbuf []byte        // output not yet flushed
+
+	pid     uint32
+	secret  [4]byte
+	counted bool // counted against MaxConnections (REQUIRES: srv.mu held to change after admit)
+
+	sess    Session
+	ctx     context.Context // cancelled when the connection ends
+	stop    context.CancelFunc
+	stmts   map[string]*prepared
+	portals map[string]*portal
+	// ignoreTillSync is set by an error in the extended protocol: the
+	// messages up to the next Sync are discarded.
+	ignoreTillSync bool
+
+	mu struct {
+		sync.Mutex
+		netConn net.Conn                        // swapped for the TLS conn at startup
+		running map[int]context.CancelCauseFunc // statements that CancelRequest cancels
+		nextID  int
+	}
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	c := &conn{srv: s}
+	c.mu.netConn = nc
+	c.mu.running = make(map[int]context.CancelCauseFunc)
+	var b [8]byte
+	rand.Read(b[:])
+	// A positive int32, as PostgreSQL pids are; collisions only weaken
+	// CancelRequest routing, and the secret still has to match.
+	c.pid = binary.BigEndian.Uint32(b[:4])&0x7fffffff | 1
+	copy(c.secret[:], b[4:])
+	c.log = s.log.With("pid", c.pid, "remote", nc.RemoteAddr().String())
+	c.ctx, c.stop = context.WithCancel(context.Background())
+	c.stmts = make(map[string]*prepared)
+	c.portals = make(map[string]*portal)
+	return c
+}
+
+// nc returns the current network connection (TLS after an upgrade).
+func (c *conn) nc() net.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mu.netConn
+}
+
+// kill closes the network connection and cancels whatever runs; safe from
+// any goroutine.
+func (c *conn) kill() {
+	c.cancelRunning(errAdminShutdown)
+	c.stop()
+	c.nc().Close()
+}
+
+// serve runs the connection to its end.
+func (c *conn) serve() {
+	defer c.srv.untrack(c)
+	defer func() {
+		if r := recover(); r != nil {
+			// Only a bug in this package gets here (Backend calls are
+			// guarded); keep the server alive.
+			c.log.Error("wire: panic in connection", "panic", r, "stack", stack())
+		}
+		for name, p := range c.portals {
+			c.closePortal(p)
+			delete(c.portals, name)
+		}
+		if c.sess != nil {
+			c.guard("Session.Close", func() error { return c.sess.Close() })
+		}
+		c.stop()
+		c.nc().Close()
+	}()
+	if !c.startup() {
+		return
+	}
+	c.loop()
+}
+
+// loop reads and dispatches messages until Terminate, a fatal error or
+// shutdown.
+func (c *conn) loop() {
+	for {
+		if c.srv.shutting.Load() {
+			c.fatal(pgerror.New(pgerror.AdminShutdown, "terminating connection due to administrator command"))
+			return
+		}
+		// Flush before blocking: a client that pipelines without Flush
+		// still sees its results, and nothing is written twice.
+		if c.rd.Buffered() == 0 && len(c.wbuf) > 0 {
+			if c.flush() != nil {
+				return
+			}
+		}
+		msg, err := c.receive()
+		if err != nil {
+			c.readFailed(err)
+			return
+		}
+		if c.ignoreTillSync {
+			switch msg.(type) {
+			case *pgproto3.Sync, *pgproto3.Terminate:
+			default:
+				continue
+			}
+		}
+		switch m := msg.(type) {
+		case *pgproto3.Query:
+			c.simpleQuery(m.String)
+			c.readyForQuery()
+		case *pgproto3.Parse:
+			c.extended(c.parse(m))
+		case *pgproto3.Bind:
+			c.extended(c.bind(m))
+		case *pgproto3.Describe:
+			c.extended(c.describe(m))
+		case *pgproto3.Execute:
+			c.extended(c.execute(m))
+		case *pgproto3.Close:
+			c.extended(c.closeObject(m))
+		case *pgproto3.Sync:
+			c.ignoreTillSync = false
+			c.sync()
+			c.readyForQuery()
+		case *pgproto3.Flush:
+			if c.flush() != nil {
+				return
+			}
+		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
+			// Left over from a COPY FROM STDIN that failed; PostgreSQL
+			// ignores them too.
+		case *pgproto3.Terminate:
+			return
+		default:
+			c.fatal(pgerror.Newf(pgerror.ProtocolViolation, "unexpected message type %T", msg))
+			return
+		}
+		if c.closed() {
+			return
+		}
+	}
+}
+
+// extended reports an extended-protocol error and starts discarding
+// messages until Sync.
+func (c *conn) extended(err error) {
+	if err != nil {
+		c.sendError(err)
+		c.ignoreTillSync = true
+	}
+}
+
+// readyForQuery sends the session's changed settings and ReadyForQuery,
+// then flushes.
+func (c *conn) readyForQuery() {
+	status := byte('I')
+	if c.sess != nil {
+		c.guard("Session.ChangedSettings", func() error {
+			for k, v := range c.sess.ChangedSettings() {
+				c.send(&pgproto3.ParameterStatus{Name: k, Value: v})
+			}
+			return nil
+		})
+		c.guard("Session.TxnStatus", func() error {
+			status = c.sess.TxnStatus()
+			return nil
+		})
+	}
+	c.send(&pgproto3.ReadyForQuery{TxStatus: status})
+	c.flush()
+}
+
+// readFailed reports why reading the next message failed, when the client
+// can still hear it.
+func (c *conn) readFailed(err error) {
+	var pe *pgerror.Error
+	switch {
+	case errors.As(err, &pe):
+		c.fatal(pe)
+	case c.srv.shutting.Load():
+		c.fatal(pgerror.New(pgerror.AdminShutdown, "terminating connection due to administrator command"))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+	default:
+		c.log.Debug("wire: read failed", "err", err)
+	}
+}
+
+// closed reports whether the connection has been marked dead by a failed
+// write or by kill.
+func (c *conn) closed() bool { return c.ctx.Err() != nil }

@@ -1,0 +1,203 @@
+package wire
+
+import (
+	"encoding/binary"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// prepared is a prepared statement: the per-connection plan cache entry
+// that Parse creates. stmt is nil for an empty query string.
+type prepared struct {
+	sql       string
+	stmt      Statement
+	paramOIDs []uint32
+}
+
+// portal is a bound statement and, once executed, its open Result. A
+// portal executed with a row limit keeps its Result and context between
+// Executes.
+type portal struct {
+	stmt    Statement // nil for an empty query
+	params  []types.Datum
+	formats []int16 // per result column; nil = all text
+
+	ctx  *stmtCtx // non-nil while res is open
+	res  Result
+	done bool   // ran to completion (or failed)
+	tag  string // the CommandComplete tag once done
+}
+
+// rowDescription describes cols with the given per-column formats.
+func rowDescription(cols []Column, formats []int16) *pgproto3.RowDescription {
+	rd := &pgproto3.RowDescription{Fields: make([]pgproto3.FieldDescription, len(cols))}
+	for i, col := range cols {
+		oid := col.Type.Family.OID()
+		if col.Type.Family == types.Unknown {
+			oid = types.Text.OID() // PostgreSQL resolves unknown outputs to text
+		}
+		f := pgproto3.FieldDescription{
+			Name:                 []byte(col.Name),
+			TableOID:             col.TableOID,
+			TableAttributeNumber: uint16(col.Attr),
+			DataTypeOID:          oid,
+			DataTypeSize:         typeSize(col.Type.Family),
+			TypeModifier:         typeModifier(col.Type),
+		}
+		if formats != nil {
+			f.Format = formats[i]
+		}
+		rd.Fields[i] = f
+	}
+	return rd
+}
+
+// resolveFormats applies Bind's format-code rules to n items: no codes
+// means all text, one code applies to all, otherwise one per item.
+func resolveFormats(codes []int16, n int, what string) ([]int16, error) {
+	out := make([]int16, n)
+	switch {
+	case len(codes) == 0:
+	case len(codes) == 1:
+		for i := range out {
+			out[i] = codes[0]
+		}
+	case len(codes) == n:
+		copy(out, codes)
+	default:
+		return nil, pgerror.Newf(pgerror.ProtocolViolation, "bind message has %d %s formats but %d %ss", len(codes), what, n, what)
+	}
+	for _, f := range out {
+		if f != formatText && f != formatBinary {
+			return nil, pgerror.Newf(pgerror.ProtocolViolation, "unsupported format code: %d", f)
+		}
+	}
+	return out, nil
+}
+
+// appendDataRow appends a DataRow message for row straight into the
+// output buffer, with no per-value allocation.
+func appendDataRow(b []byte, cols []Column, formats []int16, row []types.Datum) ([]byte, error) {
+	start := len(b)
+	b = append(b, 'D', 0, 0, 0, 0)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(row)))
+	for i, d := range row {
+		if d.IsNull() {
+			b = binary.BigEndian.AppendUint32(b, 0xffffffff)
+			continue
+		}
+		var t types.T
+		if i < len(cols) {
+			t = cols[i].Type
+		}
+		lenPos := len(b)
+		b = append(b, 0, 0, 0, 0)
+		if formats != nil && i < len(formats) && formats[i] == formatBinary {
+			var err error
+			if b, err = appendBinary(b, t, d); err != nil {
+				return b[:start], err
+			}
+		} else {
+			b = appendText(b, t, d)
+		}
+		binary.BigEndian.PutUint32(b[lenPos:], uint32(len(b)-lenPos-4))
+	}
+	binary.BigEndian.PutUint32(b[start+1:], uint32(len(b)-start-1))
+	return b, nil
+}
+
+// runPortal executes p (or resumes it) and streams up to maxRows rows (0 =
+// all), then sends PortalSuspended or CommandComplete. The returned error
+// is for the client; p is closed when it is not suspended.
+func (c *conn) runPortal(p *portal, maxRows int) error {
+	if p.done {
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		return nil
+	}
+	if p.stmt == nil {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		p.done = true
+		return nil
+	}
+	if p.res == nil {
+		if spec := p.stmt.Copy(); spec != nil {
+			ctx := c.startStatement()
+			defer ctx.done()
+			tag, err := c.runCopy(ctx, spec)
+			p.done, p.tag = true, tag
+			if err != nil {
+				return ctx.explain(err)
+			}
+			c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+			return nil
+		}
+		p.ctx = c.startStatement()
+		err := c.guard("Statement.Execute", func() error {
+			res, err := p.stmt.Execute(p.ctx, p.params)
+			p.res = res
+			return err
+		})
+		if err == nil && p.res == nil {
+			err = pgerror.New(pgerror.Internal, "backend returned no result")
+		}
+		if err != nil {
+			err = p.ctx.explain(err)
+			c.closePortal(p)
+			return err
+		}
+	}
+	suspended := false
+	err := c.guard("Result", func() error {
+		cols := p.stmt.Columns()
+		for n := 0; ; n++ {
+			if maxRows > 0 && n == maxRows {
+				suspended = true
+				return nil
+			}
+			if n&63 == 63 && p.ctx.Err() != nil {
+				return p.ctx.Err()
+			}
+			if !p.res.Next() {
+				return p.res.Err()
+			}
+			var err error
+			if c.wbuf, err = appendDataRow(c.wbuf, cols, p.formats, p.res.Row()); err != nil {
+				return err
+			}
+			if err := c.maybeFlush(); err != nil {
+				return err
+			}
+		}
+	})
+	if err == nil && suspended {
+		c.send(&pgproto3.PortalSuspended{})
+		return nil
+	}
+	if err == nil {
+		c.guard("Result.Tag", func() error { p.tag = p.res.Tag(); return nil })
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+	} else {
+		err = p.ctx.explain(err)
+	}
+	c.closePortal(p)
+	return err
+}
+
+// closePortal releases p's Result and context; p stays usable only to
+// report its tag again.
+func (c *conn) closePortal(p *portal) {
+	p.done = true
+	if p.res != nil {
+		res := p.res
+		p.res = nil
+		if err := c.guard("Result.Close", res.Close); err != nil {
+			c.log.Warn("wire: closing result", "err", err)
+		}
+	}
+	if p.ctx != nil {
+		p.ctx.done()
+		p.ctx = nil
+	}
+}

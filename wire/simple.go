@@ -1,0 +1,62 @@
+package wire
+
+import (
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/kvsql/kvsql/pgerror"
+)
+
+// codeUndefinedParameter is PostgreSQL's 42P02 ("there is no parameter $1").
+const codeUndefinedParameter = pgerror.Code("42P02")
+
+// simpleQuery runs a Query message: every statement in sql in turn, each
+// with RowDescription (text format), DataRows and CommandComplete. The first
+// error ends the message; the statements after it are not run. The caller
+// sends ReadyForQuery.
+func (c *conn) simpleQuery(sql string) {
+	var stmts []Statement
+	err := c.guard("Session.Prepare", func() error {
+		var err error
+		stmts, err = c.sess.Prepare(c.ctx, sql, nil)
+		return err
+	})
+	if err != nil {
+		c.sendError(err)
+		return
+	}
+	if len(stmts) == 0 {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return
+	}
+	for _, stmt := range stmts {
+		if err := c.simpleStatement(stmt); err != nil {
+			c.sendError(err)
+			return
+		}
+		if c.closed() {
+			return
+		}
+	}
+}
+
+func (c *conn) simpleStatement(stmt Statement) error {
+	if stmt == nil {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return nil
+	}
+	var cols []Column
+	var copySpec *CopySpec
+	err := c.guard("Statement", func() error {
+		if n := len(stmt.ParamOIDs()); n > 0 {
+			return pgerror.Newf(codeUndefinedParameter, "there is no parameter $%d", n)
+		}
+		cols, copySpec = stmt.Columns(), stmt.Copy()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if cols != nil && copySpec == nil {
+		c.send(rowDescription(cols, nil))
+	}
+	return c.runPortal(&portal{stmt: stmt}, 0)
+}

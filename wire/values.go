@@ -1,0 +1,371 @@
+package wire
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Value formats: the wire format codes of Bind and RowDescription.
+const (
+	formatText   int16 = 0
+	formatBinary int16 = 1
+)
+
+// PostgreSQL's binary date and timestamp epoch is 2000-01-01, ours is
+// 1970-01-01.
+const (
+	pgEpochDays   = 10957
+	pgEpochMicros = pgEpochDays * 86_400_000_000
+)
+
+// oidUnknown is the OID of PostgreSQL's "unknown" pseudo-type; a parameter
+// with OID 0 or oidUnknown is passed to the engine as raw text.
+const oidUnknown = 705
+
+// typeSize is RowDescription's typlen: the fixed width, or -1 for
+// variable-length types.
+func typeSize(f types.Family) int16 {
+	switch f {
+	case types.Bool:
+		return 1
+	case types.Int2:
+		return 2
+	case types.Int4, types.Float4, types.Date:
+		return 4
+	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ:
+		return 8
+	}
+	return -1
+}
+
+// typeModifier is RowDescription's atttypmod: width+4 for VARCHAR(n) and
+// CHAR(n), as PostgreSQL stores it; otherwise -1.
+func typeModifier(t types.T) int32 {
+	if t.Width > 0 && (t.Family == types.Varchar || t.Family == types.Char) {
+		return t.Width + 4
+	}
+	return -1
+}
+
+// appendText appends d in PostgreSQL's text output format for type t. The
+// datum's kind wins over t where they disagree (e.g. an untyped NULL
+// column holding text), so every datum has some faithful rendering.
+func appendText(b []byte, t types.T, d types.Datum) []byte {
+	switch d.Kind {
+	case types.KindBool:
+		if d.Bool() {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case types.KindInt:
+		switch t.Family {
+		case types.Float4, types.Float8:
+			return appendFloatText(b, float64(d.I), t.Family)
+		}
+		return strconv.AppendInt(b, d.I, 10)
+	case types.KindFloat:
+		if t.Family == types.Numeric {
+			return appendNumericText(b, d.F)
+		}
+		return appendFloatText(b, d.F, t.Family)
+	case types.KindText:
+		return append(b, d.S...)
+	case types.KindBytes:
+		b = append(b, '\\', 'x')
+		return hex.AppendEncode(b, []byte(d.S))
+	case types.KindDate:
+		return append(b, types.FormatDate(d.I)...)
+	case types.KindTimestamp:
+		b = append(b, types.FormatTimestamp(d.I)...)
+		if t.Family == types.TimestampTZ {
+			b = append(b, "+00"...)
+		}
+		return b
+	}
+	return b
+}
+
+// appendFloatText renders f as PostgreSQL 12+ does with
+// extra_float_digits=1 (the default): the shortest string that reads back
+// as the same value, in exponent form when the decimal exponent is below -4
+// or at least the type's precision (15 digits for float8, 6 for float4).
+func appendFloatText(b []byte, f float64, fam types.Family) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(b, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(b, "-Infinity"...)
+	}
+	bits, maxExp := 64, 15
+	if fam == types.Float4 {
+		bits, maxExp = 32, 6
+	}
+	if f == 0 {
+		if math.Signbit(f) {
+			return append(b, "-0"...)
+		}
+		return append(b, '0')
+	}
+	e := strconv.FormatFloat(f, 'e', -1, bits)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	if exp < -4 || exp >= maxExp {
+		return append(b, e...)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, bits)
+}
+
+// appendNumericText renders a NUMERIC (held as float64) in plain decimal
+// notation, as PostgreSQL never uses exponents for numeric.
+func appendNumericText(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(b, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(b, "-Infinity"...)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+// appendBinary appends d in PostgreSQL's binary format for type t.
+func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
+	switch t.Family {
+	case types.Bool:
+		if d.Kind != types.KindBool {
+			break
+		}
+		if d.Bool() {
+			return append(b, 1), nil
+		}
+		return append(b, 0), nil
+	case types.Int2, types.Int4, types.Int8:
+		if d.Kind != types.KindInt {
+			break
+		}
+		switch t.Family {
+		case types.Int2:
+			return binary.BigEndian.AppendUint16(b, uint16(d.I)), nil
+		case types.Int4:
+			return binary.BigEndian.AppendUint32(b, uint32(d.I)), nil
+		}
+		return binary.BigEndian.AppendUint64(b, uint64(d.I)), nil
+	case types.Float4, types.Float8, types.Numeric:
+		f, ok := floatOf(d)
+		if !ok {
+			break
+		}
+		switch t.Family {
+		case types.Float4:
+			return binary.BigEndian.AppendUint32(b, math.Float32bits(float32(f))), nil
+		case types.Float8:
+			return binary.BigEndian.AppendUint64(b, math.Float64bits(f)), nil
+		}
+		return appendNumericBinary(b, f), nil
+	case types.Text, types.Varchar, types.Char, types.Unknown:
+		if d.Kind != types.KindText {
+			break
+		}
+		return append(b, d.S...), nil
+	case types.Bytea:
+		if d.Kind != types.KindBytes && d.Kind != types.KindText {
+			break
+		}
+		return append(b, d.S...), nil
+	case types.Date:
+		if d.Kind != types.KindDate {
+			break
+		}
+		return binary.BigEndian.AppendUint32(b, uint32(int32(d.I-pgEpochDays))), nil
+	case types.Timestamp, types.TimestampTZ:
+		if d.Kind != types.KindTimestamp {
+			break
+		}
+		return binary.BigEndian.AppendUint64(b, uint64(d.I-pgEpochMicros)), nil
+	}
+	return b, pgerror.Newf(pgerror.Internal, "cannot send a %s value in binary format for a column of type %s", d.Kind, t)
+}
+
+func floatOf(d types.Datum) (float64, bool) {
+	switch d.Kind {
+	case types.KindFloat:
+		return d.F, true
+	case types.KindInt:
+		return float64(d.I), true
+	}
+	return 0, false
+}
+
+// decodeParam decodes one Bind parameter value of type oid in the given
+// format. raw == nil is SQL NULL. Errors carry 22P02 (bad text), 22003
+// (out of range), 08P01 (bad binary length) or 0A000 (unsupported type).
+func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
+	if raw == nil {
+		return types.Null, nil
+	}
+	if format == formatText {
+		return decodeText(oid, string(raw))
+	}
+	if format != formatBinary {
+		return types.Null, pgerror.Newf(pgerror.ProtocolViolation, "unsupported format code: %d", format)
+	}
+	return decodeBinary(oid, raw)
+}
+
+// decodeText parses the text form s of a value of type oid. Unknown OIDs
+// (0, 705, or a type kvsql does not have) keep the raw text.
+func decodeText(oid uint32, s string) (types.Datum, error) {
+	fam, ok := types.FamilyByOID(oid)
+	if !ok {
+		return types.NewText(s), nil
+	}
+	switch fam {
+	case types.Bool:
+		v, ok := parseBool(s)
+		if !ok {
+			return types.Null, badText("boolean", s)
+		}
+		return types.NewBool(v), nil
+	case types.Int2, types.Int4, types.Int8:
+		bits := map[types.Family]int{types.Int2: 16, types.Int4: 32, types.Int8: 64}[fam]
+		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return types.Null, pgerror.Newf(pgerror.NumericValueOutOfRange, "value %q is out of range for type %s", s, fam)
+			}
+			return types.Null, badText(fam.String(), s)
+		}
+		return types.NewInt(v), nil
+	case types.Float4, types.Float8, types.Numeric:
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return types.Null, pgerror.Newf(pgerror.NumericValueOutOfRange, "%q is out of range for type %s", s, fam)
+			}
+			return types.Null, badText(fam.String(), s)
+		}
+		return types.NewFloat(v), nil
+	case types.Bytea:
+		b, err := parseByteaText(s)
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewBytes(b), nil
+	case types.Date:
+		v, err := types.ParseDate(strings.TrimSpace(s))
+		if err != nil {
+			return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
+		}
+		return types.NewDate(v), nil
+	case types.Timestamp, types.TimestampTZ:
+		v, err := types.ParseTimestamp(strings.TrimSpace(s))
+		if err != nil {
+			return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", fam, s)
+		}
+		return types.NewTimestamp(v), nil
+	}
+	return types.NewText(s), nil
+}
+
+func badText(typ, s string) error {
+	return pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", typ, s)
+}
+
+// parseBool accepts PostgreSQL's boolean spellings: unique prefixes of
+// true/false/yes/no, on/off, 1/0, case-insensitively.
+func parseBool(s string) (bool, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return false, false
+	}
+	switch {
+	case strings.HasPrefix("true", s), strings.HasPrefix("yes", s), s == "on", s == "1":
+		return true, true
+	case strings.HasPrefix("false", s), strings.HasPrefix("no", s), s == "off", s == "of", s == "0":
+		return false, true
+	}
+	return false, false
+}
+
+// parseByteaText reads bytea's hex format (\x0a0b) or its escape format
+// (backslash-octal \ooo and \\ for a backslash).
+func parseByteaText(s string) ([]byte, error) {
+	if strings.HasPrefix(s, `\x`) {
+		b, err := hex.DecodeString(s[2:])
+		if err != nil {
+			return nil, badText("bytea", s)
+		}
+		return b, nil
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			out = append(out, s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '\\' {
+			out = append(out, '\\')
+			i++
+			continue
+		}
+		if i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) && s[i+1] <= '3' {
+			out = append(out, (s[i+1]-'0')<<6|(s[i+2]-'0')<<3|(s[i+3]-'0'))
+			i += 3
+			continue
+		}
+		return nil, badText("bytea", s)
+	}
+	return out, nil
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+// decodeBinary parses the binary form of a value of type oid.
+func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
+	fam, ok := types.FamilyByOID(oid)
+	if !ok {
+		if oid == 0 || oid == oidUnknown {
+			return types.NewText(string(raw)), nil
+		}
+		return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "binary format for parameters of type OID %d is not supported", oid)
+	}
+	need := int(typeSize(fam))
+	if need > 0 && len(raw) != need {
+		return types.Null, pgerror.Newf(pgerror.ProtocolViolation, "incorrect binary data format: %s needs %d bytes, got %d", fam, need, len(raw))
+	}
+	switch fam {
+	case types.Bool:
+		return types.NewBool(raw[0] != 0), nil
+	case types.Int2:
+		return types.NewInt(int64(int16(binary.BigEndian.Uint16(raw)))), nil
+	case types.Int4:
+		return types.NewInt(int64(int32(binary.BigEndian.Uint32(raw)))), nil
+	case types.Int8:
+		return types.NewInt(int64(binary.BigEndian.Uint64(raw))), nil
+	case types.Float4:
+		return types.NewFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(raw)))), nil
+	case types.Float8:
+		return types.NewFloat(math.Float64frombits(binary.BigEndian.Uint64(raw))), nil
+	case types.Numeric:
+		f, err := decodeNumericBinary(raw)
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewFloat(f), nil
+	case types.Bytea:
+		return types.NewBytes(raw), nil
+	case types.Date:
+		return types.NewDate(int64(int32(binary.BigEndian.Uint32(raw))) + pgEpochDays), nil
+	case types.Timestamp, types.TimestampTZ:
+		return types.NewTimestamp(int64(binary.BigEndian.Uint64(raw)) + pgEpochMicros), nil
+	}
+	return types.NewText(string(raw)), nil
+}
