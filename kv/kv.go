@@ -54,9 +54,12 @@ type ReadWriter interface {
 }
 
 // Engine is an ordered key-value store. Its Reader methods see the latest
-// committed state. Engine's methods are safe for concurrent use.
+// committed state; its Writer methods apply each write at once, unsynced
+// (use a Batch to group writes, and Flush or Batch.Commit(true) for
+// durability). Engine's methods are safe for concurrent use.
 type Engine interface {
 	Reader
+	Writer
 	// NewBatch returns an empty write batch.
 	NewBatch() Batch
 	// NewSnapshot returns a read-only view frozen at the current state.

@@ -177,6 +177,11 @@ func (e *memEngine) applyLocked(op memOp) {
 
 // NewBatch implements Engine.
 func (e *memEngine) NewBatch() Batch {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.mu.closed {
+		return closedBatch{}
+	}
 	return &memBatch{e: e}
 }
 

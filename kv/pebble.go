@@ -347,9 +347,9 @@ func (closedBatch) Close() error                  { return ErrClosed }
 // closedSnapshot is what a closed engine hands out: every call fails.
 type closedSnapshot struct{}
 
-func (closedSnapshot) Get([]byte) ([]byte, error)           { return nil, ErrClosed }
+func (closedSnapshot) Get([]byte) ([]byte, error)            { return nil, ErrClosed }
 func (closedSnapshot) NewIter(IterOptions) (Iterator, error) { return nil, ErrClosed }
-func (closedSnapshot) Close() error                         { return ErrClosed }
+func (closedSnapshot) Close() error                          { return ErrClosed }
 
 var (
 	_ Batch    = closedBatch{}
