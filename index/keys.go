@@ -1,0 +1,187 @@
+package index
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// layout is what the read and write paths precompute per table: the
+// master value's column IDs and ordinals. Tables are immutable, so the
+// layout is cached by pointer.
+type layout struct {
+	valueIDs  []uint32
+	valueOrds []int
+}
+
+var layouts sync.Map // *catalog.Table → *layout
+
+func layoutOf(t *catalog.Table) *layout {
+	if l, ok := layouts.Load(t); ok {
+		return l.(*layout)
+	}
+	l := &layout{valueOrds: t.ValueColumns()}
+	for _, o := range l.valueOrds {
+		l.valueIDs = append(l.valueIDs, t.Columns[o].ID)
+	}
+	layouts.Store(t, l)
+	return l
+}
+
+func dir(desc []bool, i int) encoding.Direction {
+	if i < len(desc) && desc[i] {
+		return encoding.Descending
+	}
+	return encoding.Ascending
+}
+
+// appendPK appends the key encoding of the primary key values pk (one per
+// t.PrimaryKey entry): the tail of a master key after its space.
+func appendPK(b []byte, t *catalog.Table, pk []types.Datum) []byte {
+	for i := range t.PrimaryKey {
+		b = encoding.EncodeKeyDatum(b, pk[i], dir(t.PrimaryKeyDesc, i))
+	}
+	return b
+}
+
+// appendRowPK is appendPK taking the values from a full row.
+func appendRowPK(b []byte, t *catalog.Table, row []types.Datum) []byte {
+	for i, o := range t.PrimaryKey {
+		b = encoding.EncodeKeyDatum(b, row[o], dir(t.PrimaryKeyDesc, i))
+	}
+	return b
+}
+
+// MasterKey returns the master key of the row with primary key pk.
+func MasterKey(b []byte, t *catalog.Table, pk []types.Datum) []byte {
+	return appendPK(encoding.EncodeUvarintAsc(b, t.ID), t, pk)
+}
+
+func masterKeyOfRow(b []byte, t *catalog.Table, row []types.Datum) []byte {
+	return appendRowPK(encoding.EncodeUvarintAsc(b, t.ID), t, row)
+}
+
+// masterValue encodes the row's non-key columns.
+func masterValue(b []byte, t *catalog.Table, row []types.Datum) []byte {
+	l := layoutOf(t)
+	var stack [16]types.Datum
+	vals := stack[:0]
+	for _, o := range l.valueOrds {
+		vals = append(vals, row[o])
+	}
+	return encoding.EncodeRow(b, l.valueIDs, vals)
+}
+
+// appendIndexValues appends the key encoding of row's indexed values and
+// reports whether any is NULL.
+func appendIndexValues(b []byte, idx *catalog.Index, row []types.Datum) ([]byte, bool) {
+	anyNull := false
+	for i, o := range idx.Columns {
+		anyNull = anyNull || row[o].IsNull()
+		b = encoding.EncodeKeyDatum(b, row[o], dir(idx.Desc, i))
+	}
+	return b, anyNull
+}
+
+// entryKey returns the key of row's entry in idx and, for the unique form,
+// the entry's value. For the inverted form it returns the chunk key (the
+// primary key goes into the op log, see inverted.go).
+//
+//	unique:   /idx/vals            → pk   (/idx/vals/pk when any val is NULL)
+//	keyid:    /idx/vals/pk         → ""
+//	inverted: /idx/vals/chunk      → op log of pks
+func entryKey(t *catalog.Table, idx *catalog.Index, row []types.Datum) (key, value []byte) {
+	key, anyNull := appendIndexValues(encoding.EncodeUvarintAsc(nil, idx.ID), idx, row)
+	switch idx.Form {
+	case catalog.FormUnique:
+		value = appendRowPK(nil, t, row)
+		if anyNull {
+			// NULLs never conflict: the pk makes each such entry distinct.
+			key = append(key, value...)
+		}
+	case catalog.FormKeyID:
+		key = appendRowPK(key, t, row)
+		value = []byte{}
+	case catalog.FormInverted:
+		pk := appendRowPK(nil, t, row)
+		key = encoding.EncodeKeyDatum(key, types.NewInt(int64(chunkOf(pk))), encoding.Ascending)
+		value = pk
+	}
+	return key, value
+}
+
+// decodePK decodes n key-encoded values from b, returning the rest.
+func decodeN(b []byte, n int, out []types.Datum) ([]byte, error) {
+	for i := 0; i < n; i++ {
+		var err error
+		if b, out[i], _, err = encoding.DecodeKeyDatum(b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// pkSpanOf returns the prefix of k holding its first n values and the
+// rest.
+func splitAfter(b []byte, n int) (head, rest []byte, err error) {
+	rest = b
+	for i := 0; i < n; i++ {
+		if rest, _, _, err = encoding.DecodeKeyDatum(rest); err != nil {
+			return nil, nil, err
+		}
+	}
+	return b[:len(b)-len(rest)], rest, nil
+}
+
+// prettyPK renders key-encoded primary key bytes as the master key they
+// form.
+func prettyPK(t *catalog.Table, pk []byte) string {
+	return encoding.Pretty(append(encoding.EncodeUvarintAsc(nil, t.ID), pk...))
+}
+
+// formatTuple renders values as PostgreSQL does in error details:
+// (1, abc).
+func formatTuple(t *catalog.Table, ords []int, row []types.Datum) (cols, vals string) {
+	var c, v []string
+	for _, o := range ords {
+		c = append(c, t.Columns[o].Name)
+		d := row[o]
+		switch d.Kind {
+		case types.KindNull:
+			v = append(v, "null")
+		case types.KindText:
+			v = append(v, d.S)
+		default:
+			v = append(v, strings.Trim(d.String(), "'"))
+		}
+	}
+	return strings.Join(c, ", "), strings.Join(v, ", ")
+}
+
+func uniqueViolation(t *catalog.Table, name string, ords []int, row []types.Datum) error {
+	cols, vals := formatTuple(t, ords, row)
+	err := pgerror.Newf(pgerror.UniqueViolation, "duplicate key value violates unique constraint %q", name)
+	err.Detail = fmt.Sprintf("Key (%s)=(%s) already exists.", cols, vals)
+	return err
+}
+
+// checkRow validates a row's width and NOT NULL columns.
+func checkRow(t *catalog.Table, row []types.Datum) error {
+	if len(row) != len(t.Columns) {
+		return pgerror.Newf(pgerror.Internal, "index: row of %d values for table %q with %d columns", len(row), t.Name, len(t.Columns))
+	}
+	for i := range t.Columns {
+		if t.Columns[i].NotNull && row[i].IsNull() {
+			return pgerror.Newf(pgerror.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", t.Columns[i].Name, t.Name)
+		}
+	}
+	return nil
+}
+
+func sameKey(a, b []byte) bool { return bytes.Equal(a, b) }

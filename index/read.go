@@ -1,0 +1,335 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"sort"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Span bounds a scan over a PREFIX of a file's key columns (the primary
+// key for ScanMaster, the indexed columns for ScanIndex): len(Lo) and
+// len(Hi) may be shorter than the key. A nil Lo or Hi is unbounded on that
+// side. Bounds are in key order: for a DESC column, Lo holds the LARGER
+// value. LoExcl/HiExcl exclude every key whose prefix equals the bound.
+// NULL sorts last in an ascending column (first in a descending one), so
+// an unbounded side includes NULLs there.
+type Span struct {
+	Lo, Hi         []types.Datum
+	LoExcl, HiExcl bool
+}
+
+// RowIter is the row iterator protocol of the index package.
+//
+// Next advances to the next row and reports whether there is one; the
+// first call positions on the first row. Row returns the current row,
+// valid (and unmodified) only until the next call to Next or Close: copy
+// it to keep it. Err reports the error that stopped iteration, if any
+// (Next returned false with a nil Err: the span is exhausted). Close
+// releases the underlying kv iterator and must always be called.
+type RowIter interface {
+	Next() bool
+	Row() []types.Datum
+	Err() error
+	Close() error
+}
+
+// Get reads the row with primary key pk (one value per t.PrimaryKey entry)
+// into out (len(t.Columns)) and reports whether it exists. Columns that
+// the stored row lacks (added later by ADD COLUMN) get their
+// DefaultValue.
+func Get(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum) (bool, error) {
+	if len(pk) != len(t.PrimaryKey) || len(out) != len(t.Columns) {
+		return false, pgerror.Newf(pgerror.Internal, "index.Get: %d key values and %d outputs for table %q", len(pk), len(out), t.Name)
+	}
+	var buf [64]byte
+	v, err := r.Get(MasterKey(buf[:0], t, pk))
+	if errors.Is(err, kv.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for i, o := range t.PrimaryKey {
+		out[o] = pk[i]
+	}
+	return true, decodeValue(t, v, out)
+}
+
+// decodeValue fills the non-key columns of out from a master value.
+func decodeValue(t *catalog.Table, v []byte, out []types.Datum) error {
+	l := layoutOf(t)
+	var stack [16]types.Datum
+	vals := stack[:0]
+	if len(l.valueOrds) > len(stack) {
+		vals = make([]types.Datum, 0, len(l.valueOrds))
+	}
+	for _, o := range l.valueOrds {
+		vals = append(vals, t.Columns[o].DefaultValue)
+	}
+	if err := encoding.DecodeRow(v, l.valueIDs, vals); err != nil {
+		return err
+	}
+	for i, o := range l.valueOrds {
+		out[o] = vals[i]
+	}
+	return nil
+}
+
+// spanBounds turns a span over the leading key columns of space into kv
+// iterator bounds.
+func spanBounds(space uint64, sp Span, desc []bool) (lo, hi []byte) {
+	prefix := encoding.EncodeUvarintAsc(nil, space)
+	enc := func(vals []types.Datum) []byte {
+		b := append([]byte(nil), prefix...)
+		for i, v := range vals {
+			b = encoding.EncodeKeyDatum(b, v, dir(desc, i))
+		}
+		return b
+	}
+	lo, hi = prefix, encoding.PrefixEnd(prefix)
+	if sp.Lo != nil {
+		if lo = enc(sp.Lo); sp.LoExcl {
+			lo = encoding.PrefixEnd(lo)
+		}
+	}
+	if sp.Hi != nil {
+		if hi = enc(sp.Hi); !sp.HiExcl {
+			hi = encoding.PrefixEnd(hi)
+		}
+	}
+	return lo, hi
+}
+
+// kvIter walks a kv iterator forward or backward and decodes each entry
+// into row with decode.
+type kvIter struct {
+	it      kv.Iterator
+	reverse bool
+	started bool
+	row     []types.Datum
+	decode  func(key, value []byte, row []types.Datum) error
+	err     error
+}
+
+var _ RowIter = (*kvIter)(nil)
+
+func (s *kvIter) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	var ok bool
+	switch {
+	case !s.started && !s.reverse:
+		ok = s.it.First()
+	case !s.started:
+		ok = s.it.Last()
+	case s.reverse:
+		ok = s.it.Prev()
+	default:
+		ok = s.it.Next()
+	}
+	s.started = true
+	if !ok {
+		s.err = s.it.Error()
+		return false
+	}
+	if s.err = s.decode(s.it.Key(), s.it.Value(), s.row); s.err != nil {
+		return false
+	}
+	return true
+}
+
+func (s *kvIter) Row() []types.Datum { return s.row }
+func (s *kvIter) Err() error         { return s.err }
+func (s *kvIter) Close() error       { return s.it.Close() }
+
+// ScanMaster returns the rows of t whose primary key lies in sp, in key
+// order (reverse: descending), each with every column filled.
+func ScanMaster(r kv.Reader, t *catalog.Table, sp Span, reverse bool) (RowIter, error) {
+	lo, hi := spanBounds(t.ID, sp, t.PrimaryKeyDesc)
+	it, err := r.NewIter(kv.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, err
+	}
+	pkOrds := t.PrimaryKey
+	return &kvIter{it: it, reverse: reverse, row: make([]types.Datum, len(t.Columns)), decode: func(key, value []byte, row []types.Datum) error {
+		rest, _, err := encoding.DecodeUvarintAsc(key)
+		if err != nil {
+			return err
+		}
+		for _, o := range pkOrds {
+			if rest, row[o], _, err = encoding.DecodeKeyDatum(rest); err != nil {
+				return err
+			}
+		}
+		if len(rest) != 0 {
+			return pgerror.Newf(pgerror.DataCorrupted, "index: master key %s has trailing bytes", encoding.Pretty(key))
+		}
+		return decodeValue(t, value, row)
+	}}, nil
+}
+
+// ScanIndex returns, in index order (reverse: descending), a full-width
+// row per entry of idx whose indexed values lie in sp, with only the
+// indexed and primary-key columns filled (the rest NULL): enough for an
+// index-only scan or a following Get. Within one search value of a
+// non-unique index rows come in primary-key order, whatever the form.
+func ScanIndex(r kv.Reader, t *catalog.Table, idx *catalog.Index, sp Span, reverse bool) (RowIter, error) {
+	lo, hi := spanBounds(idx.ID, sp, idx.Desc)
+	it, err := r.NewIter(kv.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, err
+	}
+	row := make([]types.Datum, len(t.Columns))
+	if idx.Form == catalog.FormInverted {
+		return &invIter{it: it, reverse: reverse, t: t, idx: idx, row: row}, nil
+	}
+	return &kvIter{it: it, reverse: reverse, row: row, decode: func(key, value []byte, row []types.Datum) error {
+		return decodeEntry(t, idx, key, value, row)
+	}}, nil
+}
+
+// decodeEntry fills row's indexed and primary-key columns from a unique
+// or key+id entry.
+func decodeEntry(t *catalog.Table, idx *catalog.Index, key, value []byte, row []types.Datum) error {
+	for i := range row {
+		row[i] = types.Null
+	}
+	rest, _, err := encoding.DecodeUvarintAsc(key)
+	if err != nil {
+		return err
+	}
+	for _, o := range idx.Columns {
+		if rest, row[o], _, err = encoding.DecodeKeyDatum(rest); err != nil {
+			return err
+		}
+	}
+	pk := rest // key+id form, or a unique entry with a NULL
+	if idx.Form == catalog.FormUnique {
+		pk = value
+	}
+	return decodePKInto(t, pk, row)
+}
+
+func decodePKInto(t *catalog.Table, pk []byte, row []types.Datum) error {
+	var err error
+	for _, o := range t.PrimaryKey {
+		if pk, row[o], _, err = encoding.DecodeKeyDatum(pk); err != nil {
+			return err
+		}
+	}
+	if len(pk) != 0 {
+		return pgerror.New(pgerror.DataCorrupted, "index: primary key in index entry has trailing bytes")
+	}
+	return nil
+}
+
+// invIter scans an inverted-list index: it gathers the chunks of one
+// search value, folds their op logs and yields the pks in order.
+type invIter struct {
+	it      kv.Iterator
+	reverse bool
+	started bool
+	t       *catalog.Table
+	idx     *catalog.Index
+	row     []types.Datum
+	vals    []types.Datum // the current search value's indexed values
+	pending []string      // pks of the current search value, in output order
+	valid   bool          // it is positioned at an unread chunk
+	err     error
+}
+
+var _ RowIter = (*invIter)(nil)
+
+func (s *invIter) step() bool {
+	switch {
+	case !s.started && !s.reverse:
+		s.started = true
+		return s.it.First()
+	case !s.started:
+		s.started = true
+		return s.it.Last()
+	case s.reverse:
+		return s.it.Prev()
+	}
+	return s.it.Next()
+}
+
+// load folds every chunk of the search value at the iterator's position.
+func (s *invIter) load() error {
+	rest, _, err := encoding.DecodeUvarintAsc(s.it.Key())
+	if err != nil {
+		return err
+	}
+	valBytes, _, err := splitAfter(rest, len(s.idx.Columns))
+	if err != nil {
+		return err
+	}
+	prefix := append([]byte(nil), s.it.Key()[:len(s.it.Key())-len(rest)+len(valBytes)]...)
+	s.vals = make([]types.Datum, len(s.idx.Columns))
+	if _, err := decodeN(valBytes, len(s.vals), s.vals); err != nil {
+		return err
+	}
+	var all []string
+	for {
+		pks, _, err := foldOps(s.it.Value())
+		if err != nil {
+			return err
+		}
+		all = append(all, pks...)
+		if s.valid = s.step(); !s.valid || !bytes.HasPrefix(s.it.Key(), prefix) {
+			break
+		}
+	}
+	if err := s.it.Error(); err != nil {
+		return err
+	}
+	sort.Strings(all)
+	if s.reverse {
+		for i, j := 0, len(all)-1; i < j; i, j = i+1, j-1 {
+			all[i], all[j] = all[j], all[i]
+		}
+	}
+	s.pending = all
+	return nil
+}
+
+func (s *invIter) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	for len(s.pending) == 0 {
+		if !s.started {
+			s.valid = s.step()
+		}
+		if !s.valid {
+			s.err = s.it.Error()
+			return false
+		}
+		if s.err = s.load(); s.err != nil {
+			return false
+		}
+	}
+	pk := s.pending[0]
+	s.pending = s.pending[1:]
+	for i := range s.row {
+		s.row[i] = types.Null
+	}
+	for i, o := range s.idx.Columns {
+		s.row[o] = s.vals[i]
+	}
+	if s.err = decodePKInto(s.t, []byte(pk), s.row); s.err != nil {
+		return false
+	}
+	return true
+}
+
+func (s *invIter) Row() []types.Datum { return s.row }
+func (s *invIter) Err() error         { return s.err }
+func (s *invIter) Close() error       { return s.it.Close() }
