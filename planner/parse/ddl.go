@@ -1,0 +1,321 @@
+package parse
+
+import (
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// columnConstraintWords end a column's type and a DEFAULT expression.
+var columnConstraintWords = map[string]bool{
+	"not": true, "null": true, "primary": true, "unique": true, "references": true,
+	"check": true, "constraint": true, "collate": true, "generated": true, "default": true,
+}
+
+// tableConstraintWords start a table constraint rather than a column.
+var tableConstraintWords = map[string]bool{
+	"constraint": true, "primary": true, "unique": true, "foreign": true,
+	"check": true, "key": true, "index": true, "exclude": true,
+}
+
+// create handles CREATE TABLE / INDEX / VIEW and passes anything else on.
+func (r *rewriter) create(toks []token) (Statement, error) {
+	var st Statement
+	i := 1
+	if i < len(toks) && toks[i].is("or") && i+1 < len(toks) && toks[i+1].is("replace") {
+		i += 2
+	}
+	temp := false
+	if i < len(toks) && (toks[i].is("temp") || toks[i].is("temporary")) {
+		temp = true
+		i++
+	}
+	if i < len(toks) && toks[i].is("unlogged") {
+		toks = append(toks[:i:i], toks[i+1:]...)
+	}
+	var err error
+	switch {
+	case i < len(toks) && toks[i].is("table"):
+		if temp {
+			toks = append(append(toks[:i-1:i-1], raw("temporary", toks[i-1].pos)), toks[i:]...)
+		}
+		toks, err = r.createTable(toks, i+1)
+	case i < len(toks) && toks[i].is("view"):
+		if temp {
+			st.Temp = true
+			toks = append(toks[:i-1:i-1], toks[i:]...)
+		}
+	case i < len(toks) && (toks[i].is("index") || toks[i].is("unique")):
+		return r.createIndex(toks)
+	}
+	if err != nil {
+		return st, err
+	}
+	st.AST, err = r.vitessParse(toks)
+	st.NumParams = r.numParams()
+	return st, err
+}
+
+// createTable rewrites the column definitions of CREATE TABLE whose name
+// starts at toks[i].
+func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
+	open := -1
+	for k := i; k < len(toks); k++ {
+		if toks[k].isPunct("(") {
+			open = k
+			break
+		}
+		if toks[k].is("as") {
+			return toks, nil // CREATE TABLE ... AS SELECT: vitess reports it
+		}
+	}
+	if open < 0 {
+		return toks, nil
+	}
+	closing := matchForward(toks, open)
+	if closing < 0 {
+		return nil, syntaxErr(r.sql, toks[open].pos, "unterminated column list")
+	}
+	out := append([]token{}, toks[:open+1]...)
+	for k, elem := range splitTop(toks[open+1 : closing]) {
+		if k > 0 {
+			out = append(out, raw(",", elem0pos(elem, toks[open].pos)))
+		}
+		if len(elem) > 0 && elem[0].kind == tkIdent && tableConstraintWords[elem[0].val] {
+			out = append(out, elem...)
+			continue
+		}
+		col, err := r.columnDef(elem)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, col...)
+	}
+	if closing+1 < len(toks) {
+		return nil, unsupported(r.sql, toks[closing+1].pos, "table options after the column list are not supported")
+	}
+	return append(out, toks[closing]), nil
+}
+
+func elem0pos(elem []token, def int) int {
+	if len(elem) > 0 {
+		return elem[0].pos
+	}
+	return def
+}
+
+// columnDef rewrites `name type [constraints]`: the type becomes a marker
+// resolved by fixup to its canonical name, GENERATED ... AS IDENTITY turns
+// the type into the matching serial type, and DEFAULT expressions are
+// parenthesised (vitess accepts only literals unparenthesised).
+func (r *rewriter) columnDef(elem []token) ([]token, error) {
+	if len(elem) < 2 {
+		if len(elem) == 0 {
+			return nil, syntaxErr(r.sql, 0, "column definition expected")
+		}
+		return nil, syntaxErr(r.sql, elem[0].pos, "column %q needs a type", elem[0].val)
+	}
+	tn, next, ok, err := parseType(r.sql, elem, 1)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, syntaxErr(r.sql, elem[1].pos, "type name expected")
+	}
+	if tn.Array {
+		return nil, unsupported(r.sql, tn.pos, "array types are not supported")
+	}
+	rest := elem[next:]
+	var cons []token
+	for j := 0; j < len(rest); j++ {
+		t := rest[j]
+		switch {
+		case t.is("generated"):
+			// GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(options)]
+			k := j + 1
+			if k < len(rest) && rest[k].is("always") {
+				k++
+			} else if k+1 < len(rest) && rest[k].is("by") && rest[k+1].is("default") {
+				k += 2
+			} else {
+				return nil, syntaxErr(r.sql, t.pos, "ALWAYS or BY DEFAULT expected")
+			}
+			if k+1 >= len(rest) || !rest[k].is("as") || !rest[k+1].is("identity") {
+				return nil, unsupported(r.sql, t.pos, "generated columns are not supported")
+			}
+			k += 2
+			if k < len(rest) && rest[k].isPunct("(") {
+				if k = matchForward(rest, k); k < 0 {
+					return nil, syntaxErr(r.sql, t.pos, "unterminated identity options")
+				}
+				k++
+			}
+			switch tn.Name {
+			case "integer":
+				tn.Name = "serial"
+			case "bigint":
+				tn.Name = "bigserial"
+			case "smallint":
+				tn.Name = "smallserial"
+			default:
+				return nil, syntaxErr(r.sql, t.pos, "identity column type must be smallint, integer, or bigint")
+			}
+			j = k - 1
+		case t.is("default"):
+			end := findEnd(rest, j+1, columnConstraintWords)
+			if end == j+1 {
+				return nil, syntaxErr(r.sql, t.pos, "DEFAULT expression expected")
+			}
+			cons = append(cons, t, raw("(", t.pos))
+			cons = append(cons, rest[j+1:end]...)
+			cons = append(cons, raw(")", t.pos))
+			j = end - 1
+		default:
+			cons = append(cons, t)
+		}
+	}
+	out := []token{elem[0]}
+	out = append(out, r.addType(tn, tn.pos)...)
+	return append(out, cons...), nil
+}
+
+// alterTable rewrites the column definition of ALTER TABLE t ADD [COLUMN]
+// [IF NOT EXISTS] name type ...; other ALTER TABLE forms go to vitess as
+// they are.
+func (r *rewriter) alterTable(toks []token) ([]token, error) {
+	k := 2
+	if k < len(toks) && toks[k].is("if") && k+1 < len(toks) && toks[k+1].is("exists") {
+		return nil, unsupported(r.sql, toks[k].pos, "ALTER TABLE IF EXISTS is not supported")
+	}
+	for k < len(toks) && (toks[k].kind == tkIdent || toks[k].kind == tkQIdent || toks[k].isPunct(".")) && !toks[k].is("add") {
+		k++
+	}
+	if k >= len(toks) || !toks[k].is("add") {
+		return toks, nil
+	}
+	k++
+	if k < len(toks) && toks[k].kind == tkIdent && tableConstraintWords[toks[k].val] {
+		return toks, nil
+	}
+	out := append([]token{}, toks[:k]...)
+	if k < len(toks) && toks[k].is("column") {
+		out = append(out, toks[k])
+		k++
+	}
+	if k+2 < len(toks) && toks[k].is("if") && toks[k+1].is("not") && toks[k+2].is("exists") {
+		return nil, unsupported(r.sql, toks[k].pos, "ADD COLUMN IF NOT EXISTS is not supported")
+	}
+	col, err := r.columnDef(toks[k:])
+	if err != nil {
+		return nil, err
+	}
+	return append(out, col...), nil
+}
+
+// createIndex handles CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS]
+// [name] ON [ONLY] table [USING method] (columns). The AST is vitess's
+// CREATE INDEX tree (a *sqlparser.AlterTable with an AddIndexDefinition);
+// a missing name is generated PostgreSQL's way: table_col1_col2_idx (or
+// _key for UNIQUE).
+func (r *rewriter) createIndex(toks []token) (Statement, error) {
+	var st Statement
+	c := &cursor{r: r, toks: toks, i: 1}
+	unique := c.accept("unique")
+	if err := c.expect("index"); err != nil {
+		return st, err
+	}
+	c.accept("concurrently")
+	if c.accept("if") {
+		if err := c.expect("not"); err != nil {
+			return st, err
+		}
+		if err := c.expect("exists"); err != nil {
+			return st, err
+		}
+		st.IfNotExists = true
+	}
+	var name []token
+	if !c.peek("on") {
+		if c.done() || (toks[c.i].kind != tkIdent && toks[c.i].kind != tkQIdent) {
+			return st, c.errHere()
+		}
+		name = []token{toks[c.i]}
+		c.i++
+	}
+	if err := c.expect("on"); err != nil {
+		return st, err
+	}
+	c.accept("only")
+	tableStart := c.i
+	tparts, err := c.qualifiedName()
+	if err != nil {
+		return st, err
+	}
+	table := toks[tableStart:c.i]
+	if c.accept("using") {
+		m, err := c.name()
+		if err != nil {
+			return st, err
+		}
+		st.IndexMethod = strings.ToLower(m)
+	}
+	if c.done() || !toks[c.i].isPunct("(") {
+		return st, c.errHere()
+	}
+	end := matchForward(toks, c.i)
+	if end < 0 {
+		return st, syntaxErr(r.sql, toks[c.i].pos, "unterminated index column list")
+	}
+	if end+1 < len(toks) {
+		return st, unsupported(r.sql, toks[end+1].pos, "CREATE INDEX options after the column list (INCLUDE, WHERE, WITH) are not supported")
+	}
+	var cols []token
+	var colNames []string
+	for k, item := range splitTop(toks[c.i+1 : end]) {
+		if k > 0 {
+			cols = append(cols, raw(",", item0(item, toks[c.i]).pos))
+		}
+		if n := len(item); n >= 2 && item[n-2].is("nulls") {
+			return st, unsupported(r.sql, item[n-2].pos, "NULLS FIRST/LAST in an index is not supported")
+		}
+		if len(item) > 0 {
+			colNames = append(colNames, item[0].val)
+		}
+		cols = append(cols, item...)
+	}
+	if name == nil {
+		suffix := "_idx"
+		if unique {
+			suffix = "_key"
+		}
+		gen := tparts[len(tparts)-1] + "_" + strings.Join(colNames, "_") + suffix
+		name = []token{{kind: tkQIdent, val: gen, pos: toks[0].pos}}
+	}
+	text := []token{raw("create", toks[0].pos)}
+	if unique {
+		text = append(text, raw("unique", toks[0].pos))
+	}
+	text = append(text, raw("index", toks[0].pos))
+	text = append(text, name...)
+	text = append(text, raw("on", toks[0].pos))
+	text = append(text, table...)
+	text = append(text, raw("(", toks[c.i].pos))
+	text = append(text, cols...)
+	text = append(text, raw(")", toks[end].pos))
+	ast, err := r.vitessParse(text)
+	if err != nil {
+		return st, err
+	}
+	if _, ok := ast.(*sqlparser.AlterTable); !ok {
+		return st, syntaxErr(r.sql, toks[0].pos, "syntax error in CREATE INDEX")
+	}
+	st.AST = ast
+	return st, nil
+}
+
+func item0(item []token, def token) token {
+	if len(item) > 0 {
+		return item[0]
+	}
+	return def
+}

@@ -1,0 +1,252 @@
+package parse
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"sync"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// Statement is one parsed SQL statement. Exactly one of AST, Compound, Set,
+// Show, Copy, DropIndex, Analyze and Database describes it, except that
+// AST is also set for EXPLAIN (with Explained holding the inner statement)
+// and Returning accompanies an INSERT/UPDATE/DELETE AST. Empty is set, and
+// nothing else, for a text without any statement (see ParseOne).
+type Statement struct {
+	SQL       string                 // the original text of this one statement
+	AST       sqlparser.Statement    // the vitess tree; nil when a field below carries the statement
+	Returning []sqlparser.SelectExpr // INSERT/UPDATE/DELETE ... RETURNING list; AST holds the statement without it
+	Compound  *Compound              // a top-level INTERSECT / EXCEPT (and UNION mixed with them)
+
+	// IndexMethod is CREATE INDEX ... USING method in lower case: "" when
+	// absent, else as written ("btree" is the default method; "keyid" and
+	// "inverted" choose kvsql's non-unique index forms; others are left for
+	// the planner to reject).
+	IndexMethod string
+	// IfNotExists is set for CREATE INDEX IF NOT EXISTS (vitess's CREATE
+	// INDEX tree has no such flag).
+	IfNotExists bool
+	// Temp is set for CREATE TEMP VIEW (vitess has no temporary views; the
+	// AST is a plain CREATE VIEW). CREATE TEMP TABLE is vitess's own
+	// CreateTable.Temp.
+	Temp bool
+	// Isolation is the isolation level named by BEGIN / START TRANSACTION
+	// ("serializable", "repeatable read", "read committed", "read
+	// uncommitted"), or "".
+	Isolation string
+	// Explained is the statement under EXPLAIN; AST is then a
+	// *sqlparser.ExplainStmt whose Statement is Explained.AST (nil when the
+	// inner statement has no vitess tree, e.g. a Compound).
+	Explained *Statement
+
+	Set       *SetStmt
+	Show      *ShowStmt
+	Copy      *CopyStmt
+	DropIndex *DropIndexStmt
+	Analyze   *AnalyzeStmt
+	Database  *DatabaseStmt
+
+	NumParams int  // highest $n used, or the number of ? placeholders
+	Empty     bool // no statement at all (ParseOne of "" or ";")
+
+	from, to int // byte span of SQL in the whole text (set for Compound operands)
+}
+
+// Compound is a set operation. Left and Right are each a SELECT (a
+// Statement with a *sqlparser.Select, *sqlparser.Union or
+// *sqlparser.ValuesStatement AST) or a nested Compound. OrderBy and Limit
+// apply to the result of the whole operation (nil when absent).
+type Compound struct {
+	Op          string // "UNION", "INTERSECT" or "EXCEPT"
+	All         bool
+	Left, Right *Statement
+	OrderBy     sqlparser.OrderBy
+	Limit       *sqlparser.Limit
+}
+
+// SetStmt is SET name {TO|=} value[, ...], SET [SESSION|LOCAL] ..., SET
+// TIME ZONE value (Name "timezone"), SET NAMES value (Name
+// "client_encoding"), or RESET name / RESET ALL (Reset, Name "all").
+type SetStmt struct {
+	Name  string   // lower-cased, dotted if qualified
+	Value []string // raw values: strings decoded, unquoted words lower-cased, DEFAULT as "default"
+	Local bool
+	Reset bool
+}
+
+// ShowStmt is SHOW name / SHOW ALL (Name "all"). SHOW TIME ZONE has Name
+// "timezone" and SHOW TRANSACTION ISOLATION LEVEL "transaction_isolation".
+type ShowStmt struct{ Name string }
+
+// CopyStmt is COPY table [(cols)] FROM STDIN / TO STDOUT [options], or COPY
+// (query) TO STDOUT.
+type CopyStmt struct {
+	Schema    string // qualifier of Table, or ""
+	Table     string // "" when Query is set
+	Columns   []string
+	From      bool   // FROM STDIN (else TO STDOUT)
+	Format    string // "text", "csv" or "binary"
+	Delimiter string // "" means the format's default
+	Null      string // the NULL string; NullSet tells whether it was given
+	NullSet   bool
+	Header    bool
+	Quote     string // CSV QUOTE, "" for the default
+	Escape    string // CSV ESCAPE, "" for the default
+	Query     *Statement
+}
+
+// DropIndexStmt is PostgreSQL's DROP INDEX [IF EXISTS] name[, ...].
+type DropIndexStmt struct {
+	Names    []string
+	IfExists bool
+	Cascade  bool
+}
+
+// AnalyzeStmt is ANALYZE [VERBOSE] [table[, ...]] (no tables: all).
+type AnalyzeStmt struct{ Tables []string }
+
+// DatabaseStmt is CREATE DATABASE name or DROP DATABASE [IF EXISTS] name.
+type DatabaseStmt struct {
+	Create                bool
+	Name                  string
+	IfExists, IfNotExists bool
+}
+
+var (
+	parserOnce sync.Once
+	vtParser   *sqlparser.Parser
+	vtPosRE    = regexp.MustCompile(`at position (\d+)`)
+)
+
+// vitess returns the shared vitess parser.
+func vitess() *sqlparser.Parser {
+	parserOnce.Do(func() {
+		p, err := sqlparser.New(sqlparser.Options{MySQLServerVersion: "8.0.30", TruncateErrLen: 200})
+		if err != nil {
+			panic("parse: vitess parser: " + err.Error()) // broken invariant: fixed options
+		}
+		vtParser = p
+	})
+	return vtParser
+}
+
+// Parse splits sql into statements at semicolons outside strings, quoted
+// identifiers, comments and dollar quotes, drops empty statements, and
+// parses each one. Errors are *pgerror.Error with code 42601 (syntax) or
+// 0A000 (a construct kvsql does not support) and a Position into sql.
+func Parse(sql string) ([]Statement, error) {
+	toks, err := lex(sql)
+	if err != nil {
+		return nil, err
+	}
+	var stmts []Statement
+	start := 0
+	for k := 0; k <= len(toks); k++ {
+		if k < len(toks) && !toks[k].isPunct(";") {
+			continue
+		}
+		if k > start {
+			st, err := parseTokens(sql, toks[start:k])
+			if err != nil {
+				return nil, err
+			}
+			stmts = append(stmts, st)
+		}
+		start = k + 1
+	}
+	return stmts, nil
+}
+
+// ParseOne parses a text holding at most one statement. A text without any
+// statement (empty, only comments or semicolons) yields
+// Statement{Empty: true} and no error, as PostgreSQL answers such a query
+// with EmptyQueryResponse; more than one statement is a 42601 error.
+func ParseOne(sql string) (Statement, error) {
+	stmts, err := Parse(sql)
+	if err != nil {
+		return Statement{}, err
+	}
+	switch len(stmts) {
+	case 0:
+		return Statement{SQL: sql, Empty: true}, nil
+	case 1:
+		return stmts[0], nil
+	}
+	return Statement{}, pgerror.New(pgerror.SyntaxError, "cannot insert multiple commands into a prepared statement")
+}
+
+// parseTokens parses the tokens of one statement.
+func parseTokens(sql string, toks []token) (Statement, error) {
+	r := &rewriter{sql: sql}
+	st, err := r.statement(toks)
+	if err != nil {
+		return Statement{}, err
+	}
+	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
+	return st, nil
+}
+
+// vitessParse rewrites toks into vitess text, parses it strictly and
+// applies the fix-ups. It is the path every statement vitess has grammar
+// for goes through.
+func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
+	toks, err := r.clauses(toks)
+	if err != nil {
+		return nil, err
+	}
+	toks, err = r.exprs(toks)
+	if err != nil {
+		return nil, err
+	}
+	text, err := r.emit(toks)
+	if err != nil {
+		return nil, err
+	}
+	ast, err := vitess().ParseStrictDDL(text)
+	if err != nil {
+		return nil, r.vitessError(err, toks)
+	}
+	if r.maxParam > 0 && r.qmarks > 0 {
+		return nil, syntaxErr(r.sql, toks[0].pos, "cannot mix $n and ? parameters")
+	}
+	return r.fixup(ast).(sqlparser.Statement), nil
+}
+
+// vitessError converts a vitess parse error into a positioned 42601.
+func (r *rewriter) vitessError(err error, toks []token) error {
+	msg := err.Error()
+	pos := -1
+	if m := vtPosRE.FindStringSubmatch(msg); m != nil {
+		if n, aerr := strconv.Atoi(m[1]); aerr == nil {
+			pos = r.origPos(max(n-1, 0))
+		}
+	}
+	if pos < 0 && len(toks) > 0 {
+		pos = toks[0].pos
+	}
+	word := ""
+	for _, t := range toks {
+		if t.pos == pos && t.kind != tkRaw {
+			word = r.sql[t.pos:t.end]
+			break
+		}
+	}
+	var e *pgerror.Error
+	if word != "" {
+		e = syntaxErr(r.sql, pos, "syntax error at or near %q", word)
+	} else {
+		e = syntaxErr(r.sql, pos, "syntax error")
+	}
+	e.Detail = msg
+	return e
+}
+
+// errIs reports whether err is a *pgerror.Error; a guard for the fuzz
+// target and tests.
+func errIs(err error) bool {
+	var pe *pgerror.Error
+	return errors.As(err, &pe)
+}

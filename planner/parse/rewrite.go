@@ -1,0 +1,383 @@
+package parse
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Markers kvsql writes into the text it hands to vitess, recognised and
+// removed again by the fix-ups in fixup.go. None of them is reachable from
+// user text: identifiers the user writes are emitted as they are, and the
+// markers are either reserved-looking names that are also checked for in
+// the input (see checkIdent) or vitess constructs PostgreSQL cannot spell.
+const (
+	// markerBase + i is the length of the `char(n)` that stands for the
+	// i-th type name in rewriter.types.
+	markerBase = 900000000
+	// markerEmptyList fills the parentheses of `x IN ()`.
+	markerEmptyList = "kvsql_empty_list"
+	// markerNoLimit stands for an absent LIMIT when OFFSET is given.
+	markerNoLimit = "kvsql_no_limit"
+	// markerPrefix starts every marker identifier.
+	markerPrefix = "kvsql_"
+)
+
+// regexOps maps PostgreSQL's regular-expression operators to the marker
+// column placed between two `|` operators (see rewriter.emit).
+var regexOps = map[string]string{
+	"~": "kvsql_op_re", "~*": "kvsql_op_re_ci", "!~": "kvsql_op_nre", "!~*": "kvsql_op_nre_ci",
+}
+
+// regexMarkers is regexOps inverted.
+var regexMarkers = map[string]string{
+	"kvsql_op_re": "~", "kvsql_op_re_ci": "~*", "kvsql_op_nre": "!~", "kvsql_op_nre_ci": "!~*",
+}
+
+// exprKeywords are reserved words after which an expression starts: an
+// operator following one of them is a prefix operator, and a parenthesis
+// following one of them is not a function call.
+var exprKeywords = map[string]bool{
+	"select": true, "where": true, "and": true, "or": true, "not": true, "on": true,
+	"when": true, "then": true, "else": true, "case": true, "by": true, "having": true,
+	"values": true, "from": true, "as": true, "is": true, "like": true, "ilike": true,
+	"between": true, "in": true, "exists": true, "set": true, "distinct": true, "all": true,
+	"any": true, "some": true, "limit": true, "offset": true, "using": true, "with": true,
+	"union": true, "intersect": true, "except": true, "returning": true, "default": true,
+	"check": true, "join": true, "escape": true, "lateral": true, "into": true, "over": true,
+	"partition": true, "filter": true, "within": true, "if": true, "table": true, "row": true,
+	"array": true,
+}
+
+// rewriter turns the tokens of one statement into text vitess parses, and
+// remembers what the fix-ups need to undo the markers it wrote.
+type rewriter struct {
+	sql      string     // the whole original text (for error positions)
+	types    []typeName // the type names behind char(markerBase+i) markers
+	maxParam int        // highest $n seen
+	qmarks   int        // number of ? placeholders seen
+	// offsets maps emitted text back to the original: spans[k] starts at
+	// output offset outAt[k] and came from original byte offset origAt[k].
+	outAt, origAt []int
+}
+
+// addType records tn and returns the marker tokens that stand for it.
+func (r *rewriter) addType(tn typeName, pos int) []token {
+	r.types = append(r.types, tn)
+	n := markerBase + len(r.types) - 1
+	return []token{{kind: tkRaw, val: "char(" + strconv.Itoa(n) + ")", pos: pos, end: pos}}
+}
+
+func raw(s string, pos int) token { return token{kind: tkRaw, val: s, pos: pos, end: pos} }
+
+// isOperand reports whether t can end an operand, so that an operator
+// after it is binary.
+func isOperand(t token) bool {
+	switch t.kind {
+	case tkIdent:
+		return !exprKeywords[t.val]
+	case tkQIdent, tkString, tkNumber, tkParam, tkRaw:
+		return true
+	case tkPunct:
+		return t.val == ")" || t.val == "]"
+	case tkOp:
+		return t.val == "?"
+	}
+	return false
+}
+
+// operandStart returns the index in out where the primary expression that
+// ends at out[len(out)-1] starts: a literal, a parameter, a possibly
+// qualified name, a parenthesised expression, a function call, an array
+// subscript or ARRAY[...]. It returns -1 if out does not end in one.
+func operandStart(out []token) int {
+	j := len(out) - 1
+	if j < 0 {
+		return -1
+	}
+	for {
+		t := out[j]
+		switch {
+		case t.isPunct(")") || t.isPunct("]"):
+			m := matchBack(out, j)
+			if m < 0 {
+				return -1
+			}
+			j = m
+			if j > 0 && out[j].isPunct("[") && isOperand(out[j-1]) && !out[j-1].is("array") {
+				j-- // subscript: continue with the subscripted operand
+				continue
+			}
+			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].kind == tkQIdent) {
+				j-- // function call or ARRAY[...]
+			} else {
+				return j
+			}
+		case t.kind == tkIdent || t.kind == tkQIdent || t.kind == tkString || t.kind == tkNumber ||
+			t.kind == tkParam || t.kind == tkRaw || t.isOp("?"):
+			if t.kind == tkIdent && exprKeywords[t.val] {
+				return -1
+			}
+		default:
+			return -1
+		}
+		// Qualifiers: a.b.c
+		for j >= 2 && out[j-1].isPunct(".") && (out[j-2].kind == tkIdent || out[j-2].kind == tkQIdent) {
+			j -= 2
+		}
+		return j
+	}
+}
+
+// matchBack returns the index of the bracket that opens the one closing at
+// out[j], or -1.
+func matchBack(out []token, j int) int {
+	depth := 0
+	for k := j; k >= 0; k-- {
+		switch {
+		case out[k].isPunct(")") || out[k].isPunct("]"):
+			depth++
+		case out[k].isPunct("(") || out[k].isPunct("["):
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// matchForward returns the index of the bracket closing the one opening at
+// toks[i], or -1.
+func matchForward(toks []token, i int) int {
+	depth := 0
+	for k := i; k < len(toks); k++ {
+		switch {
+		case toks[k].isPunct("(") || toks[k].isPunct("["):
+			depth++
+		case toks[k].isPunct(")") || toks[k].isPunct("]"):
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// exprs rewrites expression-level PostgreSQL syntax into tokens vitess
+// understands: `x::t`, CAST(x AS t) and `t 'lit'` become casts to type
+// markers; OPERATOR(schema.op) becomes op; COLLATE of the default collation
+// is dropped; IS [NOT] DISTINCT FROM becomes <=> (with a BINARY marker on
+// the right operand for the negated form); `IN ()` gets a marker element.
+func (r *rewriter) exprs(toks []token) ([]token, error) {
+	out := make([]token, 0, len(toks)+8)
+	var castParen []bool // per open parenthesis: does it belong to CAST?
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.isOp("::"):
+			start := operandStart(out)
+			if start < 0 {
+				return nil, syntaxErr(r.sql, t.pos, `syntax error at or near "::"`)
+			}
+			tn, next, ok, err := parseType(r.sql, toks, i+1)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, syntaxErr(r.sql, t.pos, "type name expected after ::")
+			}
+			head := []token{{kind: tkIdent, val: "cast", pos: t.pos}, {kind: tkPunct, val: "(", pos: t.pos}}
+			out = append(out[:start], append(head, out[start:]...)...)
+			out = append(out, token{kind: tkIdent, val: "as", pos: t.pos})
+			out = append(out, r.addType(tn, tn.pos)...)
+			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
+			i = next - 1
+		case t.isPunct("("):
+			isCast := len(out) > 0 && out[len(out)-1].is("cast") && (len(out) < 2 || !out[len(out)-2].isPunct("."))
+			castParen = append(castParen, isCast)
+			if i+1 < len(toks) && toks[i+1].isPunct(")") && len(out) > 0 && out[len(out)-1].is("in") {
+				out = append(out, t, raw(markerEmptyList, t.pos))
+				continue
+			}
+			out = append(out, t)
+		case t.isPunct(")"):
+			if len(castParen) > 0 {
+				castParen = castParen[:len(castParen)-1]
+			}
+			out = append(out, t)
+		case t.is("as") && len(castParen) > 0 && castParen[len(castParen)-1]:
+			tn, next, ok, err := parseType(r.sql, toks, i+1)
+			if err != nil {
+				return nil, err
+			}
+			if !ok || next >= len(toks) || !toks[next].isPunct(")") {
+				return nil, syntaxErr(r.sql, t.pos, "type name expected in CAST")
+			}
+			out = append(out, t)
+			out = append(out, r.addType(tn, tn.pos)...)
+			i = next - 1
+		case t.kind == tkIdent && literalTypes[t.val] && !(len(out) > 0 && (out[len(out)-1].isPunct(".") || out[len(out)-1].isOp("::"))):
+			tn, next, ok, err := parseType(r.sql, toks, i)
+			if err == nil && ok && next < len(toks) && toks[next].kind == tkString && next > i {
+				out = append(out, token{kind: tkIdent, val: "cast", pos: t.pos}, token{kind: tkPunct, val: "(", pos: t.pos},
+					toks[next], token{kind: tkIdent, val: "as", pos: t.pos})
+				out = append(out, r.addType(tn, t.pos)...)
+				out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
+				i = next
+				continue
+			}
+			out = append(out, t)
+		case t.is("operator") && i+1 < len(toks) && toks[i+1].isPunct("("):
+			end := matchForward(toks, i+1)
+			if end < 0 || end < i+3 || toks[end-1].kind != tkOp {
+				return nil, syntaxErr(r.sql, t.pos, "syntax error in OPERATOR()")
+			}
+			op := toks[end-1]
+			op.pos = t.pos
+			out = append(out, op)
+			i = end
+		case t.is("collate"):
+			j := i + 1
+			var name []string
+			for j < len(toks) && (toks[j].kind == tkIdent || toks[j].kind == tkQIdent) {
+				name = append(name, toks[j].val)
+				j++
+				if j < len(toks) && toks[j].isPunct(".") {
+					j++
+					continue
+				}
+				break
+			}
+			if len(name) == 0 {
+				return nil, syntaxErr(r.sql, t.pos, "collation name expected")
+			}
+			switch strings.ToLower(name[len(name)-1]) {
+			case "default", "c", "posix", "ucs_basic":
+			default:
+				return nil, unsupported(r.sql, t.pos, "collation %q is not supported", strings.Join(name, "."))
+			}
+			i = j - 1
+		case t.is("is") && i+2 < len(toks) && toks[i+1].is("distinct") && toks[i+2].is("from"):
+			out = append(out, raw("<=>", t.pos), raw("binary", t.pos))
+			i += 2
+		case t.is("is") && i+3 < len(toks) && toks[i+1].is("not") && toks[i+2].is("distinct") && toks[i+3].is("from"):
+			out = append(out, raw("<=>", t.pos))
+			i += 3
+		default:
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// vitessWords are unquoted words PostgreSQL accepts but vitess would
+// read as MySQL syntax; kvsql refuses them rather than guess.
+var vitessWords = map[string]bool{"regexp": true, "rlike": true, "binary": true, "div": true, "xor": true}
+
+// emit renders tokens as vitess text, recording the position mapping.
+func (r *rewriter) emit(toks []token) (string, error) {
+	var b strings.Builder
+	r.outAt, r.origAt = r.outAt[:0], r.origAt[:0]
+	for k, t := range toks {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		r.outAt = append(r.outAt, b.Len())
+		r.origAt = append(r.origAt, t.pos)
+		switch t.kind {
+		case tkRaw:
+			b.WriteString(t.val)
+		case tkIdent:
+			if strings.HasPrefix(t.val, markerPrefix) || vitessWords[t.val] {
+				return "", syntaxErr(r.sql, t.pos, "syntax error at or near %q", t.val)
+			}
+			if t.val == "ilike" {
+				b.WriteString("regexp")
+				continue
+			}
+			b.WriteString(t.val)
+		case tkQIdent:
+			b.WriteByte('`')
+			b.WriteString(strings.ReplaceAll(t.val, "`", "``"))
+			b.WriteByte('`')
+		case tkString:
+			writeVitessString(&b, t.val)
+		case tkNumber:
+			b.WriteString(strings.ReplaceAll(t.val, "_", ""))
+		case tkParam:
+			n, err := strconv.Atoi(t.val)
+			if err != nil || n < 1 || n > 65535 {
+				return "", syntaxErr(r.sql, t.pos, "there is no parameter $%s", t.val)
+			}
+			r.maxParam = max(r.maxParam, n)
+			b.WriteString(":p")
+			b.WriteString(t.val)
+		case tkOp:
+			switch t.val {
+			case "||":
+				b.WriteByte('|')
+			case "~", "~*", "!~", "!~*":
+				if t.val == "~" && (k == 0 || !isOperand(toks[k-1])) {
+					b.WriteByte('~')
+					continue
+				}
+				b.WriteString("| " + regexOps[t.val] + " |")
+			case "=", "<", ">", "<=", ">=", "<>", "!=", "+", "-", "*", "/", "%":
+				b.WriteString(t.val)
+			case "?":
+				r.qmarks++
+				b.WriteByte('?')
+			case "::":
+				return "", syntaxErr(r.sql, t.pos, `syntax error at or near "::"`)
+			default:
+				return "", unsupported(r.sql, t.pos, "operator %s is not supported", t.val)
+			}
+		case tkPunct:
+			if t.val == "[" || t.val == "]" {
+				return "", unsupported(r.sql, t.pos, "arrays are not supported")
+			}
+			b.WriteString(t.val)
+		}
+	}
+	return b.String(), nil
+}
+
+// writeVitessString writes s as a MySQL string literal that vitess decodes
+// back to exactly s.
+func writeVitessString(b *strings.Builder, s string) {
+	b.WriteByte('\'')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\'':
+			b.WriteString(`''`)
+		case 0:
+			b.WriteString(`\0`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+}
+
+// origPos maps a byte offset in the emitted text to a byte offset in the
+// original text.
+func (r *rewriter) origPos(out int) int {
+	best := -1
+	for k, at := range r.outAt {
+		if at <= out {
+			best = k
+		} else {
+			break
+		}
+	}
+	if best < 0 {
+		if len(r.origAt) > 0 {
+			return r.origAt[0]
+		}
+		return 0
+	}
+	return r.origAt[best]
+}

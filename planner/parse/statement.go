@@ -1,0 +1,154 @@
+package parse
+
+import (
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// statement dispatches one statement's tokens on its leading words.
+func (r *rewriter) statement(toks []token) (Statement, error) {
+	var st Statement
+	var err error
+	first := toks[0]
+	second := token{}
+	if len(toks) > 1 {
+		second = toks[1]
+	}
+	switch {
+	case first.is("begin") || first.is("start") || first.is("commit") || first.is("end") ||
+		first.is("rollback") || first.is("abort") || first.is("savepoint") || first.is("release"):
+		return r.transaction(toks)
+	case first.is("set") || first.is("reset"):
+		return r.set(toks)
+	case first.is("show"):
+		return r.show(toks)
+	case first.is("copy"):
+		return r.copyStmt(toks)
+	case first.is("analyze") || first.is("analyse"):
+		return r.analyze(toks)
+	case first.is("explain"):
+		return r.explain(toks)
+	case (first.is("create") || first.is("drop")) && second.is("database"):
+		return r.database(toks)
+	case first.is("drop") && second.is("index"):
+		return r.dropIndex(toks)
+	case first.is("create"):
+		return r.create(toks)
+	case first.is("alter") && second.is("table"):
+		toks, err = r.alterTable(toks)
+	case first.is("drop") && (second.is("table") || second.is("view")):
+		if n := len(toks); n > 2 && (toks[n-1].is("cascade") || toks[n-1].is("restrict")) {
+			toks = toks[:n-1]
+		}
+	case first.is("insert") || first.is("update") || first.is("delete"):
+		return r.dml(toks)
+	case first.is("select") || first.isPunct("(") || first.is("values") || first.is("with") || first.is("table"):
+		return r.query(toks)
+	}
+	if err != nil {
+		return st, err
+	}
+	st.AST, err = r.vitessParse(toks)
+	st.NumParams = r.numParams()
+	return st, err
+}
+
+func (r *rewriter) numParams() int {
+	if r.maxParam > 0 {
+		return r.maxParam
+	}
+	return r.qmarks
+}
+
+// dml handles INSERT / UPDATE / DELETE: SQLite's INSERT OR REPLACE / OR
+// IGNORE, and RETURNING, which is parsed separately as a select list.
+func (r *rewriter) dml(toks []token) (Statement, error) {
+	var st Statement
+	if toks[0].is("insert") && len(toks) > 2 && toks[1].is("or") {
+		switch {
+		case toks[2].is("replace"):
+			toks = append([]token{raw("replace", toks[0].pos)}, toks[3:]...)
+		case toks[2].is("ignore"):
+			toks = append([]token{raw("insert ignore", toks[0].pos)}, toks[3:]...)
+		default:
+			return st, unsupported(r.sql, toks[2].pos, "INSERT OR %s is not supported", toks[2].val)
+		}
+	}
+	if k := findEnd(toks, 0, map[string]bool{"returning": true}); k < len(toks) && toks[k].is("returning") {
+		if k+1 >= len(toks) {
+			return st, syntaxErr(r.sql, toks[k].pos, "syntax error at end of RETURNING")
+		}
+		sel := append([]token{raw("select", toks[k].pos)}, toks[k+1:]...)
+		ast, err := r.vitessParse(sel)
+		if err != nil {
+			return st, err
+		}
+		s, ok := ast.(*sqlparser.Select)
+		if !ok || s.From != nil && len(s.From) > 0 && !isDual(s.From) || s.Where != nil || s.OrderBy != nil || s.Limit != nil {
+			return st, syntaxErr(r.sql, toks[k].pos, "syntax error in RETURNING list")
+		}
+		st.Returning = s.SelectExprs.Exprs
+		toks = toks[:k]
+	}
+	ast, err := r.vitessParse(toks)
+	if err != nil {
+		return st, err
+	}
+	st.AST = ast
+	st.NumParams = r.numParams()
+	return st, nil
+}
+
+func isDual(from []sqlparser.TableExpr) bool {
+	if len(from) != 1 {
+		return false
+	}
+	a, ok := from[0].(*sqlparser.AliasedTableExpr)
+	if !ok {
+		return false
+	}
+	tn, ok := a.Expr.(sqlparser.TableName)
+	return ok && tn.Name.String() == "dual"
+}
+
+// explain handles EXPLAIN [ANALYZE] [VERBOSE] stmt and EXPLAIN (options)
+// stmt. The AST is a *sqlparser.ExplainStmt (Type AnalyzeType for ANALYZE)
+// whose Statement is the inner vitess tree; Explained is the inner
+// Statement with everything vitess cannot hold.
+func (r *rewriter) explain(toks []token) (Statement, error) {
+	var st Statement
+	i := 1
+	analyze := false
+	if i < len(toks) && toks[i].isPunct("(") {
+		end := matchForward(toks, i)
+		if end < 0 {
+			return st, syntaxErr(r.sql, toks[i].pos, "unterminated EXPLAIN options")
+		}
+		for _, opt := range splitTop(toks[i+1 : end]) {
+			if len(opt) > 0 && opt[0].is("analyze") && (len(opt) == 1 || opt[1].is("true") || opt[1].is("on")) {
+				analyze = true
+			}
+		}
+		i = end + 1
+	}
+	for i < len(toks) && (toks[i].is("analyze") || toks[i].is("analyse") || toks[i].is("verbose")) {
+		analyze = analyze || !toks[i].is("verbose")
+		i++
+	}
+	if i >= len(toks) {
+		return st, syntaxErr(r.sql, toks[len(toks)-1].end, "syntax error at end of input")
+	}
+	inner := &rewriter{sql: r.sql}
+	in, err := inner.statement(toks[i:])
+	if err != nil {
+		return st, err
+	}
+	in.SQL = r.sql[toks[i].pos:toks[len(toks)-1].end]
+	typ := sqlparser.EmptyType
+	if analyze {
+		typ = sqlparser.AnalyzeType
+	}
+	st.AST = &sqlparser.ExplainStmt{Type: typ, Statement: in.AST}
+	st.Explained = &in
+	st.NumParams = in.NumParams
+	return st, nil
+}
