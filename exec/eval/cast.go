@@ -1,0 +1,341 @@
+package eval
+
+import (
+	"encoding/hex"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// codeCannotCoerce is PostgreSQL's 42846 cannot_coerce, which package
+// pgerror does not name yet.
+const codeCannotCoerce pgerror.Code = "42846"
+
+// Cast converts d to type t as an explicit CAST does, taking d's source
+// type from its kind (a float is double precision). See CastFrom.
+func Cast(d types.Datum, t types.T) (types.Datum, error) {
+	return CastFrom(d, defaultType(d.Kind), t)
+}
+
+// defaultType is the type a datum of kind k is assumed to have when the
+// caller does not say.
+func defaultType(k types.Kind) types.T {
+	switch k {
+	case types.KindBool:
+		return types.T{Family: types.Bool}
+	case types.KindInt:
+		return types.T{Family: types.Int8}
+	case types.KindFloat:
+		return types.T{Family: types.Float8}
+	case types.KindText:
+		return types.T{Family: types.Text}
+	case types.KindBytes:
+		return types.T{Family: types.Bytea}
+	case types.KindDate:
+		return types.T{Family: types.Date}
+	case types.KindTimestamp:
+		return types.T{Family: types.Timestamp}
+	}
+	return types.T{Family: types.Unknown}
+}
+
+// CastFrom converts d, a value of type from, to type to with PostgreSQL's
+// explicit-cast rules:
+//
+//   - text to a number trims surrounding whitespace; bad syntax is 22P02,
+//     a value outside the type's range 22003;
+//   - float to integer rounds half to even (PostgreSQL's rint), numeric to
+//     integer rounds half away from zero; out of range is 22003;
+//   - text to boolean accepts any unique prefix of true/false/yes/no, on,
+//     off, 1 and 0, in any case;
+//   - text to date or timestamp reads ISO forms (22007 otherwise);
+//   - anything to text is FormatText; VARCHAR(n) truncates to n
+//     characters, CHAR(n) truncates or pads with spaces, and CHAR's
+//     padding is dropped when it becomes text;
+//   - text to bytea reads the hex (\x...) and escape formats.
+//
+// Casts PostgreSQL does not have are 42846.
+func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
+	if d.IsNull() {
+		return d, nil
+	}
+	switch to.Family {
+	case types.Unknown:
+		return d, nil
+	case types.Bool:
+		return castToBool(d, from, to)
+	case types.Int2, types.Int4, types.Int8:
+		return castToInt(d, from, to)
+	case types.Float4, types.Float8, types.Numeric:
+		return castToFloat(d, from, to)
+	case types.Text, types.Varchar, types.Char:
+		return castToText(d, from, to), nil
+	case types.Bytea:
+		switch d.Kind {
+		case types.KindBytes:
+			return d, nil
+		case types.KindText:
+			return parseBytea(d.S)
+		}
+	case types.Date:
+		switch d.Kind {
+		case types.KindDate:
+			return d, nil
+		case types.KindTimestamp:
+			return types.NewDate(floorDiv(d.I, microsPerDay)), nil
+		case types.KindText:
+			return parseDate(d.S)
+		}
+	case types.Timestamp, types.TimestampTZ:
+		switch d.Kind {
+		case types.KindTimestamp:
+			return d, nil
+		case types.KindDate:
+			return types.NewTimestamp(timeMicros(d)), nil
+		case types.KindText:
+			return parseTimestamp(d.S, to)
+		}
+	}
+	return types.Null, cannotCast(from, to)
+}
+
+func cannotCast(from, to types.T) error {
+	return pgerror.Newf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+}
+
+func castToBool(d types.Datum, from, to types.T) (types.Datum, error) {
+	switch d.Kind {
+	case types.KindBool:
+		return d, nil
+	case types.KindInt:
+		return types.NewBool(d.I != 0), nil
+	case types.KindText:
+		if b, ok := parseBool(d.S); ok {
+			return types.NewBool(b), nil
+		}
+		return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", d.S)
+	}
+	return types.Null, cannotCast(from, to)
+}
+
+// parseBool reads PostgreSQL's boolean input forms.
+func parseBool(s string) (bool, bool) {
+	s = strings.ToLower(trimSpace(s))
+	if s == "" {
+		return false, false
+	}
+	switch {
+	case strings.HasPrefix("true", s), strings.HasPrefix("yes", s), s == "on", s == "1":
+		return true, true
+	case strings.HasPrefix("false", s), strings.HasPrefix("no", s), s == "off", s == "of", s == "0":
+		return false, true
+	}
+	return false, false
+}
+
+// trimSpace drops the whitespace C's isspace knows, as PostgreSQL's
+// numeric input functions do.
+func trimSpace(s string) string {
+	return strings.Trim(s, " \t\n\r\v\f")
+}
+
+func castToInt(d types.Datum, from, to types.T) (types.Datum, error) {
+	switch d.Kind {
+	case types.KindInt:
+		return checkIntRange(d.I, to.Family)
+	case types.KindBool:
+		return types.NewInt(d.I), nil
+	case types.KindFloat:
+		f := d.F
+		if from.Family == types.Numeric {
+			f = roundHalfAway(f)
+		} else {
+			f = math.RoundToEven(f)
+		}
+		// 2^63 is the first float above MaxInt64.
+		if math.IsNaN(f) || f < -(1<<63) || f >= 1<<63 {
+			return types.Null, intOutOfRange(to.Family)
+		}
+		return checkIntRange(int64(f), to.Family)
+	case types.KindText:
+		s := trimSpace(d.S)
+		if s == "" || strings.Contains(s, "_") {
+			return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", to.Family, d.S)
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", to.Family, d.S)
+		}
+		if err == nil {
+			if r, err := checkIntRange(v, to.Family); err == nil {
+				return r, nil
+			}
+		}
+		return types.Null, pgerror.Newf(pgerror.NumericValueOutOfRange, "value %q is out of range for type %s", d.S, to.Family)
+	}
+	return types.Null, cannotCast(from, to)
+}
+
+// roundHalfAway rounds to the nearest integer, ties away from zero.
+func roundHalfAway(f float64) float64 { return math.Round(f) }
+
+func castToFloat(d types.Datum, from, to types.T) (types.Datum, error) {
+	var f float64
+	switch d.Kind {
+	case types.KindInt:
+		f = float64(d.I)
+	case types.KindFloat:
+		f = d.F
+	case types.KindText:
+		return parseFloat(d.S, to)
+	default:
+		return types.Null, cannotCast(from, to)
+	}
+	if to.Family == types.Float4 && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		g := float64(float32(f))
+		switch {
+		case math.IsInf(g, 0):
+			return types.Null, floatOverflow(to)
+		case g == 0 && f != 0:
+			return types.Null, pgerror.New(pgerror.NumericValueOutOfRange, "value out of range: underflow")
+		}
+		f = g
+	}
+	return types.NewFloat(f), nil
+}
+
+// parseFloat reads a float as PostgreSQL's float8in/float4in/numeric_in
+// do: decimal or exponent notation, Infinity, -Infinity and NaN in any
+// case, surrounding whitespace ignored.
+func parseFloat(s string, to types.T) (types.Datum, error) {
+	t := trimSpace(s)
+	bitSize := 64
+	if to.Family == types.Float4 {
+		bitSize = 32
+	}
+	bad := t == "" || strings.ContainsAny(t, "_xXpP")
+	var f float64
+	var err error
+	if !bad {
+		f, err = strconv.ParseFloat(t, bitSize)
+		bad = err != nil && !errors.Is(err, strconv.ErrRange)
+	}
+	if bad {
+		return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", to.Family, s)
+	}
+	if err != nil {
+		return types.Null, pgerror.Newf(pgerror.NumericValueOutOfRange, "%q is out of range for type %s", t, to.Family)
+	}
+	if math.IsInf(f, 0) && to.Family == types.Numeric {
+		// Accept only the spelled-out infinities, not overflowing digits.
+		l := strings.ToLower(strings.TrimLeft(t, "+-"))
+		if l != "inf" && l != "infinity" {
+			return types.Null, floatOverflow(to)
+		}
+	}
+	return types.NewFloat(f), nil
+}
+
+func castToText(d types.Datum, from, to types.T) types.Datum {
+	s := FormatText(d, from)
+	if from.Family == types.Char && d.Kind == types.KindText && to.Family != types.Char {
+		s = strings.TrimRight(s, " ")
+	}
+	if to.Width <= 0 {
+		return types.NewText(s)
+	}
+	n := int(to.Width)
+	count := 0
+	for i := range s {
+		if count == n {
+			s = s[:i]
+			break
+		}
+		count++
+	}
+	if to.Family == types.Char && count < n {
+		s += strings.Repeat(" ", n-count)
+	}
+	return types.NewText(s)
+}
+
+// parseBytea reads bytea input: "\x" followed by hex digit pairs
+// (whitespace allowed between pairs), or the escape format where "\\" is a
+// backslash and "\nnn" an octal byte.
+func parseBytea(s string) (types.Datum, error) {
+	bad := pgerror.New(pgerror.InvalidTextRepresentation, "invalid input syntax for type bytea")
+	if strings.HasPrefix(s, `\x`) {
+		h := strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, s[2:])
+		b, err := hex.DecodeString(h)
+		if err != nil {
+			return types.Null, bad
+		}
+		return types.NewBytes(b), nil
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		switch {
+		case i+1 < len(s) && s[i+1] == '\\':
+			b = append(b, '\\')
+			i++
+		case i+3 < len(s) && isOctal(s[i+1]) && s[i+1] <= '3' && isOctal(s[i+2]) && isOctal(s[i+3]):
+			b = append(b, (s[i+1]-'0')<<6|(s[i+2]-'0')<<3|(s[i+3]-'0'))
+			i += 3
+		default:
+			return types.Null, bad
+		}
+	}
+	return types.NewBytes(b), nil
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+func parseDate(s string) (types.Datum, error) {
+	t := trimSpace(s)
+	if days, err := types.ParseDate(t); err == nil {
+		return types.NewDate(days), nil
+	}
+	if us, err := types.ParseTimestamp(t); err == nil {
+		return types.NewDate(floorDiv(us, microsPerDay)), nil
+	}
+	return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
+}
+
+func parseTimestamp(s string, to types.T) (types.Datum, error) {
+	us, err := types.ParseTimestamp(trimSpace(s))
+	if err != nil {
+		name := "timestamp"
+		if to.Family == types.TimestampTZ {
+			name = "timestamp with time zone"
+		}
+		return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", name, s)
+	}
+	return types.NewTimestamp(us), nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// charLen is the length of s in characters (runes), as PostgreSQL counts
+// for UTF-8 text.
+func charLen(s string) int { return utf8.RuneCountInString(s) }

@@ -1,0 +1,224 @@
+package eval
+
+import (
+	"hash/maphash"
+	"math"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Kind classes: values of kinds in the same class compare by value; values
+// of different classes order by class rank (a total order for sorting
+// mixed data, never used to say two values are equal).
+const (
+	classBool = iota
+	classNumber
+	classText
+	classBytes
+	classTime
+	classNull // last: NULL sorts after everything
+)
+
+func classOf(k types.Kind) int {
+	switch k {
+	case types.KindBool:
+		return classBool
+	case types.KindInt, types.KindFloat:
+		return classNumber
+	case types.KindText:
+		return classText
+	case types.KindBytes:
+		return classBytes
+	case types.KindDate, types.KindTimestamp:
+		return classTime
+	}
+	return classNull
+}
+
+// Compare is the total order of ORDER BY, DISTINCT, GROUP BY, sorting and
+// merging. It returns -1, 0 or +1.
+//
+//   - NULL equals NULL and sorts after every value (callers flip the sign
+//     of NULL-vs-value results for NULLS FIRST).
+//   - Ints and floats compare numerically and exactly (no rounding of large
+//     int64s); NaN equals NaN and sorts above every number; -0 equals 0.
+//   - Text compares by bytes (C collation); bytea by bytes.
+//   - false < true.
+//   - A date compares with a timestamp as midnight of that day.
+//   - Values of unrelated kinds order by a fixed rank of kinds.
+func Compare(a, b types.Datum) int {
+	if a.Kind == b.Kind {
+		switch a.Kind {
+		case types.KindNull:
+			return 0
+		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp:
+			return cmpInt(a.I, b.I)
+		case types.KindFloat:
+			return cmpFloat(a.F, b.F)
+		case types.KindText, types.KindBytes:
+			return strings.Compare(a.S, b.S)
+		}
+		return 0
+	}
+	ca, cb := classOf(a.Kind), classOf(b.Kind)
+	if ca != cb {
+		return cmpInt(int64(ca), int64(cb))
+	}
+	switch ca {
+	case classNumber:
+		if a.Kind == types.KindInt {
+			return cmpIntFloat(a.I, b.F)
+		}
+		return -cmpIntFloat(b.I, a.F)
+	case classTime:
+		return cmpInt(timeMicros(a), timeMicros(b))
+	}
+	return 0
+}
+
+// Equal is grouping equality: Compare(a, b) == 0, so NULL equals NULL,
+// NaN equals NaN, and int 1 equals float 1.0.
+func Equal(a, b types.Datum) bool { return Compare(a, b) == 0 }
+
+// Hash feeds d into h consistently with Equal: Equal(a, b) implies equal
+// hashes. Numbers hash by value (an integral float hashes as the int),
+// dates hash as the timestamp of their midnight.
+func Hash(h *maphash.Hash, d types.Datum) {
+	switch d.Kind {
+	case types.KindNull:
+		h.WriteByte(0)
+	case types.KindBool:
+		h.WriteByte(1)
+		maphash.WriteComparable(h, d.I)
+	case types.KindInt:
+		h.WriteByte(2)
+		maphash.WriteComparable(h, d.I)
+	case types.KindFloat:
+		h.WriteByte(2)
+		f := d.F
+		switch {
+		case math.IsNaN(f):
+			maphash.WriteComparable(h, uint64(0x7ff8000000000001))
+		case f >= -(1<<63) && f < 1<<63 && f == math.Trunc(f):
+			maphash.WriteComparable(h, int64(f)) // also folds -0 into 0
+		default:
+			maphash.WriteComparable(h, math.Float64bits(f))
+		}
+	case types.KindText:
+		h.WriteByte(3)
+		h.WriteString(d.S)
+	case types.KindBytes:
+		h.WriteByte(4)
+		h.WriteString(d.S)
+	case types.KindDate, types.KindTimestamp:
+		h.WriteByte(5)
+		maphash.WriteComparable(h, timeMicros(d))
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpFloat orders floats with NaN equal to itself and above +Inf.
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case a == b:
+		return 0
+	}
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	}
+	return -1
+}
+
+// cmpIntFloat compares an int64 with a float64 exactly.
+func cmpIntFloat(i int64, f float64) int {
+	switch {
+	case math.IsNaN(f):
+		return -1
+	case f >= 1<<63:
+		return -1
+	case f < -(1 << 63):
+		return 1
+	}
+	t := math.Trunc(f)
+	if c := cmpInt(i, int64(t)); c != 0 {
+		return c
+	}
+	switch {
+	case f > t:
+		return -1
+	case f < t:
+		return 1
+	}
+	return 0
+}
+
+// timeMicros is a date or timestamp as microseconds since the epoch; a
+// date is its midnight. Dates beyond the int64 microsecond range saturate.
+func timeMicros(d types.Datum) int64 {
+	if d.Kind != types.KindDate {
+		return d.I
+	}
+	const maxDays = math.MaxInt64 / microsPerDay
+	switch {
+	case d.I > maxDays:
+		return math.MaxInt64
+	case d.I < -maxDays:
+		return math.MinInt64
+	}
+	return d.I * microsPerDay
+}
+
+const microsPerDay = 86_400_000_000
+
+// compareSQL compares two non-NULL values for a SQL comparison operator.
+// Unlike Compare, NaN follows PostgreSQL (NaN = NaN, NaN above all) which
+// Compare already does, but values of unrelated kinds are a 42883 error
+// rather than ordered by rank.
+func compareSQL(a, b types.Datum) (int, error) {
+	if a.Kind != b.Kind && classOf(a.Kind) != classOf(b.Kind) {
+		return 0, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s = %s", a.Kind, b.Kind)
+	}
+	return Compare(a, b), nil
+}
+
+// compareOp applies comparison operator op to non-NULL a and b.
+func compareOp(op string, a, b types.Datum) (bool, error) {
+	c, err := compareSQL(a, b)
+	if err != nil {
+		return false, err
+	}
+	switch op {
+	case "=":
+		return c == 0, nil
+	case "<>", "!=":
+		return c != 0, nil
+	case "<":
+		return c < 0, nil
+	case "<=":
+		return c <= 0, nil
+	case ">":
+		return c > 0, nil
+	case ">=":
+		return c >= 0, nil
+	}
+	return false, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s", op)
+}

@@ -1,0 +1,264 @@
+package eval
+
+import (
+	"context"
+	"time"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Env is what evaluation needs besides the row. One Env serves one
+// statement execution; it is not safe for concurrent use because it carries
+// the caches of compiled LIKE and regular-expression patterns. Copying an
+// Env (for example to push a row onto Outer for a subquery) shares those
+// caches, which is intended.
+type Env struct {
+	Ctx context.Context
+	// Params holds the statement's parameters: $1 is Params[0].
+	Params []types.Datum
+	// Outer holds the rows of enclosing queries, innermost LAST:
+	// ColRef{Outer: 1} reads Outer[len(Outer)-1].
+	Outer [][]types.Datum
+	// Subquery evaluates sq for the current row. Package exec sets it
+	// (eval cannot run plans); Eval fails with an internal error for a
+	// *planner.Subquery node when it is nil.
+	Subquery func(env *Env, sq *planner.Subquery, row []types.Datum) (types.Datum, error)
+	// Now is the statement timestamp returned by now(), current_timestamp
+	// and current_date.
+	Now time.Time
+	// Database, User and BackendPID answer current_database(),
+	// current_user/session_user and pg_backend_pid(); empty names read as
+	// "kvsql".
+	Database, User string
+	BackendPID     int32
+
+	cache *patternCache
+}
+
+// Eval computes e over row. It never panics on user input: every failure
+// a query can cause is returned as a *pgerror.Error with its SQLSTATE. The
+// returned Datum does not alias row except for text it copied by value
+// (Datums are immutable, so sharing is safe).
+func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
+	switch e := e.(type) {
+	case *planner.Const:
+		return e.Value, nil
+	case *planner.ColRef:
+		return evalColRef(env, e, row)
+	case *planner.Param:
+		if e.N < 1 || e.N > len(env.Params) {
+			return types.Null, pgerror.Newf(pgerror.UndefinedParameter, "there is no parameter $%d", e.N)
+		}
+		return env.Params[e.N-1], nil
+	case *planner.BinOp:
+		return evalBinOp(env, e, row)
+	case *planner.UnaryOp:
+		return evalUnary(env, e, row)
+	case *planner.And:
+		return evalAnd(env, e, row)
+	case *planner.Or:
+		return evalOr(env, e, row)
+	case *planner.IsNull:
+		x, err := Eval(env, e.X, row)
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewBool(x.IsNull() != e.Not), nil
+	case *planner.IsBool:
+		x, err := Eval(env, e.X, row)
+		if err != nil {
+			return types.Null, err
+		}
+		is := x.Kind == types.KindBool && x.Bool() == e.Value
+		return types.NewBool(is != e.Not), nil
+	case *planner.In:
+		return evalIn(env, e, row)
+	case *planner.Like:
+		return evalLike(env, e, row)
+	case *planner.Case:
+		return evalCase(env, e, row)
+	case *planner.Cast:
+		x, err := Eval(env, e.X, row)
+		if err != nil {
+			return types.Null, err
+		}
+		return CastFrom(x, e.X.Type(), e.T)
+	case *planner.Func:
+		return evalFunc(env, e, row)
+	case *planner.Subquery:
+		if env.Subquery == nil {
+			return types.Null, pgerror.New(pgerror.Internal, "eval: subquery evaluation is not available (Env.Subquery is nil)")
+		}
+		return env.Subquery(env, e, row)
+	case nil:
+		return types.Null, pgerror.New(pgerror.Internal, "eval: nil expression")
+	}
+	return types.Null, pgerror.Newf(pgerror.Internal, "eval: unsupported expression node %T", e)
+}
+
+// EvalBool evaluates a predicate for WHERE, ON and HAVING: it reports true
+// only for TRUE; NULL and FALSE are both false. A non-boolean value is a
+// 42804 error.
+func EvalBool(env *Env, e planner.Expr, row []types.Datum) (bool, error) {
+	d, err := Eval(env, e, row)
+	if err != nil {
+		return false, err
+	}
+	switch d.Kind {
+	case types.KindBool:
+		return d.Bool(), nil
+	case types.KindNull:
+		return false, nil
+	}
+	return false, pgerror.Newf(pgerror.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", e.Type())
+}
+
+func evalColRef(env *Env, e *planner.ColRef, row []types.Datum) (types.Datum, error) {
+	if e.Outer > 0 {
+		i := len(env.Outer) - e.Outer
+		if i < 0 {
+			return types.Null, pgerror.Newf(pgerror.Internal, "eval: outer reference %s to level %d but only %d enclosing rows", e.Name, e.Outer, len(env.Outer))
+		}
+		row = env.Outer[i]
+	}
+	if e.Index < 0 || e.Index >= len(row) {
+		return types.Null, pgerror.Newf(pgerror.Internal, "eval: column %s (index %d) outside a row of %d columns", e.Name, e.Index, len(row))
+	}
+	return row[e.Index], nil
+}
+
+// evalAnd is n-ary AND with three-valued logic: FALSE wins, then NULL.
+// It stops at the first FALSE without evaluating the rest.
+func evalAnd(env *Env, e *planner.And, row []types.Datum) (types.Datum, error) {
+	sawNull := false
+	for _, a := range e.Args {
+		d, err := Eval(env, a, row)
+		if err != nil {
+			return types.Null, err
+		}
+		switch d.Kind {
+		case types.KindNull:
+			sawNull = true
+		case types.KindBool:
+			if !d.Bool() {
+				return d, nil
+			}
+		default:
+			return types.Null, notBoolean("AND", a)
+		}
+	}
+	if sawNull {
+		return types.Null, nil
+	}
+	return types.NewBool(true), nil
+}
+
+// evalOr is n-ary OR with three-valued logic: TRUE wins, then NULL.
+func evalOr(env *Env, e *planner.Or, row []types.Datum) (types.Datum, error) {
+	sawNull := false
+	for _, a := range e.Args {
+		d, err := Eval(env, a, row)
+		if err != nil {
+			return types.Null, err
+		}
+		switch d.Kind {
+		case types.KindNull:
+			sawNull = true
+		case types.KindBool:
+			if d.Bool() {
+				return d, nil
+			}
+		default:
+			return types.Null, notBoolean("OR", a)
+		}
+	}
+	if sawNull {
+		return types.Null, nil
+	}
+	return types.NewBool(false), nil
+}
+
+func notBoolean(op string, a planner.Expr) error {
+	return pgerror.Newf(pgerror.DatatypeMismatch, "argument of %s must be type boolean, not type %s", op, a.Type())
+}
+
+// evalIn is x [NOT] IN (list) with SQL's NULL rules.
+func evalIn(env *Env, e *planner.In, row []types.Datum) (types.Datum, error) {
+	x, err := Eval(env, e.X, row)
+	if err != nil || x.IsNull() {
+		return types.Null, err
+	}
+	sawNull := false
+	for _, item := range e.List {
+		d, err := Eval(env, item, row)
+		if err != nil {
+			return types.Null, err
+		}
+		if d.IsNull() {
+			sawNull = true
+			continue
+		}
+		c, err := compareSQL(x, d)
+		if err != nil {
+			return types.Null, err
+		}
+		if c == 0 {
+			return types.NewBool(!e.Not), nil
+		}
+	}
+	if sawNull {
+		return types.Null, nil
+	}
+	return types.NewBool(e.Not), nil
+}
+
+// evalCase evaluates the arms in order and only the chosen result.
+func evalCase(env *Env, e *planner.Case, row []types.Datum) (types.Datum, error) {
+	var operand types.Datum
+	if e.Operand != nil {
+		var err error
+		if operand, err = Eval(env, e.Operand, row); err != nil {
+			return types.Null, err
+		}
+	}
+	for _, w := range e.Whens {
+		c, err := Eval(env, w.Cond, row)
+		if err != nil {
+			return types.Null, err
+		}
+		var hit bool
+		if e.Operand != nil {
+			if !operand.IsNull() && !c.IsNull() {
+				cmp, err := compareSQL(operand, c)
+				if err != nil {
+					return types.Null, err
+				}
+				hit = cmp == 0
+			}
+		} else {
+			hit = c.Kind == types.KindBool && c.Bool()
+		}
+		if hit {
+			return evalTo(env, w.Val, row, e.T)
+		}
+	}
+	if e.Else == nil {
+		return types.Null, nil
+	}
+	return evalTo(env, e.Else, row, e.T)
+}
+
+// evalTo evaluates x and, when it is an int and t is a float family,
+// promotes it (the planner may leave int and float arms side by side).
+func evalTo(env *Env, x planner.Expr, row []types.Datum, t types.T) (types.Datum, error) {
+	d, err := Eval(env, x, row)
+	if err != nil {
+		return d, err
+	}
+	if d.Kind == types.KindInt && t.Kind() == types.KindFloat {
+		return types.NewFloat(float64(d.I)), nil
+	}
+	return d, nil
+}

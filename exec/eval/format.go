@@ -1,0 +1,134 @@
+package eval
+
+import (
+	"encoding/hex"
+	"math"
+	"strconv"
+
+	"github.com/kvsql/kvsql/types"
+)
+
+// FormatText renders d as PostgreSQL's cast to text does for a value of
+// type t: booleans are "true"/"false", floats the shortest string that
+// reads back as the same value ("Infinity", "NaN", exponent form outside
+// 1e-4 .. 1e15, or 1e6 for real), bytea as "\x" and hex digits, dates and
+// timestamps in the ISO DateStyle, timestamptz with a "+00" zone. The
+// datum's kind wins where it disagrees with t. NULL renders as "" (callers
+// decide what NULL means).
+func FormatText(d types.Datum, t types.T) string {
+	switch d.Kind {
+	case types.KindText:
+		return d.S
+	case types.KindInt:
+		if t.Kind() == types.KindFloat {
+			return string(appendFloat(nil, float64(d.I), t.Family))
+		}
+		return strconv.FormatInt(d.I, 10)
+	}
+	return string(AppendText(nil, d, t))
+}
+
+// AppendText appends FormatText(d, t) to b.
+func AppendText(b []byte, d types.Datum, t types.T) []byte {
+	switch d.Kind {
+	case types.KindBool:
+		if d.Bool() {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case types.KindInt:
+		if t.Kind() == types.KindFloat {
+			return appendFloat(b, float64(d.I), t.Family)
+		}
+		return strconv.AppendInt(b, d.I, 10)
+	case types.KindFloat:
+		return appendFloat(b, d.F, t.Family)
+	case types.KindText:
+		return append(b, d.S...)
+	case types.KindBytes:
+		b = append(b, '\\', 'x')
+		return hex.AppendEncode(b, []byte(d.S))
+	case types.KindDate:
+		return append(b, types.FormatDate(d.I)...)
+	case types.KindTimestamp:
+		b = append(b, types.FormatTimestamp(d.I)...)
+		if t.Family == types.TimestampTZ {
+			b = append(b, "+00"...)
+		}
+		return b
+	}
+	return b
+}
+
+// appendFloat renders f as PostgreSQL 12+ does by default
+// (extra_float_digits = 1): the shortest round-tripping digits, in
+// exponent form when the decimal exponent is below -4 or at least the
+// type's precision (15 for double precision, 6 for real). NUMERIC is
+// plain decimal, never exponent form.
+func appendFloat(b []byte, f float64, fam types.Family) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(b, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(b, "-Infinity"...)
+	case fam == types.Numeric:
+		if f == 0 {
+			return append(b, '0')
+		}
+		return strconv.AppendFloat(b, f, 'f', -1, 64)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(b, "-0"...)
+		}
+		return append(b, '0')
+	}
+	bitSize, maxExp := 64, 15
+	if fam == types.Float4 {
+		bitSize, maxExp = 32, 6
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bitSize)
+	if exp := decimalExponent(e); exp < -4 || exp >= maxExp {
+		return append(b, e...)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, bitSize)
+}
+
+// concat2 is the || operator on non-NULL operands of types lt and rt:
+// bytea || bytea is bytea; otherwise both sides are rendered as text
+// (non-text operands as FormatText of their type).
+func concat2(l, r types.Datum, lt, rt types.T) types.Datum {
+	switch {
+	case l.Kind == types.KindBytes && r.Kind == types.KindBytes:
+		return types.Datum{Kind: types.KindBytes, S: l.S + r.S}
+	case l.Kind == types.KindText && r.Kind == types.KindText:
+		return types.NewText(l.S + r.S)
+	}
+	b := make([]byte, 0, 32)
+	b = AppendText(b, l, lt)
+	b = AppendText(b, r, rt)
+	return types.NewText(string(b))
+}
+
+// decimalExponent reads the exponent of strconv's 'e' format ("1.5e-07").
+func decimalExponent(e []byte) int {
+	i := len(e) - 1
+	for i > 0 && e[i] != 'e' {
+		i--
+	}
+	exp, neg := 0, false
+	for _, c := range e[i+1:] {
+		switch {
+		case c == '-':
+			neg = true
+		case c >= '0' && c <= '9':
+			exp = exp*10 + int(c-'0')
+		}
+	}
+	if neg {
+		return -exp
+	}
+	return exp
+}

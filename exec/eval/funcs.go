@@ -1,0 +1,154 @@
+package eval
+
+import (
+	"math/rand/v2"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// maxInlineArgs is how many evaluated arguments fit in evalFunc's stack
+// buffer; calls with more arguments allocate.
+const maxInlineArgs = 4
+
+// evalFunc calls a scalar function. The non-strict functions (coalesce,
+// nullif, greatest, least, concat, concat_ws) handle their NULLs
+// themselves; every other function yields NULL when any argument is NULL.
+func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error) {
+	switch e.Name {
+	case "coalesce", "ifnull":
+		for _, a := range e.Args {
+			d, err := evalTo(env, a, row, e.T)
+			if err != nil || !d.IsNull() {
+				return d, err
+			}
+		}
+		return types.Null, nil
+	case "now", "current_timestamp", "localtimestamp":
+		return types.NewTimestamp(env.Now.UnixMicro()), nil
+	case "current_date":
+		return types.NewDate(floorDiv(env.Now.UnixMicro(), microsPerDay)), nil
+	case "random":
+		return types.NewFloat(rand.Float64()), nil
+	case "pi":
+		return types.NewFloat(3.141592653589793), nil
+	case "version":
+		return types.NewText("PostgreSQL 15.0 (kvsql)"), nil
+	case "current_database":
+		return types.NewText(orDefault(env.Database, "kvsql")), nil
+	case "current_schema":
+		return types.NewText("public"), nil
+	case "current_user", "session_user":
+		return types.NewText(orDefault(env.User, "kvsql")), nil
+	case "pg_backend_pid":
+		return types.NewInt(int64(env.BackendPID)), nil
+	}
+
+	var buf [maxInlineArgs]types.Datum
+	args := buf[:0]
+	anyNull := false
+	for _, a := range e.Args {
+		d, err := Eval(env, a, row)
+		if err != nil {
+			return types.Null, err
+		}
+		anyNull = anyNull || d.IsNull()
+		args = append(args, d)
+	}
+
+	switch e.Name {
+	case "nullif":
+		if len(args) != 2 {
+			break
+		}
+		if !args[0].IsNull() && !args[1].IsNull() {
+			c, err := compareSQL(args[0], args[1])
+			if err != nil {
+				return types.Null, err
+			}
+			if c == 0 {
+				return types.Null, nil
+			}
+		}
+		return args[0], nil
+	case "greatest", "least":
+		return extreme(args, e.Name == "greatest", e.T), nil
+	case "concat":
+		return concatFunc(e, args, ""), nil
+	case "concat_ws":
+		if len(args) == 0 || args[0].IsNull() {
+			return types.Null, nil
+		}
+		return concatFunc(e, args[1:], args[0].S), nil
+	}
+	if anyNull {
+		return types.Null, nil
+	}
+	switch e.Name {
+	case "||":
+		if len(args) == 2 {
+			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type()), nil
+		}
+	case "~", "~*", "!~", "!~*":
+		if len(args) == 2 {
+			return evalRegexOp(env, e.Name, args[0], args[1])
+		}
+	}
+	if d, ok, err := mathFunc(e, args); ok {
+		return d, err
+	}
+	if d, ok, err := stringFunc(e, args); ok {
+		return d, err
+	}
+	return types.Null, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", e.Name)
+}
+
+// extreme is greatest/least: NULLs are ignored, and the result is NULL only
+// when every argument is.
+func extreme(args []types.Datum, greatest bool, t types.T) types.Datum {
+	best := types.Null
+	for _, d := range args {
+		if d.IsNull() {
+			continue
+		}
+		if best.IsNull() {
+			best = d
+			continue
+		}
+		c := Compare(d, best)
+		if (greatest && c > 0) || (!greatest && c < 0) {
+			best = d
+		}
+	}
+	if best.Kind == types.KindInt && t.Kind() == types.KindFloat {
+		best = types.NewFloat(float64(best.I))
+	}
+	return best
+}
+
+// concatFunc is concat and concat_ws: NULL arguments are skipped, others
+// are rendered as FormatText of their type.
+func concatFunc(e *planner.Func, args []types.Datum, sep string) types.Datum {
+	argExprs := e.Args[len(e.Args)-len(args):]
+	var b []byte
+	first := true
+	for i, d := range args {
+		if d.IsNull() {
+			continue
+		}
+		if !first {
+			b = append(b, sep...)
+		}
+		first = false
+		b = AppendText(b, d, argExprs[i].Type())
+	}
+	return types.NewText(string(b))
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,211 @@
+package eval
+
+// This file depends only on packages types and pgerror so that it can move
+// to package planner verbatim (the planner types Func nodes with it and
+// must not import exec).
+
+import (
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// funcSig describes one scalar function: its arity bounds (maxArgs < 0
+// for variadic) and how its result type follows from its argument types.
+type funcSig struct {
+	minArgs, maxArgs int
+	result           func(args []types.T) types.T
+}
+
+func fixed(f types.Family) func([]types.T) types.T {
+	return func([]types.T) types.T { return types.T{Family: f} }
+}
+
+// sameAsFirst is the first argument's type (abs keeps smallint, real...).
+func sameAsFirst(args []types.T) types.T { return args[0] }
+
+// floatOrNumeric is numeric for a numeric argument, else double precision,
+// as PostgreSQL resolves round, floor, sqrt, exp and the like.
+func floatOrNumeric(args []types.T) types.T {
+	for _, a := range args {
+		if a.Family == types.Numeric {
+			return a
+		}
+	}
+	return types.T{Family: types.Float8}
+}
+
+// CommonType is the type values of the given types are converted to when
+// they meet in COALESCE, GREATEST, LEAST, CASE arms or mod(): Unknown
+// (untyped NULL or literal) yields to anything; integers widen; any float
+// makes double precision (real if all floats are real); numeric wins over
+// integers but yields to floats; otherwise the first known type.
+func CommonType(args []types.T) types.T {
+	res := types.T{Family: types.Unknown}
+	for _, a := range args {
+		switch {
+		case a.Family == types.Unknown:
+		case res.Family == types.Unknown:
+			res = a
+		case a.Kind() == types.KindInt && res.Kind() == types.KindInt:
+			if a.Family > res.Family {
+				res = a
+			}
+		case isNumericFamily(a.Family) && isNumericFamily(res.Family):
+			res = types.T{Family: widerNumber(a.Family, res.Family)}
+		case a.Kind() == types.KindTimestamp && res.Family == types.Date:
+			res = a
+		case a.Kind() == types.KindText && res.Kind() == types.KindText && a != res:
+			res = types.T{Family: types.Text}
+		}
+	}
+	return res
+}
+
+func isNumericFamily(f types.Family) bool {
+	return f.Kind() == types.KindInt || f.Kind() == types.KindFloat
+}
+
+func widerNumber(a, b types.Family) types.Family {
+	rank := func(f types.Family) int {
+		switch f {
+		case types.Float8:
+			return 5
+		case types.Float4:
+			return 4
+		case types.Numeric:
+			return 3
+		}
+		return int(f) - int(types.Int2) // 0..2
+	}
+	switch ra, rb := rank(a), rank(b); {
+	case ra == 4 && rb == 3, ra == 3 && rb == 4:
+		return types.Float8
+	case ra >= rb:
+		return a
+	}
+	return b
+}
+
+func commonOfAll(args []types.T) types.T { return CommonType(args) }
+
+// funcs is the table of scalar functions; the planner types calls with
+// FuncReturnType and eval runs them (funcs.go).
+var funcs = map[string]funcSig{
+	"abs":               {1, 1, sameAsFirst},
+	"coalesce":          {1, -1, commonOfAll},
+	"nullif":            {2, 2, sameAsFirst},
+	"greatest":          {1, -1, commonOfAll},
+	"least":             {1, -1, commonOfAll},
+	"length":            {1, 1, fixed(types.Int4)},
+	"char_length":       {1, 1, fixed(types.Int4)},
+	"character_length":  {1, 1, fixed(types.Int4)},
+	"octet_length":      {1, 1, fixed(types.Int4)},
+	"lower":             {1, 1, fixed(types.Text)},
+	"upper":             {1, 1, fixed(types.Text)},
+	"initcap":           {1, 1, fixed(types.Text)},
+	"reverse":           {1, 1, fixed(types.Text)},
+	"substr":            {2, 3, fixed(types.Text)},
+	"substring":         {2, 3, fixed(types.Text)},
+	"trim":              {1, 2, fixed(types.Text)},
+	"btrim":             {1, 2, fixed(types.Text)},
+	"ltrim":             {1, 2, fixed(types.Text)},
+	"rtrim":             {1, 2, fixed(types.Text)},
+	"replace":           {3, 3, fixed(types.Text)},
+	"concat":            {0, -1, fixed(types.Text)},
+	"concat_ws":         {1, -1, fixed(types.Text)},
+	"left":              {2, 2, fixed(types.Text)},
+	"right":             {2, 2, fixed(types.Text)},
+	"position":          {2, 2, fixed(types.Int4)},
+	"strpos":            {2, 2, fixed(types.Int4)},
+	"repeat":            {2, 2, fixed(types.Text)},
+	"lpad":              {2, 3, fixed(types.Text)},
+	"rpad":              {2, 3, fixed(types.Text)},
+	"md5":               {1, 1, fixed(types.Text)},
+	"round":             {1, 2, roundType},
+	"trunc":             {1, 2, roundType},
+	"floor":             {1, 1, floatOrNumeric},
+	"ceil":              {1, 1, floatOrNumeric},
+	"ceiling":           {1, 1, floatOrNumeric},
+	"sign":              {1, 1, floatOrNumeric},
+	"sqrt":              {1, 1, floatOrNumeric},
+	"exp":               {1, 1, floatOrNumeric},
+	"ln":                {1, 1, floatOrNumeric},
+	"log":               {1, 2, logType},
+	"log10":             {1, 1, floatOrNumeric},
+	"power":             {2, 2, floatOrNumeric},
+	"pow":               {2, 2, floatOrNumeric},
+	"mod":               {2, 2, modType},
+	"pi":                {0, 0, fixed(types.Float8)},
+	"random":            {0, 0, fixed(types.Float8)},
+	"now":               {0, 0, fixed(types.TimestampTZ)},
+	"current_timestamp": {0, 0, fixed(types.TimestampTZ)},
+	"localtimestamp":    {0, 0, fixed(types.Timestamp)},
+	"current_date":      {0, 0, fixed(types.Date)},
+	"version":           {0, 0, fixed(types.Text)},
+	"ifnull":            {2, 2, commonOfAll},
+	"current_database":  {0, 0, fixed(types.Text)},
+	"current_schema":    {0, 0, fixed(types.Text)},
+	"current_user":      {0, 0, fixed(types.Text)},
+	"session_user":      {0, 0, fixed(types.Text)},
+	"pg_backend_pid":    {0, 0, fixed(types.Int4)},
+	"||":                {2, 2, fixed(types.Text)},
+	"~":                 {2, 2, fixed(types.Bool)},
+	"~*":                {2, 2, fixed(types.Bool)},
+	"!~":                {2, 2, fixed(types.Bool)},
+	"!~*":               {2, 2, fixed(types.Bool)},
+}
+
+// roundType: round(x) and trunc(x) follow x (numeric stays numeric, others
+// become double precision); with a digit count they are numeric.
+func roundType(args []types.T) types.T {
+	if len(args) == 2 {
+		return types.T{Family: types.Numeric}
+	}
+	return floatOrNumeric(args)
+}
+
+// logType: log(x) follows x; log(b, x) is numeric.
+func logType(args []types.T) types.T {
+	if len(args) == 2 {
+		return types.T{Family: types.Numeric}
+	}
+	return floatOrNumeric(args)
+}
+
+// modType: mod of integers is the wider integer type, otherwise numeric.
+func modType(args []types.T) types.T {
+	c := CommonType(args)
+	if c.Kind() == types.KindInt {
+		return c
+	}
+	return types.T{Family: types.Numeric}
+}
+
+// FuncReturnType returns the result type of calling scalar function name
+// (case-insensitive) with arguments of the given types, or a 42883 error
+// "function name(types) does not exist" for an unknown name or a wrong
+// number of arguments. It checks arity only: argument types are the
+// planner's to coerce.
+func FuncReturnType(name string, args []types.T) (types.T, error) {
+	sig, ok := funcs[strings.ToLower(name)]
+	if !ok || len(args) < sig.minArgs || (sig.maxArgs >= 0 && len(args) > sig.maxArgs) {
+		names := make([]string, len(args))
+		for i, a := range args {
+			names[i] = a.String()
+		}
+		return types.T{}, &pgerror.Error{
+			Code:    pgerror.UndefinedFunction,
+			Message: "function " + name + "(" + strings.Join(names, ", ") + ") does not exist",
+			Hint:    "No function matches the given name and argument types. You might need to add explicit type casts.",
+		}
+	}
+	return sig.result(args), nil
+}
+
+// IsFunc reports whether name (lower case) is a known scalar function.
+func IsFunc(name string) bool {
+	_, ok := funcs[name]
+	return ok
+}
