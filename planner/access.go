@@ -1,0 +1,375 @@
+package planner
+
+import (
+	"math"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/types"
+)
+
+// keyPred is a conjunct usable as an index bound: column op value, with
+// value constant for the execution (a literal, a parameter, an outer
+// reference).
+type keyPred struct {
+	col   int
+	op    string // "=", "<", "<=", ">", ">=", "in"
+	vals  []Expr
+	exact bool // the bound states the conjunct exactly
+}
+
+// keyPreds extracts the index-usable conjuncts of filters (over the
+// table's full-width layout).
+func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
+	var out []keyPred
+	flip := map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+	for _, f := range filters {
+		switch e := f.(type) {
+		case *BinOp:
+			op, ok := flip[e.Op]
+			if !ok {
+				continue
+			}
+			if ref, ok := e.L.(*ColRef); ok && ref.Outer == 0 && isConstant(e.R) {
+				if v, ok := keyValue(e.R, t.Columns[ref.Index].Type); ok {
+					out = append(out, keyPred{col: ref.Index, op: e.Op, vals: []Expr{v}})
+				}
+			} else if ref, ok := e.R.(*ColRef); ok && ref.Outer == 0 && isConstant(e.L) {
+				if v, ok := keyValue(e.L, t.Columns[ref.Index].Type); ok {
+					out = append(out, keyPred{col: ref.Index, op: op, vals: []Expr{v}})
+				}
+			}
+		case *In:
+			ref, ok := e.X.(*ColRef)
+			if !ok || ref.Outer != 0 || e.Not || len(e.List) > 1000 {
+				continue
+			}
+			var vals []Expr
+			for _, x := range e.List {
+				if !isConstant(x) {
+					vals = nil
+					break
+				}
+				v, ok := keyValue(x, t.Columns[ref.Index].Type)
+				if !ok {
+					vals = nil
+					break
+				}
+				vals = append(vals, v)
+			}
+			if vals != nil {
+				out = append(out, keyPred{col: ref.Index, op: "in", vals: vals})
+			}
+		}
+	}
+	return out
+}
+
+// keyValue returns x as a bound for a key column of type t, when the
+// conversion cannot change which rows match (an integer column bounded by
+// a float, say, could: such bounds are not used).
+func keyValue(x Expr, t types.T) (Expr, bool) {
+	xt := x.Type()
+	switch {
+	case xt == t:
+		return x, true
+	case xt.Family == types.Unknown:
+		v, err := coerce(x, t)
+		return v, err == nil
+	case xt.Kind() == t.Kind() && t.Kind() != types.KindFloat:
+		if isText(t.Family) && t.Family == types.Char {
+			return nil, false // bpchar compares without trailing blanks
+		}
+		return &Cast{X: x, T: t}, true
+	case isInteger(xt.Family) && t.Kind() == types.KindFloat:
+		return &Cast{X: x, T: t}, true
+	}
+	return nil, false
+}
+
+// accessCandidate is one way to read a table.
+type accessCandidate struct {
+	access    AccessKind
+	index     *catalog.Index
+	spans     []Span
+	rows      float64 // rows the access path produces
+	cost      float64
+	indexOnly bool
+	keyCols   []int // the key columns in order, for ordering
+	eqPrefix  int   // leading key columns fixed by equality
+	desc      []bool
+}
+
+// chooseScan picks the cheapest access path for a table given its local
+// filters (full-width layout) and the columns the query needs (nil: all).
+func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filters []Expr, needed map[int]bool) *Scan {
+	total := b.tableRows(t)
+	sc := &Scan{Table: t, Alias: alias, Cols: cols, Access: FullScan}
+	if len(filters) > 0 {
+		sc.Filter = andOf(filters)
+	}
+	best := accessCandidate{access: FullScan, rows: total, cost: total}
+	if b.enabled("index_select") {
+		preds := keyPreds(t, filters)
+		try := func(c accessCandidate) {
+			if c.cost < best.cost {
+				best = c
+			}
+		}
+		if c, ok := b.keyAccess(t, nil, t.PrimaryKey, t.PrimaryKeyDesc, preds, total); ok {
+			try(c)
+		}
+		for _, idx := range t.Indexes {
+			if c, ok := b.keyAccess(t, idx, idx.Columns, idx.Desc, preds, total); ok {
+				if needed != nil && b.enabled("index_only") && covers(t, idx, needed) {
+					c.indexOnly = true
+					c.cost = c.rows * 1.1
+				}
+				try(c)
+			}
+		}
+	}
+	sc.Access, sc.Index, sc.Spans, sc.IndexOnly = best.access, best.index, best.spans, best.indexOnly
+	sel := 1.0
+	for range filters {
+		sel *= 0.3
+	}
+	sc.Rows = math.Max(1, math.Min(best.rows, total*sel))
+	if best.access == PKGet || best.access == UniqueGet {
+		sc.Rows = float64(len(best.spans))
+	}
+	return sc
+}
+
+// covers reports whether idx (with the primary key it stores) holds every
+// needed column.
+func covers(t *catalog.Table, idx *catalog.Index, needed map[int]bool) bool {
+	have := map[int]bool{}
+	for _, c := range idx.Columns {
+		have[c] = true
+	}
+	for _, c := range t.PrimaryKey {
+		have[c] = true
+	}
+	for c := range needed {
+		if !have[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// keyAccess builds the access through a key (the primary key when idx is
+// nil): equality and IN on a prefix of its columns, then at most one range.
+func (b *binder) keyAccess(t *catalog.Table, idx *catalog.Index, keyCols []int, desc []bool, preds []keyPred, total float64) (accessCandidate, bool) {
+	c := accessCandidate{index: idx, keyCols: keyCols, desc: desc}
+	prefixes := [][]Expr{{}}
+	for _, col := range keyCols {
+		var eq *keyPred
+		for i := range preds {
+			p := &preds[i]
+			if p.col == col && (p.op == "=" || p.op == "in") {
+				if eq == nil || len(p.vals) < len(eq.vals) {
+					eq = p
+				}
+			}
+		}
+		if eq == nil || len(prefixes)*len(eq.vals) > 1000 {
+			break
+		}
+		var next [][]Expr
+		for _, pre := range prefixes {
+			for _, v := range eq.vals {
+				next = append(next, append(append([]Expr{}, pre...), v))
+			}
+		}
+		prefixes = next
+		c.eqPrefix++
+	}
+	full := c.eqPrefix == len(keyCols)
+	inverted := idx != nil && idx.Form == catalog.FormInverted
+	if inverted && !full {
+		return c, false // an inverted list answers equality on all its columns only
+	}
+	// A range on the next column.
+	var lo, hi Expr
+	loExcl, hiExcl := false, false
+	if !full {
+		col := keyCols[c.eqPrefix]
+		for _, p := range preds {
+			if p.col != col {
+				continue
+			}
+			switch p.op {
+			case ">", ">=":
+				if lo == nil {
+					lo, loExcl = p.vals[0], p.op == ">"
+				}
+			case "<", "<=":
+				if hi == nil {
+					hi, hiExcl = p.vals[0], p.op == "<"
+				}
+			}
+		}
+		if c.eqPrefix < len(desc) && desc[c.eqPrefix] {
+			lo, hi = hi, lo
+			loExcl, hiExcl = hiExcl, loExcl
+		}
+	}
+	if c.eqPrefix == 0 && lo == nil && hi == nil {
+		return c, false
+	}
+	for _, pre := range prefixes {
+		sp := Span{Lo: pre, Hi: pre}
+		if lo != nil {
+			sp.Lo = append(append([]Expr{}, pre...), lo)
+			sp.LoExcl = loExcl
+		}
+		if hi != nil {
+			sp.Hi = append(append([]Expr{}, pre...), hi)
+			sp.HiExcl = hiExcl
+		}
+		c.spans = append(c.spans, sp)
+	}
+	// Estimate.
+	sel := 1.0
+	for i := 0; i < c.eqPrefix; i++ {
+		sel *= b.eqSelectivity(t, keyCols[i])
+	}
+	if lo != nil || hi != nil {
+		sel *= 0.25
+	}
+	unique := idx == nil || idx.Unique
+	switch {
+	case full && unique && idx == nil:
+		c.access, c.rows = PKGet, float64(len(prefixes))
+	case full && unique:
+		c.access, c.rows = UniqueGet, float64(len(prefixes))
+	case idx == nil:
+		c.access, c.rows = PKRange, math.Max(1, total*sel*float64(len(prefixes)))
+	case inverted:
+		c.access, c.rows = InvertedGet, math.Max(1, total*sel*float64(len(prefixes)))
+	default:
+		c.access, c.rows = IndexRange, math.Max(1, total*sel*float64(len(prefixes)))
+	}
+	c.cost = c.rows
+	if idx != nil {
+		c.cost = c.rows * 2.5 // the index entry, then the master get
+	}
+	c.cost += float64(len(c.spans)) * 0.5
+	return c, true
+}
+
+// eqSelectivity estimates the fraction of rows where col equals a value.
+func (b *binder) eqSelectivity(t *catalog.Table, col int) float64 {
+	if st := b.p.Catalog.Stats(t.ID); st != nil && st.Distinct != nil {
+		if d := st.Distinct[t.Columns[col].ID]; d > 0 {
+			return 1 / float64(d)
+		}
+	}
+	if len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == col {
+		return 1 / math.Max(1, b.tableRows(t))
+	}
+	for _, idx := range t.Indexes {
+		if idx.Unique && len(idx.Columns) == 1 && idx.Columns[0] == col {
+			return 1 / math.Max(1, b.tableRows(t))
+		}
+	}
+	return 0.05
+}
+
+// tableRows estimates the table's row count.
+func (b *binder) tableRows(t *catalog.Table) float64 {
+	if st := b.p.Catalog.Stats(t.ID); st != nil && st.RowCount > 0 {
+		return float64(st.RowCount)
+	}
+	if b.p.RowCount != nil {
+		if n := b.p.RowCount(t); n > 0 {
+			return n
+		}
+	}
+	return 1000
+}
+
+// providesOrder reports whether n already delivers rows in keys' order, so
+// no sort is needed: a single-table scan through a key whose column order
+// (after the equality-fixed prefix) matches the ORDER BY.
+func providesOrder(n Node, keys []SortKey) bool {
+	// Walk down through order-preserving nodes to the scan, mapping key
+	// columns to the scan's columns.
+	cols := make([]int, len(keys))
+	for i, k := range keys {
+		ref, ok := k.Expr.(*ColRef)
+		if !ok || ref.Outer != 0 {
+			return false
+		}
+		cols[i] = ref.Index
+	}
+	for {
+		switch v := n.(type) {
+		case *Project:
+			for i, c := range cols {
+				ref, ok := v.Exprs[c].(*ColRef)
+				if !ok || ref.Outer != 0 {
+					return false
+				}
+				cols[i] = ref.Index
+			}
+			n = v.Input
+			continue
+		case *Filter:
+			n = v.Input
+			continue
+		case *Scan:
+			return scanOrders(v, cols, keys)
+		}
+		return false
+	}
+}
+
+func scanOrders(s *Scan, cols []int, keys []SortKey) bool {
+	var keyCols []int
+	var desc []bool
+	switch s.Access {
+	case FullScan, PKGet, PKRange:
+		keyCols, desc = s.Table.PrimaryKey, s.Table.PrimaryKeyDesc
+	case IndexRange:
+		if s.Index.Form == catalog.FormInverted {
+			return false
+		}
+		keyCols, desc = s.Index.Columns, s.Index.Desc
+	default:
+		return false
+	}
+	if len(s.Spans) > 1 {
+		return false
+	}
+	eq := 0
+	if len(s.Spans) == 1 {
+		sp := s.Spans[0]
+		for eq < len(sp.Lo) && eq < len(sp.Hi) && sp.Lo[eq] == sp.Hi[eq] {
+			eq++
+		}
+	}
+	// Keys must follow key columns eq, eq+1, ... all in the stored
+	// direction, or all reversed.
+	reverse := false
+	for i, c := range cols {
+		pos := eq + i
+		if pos >= len(keyCols) || keyCols[pos] != c {
+			return false
+		}
+		stored := pos < len(desc) && desc[pos]
+		want := keys[i].Desc
+		if keys[i].NullsFirst != keys[i].Desc {
+			return false
+		}
+		r := stored != want
+		if i == 0 {
+			reverse = r
+		} else if r != reverse {
+			return false
+		}
+	}
+	s.Reverse = reverse
+	return true
+}

@@ -1,0 +1,319 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// tableScope is the scope of a DML statement's target table: its columns
+// in catalog order (full-width rows).
+func tableScope(t *catalog.Table, alias string) *scope {
+	s := &scope{aggContext: "this context"}
+	for i, c := range t.Columns {
+		s.cols = append(s.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1)})
+	}
+	return s
+}
+
+func (b *binder) targetTable(te sqlparser.TableExpr) (*catalog.Table, string, error) {
+	at, ok := te.(*sqlparser.AliasedTableExpr)
+	if !ok {
+		return nil, "", pgerror.New(pgerror.FeatureNotSupported, "multi-table UPDATE and DELETE are not supported")
+	}
+	tn, ok := at.Expr.(sqlparser.TableName)
+	if !ok {
+		return nil, "", pgerror.New(pgerror.FeatureNotSupported, "the target of UPDATE or DELETE must be a table")
+	}
+	t, err := b.p.Catalog.Table(b.p.DB, tn.Name.String())
+	if err != nil {
+		if _, verr := b.p.Catalog.View(b.p.DB, tn.Name.String()); verr == nil {
+			return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change view %q", tn.Name.String())
+		}
+		return nil, "", err
+	}
+	alias := at.As.String()
+	if alias == "" {
+		alias = t.Name
+	}
+	return t, alias, nil
+}
+
+// returning binds a RETURNING list over the table's full-width rows.
+func (b *binder) returning(list []sqlparser.SelectExpr, s *scope) ([]Expr, []Column, error) {
+	var exprs []Expr
+	var cols []Column
+	for _, se := range list {
+		switch se := se.(type) {
+		case *sqlparser.StarExpr:
+			for i, c := range s.cols {
+				if c.Hidden {
+					continue
+				}
+				exprs = append(exprs, &ColRef{Index: i, T: c.T, Name: c.Name})
+				cols = append(cols, c)
+			}
+		case *sqlparser.AliasedExpr:
+			x, err := b.expr(se.Expr, s)
+			if err != nil {
+				return nil, nil, err
+			}
+			name := se.As.String()
+			if name == "" {
+				name = columnName(se.Expr)
+			}
+			if x.Type().Family == types.Unknown {
+				x, _ = coerce(x, tText)
+			}
+			exprs = append(exprs, x)
+			cols = append(cols, Column{Name: name, T: x.Type()})
+		}
+	}
+	return exprs, cols, nil
+}
+
+// defaultExpr binds a column's DEFAULT; serial and hidden row-id columns
+// get NULL, which the Insert operator replaces with the next sequence
+// value.
+func (b *binder) defaultExpr(c catalog.Column) (Expr, error) {
+	if c.Default == "" || c.Serial {
+		return &Const{T: c.Type}, nil
+	}
+	st, err := parse.ParseOne("SELECT " + c.Default)
+	if err != nil {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "default of column %q: %v", c.Name, err)
+	}
+	sel, ok := st.AST.(*sqlparser.Select)
+	if !ok || len(sel.SelectExprs.Exprs) != 1 {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "default of column %q is not an expression", c.Name)
+	}
+	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+	if !ok {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "default of column %q is not an expression", c.Name)
+	}
+	x, err := b.expr(ae.Expr, &scope{aggContext: "DEFAULT expressions"})
+	if err != nil {
+		return nil, err
+	}
+	return assign(x, c.Type)
+}
+
+func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr) (Node, error) {
+	t, alias, err := b.targetTable(ins.Table)
+	if err != nil {
+		return nil, err
+	}
+	// The target columns.
+	var targets []int
+	if len(ins.Columns) == 0 {
+		for i, c := range t.Columns {
+			if !c.Hidden {
+				targets = append(targets, i)
+			}
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, name := range ins.Columns {
+			i := t.ColumnOrdinal(name.String())
+			if i < 0 {
+				return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", name.String(), t.Name)
+			}
+			if seen[i] {
+				return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", name.String())
+			}
+			seen[i] = true
+			targets = append(targets, i)
+		}
+	}
+	// The source rows.
+	var src Node
+	switch rows := ins.Rows.(type) {
+	case sqlparser.Values:
+		v := &Values{}
+		for _, r := range rows {
+			if len(r) > len(targets) {
+				return nil, pgerror.New(pgerror.SyntaxError, "INSERT has more expressions than target columns")
+			}
+			row := make([]Expr, len(targets))
+			for i := range targets {
+				c := t.Columns[targets[i]]
+				if i >= len(r) {
+					if row[i], err = b.defaultExpr(c); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				if _, ok := r[i].(*sqlparser.Default); ok {
+					if row[i], err = b.defaultExpr(c); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				x, err := b.expr(r[i], &scope{aggContext: "VALUES"})
+				if err != nil {
+					return nil, err
+				}
+				if row[i], err = assign(x, c.Type); err != nil {
+					return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", c.Name, c.Type, x.Type())
+				}
+			}
+			v.Rows = append(v.Rows, row)
+		}
+		for _, i := range targets {
+			v.Cols = append(v.Cols, Column{Name: t.Columns[i].Name, T: t.Columns[i].Type})
+		}
+		src = v
+	case sqlparser.TableStatement:
+		q, err := b.selectStatement(rows, &scope{})
+		if err != nil {
+			return nil, err
+		}
+		qc := q.Columns()
+		if len(qc) > len(targets) {
+			return nil, pgerror.New(pgerror.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		p := &Project{Input: q}
+		for i, ti := range targets {
+			c := t.Columns[ti]
+			var x Expr
+			if i < len(qc) {
+				x, err = assign(&ColRef{Index: i, T: qc[i].T, Name: qc[i].Name}, c.Type)
+				if err != nil {
+					return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", c.Name, c.Type, qc[i].T)
+				}
+			} else if x, err = b.defaultExpr(c); err != nil {
+				return nil, err
+			}
+			p.Exprs = append(p.Exprs, x)
+			p.Cols = append(p.Cols, Column{Name: c.Name, T: c.Type})
+		}
+		src = p
+	default:
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported INSERT source")
+	}
+	// Full-width rows: targets from the source, the rest from defaults.
+	full := &Project{Input: src}
+	pos := map[int]int{}
+	for i, ti := range targets {
+		pos[ti] = i
+	}
+	for i, c := range t.Columns {
+		if p, ok := pos[i]; ok {
+			full.Exprs = append(full.Exprs, &ColRef{Index: p, T: c.Type, Name: c.Name})
+		} else {
+			d, err := b.defaultExpr(c)
+			if err != nil {
+				return nil, err
+			}
+			full.Exprs = append(full.Exprs, d)
+		}
+		full.Cols = append(full.Cols, Column{Name: c.Name, T: c.Type})
+	}
+	n := &Insert{Table: t, Input: full}
+	if isIdentity(full) {
+		n.Input = src
+	}
+	if ins.Action == sqlparser.ReplaceAct {
+		n.Conflict = ConflictReplace
+	} else if ins.Ignore {
+		n.Conflict = ConflictIgnore
+	}
+	if len(ins.OnDup) > 0 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "ON DUPLICATE KEY UPDATE is not supported")
+	}
+	if ret != nil {
+		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// dmlInput plans the scan that finds the rows an UPDATE or DELETE changes.
+func (b *binder) dmlInput(t *catalog.Table, alias string, where *sqlparser.Where, s *scope) (Node, error) {
+	var filters []Expr
+	if where != nil {
+		s.aggContext = "WHERE"
+		w, err := b.boolExpr(where.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		filters = splitAnd(w)
+	}
+	f := &fromResult{}
+	r := &relation{table: t, alias: alias, cols: s.cols}
+	f.add(r)
+	return b.joinTree(f, filters, nil, s)
+}
+
+func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node, error) {
+	if len(up.TableExprs) != 1 || up.Limit != nil || len(up.OrderBy) > 0 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "UPDATE with several tables, ORDER BY or LIMIT is not supported")
+	}
+	t, alias, err := b.targetTable(up.TableExprs[0])
+	if err != nil {
+		return nil, err
+	}
+	s := tableScope(t, alias)
+	input, err := b.dmlInput(t, alias, up.Where, s)
+	if err != nil {
+		return nil, err
+	}
+	n := &Update{Table: t, Input: input}
+	seen := map[int]bool{}
+	for _, ue := range up.Exprs {
+		name := ue.Name.Name.String()
+		i := t.ColumnOrdinal(name)
+		if i < 0 || t.Columns[i].Hidden {
+			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
+		}
+		if seen[i] {
+			return nil, pgerror.Newf(pgerror.SyntaxError, "multiple assignments to same column %q", name)
+		}
+		seen[i] = true
+		var x Expr
+		if _, ok := ue.Expr.(*sqlparser.Default); ok {
+			x, err = b.defaultExpr(t.Columns[i])
+		} else {
+			s.aggContext = "UPDATE"
+			x, err = b.expr(ue.Expr, s)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if x, err = assign(x, t.Columns[i].Type); err != nil {
+			return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", name, t.Columns[i].Type, x.Type())
+		}
+		n.Set = append(n.Set, Assignment{Col: i, Expr: x})
+	}
+	if ret != nil {
+		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr) (Node, error) {
+	if len(del.TableExprs) != 1 || len(del.Targets) > 0 || del.Limit != nil || len(del.OrderBy) > 0 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "DELETE with several tables, ORDER BY or LIMIT is not supported")
+	}
+	t, alias, err := b.targetTable(del.TableExprs[0])
+	if err != nil {
+		return nil, err
+	}
+	s := tableScope(t, alias)
+	input, err := b.dmlInput(t, alias, del.Where, s)
+	if err != nil {
+		return nil, err
+	}
+	n := &Delete{Table: t, Input: input}
+	if ret != nil {
+		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,671 @@
+package planner
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// expr binds a vitess expression in scope s.
+func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
+	switch e := e.(type) {
+	case *sqlparser.ColName:
+		name := e.Name.String()
+		if n, ok := paramNumber(name); ok && e.Qualifier.IsEmpty() {
+			return b.param(n), nil
+		}
+		if ref, ok := s.aliasRef(e); ok {
+			return ref, nil
+		}
+		return s.resolve(e.Qualifier.Name.String(), name)
+	case *sqlparser.Argument:
+		if n, ok := paramNumber(e.Name); ok {
+			return b.param(n), nil
+		}
+		return nil, pgerror.Newf(pgerror.SyntaxError, "unsupported placeholder %q", e.Name)
+	case *sqlparser.Literal:
+		return literal(e)
+	case *sqlparser.NullVal:
+		return &Const{T: tUnk}, nil
+	case sqlparser.BoolVal:
+		return &Const{Value: types.NewBool(bool(e)), T: tBool}, nil
+	case *sqlparser.AndExpr:
+		return b.logical(e.Left, e.Right, s, true)
+	case *sqlparser.OrExpr:
+		return b.logical(e.Left, e.Right, s, false)
+	case *sqlparser.XorExpr:
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "XOR is not supported")
+	case *sqlparser.NotExpr:
+		x, err := b.boolExpr(e.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		return &UnaryOp{Op: "NOT", X: x, T: tBool}, nil
+	case *sqlparser.ComparisonExpr:
+		return b.comparison(e, s)
+	case *sqlparser.BetweenExpr:
+		x, err := b.expr(e.Left, s)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := b.compare(">=", x, e.From, s)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.compare("<=", x, e.To, s)
+		if err != nil {
+			return nil, err
+		}
+		and := &And{Args: []Expr{lo, hi}}
+		if !e.IsBetween {
+			return &UnaryOp{Op: "NOT", X: and, T: tBool}, nil
+		}
+		return and, nil
+	case *sqlparser.IsExpr:
+		x, err := b.expr(e.Left, s)
+		if err != nil {
+			return nil, err
+		}
+		switch e.Right {
+		case sqlparser.IsNullOp:
+			return &IsNull{X: x}, nil
+		case sqlparser.IsNotNullOp:
+			return &IsNull{X: x, Not: true}, nil
+		}
+		if x, err = coerce(x, tBool); err != nil {
+			return nil, err
+		}
+		switch e.Right {
+		case sqlparser.IsTrueOp:
+			return &IsBool{X: x, Value: true}, nil
+		case sqlparser.IsNotTrueOp:
+			return &IsBool{X: x, Value: true, Not: true}, nil
+		case sqlparser.IsFalseOp:
+			return &IsBool{X: x, Value: false}, nil
+		default:
+			return &IsBool{X: x, Value: false, Not: true}, nil
+		}
+	case *sqlparser.BinaryExpr:
+		return b.binary(e, s)
+	case *sqlparser.UnaryExpr:
+		x, err := b.expr(e.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		switch e.Operator {
+		case sqlparser.UMinusOp:
+			if c, ok := x.(*Const); ok && c.Value.Kind == types.KindInt {
+				if c.Value.I == math.MinInt64 {
+					return nil, pgerror.New(pgerror.NumericValueOutOfRange, "bigint out of range")
+				}
+				return intConst(-c.Value.I), nil
+			}
+			if c, ok := x.(*Const); ok && c.Value.Kind == types.KindFloat {
+				return &Const{Value: types.NewFloat(-c.Value.F), T: c.T}, nil
+			}
+			x, err = coerceNumeric(x)
+			if err != nil {
+				return nil, err
+			}
+			return &UnaryOp{Op: "-", X: x, T: x.Type()}, nil
+		case sqlparser.UPlusOp:
+			return coerceNumeric(x)
+		case sqlparser.TildaOp:
+			x, err = coerce(x, tInt8)
+			if err != nil {
+				return nil, err
+			}
+			return &UnaryOp{Op: "~", X: x, T: x.Type()}, nil
+		case sqlparser.BangOp:
+			x, err = coerce(x, tBool)
+			if err != nil {
+				return nil, err
+			}
+			return &UnaryOp{Op: "NOT", X: x, T: tBool}, nil
+		}
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported unary operator")
+	case *sqlparser.CaseExpr:
+		return b.caseExpr(e, s)
+	case *sqlparser.CastExpr:
+		return b.cast(e.Expr, e.Type, s)
+	case *sqlparser.ConvertExpr:
+		return b.cast(e.Expr, e.Type, s)
+	case *sqlparser.CollateExpr:
+		return b.expr(e.Expr, s)
+	case *sqlparser.IntroducerExpr:
+		return b.expr(e.Expr, s)
+	case *sqlparser.FuncExpr:
+		return b.funcExpr(e, s)
+	case *sqlparser.CountStar:
+		return b.aggregate(s, AggCall{Func: "count_star", T: tInt8}, nil)
+	case *sqlparser.Count:
+		return b.aggregate(s, AggCall{Func: "count", Distinct: e.Distinct, T: tInt8}, e.Args)
+	case *sqlparser.Sum:
+		return b.aggregate(s, AggCall{Func: "sum", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
+	case *sqlparser.Avg:
+		return b.aggregate(s, AggCall{Func: "avg", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
+	case *sqlparser.Min:
+		return b.aggregate(s, AggCall{Func: "min", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
+	case *sqlparser.Max:
+		return b.aggregate(s, AggCall{Func: "max", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
+	case *sqlparser.GroupConcatExpr:
+		sep := e.Separator
+		args := append([]sqlparser.Expr{}, e.Exprs...)
+		if len(args) == 1 {
+			args = append(args, sqlparser.NewStrLiteral(sep))
+		}
+		return b.aggregate(s, AggCall{Func: "string_agg", Distinct: e.Distinct, T: tText}, args)
+	case *sqlparser.Subquery:
+		return b.subquery(SubScalar, e, nil, "", false, s)
+	case *sqlparser.ExistsExpr:
+		return b.subquery(SubExists, e.Subquery, nil, "", false, s)
+	case *sqlparser.CurTimeFuncExpr:
+		name := e.Name.Lowered()
+		if name == "current_date" || name == "curdate" {
+			return &Func{Name: "current_date", T: tDate}, nil
+		}
+		return &Func{Name: "now", T: tTSTZ}, nil
+	case *sqlparser.SubstrExpr:
+		args := []sqlparser.Expr{e.Name, e.From}
+		if e.To != nil {
+			args = append(args, e.To)
+		}
+		return b.call("substr", args, s)
+	case *sqlparser.TrimFuncExpr:
+		name := "btrim"
+		switch e.Type {
+		case sqlparser.LeadingTrimType:
+			name = "ltrim"
+		case sqlparser.TrailingTrimType:
+			name = "rtrim"
+		}
+		args := []sqlparser.Expr{e.StringArg}
+		if e.TrimArg != nil {
+			args = append(args, e.TrimArg)
+		}
+		return b.call(name, args, s)
+	case sqlparser.ValTuple:
+		if len(e) == 1 {
+			return b.expr(e[0], s)
+		}
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "row constructors are not supported here")
+	}
+	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "unsupported expression: %s", sqlparser.String(e))
+}
+
+// paramNumber reads $N (or vitess's :vN) as N.
+func paramNumber(name string) (int, bool) {
+	switch {
+	case strings.HasPrefix(name, "$"):
+		name = name[1:]
+	case strings.HasPrefix(name, ":v"):
+		name = name[2:]
+	case strings.HasPrefix(name, "v"):
+		name = name[1:]
+	default:
+		return 0, false
+	}
+	n, err := strconv.Atoi(name)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, false
+	}
+	return n, true
+}
+
+// param returns a reference to $n, growing the parameter list.
+func (b *binder) param(n int) *Param {
+	for len(b.params) < n {
+		b.params = append(b.params, tUnk)
+	}
+	return &Param{N: n, T: b.params[n-1]}
+}
+
+func intConst(i int64) *Const {
+	if i >= math.MinInt32 && i <= math.MaxInt32 {
+		return &Const{Value: types.NewInt(i), T: tInt4}
+	}
+	return &Const{Value: types.NewInt(i), T: tInt8}
+}
+
+func literal(e *sqlparser.Literal) (Expr, error) {
+	switch e.Type {
+	case sqlparser.StrVal:
+		return &Const{Value: types.NewText(e.Val), T: tUnk}, nil
+	case sqlparser.IntVal:
+		i, err := strconv.ParseInt(e.Val, 10, 64)
+		if err != nil {
+			f, ferr := strconv.ParseFloat(e.Val, 64)
+			if ferr != nil {
+				return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid number %q", e.Val)
+			}
+			return &Const{Value: types.NewFloat(f), T: types.T{Family: types.Numeric}}, nil
+		}
+		return intConst(i), nil
+	case sqlparser.FloatVal, sqlparser.DecimalVal:
+		f, err := strconv.ParseFloat(e.Val, 64)
+		if err != nil {
+			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid number %q", e.Val)
+		}
+		return &Const{Value: types.NewFloat(f), T: types.T{Family: types.Numeric}}, nil
+	case sqlparser.HexVal:
+		raw, err := decodeHex(e.Val)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{Value: types.NewBytes(raw), T: tBytea}, nil
+	case sqlparser.HexNum:
+		i, err := strconv.ParseInt(strings.TrimPrefix(strings.ToLower(e.Val), "0x"), 16, 64)
+		if err != nil {
+			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid hexadecimal number %q", e.Val)
+		}
+		return intConst(i), nil
+	case sqlparser.DateVal:
+		return coerce(&Const{Value: types.NewText(e.Val), T: tUnk}, tDate)
+	case sqlparser.TimestampVal:
+		return coerce(&Const{Value: types.NewText(e.Val), T: tUnk}, tTS)
+	}
+	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "unsupported literal %s", sqlparser.String(e))
+}
+
+func decodeHex(s string) ([]byte, error) {
+	if len(s)%2 != 0 {
+		return nil, pgerror.New(pgerror.InvalidTextRepresentation, "invalid hexadecimal data: odd number of digits")
+	}
+	out := make([]byte, len(s)/2)
+	for i := range out {
+		v, err := strconv.ParseUint(s[2*i:2*i+2], 16, 8)
+		if err != nil {
+			return nil, pgerror.New(pgerror.InvalidTextRepresentation, "invalid hexadecimal digit")
+		}
+		out[i] = byte(v)
+	}
+	return out, nil
+}
+
+func (b *binder) boolExpr(e sqlparser.Expr, s *scope) (Expr, error) {
+	x, err := b.expr(e, s)
+	if err != nil {
+		return nil, err
+	}
+	return coerceBool(x)
+}
+
+// coerceBool accepts a boolean; SQLite's corpus also uses integers as
+// truth values (WHERE a), which PostgreSQL rejects: so do we (42804).
+func coerceBool(x Expr) (Expr, error) {
+	if x.Type().Family == types.Bool {
+		return x, nil
+	}
+	return coerce(x, tBool)
+}
+
+func (b *binder) logical(l, r sqlparser.Expr, s *scope, and bool) (Expr, error) {
+	le, err := b.boolExpr(l, s)
+	if err != nil {
+		return nil, err
+	}
+	re, err := b.boolExpr(r, s)
+	if err != nil {
+		return nil, err
+	}
+	var args []Expr
+	for _, x := range []Expr{le, re} {
+		switch v := x.(type) {
+		case *And:
+			if and {
+				args = append(args, v.Args...)
+				continue
+			}
+		case *Or:
+			if !and {
+				args = append(args, v.Args...)
+				continue
+			}
+		}
+		args = append(args, x)
+	}
+	if and {
+		return &And{Args: args}, nil
+	}
+	return &Or{Args: args}, nil
+}
+
+var comparisonOps = map[sqlparser.ComparisonExprOperator]string{
+	sqlparser.EqualOp:        "=",
+	sqlparser.LessThanOp:     "<",
+	sqlparser.GreaterThanOp:  ">",
+	sqlparser.LessEqualOp:    "<=",
+	sqlparser.GreaterEqualOp: ">=",
+	sqlparser.NotEqualOp:     "<>",
+}
+
+func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error) {
+	switch e.Operator {
+	case sqlparser.InOp, sqlparser.NotInOp:
+		not := e.Operator == sqlparser.NotInOp
+		if sq, ok := e.Right.(*sqlparser.Subquery); ok {
+			return b.subquery(SubIn, sq, e.Left, "=", not, s)
+		}
+		x, err := b.expr(e.Left, s)
+		if err != nil {
+			return nil, err
+		}
+		tuple, ok := e.Right.(sqlparser.ValTuple)
+		if !ok {
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported IN list")
+		}
+		if len(tuple) == 0 {
+			// SQLite's x IN () is false, x NOT IN () true, even for NULL x.
+			return &Const{Value: types.NewBool(not), T: tBool}, nil
+		}
+		list := make([]Expr, len(tuple))
+		t := x.Type()
+		for i, item := range tuple {
+			if list[i], err = b.expr(item, s); err != nil {
+				return nil, err
+			}
+			t = commonType(t, list[i].Type())
+			if t.Family == types.Unknown && list[i].Type().Family != types.Unknown && x.Type().Family != types.Unknown {
+				return nil, mismatch("IN", x.Type(), list[i].Type())
+			}
+		}
+		if t.Family == types.Unknown {
+			t = tText
+		}
+		if x, err = coerceCompare(x, t); err != nil {
+			return nil, err
+		}
+		for i := range list {
+			if list[i], err = coerceCompare(list[i], t); err != nil {
+				return nil, err
+			}
+		}
+		return &In{X: x, List: list, Not: not}, nil
+	case sqlparser.LikeOp, sqlparser.NotLikeOp:
+		x, err := b.expr(e.Left, s)
+		if err != nil {
+			return nil, err
+		}
+		pat, err := b.expr(e.Right, s)
+		if err != nil {
+			return nil, err
+		}
+		if x, err = coerce(x, tText); err != nil {
+			return nil, err
+		}
+		if pat, err = coerce(pat, tText); err != nil {
+			return nil, err
+		}
+		like := &Like{X: x, Pattern: pat, Not: e.Operator == sqlparser.NotLikeOp}
+		if e.Escape != nil {
+			if like.Escape, err = b.expr(e.Escape, s); err != nil {
+				return nil, err
+			}
+			if like.Escape, err = coerce(like.Escape, tText); err != nil {
+				return nil, err
+			}
+		}
+		return like, nil
+	case sqlparser.NullSafeEqualOp:
+		x, err := b.expr(e.Left, s)
+		if err != nil {
+			return nil, err
+		}
+		return b.compare("IS NOT DISTINCT FROM", x, e.Right, s)
+	case sqlparser.RegexpOp, sqlparser.NotRegexpOp:
+		name := "~"
+		if e.Operator == sqlparser.NotRegexpOp {
+			name = "!~"
+		}
+		return b.call(name, []sqlparser.Expr{e.Left, e.Right}, s)
+	}
+	op, ok := comparisonOps[e.Operator]
+	if !ok {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported comparison")
+	}
+	if e.Modifier != sqlparser.Missing {
+		sq, ok := e.Right.(*sqlparser.Subquery)
+		if !ok {
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "ANY/ALL need a subquery")
+		}
+		kind := SubAny
+		if e.Modifier == sqlparser.All {
+			kind = SubAll
+		}
+		return b.subquery(kind, sq, e.Left, op, false, s)
+	}
+	x, err := b.expr(e.Left, s)
+	if err != nil {
+		return nil, err
+	}
+	return b.compare(op, x, e.Right, s)
+}
+
+// compare binds x op right, coercing both sides to a common type.
+func (b *binder) compare(op string, x Expr, right sqlparser.Expr, s *scope) (Expr, error) {
+	y, err := b.expr(right, s)
+	if err != nil {
+		return nil, err
+	}
+	return compareExprs(op, x, y)
+}
+
+func compareExprs(op string, x, y Expr) (Expr, error) {
+	if !comparableTypes(x.Type(), y.Type()) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, y.Type())
+	}
+	t := commonType(x.Type(), y.Type())
+	if t.Family == types.Unknown {
+		t = tText
+	}
+	var err error
+	if x, err = coerceCompare(x, t); err != nil {
+		return nil, err
+	}
+	if y, err = coerceCompare(y, t); err != nil {
+		return nil, err
+	}
+	return &BinOp{Op: op, L: x, R: y, T: tBool}, nil
+}
+
+// coerceCompare brings x to type t for a comparison. Numeric values of
+// different families compare without casts (exec compares int with float
+// numerically), so only literals and non-numeric types are converted.
+func coerceCompare(x Expr, t types.T) (Expr, error) {
+	if isNumeric(x.Type().Family) && isNumeric(t.Family) {
+		return x, nil
+	}
+	if isText(x.Type().Family) && isText(t.Family) {
+		return x, nil
+	}
+	return coerce(x, t)
+}
+
+func mismatch(what string, a, b types.T) error {
+	return pgerror.Newf(pgerror.DatatypeMismatch, "%s types %s and %s cannot be matched", what, a, b)
+}
+
+var binaryOps = map[sqlparser.BinaryExprOperator]string{
+	sqlparser.PlusOp:       "+",
+	sqlparser.MinusOp:      "-",
+	sqlparser.MultOp:       "*",
+	sqlparser.DivOp:        "/",
+	sqlparser.IntDivOp:     "/",
+	sqlparser.ModOp:        "%",
+	sqlparser.BitAndOp:     "&",
+	sqlparser.BitOrOp:      "|",
+	sqlparser.BitXorOp:     "#",
+	sqlparser.ShiftLeftOp:  "<<",
+	sqlparser.ShiftRightOp: ">>",
+}
+
+func (b *binder) binary(e *sqlparser.BinaryExpr, s *scope) (Expr, error) {
+	op := binaryOps[e.Operator]
+	l, err := b.expr(e.Left, s)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.expr(e.Right, s)
+	if err != nil {
+		return nil, err
+	}
+	return arith(op, l, r)
+}
+
+// arith types an arithmetic or bitwise operator.
+func arith(op string, l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	// Date arithmetic: date + int, date - int, date - date.
+	if lt.Family == types.Date && isInteger(rt.Family) && (op == "+" || op == "-") {
+		return &BinOp{Op: op, L: l, R: r, T: tDate}, nil
+	}
+	if lt.Family == types.Date && rt.Family == types.Date && op == "-" {
+		return &BinOp{Op: op, L: l, R: r, T: tInt4}, nil
+	}
+	var err error
+	if lt.Family == types.Unknown {
+		if l, err = coerce(l, numericLiteralType(l, rt)); err != nil {
+			return nil, err
+		}
+	}
+	if rt.Family == types.Unknown {
+		if r, err = coerce(r, numericLiteralType(r, l.Type())); err != nil {
+			return nil, err
+		}
+	}
+	lt, rt = l.Type(), r.Type()
+	if !isNumeric(lt.Family) || !isNumeric(rt.Family) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", lt, op, rt)
+	}
+	t := arithType(lt, rt)
+	switch op {
+	case "&", "|", "#", "<<", ">>":
+		if !isInteger(lt.Family) || !isInteger(rt.Family) {
+			return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", lt, op, rt)
+		}
+	}
+	return &BinOp{Op: op, L: l, R: r, T: t}, nil
+}
+
+// numericLiteralType is the type an untyped operand of arithmetic takes:
+// the other operand's numeric type, or what the literal's text looks like.
+func numericLiteralType(x Expr, other types.T) types.T {
+	if isNumeric(other.Family) {
+		return other
+	}
+	if c, ok := x.(*Const); ok && c.Value.Kind == types.KindText {
+		if _, err := strconv.ParseInt(strings.TrimSpace(c.Value.S), 10, 64); err == nil {
+			return tInt8
+		}
+		return types.T{Family: types.Numeric}
+	}
+	return tInt4
+}
+
+func coerceNumeric(x Expr) (Expr, error) {
+	if x.Type().Family == types.Unknown {
+		return coerce(x, numericLiteralType(x, tUnk))
+	}
+	if !isNumeric(x.Type().Family) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: - %s", x.Type())
+	}
+	return x, nil
+}
+
+func (b *binder) caseExpr(e *sqlparser.CaseExpr, s *scope) (Expr, error) {
+	c := &Case{}
+	var err error
+	if e.Expr != nil {
+		if c.Operand, err = b.expr(e.Expr, s); err != nil {
+			return nil, err
+		}
+	}
+	t := tUnk
+	for _, w := range e.Whens {
+		var cond, val Expr
+		if cond, err = b.expr(w.Cond, s); err != nil {
+			return nil, err
+		}
+		if c.Operand != nil {
+			if cond, err = compareExprs("=", c.Operand, cond); err != nil {
+				return nil, err
+			}
+		} else if cond, err = coerceBool(cond); err != nil {
+			return nil, err
+		}
+		if val, err = b.expr(w.Val, s); err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, When{Cond: cond, Val: val})
+		t = caseType(t, val.Type())
+	}
+	if e.Else != nil {
+		if c.Else, err = b.expr(e.Else, s); err != nil {
+			return nil, err
+		}
+		t = caseType(t, c.Else.Type())
+	}
+	if t.Family == types.Unknown {
+		t = tText
+	}
+	for i := range c.Whens {
+		if c.Whens[i].Val, err = coerceResult(c.Whens[i].Val, t); err != nil {
+			return nil, err
+		}
+	}
+	if c.Else != nil {
+		if c.Else, err = coerceResult(c.Else, t); err != nil {
+			return nil, err
+		}
+	}
+	c.Operand = nil // the operand is folded into each condition
+	c.T = t
+	return c, nil
+}
+
+func caseType(acc, t types.T) types.T {
+	c := commonType(acc, t)
+	if c.Family == types.Unknown && acc.Family != types.Unknown && t.Family != types.Unknown {
+		return acc // reported when coercing
+	}
+	return c
+}
+
+// coerceResult converts a branch of CASE/COALESCE/UNION to the common type.
+func coerceResult(x Expr, t types.T) (Expr, error) {
+	if x.Type() == t || (isText(x.Type().Family) && isText(t.Family)) {
+		return x, nil
+	}
+	if isNumeric(x.Type().Family) && isNumeric(t.Family) {
+		return &Cast{X: x, T: t}, nil
+	}
+	if x.Type().Family == types.Unknown {
+		return coerce(x, t)
+	}
+	if commonType(x.Type(), t).Family == types.Unknown {
+		return nil, pgerror.Newf(pgerror.DatatypeMismatch, "types %s and %s cannot be matched", x.Type(), t)
+	}
+	return &Cast{X: x, T: t}, nil
+}
+
+func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Expr, error) {
+	e, err := b.expr(x, s)
+	if err != nil {
+		return nil, err
+	}
+	t, err := typeFromName(ct.Type, ct.Length, ct.Scale)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := e.(*Const); ok {
+		return castConst(c, t)
+	}
+	if e.Type() == t {
+		return e, nil
+	}
+	return &Cast{X: e, T: t}, nil
+}

@@ -1,0 +1,244 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
+	name := e.Name.Lowered()
+	if isAggregate(name) {
+		switch name {
+		case "every":
+			name = "bool_and"
+		case "group_concat":
+			name = "string_agg"
+		case "total":
+			name = "sum"
+		}
+		call := AggCall{Func: name}
+		if name == "string_agg" {
+			call.T = tText
+		}
+		return b.aggregate(s, call, e.Exprs)
+	}
+	return b.call(name, e.Exprs, s)
+}
+
+// call binds a scalar function call.
+func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error) {
+	bound := make([]Expr, len(args))
+	argTypes := make([]types.T, len(args))
+	for i, a := range args {
+		x, err := b.expr(a, s)
+		if err != nil {
+			return nil, err
+		}
+		bound[i], argTypes[i] = x, x.Type()
+	}
+	switch name {
+	case "current_database", "current_schema", "current_user", "session_user", "version":
+		if len(bound) == 0 {
+			return &Func{Name: name, T: tText}, nil
+		}
+	}
+	t, err := funcType(name, argTypes)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "coalesce", "greatest", "least", "ifnull", "nullif":
+		ct := t
+		if name == "nullif" {
+			ct = commonType(argTypes[0], argTypes[1])
+			if ct.Family == types.Unknown {
+				ct = tText
+			}
+		}
+		for i := range bound {
+			if bound[i], err = coerceResult(bound[i], ct); err != nil {
+				return nil, err
+			}
+		}
+		if name == "ifnull" {
+			name = "coalesce"
+		}
+		if name == "nullif" {
+			t = ct
+		}
+	case "abs", "mod", "round", "trunc", "floor", "ceil", "ceiling", "sign", "sqrt", "power", "pow", "exp", "ln", "log":
+		for i := range bound {
+			if bound[i].Type().Family == types.Unknown {
+				if bound[i], err = coerce(bound[i], numericLiteralType(bound[i], tUnk)); err != nil {
+					return nil, err
+				}
+			} else if !isNumeric(bound[i].Type().Family) {
+				return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, bound[i].Type())
+			}
+		}
+		if name == "abs" || name == "mod" {
+			t = bound[0].Type()
+			if name == "mod" {
+				t = arithType(bound[0].Type(), bound[1].Type())
+			}
+		}
+	default:
+		for i := range bound {
+			if bound[i].Type().Family == types.Unknown {
+				if bound[i], err = coerce(bound[i], tText); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return &Func{Name: name, Args: bound, T: t}, nil
+}
+
+// aggregate binds an aggregate call and returns a placeholder for its
+// result.
+func (b *binder) aggregate(s *scope, call AggCall, args []sqlparser.Expr) (Expr, error) {
+	if s.agg == nil {
+		ctx := s.aggContext
+		if ctx == "" {
+			ctx = "this context"
+		}
+		return nil, pgerror.Newf(pgerror.GroupingError, "aggregate functions are not allowed in %s", ctx)
+	}
+	collector := s.agg
+	s.agg = nil // no nested aggregates
+	s.aggContext = "aggregate function calls"
+	defer func() { s.agg = collector; s.aggContext = "" }()
+	for _, a := range args {
+		if _, ok := any(a).(*sqlparser.StarExpr); ok && call.Func == "count" {
+			call.Func = "count_star"
+			continue
+		}
+		x, err := b.expr(a, s)
+		if err != nil {
+			return nil, err
+		}
+		call.Args = append(call.Args, x)
+	}
+	if call.Func == "count" && len(call.Args) == 0 {
+		call.Func = "count_star"
+	}
+	var err error
+	switch call.Func {
+	case "count", "count_star":
+		call.T = tInt8
+	case "sum":
+		if err := oneArg(call); err != nil {
+			return nil, err
+		}
+		x := call.Args[0]
+		if x.Type().Family == types.Unknown {
+			if call.Args[0], err = coerce(x, tFloat8); err != nil {
+				return nil, err
+			}
+		}
+		switch f := call.Args[0].Type().Family; {
+		case isInteger(f):
+			call.T = tInt8
+		case isNumeric(f):
+			call.T = call.Args[0].Type()
+		default:
+			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", call.Args[0].Type())
+		}
+	case "avg":
+		if err := oneArg(call); err != nil {
+			return nil, err
+		}
+		if call.Args[0].Type().Family == types.Unknown {
+			if call.Args[0], err = coerce(call.Args[0], tFloat8); err != nil {
+				return nil, err
+			}
+		}
+		if !isNumeric(call.Args[0].Type().Family) {
+			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", call.Args[0].Type())
+		}
+		call.T = tFloat8
+		if isInteger(call.Args[0].Type().Family) || call.Args[0].Type().Family == types.Numeric {
+			call.T = types.T{Family: types.Numeric}
+		}
+	case "min", "max":
+		if err := oneArg(call); err != nil {
+			return nil, err
+		}
+		if call.Args[0].Type().Family == types.Unknown {
+			if call.Args[0], err = coerce(call.Args[0], tText); err != nil {
+				return nil, err
+			}
+		}
+		call.T = call.Args[0].Type()
+	case "string_agg":
+		if len(call.Args) != 2 {
+			return nil, pgerror.New(pgerror.UndefinedFunction, "function string_agg requires two arguments")
+		}
+		for i := range call.Args {
+			if call.Args[i], err = assign(call.Args[i], tText); err != nil {
+				return nil, err
+			}
+		}
+		call.T = tText
+	case "bool_and", "bool_or":
+		if err := oneArg(call); err != nil {
+			return nil, err
+		}
+		if call.Args[0], err = coerceBool(call.Args[0]); err != nil {
+			return nil, err
+		}
+		call.T = tBool
+	}
+	return collector.add(call), nil
+}
+
+func oneArg(call AggCall) error {
+	if len(call.Args) != 1 {
+		return pgerror.Newf(pgerror.UndefinedFunction, "function %s requires one argument", call.Func)
+	}
+	return nil
+}
+
+// subquery plans a nested query used as a value.
+func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlparser.Expr, op string, not bool, s *scope) (Expr, error) {
+	inner := &scope{parent: s}
+	plan, err := b.selectStatement(sq.Select, inner)
+	if err != nil {
+		return nil, err
+	}
+	cols := plan.Columns()
+	out := &Subquery{Kind: kind, Plan: plan, Op: op, Not: not, Correlated: inner.correlated, T: tBool}
+	switch kind {
+	case SubExists:
+		return out, nil
+	case SubScalar:
+		if len(cols) != 1 {
+			return nil, pgerror.New(pgerror.SyntaxError, "subquery must return only one column")
+		}
+		out.T = cols[0].T
+		if out.T.Family == types.Unknown {
+			out.T = tText
+		}
+		return out, nil
+	}
+	if len(cols) != 1 {
+		return nil, pgerror.New(pgerror.SyntaxError, "subquery has too many columns")
+	}
+	x, err := b.expr(left, s)
+	if err != nil {
+		return nil, err
+	}
+	if !comparableTypes(x.Type(), cols[0].T) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s = %s", x.Type(), cols[0].T)
+	}
+	t := commonType(x.Type(), cols[0].T)
+	if t.Family == types.Unknown {
+		t = tText
+	}
+	if x, err = coerceCompare(x, t); err != nil {
+		return nil, err
+	}
+	out.X = x
+	return out, nil
+}

@@ -1,0 +1,656 @@
+package planner
+
+import (
+	"strconv"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// selectStatement plans a SELECT, a UNION or a VALUES statement. s is a
+// fresh scope whose parent is the enclosing query's scope (or nil).
+func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, error) {
+	switch st := st.(type) {
+	case *sqlparser.Select:
+		return b.selectNode(st, s)
+	case *sqlparser.Union:
+		left, err := b.selectStatement(st.Left, &scope{parent: s.parent})
+		if err != nil {
+			return nil, err
+		}
+		right, err := b.selectStatement(st.Right, &scope{parent: s.parent})
+		if err != nil {
+			return nil, err
+		}
+		n, err := setOp(Union, !st.Distinct, left, right)
+		if err != nil {
+			return nil, err
+		}
+		return b.orderLimitOutput(n, st.OrderBy, st.Limit, s)
+	case *sqlparser.ValuesStatement:
+		return b.values(st.Rows, s)
+	}
+	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "unsupported query: %s", sqlparser.String(st))
+}
+
+// values plans VALUES (...), (...) with column names column1, column2...
+func (b *binder) values(rows sqlparser.Values, s *scope) (Node, error) {
+	if len(rows) == 0 {
+		return nil, pgerror.New(pgerror.SyntaxError, "VALUES needs at least one row")
+	}
+	n := &Values{}
+	width := len(rows[0])
+	colTypes := make([]types.T, width)
+	for _, r := range rows {
+		if len(r) != width {
+			return nil, pgerror.New(pgerror.SyntaxError, "VALUES lists must all be the same length")
+		}
+		row := make([]Expr, width)
+		for i, e := range r {
+			x, err := b.expr(e, s)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = x
+			colTypes[i] = commonType(colTypes[i], x.Type())
+		}
+		n.Rows = append(n.Rows, row)
+	}
+	for i, t := range colTypes {
+		if t.Family == types.Unknown {
+			t = tText
+			colTypes[i] = t
+		}
+		n.Cols = append(n.Cols, Column{Name: "column" + strconv.Itoa(i+1), T: t})
+	}
+	for _, row := range n.Rows {
+		for i := range row {
+			x, err := coerceResult(row[i], colTypes[i])
+			if err != nil {
+				return nil, err
+			}
+			row[i] = x
+		}
+	}
+	return n, nil
+}
+
+// setOp combines two query results, resolving column types.
+func setOp(op SetOpKind, all bool, left, right Node) (Node, error) {
+	lc, rc := left.Columns(), right.Columns()
+	if len(lc) != len(rc) {
+		return nil, pgerror.New(pgerror.SyntaxError, "each UNION/INTERSECT/EXCEPT query must have the same number of columns")
+	}
+	cols := make([]Column, len(lc))
+	lx, rx := make([]Expr, len(lc)), make([]Expr, len(lc))
+	needL, needR := false, false
+	for i := range lc {
+		t := commonType(lc[i].T, rc[i].T)
+		if t.Family == types.Unknown {
+			if lc[i].T.Family != types.Unknown && rc[i].T.Family != types.Unknown {
+				return nil, mismatch("UNION", lc[i].T, rc[i].T)
+			}
+			t = tText
+		}
+		cols[i] = Column{Name: lc[i].Name, T: t}
+		var err error
+		l := Expr(&ColRef{Index: i, T: lc[i].T, Name: lc[i].Name})
+		r := Expr(&ColRef{Index: i, T: rc[i].T, Name: rc[i].Name})
+		if lx[i], err = coerceResult(l, t); err != nil {
+			return nil, err
+		}
+		if rx[i], err = coerceResult(r, t); err != nil {
+			return nil, err
+		}
+		needL = needL || lx[i] != l
+		needR = needR || rx[i] != r
+	}
+	if needL {
+		left = &Project{Input: left, Exprs: lx, Cols: cols}
+	}
+	if needR {
+		right = &Project{Input: right, Exprs: rx, Cols: cols}
+	}
+	return &SetOp{Op: op, All: all, Left: left, Right: right, Cols: cols}, nil
+}
+
+// orderLimitOutput applies ORDER BY and LIMIT to the result of a set
+// operation, where ORDER BY names output columns or ordinals.
+func (b *binder) orderLimitOutput(n Node, orderBy sqlparser.OrderBy, limit *sqlparser.Limit, s *scope) (Node, error) {
+	if len(orderBy) > 0 {
+		cols := n.Columns()
+		out := &scope{cols: cols, parent: s.parent}
+		var keys []SortKey
+		for _, o := range orderBy {
+			var x Expr
+			if i, ok := ordinal(o.Expr); ok {
+				if i < 1 || i > len(cols) {
+					return nil, pgerror.Newf(pgerror.InvalidColumnReference, "ORDER BY position %d is not in select list", i)
+				}
+				x = &ColRef{Index: i - 1, T: cols[i-1].T, Name: cols[i-1].Name}
+			} else {
+				var err error
+				if x, err = b.expr(o.Expr, out); err != nil {
+					return nil, err
+				}
+			}
+			desc := o.Direction == sqlparser.DescOrder
+			keys = append(keys, SortKey{Expr: x, Desc: desc, NullsFirst: desc})
+		}
+		n = &Sort{Input: n, Keys: keys}
+	}
+	return b.limit(n, limit, s)
+}
+
+func ordinal(e sqlparser.Expr) (int, bool) {
+	if lit, ok := e.(*sqlparser.Literal); ok && lit.Type == sqlparser.IntVal {
+		i, err := strconv.Atoi(lit.Val)
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// limit applies LIMIT/OFFSET, turning Sort+LIMIT into TopN.
+func (b *binder) limit(n Node, limit *sqlparser.Limit, s *scope) (Node, error) {
+	if limit == nil || (limit.Rowcount == nil && limit.Offset == nil) {
+		return n, nil
+	}
+	bind := func(e sqlparser.Expr) (Expr, error) {
+		if e == nil {
+			return nil, nil
+		}
+		x, err := b.expr(e, &scope{parent: s.parent})
+		if err != nil {
+			return nil, err
+		}
+		if !isConstant(x) {
+			return nil, pgerror.New(pgerror.SyntaxError, "argument of LIMIT must not contain variables")
+		}
+		return coerce(x, tInt8)
+	}
+	count, err := bind(limit.Rowcount)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := bind(limit.Offset)
+	if err != nil {
+		return nil, err
+	}
+	if sort, ok := n.(*Sort); ok && count != nil && b.enabled("topn") {
+		return &TopN{Input: sort.Input, Keys: sort.Keys, Count: count, Offset: offset}, nil
+	}
+	return &Limit{Input: n, Count: count, Offset: offset}, nil
+}
+
+// selectItem is one bound output column of a select list.
+type selectItem struct {
+	expr Expr
+	name string
+	col  Column
+}
+
+// selectNode plans one SELECT block.
+func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
+	if sel.With != nil {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "WITH is not supported")
+	}
+	from, err := b.fromClause(sel.From, s)
+	if err != nil {
+		return nil, err
+	}
+	s.cols = from.cols
+
+	// WHERE.
+	var conjuncts []Expr
+	conjuncts = append(conjuncts, from.conds...)
+	if sel.Where != nil {
+		s.aggContext = "WHERE"
+		w, err := b.boolExpr(sel.Where.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		conjuncts = append(conjuncts, splitAnd(w)...)
+	}
+
+	// The select list, with aggregates collected.
+	agg := &aggCollector{}
+	s.agg, s.aggContext = agg, ""
+	var items []selectItem
+	for _, se := range sel.SelectExprs.Exprs {
+		switch se := se.(type) {
+		case *sqlparser.StarExpr:
+			q := se.TableName.Name.String()
+			found := false
+			for i, c := range s.cols {
+				if c.Hidden || (q != "" && c.Table != q) {
+					continue
+				}
+				found = true
+				items = append(items, selectItem{expr: &ColRef{Index: i, T: c.T, Name: qualifiedName(c)}, name: c.Name, col: c})
+			}
+			if !found && q != "" {
+				return nil, pgerror.Newf(pgerror.UndefinedTable, "missing FROM-clause entry for table %q", q)
+			}
+			if !found && len(s.cols) == 0 {
+				return nil, pgerror.New(pgerror.SyntaxError, "SELECT * with no tables specified is not valid")
+			}
+		case *sqlparser.AliasedExpr:
+			x, err := b.expr(se.Expr, s)
+			if err != nil {
+				return nil, err
+			}
+			name := se.As.String()
+			if name == "" {
+				name = columnName(se.Expr)
+			}
+			col := Column{Name: name, T: x.Type()}
+			if ref, ok := x.(*ColRef); ok && ref.Outer == 0 {
+				src := s.cols[ref.Index]
+				col.TableID, col.Attr = src.TableID, src.Attr
+			}
+			items = append(items, selectItem{expr: x, name: name, col: col})
+		default:
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported select item")
+		}
+	}
+	aliases := map[string]Expr{}
+	for _, it := range items {
+		if _, dup := aliases[it.name]; dup {
+			aliases[it.name] = nil // ambiguous: not usable by name
+			continue
+		}
+		aliases[it.name] = it.expr
+	}
+
+	// GROUP BY.
+	var groupBy []Expr
+	if sel.GroupBy != nil {
+		s.agg, s.aggContext = nil, "GROUP BY"
+		for _, g := range sel.GroupBy.Exprs {
+			var x Expr
+			if i, ok := ordinal(g); ok {
+				if i < 1 || i > len(items) {
+					return nil, pgerror.Newf(pgerror.InvalidColumnReference, "GROUP BY position %d is not in select list", i)
+				}
+				x = items[i-1].expr
+				if containsAggRef(x) {
+					return nil, pgerror.New(pgerror.GroupingError, "aggregate functions are not allowed in GROUP BY")
+				}
+			} else {
+				s.aliases = aliases
+				var err error
+				x, err = b.expr(g, s)
+				s.aliases = nil
+				if err != nil {
+					return nil, err
+				}
+				if containsAggRef(x) {
+					return nil, pgerror.New(pgerror.GroupingError, "aggregate functions are not allowed in GROUP BY")
+				}
+			}
+			groupBy = append(groupBy, x)
+		}
+	}
+
+	// HAVING.
+	var having Expr
+	if sel.Having != nil {
+		s.agg, s.aggContext = agg, ""
+		h, err := b.boolExpr(sel.Having.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		having = h
+	}
+
+	// ORDER BY: output ordinals and aliases, or expressions over the input.
+	type orderItem struct {
+		expr   Expr
+		output int // index into items, or -1
+		desc   bool
+	}
+	var order []orderItem
+	s.agg, s.aggContext = agg, ""
+	for _, o := range sel.OrderBy {
+		oi := orderItem{output: -1, desc: o.Direction == sqlparser.DescOrder}
+		if i, ok := ordinal(o.Expr); ok {
+			if i < 1 || i > len(items) {
+				return nil, pgerror.Newf(pgerror.InvalidColumnReference, "ORDER BY position %d is not in select list", i)
+			}
+			oi.output = i - 1
+		} else if cn, ok := o.Expr.(*sqlparser.ColName); ok && cn.Qualifier.IsEmpty() && outputIndex(items, cn.Name.String()) >= 0 {
+			oi.output = outputIndex(items, cn.Name.String())
+		} else {
+			x, err := b.expr(o.Expr, s)
+			if err != nil {
+				return nil, err
+			}
+			oi.expr = x
+			for i, it := range items {
+				if it.expr.String() == x.String() {
+					oi.output = i
+					break
+				}
+			}
+		}
+		order = append(order, oi)
+	}
+	s.agg = nil
+
+	grouped := len(groupBy) > 0 || len(agg.calls) > 0 || having != nil
+	correlated := false
+	for _, c := range conjuncts {
+		correlated = correlated || hasCorrelatedSubquery(c)
+	}
+	for _, it := range items {
+		correlated = correlated || hasCorrelatedSubquery(it.expr)
+	}
+
+	// The columns the query needs from FROM, for index-only scans.
+	needed := map[int]bool{}
+	all := append([]Expr{}, conjuncts...)
+	for _, it := range items {
+		all = append(all, it.expr)
+	}
+	all = append(all, groupBy...)
+	all = append(all, having)
+	for _, o := range order {
+		all = append(all, o.expr)
+	}
+	for _, c := range agg.calls {
+		all = append(all, c.Args...)
+		for _, k := range c.OrderBy {
+			all = append(all, k.Expr)
+		}
+	}
+	for _, e := range all {
+		colRefs(e, needed)
+	}
+	if correlated {
+		needed = nil // every column may be read through outer references
+	}
+
+	input, err := b.joinTree(from, conjuncts, needed, s)
+	if err != nil {
+		return nil, err
+	}
+
+	// Aggregation.
+	if grouped {
+		if correlated {
+			for _, it := range items {
+				if hasCorrelatedSubquery(it.expr) {
+					return nil, pgerror.New(pgerror.FeatureNotSupported, "correlated subqueries in the select list of a grouped query are not supported")
+				}
+			}
+		}
+		aggNode := &Aggregate{Input: input, GroupBy: groupBy, Aggs: agg.calls, Strategy: HashAgg}
+		if len(groupBy) == 0 {
+			aggNode.Strategy = ScalarAgg
+		}
+		for i, g := range groupBy {
+			name := "?column?"
+			if ref, ok := g.(*ColRef); ok {
+				name = s.cols[ref.Index].Name
+			}
+			_ = i
+			aggNode.Cols = append(aggNode.Cols, Column{Name: name, T: g.Type()})
+		}
+		for _, c := range agg.calls {
+			aggNode.Cols = append(aggNode.Cols, Column{Name: c.Func, T: c.T})
+		}
+		rewrite := func(e Expr) (Expr, error) { return groupRewrite(e, groupBy) }
+		for i := range items {
+			if items[i].expr, err = rewrite(items[i].expr); err != nil {
+				return nil, err
+			}
+		}
+		if having != nil {
+			if having, err = rewrite(having); err != nil {
+				return nil, err
+			}
+		}
+		for i := range order {
+			if order[i].expr != nil {
+				if order[i].expr, err = rewrite(order[i].expr); err != nil {
+					return nil, err
+				}
+			}
+		}
+		input = aggNode
+		if having != nil {
+			input = &Filter{Input: input, Pred: having}
+		}
+	}
+
+	// Projection: the select list, then ORDER BY expressions not in it.
+	proj := &Project{Input: input}
+	for _, it := range items {
+		proj.Exprs = append(proj.Exprs, it.expr)
+		c := it.col
+		c.Name, c.T = it.name, it.expr.Type()
+		if c.T.Family == types.Unknown {
+			c.T = tText
+			proj.Exprs[len(proj.Exprs)-1], _ = coerce(it.expr, tText)
+		}
+		proj.Cols = append(proj.Cols, c)
+	}
+	var keys []SortKey
+	for _, o := range order {
+		idx := o.output
+		if idx < 0 {
+			if sel.Distinct {
+				return nil, pgerror.New(pgerror.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+			}
+			proj.Exprs = append(proj.Exprs, o.expr)
+			proj.Cols = append(proj.Cols, Column{Name: "?order?", T: o.expr.Type(), Hidden: true})
+			idx = len(proj.Exprs) - 1
+		}
+		keys = append(keys, SortKey{Expr: &ColRef{Index: idx, T: proj.Cols[idx].T, Name: proj.Cols[idx].Name}, Desc: o.desc, NullsFirst: o.desc})
+	}
+	var n Node = proj
+	if isIdentity(proj) {
+		n = input
+	}
+	if sel.Distinct {
+		n = &Distinct{Input: n}
+	}
+	if len(keys) > 0 {
+		if !(b.enabled("index_order") && providesOrder(n, keys)) {
+			n = &Sort{Input: n, Keys: keys}
+		}
+	}
+	if n, err = b.limit(n, sel.Limit, s); err != nil {
+		return nil, err
+	}
+	if len(proj.Exprs) > len(items) {
+		final := &Project{Input: n, Cols: proj.Cols[:len(items)]}
+		for i := range items {
+			final.Exprs = append(final.Exprs, &ColRef{Index: i, T: proj.Cols[i].T, Name: proj.Cols[i].Name})
+		}
+		n = final
+	}
+	return n, nil
+}
+
+// isIdentity reports whether p passes its input's columns through
+// unchanged (same count, same order, same names).
+func isIdentity(p *Project) bool {
+	in := p.Input.Columns()
+	if len(in) != len(p.Exprs) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		ref, ok := e.(*ColRef)
+		if !ok || ref.Outer != 0 || ref.Index != i || in[i].Name != p.Cols[i].Name || in[i].Hidden || in[i].T != p.Cols[i].T {
+			return false
+		}
+	}
+	return true
+}
+
+func outputIndex(items []selectItem, name string) int {
+	found := -1
+	for i, it := range items {
+		if it.name == name {
+			if found >= 0 {
+				return -1
+			}
+			found = i
+		}
+	}
+	return found
+}
+
+// aliasRef lets GROUP BY name a select-list alias when no input column has
+// that name (PostgreSQL's rule).
+func (s *scope) aliasRef(c *sqlparser.ColName) (Expr, bool) {
+	if s.aliases == nil || !c.Qualifier.IsEmpty() {
+		return nil, false
+	}
+	name := c.Name.String()
+	for _, col := range s.cols {
+		if col.Name == name {
+			return nil, false
+		}
+	}
+	x, ok := s.aliases[name]
+	return x, ok && x != nil
+}
+
+// columnName is the output name PostgreSQL gives an unaliased expression.
+func columnName(e sqlparser.Expr) string {
+	switch e := e.(type) {
+	case *sqlparser.ColName:
+		return e.Name.String()
+	case *sqlparser.FuncExpr:
+		return e.Name.Lowered()
+	case *sqlparser.CountStar, *sqlparser.Count:
+		return "count"
+	case *sqlparser.Sum:
+		return "sum"
+	case *sqlparser.Avg:
+		return "avg"
+	case *sqlparser.Min:
+		return "min"
+	case *sqlparser.Max:
+		return "max"
+	case *sqlparser.CastExpr:
+		return columnName(e.Expr)
+	case *sqlparser.CaseExpr:
+		return "case"
+	case *sqlparser.ExistsExpr:
+		return "exists"
+	}
+	return "?column?"
+}
+
+func splitAnd(e Expr) []Expr {
+	if a, ok := e.(*And); ok {
+		var out []Expr
+		for _, x := range a.Args {
+			out = append(out, splitAnd(x)...)
+		}
+		return out
+	}
+	return []Expr{e}
+}
+
+func containsAggRef(e Expr) bool {
+	found := false
+	walkExpr(e, func(x Expr) bool {
+		if _, ok := x.(*aggRef); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// groupRewrite rewrites an expression of a grouped query to read the
+// Aggregate node's output: group keys by position, aggregates after them.
+// A column reference left over is not grouped: 42803.
+func groupRewrite(e Expr, groupBy []Expr) (Expr, error) {
+	keys := make([]string, len(groupBy))
+	for i, g := range groupBy {
+		keys[i] = g.String()
+	}
+	var rec func(Expr) (Expr, error)
+	rec = func(x Expr) (Expr, error) {
+		s := x.String()
+		for i, k := range keys {
+			if k == s {
+				return &ColRef{Index: i, T: x.Type(), Name: s}, nil
+			}
+		}
+		switch v := x.(type) {
+		case *aggRef:
+			return &ColRef{Index: len(groupBy) + v.i, T: v.t, Name: v.String()}, nil
+		case *ColRef:
+			if v.Outer == 0 {
+				return nil, pgerror.Newf(pgerror.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", v.Name)
+			}
+			return v, nil
+		}
+		// Rebuild children through rec.
+		return mapChildren(x, rec)
+	}
+	return rec(e)
+}
+
+// mapChildren rebuilds x with fn applied to each direct child.
+func mapChildren(x Expr, fn func(Expr) (Expr, error)) (Expr, error) {
+	var err error
+	m := func(c Expr) Expr {
+		if err != nil || c == nil {
+			return c
+		}
+		var y Expr
+		y, err = fn(c)
+		return y
+	}
+	ms := func(cs []Expr) []Expr {
+		out := make([]Expr, len(cs))
+		for i, c := range cs {
+			out[i] = m(c)
+		}
+		return out
+	}
+	var out Expr
+	switch v := x.(type) {
+	case *UnaryOp:
+		out = &UnaryOp{Op: v.Op, X: m(v.X), T: v.T}
+	case *BinOp:
+		out = &BinOp{Op: v.Op, L: m(v.L), R: m(v.R), T: v.T}
+	case *And:
+		out = &And{Args: ms(v.Args)}
+	case *Or:
+		out = &Or{Args: ms(v.Args)}
+	case *IsNull:
+		out = &IsNull{X: m(v.X), Not: v.Not}
+	case *IsBool:
+		out = &IsBool{X: m(v.X), Value: v.Value, Not: v.Not}
+	case *In:
+		out = &In{X: m(v.X), List: ms(v.List), Not: v.Not}
+	case *Like:
+		out = &Like{X: m(v.X), Pattern: m(v.Pattern), Escape: m(v.Escape), Not: v.Not, CaseInsensitive: v.CaseInsensitive}
+	case *Case:
+		c := &Case{Operand: m(v.Operand), Else: m(v.Else), T: v.T}
+		for _, w := range v.Whens {
+			c.Whens = append(c.Whens, When{Cond: m(w.Cond), Val: m(w.Val)})
+		}
+		out = c
+	case *Cast:
+		out = &Cast{X: m(v.X), T: v.T}
+	case *Func:
+		out = &Func{Name: v.Name, Args: ms(v.Args), T: v.T}
+	case *Subquery:
+		c := *v
+		c.X = m(v.X)
+		out = &c
+	default:
+		out = x
+	}
+	return out, err
+}

@@ -1,0 +1,196 @@
+package planner
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// coerce converts x to t where PostgreSQL converts implicitly: an untyped
+// literal or NULL to any type, a number to another numeric type, text to
+// text, a date to a timestamp. Anything else is 42804.
+func coerce(x Expr, t types.T) (Expr, error) {
+	xt := x.Type()
+	if xt == t {
+		return x, nil
+	}
+	switch {
+	case xt.Family == types.Unknown:
+		if c, ok := x.(*Const); ok {
+			return castConst(c, t)
+		}
+		if p, ok := x.(*Param); ok {
+			return &Cast{X: p, T: t}, nil
+		}
+		return &Cast{X: x, T: t}, nil
+	case xt.Family == t.Family && t.Width == 0:
+		return x, nil
+	case isNumeric(xt.Family) && isNumeric(t.Family),
+		isText(xt.Family) && isText(t.Family),
+		xt.Family == types.Date && (t.Family == types.Timestamp || t.Family == types.TimestampTZ),
+		xt.Family == types.Timestamp && t.Family == types.TimestampTZ,
+		xt.Family == types.TimestampTZ && t.Family == types.Timestamp:
+		if c, ok := x.(*Const); ok {
+			return castConst(c, t)
+		}
+		return &Cast{X: x, T: t}, nil
+	}
+	if t.Family == types.Bool {
+		return nil, pgerror.Newf(pgerror.DatatypeMismatch, "argument must be type boolean, not type %s", xt)
+	}
+	return nil, pgerror.Newf(pgerror.DatatypeMismatch, "expression is of type %s but type %s was expected", xt, t)
+}
+
+// assign converts a value for storing into a column of type t (INSERT,
+// UPDATE): implicit coercions plus any type to text, as PostgreSQL's
+// assignment casts allow.
+func assign(x Expr, t types.T) (Expr, error) {
+	if isText(t.Family) && x.Type().Family != types.Unknown && !isText(x.Type().Family) {
+		return &Cast{X: x, T: t}, nil
+	}
+	e, err := coerce(x, t)
+	if err != nil {
+		return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column is of type %s but expression is of type %s", t, x.Type())
+	}
+	return e, nil
+}
+
+// castConst converts a constant at plan time where that is simple and
+// exact; other conversions become a Cast evaluated at run time.
+func castConst(c *Const, t types.T) (Expr, error) {
+	v := c.Value
+	if v.Kind == types.KindNull {
+		return &Const{T: t}, nil
+	}
+	switch {
+	case v.Kind == types.KindText && isInteger(t.Family):
+		i, err := strconv.ParseInt(strings.TrimSpace(v.S), 10, 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return nil, pgerror.Newf(pgerror.NumericValueOutOfRange, "value %q is out of range for type %s", v.S, t)
+			}
+			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, v.S)
+		}
+		if err := checkIntRange(i, t); err != nil {
+			return nil, err
+		}
+		return &Const{Value: types.NewInt(i), T: t}, nil
+	case v.Kind == types.KindText && t.Kind() == types.KindFloat:
+		s := strings.TrimSpace(v.S)
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			switch strings.ToLower(s) {
+			case "nan":
+				f = math.NaN()
+			case "infinity", "inf", "+infinity":
+				f = math.Inf(1)
+			case "-infinity", "-inf":
+				f = math.Inf(-1)
+			default:
+				return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, v.S)
+			}
+		}
+		return &Const{Value: types.NewFloat(f), T: t}, nil
+	case v.Kind == types.KindText && isText(t.Family) && t.Width == 0:
+		return &Const{Value: v, T: t}, nil
+	case v.Kind == types.KindText && t.Family == types.Bool:
+		switch strings.ToLower(strings.TrimSpace(v.S)) {
+		case "t", "true", "y", "yes", "on", "1":
+			return &Const{Value: types.NewBool(true), T: t}, nil
+		case "f", "false", "n", "no", "off", "0":
+			return &Const{Value: types.NewBool(false), T: t}, nil
+		}
+		return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", v.S)
+	case v.Kind == types.KindText && t.Family == types.Date:
+		d, err := types.ParseDate(strings.TrimSpace(v.S))
+		if err != nil {
+			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", v.S)
+		}
+		return &Const{Value: types.NewDate(d), T: t}, nil
+	case v.Kind == types.KindText && (t.Family == types.Timestamp || t.Family == types.TimestampTZ):
+		us, err := types.ParseTimestamp(strings.TrimSpace(v.S))
+		if err != nil {
+			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", t, v.S)
+		}
+		return &Const{Value: types.NewTimestamp(us), T: t}, nil
+	case v.Kind == types.KindInt && isInteger(t.Family):
+		if err := checkIntRange(v.I, t); err != nil {
+			return nil, err
+		}
+		return &Const{Value: v, T: t}, nil
+	case v.Kind == types.KindInt && t.Kind() == types.KindFloat:
+		return &Const{Value: types.NewFloat(float64(v.I)), T: t}, nil
+	case v.Kind == types.KindFloat && t.Kind() == types.KindFloat:
+		return &Const{Value: v, T: t}, nil
+	}
+	return &Cast{X: c, T: t}, nil
+}
+
+func checkIntRange(i int64, t types.T) error {
+	switch t.Family {
+	case types.Int2:
+		if i < math.MinInt16 || i > math.MaxInt16 {
+			return pgerror.New(pgerror.NumericValueOutOfRange, "smallint out of range")
+		}
+	case types.Int4:
+		if i < math.MinInt32 || i > math.MaxInt32 {
+			return pgerror.New(pgerror.NumericValueOutOfRange, "integer out of range")
+		}
+	}
+	return nil
+}
+
+// typeFromName maps a type name (canonical PostgreSQL names from the
+// dialect layer, plus SQLite's and MySQL's spellings) to a type.
+func typeFromName(name string, length, scale *int) (types.T, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	width := int32(0)
+	if length != nil {
+		width = int32(*length)
+	}
+	switch n {
+	case "smallint", "int2", "smallserial", "serial2", "tinyint":
+		return tInt2, nil
+	case "integer", "int", "int4", "serial", "serial4", "mediumint", "signed", "signed integer":
+		return tInt4, nil
+	case "bigint", "int8", "bigserial", "serial8", "unsigned", "unsigned integer":
+		return tInt8, nil
+	case "real", "float4":
+		return types.T{Family: types.Float4}, nil
+	case "float":
+		if length != nil && *length <= 24 {
+			return types.T{Family: types.Float4}, nil
+		}
+		return tFloat8, nil
+	case "double precision", "double", "float8":
+		return tFloat8, nil
+	case "numeric", "decimal", "dec":
+		return types.T{Family: types.Numeric}, nil
+	case "text", "clob", "string", "name", "json", "jsonb", "uuid":
+		return tText, nil
+	case "varchar", "character varying", "nvarchar", "varchar2", "nchar varying":
+		return types.T{Family: types.Varchar, Width: width}, nil
+	case "char", "character", "bpchar", "nchar":
+		if length == nil && n != "bpchar" {
+			width = 1
+		}
+		return types.T{Family: types.Char, Width: width}, nil
+	case "boolean", "bool":
+		return tBool, nil
+	case "bytea", "blob", "binary", "varbinary":
+		return tBytea, nil
+	case "date":
+		return tDate, nil
+	case "timestamp", "timestamp without time zone", "datetime":
+		return tTS, nil
+	case "timestamptz", "timestamp with time zone":
+		return tTSTZ, nil
+	case "regclass", "regtype", "oid", "regproc":
+		return tInt8, nil
+	}
+	_ = scale
+	return types.T{}, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
+}

@@ -1,0 +1,267 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kvsql/kvsql/catalog"
+)
+
+// Explain draws a plan as a tree, one node per line, naming the key-value
+// operation of every scan: its key space and key range.
+//
+//	Project a, b
+//	└── Scan poi: master get /52/1 (key: poi_id = 1)
+//
+// annotate, if non-nil, adds text after a node's line (EXPLAIN ANALYZE's
+// actual rows and time).
+func Explain(n Node, annotate func(Node) string) string {
+	var b strings.Builder
+	explainNode(&b, n, "", "", annotate)
+	return b.String()
+}
+
+func explainNode(b *strings.Builder, n Node, first, rest string, annotate func(Node) string) {
+	b.WriteString(first)
+	b.WriteString(describe(n))
+	if annotate != nil {
+		if a := annotate(n); a != "" {
+			b.WriteString("  ")
+			b.WriteString(a)
+		}
+	}
+	b.WriteString("\n")
+	children := n.Children()
+	for i, c := range children {
+		if i == len(children)-1 {
+			explainNode(b, c, rest+"└── ", rest+"    ", annotate)
+		} else {
+			explainNode(b, c, rest+"├── ", rest+"│   ", annotate)
+		}
+	}
+}
+
+// describe is one node's line.
+func describe(n Node) string {
+	switch v := n.(type) {
+	case *Scan:
+		return describeScan(v)
+	case *Values:
+		return fmt.Sprintf("Values (%d rows)", len(v.Rows))
+	case *Filter:
+		return "Filter " + v.Pred.String()
+	case *Project:
+		return "Project " + joinExprs(v.Exprs, ", ")
+	case *Join:
+		return describeJoin(v)
+	case *LookupJoin:
+		kind := "LookupJoin"
+		if v.Type == LeftJoin {
+			kind = "LookupJoin (left)"
+		}
+		target := "master get on " + v.Table.Name
+		if v.Index != nil {
+			target = fmt.Sprintf("%s index %s (space %d) on %s", formName(v.Index), v.Index.Name, v.Index.ID, v.Table.Name)
+		} else {
+			target += fmt.Sprintf(" (space %d)", v.Table.ID)
+		}
+		s := fmt.Sprintf("%s %s: key (%s)", kind, target, joinExprs(v.Keys, ", "))
+		if v.Filter != nil {
+			s += " filter " + v.Filter.String()
+		}
+		if v.On != nil {
+			s += " on " + v.On.String()
+		}
+		return s
+	case *Aggregate:
+		kind := map[AggStrategy]string{HashAgg: "HashAggregate", StreamAgg: "StreamAggregate", ScalarAgg: "Aggregate"}[v.Strategy]
+		var parts []string
+		if len(v.GroupBy) > 0 {
+			parts = append(parts, "group by "+joinExprs(v.GroupBy, ", "))
+		}
+		aggs := make([]string, len(v.Aggs))
+		for i, a := range v.Aggs {
+			aggs[i] = aggString(a)
+		}
+		if len(aggs) > 0 {
+			parts = append(parts, strings.Join(aggs, ", "))
+		}
+		return kind + " " + strings.Join(parts, "; ")
+	case *Sort:
+		return "Sort " + sortKeysString(v.Keys)
+	case *TopN:
+		s := "TopN " + sortKeysString(v.Keys) + " limit " + v.Count.String()
+		if v.Offset != nil {
+			s += " offset " + v.Offset.String()
+		}
+		return s
+	case *Limit:
+		s := "Limit"
+		if v.Count != nil {
+			s += " " + v.Count.String()
+		}
+		if v.Offset != nil {
+			s += " offset " + v.Offset.String()
+		}
+		return s
+	case *Distinct:
+		return "Distinct (hash)"
+	case *SetOp:
+		s := map[SetOpKind]string{Union: "Union", Intersect: "Intersect", Except: "Except"}[v.Op]
+		if v.All {
+			s += " All"
+		}
+		return s
+	case *Insert:
+		s := fmt.Sprintf("Insert into %s (space %d)", v.Table.Name, v.Table.ID)
+		switch v.Conflict {
+		case ConflictIgnore:
+			s += " on conflict ignore"
+		case ConflictReplace:
+			s += " on conflict replace"
+		}
+		return s
+	case *Update:
+		sets := make([]string, len(v.Set))
+		for i, a := range v.Set {
+			sets[i] = v.Table.Columns[a.Col].Name + " = " + a.Expr.String()
+		}
+		return fmt.Sprintf("Update %s set %s", v.Table.Name, strings.Join(sets, ", "))
+	case *Delete:
+		return "Delete from " + v.Table.Name
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+func formName(idx *catalog.Index) string {
+	switch idx.Form {
+	case catalog.FormUnique:
+		return "unique"
+	case catalog.FormInverted:
+		return "inverted-list"
+	}
+	return "key+id"
+}
+
+func describeScan(s *Scan) string {
+	var b strings.Builder
+	b.WriteString("Scan ")
+	b.WriteString(s.Table.Name)
+	if s.Alias != "" && s.Alias != s.Table.Name {
+		b.WriteString(" AS " + s.Alias)
+	}
+	b.WriteString(": ")
+	switch s.Access {
+	case FullScan:
+		fmt.Fprintf(&b, "master full scan (space %d)", s.Table.ID)
+	case PKGet:
+		fmt.Fprintf(&b, "master get (space %d)", s.Table.ID)
+	case PKRange:
+		fmt.Fprintf(&b, "master range scan (space %d)", s.Table.ID)
+	case UniqueGet:
+		fmt.Fprintf(&b, "unique index get %s (space %d)", s.Index.Name, s.Index.ID)
+	case IndexRange:
+		fmt.Fprintf(&b, "%s index range scan %s (space %d)", formName(s.Index), s.Index.Name, s.Index.ID)
+	case InvertedGet:
+		fmt.Fprintf(&b, "inverted-list get %s (space %d)", s.Index.Name, s.Index.ID)
+	}
+	if s.Access != FullScan && s.Access != PKGet && s.Access != PKRange {
+		if s.IndexOnly {
+			b.WriteString(" index-only")
+		} else {
+			b.WriteString(" then master get")
+		}
+	}
+	if s.Reverse {
+		b.WriteString(" reverse")
+	}
+	if len(s.Spans) > 0 {
+		b.WriteString(" key ")
+		var keyCols []int
+		if s.Index != nil {
+			keyCols = s.Index.Columns
+		} else {
+			keyCols = s.Table.PrimaryKey
+		}
+		spans := make([]string, len(s.Spans))
+		for i, sp := range s.Spans {
+			spans[i] = spanString(sp, s.Table, keyCols)
+		}
+		if len(spans) > 4 {
+			spans = append(spans[:4], fmt.Sprintf("… %d spans", len(s.Spans)))
+		}
+		b.WriteString(strings.Join(spans, " | "))
+	}
+	if s.Filter != nil {
+		b.WriteString(" filter " + s.Filter.String())
+	}
+	return b.String()
+}
+
+func spanString(sp Span, t *catalog.Table, keyCols []int) string {
+	name := func(i int) string {
+		if i < len(keyCols) {
+			return t.Columns[keyCols[i]].Name
+		}
+		return "?"
+	}
+	var parts []string
+	n := len(sp.Lo)
+	if len(sp.Hi) > n {
+		n = len(sp.Hi)
+	}
+	for i := 0; i < n; i++ {
+		var lo, hi Expr
+		if i < len(sp.Lo) {
+			lo = sp.Lo[i]
+		}
+		if i < len(sp.Hi) {
+			hi = sp.Hi[i]
+		}
+		switch {
+		case lo != nil && hi != nil && lo == hi:
+			parts = append(parts, name(i)+" = "+lo.String())
+		default:
+			if lo != nil {
+				op := " >= "
+				if sp.LoExcl && i == len(sp.Lo)-1 {
+					op = " > "
+				}
+				parts = append(parts, name(i)+op+lo.String())
+			}
+			if hi != nil {
+				op := " <= "
+				if sp.HiExcl && i == len(sp.Hi)-1 {
+					op = " < "
+				}
+				parts = append(parts, name(i)+op+hi.String())
+			}
+		}
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func describeJoin(j *Join) string {
+	kind := map[JoinType]string{InnerJoin: "inner", LeftJoin: "left", SemiJoin: "semi", AntiJoin: "anti"}[j.Type]
+	switch j.Algo {
+	case HashJoin:
+		build := "right"
+		if !j.BuildRight {
+			build = "left"
+		}
+		parts := make([]string, len(j.LeftKeys))
+		for i := range j.LeftKeys {
+			parts[i] = j.LeftKeys[i].String() + " = " + j.RightKeys[i].String()
+		}
+		s := fmt.Sprintf("HashJoin (%s, build %s) on %s", kind, build, strings.Join(parts, " AND "))
+		if j.On != nil {
+			s += " filter " + j.On.String()
+		}
+		return s
+	}
+	s := fmt.Sprintf("NestedLoopJoin (%s)", kind)
+	if j.On != nil {
+		s += " on " + j.On.String()
+	}
+	return s
+}

@@ -1,0 +1,284 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// relation is one item of a FROM clause after flattening inner joins: a
+// base table (planned later, when its filters are known), or an already
+// planned subtree (a derived table, a view, an outer join).
+type relation struct {
+	table  *catalog.Table // base table, or nil
+	alias  string
+	node   Node // planned subtree when table is nil
+	cols   []Column
+	offset int // position of the first column in the FROM-order layout
+}
+
+// fromResult is a flattened FROM clause: its relations, their columns in
+// FROM order, and the ON/USING conditions of its inner joins (bound over
+// that layout).
+type fromResult struct {
+	rels  []*relation
+	cols  []Column
+	conds []Expr
+}
+
+func (f *fromResult) add(r *relation) {
+	r.offset = len(f.cols)
+	f.rels = append(f.rels, r)
+	f.cols = append(f.cols, r.cols...)
+}
+
+// fromClause flattens and binds a FROM clause.
+func (b *binder) fromClause(items []sqlparser.TableExpr, s *scope) (*fromResult, error) {
+	f := &fromResult{}
+	for _, it := range items {
+		if err := b.fromItem(it, s, f); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error {
+	switch it := it.(type) {
+	case *sqlparser.AliasedTableExpr:
+		r, err := b.aliasedTable(it, s)
+		if err != nil || r == nil {
+			return err
+		}
+		for _, other := range f.rels {
+			if other.alias == r.alias && r.alias != "" {
+				return pgerror.Newf(pgerror.DuplicateObject, "table name %q specified more than once", r.alias)
+			}
+		}
+		f.add(r)
+		return nil
+	case *sqlparser.ParenTableExpr:
+		for _, e := range it.Exprs {
+			if err := b.fromItem(e, s, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *sqlparser.JoinTableExpr:
+		switch it.Join {
+		case sqlparser.NormalJoinType, sqlparser.StraightJoinType:
+			if err := b.fromItem(it.LeftExpr, s, f); err != nil {
+				return err
+			}
+			leftCols := len(f.cols)
+			if err := b.fromItem(it.RightExpr, s, f); err != nil {
+				return err
+			}
+			return b.joinCondition(it.Condition, f, leftCols, s, &f.conds)
+		case sqlparser.LeftJoinType, sqlparser.RightJoinType:
+			r, err := b.outerJoin(it, s)
+			if err != nil {
+				return err
+			}
+			f.add(r)
+			return nil
+		}
+		return pgerror.New(pgerror.FeatureNotSupported, "NATURAL joins are not supported")
+	}
+	return pgerror.New(pgerror.FeatureNotSupported, "unsupported FROM item")
+}
+
+// joinCondition binds ON or USING for a join whose left side ends at
+// column leftCols of f.
+func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, leftCols int, s *scope, into *[]Expr) error {
+	if c == nil {
+		return nil
+	}
+	js := &scope{cols: f.cols, parent: s.parent, aggContext: "JOIN conditions"}
+	if c.On != nil {
+		on, err := b.boolExpr(c.On, js)
+		if err != nil {
+			return err
+		}
+		*into = append(*into, splitAnd(on)...)
+	}
+	for _, u := range c.Using {
+		name := u.String()
+		l := &scope{cols: f.cols[:leftCols]}
+		lr, err := l.resolve("", name)
+		if err != nil {
+			return err
+		}
+		r := &scope{cols: f.cols[leftCols:]}
+		rr, err := r.resolve("", name)
+		if err != nil {
+			return err
+		}
+		rr.Index += leftCols
+		eq, err := compareExprs("=", lr, rr)
+		if err != nil {
+			return err
+		}
+		*into = append(*into, eq)
+		// The right column is merged into the left one: hide it from
+		// unqualified references and from *.
+		f.cols[rr.Index].Hidden = true
+	}
+	return nil
+}
+
+// outerJoin plans a LEFT (or RIGHT) JOIN as one relation.
+func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, error) {
+	leftExpr, rightExpr := it.LeftExpr, it.RightExpr
+	right := it.Join == sqlparser.RightJoinType
+	if right {
+		leftExpr, rightExpr = rightExpr, leftExpr
+	}
+	lf, err := b.fromClause([]sqlparser.TableExpr{leftExpr}, s)
+	if err != nil {
+		return nil, err
+	}
+	rf, err := b.fromClause([]sqlparser.TableExpr{rightExpr}, s)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := b.joinTree(lf, lf.conds, nil, &scope{cols: lf.cols, parent: s.parent})
+	if err != nil {
+		return nil, err
+	}
+	rn, err := b.joinTree(rf, rf.conds, nil, &scope{cols: rf.cols, parent: s.parent})
+	if err != nil {
+		return nil, err
+	}
+	both := &fromResult{}
+	both.cols = append(append([]Column{}, lf.cols...), rf.cols...)
+	var on []Expr
+	if err := b.joinCondition(it.Condition, both, len(lf.cols), s, &on); err != nil {
+		return nil, err
+	}
+	cols := both.cols
+	var n Node = b.outerJoinNode(ln, rn, on, len(lf.cols), cols)
+	if right {
+		// a RIGHT JOIN b ran as b LEFT JOIN a: put a's columns first
+		// again, as written.
+		nl, nr := len(lf.cols), len(rf.cols)
+		p := &Project{Input: n}
+		for i := 0; i < nr; i++ {
+			c := cols[nl+i]
+			p.Exprs = append(p.Exprs, &ColRef{Index: nl + i, T: c.T, Name: qualifiedName(c)})
+			p.Cols = append(p.Cols, c)
+		}
+		for i := 0; i < nl; i++ {
+			c := cols[i]
+			p.Exprs = append(p.Exprs, &ColRef{Index: i, T: c.T, Name: qualifiedName(c)})
+			p.Cols = append(p.Cols, c)
+		}
+		n, cols = p, p.Cols
+	}
+	return &relation{node: n, cols: cols}, nil
+}
+
+// aliasedTable resolves a table, view or derived table in FROM.
+func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relation, error) {
+	alias := it.As.String()
+	switch e := it.Expr.(type) {
+	case sqlparser.TableName:
+		name := e.Name.String()
+		if !e.Qualifier.IsEmpty() {
+			q := e.Qualifier.String()
+			if q != "public" && q != b.p.DB && q != "pg_catalog" && q != "information_schema" {
+				return nil, pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", q)
+			}
+		}
+		if alias == "" {
+			alias = name
+		}
+		t, terr := b.p.Catalog.Table(b.p.DB, name)
+		if terr == nil {
+			r := &relation{table: t, alias: alias}
+			for i, c := range t.Columns {
+				r.cols = append(r.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1)})
+			}
+			return renameColumns(r, it.Columns)
+		}
+		if v, verr := b.p.Catalog.View(b.p.DB, name); verr == nil {
+			n, err := b.view(v)
+			if err != nil {
+				return nil, err
+			}
+			return derived(n, alias, it.Columns)
+		}
+		if name == "dual" && e.Qualifier.IsEmpty() && it.As.IsEmpty() {
+			return nil, nil // SELECT without FROM (vitess writes FROM dual)
+		}
+		return nil, terr
+	case *sqlparser.DerivedTable:
+		n, err := b.selectStatement(e.Select, &scope{parent: s.parent})
+		if err != nil {
+			return nil, err
+		}
+		return derived(n, alias, it.Columns)
+	}
+	return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported table expression")
+}
+
+// view plans a view's stored query.
+func (b *binder) view(v *catalog.View) (Node, error) {
+	st, err := parse.ParseOne(v.SQL)
+	if err != nil {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "view %q: %v", v.Name, err)
+	}
+	vb := &binder{p: b.p}
+	var n Node
+	if st.Compound != nil {
+		n, err = vb.compound(st.Compound, &scope{})
+	} else if ts, ok := st.AST.(sqlparser.TableStatement); ok {
+		n, err = vb.selectStatement(ts, &scope{})
+	} else {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "view %q is not a query", v.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(v.Columns) > 0 {
+		cols := n.Columns()
+		if len(v.Columns) > len(cols) {
+			return nil, pgerror.Newf(pgerror.SyntaxError, "view %q has more column names than columns", v.Name)
+		}
+		p := &Project{Input: n}
+		for i, c := range cols {
+			p.Exprs = append(p.Exprs, &ColRef{Index: i, T: c.T, Name: c.Name})
+			if i < len(v.Columns) {
+				c.Name = v.Columns[i]
+			}
+			p.Cols = append(p.Cols, c)
+		}
+		n = p
+	}
+	return n, nil
+}
+
+// derived wraps a planned subquery as a relation named alias.
+func derived(n Node, alias string, names sqlparser.Columns) (*relation, error) {
+	r := &relation{node: n, alias: alias}
+	for _, c := range n.Columns() {
+		c.Table = alias
+		if c.T.Family == types.Unknown {
+			c.T = tText
+		}
+		r.cols = append(r.cols, c)
+	}
+	return renameColumns(r, names)
+}
+
+func renameColumns(r *relation, names sqlparser.Columns) (*relation, error) {
+	if len(names) > len(r.cols) {
+		return nil, pgerror.Newf(pgerror.InvalidColumnReference, "table %q has %d columns available but %d columns specified", r.alias, len(r.cols), len(names))
+	}
+	for i, n := range names {
+		r.cols[i].Name = n.String()
+	}
+	return r, nil
+}

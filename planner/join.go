@@ -1,0 +1,462 @@
+package planner
+
+import (
+	"math"
+	"sort"
+
+	"github.com/kvsql/kvsql/catalog"
+)
+
+// joinTree plans the relations of a flattened FROM clause with the
+// conjuncts that apply to them: each conjunct is pushed to the lowest
+// place it can run (a scan's filter or access path, a join's keys or
+// condition), and relations are joined greedily, smallest estimate first,
+// always through an equality when one connects the next relation. The
+// result produces rows in FROM order (f.cols). needed lists the columns
+// the query reads (nil: all), for index-only scans.
+func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, s *scope) (Node, error) {
+	if len(f.rels) == 0 {
+		n := Node(&Values{Rows: [][]Expr{{}}})
+		if len(conjuncts) > 0 {
+			n = &Filter{Input: n, Pred: andOf(conjuncts)}
+		}
+		return n, nil
+	}
+	owner := make([]int, len(f.cols)) // column → relation
+	for i, r := range f.rels {
+		for j := range r.cols {
+			owner[r.offset+j] = i
+		}
+	}
+	relsOf := func(e Expr) map[int]bool {
+		cols := map[int]bool{}
+		colRefs(e, cols)
+		out := map[int]bool{}
+		for c := range cols {
+			out[owner[c]] = true
+		}
+		return out
+	}
+
+	// Classify conjuncts.
+	local := make([][]Expr, len(f.rels)) // per relation, in its own layout
+	var multi []Expr                     // over several relations (FROM layout)
+	var post []Expr                      // after all joins (FROM layout)
+	for _, c := range conjuncts {
+		rs := relsOf(c)
+		switch {
+		case hasCorrelatedSubquery(c) || !b.enabled("filter_pushdown"):
+			post = append(post, c)
+		case len(rs) == 0:
+			post = append(post, c)
+		case len(rs) == 1:
+			var ri int
+			for ri = range rs {
+			}
+			r := f.rels[ri]
+			local[ri] = append(local[ri], remap(c, shift(r.offset, len(r.cols))))
+		default:
+			multi = append(multi, c)
+		}
+	}
+
+	// Plan each relation with its local filters.
+	type planned struct {
+		node Node
+		rows float64
+		rel  *relation
+		idx  int
+	}
+	plans := make([]*planned, len(f.rels))
+	for i, r := range f.rels {
+		var relNeeded map[int]bool
+		if needed != nil {
+			relNeeded = map[int]bool{}
+			for c := range needed {
+				if owner[c] == i {
+					relNeeded[c-r.offset] = true
+				}
+			}
+			for _, c := range multi {
+				cs := map[int]bool{}
+				colRefs(c, cs)
+				for col := range cs {
+					if owner[col] == i {
+						relNeeded[col-r.offset] = true
+					}
+				}
+			}
+		}
+		if r.table != nil {
+			sc := b.chooseScan(r.table, r.alias, r.cols, local[i], relNeeded)
+			plans[i] = &planned{node: sc, rows: sc.Rows, rel: r, idx: i}
+			continue
+		}
+		n := r.node
+		rows := estimateRows(n)
+		if len(local[i]) > 0 {
+			n = &Filter{Input: n, Pred: andOf(local[i])}
+			rows *= math.Pow(0.3, float64(len(local[i])))
+		}
+		plans[i] = &planned{node: n, rows: rows, rel: r, idx: i}
+	}
+
+	// Greedy join ordering.
+	order := make([]*planned, len(plans))
+	copy(order, plans)
+	if b.enabled("join_order") {
+		sort.SliceStable(order, func(i, j int) bool { return order[i].rows < order[j].rows })
+	}
+	cur := order[0]
+	joined := map[int]bool{cur.idx: true}
+	layout := map[int]int{} // FROM column → position in the current row
+	width := 0
+	addLayout := func(r *relation) {
+		for j := range r.cols {
+			layout[r.offset+j] = width
+			width++
+		}
+	}
+	addLayout(cur.rel)
+	node, rows := cur.node, cur.rows
+	remaining := order[1:]
+	pending := multi
+	for len(remaining) > 0 {
+		// Pick the next relation: connected by an equality if possible,
+		// smallest estimate first.
+		pick := 0
+		if b.enabled("join_order") {
+			best := math.Inf(1)
+			for i, p := range remaining {
+				keys := 0
+				for _, c := range pending {
+					if _, _, ok := equiKey(c, relsOf, joined, p.idx); ok {
+						keys++
+					}
+				}
+				cost := p.rows
+				if keys == 0 {
+					cost = p.rows * rows * 1e6 // a cross product: last resort
+				}
+				if cost < best {
+					best, pick = cost, i
+				}
+			}
+		}
+		next := remaining[pick]
+		remaining = append(remaining[:pick:pick], remaining[pick+1:]...)
+
+		// The conjuncts that become evaluable with next joined.
+		var lkeys, rkeys []Expr
+		var on []Expr
+		var rest []Expr
+		for _, c := range pending {
+			if l, r, ok := equiKey(c, relsOf, joined, next.idx); ok && b.enabled("hash_join") {
+				lkeys = append(lkeys, remap(l, layout))
+				rkeys = append(rkeys, remap(r, shift(next.rel.offset, len(next.rel.cols))))
+				continue
+			}
+			rs := relsOf(c)
+			ok := true
+			for ri := range rs {
+				if !joined[ri] && ri != next.idx {
+					ok = false
+				}
+			}
+			if ok {
+				on = append(on, c)
+			} else {
+				rest = append(rest, c)
+			}
+		}
+		pending = rest
+		leftWidth := width
+		joined[next.idx] = true
+		addLayout(next.rel)
+		var onExpr Expr
+		if len(on) > 0 {
+			onExpr = remap(andOf(on), layout)
+		}
+		cols := append(append([]Column{}, node.Columns()...), next.node.Columns()...)
+		est := joinEstimate(rows, next.rows, len(lkeys) > 0)
+		if lj := b.lookupJoin(node, rows, next.node, next.rel, lkeys, rkeys, onExpr, cols, est); lj != nil {
+			node = lj
+		} else if len(lkeys) > 0 {
+			node = &Join{Type: InnerJoin, Algo: HashJoin, Left: node, Right: next.node, LeftKeys: lkeys, RightKeys: rkeys,
+				BuildRight: next.rows <= rows, On: onExpr, Cols: cols, Rows: est}
+		} else {
+			node = &Join{Type: InnerJoin, Algo: NestedLoop, Left: node, Right: next.node, On: onExpr, Cols: cols, Rows: est}
+		}
+		_ = leftWidth
+		rows = est
+		if onExpr != nil {
+			rows *= 0.5
+		}
+	}
+	post = append(post, pending...)
+
+	// Restore FROM order.
+	identity := true
+	for c, p := range layout {
+		if c != p {
+			identity = false
+			break
+		}
+	}
+	if !identity {
+		p := &Project{Input: node, Cols: f.cols}
+		for c := range f.cols {
+			p.Exprs = append(p.Exprs, &ColRef{Index: layout[c], T: f.cols[c].T, Name: qualifiedName(f.cols[c])})
+		}
+		node = p
+	}
+	if len(post) > 0 {
+		node = &Filter{Input: node, Pred: andOf(post)}
+	}
+	return node, nil
+}
+
+// shift maps FROM-layout columns [offset, offset+n) to 0..n-1.
+func shift(offset, n int) map[int]int {
+	m := make(map[int]int, n)
+	for i := 0; i < n; i++ {
+		m[offset+i] = i
+	}
+	return m
+}
+
+// equiKey reports whether c is an equality between an expression over the
+// joined relations and one over relation next alone, returning the two
+// sides (joined side first).
+func equiKey(c Expr, relsOf func(Expr) map[int]bool, joined map[int]bool, next int) (Expr, Expr, bool) {
+	eq, ok := c.(*BinOp)
+	if !ok || eq.Op != "=" {
+		return nil, nil, false
+	}
+	side := func(e Expr) int { // 1: joined only, 2: next only, 0: neither
+		rs := relsOf(e)
+		if len(rs) == 0 {
+			return 0
+		}
+		if len(rs) == 1 && rs[next] {
+			return 2
+		}
+		for r := range rs {
+			if !joined[r] {
+				return 0
+			}
+		}
+		return 1
+	}
+	l, r := side(eq.L), side(eq.R)
+	switch {
+	case l == 1 && r == 2:
+		return eq.L, eq.R, true
+	case l == 2 && r == 1:
+		return eq.R, eq.L, true
+	}
+	return nil, nil, false
+}
+
+func joinEstimate(l, r float64, equi bool) float64 {
+	if equi {
+		return math.Max(l, r)
+	}
+	return l * r
+}
+
+func andOf(cs []Expr) Expr {
+	if len(cs) == 1 {
+		return cs[0]
+	}
+	return &And{Args: cs}
+}
+
+// estimateRows is a node's estimated output.
+func estimateRows(n Node) float64 {
+	switch v := n.(type) {
+	case *Scan:
+		return v.Rows
+	case *Join:
+		return v.Rows
+	case *LookupJoin:
+		return v.Rows
+	case *Values:
+		return float64(len(v.Rows))
+	case *Filter:
+		return estimateRows(v.Input) * 0.3
+	case *Aggregate:
+		if v.Strategy == ScalarAgg {
+			return 1
+		}
+		return math.Max(1, estimateRows(v.Input)*0.1)
+	case *Limit, *TopN:
+		return 10
+	}
+	if cs := n.Children(); len(cs) == 1 {
+		return estimateRows(cs[0])
+	}
+	return 1000
+}
+
+// lookupJoin returns an index-lookup join of left with the base table of
+// rel when the equality keys fix a prefix of its primary key or of an
+// index and the left side is small next to the table; otherwise nil.
+func (b *binder) lookupJoin(left Node, leftRows float64, right Node, rel *relation, lkeys, rkeys []Expr, on Expr, cols []Column, est float64) Node {
+	sc, ok := right.(*Scan)
+	if !ok || rel.table == nil || len(lkeys) == 0 || !b.enabled("lookup_join") {
+		return nil
+	}
+	t := rel.table
+	tableRows := b.tableRows(t)
+	if leftRows*4 > tableRows {
+		return nil // a hash join reads the table once; cheaper
+	}
+	// Which table column does each right key read?
+	keyCol := map[int]Expr{}
+	for i, rk := range rkeys {
+		if ref, ok := rk.(*ColRef); ok && ref.Outer == 0 {
+			if _, dup := keyCol[ref.Index]; !dup {
+				keyCol[ref.Index] = lkeys[i]
+			}
+		}
+	}
+	try := func(cols []int) []Expr {
+		var keys []Expr
+		for _, c := range cols {
+			k, ok := keyCol[c]
+			if !ok {
+				break
+			}
+			x, err := coerce(k, t.Columns[c].Type)
+			if err != nil {
+				return nil
+			}
+			keys = append(keys, x)
+		}
+		return keys
+	}
+	var bestIdx *catalog.Index
+	best := try(t.PrimaryKey)
+	for _, idx := range t.Indexes {
+		if idx.Form == catalog.FormInverted && len(try(idx.Columns)) < len(idx.Columns) {
+			continue
+		}
+		if k := try(idx.Columns); len(k) > len(best) {
+			best, bestIdx = k, idx
+		}
+	}
+	if len(best) == 0 {
+		return nil
+	}
+	// Equalities not used as lookup keys stay in On, over the combined row.
+	var extra []Expr
+	width := len(left.Columns())
+	used := len(best)
+	var keyCols []int
+	if bestIdx == nil {
+		keyCols = t.PrimaryKey[:used]
+	} else {
+		keyCols = bestIdx.Columns[:used]
+	}
+	usedCol := map[int]bool{}
+	for _, c := range keyCols {
+		usedCol[c] = true
+	}
+	for i, rk := range rkeys {
+		ref, ok := rk.(*ColRef)
+		if ok && ref.Outer == 0 && usedCol[ref.Index] && keyCol[ref.Index] == lkeys[i] {
+			continue
+		}
+		shifted := remap(rk, offsetMap(len(rel.cols), width))
+		eq, err := compareExprs("=", lkeys[i], shifted)
+		if err != nil {
+			return nil
+		}
+		extra = append(extra, eq)
+	}
+	if on != nil {
+		extra = append(extra, on)
+	}
+	var onExpr Expr
+	if len(extra) > 0 {
+		onExpr = andOf(extra)
+	}
+	return &LookupJoin{Type: InnerJoin, Left: left, Table: t, Alias: rel.alias, Index: bestIdx, Keys: best,
+		Filter: sc.Filter, On: onExpr, Cols: cols, Rows: est}
+}
+
+// offsetMap maps columns 0..n-1 to offset..offset+n-1.
+func offsetMap(n, offset int) map[int]int {
+	m := make(map[int]int, n)
+	for i := 0; i < n; i++ {
+		m[i] = offset + i
+	}
+	return m
+}
+
+// outerJoinNode plans left LEFT JOIN right ON on (bound over the combined
+// layout, left columns first).
+func (b *binder) outerJoinNode(left, right Node, on []Expr, leftWidth int, cols []Column) Node {
+	var lkeys, rkeys, rest []Expr
+	for _, c := range on {
+		eq, ok := c.(*BinOp)
+		if ok && eq.Op == "=" && b.enabled("hash_join") {
+			ls, rs := sideOf(eq.L, leftWidth), sideOf(eq.R, leftWidth)
+			if ls == 1 && rs == 2 {
+				lkeys = append(lkeys, eq.L)
+				rkeys = append(rkeys, remap(eq.R, shiftDown(leftWidth, len(cols))))
+				continue
+			}
+			if ls == 2 && rs == 1 {
+				lkeys = append(lkeys, eq.R)
+				rkeys = append(rkeys, remap(eq.L, shiftDown(leftWidth, len(cols))))
+				continue
+			}
+		}
+		rest = append(rest, c)
+	}
+	var onExpr Expr
+	if len(rest) > 0 {
+		onExpr = andOf(rest)
+	}
+	j := &Join{Type: LeftJoin, Algo: NestedLoop, Left: left, Right: right, On: onExpr, Cols: cols,
+		Rows: math.Max(estimateRows(left), estimateRows(right))}
+	if len(lkeys) > 0 {
+		j.Algo, j.LeftKeys, j.RightKeys, j.BuildRight = HashJoin, lkeys, rkeys, true
+	}
+	return j
+}
+
+// sideOf: 1 if e reads only columns < w, 2 if only columns >= w, 0 if
+// both or neither.
+func sideOf(e Expr, w int) int {
+	cols := map[int]bool{}
+	colRefs(e, cols)
+	if len(cols) == 0 || hasCorrelatedSubquery(e) {
+		return 0
+	}
+	l, r := false, false
+	for c := range cols {
+		if c < w {
+			l = true
+		} else {
+			r = true
+		}
+	}
+	switch {
+	case l && !r:
+		return 1
+	case r && !l:
+		return 2
+	}
+	return 0
+}
+
+func shiftDown(w, n int) map[int]int {
+	m := make(map[int]int, n)
+	for i := w; i < n; i++ {
+		m[i] = i - w
+	}
+	return m
+}

@@ -1,0 +1,320 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Node is a physical plan node. The set of node types is closed (the
+// structs in this file); package exec builds one operator per node. Every
+// node produces rows whose layout is given by Columns.
+type Node interface {
+	// Columns describes the rows the node produces, in order.
+	Columns() []Column
+	// Children returns the node's inputs (for EXPLAIN and rewrites).
+	Children() []Node
+}
+
+// Column is one column of a node's output.
+type Column struct {
+	Name   string
+	Table  string // the table name or alias it comes from, "" if computed
+	T      types.T
+	Hidden bool // not expanded by *, e.g. a hidden rowid
+	// TableOID and Attr identify a base-table column for RowDescription
+	// (0 when computed).
+	TableID uint32
+	Attr    int16
+}
+
+// AccessKind is how a Scan reads its table: the key-value operations that
+// EXPLAIN names.
+type AccessKind uint8
+
+const (
+	// FullScan iterates the whole master file.
+	FullScan AccessKind = iota
+	// PKGet is a master-file get per span (each span fixes every
+	// primary-key column: Lo == Hi, inclusive).
+	PKGet
+	// PKRange scans the master file over spans of a primary-key prefix.
+	PKRange
+	// UniqueGet gets a unique index entry per span (every index column
+	// fixed), then the master row unless IndexOnly.
+	UniqueGet
+	// IndexRange scans a key+id (or unique) index over spans, then gets
+	// master rows unless IndexOnly.
+	IndexRange
+	// InvertedGet reads the inverted-list record of each span's search
+	// value, then gets master rows unless IndexOnly.
+	InvertedGet
+)
+
+// Span bounds a scan over a prefix of the key columns of the primary key
+// or of Index. Bound expressions are constants or parameters (already cast
+// to the key column's type) evaluated when the scan opens. Nil Lo or Hi is
+// unbounded on that side.
+type Span struct {
+	Lo, Hi         []Expr
+	LoExcl, HiExcl bool
+}
+
+// Scan reads rows of one table through one access path and produces
+// full-width rows (one value per table column, catalog order, hidden rowid
+// included; with IndexOnly only the index and primary-key columns are
+// filled). Filter, if set, is applied to each row before it is produced.
+type Scan struct {
+	Table     *catalog.Table
+	Alias     string
+	Access    AccessKind
+	Index     *catalog.Index // nil for FullScan, PKGet, PKRange
+	Spans     []Span         // none for FullScan
+	IndexOnly bool
+	Reverse   bool
+	Filter    Expr
+	Cols      []Column
+	// Estimated rows produced, for EXPLAIN and join ordering.
+	Rows float64
+}
+
+// Values produces literal rows (VALUES lists, SELECT without FROM).
+type Values struct {
+	Rows [][]Expr
+	Cols []Column
+}
+
+// Filter passes the rows for which Pred is true.
+type Filter struct {
+	Input Node
+	Pred  Expr
+}
+
+// Project computes Exprs over each input row.
+type Project struct {
+	Input Node
+	Exprs []Expr
+	Cols  []Column
+}
+
+// JoinType is the logical kind of a join.
+type JoinType uint8
+
+const (
+	InnerJoin JoinType = iota
+	LeftJoin
+	// SemiJoin and AntiJoin produce left rows (only) that have / have no
+	// match; used for decorrelated EXISTS and IN.
+	SemiJoin
+	AntiJoin
+)
+
+// JoinAlgo is how a join runs.
+type JoinAlgo uint8
+
+const (
+	NestedLoop JoinAlgo = iota
+	HashJoin
+)
+
+// Join combines Left and Right rows; output rows are the left row followed
+// by the right row (for Semi/Anti joins, the left row only). With
+// HashJoin, LeftKeys[i] = RightKeys[i] are the equi-join keys (evaluated
+// over left and right rows respectively; NULL keys never match) and
+// BuildRight says which side is loaded into the hash table. On is the
+// remaining condition, evaluated over the combined row. For a LeftJoin,
+// unmatched left rows are produced with NULLs on the right.
+type Join struct {
+	Type       JoinType
+	Algo       JoinAlgo
+	Left       Node
+	Right      Node
+	LeftKeys   []Expr
+	RightKeys  []Expr
+	BuildRight bool
+	On         Expr
+	Cols       []Column
+	Rows       float64
+}
+
+// LookupJoin joins each Left row with the rows of Table found through the
+// primary key (Index nil) or Index, whose leading key columns equal Keys
+// (expressions over the left row). Output rows are the left row followed by
+// the full-width table row. Filter applies to the table row alone; On to
+// the combined row. For a LeftJoin unmatched left rows get NULLs.
+type LookupJoin struct {
+	Type   JoinType
+	Left   Node
+	Table  *catalog.Table
+	Alias  string
+	Index  *catalog.Index
+	Keys   []Expr
+	Filter Expr
+	On     Expr
+	Cols   []Column
+	Rows   float64
+}
+
+// AggStrategy is how an Aggregate groups.
+type AggStrategy uint8
+
+const (
+	// HashAgg groups in a hash table (spilling past the memory budget).
+	HashAgg AggStrategy = iota
+	// StreamAgg relies on input ordered by the group keys.
+	StreamAgg
+	// ScalarAgg has no GROUP BY: exactly one output row.
+	ScalarAgg
+)
+
+// AggCall is one aggregate: Func is count, count_star, sum, avg, min, max,
+// string_agg, bool_and, bool_or. For string_agg Args[1] is the separator.
+type AggCall struct {
+	Func     string
+	Args     []Expr
+	Distinct bool
+	OrderBy  []SortKey // string_agg(x, ',' ORDER BY y)
+	T        types.T
+}
+
+// Aggregate groups its input by GroupBy and computes Aggs per group. Each
+// output row is the group key values followed by the aggregate results.
+type Aggregate struct {
+	Input    Node
+	GroupBy  []Expr
+	Aggs     []AggCall
+	Strategy AggStrategy
+	Cols     []Column
+}
+
+// SortKey orders rows by Expr. NullsFirst defaults to Desc (PostgreSQL).
+type SortKey struct {
+	Expr       Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input (spilling past the memory budget).
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// TopN keeps the first Offset+Count rows in Keys order with a bounded heap
+// and produces rows Offset+1 .. Offset+Count.
+type TopN struct {
+	Input  Node
+	Keys   []SortKey
+	Count  Expr
+	Offset Expr // nil for none
+}
+
+// Limit skips Offset rows then passes at most Count (nil: all).
+type Limit struct {
+	Input  Node
+	Count  Expr
+	Offset Expr
+}
+
+// Distinct removes duplicate rows.
+type Distinct struct {
+	Input Node
+}
+
+// SetOpKind is UNION, INTERSECT or EXCEPT.
+type SetOpKind uint8
+
+const (
+	Union SetOpKind = iota
+	Intersect
+	Except
+)
+
+// SetOp combines two inputs with the same column count. Without All,
+// duplicates are removed; with All, multiset semantics.
+type SetOp struct {
+	Op    SetOpKind
+	All   bool
+	Left  Node
+	Right Node
+	Cols  []Column
+}
+
+// OnConflict is what an INSERT does with a row whose key exists.
+type OnConflict uint8
+
+const (
+	ConflictError   OnConflict = iota // 23505
+	ConflictIgnore                    // INSERT OR IGNORE / ON CONFLICT DO NOTHING
+	ConflictReplace                   // INSERT OR REPLACE / REPLACE INTO
+)
+
+// Insert writes each Input row into Table. Input rows are full-width (one
+// value per table column in catalog order; defaults and sequences already
+// filled in by the planner's projection). exec casts each value to its
+// column type, checks NOT NULL (23502) and widths (22001), then writes the
+// master record and index entries. With Returning the node produces one
+// row of Returning values (evaluated over the written full-width row) per
+// inserted row; otherwise none.
+type Insert struct {
+	Table     *catalog.Table
+	Input     Node
+	Conflict  OnConflict
+	Returning []Expr
+	Cols      []Column
+}
+
+// Update rewrites the rows Input produces (full-width rows of Table, from a
+// Scan): column Set[i].Col gets Set[i].Expr evaluated over the old row.
+type Update struct {
+	Table     *catalog.Table
+	Input     Node
+	Set       []Assignment
+	Returning []Expr
+	Cols      []Column
+}
+
+// Assignment is one SET col = expr.
+type Assignment struct {
+	Col  int
+	Expr Expr
+}
+
+// Delete removes the rows Input produces (full-width rows of Table).
+type Delete struct {
+	Table     *catalog.Table
+	Input     Node
+	Returning []Expr
+	Cols      []Column
+}
+
+func (n *Scan) Columns() []Column       { return n.Cols }
+func (n *Values) Columns() []Column     { return n.Cols }
+func (n *Filter) Columns() []Column     { return n.Input.Columns() }
+func (n *Project) Columns() []Column    { return n.Cols }
+func (n *Join) Columns() []Column       { return n.Cols }
+func (n *LookupJoin) Columns() []Column { return n.Cols }
+func (n *Aggregate) Columns() []Column  { return n.Cols }
+func (n *Sort) Columns() []Column       { return n.Input.Columns() }
+func (n *TopN) Columns() []Column       { return n.Input.Columns() }
+func (n *Limit) Columns() []Column      { return n.Input.Columns() }
+func (n *Distinct) Columns() []Column   { return n.Input.Columns() }
+func (n *SetOp) Columns() []Column      { return n.Cols }
+func (n *Insert) Columns() []Column     { return n.Cols }
+func (n *Update) Columns() []Column     { return n.Cols }
+func (n *Delete) Columns() []Column     { return n.Cols }
+
+func (n *Scan) Children() []Node       { return nil }
+func (n *Values) Children() []Node     { return nil }
+func (n *Filter) Children() []Node     { return []Node{n.Input} }
+func (n *Project) Children() []Node    { return []Node{n.Input} }
+func (n *Join) Children() []Node       { return []Node{n.Left, n.Right} }
+func (n *LookupJoin) Children() []Node { return []Node{n.Left} }
+func (n *Aggregate) Children() []Node  { return []Node{n.Input} }
+func (n *Sort) Children() []Node       { return []Node{n.Input} }
+func (n *TopN) Children() []Node       { return []Node{n.Input} }
+func (n *Limit) Children() []Node      { return []Node{n.Input} }
+func (n *Distinct) Children() []Node   { return []Node{n.Input} }
+func (n *SetOp) Children() []Node      { return []Node{n.Left, n.Right} }
+func (n *Insert) Children() []Node     { return []Node{n.Input} }
+func (n *Update) Children() []Node     { return []Node{n.Input} }
+func (n *Delete) Children() []Node     { return []Node{n.Input} }

@@ -1,0 +1,114 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// Planner turns parsed statements into physical plans against one
+// catalog snapshot and database.
+type Planner struct {
+	Catalog *catalog.Catalog
+	DB      string
+	// Disabled names optimizer rules to skip (see Rules); differential
+	// tests use it to check each rule preserves results.
+	Disabled map[string]bool
+	// RowCount estimates a table's rows when no ANALYZE statistics exist;
+	// nil means a fixed guess.
+	RowCount func(t *catalog.Table) float64
+}
+
+// Plan plans a query or DML statement. paramTypes are the types the client
+// declared for $1..$n (Unknown where it left them open); the returned
+// slice has the inferred type of every parameter.
+func (p *Planner) Plan(st *parse.Statement, paramTypes []types.T) (Node, []types.T, error) {
+	b := &binder{p: p, params: append([]types.T(nil), paramTypes...)}
+	n, err := b.statement(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	inferParams(n, b.params)
+	for i, t := range b.params {
+		if t.Family == types.Unknown {
+			b.params[i] = tText
+		}
+	}
+	return n, b.params, nil
+}
+
+// binder holds the state of planning one statement.
+type binder struct {
+	p      *Planner
+	params []types.T
+}
+
+func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
+
+func (b *binder) statement(st *parse.Statement) (Node, error) {
+	if st.Compound != nil {
+		return b.compound(st.Compound, &scope{})
+	}
+	switch ast := st.AST.(type) {
+	case sqlparser.TableStatement:
+		return b.selectStatement(ast, &scope{})
+	case *sqlparser.Insert:
+		return b.insert(ast, st.Returning)
+	case *sqlparser.Update:
+		return b.update(ast, st.Returning)
+	case *sqlparser.Delete:
+		return b.delete(ast, st.Returning)
+	}
+	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "statement not supported: %s", st.SQL)
+}
+
+// compound plans INTERSECT / EXCEPT (and UNION mixed with them).
+func (b *binder) compound(c *parse.Compound, s *scope) (Node, error) {
+	side := func(st *parse.Statement) (Node, error) {
+		if st.Compound != nil {
+			return b.compound(st.Compound, s)
+		}
+		ts, ok := st.AST.(sqlparser.TableStatement)
+		if !ok {
+			return nil, pgerror.New(pgerror.SyntaxError, "set operation operand is not a query")
+		}
+		return b.selectStatement(ts, &scope{parent: s.parent})
+	}
+	left, err := side(c.Left)
+	if err != nil {
+		return nil, err
+	}
+	right, err := side(c.Right)
+	if err != nil {
+		return nil, err
+	}
+	op := Union
+	switch c.Op {
+	case "INTERSECT":
+		op = Intersect
+	case "EXCEPT":
+		op = Except
+	}
+	n, err := setOp(op, c.All, left, right)
+	if err != nil {
+		return nil, err
+	}
+	return b.orderLimitOutput(n, c.OrderBy, c.Limit, s)
+}
+
+// inferParams gives each parameter of unknown type the type it is first
+// cast or coerced to.
+func inferParams(n Node, params []types.T) {
+	walkPlanExprs(n, func(e Expr) {
+		walkExpr(e, func(x Expr) bool {
+			if c, ok := x.(*Cast); ok {
+				if p, ok := c.X.(*Param); ok && p.N <= len(params) && params[p.N-1].Family == types.Unknown {
+					params[p.N-1] = c.T
+				}
+			}
+			return true
+		})
+	})
+}

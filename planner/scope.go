@@ -1,0 +1,108 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// scope is the set of columns an expression can name: the columns of the
+// FROM clause, in FROM order, plus the enclosing queries' scopes for
+// correlated references.
+type scope struct {
+	cols   []Column
+	parent *scope
+	// agg collects aggregate calls while binding a select list, HAVING or
+	// ORDER BY of a grouped query; nil where aggregates are not allowed.
+	agg *aggCollector
+	// aggContext names the clause for the "not allowed" error.
+	aggContext string
+	// correlated is set on the subquery scope when a column of an
+	// enclosing scope is referenced.
+	correlated bool
+	// outputAliases are the select list's aliases, visible to ORDER BY and
+	// GROUP BY by name.
+	aliases map[string]Expr
+}
+
+// resolve finds the column qualifier.name, searching enclosing scopes.
+func (s *scope) resolve(qualifier, name string) (*ColRef, error) {
+	depth := 0
+	for sc := s; sc != nil; sc = sc.parent {
+		idx := -1
+		for i, c := range sc.cols {
+			if c.Name != name || (qualifier != "" && c.Table != qualifier) {
+				continue
+			}
+			if c.Hidden && qualifier == "" && name != "rowid" {
+				continue
+			}
+			if idx >= 0 {
+				return nil, pgerror.Newf(pgerror.AmbiguousColumn, "column reference %q is ambiguous", name)
+			}
+			idx = i
+		}
+		if idx >= 0 {
+			c := sc.cols[idx]
+			if depth > 0 {
+				for in := s; in != sc; in = in.parent {
+					in.correlated = true
+				}
+			}
+			return &ColRef{Index: idx, Outer: depth, T: c.T, Name: qualifiedName(c)}, nil
+		}
+		depth++
+	}
+	if qualifier != "" {
+		if !s.hasTable(qualifier) {
+			return nil, pgerror.Newf(pgerror.UndefinedTable, "missing FROM-clause entry for table %q", qualifier)
+		}
+		return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %s.%s does not exist", qualifier, name)
+	}
+	return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q does not exist", name)
+}
+
+func (s *scope) hasTable(name string) bool {
+	for sc := s; sc != nil; sc = sc.parent {
+		for _, c := range sc.cols {
+			if c.Table == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func qualifiedName(c Column) string {
+	if c.Table == "" {
+		return c.Name
+	}
+	return c.Table + "." + c.Name
+}
+
+// aggCollector gathers the aggregate calls of a grouped query.
+type aggCollector struct {
+	calls []AggCall
+	keys  []string // String() of each call, to share identical calls
+}
+
+// aggRef stands for aggregate i until the grouped query is assembled and
+// it is replaced by a ColRef into the Aggregate node's output.
+type aggRef struct {
+	i int
+	t types.T
+}
+
+func (e *aggRef) Type() types.T  { return e.t }
+func (e *aggRef) String() string { return "agg#" + itoa(e.i) }
+
+func (a *aggCollector) add(call AggCall) *aggRef {
+	key := aggString(call)
+	for i, k := range a.keys {
+		if k == key {
+			return &aggRef{i: i, t: call.T}
+		}
+	}
+	a.calls = append(a.calls, call)
+	a.keys = append(a.keys, key)
+	return &aggRef{i: len(a.calls) - 1, t: call.T}
+}

@@ -1,0 +1,90 @@
+package planner
+
+import "github.com/kvsql/kvsql/types"
+
+// numericRank orders the numeric families for promotion: the common type
+// of two numeric types is the one with the higher rank.
+func numericRank(f types.Family) int {
+	switch f {
+	case types.Int2:
+		return 1
+	case types.Int4:
+		return 2
+	case types.Int8:
+		return 3
+	case types.Numeric:
+		return 4
+	case types.Float4:
+		return 5
+	case types.Float8:
+		return 6
+	}
+	return 0
+}
+
+func isNumeric(f types.Family) bool { return numericRank(f) > 0 }
+func isInteger(f types.Family) bool { return f == types.Int2 || f == types.Int4 || f == types.Int8 }
+func isText(f types.Family) bool {
+	return f == types.Text || f == types.Varchar || f == types.Char
+}
+
+// commonType is the type two values are compared or combined in, as
+// PostgreSQL resolves UNION, CASE and COALESCE; Unknown (an untyped
+// literal or NULL) takes the other side's type.
+func commonType(a, b types.T) types.T {
+	switch {
+	case a.Family == types.Unknown:
+		return b
+	case b.Family == types.Unknown:
+		return a
+	case a.Family == b.Family:
+		if a.Width != b.Width {
+			return types.T{Family: a.Family}
+		}
+		return a
+	case isNumeric(a.Family) && isNumeric(b.Family):
+		if numericRank(a.Family) >= numericRank(b.Family) {
+			return a
+		}
+		return b
+	case isText(a.Family) && isText(b.Family):
+		return tText
+	case (a.Family == types.Date || a.Family == types.Timestamp || a.Family == types.TimestampTZ) &&
+		(b.Family == types.Date || b.Family == types.Timestamp || b.Family == types.TimestampTZ):
+		if a.Family == types.TimestampTZ || b.Family == types.TimestampTZ {
+			return tTSTZ
+		}
+		return tTS
+	}
+	return types.T{} // no common type; callers report 42804
+}
+
+// comparable reports whether values of a and b can be compared.
+func comparableTypes(a, b types.T) bool {
+	if a.Family == types.Unknown || b.Family == types.Unknown {
+		return true
+	}
+	return commonType(a, b).Family != types.Unknown
+}
+
+// arithType is the result type of an arithmetic operator over a and b.
+func arithType(a, b types.T) types.T {
+	if a.Family == types.Unknown {
+		a = b
+	}
+	if b.Family == types.Unknown {
+		b = a
+	}
+	if a.Family == types.Unknown {
+		return tInt4
+	}
+	if isInteger(a.Family) && isInteger(b.Family) {
+		// int2 op int2 is int4 in PostgreSQL (no int2 arithmetic results
+		// except for int2 op int2 which is int2; keep PostgreSQL's rule).
+		if numericRank(a.Family) >= numericRank(b.Family) {
+			return a
+		}
+		return b
+	}
+	return commonType(a, b)
+}

@@ -1,0 +1,195 @@
+package planner
+
+// walkExpr calls fn on e and, while fn returns true, on its children. It
+// does not enter subquery plans.
+func walkExpr(e Expr, fn func(Expr) bool) {
+	if e == nil || !fn(e) {
+		return
+	}
+	for _, c := range exprChildren(e) {
+		walkExpr(c, fn)
+	}
+}
+
+func exprChildren(e Expr) []Expr {
+	switch e := e.(type) {
+	case *UnaryOp:
+		return []Expr{e.X}
+	case *BinOp:
+		return []Expr{e.L, e.R}
+	case *And:
+		return e.Args
+	case *Or:
+		return e.Args
+	case *IsNull:
+		return []Expr{e.X}
+	case *IsBool:
+		return []Expr{e.X}
+	case *In:
+		return append([]Expr{e.X}, e.List...)
+	case *Like:
+		if e.Escape != nil {
+			return []Expr{e.X, e.Pattern, e.Escape}
+		}
+		return []Expr{e.X, e.Pattern}
+	case *Case:
+		var out []Expr
+		if e.Operand != nil {
+			out = append(out, e.Operand)
+		}
+		for _, w := range e.Whens {
+			out = append(out, w.Cond, w.Val)
+		}
+		if e.Else != nil {
+			out = append(out, e.Else)
+		}
+		return out
+	case *Cast:
+		return []Expr{e.X}
+	case *Func:
+		return e.Args
+	case *Subquery:
+		if e.X != nil {
+			return []Expr{e.X}
+		}
+	}
+	return nil
+}
+
+// mapExpr rebuilds e bottom-up, replacing each node by fn's result (fn
+// receives the node with its children already mapped). Subquery plans are
+// not entered; Subquery.X is.
+func mapExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
+	if e == nil {
+		return nil, nil
+	}
+	x, err := mapChildren(e, func(c Expr) (Expr, error) { return mapExpr(c, fn) })
+	if err != nil {
+		return nil, err
+	}
+	return fn(x)
+}
+
+// remap rewrites the column references of e (Outer == 0) through layout:
+// a reference to column i becomes a reference to position[i].
+func remap(e Expr, position map[int]int) Expr {
+	out, _ := mapExpr(e, func(x Expr) (Expr, error) {
+		if c, ok := x.(*ColRef); ok && c.Outer == 0 {
+			if p, ok := position[c.Index]; ok {
+				return &ColRef{Index: p, T: c.T, Name: c.Name}, nil
+			}
+		}
+		return x, nil
+	})
+	return out
+}
+
+// colRefs returns the columns (Outer == 0) e references.
+func colRefs(e Expr, into map[int]bool) {
+	walkExpr(e, func(x Expr) bool {
+		if c, ok := x.(*ColRef); ok && c.Outer == 0 {
+			into[c.Index] = true
+		}
+		return true
+	})
+}
+
+// hasCorrelatedSubquery reports whether e contains a correlated subquery.
+func hasCorrelatedSubquery(e Expr) bool {
+	found := false
+	walkExpr(e, func(x Expr) bool {
+		if sq, ok := x.(*Subquery); ok && sq.Correlated {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// isConstant reports whether e depends on no column of the current row:
+// constants, parameters and outer references (fixed per execution).
+func isConstant(e Expr) bool {
+	ok := true
+	walkExpr(e, func(x Expr) bool {
+		switch c := x.(type) {
+		case *ColRef:
+			if c.Outer == 0 {
+				ok = false
+			}
+		case *Subquery:
+			ok = false
+		case *Func:
+			if c.Name == "random" {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// walkPlanExprs calls fn on every expression held by the nodes of n
+// (not entering subquery plans).
+func walkPlanExprs(n Node, fn func(Expr)) {
+	each := func(es ...Expr) {
+		for _, e := range es {
+			if e != nil {
+				fn(e)
+			}
+		}
+	}
+	switch v := n.(type) {
+	case *Scan:
+		each(v.Filter)
+		for _, sp := range v.Spans {
+			each(sp.Lo...)
+			each(sp.Hi...)
+		}
+	case *Values:
+		for _, r := range v.Rows {
+			each(r...)
+		}
+	case *Filter:
+		each(v.Pred)
+	case *Project:
+		each(v.Exprs...)
+	case *Join:
+		each(v.LeftKeys...)
+		each(v.RightKeys...)
+		each(v.On)
+	case *LookupJoin:
+		each(v.Keys...)
+		each(v.Filter, v.On)
+	case *Aggregate:
+		each(v.GroupBy...)
+		for _, a := range v.Aggs {
+			each(a.Args...)
+			for _, k := range a.OrderBy {
+				each(k.Expr)
+			}
+		}
+	case *Sort:
+		for _, k := range v.Keys {
+			each(k.Expr)
+		}
+	case *TopN:
+		for _, k := range v.Keys {
+			each(k.Expr)
+		}
+		each(v.Count, v.Offset)
+	case *Limit:
+		each(v.Count, v.Offset)
+	case *Insert:
+		each(v.Returning...)
+	case *Update:
+		for _, a := range v.Set {
+			each(a.Expr)
+		}
+		each(v.Returning...)
+	case *Delete:
+		each(v.Returning...)
+	}
+	for _, c := range n.Children() {
+		walkPlanExprs(c, fn)
+	}
+}
