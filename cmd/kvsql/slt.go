@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/kvsql/kvsql/sqllogictest"
@@ -20,7 +21,9 @@ var inProcessTarget func() (sqllogictest.Target, error)
 // runSLT implements "kvsql slt [flags] PATH...": it runs sqllogictest
 // files (directories are searched for *.test) and prints a summary table.
 // It returns an error when the arguments are wrong or the run could not
-// happen; failing records are reported, not returned as an error.
+// happen; failing records are reported, not returned as an error. On
+// SIGINT or SIGTERM it stops, prints the summary of what ran, and returns
+// an error.
 func runSLT(args []string) error {
 	fs := flag.NewFlagSet("slt", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -68,7 +71,7 @@ func runSLT(args []string) error {
 		target = t
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := sqllogictest.RunFiles(ctx, target, fs.Args(), sqllogictest.Options{
 		Engine:             *engine,
