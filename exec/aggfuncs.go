@@ -1,0 +1,298 @@
+package exec
+
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// aggState accumulates one aggregate call over one group. add takes the
+// call's evaluated arguments (then its ORDER BY key values) and returns
+// how many bytes of memory the state retained for them (only collecting
+// states retain anything); result finalizes.
+type aggState interface {
+	add(args []types.Datum) (int64, error)
+	result() (types.Datum, error)
+}
+
+// aggStateSize is the estimated fixed memory of one aggregate state.
+const aggStateSize = 64
+
+// newAggState returns an empty state for call.
+func newAggState(call *planner.AggCall) (aggState, error) {
+	var s aggState
+	switch call.Func {
+	case "count_star", "count":
+		s = &countState{star: call.Func == "count_star"}
+	case "sum":
+		s = &sumState{}
+	case "avg":
+		s = &avgState{}
+	case "min":
+		s = &minMaxState{sign: 1}
+	case "max":
+		s = &minMaxState{sign: -1}
+	case "bool_and", "every":
+		s = &boolState{and: true}
+	case "bool_or":
+		s = &boolState{}
+	case "string_agg":
+		s = &stringAggState{orderBy: call.OrderBy}
+	default:
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", call.Func)
+	}
+	if call.Distinct {
+		s = &distinctState{inner: s, seen: make(map[uint64][][]types.Datum)}
+	}
+	return s, nil
+}
+
+// finalizeAgg converts an aggregate's result to the call's declared type
+// when their kinds differ (sum of INT8 declared NUMERIC, avg of INT...).
+func finalizeAgg(d types.Datum, t types.T) (types.Datum, error) {
+	if d.IsNull() || t.Family == types.Unknown || d.Kind == t.Kind() {
+		return d, nil
+	}
+	return eval.Cast(d, t)
+}
+
+type countState struct {
+	star bool
+	n    int64
+}
+
+func (s *countState) add(args []types.Datum) (int64, error) {
+	if s.star || !args[0].IsNull() {
+		s.n++
+	}
+	return 0, nil
+}
+func (s *countState) result() (types.Datum, error) { return types.NewInt(s.n), nil }
+
+// sumState sums integers exactly in an int64 (22003 past its range, where
+// PostgreSQL would move on to NUMERIC) and floats as float64.
+type sumState struct {
+	any, isFloat bool
+	i            int64
+	f            float64
+}
+
+func (s *sumState) add(args []types.Datum) (int64, error) {
+	d := args[0]
+	switch d.Kind {
+	case types.KindNull:
+		return 0, nil
+	case types.KindInt:
+		r := s.i + d.I
+		if (r > s.i) != (d.I > 0) {
+			return 0, pgerror.New(pgerror.NumericValueOutOfRange, "bigint out of range")
+		}
+		s.i = r
+	case types.KindFloat:
+		s.isFloat = true
+		s.f += d.F
+	default:
+		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", d.Kind)
+	}
+	s.any = true
+	return 0, nil
+}
+
+func (s *sumState) result() (types.Datum, error) {
+	switch {
+	case !s.any:
+		return types.Null, nil
+	case s.isFloat:
+		return types.NewFloat(s.f + float64(s.i)), nil
+	}
+	return types.NewInt(s.i), nil
+}
+
+// avgState averages in float64; integer inputs are summed exactly while
+// the sum fits an int64.
+type avgState struct {
+	n     int64
+	i     int64
+	f     float64
+	exact bool // i holds the integer part exactly; false once it overflowed
+	init  bool
+}
+
+func (s *avgState) add(args []types.Datum) (int64, error) {
+	d := args[0]
+	if !s.init {
+		s.init, s.exact = true, true
+	}
+	switch d.Kind {
+	case types.KindNull:
+		return 0, nil
+	case types.KindInt:
+		if s.exact {
+			r := s.i + d.I
+			if (r > s.i) == (d.I > 0) {
+				s.i = r
+				break
+			}
+			s.exact = false
+			s.f += float64(s.i)
+			s.i = 0
+		}
+		s.f += float64(d.I)
+	case types.KindFloat:
+		s.f += d.F
+	default:
+		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", d.Kind)
+	}
+	s.n++
+	return 0, nil
+}
+
+func (s *avgState) result() (types.Datum, error) {
+	if s.n == 0 {
+		return types.Null, nil
+	}
+	return types.NewFloat((s.f + float64(s.i)) / float64(s.n)), nil
+}
+
+// minMaxState keeps the least (sign 1) or greatest (sign -1) non-NULL
+// value.
+type minMaxState struct {
+	sign int
+	v    types.Datum
+}
+
+func (s *minMaxState) add(args []types.Datum) (int64, error) {
+	d := args[0]
+	if d.IsNull() {
+		return 0, nil
+	}
+	if s.v.IsNull() || s.sign*eval.Compare(d, s.v) < 0 {
+		s.v = d
+		return int64(len(d.S)), nil
+	}
+	return 0, nil
+}
+func (s *minMaxState) result() (types.Datum, error) { return s.v, nil }
+
+type boolState struct {
+	and, any, v bool
+}
+
+func (s *boolState) add(args []types.Datum) (int64, error) {
+	d := args[0]
+	if d.IsNull() {
+		return 0, nil
+	}
+	if !s.any {
+		s.any, s.v = true, d.Bool()
+	} else if s.and {
+		s.v = s.v && d.Bool()
+	} else {
+		s.v = s.v || d.Bool()
+	}
+	return 0, nil
+}
+
+func (s *boolState) result() (types.Datum, error) {
+	if !s.any {
+		return types.Null, nil
+	}
+	return types.NewBool(s.v), nil
+}
+
+// stringAggState collects (value, separator, order keys) and joins them
+// at the end: each value after the first is preceded by its own row's
+// separator, as in PostgreSQL.
+type stringAggState struct {
+	orderBy []planner.SortKey
+	items   [][]types.Datum // value, separator, keys...
+	bytes   bool
+}
+
+func (s *stringAggState) add(args []types.Datum) (int64, error) {
+	if args[0].IsNull() {
+		return 0, nil
+	}
+	s.bytes = args[0].Kind == types.KindBytes
+	item := copyRow(args)
+	s.items = append(s.items, item)
+	return rowSize(item), nil
+}
+
+func (s *stringAggState) result() (types.Datum, error) {
+	if len(s.items) == 0 {
+		return types.Null, nil
+	}
+	if len(s.orderBy) > 0 {
+		// The keys follow value and separator: compare them as a sort
+		// of extended rows of width 2.
+		sk := sortKeys{keys: s.orderBy, width: 2}
+		slices.SortStableFunc(s.items, sk.compare)
+	}
+	var b strings.Builder
+	for i, it := range s.items {
+		if i > 0 && !it[1].IsNull() {
+			b.WriteString(it[1].S)
+		}
+		b.WriteString(it[0].S)
+	}
+	if s.bytes {
+		return types.Datum{Kind: types.KindBytes, S: b.String()}, nil
+	}
+	return types.NewText(b.String()), nil
+}
+
+// distinctState feeds inner only the first occurrence of each argument
+// list (DISTINCT aggregates).
+type distinctState struct {
+	inner aggState
+	seen  map[uint64][][]types.Datum
+}
+
+var distinctSeed = maphash.MakeSeed()
+
+func (s *distinctState) add(args []types.Datum) (int64, error) {
+	var h maphash.Hash
+	h.SetSeed(distinctSeed)
+	for _, d := range args {
+		eval.Hash(&h, d)
+	}
+	k := h.Sum64()
+	for _, prev := range s.seen[k] {
+		if rowsIdentical(prev, args) {
+			return 0, nil
+		}
+	}
+	kept := copyRow(args)
+	s.seen[k] = append(s.seen[k], kept)
+	n, err := s.inner.add(kept)
+	return n + rowSize(kept), err
+}
+
+func (s *distinctState) result() (types.Datum, error) { return s.inner.result() }
+
+// rowsIdentical compares rows for grouping: NULL equals NULL here, unlike
+// in the = operator.
+func rowsIdentical(a, b []types.Datum) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		an, bn := a[i].IsNull(), b[i].IsNull()
+		if an || bn {
+			if an != bn {
+				return false
+			}
+			continue
+		}
+		if !eval.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

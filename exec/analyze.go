@@ -1,0 +1,83 @@
+package exec
+
+import (
+	"time"
+
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Stats holds EXPLAIN ANALYZE's per-node actuals: rows produced, loops
+// (how many times the node's operator was built and run: more than one
+// for a correlated subquery's plan) and time spent in Next, children
+// included.
+type Stats struct {
+	nodes map[planner.Node]*nodeStats
+}
+
+type nodeStats struct {
+	rows, loops int64
+	d           time.Duration
+}
+
+func newStats() *Stats { return &Stats{nodes: make(map[planner.Node]*nodeStats)} }
+
+// For returns node n's actual rows, loops and total time; zeros for a
+// node that never ran.
+func (s *Stats) For(n planner.Node) (rows int64, loops int64, d time.Duration) {
+	if s == nil {
+		return 0, 0, 0
+	}
+	ns := s.nodes[n]
+	if ns == nil {
+		return 0, 0, 0
+	}
+	return ns.rows, ns.loops, ns.d
+}
+
+// wrap returns op instrumented for n.
+func (s *Stats) wrap(n planner.Node, op Operator) Operator {
+	ns := s.nodes[n]
+	if ns == nil {
+		ns = &nodeStats{}
+		s.nodes[n] = ns
+	}
+	ns.loops++
+	return &analyzeOp{op: op, ns: ns}
+}
+
+// analyzeOp counts and times another operator's Next calls.
+type analyzeOp struct {
+	op Operator
+	ns *nodeStats
+}
+
+var _ Operator = (*analyzeOp)(nil)
+
+func (a *analyzeOp) Next() ([]types.Datum, error) {
+	start := time.Now()
+	row, err := a.op.Next()
+	a.ns.d += time.Since(start)
+	if row != nil {
+		a.ns.rows++
+	}
+	return row, err
+}
+
+func (a *analyzeOp) Close() error { return a.op.Close() }
+
+// RowsAffected forwards to a wrapped DML operator (-1 otherwise).
+func (a *analyzeOp) RowsAffected() int64 {
+	if d, ok := a.op.(DMLOperator); ok {
+		return d.RowsAffected()
+	}
+	return -1
+}
+
+// unwrapAnalyze returns the operator inside an analyze wrapper.
+func unwrapAnalyze(op Operator) Operator {
+	if a, ok := op.(*analyzeOp); ok {
+		return a.op
+	}
+	return op
+}

@@ -1,0 +1,39 @@
+package exec
+
+import (
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// deleteOp removes the rows its input produces (full-width rows of the
+// table) with their index entries. Like updateOp it collects the rows
+// before deleting any, so the scan never runs over its own deletions.
+type deleteOp struct {
+	dmlBase
+}
+
+var _ DMLOperator = (*deleteOp)(nil)
+
+func newDelete(rs *runState, env *eval.Env, n *planner.Delete) (Operator, error) {
+	if n.Table == nil {
+		return nil, pgerror.New(pgerror.Internal, "exec: delete without a table")
+	}
+	in, err := rs.build(env, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	return &deleteOp{dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
+		returning: n.Returning, t: ticker{rs: rs}, collect: true}}, nil
+}
+
+func (o *deleteOp) Next() ([]types.Datum, error) {
+	return o.run(func(row []types.Datum) ([]types.Datum, error) {
+		if err := index.Delete(o.rs.ctx.RW, o.table, row); err != nil {
+			return nil, err
+		}
+		return row, nil
+	})
+}

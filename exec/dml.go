@@ -1,0 +1,215 @@
+package exec
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// coerceRow converts a full-width row, in place, to what t stores: each
+// value assigned to its column's type (as PostgreSQL's assignment casts
+// do), sequences drawn for NULL serial and hidden-rowid columns when
+// fillSeq, then NOT NULL checked.
+func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq bool) error {
+	if len(row) != len(t.Columns) {
+		return pgerror.Newf(pgerror.Internal, "exec: row of %d values for table %q with %d columns", len(row), t.Name, len(t.Columns))
+	}
+	for i := range t.Columns {
+		col := &t.Columns[i]
+		d := row[i]
+		if d.IsNull() {
+			if fillSeq && (col.Serial || (t.HiddenRowID && col.Hidden)) {
+				if rs.ctx.NextVal == nil {
+					return pgerror.Newf(pgerror.Internal, "exec: no sequence source for column %q of %q", col.Name, t.Name)
+				}
+				v, err := rs.ctx.NextVal(t, i)
+				if err != nil {
+					return err
+				}
+				row[i] = types.NewInt(v)
+				continue
+			}
+			if col.NotNull {
+				return pgerror.Newf(pgerror.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", col.Name, t.Name)
+			}
+			continue
+		}
+		v, err := assignValue(d, col.Type)
+		if err != nil {
+			return err
+		}
+		row[i] = v
+	}
+	return nil
+}
+
+// assignValue converts d for storage in a column of type ct: a string
+// longer than VARCHAR(n)/CHAR(n) is 22001 unless only spaces are cut;
+// integers outside SMALLINT/INTEGER are 22003; REAL rounds to float32.
+func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
+	var err error
+	if d.Kind != ct.Kind() {
+		if d, err = eval.Cast(d, types.T{Family: ct.Family}); err != nil {
+			return d, err
+		}
+	}
+	switch ct.Family {
+	case types.Varchar, types.Char:
+		if ct.Width > 0 && utf8.RuneCountInString(d.S) > int(ct.Width) {
+			cut := truncateRunes(d.S, int(ct.Width))
+			if strings.TrimRight(d.S[len(cut):], " ") != "" {
+				return d, pgerror.Newf(pgerror.StringDataRightTruncation, "value too long for type %s", ct)
+			}
+			d.S = cut
+		}
+	case types.Int2:
+		if d.I < math.MinInt16 || d.I > math.MaxInt16 {
+			return d, pgerror.New(pgerror.NumericValueOutOfRange, "smallint out of range")
+		}
+	case types.Int4:
+		if d.I < math.MinInt32 || d.I > math.MaxInt32 {
+			return d, pgerror.New(pgerror.NumericValueOutOfRange, "integer out of range")
+		}
+	case types.Float4:
+		if f := float32(d.F); !math.IsInf(float64(f), 0) || math.IsInf(d.F, 0) {
+			d.F = float64(f)
+		} else {
+			return d, pgerror.New(pgerror.NumericValueOutOfRange, "value out of range: overflow")
+		}
+	}
+	return d, nil
+}
+
+func truncateRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// readsTable reports whether plan n reads table t anywhere (so that a
+// statement writing t must collect its input before writing).
+func readsTable(n planner.Node, t *catalog.Table) bool {
+	switch n := n.(type) {
+	case *planner.Scan:
+		if n.Table != nil && n.Table.ID == t.ID {
+			return true
+		}
+	case *planner.LookupJoin:
+		if n.Table != nil && n.Table.ID == t.ID {
+			return true
+		}
+	}
+	for _, c := range n.Children() {
+		if readsTable(c, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// dmlBase is what INSERT, UPDATE and DELETE share: the input (collected
+// into a row buffer first when it reads the written table, so that a
+// statement never sees its own writes: the Halloween problem), RETURNING,
+// and the rows-affected count.
+type dmlBase struct {
+	rs        *runState
+	env       *eval.Env
+	table     *catalog.Table
+	input     Operator
+	returning []planner.Expr
+	t         ticker
+
+	collect  bool
+	buf      *rowBuffer
+	it       *bufferIter
+	affected int64
+	done     bool
+	out      []types.Datum
+}
+
+func (b *dmlBase) RowsAffected() int64 { return b.affected }
+
+// nextInput returns the next input row, collecting the whole input first
+// when required.
+func (b *dmlBase) nextInput() ([]types.Datum, error) {
+	if err := b.t.tick(); err != nil {
+		return nil, err
+	}
+	if !b.collect {
+		return b.input.Next()
+	}
+	if b.it == nil {
+		b.buf = newRowBuffer(b.rs.ctx.TempDir, b.rs.workMem)
+		for {
+			row, err := b.input.Next()
+			if err != nil {
+				return nil, err
+			}
+			if row == nil {
+				break
+			}
+			if err := b.t.tick(); err != nil {
+				return nil, err
+			}
+			if err := b.buf.add(row); err != nil {
+				return nil, err
+			}
+		}
+		b.it = b.buf.iter()
+	}
+	return b.it.next()
+}
+
+// run drives the statement: write is applied to every input row; with
+// RETURNING each written row's values are produced, otherwise everything
+// is written on the first call and no row is produced.
+func (b *dmlBase) run(write func(row []types.Datum) ([]types.Datum, error)) ([]types.Datum, error) {
+	for !b.done {
+		row, err := b.nextInput()
+		if err != nil {
+			return nil, err
+		}
+		if row == nil {
+			b.done = true
+			break
+		}
+		written, err := write(row)
+		if err != nil {
+			return nil, err
+		}
+		if written == nil {
+			continue
+		}
+		b.affected++
+		if len(b.returning) > 0 {
+			if b.out == nil {
+				b.out = make([]types.Datum, len(b.returning))
+			}
+			if err := evalInto(b.env, b.returning, written, b.out); err != nil {
+				return nil, err
+			}
+			return b.out, nil
+		}
+	}
+	return nil, nil
+}
+
+func (b *dmlBase) Close() error {
+	err := b.input.Close()
+	if b.buf != nil {
+		if cerr := b.buf.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
+}

@@ -1,0 +1,204 @@
+package exec
+
+import (
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// lookupJoinOp joins each left row with the rows of a table found by key:
+// a master get when Keys fix the whole primary key, otherwise a scan of
+// the primary key or Index over the span Keys = left values (then a
+// master get per index entry). A left row with a NULL key matches
+// nothing. Filter tests the table row; On the combined row.
+type lookupJoinOp struct {
+	rs   *runState
+	env  *eval.Env
+	node *planner.LookupJoin
+	left Operator
+	lw   int
+	t    ticker
+
+	keyCols []int
+	lrow    []types.Datum
+	matched bool
+	it      index.RowIter
+	getDone bool // the single master get of the current left row was made
+	trow    []types.Datum
+	pk      []types.Datum
+	out     []types.Datum
+}
+
+var _ Operator = (*lookupJoinOp)(nil)
+
+func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator, error) {
+	if n.Table == nil {
+		return nil, pgerror.New(pgerror.Internal, "exec: lookup join without a table")
+	}
+	keyCols := n.Table.PrimaryKey
+	if n.Index != nil {
+		keyCols = n.Index.Columns
+	}
+	if len(n.Keys) == 0 || len(n.Keys) > len(keyCols) {
+		return nil, pgerror.Newf(pgerror.Internal, "exec: lookup join with %d keys over %d key columns", len(n.Keys), len(keyCols))
+	}
+	left, err := rs.build(env, n.Left)
+	if err != nil {
+		return nil, err
+	}
+	lw := len(n.Left.Columns())
+	tw := len(n.Table.Columns)
+	return &lookupJoinOp{rs: rs, env: env, node: n, left: left, lw: lw, t: ticker{rs: rs}, keyCols: keyCols,
+		trow: make([]types.Datum, tw), pk: make([]types.Datum, len(n.Table.PrimaryKey)),
+		out: make([]types.Datum, lw+tw)}, nil
+}
+
+func (j *lookupJoinOp) Next() ([]types.Datum, error) {
+	typ := j.node.Type
+	for {
+		if j.lrow == nil {
+			row, err := j.left.Next()
+			if row == nil || err != nil {
+				return nil, err
+			}
+			if err := j.startLookup(row); err != nil {
+				return nil, err
+			}
+		}
+		for {
+			if err := j.t.tick(); err != nil {
+				return nil, err
+			}
+			trow, err := j.nextMatch()
+			if err != nil {
+				return nil, err
+			}
+			if trow == nil {
+				break
+			}
+			ok, err := passes(j.env, j.node.Filter, trow)
+			if err != nil || !ok {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
+			copy(j.out[j.lw:], trow)
+			if ok, err = passes(j.env, j.node.On, j.out); err != nil {
+				return nil, err
+			} else if !ok {
+				continue
+			}
+			j.matched = true
+			if typ == planner.InnerJoin || typ == planner.LeftJoin {
+				return j.out, nil
+			}
+			break // Semi and Anti need only the first match
+		}
+		matched := j.matched
+		j.lrow = nil
+		if err := j.closeIter(); err != nil {
+			return nil, err
+		}
+		switch {
+		case typ == planner.SemiJoin && matched, typ == planner.AntiJoin && !matched:
+			return j.out[:j.lw], nil
+		case typ == planner.LeftJoin && !matched:
+			clear(j.out[j.lw:])
+			return j.out, nil
+		}
+	}
+}
+
+// startLookup evaluates the keys of a new left row and positions the
+// lookup: a pending master get, an iterator, or nothing (NULL key).
+func (j *lookupJoinOp) startLookup(row []types.Datum) error {
+	j.lrow, j.matched, j.getDone = row, false, true
+	copy(j.out, row)
+	t := j.node.Table
+	keys := make([]types.Datum, len(j.node.Keys))
+	for i, e := range j.node.Keys {
+		d, err := eval.Eval(j.env, e, row)
+		if err != nil {
+			return err
+		}
+		if d.IsNull() {
+			return nil // matches nothing
+		}
+		ct := t.Columns[j.keyCols[i]].Type
+		if d.Kind != ct.Kind() {
+			if d, err = eval.Cast(d, types.T{Family: ct.Family}); err != nil {
+				return err
+			}
+		}
+		keys[i] = d
+	}
+	if j.node.Index == nil && len(keys) == len(t.PrimaryKey) {
+		copy(j.pk, keys)
+		j.getDone = false
+		return nil
+	}
+	sp := index.Span{Lo: keys, Hi: keys}
+	var err error
+	if j.node.Index == nil {
+		j.it, err = index.ScanMaster(j.rs.ctx.RW, t, sp, false)
+	} else {
+		j.it, err = index.ScanIndex(j.rs.ctx.RW, t, j.node.Index, sp, false)
+	}
+	return err
+}
+
+// nextMatch returns the next table row for the current left row, or nil.
+func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
+	t := j.node.Table
+	if !j.getDone {
+		j.getDone = true
+		found, err := index.Get(j.rs.ctx.RW, t, j.pk, j.trow)
+		if err != nil || !found {
+			return nil, err
+		}
+		return j.trow, nil
+	}
+	if j.it == nil {
+		return nil, nil
+	}
+	if !j.it.Next() {
+		return nil, j.it.Err()
+	}
+	row := j.it.Row()
+	if j.node.Index == nil {
+		return row, nil
+	}
+	for i, o := range t.PrimaryKey {
+		j.pk[i] = row[o]
+	}
+	found, err := index.Get(j.rs.ctx.RW, t, j.pk, j.trow)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "index %q of table %q points at a missing row", j.node.Index.Name, t.Name)
+	}
+	return j.trow, nil
+}
+
+func (j *lookupJoinOp) closeIter() error {
+	if j.it == nil {
+		return nil
+	}
+	err := j.it.Close()
+	j.it = nil
+	return err
+}
+
+func (j *lookupJoinOp) Close() error {
+	return closeAll(j.left, closerOp(j.closeIter))
+}
+
+// closerOp adapts a close function to closeAll.
+type closerOp func() error
+
+func (c closerOp) Next() ([]types.Datum, error) { return nil, nil }
+func (c closerOp) Close() error                 { return c() }

@@ -1,0 +1,278 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// DefaultWorkMem is the per-operator memory budget used when Ctx.WorkMem
+// is zero or negative (PostgreSQL's work_mem, generously sized).
+const DefaultWorkMem = 64 << 20
+
+// Ctx is everything a running plan needs. One Ctx serves one execution of
+// one statement; it is not safe for concurrent use.
+type Ctx struct {
+	// Context cancels the statement. Operators check it at least every
+	// 1024 rows and then fail with SQLSTATE 57014 (or with the context's
+	// cause when that carries a SQLSTATE). Nil means context.Background().
+	Context context.Context
+	// RW is the transaction; reads see its own writes.
+	RW kv.ReadWriter
+	// Params are the values of $1, $2, ...
+	Params []types.Datum
+	// Now is the statement's timestamp (now(), current_timestamp).
+	Now time.Time
+	// WorkMem is the memory budget of each memory-hungry operator (sort,
+	// hash join, hash aggregation, distinct, DML row buffers) in bytes.
+	// Past it they spill to temporary files. <= 0 means DefaultWorkMem.
+	WorkMem int64
+	// TempDir is where spill files go ("" = os.TempDir()). Every file is
+	// removed when its operator closes, fails, or the query is cancelled.
+	TempDir string
+	// NextVal returns the next value of the sequence behind column col of
+	// t (serial columns and the hidden rowid). Insert calls it for such a
+	// column whose input value is NULL.
+	NextVal func(t *catalog.Table, col int) (int64, error)
+	// Analyze makes Build wrap every operator to collect actual rows,
+	// loops and time into Stats (EXPLAIN ANALYZE).
+	Analyze bool
+	// Stats receives the per-node statistics when Analyze is set. Build
+	// allocates it when it is nil.
+	Stats *Stats
+}
+
+// Operator is the one row-iterator protocol of exec. See the package
+// documentation for the full contract; in short:
+//
+//   - Next returns the next row, or (nil, nil) at the end. Calling Next
+//     again after the end keeps returning (nil, nil).
+//   - The returned slice, and the Datums in it, are owned by the operator
+//     and valid only until the next call to Next or Close. A caller that
+//     keeps a row copies it (Datums themselves are immutable values, so a
+//     shallow copy of the slice is enough).
+//   - After Next returns an error, only Close may be called.
+//   - Close releases everything the operator holds, temporary files
+//     included, and closes its inputs. It may be called once, at any time
+//     (before the first Next, mid-stream, or after the end).
+type Operator interface {
+	Next() ([]types.Datum, error)
+	Close() error
+}
+
+// DMLOperator is implemented by the operators of INSERT, UPDATE and
+// DELETE. RowsAffected is the count for the command tag; it is final once
+// Next has returned (nil, nil).
+type DMLOperator interface {
+	Operator
+	RowsAffected() int64
+}
+
+// Build turns a physical plan into an operator tree ready to run. Nothing
+// is read until the first call to Next.
+func Build(ctx *Ctx, n planner.Node) (Operator, error) {
+	rs := newRunState(ctx)
+	return rs.build(rs.env, n)
+}
+
+// Run drives a plan to completion, discarding its rows, and reports the
+// rows affected: for INSERT, UPDATE and DELETE the rows written, for a
+// query the rows produced.
+func Run(ctx *Ctx, n planner.Node) (int64, error) {
+	op, err := Build(ctx, n)
+	if err != nil {
+		return 0, err
+	}
+	var rows int64
+	for {
+		row, err := op.Next()
+		if err != nil {
+			_ = op.Close()
+			return 0, err
+		}
+		if row == nil {
+			break
+		}
+		rows++
+	}
+	if d, ok := unwrapAnalyze(op).(DMLOperator); ok {
+		rows = d.RowsAffected()
+	}
+	return rows, op.Close()
+}
+
+// runState is shared by every operator of one execution: the Ctx, the
+// uncorrelated-subquery cache and the expression environment.
+type runState struct {
+	ctx     *Ctx
+	goctx   context.Context
+	workMem int64
+	env     *eval.Env
+	cache   map[*planner.Subquery]*subqueryResult
+}
+
+func newRunState(ctx *Ctx) *runState {
+	rs := &runState{ctx: ctx, goctx: ctx.Context, workMem: ctx.WorkMem}
+	if rs.goctx == nil {
+		rs.goctx = context.Background()
+	}
+	if rs.workMem <= 0 {
+		rs.workMem = DefaultWorkMem
+	}
+	if ctx.Analyze && ctx.Stats == nil {
+		ctx.Stats = newStats()
+	}
+	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery}
+	return rs
+}
+
+// ticker counts rows so that long loops check for cancellation every 1024
+// iterations without paying for ctx.Err on every row.
+type ticker struct {
+	rs *runState
+	n  uint32
+}
+
+// tick returns the cancellation error, checking the context every 1024th
+// call.
+func (t *ticker) tick() error {
+	t.n++
+	if t.n&1023 != 0 {
+		return nil
+	}
+	return t.rs.canceled()
+}
+
+// canceled returns nil, or the statement's cancellation error.
+func (rs *runState) canceled() error {
+	if rs.goctx.Err() == nil {
+		return nil
+	}
+	return cancelError(rs.goctx)
+}
+
+func cancelError(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	var pe *pgerror.Error
+	if errors.As(cause, &pe) {
+		return cause
+	}
+	if errors.Is(cause, context.DeadlineExceeded) {
+		return pgerror.Newf(pgerror.QueryCanceled, "canceling statement due to statement timeout")
+	}
+	return pgerror.New(pgerror.QueryCanceled, "canceling statement due to user request")
+}
+
+// build is Build with an explicit expression environment (subqueries
+// build their plans with the enclosing row pushed on env.Outer).
+func (rs *runState) build(env *eval.Env, n planner.Node) (Operator, error) {
+	op, err := rs.buildNode(env, n)
+	if err != nil {
+		return nil, err
+	}
+	if rs.ctx.Analyze {
+		op = rs.ctx.Stats.wrap(n, op)
+	}
+	return op, nil
+}
+
+func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
+	switch n := n.(type) {
+	case *planner.Scan:
+		return newScan(rs, env, n)
+	case *planner.Values:
+		return &valuesOp{env: env, node: n}, nil
+	case *planner.Filter:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &filterOp{env: env, input: in, pred: n.Pred}, nil
+	case *planner.Project:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &projectOp{env: env, input: in, exprs: n.Exprs, out: make([]types.Datum, len(n.Exprs))}, nil
+	case *planner.Join:
+		return rs.buildJoin(env, n)
+	case *planner.LookupJoin:
+		return newLookupJoin(rs, env, n)
+	case *planner.Aggregate:
+		return newAggregate(rs, env, n)
+	case *planner.Sort:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newSort(rs, env, in, n.Keys, len(n.Input.Columns())), nil
+	case *planner.TopN:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &topNOp{rs: rs, env: env, input: in, node: n, width: len(n.Input.Columns())}, nil
+	case *planner.Limit:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &limitOp{env: env, input: in, node: n}, nil
+	case *planner.Distinct:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newDistinct(rs, in), nil
+	case *planner.SetOp:
+		return newSetOp(rs, env, n)
+	case *planner.Insert:
+		return newInsert(rs, env, n)
+	case *planner.Update:
+		return newUpdate(rs, env, n)
+	case *planner.Delete:
+		return newDelete(rs, env, n)
+	case nil:
+		return nil, pgerror.New(pgerror.Internal, "exec: nil plan node")
+	}
+	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "exec: unsupported plan node %T", n)
+}
+
+// buildJoin builds a Join's inputs and its algorithm's operator.
+func (rs *runState) buildJoin(env *eval.Env, n *planner.Join) (Operator, error) {
+	left, err := rs.build(env, n.Left)
+	if err != nil {
+		return nil, err
+	}
+	right, err := rs.build(env, n.Right)
+	if err != nil {
+		_ = left.Close()
+		return nil, err
+	}
+	lw, rw := len(n.Left.Columns()), len(n.Right.Columns())
+	if n.Algo == planner.HashJoin && len(n.LeftKeys) > 0 {
+		return newHashJoin(rs, env, n, left, right, lw, rw), nil
+	}
+	return newNestedLoop(rs, env, n, left, right, lw, rw), nil
+}
+
+// closeAll closes every operator and returns the first error.
+func closeAll(ops ...Operator) error {
+	var first error
+	for _, op := range ops {
+		if op == nil {
+			continue
+		}
+		if err := op.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

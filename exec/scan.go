@@ -1,0 +1,208 @@
+package exec
+
+import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// scanOp reads one table through the access path the planner chose and
+// produces full-width rows (see planner.Scan). Span bounds are evaluated
+// and converted to the key columns' types when the scan opens; spans are
+// read one after the other (in reverse order for a Reverse scan), so an
+// IN list's spans come out in key order.
+type scanOp struct {
+	rs   *runState
+	env  *eval.Env
+	node *planner.Scan
+	t    ticker
+
+	opened bool
+	spans  []index.Span
+	si     int
+	it     index.RowIter
+	row    []types.Datum // master row buffer for gets
+	pk     []types.Datum
+}
+
+var _ Operator = (*scanOp)(nil)
+
+func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
+	if n.Table == nil {
+		return nil, pgerror.New(pgerror.Internal, "exec: scan without a table")
+	}
+	switch n.Access {
+	case planner.FullScan, planner.PKGet, planner.PKRange:
+	case planner.UniqueGet, planner.IndexRange, planner.InvertedGet:
+		if n.Index == nil {
+			return nil, pgerror.New(pgerror.Internal, "exec: index scan without an index")
+		}
+	default:
+		return nil, pgerror.Newf(pgerror.Internal, "exec: unknown access kind %d", n.Access)
+	}
+	return &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs},
+		row: make([]types.Datum, len(n.Table.Columns)), pk: make([]types.Datum, len(n.Table.PrimaryKey))}, nil
+}
+
+// usesIndex reports whether the scan reads an index file.
+func (s *scanOp) usesIndex() bool {
+	a := s.node.Access
+	return a == planner.UniqueGet || a == planner.IndexRange || a == planner.InvertedGet
+}
+
+func (s *scanOp) open() error {
+	if s.node.Access == planner.FullScan {
+		s.spans = []index.Span{{}}
+		return nil
+	}
+	keyCols := s.node.Table.PrimaryKey
+	if s.usesIndex() {
+		keyCols = s.node.Index.Columns
+	}
+	for _, sp := range s.node.Spans {
+		lo, okLo, err := evalBound(s.env, sp.Lo, s.node.Table, keyCols)
+		if err != nil {
+			return err
+		}
+		hi, okHi, err := evalBound(s.env, sp.Hi, s.node.Table, keyCols)
+		if err != nil {
+			return err
+		}
+		if !okLo || !okHi {
+			continue // a NULL bound: no key compares true with NULL
+		}
+		s.spans = append(s.spans, index.Span{Lo: lo, Hi: hi, LoExcl: sp.LoExcl, HiExcl: sp.HiExcl})
+	}
+	if s.node.Reverse {
+		for i, j := 0, len(s.spans)-1; i < j; i, j = i+1, j-1 {
+			s.spans[i], s.spans[j] = s.spans[j], s.spans[i]
+		}
+	}
+	return nil
+}
+
+// evalBound evaluates one side of a span and converts each value to its
+// key column's type (without a width: a bound is compared, not stored).
+// ok is false when a value is NULL.
+func evalBound(env *eval.Env, exprs []planner.Expr, t *catalog.Table, keyCols []int) (vals []types.Datum, ok bool, err error) {
+	if exprs == nil {
+		return nil, true, nil
+	}
+	if len(exprs) > len(keyCols) {
+		return nil, false, pgerror.Newf(pgerror.Internal, "exec: span of %d values over %d key columns", len(exprs), len(keyCols))
+	}
+	vals = make([]types.Datum, len(exprs))
+	for i, e := range exprs {
+		d, err := eval.Eval(env, e, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		if d.IsNull() {
+			return nil, false, nil
+		}
+		ct := t.Columns[keyCols[i]].Type
+		if d.Kind != ct.Kind() {
+			if d, err = eval.Cast(d, types.T{Family: ct.Family}); err != nil {
+				return nil, false, err
+			}
+		}
+		vals[i] = d
+	}
+	return vals, true, nil
+}
+
+func (s *scanOp) Next() ([]types.Datum, error) {
+	if !s.opened {
+		s.opened = true
+		if err := s.open(); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if err := s.t.tick(); err != nil {
+			return nil, err
+		}
+		row, err := s.nextRow()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		ok, err := passes(s.env, s.node.Filter, row)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return row, nil
+		}
+	}
+}
+
+// nextRow produces the next row of the access path before the filter.
+func (s *scanOp) nextRow() ([]types.Datum, error) {
+	t := s.node.Table
+	for {
+		if s.it != nil {
+			if s.it.Next() {
+				row := s.it.Row()
+				if !s.usesIndex() || s.node.IndexOnly {
+					return row, nil
+				}
+				for i, o := range t.PrimaryKey {
+					s.pk[i] = row[o]
+				}
+				found, err := index.Get(s.rs.ctx.RW, t, s.pk, s.row)
+				if err != nil {
+					return nil, err
+				}
+				if !found {
+					return nil, pgerror.Newf(pgerror.DataCorrupted, "index %q of table %q points at a missing row", s.node.Index.Name, t.Name)
+				}
+				return s.row, nil
+			}
+			err := s.it.Err()
+			cerr := s.it.Close()
+			s.it = nil
+			if err != nil {
+				return nil, err
+			}
+			if cerr != nil {
+				return nil, cerr
+			}
+		}
+		if s.si >= len(s.spans) {
+			return nil, nil
+		}
+		sp := s.spans[s.si]
+		s.si++
+		var err error
+		switch {
+		case s.node.Access == planner.PKGet && len(sp.Lo) == len(t.PrimaryKey) && !sp.LoExcl && !sp.HiExcl:
+			found, err := index.Get(s.rs.ctx.RW, t, sp.Lo, s.row)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				return s.row, nil
+			}
+			continue
+		case s.usesIndex():
+			s.it, err = index.ScanIndex(s.rs.ctx.RW, t, s.node.Index, sp, s.node.Reverse)
+		default:
+			s.it, err = index.ScanMaster(s.rs.ctx.RW, t, sp, s.node.Reverse)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (s *scanOp) Close() error {
+	if s.it == nil {
+		return nil
+	}
+	err := s.it.Close()
+	s.it = nil
+	return err
+}

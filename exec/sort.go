@@ -1,0 +1,323 @@
+package exec
+
+import (
+	"container/heap"
+	"slices"
+
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// maxFanIn bounds how many sorted runs one merge pass reads at once (each
+// open run costs a 64 KiB read buffer).
+const maxFanIn = 64
+
+// sortKeys orders "extended" rows: the input row's width columns followed
+// by one evaluated value per key. Evaluating keys once per row keeps
+// expression evaluation out of the comparison loop, and lets spilled runs
+// carry their keys.
+type sortKeys struct {
+	keys  []planner.SortKey
+	width int
+}
+
+// extend returns a new row holding row and its evaluated sort keys.
+func (s *sortKeys) extend(env *eval.Env, row []types.Datum) ([]types.Datum, error) {
+	ext := make([]types.Datum, s.width+len(s.keys))
+	copy(ext, row)
+	for i, k := range s.keys {
+		d, err := eval.Eval(env, k.Expr, row)
+		if err != nil {
+			return nil, err
+		}
+		ext[s.width+i] = d
+	}
+	return ext, nil
+}
+
+// compare orders two extended rows by the keys: Desc reverses the order of
+// non-NULL values; NullsFirst puts NULLs before every value, otherwise
+// after.
+func (s *sortKeys) compare(a, b []types.Datum) int {
+	for i, k := range s.keys {
+		x, y := a[s.width+i], b[s.width+i]
+		xn, yn := x.IsNull(), y.IsNull()
+		var c int
+		switch {
+		case xn && yn:
+			c = 0
+		case xn:
+			c = 1
+			if k.NullsFirst {
+				c = -1
+			}
+		case yn:
+			c = -1
+			if k.NullsFirst {
+				c = 1
+			}
+		default:
+			c = eval.Compare(x, y)
+			if k.Desc {
+				c = -c
+			}
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// sortOp orders its input. It keeps rows in memory up to the work-memory
+// budget; past it, it sorts what it holds into a run in a spill file and
+// starts over, and finally merges the runs (an external merge sort). The
+// sort is stable: rows with equal keys keep their input order.
+type sortOp struct {
+	rs    *runState
+	env   *eval.Env
+	input Operator
+	sk    sortKeys
+	t     ticker
+
+	opened bool
+	mem    memAccount
+	rows   [][]types.Datum // in-memory rows (the last run when spilled)
+	runs   []*spillFile
+	pos    int
+	merge  *mergeIter
+}
+
+var _ Operator = (*sortOp)(nil)
+
+func newSort(rs *runState, env *eval.Env, in Operator, keys []planner.SortKey, width int) *sortOp {
+	return &sortOp{rs: rs, env: env, input: in, sk: sortKeys{keys: keys, width: width},
+		t: ticker{rs: rs}, mem: memAccount{limit: rs.workMem}}
+}
+
+func (s *sortOp) Next() ([]types.Datum, error) {
+	if !s.opened {
+		s.opened = true
+		if err := s.consume(); err != nil {
+			return nil, err
+		}
+	}
+	if s.merge != nil {
+		row, err := s.merge.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		return row[:s.sk.width], nil
+	}
+	if s.pos >= len(s.rows) {
+		s.rows = nil
+		return nil, nil
+	}
+	row := s.rows[s.pos]
+	s.rows[s.pos] = nil
+	s.pos++
+	return row[:s.sk.width], nil
+}
+
+// consume reads the whole input into memory and runs.
+func (s *sortOp) consume() error {
+	for {
+		row, err := s.input.Next()
+		if err != nil {
+			return err
+		}
+		if row == nil {
+			break
+		}
+		if err := s.t.tick(); err != nil {
+			return err
+		}
+		ext, err := s.sk.extend(s.env, row)
+		if err != nil {
+			return err
+		}
+		sz := rowSize(ext)
+		if !s.mem.fits(sz) && len(s.rows) > 0 {
+			if err := s.spillRun(); err != nil {
+				return err
+			}
+		}
+		s.mem.grow(sz)
+		s.rows = append(s.rows, ext)
+	}
+	slices.SortStableFunc(s.rows, s.sk.compare)
+	if len(s.runs) == 0 {
+		return nil
+	}
+	for len(s.runs) >= maxFanIn {
+		if err := s.mergeRuns(); err != nil {
+			return err
+		}
+	}
+	srcs := make([]rowSource, 0, len(s.runs)+1)
+	for _, f := range s.runs {
+		r, err := f.reader()
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, r)
+	}
+	srcs = append(srcs, &sliceSource{rows: s.rows})
+	s.rows = nil
+	m, err := newMergeIter(srcs, s.sk.compare)
+	s.merge = m
+	return err
+}
+
+// spillRun sorts the in-memory rows and writes them as a run.
+func (s *sortOp) spillRun() error {
+	slices.SortStableFunc(s.rows, s.sk.compare)
+	f, err := newSpillFile(s.rs.ctx.TempDir)
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, f)
+	for _, r := range s.rows {
+		if err := f.write(r); err != nil {
+			return err
+		}
+	}
+	clear(s.rows)
+	s.rows = s.rows[:0]
+	s.mem.reset()
+	return nil
+}
+
+// mergeRuns merges the first maxFanIn runs into one new run (a pass of a
+// multi-pass merge), keeping run order so the sort stays stable.
+func (s *sortOp) mergeRuns() error {
+	group := s.runs[:maxFanIn]
+	srcs := make([]rowSource, len(group))
+	for i, f := range group {
+		r, err := f.reader()
+		if err != nil {
+			return err
+		}
+		srcs[i] = r
+	}
+	out, err := newSpillFile(s.rs.ctx.TempDir)
+	if err != nil {
+		return err
+	}
+	rest := append([]*spillFile{out}, s.runs[maxFanIn:]...)
+	m, err := newMergeIter(srcs, s.sk.compare)
+	for err == nil {
+		var row []types.Datum
+		if row, err = m.next(); row == nil {
+			break
+		}
+		if err = s.t.tick(); err == nil {
+			err = out.write(row)
+		}
+	}
+	for _, f := range group {
+		_ = f.close()
+	}
+	s.runs = rest
+	return err
+}
+
+func (s *sortOp) Close() error {
+	err := s.input.Close()
+	for _, f := range s.runs {
+		if cerr := f.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	s.runs, s.rows, s.merge = nil, nil, nil
+	return err
+}
+
+// rowSource yields rows valid until its next call, nil at the end.
+type rowSource interface {
+	next() ([]types.Datum, error)
+}
+
+type sliceSource struct {
+	rows [][]types.Datum
+	i    int
+}
+
+func (s *sliceSource) next() ([]types.Datum, error) {
+	if s.i >= len(s.rows) {
+		return nil, nil
+	}
+	s.i++
+	return s.rows[s.i-1], nil
+}
+
+// mergeIter merges sorted sources; among equal rows the lower-numbered
+// source comes first.
+type mergeIter struct {
+	h    mergeHeap
+	last int // source whose row was returned last and must advance; -1 none
+}
+
+func newMergeIter(srcs []rowSource, cmp func(a, b []types.Datum) int) (*mergeIter, error) {
+	m := &mergeIter{h: mergeHeap{cmp: cmp}, last: -1}
+	for i, src := range srcs {
+		row, err := src.next()
+		if err != nil {
+			return nil, err
+		}
+		if row != nil {
+			m.h.items = append(m.h.items, mergeItem{row: row, src: src, idx: i})
+		}
+	}
+	heap.Init(&m.h)
+	return m, nil
+}
+
+func (m *mergeIter) next() ([]types.Datum, error) {
+	if m.last >= 0 {
+		m.last = -1
+		top := &m.h.items[0]
+		row, err := top.src.next()
+		if err != nil {
+			return nil, err
+		}
+		if row == nil {
+			heap.Pop(&m.h)
+		} else {
+			top.row = row
+			heap.Fix(&m.h, 0)
+		}
+	}
+	if len(m.h.items) == 0 {
+		return nil, nil
+	}
+	m.last = m.h.items[0].idx
+	return m.h.items[0].row, nil
+}
+
+type mergeItem struct {
+	row []types.Datum
+	src rowSource
+	idx int
+}
+
+type mergeHeap struct {
+	items []mergeItem
+	cmp   func(a, b []types.Datum) int
+}
+
+func (h *mergeHeap) Len() int { return len(h.items) }
+func (h *mergeHeap) Less(i, j int) bool {
+	if c := h.cmp(h.items[i].row, h.items[j].row); c != 0 {
+		return c < 0
+	}
+	return h.items[i].idx < h.items[j].idx
+}
+func (h *mergeHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *mergeHeap) Push(x any)    { h.items = append(h.items, x.(mergeItem)) }
+func (h *mergeHeap) Pop() any {
+	it := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return it
+}

@@ -1,0 +1,289 @@
+package exec
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"math"
+	"os"
+	"sync/atomic"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Spilling. Operators that may outgrow Ctx.WorkMem keep rows in memory
+// while a memAccount allows it and write the rest to spill files: temp
+// files holding rows in a small self-describing format, written through a
+// buffer and read back sequentially.
+//
+// Row format: uvarint column count, then per Datum one Kind byte followed
+// by nothing (NULL), a zig-zag varint (bool, int, date, timestamp), eight
+// little-endian bytes of the float64 bits (float), or a uvarint length and
+// the bytes (text, bytes).
+//
+// A spill file is unlinked as soon as it is created (where the platform
+// allows), so it disappears even if the process dies; Close releases its
+// descriptor and with it the disk space.
+
+// spillFilesCreated counts spill files ever created, for tests that check
+// an operator really spilled.
+var spillFilesCreated atomic.Int64
+
+// datumOverhead approximates the bytes a Datum costs in memory beyond its
+// string payload: the struct itself plus slice and map bookkeeping.
+const datumOverhead = 48
+
+// rowOverhead is the per-row cost of the slice header and the pointer that
+// holds it.
+const rowOverhead = 48
+
+// rowSize estimates the memory a row held by an operator costs.
+func rowSize(row []types.Datum) int64 {
+	n := int64(rowOverhead)
+	for i := range row {
+		n += datumOverhead + int64(len(row[i].S))
+	}
+	return n
+}
+
+// memAccount tracks the bytes an operator holds against its budget.
+type memAccount struct {
+	used, limit int64
+}
+
+// fits reports whether n more bytes stay within the budget.
+func (m *memAccount) fits(n int64) bool { return m.used+n <= m.limit }
+
+func (m *memAccount) grow(n int64) { m.used += n }
+
+func (m *memAccount) reset() { m.used = 0 }
+
+// spillFile is a temporary file of rows: write them all, then read them
+// back in order (any number of times) with reader.
+type spillFile struct {
+	f    *os.File
+	name string // non-empty while the file still has a name to remove
+	w    *bufio.Writer
+	rows int64
+	size int64 // sum of rowSize over the rows: their in-memory cost
+	buf  []byte
+}
+
+func newSpillFile(dir string) (*spillFile, error) {
+	f, err := os.CreateTemp(dir, "kvsql-spill-*")
+	if err != nil {
+		return nil, pgerror.Newf(pgerror.IOError, "could not create temporary file: %w", err)
+	}
+	spillFilesCreated.Add(1)
+	sf := &spillFile{f: f, name: f.Name(), w: bufio.NewWriterSize(f, 64<<10)}
+	if os.Remove(sf.name) == nil {
+		sf.name = ""
+	}
+	return sf, nil
+}
+
+// write appends row to the file.
+func (sf *spillFile) write(row []types.Datum) error {
+	sf.buf = appendRow(sf.buf[:0], row)
+	sf.rows++
+	sf.size += rowSize(row)
+	if _, err := sf.w.Write(sf.buf); err != nil {
+		return pgerror.Newf(pgerror.IOError, "could not write temporary file: %w", err)
+	}
+	return nil
+}
+
+// reader flushes what was written and returns a reader positioned at the
+// first row. Writing after reader is not allowed.
+func (sf *spillFile) reader() (*spillReader, error) {
+	if err := sf.w.Flush(); err != nil {
+		return nil, pgerror.Newf(pgerror.IOError, "could not write temporary file: %w", err)
+	}
+	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(sf.f, 0, math.MaxInt64), 64<<10), left: sf.rows}, nil
+}
+
+// close releases the file; it is safe on a nil file and idempotent.
+func (sf *spillFile) close() error {
+	if sf == nil || sf.f == nil {
+		return nil
+	}
+	err := sf.f.Close()
+	sf.f = nil
+	if sf.name != "" {
+		if rerr := os.Remove(sf.name); rerr != nil && err == nil {
+			err = rerr
+		}
+		sf.name = ""
+	}
+	return err
+}
+
+// spillReader reads a spill file's rows in the order they were written.
+type spillReader struct {
+	r    *bufio.Reader
+	left int64
+	row  []types.Datum
+}
+
+// next returns the next row (valid until the following call), or nil at
+// the end.
+func (sr *spillReader) next() ([]types.Datum, error) {
+	if sr.left == 0 {
+		return nil, nil
+	}
+	sr.left--
+	row, err := readRow(sr.r, sr.row[:0])
+	if err != nil {
+		return nil, pgerror.Newf(pgerror.IOError, "could not read temporary file: %w", err)
+	}
+	sr.row = row
+	return row, nil
+}
+
+func appendRow(b []byte, row []types.Datum) []byte {
+	b = binary.AppendUvarint(b, uint64(len(row)))
+	for i := range row {
+		d := &row[i]
+		b = append(b, byte(d.Kind))
+		switch d.Kind {
+		case types.KindNull:
+		case types.KindFloat:
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.F))
+		case types.KindText, types.KindBytes:
+			b = binary.AppendUvarint(b, uint64(len(d.S)))
+			b = append(b, d.S...)
+		default:
+			b = binary.AppendVarint(b, d.I)
+		}
+	}
+	return b
+}
+
+func readRow(r *bufio.Reader, row []types.Datum) ([]types.Datum, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, err
+	}
+	if n > 1<<16 {
+		return nil, io.ErrUnexpectedEOF
+	}
+	for i := uint64(0); i < n; i++ {
+		k, err := r.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		d := types.Datum{Kind: types.Kind(k)}
+		switch d.Kind {
+		case types.KindNull:
+		case types.KindFloat:
+			var b [8]byte
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				return nil, err
+			}
+			d.F = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
+		case types.KindText, types.KindBytes:
+			l, err := binary.ReadUvarint(r)
+			if err != nil {
+				return nil, err
+			}
+			if l > 1<<30 {
+				return nil, io.ErrUnexpectedEOF
+			}
+			b := make([]byte, l)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return nil, err
+			}
+			d.S = string(b)
+		default:
+			d.I, err = binary.ReadVarint(r)
+			if err != nil {
+				return nil, err
+			}
+		}
+		row = append(row, d)
+	}
+	return row, nil
+}
+
+// rowBuffer is a spill-aware list of rows: it keeps rows in memory up to
+// its budget and the rest in one spill file. It can be iterated any number
+// of times once filling is done.
+type rowBuffer struct {
+	dir  string
+	mem  memAccount
+	rows [][]types.Datum
+	file *spillFile
+}
+
+func newRowBuffer(dir string, limit int64) *rowBuffer {
+	return &rowBuffer{dir: dir, mem: memAccount{limit: limit}}
+}
+
+// add copies row into the buffer.
+func (b *rowBuffer) add(row []types.Datum) error {
+	if b.file == nil {
+		sz := rowSize(row)
+		if b.mem.fits(sz) {
+			b.mem.grow(sz)
+			b.rows = append(b.rows, copyRow(row))
+			return nil
+		}
+		f, err := newSpillFile(b.dir)
+		if err != nil {
+			return err
+		}
+		b.file = f
+	}
+	return b.file.write(row)
+}
+
+func (b *rowBuffer) len() int64 {
+	n := int64(len(b.rows))
+	if b.file != nil {
+		n += b.file.rows
+	}
+	return n
+}
+
+// iter returns an iterator over every row added so far.
+func (b *rowBuffer) iter() *bufferIter { return &bufferIter{b: b} }
+
+func (b *rowBuffer) close() error {
+	b.rows = nil
+	err := b.file.close()
+	b.file = nil
+	return err
+}
+
+// bufferIter walks a rowBuffer: the in-memory rows, then the spilled ones.
+type bufferIter struct {
+	b   *rowBuffer
+	i   int
+	r   *spillReader
+	err error
+}
+
+// next returns the next row (valid until the following call), or nil.
+func (it *bufferIter) next() ([]types.Datum, error) {
+	if it.i < len(it.b.rows) {
+		it.i++
+		return it.b.rows[it.i-1], nil
+	}
+	if it.b.file == nil {
+		return nil, nil
+	}
+	if it.r == nil {
+		r, err := it.b.file.reader()
+		if err != nil {
+			return nil, err
+		}
+		it.r = r
+	}
+	return it.r.next()
+}
+
+// copyRow returns a copy of row's slice (Datums are immutable values).
+func copyRow(row []types.Datum) []types.Datum {
+	return append([]types.Datum(nil), row...)
+}

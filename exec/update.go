@@ -1,0 +1,63 @@
+package exec
+
+import (
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// updateOp rewrites the rows its input produces. It always collects the
+// target rows first (spilling past the memory budget) and only then
+// writes, so an updated row is never seen again by the scan that found
+// it (the Halloween problem). Each SET expression is evaluated over the
+// old row; the new row is coerced to the column types and written with
+// index.Update (23505 if it collides with another row).
+type updateOp struct {
+	dmlBase
+	node   *planner.Update
+	newRow []types.Datum
+}
+
+var _ DMLOperator = (*updateOp)(nil)
+
+func newUpdate(rs *runState, env *eval.Env, n *planner.Update) (Operator, error) {
+	if n.Table == nil {
+		return nil, pgerror.New(pgerror.Internal, "exec: update without a table")
+	}
+	for _, a := range n.Set {
+		if a.Col < 0 || a.Col >= len(n.Table.Columns) {
+			return nil, pgerror.Newf(pgerror.Internal, "exec: update of column %d of %q", a.Col, n.Table.Name)
+		}
+	}
+	in, err := rs.build(env, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	return &updateOp{node: n, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
+		returning: n.Returning, t: ticker{rs: rs}, collect: true}}, nil
+}
+
+func (o *updateOp) Next() ([]types.Datum, error) { return o.run(o.update) }
+
+func (o *updateOp) update(old []types.Datum) ([]types.Datum, error) {
+	if len(old) != len(o.table.Columns) {
+		return nil, pgerror.Newf(pgerror.Internal, "exec: update input of %d columns for %q", len(old), o.table.Name)
+	}
+	o.newRow = append(o.newRow[:0], old...)
+	for _, a := range o.node.Set {
+		d, err := eval.Eval(o.env, a.Expr, old)
+		if err != nil {
+			return nil, err
+		}
+		o.newRow[a.Col] = d
+	}
+	if err := coerceRow(o.rs, o.table, o.newRow, false); err != nil {
+		return nil, err
+	}
+	if err := index.Update(o.rs.ctx.RW, o.table, old, o.newRow); err != nil {
+		return nil, err
+	}
+	return o.newRow, nil
+}

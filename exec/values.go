@@ -1,0 +1,37 @@
+package exec
+
+import (
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// valuesOp produces the literal rows of a Values node, evaluating each
+// row's expressions when it is reached.
+type valuesOp struct {
+	env  *eval.Env
+	node *planner.Values
+	i    int
+	out  []types.Datum
+}
+
+var _ Operator = (*valuesOp)(nil)
+
+func (v *valuesOp) Next() ([]types.Datum, error) {
+	if v.i >= len(v.node.Rows) {
+		return nil, nil
+	}
+	exprs := v.node.Rows[v.i]
+	v.i++
+	v.out = v.out[:0]
+	for _, e := range exprs {
+		d, err := eval.Eval(v.env, e, nil)
+		if err != nil {
+			return nil, err
+		}
+		v.out = append(v.out, d)
+	}
+	return v.out, nil
+}
+
+func (v *valuesOp) Close() error { return nil }
