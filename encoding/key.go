@@ -131,7 +131,8 @@ func EncodeKey(b []byte, space uint64, vals []types.Datum, dirs []Direction) []b
 // The directions are not returned; use DecodeKeyDatum for them. Every byte
 // of b must belong to a value.
 func DecodeKey(b []byte) (space uint64, vals []types.Datum, err error) {
-	return DecodeKeyAppend(b, nil)
+	// Every value takes at least one byte; most keys have few columns.
+	return DecodeKeyAppend(b, make([]types.Datum, 0, min(len(b), 8)))
 }
 
 // DecodeKeyAppend is DecodeKey appending the values to vals (which may be a
