@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/kv"
+)
+
+// runCatalog implements `kvsql catalog export|import`. args are the
+// arguments after the verb "catalog".
+//
+//	kvsql catalog export [--data DIR] [--format xml|json]   (to stdout)
+//	kvsql catalog import FILE [--data DIR]
+func runCatalog(args []string) error { return catalogCmd(args, os.Stdout) }
+
+func catalogCmd(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: kvsql catalog export|import ...")
+	}
+	fs := flag.NewFlagSet("catalog "+args[0], flag.ContinueOnError)
+	data := fs.String("data", "./kvsql-data", "data directory")
+	switch args[0] {
+	case "export":
+		format := fs.String("format", "xml", "document format: xml or json")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		export := map[string]func(*catalog.Catalog) ([]byte, error){"xml": catalog.ExportXML, "json": catalog.ExportJSON}[*format]
+		if export == nil {
+			return fmt.Errorf("catalog export: unknown --format %q (want xml or json)", *format)
+		}
+		e, c, err := openStore(*data)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		doc, err := export(c)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(doc)
+		return err
+	case "import":
+		// The file may come before or after the flags.
+		var file string
+		rest := args[1:]
+		if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
+			file, rest = rest[0], rest[1:]
+		}
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if file == "" && fs.NArg() == 1 {
+			file = fs.Arg(0)
+		}
+		if file == "" {
+			return errors.New("usage: kvsql catalog import FILE [--data DIR]")
+		}
+		return importCatalog(file, *data, stdout)
+	}
+	return fmt.Errorf("catalog: unknown subcommand %q (want export or import)", args[0])
+}
+
+// openStore opens the Pebble store in dir and loads its catalog.
+func openStore(dir string) (kv.Engine, *catalog.Catalog, error) {
+	e, err := kv.OpenPebble(dir, kv.PebbleOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := catalog.Open(e)
+	if err != nil {
+		e.Close()
+		return nil, nil, err
+	}
+	return e, c, nil
+}
+
+// importCatalog replaces the catalog of the store in dir with the document
+// in file (XML, or JSON when it starts with '{'). Table and index data
+// already in the store are kept: the document must describe them.
+func importCatalog(file, dir string, stdout io.Writer) error {
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	parse := catalog.ImportXML
+	for _, b := range doc {
+		if b == ' ' || b == '\n' || b == '\t' || b == '\r' {
+			continue
+		}
+		if b == '{' {
+			parse = catalog.ImportJSON
+		}
+		break
+	}
+	c, err := parse(doc)
+	if err != nil {
+		return err
+	}
+	e, _, err := openStore(dir)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	b := e.NewBatch()
+	defer b.Close()
+	if err := catalog.ClearMeta(b); err != nil {
+		return err
+	}
+	if err := catalog.Install(b, c); err != nil {
+		return err
+	}
+	if err := b.Commit(true); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %d database(s) from %s\n", len(c.Databases()), file)
+	return nil
+}

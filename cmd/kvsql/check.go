@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kvsql/kvsql/index"
+)
+
+// errInconsistent is returned by `kvsql check` when it found problems, so
+// that the program exits with status 1.
+var errInconsistent = errors.New("check: index and master files are inconsistent")
+
+// runCheck implements `kvsql check [--data DIR]`: it verifies that every
+// index entry points at a live master row and every master row has all its
+// index entries, printing each mismatch.
+func runCheck(args []string) error { return checkCmd(args, os.Stdout) }
+
+func checkCmd(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	data := fs.String("data", "./kvsql-data", "data directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	e, c, err := openStore(*data)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	snap := e.NewSnapshot()
+	defer snap.Close()
+	probs, err := index.Check(snap, c)
+	if err != nil {
+		return err
+	}
+	for _, p := range probs {
+		fmt.Fprintln(stdout, p)
+	}
+	if len(probs) > 0 {
+		return fmt.Errorf("%w: %d problem(s)", errInconsistent, len(probs))
+	}
+	fmt.Fprintln(stdout, "ok")
+	return nil
+}
