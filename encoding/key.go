@@ -14,6 +14,8 @@ import (
 // proper prefix of the other. Appending into a buffer with enough capacity
 // does not allocate.
 //
+// Any dir other than Descending encodes ascending.
+//
 // d must have a valid Kind (types.KindNull through types.KindTimestamp);
 // any other kind is a programming error and panics.
 func EncodeKeyDatum(b []byte, d types.Datum, dir Direction) []byte {
