@@ -16,6 +16,9 @@ import (
 // pgerror does not name yet.
 const codeCannotCoerce pgerror.Code = "42846"
 
+// codeDatetimeFieldOverflow is 22008 datetime_field_overflow ("2024-02-30").
+const codeDatetimeFieldOverflow pgerror.Code = "22008"
+
 // Cast converts d to type t as an explicit CAST does, taking d's source
 // type from its kind (a float is double precision). See CastFrom.
 func Cast(d types.Datum, t types.T) (types.Datum, error) {
@@ -278,7 +281,7 @@ func parseBytea(s string) (types.Datum, error) {
 		}, s[2:])
 		b, err := hex.DecodeString(h)
 		if err != nil {
-			return types.Null, bad
+			return types.Null, pgerror.New(pgerror.InvalidParameterValue, "invalid hexadecimal data")
 		}
 		return types.NewBytes(b), nil
 	}
@@ -307,11 +310,15 @@ func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 func parseDate(s string) (types.Datum, error) {
 	t := trimSpace(s)
-	if days, err := types.ParseDate(t); err == nil {
+	days, err := types.ParseDate(t)
+	if err == nil {
 		return types.NewDate(days), nil
 	}
 	if us, err := types.ParseTimestamp(t); err == nil {
 		return types.NewDate(floorDiv(us, microsPerDay)), nil
+	}
+	if strings.Contains(err.Error(), "out of range") {
+		return types.Null, pgerror.Newf(codeDatetimeFieldOverflow, "date/time field value out of range: %q", s)
 	}
 	return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
 }

@@ -128,7 +128,8 @@ func extreme(args []types.Datum, greatest bool, t types.T) types.Datum {
 }
 
 // concatFunc is concat and concat_ws: NULL arguments are skipped, others
-// are rendered as FormatText of their type.
+// are rendered with their type's output function, which differs from
+// FormatText (the cast to text) only for booleans: "t"/"f".
 func concatFunc(e *planner.Func, args []types.Datum, sep string) types.Datum {
 	argExprs := e.Args[len(e.Args)-len(args):]
 	var b []byte
@@ -141,6 +142,10 @@ func concatFunc(e *planner.Func, args []types.Datum, sep string) types.Datum {
 			b = append(b, sep...)
 		}
 		first = false
+		if d.Kind == types.KindBool {
+			b = append(b, "ft"[d.I&1])
+			continue
+		}
 		b = AppendText(b, d, argExprs[i].Type())
 	}
 	return types.NewText(string(b))

@@ -78,7 +78,8 @@ func evalLike(env *Env, e *planner.Like, row []types.Datum) (types.Datum, error)
 		ent = &likeEntry{pattern: p.S, escape: escape, m: m}
 		c.like[e] = ent
 	}
-	return types.NewBool(ent.m.match(x.S) != e.Not), nil
+	ok, err := ent.m.match(x.S)
+	return types.NewBool(ok != e.Not), err
 }
 
 // Like reports whether s matches the LIKE pattern with the given escape
@@ -90,7 +91,7 @@ func Like(s, pattern, escape string, fold bool) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return m.match(s), nil
+	return m.match(s)
 }
 
 type likeTokKind uint8
@@ -112,6 +113,11 @@ type likeTok struct {
 type likeMatcher struct {
 	toks []likeTok
 	fold bool
+	// danglingEscape: the pattern ends with the escape character. Like
+	// PostgreSQL, that is an error only when matching reaches it with
+	// input left over ('abc' LIKE 'abc\' is false, 'abcd' LIKE 'abc\'
+	// fails).
+	danglingEscape bool
 }
 
 func compileLike(pattern, escape string, fold bool) (likeMatcher, error) {
@@ -141,7 +147,8 @@ func compileLike(pattern, escape string, fold bool) (likeMatcher, error) {
 		switch {
 		case r == esc:
 			if i >= len(pattern) {
-				return likeMatcher{}, pgerror.New(pgerror.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+				m.danglingEscape = true
+				continue
 			}
 			r, n = utf8.DecodeRuneInString(pattern[i:])
 			i += n
@@ -166,7 +173,7 @@ func compileLike(pattern, escape string, fold bool) (likeMatcher, error) {
 // mismatch, backtrack to the most recent % and let it swallow one more
 // character. Each backtrack moves that position forward, so the loop ends
 // after at most len(s) * len(toks) steps.
-func (m *likeMatcher) match(s string) bool {
+func (m *likeMatcher) match(s string) (bool, error) {
 	toks := m.toks
 	ti, si := 0, 0
 	starTi, starSi := -1, 0
@@ -192,11 +199,16 @@ func (m *likeMatcher) match(s string) bool {
 					continue
 				}
 			}
+		} else if m.danglingEscape {
+			if si == len(s) {
+				return false, nil
+			}
+			return false, pgerror.New(pgerror.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
 		} else if si == len(s) {
-			return true
+			return true, nil
 		}
 		if starTi < 0 || starSi >= len(s) {
-			return false
+			return false, nil
 		}
 		_, n := utf8.DecodeRuneInString(s[starSi:])
 		starSi += n
