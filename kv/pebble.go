@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -66,6 +67,11 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		Merger:             concatMerger,
 		Logger:             quietLogger{},
 		FormatMajorVersion: pebble.FormatNewest,
+	}
+	// Bloom filters on every level spare most sstable reads for absent
+	// keys: uniqueness checks and point reads of missing rows.
+	for i := range popts.Levels {
+		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	db, err := pebble.Open(dir, popts)
 	if err != nil {

@@ -1,0 +1,140 @@
+package kv
+
+import (
+	"fmt"
+	"testing"
+)
+
+const benchKeys = 100_000
+
+func benchKey(i int) []byte { return fmt.Appendf(nil, "key%08d", i) }
+
+// benchKinds are the engines benchmarked, Pebble with its production
+// defaults (OpenPebble's zero options) rather than the small test sizes.
+func benchKinds() []engineKind {
+	ks := engineKinds()
+	ks[1].open = func(t testing.TB, dir string) Engine {
+		e, err := OpenPebble(dir, PebbleOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	return ks
+}
+
+// loadedEngine returns an engine of kind k holding benchKeys keys with
+// 100-byte values, loaded in batches.
+func loadedEngine(b *testing.B, k engineKind) Engine {
+	b.Helper()
+	e := openEngine(b, k)
+	val := make([]byte, 100)
+	for i := 0; i < benchKeys; i += 1000 {
+		batch := e.NewBatch()
+		for j := i; j < i+1000; j++ {
+			must(b, batch.Set(benchKey(j), val))
+		}
+		must(b, batch.Commit(false))
+		must(b, batch.Close())
+	}
+	return e
+}
+
+func BenchmarkGet(b *testing.B) {
+	for _, k := range benchKinds() {
+		b.Run(k.name, func(b *testing.B) {
+			e := loadedEngine(b, k)
+			keys := make([][]byte, 1024)
+			for i := range keys {
+				keys[i] = benchKey((i * 7919) % benchKeys)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, err := e.Get(keys[i%len(keys)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkBatchCommit1000(b *testing.B) {
+	for _, k := range benchKinds() {
+		for _, sync := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/sync=%v", k.name, sync), func(b *testing.B) {
+				e := openEngine(b, k)
+				keys := make([][]byte, 1000)
+				for i := range keys {
+					keys[i] = benchKey(i)
+				}
+				val := make([]byte, 100)
+				b.ReportAllocs()
+				for b.Loop() {
+					batch := e.NewBatch()
+					for _, key := range keys {
+						_ = batch.Set(key, val)
+					}
+					if err := batch.Commit(sync); err != nil {
+						b.Fatal(err)
+					}
+					_ = batch.Close()
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkIterate1000(b *testing.B) {
+	for _, k := range benchKinds() {
+		e := loadedEngine(b, k)
+		readers := []struct {
+			name string
+			r    func() (Reader, func())
+		}{
+			{"engine", func() (Reader, func()) { return e, func() {} }},
+			{"txn", func() (Reader, func()) {
+				x := NewTxn(e)
+				for i := 0; i < 1000; i += 10 {
+					_ = x.Set(benchKey(50_000+i), []byte("txn"))
+				}
+				return x, x.Rollback
+			}},
+		}
+		for _, rd := range readers {
+			b.Run(k.name+"/"+rd.name, func(b *testing.B) {
+				r, done := rd.r()
+				defer done()
+				lo, hi := benchKey(50_000), benchKey(51_000)
+				b.ReportAllocs()
+				for b.Loop() {
+					it, err := r.NewIter(IterOptions{LowerBound: lo, UpperBound: hi})
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := 0
+					for ok := it.First(); ok; ok = it.Next() {
+						n++
+					}
+					if n != 1000 {
+						b.Fatalf("iterated %d keys", n)
+					}
+					_ = it.Close()
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkTxnGet(b *testing.B) {
+	e := loadedEngine(b, benchKinds()[0])
+	x := NewTxn(e)
+	defer x.Rollback()
+	for i := 0; i < benchKeys; i += 100 {
+		_ = x.Set(benchKey(i), []byte("txn"))
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_, _ = x.Get(benchKey((i * 7919) % benchKeys))
+	}
+}
