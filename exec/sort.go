@@ -10,7 +10,7 @@ import (
 )
 
 // maxFanIn bounds how many sorted runs one merge pass reads at once (each
-// open run costs a 64 KiB read buffer).
+// open run costs a spillBufSize read buffer).
 const maxFanIn = 64
 
 // sortKeys orders "extended" rows: the input row's width columns followed

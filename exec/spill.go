@@ -34,6 +34,10 @@ var spillFilesCreated atomic.Int64
 // string payload: the struct itself plus slice and map bookkeeping.
 const datumOverhead = 48
 
+// spillBufSize is the buffer of each open spill file, for writing and
+// for reading.
+const spillBufSize = 32 << 10
+
 // rowOverhead is the per-row cost of the slice header and the pointer that
 // holds it.
 const rowOverhead = 48
@@ -76,7 +80,7 @@ func newSpillFile(dir string) (*spillFile, error) {
 		return nil, pgerror.Newf(pgerror.IOError, "could not create temporary file: %w", err)
 	}
 	spillFilesCreated.Add(1)
-	sf := &spillFile{f: f, name: f.Name(), w: bufio.NewWriterSize(f, 64<<10)}
+	sf := &spillFile{f: f, name: f.Name(), w: bufio.NewWriterSize(f, spillBufSize)}
 	if os.Remove(sf.name) == nil {
 		sf.name = ""
 	}
@@ -100,7 +104,7 @@ func (sf *spillFile) reader() (*spillReader, error) {
 	if err := sf.w.Flush(); err != nil {
 		return nil, pgerror.Newf(pgerror.IOError, "could not write temporary file: %w", err)
 	}
-	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(sf.f, 0, math.MaxInt64), 64<<10), left: sf.rows}, nil
+	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(sf.f, 0, math.MaxInt64), spillBufSize), left: sf.rows}, nil
 }
 
 // close releases the file; it is safe on a nil file and idempotent.
