@@ -1,0 +1,99 @@
+package index
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/types"
+)
+
+// benchStore fills the test table with 10,101 rows: c=0 on 10,000 of
+// them, c=1 on 100 and c=2 on one; d is unique.
+func benchStore(b *testing.B, open func(testing.TB) kv.Engine) (kv.Engine, *catalog.Table) {
+	e := open(b)
+	_, tb := newTable(b, e)
+	groups := []struct{ c, n int }{{0, 10000}, {1, 100}, {2, 1}}
+	id := 0
+	for _, g := range groups {
+		for done := 0; done < g.n; {
+			txn := kv.NewTxn(e)
+			for i := 0; i < 1000 && done < g.n; i, done = i+1, done+1 {
+				if err := Insert(txn, tb, row(int64(id), "k", g.c, fmt.Sprint("u", id))); err != nil {
+					b.Fatal(err)
+				}
+				id++
+			}
+			if err := txn.Commit(false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return e, tb
+}
+
+func BenchmarkLookups(b *testing.B) {
+	for _, eng := range engines {
+		b.Run(eng.name, func(b *testing.B) {
+			e, tb := benchStore(b, eng.open)
+			defer e.Close()
+			pk := []types.Datum{types.NewInt(5000), types.NewText("k")}
+			key := MasterKey(nil, tb, pk)
+			out := make([]types.Datum, len(tb.Columns))
+			b.Run("bare-engine-get", func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if _, err := e.Get(key); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("master-get", func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if ok, err := Get(e, tb, pk, out); !ok || err != nil {
+						b.Fatal(ok, err)
+					}
+				}
+			})
+			b.Run("unique-index-get", func(b *testing.B) {
+				b.ReportAllocs()
+				d := []types.Datum{types.NewText("u5000")}
+				for i := 0; i < b.N; i++ {
+					it, err := ScanIndex(e, tb, tb.Indexes[0], Span{Lo: d, Hi: d}, false)
+					if err != nil || !it.Next() {
+						b.Fatal(err, it.Err())
+					}
+					r := it.Row()
+					if ok, err := Get(e, tb, []types.Datum{r[0], r[1]}, out); !ok || err != nil {
+						b.Fatal(ok, err)
+					}
+					it.Close()
+				}
+			})
+			for _, idx := range tb.Indexes[1:] {
+				for _, g := range []struct{ c, n int }{{2, 1}, {1, 100}, {0, 10000}} {
+					b.Run(fmt.Sprintf("%s-eq-%d", idx.Form, g.n), func(b *testing.B) {
+						b.ReportAllocs()
+						v := []types.Datum{types.NewInt(int64(g.c))}
+						for i := 0; i < b.N; i++ {
+							it, err := ScanIndex(e, tb, idx, Span{Lo: v, Hi: v}, false)
+							if err != nil {
+								b.Fatal(err)
+							}
+							n := 0
+							for it.Next() {
+								n++
+							}
+							if it.Err() != nil || n != g.n {
+								b.Fatal(n, it.Err())
+							}
+							it.Close()
+						}
+					})
+				}
+			}
+		})
+	}
+}
