@@ -105,10 +105,10 @@ func DecodeRow(b []byte, colIDs []uint32, out []types.Datum) error {
 			j++
 		}
 		if j < len(colIDs) && uint64(colIDs[j]) == id {
-			b, out[j], err = decodeRowBody(rest, tag, true)
+			b, err = decodeRowBody(rest, tag, &out[j])
 			j++
 		} else {
-			b, _, err = decodeRowBody(rest, tag, false)
+			b, err = decodeRowBody(rest, tag, nil)
 		}
 		if err != nil {
 			return err
@@ -129,7 +129,7 @@ func DecodeRowAll(b []byte) (colIDs []uint32, vals []types.Datum, err error) {
 		}
 		next = id + 1
 		var d types.Datum
-		b, d, err = decodeRowBody(rest, tag, true)
+		b, err = decodeRowBody(rest, tag, &d)
 		if err != nil {
 			return colIDs, vals, err
 		}
@@ -153,49 +153,57 @@ func decodeRowHeader(b []byte, next uint64) (rest []byte, id uint64, tag uint8, 
 	return b[n:], id, uint8(h & rowTagMask), nil
 }
 
-// decodeRowBody reads the body of a column with the given tag. With
-// want false it only skips the body (no allocation) and returns NULL.
-func decodeRowBody(b []byte, tag uint8, want bool) (rest []byte, d types.Datum, err error) {
+// decodeRowBody reads the body of a column with the given tag into *dst,
+// or only skips it (no allocation) when dst is nil. On error *dst is left
+// unchanged.
+func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err error) {
+	var d types.Datum
 	switch tag {
 	case rowNull:
-		return b, types.Null, nil
 	case rowFalse:
-		return b, types.NewBool(false), nil
+		d = types.NewBool(false)
 	case rowTrue:
-		return b, types.NewBool(true), nil
+		d = types.NewBool(true)
 	case rowInt, rowDate, rowTimestamp:
 		u, n := readUvarint(b)
 		if n <= 0 {
-			return nil, types.Null, corruptf("row: bad integer")
+			return nil, corruptf("row: bad integer")
 		}
-		kind := types.KindInt
+		d.Kind = types.KindInt
 		if tag == rowDate {
-			kind = types.KindDate
+			d.Kind = types.KindDate
 		} else if tag == rowTimestamp {
-			kind = types.KindTimestamp
+			d.Kind = types.KindTimestamp
 		}
-		return b[n:], types.Datum{Kind: kind, I: unzigzag(u)}, nil
+		d.I = unzigzag(u)
+		b = b[n:]
 	case rowFloat:
 		if len(b) < 8 {
-			return nil, types.Null, corruptf("row: float needs 8 bytes, have %d", len(b))
+			return nil, corruptf("row: float needs 8 bytes, have %d", len(b))
 		}
-		return b[8:], types.NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(b))), nil
+		d = types.NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(b)))
+		b = b[8:]
 	case rowText, rowBytes:
 		l, n := readUvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) {
-			return nil, types.Null, corruptf("row: bad string length")
+			return nil, corruptf("row: bad string length")
 		}
 		end := n + int(l)
-		if !want {
-			return b[end:], types.Null, nil
+		if dst != nil {
+			d.Kind = types.KindText
+			if tag == rowBytes {
+				d.Kind = types.KindBytes
+			}
+			d.S = string(b[n:end])
 		}
-		kind := types.KindText
-		if tag == rowBytes {
-			kind = types.KindBytes
-		}
-		return b[end:], types.Datum{Kind: kind, S: string(b[n:end])}, nil
+		b = b[end:]
+	default:
+		return nil, corruptf("row: unknown value tag %d", tag)
 	}
-	return nil, types.Null, corruptf("row: unknown value tag %d", tag)
+	if dst != nil {
+		*dst = d
+	}
+	return b, nil
 }
 
 // appendUvarint appends v as a little-endian base-128 varint (the form of
@@ -212,6 +220,9 @@ func appendUvarint(b []byte, v uint64) []byte {
 // for truncated, overlong (more than 64 bits) or non-shortest input, so
 // that every value has exactly one accepted form.
 func readUvarint(b []byte) (v uint64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1 // the common one-byte case
+	}
 	var shift uint
 	for i, c := range b {
 		if i == binary.MaxVarintLen64 {
