@@ -36,6 +36,7 @@ const (
 	DuplicateObject            Code = "42710"
 	DuplicateColumn            Code = "42701"
 	DuplicateDatabase          Code = "42P04"
+	InvalidTableDefinition     Code = "42P16"
 	InvalidCatalogName         Code = "3D000"
 	DatatypeMismatch           Code = "42804"
 	GroupingError              Code = "42803"

@@ -204,7 +204,7 @@ func paramNumber(name string) (int, bool) {
 		name = name[1:]
 	case strings.HasPrefix(name, ":v"):
 		name = name[2:]
-	case strings.HasPrefix(name, "v"):
+	case strings.HasPrefix(name, "v"), strings.HasPrefix(name, "p"):
 		name = name[1:]
 	default:
 		return 0, false

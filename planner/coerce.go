@@ -194,3 +194,9 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 	_ = scale
 	return types.T{}, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
 }
+
+// TypeFromName maps a SQL type name (as the dialect layer canonicalizes
+// it) to a type; 42704 for an unknown name.
+func TypeFromName(name string, length, scale *int) (types.T, error) {
+	return typeFromName(name, length, scale)
+}

@@ -118,6 +118,11 @@ type CopySpec struct {
 	// Rows produces the rows to send (!In). Result.Tag is ignored: the
 	// server tags the command "COPY n".
 	Rows func(ctx context.Context) (Result, error)
+	// Finish, if set, is called once when a COPY FROM STDIN ends: with nil
+	// after the last Insert succeeded (the engine commits), or with the
+	// error that ended it (the engine rolls back). Its error, if any, is
+	// the COPY's.
+	Finish func(ctx context.Context, err error) error
 }
 
 // CopyBatchRows is the most rows the server passes to one CopySpec.Insert.

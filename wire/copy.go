@@ -37,7 +37,15 @@ func copyFormats(spec *CopySpec) (byte, []uint16) {
 	return byte(f), cols
 }
 
-func (c *conn) copyIn(ctx *stmtCtx, spec *CopySpec, codec *copyCodec) (string, error) {
+func (c *conn) copyIn(ctx *stmtCtx, spec *CopySpec, codec *copyCodec) (tag string, err error) {
+	if spec.Finish != nil {
+		defer func() {
+			ferr := c.guard("CopySpec.Finish", func() error { return spec.Finish(ctx, err) })
+			if err == nil && ferr != nil {
+				tag, err = "", ferr
+			}
+		}()
+	}
 	if spec.Insert == nil {
 		return "", pgerror.New(pgerror.Internal, "COPY FROM STDIN without an Insert function")
 	}
