@@ -239,6 +239,10 @@ func (r *fileRunner) run(ctx context.Context, path string) (res FileResult) {
 	}
 	conn, err := r.t.Open(ctx, dbName(path))
 	if err != nil {
+		if ctx.Err() != nil {
+			res.Aborted, res.Error = true, "not run: cancelled"
+			return res
+		}
 		res.Error = "open: " + err.Error()
 		return res
 	}
@@ -268,8 +272,14 @@ func (r *fileRunner) run(ctx context.Context, path string) (res FileResult) {
 			res.Skipped++
 			continue
 		}
-		res.Records++
 		f := r.runRecord(ctx, conn, path, rec, st)
+		if f != nil && ctx.Err() != nil {
+			// The run was cancelled under this record: it neither
+			// passed nor failed.
+			res.Aborted = true
+			break
+		}
+		res.Records++
 		r.prog.record(f != nil)
 		if f == nil {
 			res.Passed++

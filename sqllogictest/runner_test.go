@@ -267,3 +267,18 @@ func TestRunFilesCancelled(t *testing.T) {
 		t.Error("a missing path did not fail")
 	}
 }
+
+func TestRunFilesCancelledMidRecord(t *testing.T) {
+	dir := t.TempDir()
+	p := writeTest(t, dir, "f.test", "statement ok\nCREATE\n\nstatement ok\nSLEEP\n\nstatement ok\nCREATE\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	rep, err := RunFiles(ctx, &fakeTarget{answers: map[string][][]any{"CREATE": nil}}, []string{p}, Options{})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	// The interrupted record counts neither as passed nor as failed.
+	if f := rep.Files[0]; f.Records != 1 || f.Passed != 1 || f.Failed != 0 || !f.Aborted {
+		t.Errorf("got %+v", f)
+	}
+}
