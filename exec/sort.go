@@ -20,11 +20,19 @@ const maxFanIn = 64
 type sortKeys struct {
 	keys  []planner.SortKey
 	width int
+	// seq reserves one more column after the keys for the row's input
+	// position, which compareSeq uses to break ties (a stable order from
+	// an unstable, faster sort).
+	seq bool
 }
 
 // extend returns a new row holding row and its evaluated sort keys.
 func (s *sortKeys) extend(env *eval.Env, row []types.Datum) ([]types.Datum, error) {
-	ext := make([]types.Datum, s.width+len(s.keys))
+	n := s.width + len(s.keys)
+	if s.seq {
+		n++
+	}
+	ext := make([]types.Datum, n)
 	copy(ext, row)
 	for i, k := range s.keys {
 		d, err := eval.Eval(env, k.Expr, row)
@@ -70,6 +78,25 @@ func (s *sortKeys) compare(a, b []types.Datum) int {
 	return 0
 }
 
+// compareSeq is compare with ties broken by input position.
+func (s *sortKeys) compareSeq(a, b []types.Datum) int {
+	if c := s.compare(a, b); c != 0 {
+		return c
+	}
+	i := s.width + len(s.keys)
+	return cmpInt64(a[i].I, b[i].I)
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
 // sortOp orders its input. It keeps rows in memory up to the work-memory
 // budget; past it, it sorts what it holds into a run in a spill file and
 // starts over, and finally merges the runs (an external merge sort). The
@@ -80,6 +107,7 @@ type sortOp struct {
 	input Operator
 	sk    sortKeys
 	t     ticker
+	seq   int64
 
 	opened bool
 	mem    memAccount
@@ -92,7 +120,7 @@ type sortOp struct {
 var _ Operator = (*sortOp)(nil)
 
 func newSort(rs *runState, env *eval.Env, in Operator, keys []planner.SortKey, width int) *sortOp {
-	return &sortOp{rs: rs, env: env, input: in, sk: sortKeys{keys: keys, width: width},
+	return &sortOp{rs: rs, env: env, input: in, sk: sortKeys{keys: keys, width: width, seq: true},
 		t: ticker{rs: rs}, mem: memAccount{limit: rs.workMem}}
 }
 
@@ -137,6 +165,8 @@ func (s *sortOp) consume() error {
 		if err != nil {
 			return err
 		}
+		ext[len(ext)-1] = types.NewInt(s.seq)
+		s.seq++
 		sz := rowSize(ext)
 		if !s.mem.fits(sz) && len(s.rows) > 0 {
 			if err := s.spillRun(); err != nil {
@@ -146,7 +176,7 @@ func (s *sortOp) consume() error {
 		s.mem.grow(sz)
 		s.rows = append(s.rows, ext)
 	}
-	slices.SortStableFunc(s.rows, s.sk.compare)
+	slices.SortFunc(s.rows, s.sk.compareSeq)
 	if len(s.runs) == 0 {
 		return nil
 	}
@@ -165,14 +195,14 @@ func (s *sortOp) consume() error {
 	}
 	srcs = append(srcs, &sliceSource{rows: s.rows})
 	s.rows = nil
-	m, err := newMergeIter(srcs, s.sk.compare)
+	m, err := newMergeIter(srcs, s.sk.compareSeq)
 	s.merge = m
 	return err
 }
 
 // spillRun sorts the in-memory rows and writes them as a run.
 func (s *sortOp) spillRun() error {
-	slices.SortStableFunc(s.rows, s.sk.compare)
+	slices.SortFunc(s.rows, s.sk.compareSeq)
 	f, err := newSpillFile(s.rs.ctx.TempDir)
 	if err != nil {
 		return err
@@ -206,7 +236,7 @@ func (s *sortOp) mergeRuns() error {
 		return err
 	}
 	rest := append([]*spillFile{out}, s.runs[maxFanIn:]...)
-	m, err := newMergeIter(srcs, s.sk.compare)
+	m, err := newMergeIter(srcs, s.sk.compareSeq)
 	for err == nil {
 		var row []types.Datum
 		if row, err = m.next(); row == nil {

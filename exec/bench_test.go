@@ -1,0 +1,70 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+func drain(b *testing.B, op Operator) int64 {
+	var n int64
+	for {
+		row, err := op.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if row == nil {
+			break
+		}
+		n++
+	}
+	if err := op.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+func BenchmarkHashJoin100kx10k(b *testing.B) {
+	rs := newRunState(testCtx(b, 0))
+	jn := &planner.Join{Type: planner.InnerJoin, Algo: planner.HashJoin, BuildRight: true,
+		LeftKeys: []planner.Expr{col(1)}, RightKeys: []planner.Expr{col(0)}}
+	for b.Loop() {
+		j := newHashJoin(rs, rs.env, jn, &genOp{n: 100_000, m: 10_000}, &genOp{n: 10_000, m: 10_000}, 2, 2)
+		if n := drain(b, j); n != 100_000 {
+			b.Fatalf("%d rows", n)
+		}
+	}
+}
+
+func BenchmarkAggregate1Mx1000(b *testing.B) {
+	rs := newRunState(testCtx(b, 0))
+	an := &planner.Aggregate{GroupBy: []planner.Expr{col(1)},
+		Aggs: []planner.AggCall{agg("count_star", false), agg("sum", false, col(0))}, Strategy: planner.HashAgg}
+	for b.Loop() {
+		a := &aggregateOp{rs: rs, env: rs.env, node: an, input: &genOp{n: 1_000_000, m: 1000}, t: ticker{rs: rs},
+			mem: memAccount{limit: rs.workMem}, out: make([]types.Datum, 3), args: make([][]types.Datum, 2)}
+		if n := drain(b, a); n != 1000 {
+			b.Fatalf("%d groups", n)
+		}
+	}
+}
+
+func BenchmarkSort1M(b *testing.B) {
+	rs := newRunState(testCtx(b, 0))
+	for b.Loop() {
+		s := newSort(rs, rs.env, &genOp{n: 1_000_000, m: 1_000_000}, []planner.SortKey{{Expr: col(1)}}, 2)
+		drain(b, s)
+	}
+}
+
+func BenchmarkTop10Of1M(b *testing.B) {
+	rs := newRunState(testCtx(b, 0))
+	n := &planner.TopN{Keys: []planner.SortKey{{Expr: col(1), Desc: true}}, Count: cint(10)}
+	for b.Loop() {
+		t := &topNOp{rs: rs, env: rs.env, input: &genOp{n: 1_000_000, m: 1_000_000}, node: n, width: 2}
+		if got := drain(b, t); got != 10 {
+			b.Fatalf("%d rows", got)
+		}
+	}
+}
