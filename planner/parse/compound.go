@@ -35,7 +35,7 @@ func (r *rewriter) query(toks []token) (Statement, error) {
 	}
 	if p.i < len(toks) {
 		t := toks[p.i]
-		return st, syntaxErr(r.sql, t.pos, "syntax error at or near %q", r.sql[t.pos:t.end])
+		return st, syntaxErr(r.sql, t.pos, "syntax error at or near %q", tokText(r.sql, t))
 	}
 	st.NumParams = r.numParams()
 	return st, nil
@@ -218,7 +218,7 @@ func (p *setParser) operand() (Statement, error) {
 		return st, err
 	}
 	if !(t.is("select") || t.is("values") || t.is("table")) {
-		return Statement{}, syntaxErr(p.r.sql, t.pos, "syntax error at or near %q", p.r.sql[t.pos:t.end])
+		return Statement{}, syntaxErr(p.r.sql, t.pos, "syntax error at or near %q", tokText(p.r.sql, t))
 	}
 	end := findEnd(p.toks, p.i, leafEnd)
 	leaf := p.toks[p.i:end]

@@ -113,13 +113,8 @@ func lex(sql string) ([]token, error) {
 			}
 			toks = append(toks, token{tkString, val, i, end})
 			i = end
-		case (c == 'b' || c == 'B' || c == 'x' || c == 'X' || c == 'u' || c == 'U') && i+1 < len(sql) && (sql[i+1] == '\'' || sql[i+1] == '&'):
-			if sql[i+1] == '&' && (c == 'b' || c == 'B' || c == 'x' || c == 'X') {
-				end := lexWord(sql, i)
-				toks = append(toks, token{tkIdent, strings.ToLower(sql[i:end]), i, end})
-				i = end
-				continue
-			}
+		case (c == 'b' || c == 'B' || c == 'x' || c == 'X') && i+1 < len(sql) && sql[i+1] == '\'' ||
+			(c == 'u' || c == 'U') && strings.HasPrefix(sql[i+1:], "&'"):
 			return nil, unsupported(sql, i, "bit-string and Unicode-escape literals are not supported")
 		case c == '"':
 			val, end, err := lexQuotedIdent(sql, i)
@@ -403,4 +398,13 @@ func lexOp(sql string, i int) int {
 		}
 	}
 	return i + len(op)
+}
+
+// tokText returns the original text of t, or its value for a synthetic
+// token.
+func tokText(sql string, t token) string {
+	if t.end <= t.pos || t.end > len(sql) {
+		return t.val
+	}
+	return sql[t.pos:t.end]
 }

@@ -230,7 +230,7 @@ func (r *rewriter) vitessError(err error, toks []token) error {
 	word := ""
 	for _, t := range toks {
 		if t.pos == pos && t.kind != tkRaw {
-			word = r.sql[t.pos:t.end]
+			word = tokText(r.sql, t)
 			break
 		}
 	}

@@ -258,6 +258,18 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				return nil, unsupported(r.sql, t.pos, "collation %q is not supported", strings.Join(name, "."))
 			}
 			i = j - 1
+		case t.is("all") && len(out) >= 2 && out[len(out)-1].isPunct("(") && out[len(out)-2].kind == tkIdent && !exprKeywords[out[len(out)-2].val]:
+			// agg(ALL x) is agg(x): ALL is the default; vitess lacks it.
+		case t.is("notnull") || t.is("isnull") || t.is("not") && i+1 < len(toks) && toks[i+1].is("null") && len(out) > 0 && out[len(out)-1].kind != tkRaw && isOperand(out[len(out)-1]):
+			// Postfix x NOTNULL / x ISNULL (PostgreSQL) and x NOT NULL (SQLite).
+			if t.is("isnull") {
+				out = append(out, raw("is null", t.pos))
+			} else {
+				out = append(out, raw("is not null", t.pos))
+			}
+			if t.is("not") {
+				i++
+			}
 		case t.is("is") && i+2 < len(toks) && toks[i+1].is("distinct") && toks[i+2].is("from"):
 			out = append(out, raw("<=>", t.pos), raw("binary", t.pos))
 			i += 2

@@ -37,7 +37,7 @@ func (c *cursor) errHere() error {
 		return syntaxErr(c.r.sql, end, "syntax error at end of input")
 	}
 	t := c.toks[c.i]
-	return syntaxErr(c.r.sql, t.pos, "syntax error at or near %q", c.r.sql[t.pos:t.end])
+	return syntaxErr(c.r.sql, t.pos, "syntax error at or near %q", tokText(c.r.sql, t))
 }
 
 func (c *cursor) expect(kw string) error {

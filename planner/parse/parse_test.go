@@ -1,0 +1,331 @@
+package parse
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// show formats n; a Limit without Rowcount (which vitess cannot format)
+// is shown as LIMIT ALL.
+func show(n sqlparser.SQLNode) string {
+	if n == nil {
+		return ""
+	}
+	c := sqlparser.Rewrite(sqlparser.CloneSQLNode(n), nil, func(c *sqlparser.Cursor) bool {
+		if l, ok := c.Node().(*sqlparser.Limit); ok && l != nil && l.Rowcount == nil {
+			c.Replace(&sqlparser.Limit{Offset: l.Offset, Rowcount: sqlparser.NewColName("ALL")})
+		}
+		return true
+	})
+	return strings.ReplaceAll(strings.ReplaceAll(sqlparser.String(c), "\n\t", " "), "\n)", " )")
+}
+
+// render is a one-line description of st used by the table tests.
+func render(st *Statement) string {
+	switch {
+	case st.Compound != nil:
+		c := st.Compound
+		s := fmt.Sprintf("%s all=%v (%s) (%s)", c.Op, c.All, render(c.Left), render(c.Right))
+		if c.OrderBy != nil {
+			s += show(c.OrderBy)
+		}
+		if c.Limit != nil {
+			s += show(c.Limit)
+		}
+		return s
+	case st.AST != nil:
+		s := show(st.AST)
+		if st.Returning != nil {
+			s += " RETURNING " + show(&sqlparser.SelectExprs{Exprs: st.Returning})
+		}
+		if st.IndexMethod != "" {
+			s += " USING " + st.IndexMethod
+		}
+		if st.IfNotExists {
+			s += " IFNOTEXISTS"
+		}
+		if st.Temp {
+			s += " TEMP"
+		}
+		if st.Isolation != "" {
+			s += " ISOLATION " + st.Isolation
+		}
+		return s
+	case st.Set != nil:
+		return fmt.Sprintf("SET %+v", *st.Set)
+	case st.Show != nil:
+		return fmt.Sprintf("SHOW %+v", *st.Show)
+	case st.Copy != nil:
+		c := *st.Copy
+		q := ""
+		if c.Query != nil {
+			q = render(c.Query)
+		}
+		c.Query = nil
+		return fmt.Sprintf("COPY %+v %s", c, q)
+	case st.DropIndex != nil:
+		return fmt.Sprintf("DROPINDEX %+v", *st.DropIndex)
+	case st.Analyze != nil:
+		return fmt.Sprintf("ANALYZE %+v", *st.Analyze)
+	case st.Database != nil:
+		return fmt.Sprintf("DATABASE %+v", *st.Database)
+	case st.Empty:
+		return "EMPTY"
+	}
+	return "?"
+}
+
+// TestContract checks every row of the AST contract in doc.go.
+func TestContract(t *testing.T) {
+	cases := []struct{ in, want string }{
+		// Identifiers and literals.
+		{`SELECT "Name", A FROM T WHERE id = $1`, "select `Name`, a from t where id = :p1"},
+		{`SELECT 'a' || 'b', 'a' || 1 + 2 = 'a3' FROM t`, "select `||`('a', 'b'), `||`('a', 1 + 2) = 'a3' from t"},
+		{`SELECT a || b LIKE c, a || b IN (c), x BETWEEN a || b AND c`, "select `||`(a, b) like c, `||`(a, b) in (c), x between `||`(a, b) and c from dual"},
+		{`SELECT E'a\nb', 'it''s', $$x'y$$, $t$a$$b$t$, 'a\b'`, `select 'a\nb', 'it\'s', 'x\'y', 'a$$b', 'a\\b' from dual`},
+		{`SELECT /* c /* nested */ */ 1 -- tail`, "select 1 from dual"},
+		// Casts.
+		{`SELECT x::int, -1::int, a.b::text, f(x)::bigint, (a + b)::real`, "select cast(x as integer), -cast(1 as integer), cast(a.b as text), cast(f(x) as bigint), cast(a + b as real) from dual"},
+		{`SELECT CAST(x AS DOUBLE PRECISION), CAST(x AS SIGNED), CAST(x AS INT8), CAST(x AS VARCHAR(10)), CAST(x AS CHARACTER VARYING(3))`, "select cast(x as double precision), cast(x as bigint), cast(x as bigint), cast(x as varchar(10)), cast(x as varchar(3)) from dual"},
+		{`SELECT '1'::numeric(10,2), x::decimal, x::bpchar, x::char(2), x::bool, x::bytea, x::float4, x::float8, x::int2`, "select cast('1' as numeric(10, 2)), cast(x as numeric), cast(x as char), cast(x as char(2)), cast(x as boolean), cast(x as bytea), cast(x as real), cast(x as double precision), cast(x as smallint) from dual"},
+		{`SELECT x::timestamp with time zone, x::timestamp without time zone, x::timestamptz, x::date, 't'::regclass, x::regtype, x::oid, x::name, x::mytype`, "select cast(x as timestamptz), cast(x as timestamp), cast(x as timestamptz), cast(x as date), cast('t' as regclass), cast(x as regtype), cast(x as oid), cast(x as name), cast(x as mytype) from dual"},
+		{`SELECT DATE '2024-01-01', TIMESTAMP '2024-01-01 00:00:00', x::int::text`, "select cast('2024-01-01' as date), cast('2024-01-01 00:00:00' as timestamp), cast(cast(x as integer) as text) from dual"},
+		// Set operations.
+		{`SELECT a FROM t INTERSECT SELECT b FROM u ORDER BY 1 LIMIT 2`, "INTERSECT all=false (select a from t) (select b from u) order by 1 asc limit 2"},
+		{`SELECT a FROM t UNION SELECT b FROM u INTERSECT ALL SELECT c FROM v EXCEPT SELECT d FROM w`, "EXCEPT all=false (UNION all=false (select a from t) (INTERSECT all=true (select b from u) (select c from v))) (select d from w)"},
+		{`(SELECT a FROM t EXCEPT SELECT b FROM u) INTERSECT SELECT c FROM v`, "INTERSECT all=false (EXCEPT all=false (select a from t) (select b from u)) (select c from v)"},
+		{`SELECT a FROM t UNION ALL SELECT b FROM u ORDER BY 1`, "select a from t union all select b from u order by 1 asc"},
+		// RETURNING.
+		{`INSERT INTO t VALUES (1) RETURNING id, a + 1 AS b`, "insert into t values (1) RETURNING id, a + 1 as b"},
+		{`UPDATE t SET a = 'x' || a WHERE id = 1 RETURNING *`, "update t set a = `||`('x', a) where id = 1 RETURNING *"},
+		{`DELETE FROM t WHERE id = $1 RETURNING a`, "delete from t where id = :p1 RETURNING a"},
+		// ORDER BY NULLS, LIMIT/OFFSET.
+		{`SELECT a FROM t ORDER BY a NULLS FIRST, b DESC NULLS LAST, c DESC NULLS FIRST, d ASC NULLS LAST`, "select a from t order by a is null desc, a asc, b is null asc, b desc, c desc, d asc"},
+		{`SELECT a FROM t LIMIT 5 OFFSET 3`, "select a from t limit 3, 5"},
+		{`SELECT a FROM t OFFSET 5`, "select a from t limit 5, `ALL`"},
+		{`SELECT a FROM t OFFSET 5 ROWS LIMIT 2`, "select a from t limit 5, 2"},
+		{`SELECT a FROM t LIMIT ALL`, "select a from t"},
+		{`SELECT a FROM t FETCH FIRST 3 ROWS ONLY`, "select a from t limit 3"},
+		{`SELECT a FROM t FETCH NEXT ROW ONLY`, "select a from t limit 1"},
+		// ILIKE, regex, IN (), IS DISTINCT FROM, postfix NULL tests.
+		{`SELECT a FROM t WHERE a ILIKE 'x%' AND b NOT ILIKE c`, "select a from t where lower(a) like lower('x%') and lower(b) not like lower(c)"},
+		{`SELECT a ~ 'x', a !~* 'y' || 'z', a ~* b, a !~ b, ~a FROM t`, "select `~`(a, 'x'), `||`(`!~*`(a, 'y'), 'z'), `~*`(a, b), `!~`(a, b), ~a from t"},
+		{`SELECT * FROM t WHERE x IN () AND y NOT IN ()`, "select * from t where x in () and y not in ()"},
+		{`SELECT a IS DISTINCT FROM b, a IS NOT DISTINCT FROM b + 1, a IS DISTINCT FROM b || c FROM t`, "select not a <=> b, a <=> b + 1, not a <=> `||`(b, c) from t"},
+		{`SELECT x FROM t WHERE x NOT NULL AND y NOTNULL AND z ISNULL`, "select x from t where x is not null and y is not null and z is null"},
+		// SQLite forms.
+		{`INSERT OR REPLACE INTO t VALUES (1)`, "replace into t values (1)"},
+		{`INSERT OR IGNORE INTO t VALUES (1)`, "insert ignore into t values (1)"},
+		{`REPLACE INTO t VALUES (1)`, "replace into t values (1)"},
+		{`SELECT ALL COUNT ( * ) FROM t x`, "select count(*) from t as x"},
+		{`SELECT count(DISTINCT x) FROM t`, "select count(distinct x) from t"},
+		{`SELECT a FROM t WHERE b = ? AND c = ?`, "select a from t where b = :v1 and c = :v2"},
+		// DDL.
+		{`CREATE TABLE t (id SERIAL PRIMARY KEY, b BYTEA, c DOUBLE PRECISION NOT NULL DEFAULT 1.5, d TIMESTAMPTZ DEFAULT now(), e BOOLEAN, f TEXT, g VARCHAR(20) UNIQUE)`,
+			"create table t ( id serial primary key, b bytea, c double precision not null default (1.5), d timestamptz default (now()), e boolean, f text, g varchar(20) unique )"},
+		{`CREATE TABLE t (h BIGINT GENERATED ALWAYS AS IDENTITY, h2 int generated by default as identity, s bigserial, s2 smallserial, i INT REFERENCES u(x), j NUMERIC(10,2) CHECK (j > 0), k timestamp with time zone default CURRENT_TIMESTAMP, l int default nextval('s'), PRIMARY KEY (h, i), CONSTRAINT u1 UNIQUE (j), FOREIGN KEY (i) REFERENCES u (x))`,
+			"create table t ( h bigserial, h2 serial, s bigserial, s2 smallserial, i integer references u (x), j numeric(10,2), k timestamptz default (current_timestamp()), l integer default (nextval('s')), primary key (h, i), constraint u1 unique key (j), check (j > 0), foreign key (i) references u (x) )"},
+		{`CREATE TEMP TABLE IF NOT EXISTS t (a int)`, "create temporary table if not exists t ( a integer )"},
+		{`CREATE TABLE t1(a1 INTEGER, b1 INTEGER, x1 VARCHAR(40))`, "create table t1 ( a1 integer, b1 integer, x1 varchar(40) )"},
+		{`CREATE UNIQUE INDEX IF NOT EXISTS i ON t USING keyid (a, b DESC)`, "alter table t add unique key i (a, b desc) USING keyid IFNOTEXISTS"},
+		{`CREATE INDEX t1i0 ON t1(a1)`, "alter table t1 add key t1i0 (a1)"},
+		{`CREATE INDEX ON t (a, b)`, "alter table t add key t_a_b_idx (a, b)"},
+		{`DROP TABLE IF EXISTS a, b CASCADE`, "drop table if exists a, b"},
+		{`DROP VIEW IF EXISTS v`, "drop view if exists v"},
+		{`DROP INDEX IF EXISTS i, j`, "DROPINDEX {Names:[i j] IfExists:true Cascade:false}"},
+		{`TRUNCATE TABLE t`, "truncate table t"},
+		{`TRUNCATE t`, "truncate table t"},
+		{`ALTER TABLE t ADD COLUMN c BYTEA NOT NULL`, "alter table t add column c bytea not null"},
+		{`ALTER TABLE t ADD c timestamp with time zone`, "alter table t add column c timestamptz"},
+		{`CREATE VIEW v (x) AS SELECT 1`, "create view v(x) as select 1 from dual"},
+		{`CREATE TEMP VIEW v AS SELECT 1`, "create view v as select 1 from dual TEMP"},
+		// Transactions.
+		{`BEGIN ISOLATION LEVEL SERIALIZABLE`, "begin ISOLATION serializable"},
+		{`START TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ`, "start transaction read only ISOLATION repeatable read"},
+		{`BEGIN WORK`, "begin"},
+		{`START TRANSACTION`, "start transaction"},
+		{`COMMIT`, "commit"},
+		{`END`, "commit"},
+		{`ROLLBACK WORK`, "rollback"},
+		{`ABORT`, "rollback"},
+		{`SAVEPOINT s`, "savepoint s"},
+		{`RELEASE s`, "release savepoint s"},
+		{`RELEASE SAVEPOINT s`, "release savepoint s"},
+		{`ROLLBACK TO SAVEPOINT s`, "rollback to s"},
+		{`ROLLBACK TO s`, "rollback to s"},
+		// Session statements.
+		{`SET search_path TO public, "Foo"`, "SET {Name:search_path Value:[public Foo] Local:false Reset:false}"},
+		{`SET x = 5`, "SET {Name:x Value:[5] Local:false Reset:false}"},
+		{`SET SESSION DateStyle = 'ISO'`, "SET {Name:datestyle Value:[ISO] Local:false Reset:false}"},
+		{`SET LOCAL x TO -1`, "SET {Name:x Value:[-1] Local:true Reset:false}"},
+		{`SET TIME ZONE 'UTC'`, "SET {Name:timezone Value:[UTC] Local:false Reset:false}"},
+		{`SET NAMES 'UTF8'`, "SET {Name:client_encoding Value:[UTF8] Local:false Reset:false}"},
+		{`RESET ALL`, "SET {Name:all Value:[] Local:false Reset:true}"},
+		{`RESET search_path`, "SET {Name:search_path Value:[] Local:false Reset:true}"},
+		{`SHOW ALL`, "SHOW {Name:all}"},
+		{`SHOW server_version`, "SHOW {Name:server_version}"},
+		{`SHOW TRANSACTION ISOLATION LEVEL`, "SHOW {Name:transaction_isolation}"},
+		{`COPY t (a, b) FROM STDIN WITH (FORMAT csv, HEADER, DELIMITER ',', NULL '')`, "COPY {Schema: Table:t Columns:[a b] From:true Format:csv Delimiter:, Null: NullSet:true Header:true Quote: Escape: Query:<nil>} "},
+		{`COPY public.t FROM STDIN WITH CSV HEADER`, "COPY {Schema:public Table:t Columns:[] From:true Format:csv Delimiter: Null: NullSet:false Header:true Quote: Escape: Query:<nil>} "},
+		{`COPY t TO STDOUT`, "COPY {Schema: Table:t Columns:[] From:false Format:text Delimiter: Null: NullSet:false Header:false Quote: Escape: Query:<nil>} "},
+		{`COPY (SELECT 1) TO STDOUT (FORMAT binary)`, "COPY {Schema: Table: Columns:[] From:false Format:binary Delimiter: Null: NullSet:false Header:false Quote: Escape: Query:<nil>} select 1 from dual"},
+		{`CREATE DATABASE x`, "DATABASE {Create:true Name:x IfExists:false IfNotExists:false}"},
+		{`DROP DATABASE IF EXISTS x`, "DATABASE {Create:false Name:x IfExists:true IfNotExists:false}"},
+		{`ANALYZE`, "ANALYZE {Tables:[]}"},
+		{`ANALYZE t, u`, "ANALYZE {Tables:[t u]}"},
+		{`EXPLAIN ANALYZE SELECT 1`, "explain analyze select 1 from dual"},
+		{`EXPLAIN SELECT "a" FROM t`, "explain select a from t"},
+		// psql / pgx catalog queries.
+		{`SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default AND pg_catalog.format_type(a.atttypid, a.atttypmod) = 't'::regclass`,
+			"select c.relname from pg_catalog.pg_class as c where `~`(c.relname, '^(t)$') and pg_catalog.format_type(a.atttypid, a.atttypmod) = cast('t' as regclass)"},
+		// Empty input.
+		{`;;`, "EMPTY"},
+		{`-- only a comment`, "EMPTY"},
+	}
+	for _, c := range cases {
+		st, err := ParseOne(c.in)
+		if err != nil {
+			t.Errorf("%s\n    error: %v", c.in, err)
+			continue
+		}
+		if got := render(&st); got != c.want {
+			t.Errorf("%s\n    got  %s\n    want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestSilentCases asserts node types for what vitess alone gets silently
+// wrong.
+func TestSilentCases(t *testing.T) {
+	expr := func(sql string) sqlparser.Expr {
+		t.Helper()
+		st, err := ParseOne("SELECT " + sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return st.AST.(*sqlparser.Select).SelectExprs.Exprs[0].(*sqlparser.AliasedExpr).Expr
+	}
+	if col, ok := expr(`"Name"`).(*sqlparser.ColName); !ok || col.Name.String() != "Name" {
+		t.Errorf(`"Name" is %#v, want a column Name`, expr(`"Name"`))
+	}
+	if f, ok := expr(`'a' || 'b'`).(*sqlparser.FuncExpr); !ok || f.Name.String() != "||" || len(f.Exprs) != 2 {
+		t.Errorf(`'a' || 'b' is %T, want the || FuncExpr`, expr(`'a' || 'b'`))
+	}
+	if l, ok := expr(`E'a\nb'`).(*sqlparser.Literal); !ok || l.Type != sqlparser.StrVal || l.Val != "a\nb" {
+		t.Errorf(`E'a\nb' is %#v`, expr(`E'a\nb'`))
+	}
+	if l, ok := expr(`'a\nb'`).(*sqlparser.Literal); !ok || l.Val != `a\nb` {
+		t.Errorf(`'a\nb' is %#v, want 4 bytes with a backslash`, expr(`'a\nb'`))
+	}
+	if a, ok := expr(`$12`).(*sqlparser.Argument); !ok || a.Name != "p12" || paramIndex(a) != 12 {
+		t.Errorf(`$12 is %#v, want Argument p12`, expr(`$12`))
+	}
+	c, ok := expr(`x::varchar(5)`).(*sqlparser.CastExpr)
+	if !ok || c.Type.Type != "varchar" || c.Type.Length == nil || *c.Type.Length != 5 {
+		t.Errorf("x::varchar(5) is %#v", expr(`x::varchar(5)`))
+	}
+	if c, ok := expr(`x::int[]`).(*sqlparser.CastExpr); !ok || !c.Array || c.Type.Type != "integer" {
+		t.Errorf("x::int[] is %#v", expr(`x::int[]`))
+	}
+	st, err := ParseOne(`SELECT a FROM t OFFSET 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := st.AST.(*sqlparser.Select).Limit; l == nil || l.Rowcount != nil || l.Offset == nil {
+		t.Errorf("OFFSET 2 gives limit %#v", l)
+	}
+	st, err = ParseOne(`SELECT a FROM t WHERE a = $3 AND b = $1`)
+	if err != nil || st.NumParams != 3 {
+		t.Errorf("NumParams = %d, %v; want 3", st.NumParams, err)
+	}
+	st, err = ParseOne(`CREATE TABLE t (a BIGINT GENERATED ALWAYS AS IDENTITY)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := st.AST.(*sqlparser.CreateTable).TableSpec.Columns[0].Type; ct.Type != "bigserial" || ct.Length != nil {
+		t.Errorf("identity column type %#v", ct)
+	}
+}
+
+// TestSplit checks statement splitting and the SQL of each statement.
+func TestSplit(t *testing.T) {
+	stmts, err := Parse("SELECT ';'; ; SELECT $$;$$ /* ; */; -- ;\n SELECT \";\" FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"SELECT ';'", "SELECT $$;$$", `SELECT ";" FROM t`}
+	if len(stmts) != len(want) {
+		t.Fatalf("got %d statements, want %d", len(stmts), len(want))
+	}
+	for k, w := range want {
+		if stmts[k].SQL != w {
+			t.Errorf("statement %d SQL %q, want %q", k, stmts[k].SQL, w)
+		}
+	}
+	if _, err := ParseOne("SELECT 1; SELECT 2"); !pgerror.HasCode(err, pgerror.SyntaxError) {
+		t.Errorf("ParseOne of two statements: %v", err)
+	}
+}
+
+// TestErrors checks codes and positions.
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		in   string
+		code pgerror.Code
+		pos  int
+	}{
+		{`SELECT 'abc`, pgerror.SyntaxError, 8},
+		{`SELECT "abc`, pgerror.SyntaxError, 8},
+		{`SELECT /* x`, pgerror.SyntaxError, 8},
+		{`SELECT $a$ x`, pgerror.SyntaxError, 8},
+		{`SELECT a | b`, pgerror.FeatureNotSupported, 10},
+		{`SELECT a ^ b`, pgerror.FeatureNotSupported, 10},
+		{`SELECT a FROM t WHERE`, pgerror.SyntaxError, 0},
+		{`SELECT a FROM t WHERE b = = 1`, pgerror.SyntaxError, 27},
+		{`CREATE TABLE t (a int, b int,)`, pgerror.SyntaxError, 0},
+		{`CREATE TABLE t (a int[])`, pgerror.FeatureNotSupported, 19},
+		{`SELECT kvsql_no_limit FROM t`, pgerror.SyntaxError, 8},
+		{`SELECT a FROM t WHERE a = $1 AND b = ?`, pgerror.SyntaxError, 0},
+		{`SELECT ARRAY[1]`, pgerror.FeatureNotSupported, 0},
+		{`SET`, pgerror.SyntaxError, 0},
+		{`COPY t FROM '/etc/passwd'`, pgerror.FeatureNotSupported, 13},
+		{`SELECT x COLLATE "de_DE"`, pgerror.FeatureNotSupported, 10},
+		{`SELECT 1::`, pgerror.SyntaxError, 0},
+		{`SELECT ::int`, pgerror.SyntaxError, 8},
+		{`SELECT 'é' || ? FROM t WHERE ==`, pgerror.FeatureNotSupported, 30},
+		{`SELECT 'é' || ? FROM t WHERE = 1`, pgerror.SyntaxError, 30},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.in)
+		var pe *pgerror.Error
+		if err == nil || !errAs(err, &pe) {
+			t.Errorf("%s: error %v, want %s", c.in, err, c.code)
+			continue
+		}
+		if pe.Code != c.code || c.pos != 0 && pe.Position != c.pos {
+			t.Errorf("%s: got %s at %d (%s), want %s at %d", c.in, pe.Code, pe.Position, pe.Message, c.code, c.pos)
+		}
+	}
+}
+
+func errAs(err error, pe **pgerror.Error) bool {
+	if !errIs(err) {
+		return false
+	}
+	e, ok := err.(*pgerror.Error)
+	*pe = e
+	return ok
+}
+
+func BenchmarkParsePointSelect(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseOne("SELECT a, b FROM t WHERE id = $1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
