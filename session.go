@@ -36,9 +36,13 @@ var _ wire.Backend = (*DB)(nil)
 
 // NewSession implements wire.Backend.
 func (db *DB) NewSession(ctx context.Context, params map[string]string) (wire.Session, error) {
+	// psql and libpq name the database after the user when none is given;
+	// such a database need not exist: the session gets the default one.
 	name := params["database"]
-	if name == "" {
-		name = params["user"]
+	if name == "" || name == params["user"] {
+		if _, err := db.Catalog().Database(name); err != nil {
+			name = DefaultDatabase
+		}
 	}
 	s, err := db.Session(name)
 	if err != nil {
