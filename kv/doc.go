@@ -55,7 +55,13 @@
 //     writer wins. It records its read and write sets (ReadSet, WriteSet)
 //     so a commit-time validation can be added without changing callers.
 //   - A Txn iterator sees the Txn's writes as of NewIter; writes made
-//     while it is open are not visible to it.
+//     while it is open are not visible to it. Commit and Rollback close
+//     the Txn's open iterators.
+//   - The read set grows by one span per Txn.Get and per iterator (the
+//     iterator's bounds, however little of them it visited), so a Txn
+//     that reads millions of keys holds millions of spans.
+//   - Closing an Engine with open iterators or snapshots is a caller bug;
+//     the Pebble engine reports it as an error from Close.
 //   - The memory engine stores each value as one slice, so many Merges on
 //     one key copy the growing value each time (quadratic); Pebble defers
 //     the concatenation to reads and compactions.
