@@ -60,8 +60,10 @@
 //   - The read set grows by one span per Txn.Get and per iterator (the
 //     iterator's bounds, however little of them it visited), so a Txn
 //     that reads millions of keys holds millions of spans.
-//   - Closing an Engine with open iterators or snapshots is a caller bug;
-//     the Pebble engine reports it as an error from Close.
+//   - Closing an Engine with open iterators or snapshots is a caller bug:
+//     the Pebble engine's Close reports it as an error, and using such an
+//     iterator or snapshot afterwards may panic inside Pebble (the memory
+//     engine's keep working on the state they froze).
 //   - The memory engine stores each value as one slice, so many Merges on
 //     one key copy the growing value each time (quadratic); Pebble defers
 //     the concatenation to reads and compactions.
