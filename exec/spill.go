@@ -199,11 +199,12 @@ func readRow(r *bufio.Reader, row []types.Datum) ([]types.Datum, error) {
 				return nil, err
 			}
 			d.S = string(b)
-		default:
-			d.I, err = binary.ReadVarint(r)
+		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp:
 			if err != nil {
 				return nil, err
 			}
+		default:
+			return nil, io.ErrUnexpectedEOF // not a kind appendRow writes
 		}
 		row = append(row, d)
 	}

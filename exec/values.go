@@ -23,6 +23,10 @@ func (v *valuesOp) Next() ([]types.Datum, error) {
 	}
 	exprs := v.node.Rows[v.i]
 	v.i++
+	if v.out == nil {
+		// Non-nil even for a zero-width row: nil means the end.
+		v.out = make([]types.Datum, 0, len(exprs))
+	}
 	v.out = v.out[:0]
 	for _, e := range exprs {
 		d, err := eval.Eval(v.env, e, nil)
