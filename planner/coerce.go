@@ -48,6 +48,11 @@ func coerce(x Expr, t types.T) (Expr, error) {
 // UPDATE): implicit coercions plus any type to text, as PostgreSQL's
 // assignment casts allow.
 func assign(x Expr, t types.T) (Expr, error) {
+	// The column's width is checked when the row is written (22001), not
+	// by a cast here, which would silently truncate.
+	if isText(t.Family) {
+		t = types.T{Family: t.Family}
+	}
 	if isText(t.Family) && x.Type().Family != types.Unknown && !isText(x.Type().Family) {
 		return &Cast{X: x, T: t}, nil
 	}
