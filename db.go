@@ -46,6 +46,10 @@ type Options struct {
 	CacheSize int64
 	// Engine, if set, is used instead of opening one (tests).
 	Engine kv.Engine
+	// DisabledRules names planner rules every session skips (the names
+	// of planner.Planner.Disabled, such as "index_select"); differential
+	// tests use it. Not changed after Open.
+	DisabledRules map[string]bool
 }
 
 // DB is an open kvsql store. It is safe for concurrent use by many

@@ -149,7 +149,7 @@ func (s *Session) catalog() *catalog.Catalog {
 }
 
 func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
-	return &planner.Planner{Catalog: cat, DB: s.database, RowCount: func(t *catalog.Table) float64 {
+	return &planner.Planner{Catalog: cat, DB: s.database, Disabled: s.db.opts.DisabledRules, RowCount: func(t *catalog.Table) float64 {
 		return float64(s.db.rowCounter(t.ID).Load())
 	}}
 }
