@@ -200,6 +200,7 @@ func readRow(r *bufio.Reader, row []types.Datum) ([]types.Datum, error) {
 			}
 			d.S = string(b)
 		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp:
+			d.I, err = binary.ReadVarint(r)
 			if err != nil {
 				return nil, err
 			}
