@@ -262,7 +262,15 @@ func decodeText(oid uint32, s string) (types.Datum, error) {
 	case types.Date:
 		v, err := types.ParseDate(strings.TrimSpace(s))
 		if err != nil {
-			return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
+			// Like PostgreSQL, accept a timestamp and keep its date.
+			us, err2 := types.ParseTimestamp(strings.TrimSpace(s))
+			if err2 != nil {
+				return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
+			}
+			v = us / 86_400_000_000
+			if us < 0 && us%86_400_000_000 != 0 {
+				v--
+			}
 		}
 		return types.NewDate(v), nil
 	case types.Timestamp, types.TimestampTZ:

@@ -1,0 +1,112 @@
+package wire
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"database/sql"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func TestAuthMethods(t *testing.T) {
+	users := map[string]string{"alice": "secret"}
+	for _, method := range []string{"password", "md5", "scram-sha-256"} {
+		t.Run(method, func(t *testing.T) {
+			_, _, addr := startServer(t, Config{Users: users, AuthMethod: method})
+			ctx := context.Background()
+			c, err := pgx.Connect(ctx, connString(addr, "alice", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int64
+			if err := c.QueryRow(ctx, "gen 1").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			c.Close(ctx)
+			for _, bad := range []string{strings.Replace(connString(addr, "alice", ""), "secret", "wrong", 1), connString(addr, "mallory", "")} {
+				if _, err := pgx.Connect(ctx, bad); codeOf(err) != "28P01" {
+					t.Errorf("bad credentials: got %v, want 28P01", err)
+				}
+			}
+			// lib/pq speaks all three too.
+			db, _ := sql.Open("postgres", connString(addr, "alice", ""))
+			if err := db.QueryRow("gen 1").Scan(&n); err != nil {
+				t.Errorf("lib/pq: %v", err)
+			}
+			db.Close()
+		})
+	}
+}
+
+func TestNewServerRefusesTrustOnNetwork(t *testing.T) {
+	for _, addr := range []string{":5433", "0.0.0.0:5433", "10.1.2.3:5433"} {
+		if _, err := NewServer(Config{Addr: addr}, &fakeBackend{}); err == nil || !strings.Contains(err.Error(), "trust") {
+			t.Errorf("%s: got %v, want a refusal naming trust", addr, err)
+		}
+	}
+	if _, err := NewServer(Config{Addr: ":5433", Users: map[string]string{"a": "b"}}, &fakeBackend{}); err != nil {
+		t.Errorf("scram on all interfaces: %v", err)
+	}
+	if _, err := NewServer(Config{AuthMethod: "md5"}, &fakeBackend{}); err == nil {
+		t.Error("md5 without users accepted")
+	}
+}
+
+func selfSignedTLS(t *testing.T) *tls.Config {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		DNSNames:     []string{"localhost"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+}
+
+func TestTLS(t *testing.T) {
+	_, _, addr := startServer(t, Config{TLSConfig: selfSignedTLS(t), RequireTLS: true, Users: map[string]string{"alice": "secret"}, AuthMethod: "scram-sha-256"})
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(strings.Replace(connString(addr, "alice", ""), "sslmode=disable", "sslmode=require", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, ok := c.PgConn().Conn().(*tls.Conn); !ok {
+		t.Errorf("connection is %T, not TLS", c.PgConn().Conn())
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "gen 2").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	// Plaintext is refused when TLS is required.
+	if _, err := pgx.Connect(ctx, connString(addr, "alice", "")); codeOf(err) != "28000" {
+		t.Errorf("plaintext: got %v, want 28000", err)
+	}
+	// lib/pq with sslmode=require (no verification).
+	db, _ := sql.Open("postgres", strings.Replace(connString(addr, "alice", ""), "sslmode=disable", "sslmode=require", 1))
+	defer db.Close()
+	if err := db.QueryRow("gen 1").Scan(&n); err != nil {
+		t.Errorf("lib/pq over TLS: %v", err)
+	}
+}
