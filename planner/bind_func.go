@@ -43,7 +43,7 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return &Func{Name: name, T: tText}, nil
 		}
 	}
-	t, err := funcType(name, argTypes)
+	t, err := FuncReturnType(name, argTypes)
 	if err != nil {
 		return nil, err
 	}

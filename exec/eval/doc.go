@@ -17,8 +17,9 @@
 //     collation, date as midnight timestamp) and a hash consistent with it.
 //   - Cast/CastFrom and FormatText: PostgreSQL's explicit casts and its
 //     text rendering of values.
-//   - FuncReturnType: the scalar function table (funcs_types.go depends
-//     only on types and pgerror so it can move to package planner).
+//   - The scalar function table (names, arities, result types) lives in
+//     package planner (planner.FuncReturnType), which types every call;
+//     eval implements the functions it lists.
 //
 // # Data flow
 //

@@ -139,18 +139,18 @@ func TestFuncReturnType(t *testing.T) {
 		{"length", []types.T{ty(types.Text)}, ty(types.Int4)},
 		{"now", nil, ty(types.TimestampTZ)},
 	} {
-		got, err := FuncReturnType(c.name, c.args)
+		got, err := planner.FuncReturnType(c.name, c.args)
 		if err != nil || got != c.want {
-			t.Errorf("FuncReturnType(%s, %v) = %v, %v; want %v", c.name, c.args, got, err, c.want)
+			t.Errorf("planner.FuncReturnType(%s, %v) = %v, %v; want %v", c.name, c.args, got, err, c.want)
 		}
 	}
 	for _, c := range []struct {
 		name string
 		n    int
 	}{{"nosuch", 1}, {"abs", 0}, {"abs", 2}, {"now", 1}} {
-		_, err := FuncReturnType(c.name, make([]types.T, c.n))
+		_, err := planner.FuncReturnType(c.name, make([]types.T, c.n))
 		if !pgerror.HasCode(err, pgerror.UndefinedFunction) {
-			t.Errorf("FuncReturnType(%s, %d args) error = %v, want 42883", c.name, c.n, err)
+			t.Errorf("planner.FuncReturnType(%s, %d args) error = %v, want 42883", c.name, c.n, err)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func bin(op string, l, r planner.Expr) planner.Expr {
 			t = ty(types.Bytea)
 		}
 	default:
-		t = CommonType([]types.T{l.Type(), r.Type()})
+		t = planner.CommonType([]types.T{l.Type(), r.Type()})
 		if l.Type().Family == types.Date && r.Type().Family == types.Date {
 			t = ty(types.Int4)
 		} else if l.Type().Family == types.Date || r.Type().Family == types.Date {
@@ -79,7 +79,7 @@ func fn(name string, args ...planner.Expr) planner.Expr {
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	t, err := FuncReturnType(name, ts)
+	t, err := planner.FuncReturnType(name, ts)
 	if err != nil {
 		panic(err)
 	}

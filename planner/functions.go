@@ -1,8 +1,4 @@
-package eval
-
-// This file depends only on packages types and pgerror so that it can move
-// to package planner verbatim (the planner types Func nodes with it and
-// must not import exec).
+package planner
 
 import (
 	"strings"
