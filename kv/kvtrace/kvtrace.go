@@ -70,12 +70,30 @@ func (t *Engine) value(key, value []byte) string {
 func bounds(o kv.IterOptions) string {
 	lo, hi := "/Min", "/Max"
 	if o.LowerBound != nil {
-		lo = encoding.Pretty(o.LowerBound)
+		lo = PrettyBound(o.LowerBound)
 	}
 	if o.UpperBound != nil {
-		hi = encoding.Pretty(o.UpperBound)
+		hi = PrettyBound(o.UpperBound)
 	}
 	return "[" + lo + ", " + hi + ")"
+}
+
+// PrettyBound renders an iterator bound. Bounds are often the successor
+// of a key prefix (its last byte incremented, "PrefixEnd"), which does
+// not decode; such a bound is shown as the prefix followed by
+// "/PrefixEnd", for example /101/"Paris"/PrefixEnd. Anything else is
+// rendered by encoding.Pretty.
+func PrettyBound(b []byte) string {
+	s := encoding.Pretty(b)
+	if !strings.Contains(s, "!bad:") || len(b) == 0 || b[len(b)-1] == 0 {
+		return s
+	}
+	prev := append([]byte(nil), b...)
+	prev[len(prev)-1]--
+	if p := encoding.Pretty(prev); !strings.Contains(p, "!bad:") {
+		return p + "/PrefixEnd"
+	}
+	return s
 }
 
 // get logs and performs a Get on r; prefix names the reader.

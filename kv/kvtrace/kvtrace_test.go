@@ -102,3 +102,20 @@ func TestFormatValue(t *testing.T) {
 		t.Fatalf("lines: %q", lines)
 	}
 }
+
+// TestPrettyBound checks that a prefix successor is shown as such and
+// that ordinary keys are left to encoding.Pretty.
+func TestPrettyBound(t *testing.T) {
+	k := encoding.EncodeKeyDatum(encoding.EncodeUvarintAsc(nil, 101), types.NewText("Paris"), encoding.Ascending)
+	end := append([]byte(nil), k...)
+	end[len(end)-1]++
+	if got := PrettyBound(end); got != `/101/"Paris"/PrefixEnd` {
+		t.Fatalf("prefix end: %s", got)
+	}
+	if got := PrettyBound(k); got != `/101/"Paris"` {
+		t.Fatalf("key: %s", got)
+	}
+	if got := PrettyBound([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00}); !strings.Contains(got, "!bad:") {
+		t.Fatalf("garbage: %s", got)
+	}
+}
