@@ -2,6 +2,7 @@ package kvsql
 
 import (
 	"bytes"
+	"sort"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/kv"
@@ -32,15 +33,57 @@ type savepoint struct {
 	catChanged bool
 }
 
-func spansIntersect(a, b kv.KeySpan) bool {
-	// [a.Start, a.End) and [b.Start, b.End); a nil End is unbounded.
-	if a.End != nil && bytes.Compare(b.Start, a.End) >= 0 {
+// sortSpans sorts spans by Start (nil first) in place and returns them.
+func sortSpans(spans []kv.KeySpan) []kv.KeySpan {
+	sort.Slice(spans, func(i, j int) bool { return bytes.Compare(spans[i].Start, spans[j].Start) < 0 })
+	return spans
+}
+
+// endAfter reports whether span end e (nil: unbounded) lies after key k.
+func endAfter(e, k []byte) bool { return e == nil || bytes.Compare(e, k) > 0 }
+
+// mergeSpans returns spans as a sorted list of disjoint spans covering
+// the same keys: the form spansOverlap searches. Overlapping and touching
+// spans are merged. The input is not modified.
+func mergeSpans(spans []kv.KeySpan) []kv.KeySpan {
+	if len(spans) == 0 {
+		return nil
+	}
+	s := sortSpans(append([]kv.KeySpan(nil), spans...))
+	out := s[:1]
+	for _, x := range s[1:] {
+		last := &out[len(out)-1]
+		if last.End == nil {
+			break // the last span reaches the end of the keyspace
+		}
+		if bytes.Compare(x.Start, last.End) <= 0 {
+			if endAfter(x.End, last.End) {
+				last.End = x.End
+			}
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// spansOverlap reports whether some span of writes intersects some span
+// of reads. reads must be sorted and disjoint (mergeSpans); writes need
+// not be. Each write span costs one binary search: O(w log r).
+func spansOverlap(writes, reads []kv.KeySpan) bool {
+	if len(reads) == 0 {
 		return false
 	}
-	if b.End != nil && bytes.Compare(a.Start, b.End) >= 0 {
-		return false
+	for _, w := range writes {
+		// The first read span ending after w.Start is the only candidate:
+		// the ones before it end at or before w.Start, the ones after it
+		// start later than it does.
+		i := sort.Search(len(reads), func(i int) bool { return endAfter(reads[i].End, w.Start) })
+		if i < len(reads) && (w.End == nil || bytes.Compare(reads[i].Start, w.End) < 0) {
+			return true
+		}
 	}
-	return true
+	return false
 }
 
 // mark returns a point to roll the transaction back to (statement

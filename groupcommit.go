@@ -1,0 +1,79 @@
+package kvsql
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/kvsql/kvsql/kv"
+)
+
+// groupSync makes applied commits durable, many per WAL sync (group
+// commit).
+//
+// Commits are applied to the engine unsynced, in seq order, under DB.mu;
+// each then calls wait(seq) outside the mutex. The first waiter finding
+// no sync under way becomes the leader: it notes the highest applied seq,
+// syncs the WAL once (kv.Engine.Flush) and publishes that seq as durable.
+// Since the engine's WAL is written in apply order, a sync issued after
+// commit s was applied covers s and every commit before it. Commits
+// applied while a sync runs wait for it, then the next leader syncs them
+// all at once: under load, one sync serves everyone who committed during
+// the previous one.
+type groupSync struct {
+	eng kv.Engine
+	// applied is the highest seq applied to the engine (written under
+	// DB.mu after the apply).
+	applied atomic.Uint64
+	// count is the number of syncs done.
+	count  atomic.Uint64
+	onFail func(error)
+
+	mu   sync.Mutex
+	cond sync.Cond
+	// durable: every commit with seq <= durable is synced. REQUIRES: mu.
+	durable uint64
+	// syncing is set while a leader runs a sync. REQUIRES: mu.
+	syncing bool
+	// err is the first sync error; it is sticky, since after a failed
+	// sync the WAL's state on disk is unknown. REQUIRES: mu.
+	err error
+}
+
+func (g *groupSync) init(eng kv.Engine, onFail func(error)) {
+	g.eng = eng
+	g.onFail = onFail
+	g.cond.L = &g.mu
+}
+
+// wait returns once every commit with seq <= seq is durable, syncing the
+// WAL itself if no other goroutine is; or returns the sync error.
+func (g *groupSync) wait(seq uint64) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.durable < seq {
+		if g.err != nil {
+			return g.err
+		}
+		if g.syncing {
+			g.cond.Wait()
+			continue
+		}
+		// Become the leader. target is read before the sync starts, so
+		// every commit up to it is already in the WAL the sync flushes.
+		g.syncing = true
+		target := g.applied.Load()
+		g.mu.Unlock()
+		err := g.eng.Flush()
+		g.count.Add(1)
+		g.mu.Lock()
+		g.syncing = false
+		if err != nil {
+			g.err = err
+			g.onFail(err)
+		} else {
+			g.durable = max(g.durable, target)
+		}
+		g.cond.Broadcast()
+	}
+	return nil
+}
