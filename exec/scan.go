@@ -7,6 +7,7 @@ import (
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
+	"slices"
 )
 
 // scanOp reads one table through the access path the planner chose and
@@ -76,6 +77,7 @@ func (s *scanOp) open() error {
 		}
 		s.spans = append(s.spans, index.Span{Lo: lo, Hi: hi, LoExcl: sp.LoExcl, HiExcl: sp.HiExcl})
 	}
+	s.spans = sortSpans(s.spans, s.keyDesc(keyCols))
 	if s.node.Reverse {
 		for i, j := 0, len(s.spans)-1; i < j; i, j = i+1, j-1 {
 			s.spans[i], s.spans[j] = s.spans[j], s.spans[i]
@@ -205,4 +207,44 @@ func (s *scanOp) Close() error {
 	err := s.it.Close()
 	s.it = nil
 	return err
+}
+
+// keyDesc returns the direction of each key column of the scan.
+func (s *scanOp) keyDesc(keyCols []int) []bool {
+	if s.usesIndex() {
+		return s.node.Index.Desc
+	}
+	return s.node.Table.PrimaryKeyDesc
+}
+
+// sortSpans orders spans by their lower bounds in key order and drops
+// duplicates, so an IN list with repeated values (x IN (1, 1)) reads each
+// key once and the rows come out in key order. The planner's spans are
+// disjoint or identical.
+func sortSpans(spans []index.Span, desc []bool) []index.Span {
+	if len(spans) < 2 {
+		return spans
+	}
+	cmp := func(a, b []types.Datum) int {
+		for i := 0; i < len(a) && i < len(b); i++ {
+			c := eval.Compare(a[i], b[i])
+			if i < len(desc) && desc[i] {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return len(a) - len(b)
+	}
+	slices.SortStableFunc(spans, func(x, y index.Span) int { return cmp(x.Lo, y.Lo) })
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		last := out[len(out)-1]
+		if cmp(sp.Lo, last.Lo) == 0 && cmp(sp.Hi, last.Hi) == 0 && sp.LoExcl == last.LoExcl && sp.HiExcl == last.HiExcl {
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
 }
