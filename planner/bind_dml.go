@@ -156,7 +156,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr) (Node
 					return nil, err
 				}
 				if row[i], err = assign(x, c.Type); err != nil {
-					return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", c.Name, c.Type, x.Type())
+					return nil, assignError(err, c.Name, c.Type, x.Type())
 				}
 			}
 			v.Rows = append(v.Rows, row)
@@ -283,8 +283,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		if err != nil {
 			return nil, err
 		}
+		xt := x.Type()
 		if x, err = assign(x, t.Columns[i].Type); err != nil {
-			return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", name, t.Columns[i].Type, x.Type())
+			return nil, assignError(err, name, t.Columns[i].Type, xt)
 		}
 		n.Set = append(n.Set, Assignment{Col: i, Expr: x})
 	}

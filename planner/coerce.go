@@ -58,9 +58,22 @@ func assign(x Expr, t types.T) (Expr, error) {
 	}
 	e, err := coerce(x, t)
 	if err != nil {
+		if !pgerror.HasCode(err, pgerror.DatatypeMismatch) {
+			return nil, err // a constant that does not convert: 22P02, 22003
+		}
 		return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column is of type %s but expression is of type %s", t, x.Type())
 	}
 	return e, nil
+}
+
+// assignError is the error for storing an expression of type xt into
+// column col of type t: assign's own error when it is about the value
+// (22P02, 22003), else a 42804 naming the column.
+func assignError(err error, col string, t, xt types.T) error {
+	if !pgerror.HasCode(err, pgerror.DatatypeMismatch) {
+		return err
+	}
+	return pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", col, t, xt)
 }
 
 // castConst converts a constant at plan time where that is simple and
