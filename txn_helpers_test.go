@@ -49,6 +49,8 @@ func txSession(t testing.TB, db *DB) *Session {
 	return s
 }
 
+var txBg = context.Background() // the context of in-process test statements
+
 // txRun runs sql and returns the error, if any, of its statements.
 func txRun(s *Session, sql string) error {
 	_, err := s.Exec(context.Background(), sql)
