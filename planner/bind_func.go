@@ -43,6 +43,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return &Func{Name: name, T: tText}, nil
 		}
 	}
+	if x, ok, err := b.catalogFunc(name, bound); ok { // pgcatalog_funcs.go
+		return x, err
+	}
 	t, err := FuncReturnType(name, argTypes)
 	if err != nil {
 		return nil, err

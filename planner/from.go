@@ -195,6 +195,19 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 		if alias == "" {
 			alias = name
 		}
+		// pg_catalog / information_schema (pgcatalog.go): a qualified name
+		// is always virtual; an unqualified one is when no user table or
+		// view has the name (checked below, before "dual").
+		if q := e.Qualifier.String(); isVirtualSchema(q) {
+			n, ok, err := b.virtualRelation(q, name)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, pgerror.Newf(pgerror.UndefinedTable, "relation \"%s.%s\" does not exist", q, name)
+			}
+			return derived(n, alias, it.Columns)
+		}
 		t, terr := b.p.Catalog.Table(b.p.DB, name)
 		if terr == nil {
 			r := &relation{table: t, alias: alias}
@@ -209,6 +222,14 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 				return nil, err
 			}
 			return derived(n, alias, it.Columns)
+		}
+		if e.Qualifier.IsEmpty() {
+			if n, ok, err := b.virtualRelation("", name); ok || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				return derived(n, alias, it.Columns)
+			}
 		}
 		if name == "dual" && e.Qualifier.IsEmpty() && it.As.IsEmpty() {
 			return nil, nil // SELECT without FROM (vitess writes FROM dual)

@@ -151,6 +151,23 @@ var funcs = map[string]funcSig{
 	"~*":                {2, 2, fixed(types.Bool)},
 	"!~":                {2, 2, fixed(types.Bool)},
 	"!~*":               {2, 2, fixed(types.Bool)},
+	// PostgreSQL catalog functions (exec/eval/funcs_pg.go; the ones that
+	// read the catalog are bound in pgcatalog_funcs.go).
+	"format_type":                     {2, 2, fixed(types.Text)},
+	"pg_get_userbyid":                 {1, 1, fixed(types.Text)},
+	"pg_table_is_visible":             {1, 1, fixed(types.Bool)},
+	"pg_type_is_visible":              {1, 1, fixed(types.Bool)},
+	"pg_relation_is_publishable":      {1, 1, fixed(types.Bool)},
+	"has_table_privilege":             {2, 3, fixed(types.Bool)},
+	"has_schema_privilege":            {2, 3, fixed(types.Bool)},
+	"has_database_privilege":          {2, 3, fixed(types.Bool)},
+	"has_column_privilege":            {3, 4, fixed(types.Bool)},
+	"pg_is_in_recovery":               {0, 0, fixed(types.Bool)},
+	"pg_get_expr":                     {2, 3, fixed(types.Text)},
+	"pg_encoding_to_char":             {1, 1, fixed(types.Text)},
+	"pg_get_statisticsobjdef_columns": {1, 1, fixed(types.Text)},
+	"array_to_string":                 {2, 3, fixed(types.Text)},
+	"= any":                           {2, 2, fixed(types.Bool)},
 }
 
 // roundType: round(x) and trunc(x) follow x (numeric stays numeric, others

@@ -95,6 +95,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 			return evalRegexOp(env, e.Name, args[0], args[1])
 		}
 	}
+	if d, ok, err := pgFunc(env, e, args); ok { // funcs_pg.go
+		return d, err
+	}
 	if d, ok, err := mathFunc(e, args); ok {
 		return d, err
 	}

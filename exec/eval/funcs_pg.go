@@ -1,0 +1,149 @@
+package eval
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// pgFunc runs the PostgreSQL catalog functions that clients such as psql
+// call in their catalog queries and that need no catalog snapshot (those
+// that do, pg_get_indexdef and friends, the planner turns into CASE
+// expressions). Arrays are text in PostgreSQL's output form ("{a,b}"),
+// as the virtual catalog relations hold them. args are non-NULL. ok is
+// false when e is not one of these functions.
+func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err error) {
+	switch e.Name {
+	case "format_type":
+		if len(args) == 2 {
+			return types.NewText(planner.FormatType(datumInt(args[0]), datumInt(args[1]))), true, nil
+		}
+	case "pg_get_userbyid":
+		switch oid := datumInt(args[0]); oid {
+		case 10:
+			return types.NewText(orDefault(env.User, "kvsql")), true, nil
+		case 6171:
+			return types.NewText("pg_database_owner"), true, nil
+		default:
+			return types.NewText("unknown (OID=" + strconv.FormatInt(oid, 10) + ")"), true, nil
+		}
+	case "pg_table_is_visible", "pg_type_is_visible", "pg_relation_is_publishable",
+		"has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege":
+		// Every relation lives in public or pg_catalog, both on the
+		// search path; the one user may do anything.
+		return types.NewBool(true), true, nil
+	case "pg_is_in_recovery":
+		return types.NewBool(false), true, nil
+	case "pg_get_expr":
+		// pg_attrdef.adbin already holds the expression's SQL text.
+		return types.NewText(datumText(args[0], e.Args[0].Type())), true, nil
+	case "pg_encoding_to_char":
+		switch datumInt(args[0]) {
+		case 0:
+			return types.NewText("SQL_ASCII"), true, nil
+		case 6:
+			return types.NewText("UTF8"), true, nil
+		}
+		return types.NewText(""), true, nil
+	case "pg_get_statisticsobjdef_columns":
+		return types.Null, true, nil
+	case "array_to_string":
+		elems, nulls := parseArrayText(datumText(args[0], e.Args[0].Type()))
+		var out []string
+		for i, el := range elems {
+			if nulls[i] {
+				if len(args) < 3 {
+					continue
+				}
+				el = datumText(args[2], e.Args[2].Type())
+			}
+			out = append(out, el)
+		}
+		return types.NewText(strings.Join(out, datumText(args[1], e.Args[1].Type()))), true, nil
+	case "= any":
+		// x = ANY(array): true if an element equals x (compared as text),
+		// else NULL if an element is NULL, else false.
+		x := datumText(args[0], e.Args[0].Type())
+		elems, nulls := parseArrayText(datumText(args[1], e.Args[1].Type()))
+		sawNull := false
+		for i, el := range elems {
+			if nulls[i] {
+				sawNull = true
+			} else if el == x {
+				return types.NewBool(true), true, nil
+			}
+		}
+		if sawNull {
+			return types.Null, true, nil
+		}
+		return types.NewBool(false), true, nil
+	}
+	return types.Null, false, nil
+}
+
+// datumInt reads an integer argument that may arrive as text (an untyped
+// literal such as '16384'); unparsable text reads as 0, matching no object.
+func datumInt(d types.Datum) int64 {
+	switch d.Kind {
+	case types.KindInt:
+		return d.I
+	case types.KindFloat:
+		return int64(d.F)
+	case types.KindText:
+		n, _ := strconv.ParseInt(strings.TrimSpace(d.S), 10, 64)
+		return n
+	}
+	return 0
+}
+
+func datumText(d types.Datum, t types.T) string {
+	if d.Kind == types.KindText {
+		return d.S
+	}
+	return FormatText(d, t)
+}
+
+// parseArrayText splits a one-dimensional array in PostgreSQL's text form
+// ("{a,\"b c\",NULL}") into its elements; nulls[i] marks an unquoted NULL.
+// Text that is not in braces is one element; "{}" has none.
+func parseArrayText(s string) (elems []string, nulls []bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return []string{s}, []bool{false}
+	}
+	body := s[1 : len(s)-1]
+	if strings.TrimSpace(body) == "" {
+		return nil, nil
+	}
+	var cur strings.Builder
+	quoted, inQuote := false, false
+	flush := func() {
+		el := cur.String()
+		if !quoted {
+			el = strings.TrimSpace(el)
+		}
+		elems = append(elems, el)
+		nulls = append(nulls, !quoted && strings.EqualFold(el, "NULL"))
+		cur.Reset()
+		quoted = false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == '\\' && i+1 < len(body):
+			i++
+			cur.WriteByte(body[i])
+		case c == '"':
+			inQuote = !inQuote
+			quoted = true
+		case c == ',' && !inQuote:
+			flush()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return elems, nulls
+}

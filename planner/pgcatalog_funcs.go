@@ -1,0 +1,89 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/types"
+)
+
+// catalogFunc binds the PostgreSQL catalog functions whose answer depends
+// on the schema: the planner knows the catalog snapshot, eval does not, so
+// each call becomes a CASE over the objects that exist now
+// (pg_get_indexdef(oid) is CASE oid WHEN 16 THEN 'CREATE INDEX ...' ...
+// END). ok is false for any other function name. Functions that need no
+// catalog (format_type, pg_get_userbyid, ...) are eval's (funcs_pg.go).
+func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
+	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+	switch name {
+	case "pg_get_indexdef":
+		if len(args) != 1 && len(args) != 3 {
+			return nil, false, nil
+		}
+		oid, err := coerce(args[0], tInt8)
+		if err != nil {
+			return nil, true, err
+		}
+		c := &Case{Operand: oid, T: tText}
+		for _, ix := range g.indexes() {
+			var val Expr = textConst(ix.def())
+			if len(args) == 3 {
+				col, err := coerce(args[1], tInt4)
+				if err != nil {
+					return nil, true, err
+				}
+				// Column number 0 is the whole definition, n the n-th
+				// key column, anything else the empty string.
+				byCol := &Case{Operand: col, Whens: []When{{Cond: intConst(0), Val: textConst(ix.def())}}, Else: textConst(""), T: tText}
+				for i, ord := range ix.cols {
+					byCol.Whens = append(byCol.Whens, When{Cond: intConst(int64(i + 1)), Val: textConst(quoteIdent(ix.t.Columns[ord].Name))})
+				}
+				val = byCol
+			}
+			c.Whens = append(c.Whens, When{Cond: oidConst(ix.oid), Val: val})
+		}
+		return finishCase(c), true, nil
+	case "pg_get_constraintdef":
+		if len(args) != 1 && len(args) != 2 {
+			return nil, false, nil
+		}
+		oid, err := coerce(args[0], tInt8)
+		if err != nil {
+			return nil, true, err
+		}
+		c := &Case{Operand: oid, T: tText}
+		for _, con := range g.constraints() {
+			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: textConst(con.def)})
+		}
+		return finishCase(c), true, nil
+	case "pg_get_viewdef":
+		if len(args) != 1 && len(args) != 2 {
+			return nil, false, nil
+		}
+		oid, err := coerce(args[0], tInt8)
+		if err != nil {
+			return nil, true, err
+		}
+		c := &Case{Operand: oid, T: tText}
+		for _, v := range g.views() {
+			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Name)), Val: textConst(v.SQL)})
+		}
+		return finishCase(c), true, nil
+	case "obj_description", "col_description", "shobj_description":
+		// kvsql stores no comments.
+		if len(args) < 1 || len(args) > 2 {
+			return nil, false, nil
+		}
+		return &Const{Value: types.Null, T: tText}, true, nil
+	}
+	return nil, false, nil
+}
+
+// finishCase returns c, or a typed NULL when there are no objects to
+// choose among (a CASE must have at least one arm).
+func finishCase(c *Case) Expr {
+	if len(c.Whens) == 0 {
+		return &Const{Value: types.Null, T: c.T}
+	}
+	return c
+}
+
+func textConst(s string) Expr { return &Const{Value: types.NewText(s), T: tText} }
+func oidConst(oid int64) Expr { return &Const{Value: types.NewInt(oid), T: tInt8} }

@@ -1,0 +1,141 @@
+package planner
+
+import "github.com/kvsql/kvsql/types"
+
+// infoSchemaRelations are the virtual information_schema relations by
+// name, as ORMs and generic SQL tools read them. Their columns are a
+// subset of the standard's, in its order.
+var infoSchemaRelations map[string]*vrel
+
+func init() {
+	infoSchemaRelations = map[string]*vrel{
+		"schemata": {vcols("catalog_name", "t", "schema_name", "t", "schema_owner", "t"), isSchemata},
+		"tables": {vcols("table_catalog", "t", "table_schema", "t", "table_name", "t", "table_type", "t",
+			"is_insertable_into", "t", "is_typed", "t"), isTables},
+		"views": {vcols("table_catalog", "t", "table_schema", "t", "table_name", "t", "view_definition", "t",
+			"check_option", "t", "is_updatable", "t", "is_insertable_into", "t"), isViews},
+		"columns": {vcols("table_catalog", "t", "table_schema", "t", "table_name", "t", "column_name", "t",
+			"ordinal_position", "i4", "column_default", "t", "is_nullable", "t", "data_type", "t",
+			"character_maximum_length", "i4", "character_octet_length", "i4", "numeric_precision", "i4",
+			"numeric_precision_radix", "i4", "numeric_scale", "i4", "datetime_precision", "i4",
+			"udt_catalog", "t", "udt_schema", "t", "udt_name", "t", "is_identity", "t", "is_generated", "t",
+			"is_updatable", "t"), isColumns},
+		"table_constraints": {vcols("constraint_catalog", "t", "constraint_schema", "t", "constraint_name", "t",
+			"table_catalog", "t", "table_schema", "t", "table_name", "t", "constraint_type", "t",
+			"is_deferrable", "t", "initially_deferred", "t", "enforced", "t"), isTableConstraints},
+		"key_column_usage": {vcols("constraint_catalog", "t", "constraint_schema", "t", "constraint_name", "t",
+			"table_catalog", "t", "table_schema", "t", "table_name", "t", "column_name", "t",
+			"ordinal_position", "i4", "position_in_unique_constraint", "i4"), isKeyColumnUsage},
+	}
+}
+
+func isSchemata(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, s := range []string{"information_schema", "pg_catalog", "public"} {
+		out = append(out, vrow(g.db, s, currentUser()))
+	}
+	return out
+}
+
+func isTables(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, t := range g.tables() {
+		out = append(out, vrow(g.db, "public", t.Name, "BASE TABLE", "YES", "NO"))
+	}
+	for _, v := range g.views() {
+		out = append(out, vrow(g.db, "public", v.Name, "VIEW", "NO", "NO"))
+	}
+	return out
+}
+
+func isViews(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, v := range g.views() {
+		out = append(out, vrow(g.db, "public", v.Name, v.SQL, "NONE", "NO", "NO"))
+	}
+	return out
+}
+
+func isColumns(g *vgen) [][]Expr {
+	var out [][]Expr
+	add := func(table string, name string, pos int, t types.T, def any, nullable bool, updatable string) {
+		ty, _ := pgTypeByOID(columnTypeOID(t))
+		var charMax, octetMax, prec, radix, scale, dtPrec any
+		switch t.Family {
+		case types.Varchar, types.Char:
+			if t.Width > 0 {
+				charMax, octetMax = int(t.Width), int(t.Width)*4
+			}
+		case types.Text:
+			octetMax = 1073741824
+		case types.Int2:
+			prec, radix, scale = 16, 2, 0
+		case types.Int4:
+			prec, radix, scale = 32, 2, 0
+		case types.Int8:
+			prec, radix, scale = 64, 2, 0
+		case types.Float4:
+			prec, radix = 24, 2
+		case types.Float8:
+			prec, radix = 53, 2
+		case types.Numeric:
+			radix = 10
+		case types.Date:
+			dtPrec = 0
+		case types.Timestamp, types.TimestampTZ:
+			dtPrec = 6
+		}
+		isNull := "YES"
+		if !nullable {
+			isNull = "NO"
+		}
+		out = append(out, vrow(g.db, "public", table, name, pos, def, isNull, ty.format, charMax, octetMax,
+			prec, radix, scale, dtPrec, g.db, "pg_catalog", ty.name, "NO", "NEVER", updatable))
+	}
+	for _, t := range g.tables() {
+		cols, nums := visibleColumns(t)
+		for i, c := range cols {
+			var def any
+			if c.Default != "" {
+				def = c.Default
+			}
+			add(t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES")
+		}
+	}
+	for _, v := range g.views() {
+		for i, c := range g.viewColumns(v) {
+			add(v.Name, c.Name, i+1, c.T, nil, true, "NO")
+		}
+	}
+	return out
+}
+
+func isTableConstraints(g *vgen) [][]Expr {
+	var out [][]Expr
+	kinds := map[string]string{"p": "PRIMARY KEY", "u": "UNIQUE", "f": "FOREIGN KEY"}
+	for _, c := range g.constraints() {
+		out = append(out, vrow(g.db, "public", c.name, g.db, "public", c.t.Name, kinds[c.kind], "NO", "NO", "YES"))
+	}
+	return out
+}
+
+func isKeyColumnUsage(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, ix := range g.indexes() {
+		if !ix.primary && !ix.constraint {
+			continue
+		}
+		for i, c := range ix.cols {
+			out = append(out, vrow(g.db, "public", ix.name, g.db, "public", ix.t.Name, ix.t.Columns[c].Name, i+1, nil))
+		}
+	}
+	for _, t := range g.tables() {
+		for _, fk := range t.ForeignKeys {
+			name := fkName(t, fk)
+			for i, col := range fk.Columns {
+				out = append(out, vrow(g.db, "public", name, g.db, "public", t.Name, col, i+1, i+1))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,414 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/catalog"
+)
+
+// vindex is an index as pg_index and pg_class show it: the declared
+// primary key (kvsql's master file) or one index file.
+type vindex struct {
+	oid        int64
+	name       string
+	t          *catalog.Table
+	cols       []int // ordinals into t.Columns
+	desc       []bool
+	unique     bool
+	primary    bool
+	constraint bool // made by a UNIQUE table constraint
+}
+
+// indexes lists every table's primary key and indexes, tables in name
+// order, the primary key first.
+func (g *vgen) indexes() []vindex {
+	var out []vindex
+	for _, t := range g.tables() {
+		if hasPrimaryKey(t) {
+			out = append(out, vindex{oid: oidPrimaryKey(t), name: pkName(t), t: t, cols: t.PrimaryKey,
+				desc: t.PrimaryKeyDesc, unique: true, primary: true})
+		}
+		for _, idx := range t.Indexes {
+			out = append(out, vindex{oid: int64(idx.ID), name: idx.Name, t: t, cols: idx.Columns,
+				desc: idx.Desc, unique: idx.Unique, constraint: idx.Constraint})
+		}
+	}
+	return out
+}
+
+// columnList renders the index's columns: "a, b DESC".
+func (ix vindex) columnList() string {
+	parts := make([]string, len(ix.cols))
+	for i, c := range ix.cols {
+		parts[i] = quoteIdent(ix.t.Columns[c].Name)
+		if i < len(ix.desc) && ix.desc[i] {
+			parts[i] += " DESC"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// def is pg_get_indexdef(oid): the CREATE INDEX statement.
+func (ix vindex) def() string {
+	u := ""
+	if ix.unique {
+		u = "UNIQUE "
+	}
+	return "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON public." + quoteIdent(ix.t.Name) +
+		" USING btree (" + ix.columnList() + ")"
+}
+
+// attnums renders the index's attribute numbers space-separated, as
+// PostgreSQL prints an int2vector.
+func (ix vindex) attnums(sep string) string {
+	parts := make([]string, len(ix.cols))
+	for i, c := range ix.cols {
+		parts[i] = strconv.Itoa(attnum(ix.t, c))
+	}
+	return strings.Join(parts, sep)
+}
+
+// vconstraint is one pg_constraint row: a primary key, a UNIQUE
+// constraint or a (not enforced) foreign key.
+type vconstraint struct {
+	oid      int64
+	name     string
+	kind     string // contype: p, u, f
+	t        *catalog.Table
+	index    int64 // conindid
+	refTable int64 // confrelid
+	keys     string
+	refKeys  string
+	def      string // pg_get_constraintdef
+}
+
+func (g *vgen) constraints() []vconstraint {
+	var out []vconstraint
+	for _, ix := range g.indexes() {
+		switch {
+		case ix.primary:
+			out = append(out, vconstraint{oid: oidConstraintBase + int64(ix.t.ID), name: ix.name, kind: "p", t: ix.t,
+				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "PRIMARY KEY (" + ix.columnList() + ")"})
+		case ix.constraint:
+			out = append(out, vconstraint{oid: oidConstraintBase + ix.oid, name: ix.name, kind: "u", t: ix.t,
+				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "UNIQUE (" + ix.columnList() + ")"})
+		}
+	}
+	for _, t := range g.tables() {
+		for i, fk := range t.ForeignKeys {
+			c := vconstraint{oid: oidForeignKeyBase + int64(t.ID)*64 + int64(i), name: fkName(t, fk), kind: "f", t: t}
+			var keys, refKeys []string
+			for _, col := range fk.Columns {
+				keys = append(keys, strconv.Itoa(attnum(t, t.ColumnOrdinal(col))))
+			}
+			if rt, err := g.cat.Table(g.db, fk.RefTable); err == nil {
+				c.refTable = int64(rt.ID)
+				for _, col := range fk.RefColumns {
+					refKeys = append(refKeys, strconv.Itoa(attnum(rt, rt.ColumnOrdinal(col))))
+				}
+			}
+			c.keys = "{" + strings.Join(keys, ",") + "}"
+			c.refKeys = "{" + strings.Join(refKeys, ",") + "}"
+			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + quoteIdent(fk.RefTable) +
+				"(" + quoteIdents(fk.RefColumns) + ")"
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fkName is a foreign key's name, PostgreSQL's default when none was
+// given.
+func fkName(t *catalog.Table, fk catalog.ForeignKey) string {
+	if fk.Name != "" {
+		return fk.Name
+	}
+	return t.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
+}
+
+// quoteIdent double-quotes a name when PostgreSQL would: anything but a
+// lower-case identifier.
+func quoteIdent(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+func quoteIdents(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quoteIdent(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// vempty is a generator for relations kvsql never has rows in (policies,
+// publications, inheritance, descriptions...).
+func vempty(*vgen) [][]Expr { return nil }
+
+// pgCatalogRelations are the virtual pg_catalog relations by name.
+var pgCatalogRelations map[string]*vrel
+
+func init() {
+	pgCatalogRelations = map[string]*vrel{
+		"pg_namespace": {vcols("oid", "o", "nspname", "t", "nspowner", "o", "nspacl", "t"), pgNamespace},
+		"pg_class": {vcols("oid", "o", "relname", "t", "relnamespace", "o", "reltype", "o", "reloftype", "o",
+			"relowner", "o", "relam", "o", "relfilenode", "o", "reltablespace", "o", "relpages", "i4",
+			"reltuples", "f4", "relallvisible", "i4", "reltoastrelid", "o", "relhasindex", "b", "relisshared", "b",
+			"relpersistence", "t", "relkind", "t", "relnatts", "i2", "relchecks", "i2", "relhasrules", "b",
+			"relhastriggers", "b", "relhassubclass", "b", "relrowsecurity", "b", "relforcerowsecurity", "b",
+			"relispopulated", "b", "relreplident", "t", "relispartition", "b", "relrewrite", "o",
+			"relacl", "t", "reloptions", "t", "relpartbound", "t"), pgClass},
+		"pg_attribute": {vcols("attrelid", "o", "attname", "t", "atttypid", "o", "attstattarget", "i4",
+			"attlen", "i2", "attnum", "i2", "attndims", "i4", "attcacheoff", "i4", "atttypmod", "i4",
+			"attbyval", "b", "attalign", "t", "attstorage", "t", "attcompression", "t", "attnotnull", "b",
+			"atthasdef", "b", "atthasmissing", "b", "attidentity", "t", "attgenerated", "t", "attisdropped", "b",
+			"attislocal", "b", "attinhcount", "i4", "attcollation", "o", "attacl", "t", "attoptions", "t"), pgAttribute},
+		"pg_type": {vcols("oid", "o", "typname", "t", "typnamespace", "o", "typowner", "o", "typlen", "i2",
+			"typbyval", "b", "typtype", "t", "typcategory", "t", "typispreferred", "b", "typisdefined", "b",
+			"typdelim", "t", "typrelid", "o", "typsubscript", "o", "typelem", "o", "typarray", "o",
+			"typinput", "t", "typoutput", "t", "typreceive", "t", "typsend", "t", "typalign", "t",
+			"typstorage", "t", "typnotnull", "b", "typbasetype", "o", "typtypmod", "i4", "typndims", "i4",
+			"typcollation", "o", "typdefault", "t"), pgTypeRows},
+		"pg_index": {vcols("indexrelid", "o", "indrelid", "o", "indnatts", "i2", "indnkeyatts", "i2",
+			"indisunique", "b", "indnullsnotdistinct", "b", "indisprimary", "b", "indisexclusion", "b",
+			"indimmediate", "b", "indisclustered", "b", "indisvalid", "b", "indcheckxmin", "b", "indisready", "b",
+			"indislive", "b", "indisreplident", "b", "indkey", "t", "indcollation", "t", "indclass", "t",
+			"indoption", "t", "indexprs", "t", "indpred", "t"), pgIndex},
+		"pg_database": {vcols("oid", "o", "datname", "t", "datdba", "o", "encoding", "i4", "datlocprovider", "t",
+			"datistemplate", "b", "datallowconn", "b", "datconnlimit", "i4", "dattablespace", "o",
+			"datcollate", "t", "datctype", "t", "daticulocale", "t", "datcollversion", "t", "datacl", "t"), pgDatabase},
+		"pg_roles": {vcols("rolname", "t", "rolsuper", "b", "rolinherit", "b", "rolcreaterole", "b",
+			"rolcreatedb", "b", "rolcanlogin", "b", "rolreplication", "b", "rolconnlimit", "i4",
+			"rolpassword", "t", "rolvaliduntil", "tz", "rolbypassrls", "b", "rolconfig", "t", "oid", "o"), pgRoles},
+		"pg_authid": {vcols("oid", "o", "rolname", "t", "rolsuper", "b", "rolinherit", "b", "rolcreaterole", "b",
+			"rolcreatedb", "b", "rolcanlogin", "b", "rolreplication", "b", "rolbypassrls", "b",
+			"rolconnlimit", "i4", "rolpassword", "t", "rolvaliduntil", "tz"), pgAuthid},
+		"pg_user": {vcols("usename", "t", "usesysid", "o", "usecreatedb", "b", "usesuper", "b", "userepl", "b",
+			"usebypassrls", "b", "passwd", "t", "valuntil", "tz", "useconfig", "t"), pgUser},
+		"pg_auth_members": {vcols("roleid", "o", "member", "o", "grantor", "o", "admin_option", "b"), vempty},
+		"pg_am":           {vcols("oid", "o", "amname", "t", "amhandler", "t", "amtype", "t"), pgAm},
+		"pg_attrdef":      {vcols("oid", "o", "adrelid", "o", "adnum", "i2", "adbin", "t"), pgAttrdef},
+		"pg_constraint": {vcols("oid", "o", "conname", "t", "connamespace", "o", "contype", "t",
+			"condeferrable", "b", "condeferred", "b", "convalidated", "b", "conrelid", "o", "contypid", "o",
+			"conindid", "o", "conparentid", "o", "confrelid", "o", "confupdtype", "t", "confdeltype", "t",
+			"confmatchtype", "t", "conislocal", "b", "coninhcount", "i4", "connoinherit", "b",
+			"conkey", "t", "confkey", "t", "conbin", "t"), pgConstraint},
+		"pg_description":   {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "description", "t"), vempty},
+		"pg_shdescription": {vcols("objoid", "o", "classoid", "o", "description", "t"), vempty},
+		"pg_inherits":      {vcols("inhrelid", "o", "inhparent", "o", "inhseqno", "i4", "inhdetachpending", "b"), vempty},
+		"pg_policy": {vcols("oid", "o", "polname", "t", "polrelid", "o", "polcmd", "t", "polpermissive", "b",
+			"polroles", "t", "polqual", "t", "polwithcheck", "t"), vempty},
+		"pg_statistic_ext": {vcols("oid", "o", "stxrelid", "o", "stxname", "t", "stxnamespace", "o",
+			"stxowner", "o", "stxstattarget", "i4", "stxkeys", "t", "stxkind", "t", "stxexprs", "t"), vempty},
+		"pg_publication": {vcols("oid", "o", "pubname", "t", "pubowner", "o", "puballtables", "b",
+			"pubinsert", "b", "pubupdate", "b", "pubdelete", "b", "pubtruncate", "b", "pubviaroot", "b"), vempty},
+		"pg_publication_rel":       {vcols("oid", "o", "prpubid", "o", "prrelid", "o", "prqual", "t", "prattrs", "t"), vempty},
+		"pg_publication_namespace": {vcols("oid", "o", "pnpubid", "o", "pnnspid", "o"), vempty},
+		"pg_trigger":               {vcols("oid", "o", "tgrelid", "o", "tgname", "t", "tgenabled", "t", "tgisinternal", "b"), vempty},
+		"pg_rewrite":               {vcols("oid", "o", "rulename", "t", "ev_class", "o", "ev_type", "t"), vempty},
+		"pg_extension":             {vcols("oid", "o", "extname", "t", "extowner", "o", "extnamespace", "o", "extversion", "t"), vempty},
+		"pg_enum":                  {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), vempty},
+		"pg_range":                 {vcols("rngtypid", "o", "rngsubtype", "o", "rngmultitypid", "o"), vempty},
+		"pg_sequence":              {vcols("seqrelid", "o", "seqtypid", "o", "seqstart", "i8", "seqincrement", "i8"), vempty},
+		"pg_collation": {vcols("oid", "o", "collname", "t", "collnamespace", "o", "collowner", "o",
+			"collprovider", "t", "collisdeterministic", "b", "collencoding", "i4", "collcollate", "t", "collctype", "t"), pgCollation},
+		"pg_tablespace": {vcols("oid", "o", "spcname", "t", "spcowner", "o", "spcacl", "t", "spcoptions", "t"), pgTablespace},
+		"pg_tables": {vcols("schemaname", "t", "tablename", "t", "tableowner", "t", "tablespace", "t",
+			"hasindexes", "b", "hasrules", "b", "hastriggers", "b", "rowsecurity", "b"), pgTables},
+		"pg_views":   {vcols("schemaname", "t", "viewname", "t", "viewowner", "t", "definition", "t"), pgViews},
+		"pg_indexes": {vcols("schemaname", "t", "tablename", "t", "indexname", "t", "tablespace", "t", "indexdef", "t"), pgIndexes},
+	}
+}
+
+func pgNamespace(*vgen) [][]Expr {
+	return [][]Expr{
+		vrow(oidPgCatalog, "pg_catalog", oidBootstrapRole, nil),
+		vrow(oidPublic, "public", oidDatabaseOwnerRole, nil),
+		vrow(oidInformationSchema, "information_schema", oidBootstrapRole, nil),
+	}
+}
+
+func pgClass(g *vgen) [][]Expr {
+	var out [][]Expr
+	rel := func(oid int64, name, kind string, am int64, natts int, hasIndex bool) {
+		out = append(out, vrow(oid, name, oidPublic, 0, 0, oidBootstrapRole, am, oid, 0, 0,
+			-1, 0, 0, hasIndex, false, "p", kind, natts, 0, false,
+			false, false, false, false, true, "d", false, 0, nil, nil, nil))
+	}
+	for _, t := range g.tables() {
+		cols, _ := visibleColumns(t)
+		rel(int64(t.ID), t.Name, "r", oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0)
+	}
+	for _, ix := range g.indexes() {
+		rel(ix.oid, ix.name, "i", oidBtreeAM, len(ix.cols), false)
+	}
+	for _, v := range g.views() {
+		rel(oidView(v.Name), v.Name, "v", 0, len(g.viewColumns(v)), false)
+	}
+	return out
+}
+
+func pgAttribute(g *vgen) [][]Expr {
+	var out [][]Expr
+	att := func(rel int64, name string, typ int64, num int, mod int64, notNull, hasDef bool) {
+		t, _ := pgTypeByOID(typ)
+		coll := 0
+		if t.category == "S" {
+			coll = 100
+		}
+		out = append(out, vrow(rel, name, typ, -1, t.len, num, 0, -1, mod, t.byval, t.align, "p", "",
+			notNull, hasDef, false, "", "", false, true, 0, coll, nil, nil))
+	}
+	for _, t := range g.tables() {
+		cols, nums := visibleColumns(t)
+		for i, c := range cols {
+			att(int64(t.ID), c.Name, columnTypeOID(c.Type), nums[i], typmod(c.Type), c.NotNull, c.Default != "" || c.Serial)
+		}
+	}
+	for _, ix := range g.indexes() {
+		for i, c := range ix.cols {
+			col := ix.t.Columns[c]
+			att(ix.oid, col.Name, columnTypeOID(col.Type), i+1, typmod(col.Type), false, false)
+		}
+	}
+	for _, v := range g.views() {
+		for i, c := range g.viewColumns(v) {
+			att(oidView(v.Name), c.Name, columnTypeOID(c.T), i+1, typmod(c.T), false, false)
+		}
+	}
+	return out
+}
+
+func pgTypeRows(*vgen) [][]Expr {
+	var out [][]Expr
+	for _, t := range pgTypes {
+		coll := 0
+		if t.category == "S" {
+			coll = 100
+		}
+		out = append(out, vrow(t.oid, t.name, oidPgCatalog, oidBootstrapRole, t.len, t.byval, "b", t.category,
+			false, true, ",", 0, 0, t.elem, t.array, t.name+"in", t.name+"out", t.name+"recv", t.name+"send",
+			t.align, "p", false, 0, -1, 0, coll, nil))
+	}
+	return out
+}
+
+func pgIndex(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, ix := range g.indexes() {
+		n := len(ix.cols)
+		zeros := strings.TrimSpace(strings.Repeat("0 ", n))
+		out = append(out, vrow(ix.oid, int64(ix.t.ID), n, n, ix.unique, false, ix.primary, false,
+			true, false, true, false, true, true, false, ix.attnums(" "), zeros, zeros, zeros, nil, nil))
+	}
+	return out
+}
+
+func pgDatabase(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, name := range g.cat.Databases() {
+		out = append(out, vrow(g.databaseOID(name), name, oidBootstrapRole, 6, "c", false, true, -1, 1663,
+			"C", "C", nil, nil, nil))
+	}
+	return out
+}
+
+func pgRoles(*vgen) [][]Expr {
+	return [][]Expr{vrow(currentUser(), true, true, true, true, true, true, -1, "********", nil, true, nil, oidBootstrapRole)}
+}
+
+func pgAuthid(*vgen) [][]Expr {
+	return [][]Expr{vrow(oidBootstrapRole, currentUser(), true, true, true, true, true, true, true, -1, nil, nil)}
+}
+
+func pgUser(*vgen) [][]Expr {
+	return [][]Expr{vrow(currentUser(), oidBootstrapRole, true, true, true, true, "********", nil, nil)}
+}
+
+func pgAm(*vgen) [][]Expr {
+	return [][]Expr{
+		vrow(oidHeapAM, "heap", "heap_tableam_handler", "t"),
+		vrow(oidBtreeAM, "btree", "bthandler", "i"),
+		vrow(405, "hash", "hashhandler", "i"),
+	}
+}
+
+func pgAttrdef(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, t := range g.tables() {
+		cols, nums := visibleColumns(t)
+		for i, c := range cols {
+			def := c.Default
+			if def == "" && c.Serial {
+				def = "nextval('" + t.Name + "_" + c.Name + "_seq'::regclass)"
+			}
+			if def == "" {
+				continue
+			}
+			out = append(out, vrow(oidAttrDefBase+int64(t.ID)*1024+int64(nums[i]), int64(t.ID), nums[i], def))
+		}
+	}
+	return out
+}
+
+func pgConstraint(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, c := range g.constraints() {
+		var refKeys any
+		if c.kind == "f" {
+			refKeys = c.refKeys
+		}
+		out = append(out, vrow(c.oid, c.name, oidPublic, c.kind, false, false, true, int64(c.t.ID), 0,
+			c.index, 0, c.refTable, "a", "a", "s", true, 0, true, c.keys, refKeys, nil))
+	}
+	return out
+}
+
+func pgCollation(*vgen) [][]Expr {
+	return [][]Expr{
+		vrow(100, "default", oidPgCatalog, oidBootstrapRole, "d", true, -1, nil, nil),
+		vrow(950, "C", oidPgCatalog, oidBootstrapRole, "c", true, -1, "C", "C"),
+		vrow(951, "POSIX", oidPgCatalog, oidBootstrapRole, "c", true, -1, "POSIX", "POSIX"),
+	}
+}
+
+func pgTablespace(*vgen) [][]Expr {
+	return [][]Expr{
+		vrow(1663, "pg_default", oidBootstrapRole, nil, nil),
+		vrow(1664, "pg_global", oidBootstrapRole, nil, nil),
+	}
+}
+
+func pgTables(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, t := range g.tables() {
+		out = append(out, vrow("public", t.Name, currentUser(), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
+	}
+	return out
+}
+
+func pgViews(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, v := range g.views() {
+		out = append(out, vrow("public", v.Name, currentUser(), v.SQL))
+	}
+	return out
+}
+
+func pgIndexes(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, ix := range g.indexes() {
+		out = append(out, vrow("public", ix.t.Name, ix.name, nil, ix.def()))
+	}
+	return out
+}

@@ -1,0 +1,104 @@
+package planner
+
+import (
+	"strconv"
+
+	"github.com/kvsql/kvsql/types"
+)
+
+// pgType is one row of the virtual pg_type: a builtin PostgreSQL type
+// kvsql has (or that catalog queries mention), with its real OID.
+type pgType struct {
+	oid      int64
+	name     string // typname
+	format   string // format_type(oid, -1)
+	len      int    // typlen: -1 variable length
+	byval    bool
+	category string // typcategory
+	elem     int64  // typelem: element type of an array type
+	array    int64  // typarray: the array type of this type
+	align    string
+}
+
+// pgTypes lists the types in OID order. Array types print as elem[].
+var pgTypes = []pgType{
+	{16, "bool", "boolean", 1, true, "B", 0, 1000, "c"},
+	{17, "bytea", "bytea", -1, false, "U", 0, 1001, "i"},
+	{18, "char", `"char"`, 1, true, "Z", 0, 1002, "c"},
+	{19, "name", "name", 64, false, "S", 0, 1003, "c"},
+	{20, "int8", "bigint", 8, true, "N", 0, 1016, "d"},
+	{21, "int2", "smallint", 2, true, "N", 0, 1005, "s"},
+	{22, "int2vector", "int2vector", -1, false, "A", 21, 1006, "i"},
+	{23, "int4", "integer", 4, true, "N", 0, 1007, "i"},
+	{25, "text", "text", -1, false, "S", 0, 1009, "i"},
+	{26, "oid", "oid", 4, true, "N", 0, 1028, "i"},
+	{30, "oidvector", "oidvector", -1, false, "A", 26, 1013, "i"},
+	{700, "float4", "real", 4, true, "N", 0, 1021, "i"},
+	{701, "float8", "double precision", 8, true, "N", 0, 1022, "d"},
+	{705, "unknown", "unknown", -2, false, "X", 0, 0, "c"},
+	{1000, "_bool", "boolean[]", -1, false, "A", 16, 0, "i"},
+	{1001, "_bytea", "bytea[]", -1, false, "A", 17, 0, "i"},
+	{1005, "_int2", "smallint[]", -1, false, "A", 21, 0, "i"},
+	{1007, "_int4", "integer[]", -1, false, "A", 23, 0, "i"},
+	{1009, "_text", "text[]", -1, false, "A", 25, 0, "i"},
+	{1014, "_bpchar", "character[]", -1, false, "A", 1042, 0, "i"},
+	{1015, "_varchar", "character varying[]", -1, false, "A", 1043, 0, "i"},
+	{1016, "_int8", "bigint[]", -1, false, "A", 20, 0, "d"},
+	{1021, "_float4", "real[]", -1, false, "A", 700, 0, "i"},
+	{1022, "_float8", "double precision[]", -1, false, "A", 701, 0, "d"},
+	{1028, "_oid", "oid[]", -1, false, "A", 26, 0, "i"},
+	{1042, "bpchar", "bpchar", -1, false, "S", 0, 1014, "i"},
+	{1043, "varchar", "character varying", -1, false, "S", 0, 1015, "i"},
+	{1082, "date", "date", 4, true, "D", 0, 1182, "i"},
+	{1114, "timestamp", "timestamp without time zone", 8, true, "D", 0, 1115, "d"},
+	{1115, "_timestamp", "timestamp without time zone[]", -1, false, "A", 1114, 0, "d"},
+	{1182, "_date", "date[]", -1, false, "A", 1082, 0, "i"},
+	{1184, "timestamptz", "timestamp with time zone", 8, true, "D", 0, 1185, "d"},
+	{1185, "_timestamptz", "timestamp with time zone[]", -1, false, "A", 1184, 0, "d"},
+	{1231, "_numeric", "numeric[]", -1, false, "A", 1700, 0, "i"},
+	{1700, "numeric", "numeric", -1, false, "N", 0, 1231, "i"},
+	{2205, "regclass", "regclass", 4, true, "N", 0, 0, "i"},
+	{2206, "regtype", "regtype", 4, true, "N", 0, 0, "i"},
+}
+
+// pgTypeByOID returns the builtin type with that OID.
+func pgTypeByOID(oid int64) (pgType, bool) {
+	for _, t := range pgTypes {
+		if t.oid == oid {
+			return t, true
+		}
+	}
+	return pgType{}, false
+}
+
+// FormatType is PostgreSQL's format_type(oid, typmod): the SQL name of a
+// type with its modifier, "character varying(10)", "numeric(10,2)",
+// "integer[]". typmod is -1 (or any negative value) for none. Unknown
+// OIDs give "???", as PostgreSQL prints them.
+func FormatType(oid, typmod int64) string {
+	t, ok := pgTypeByOID(oid)
+	if !ok {
+		return "???"
+	}
+	if typmod < 0 {
+		return t.format
+	}
+	switch oid {
+	case 1043:
+		return "character varying(" + strconv.FormatInt(typmod-4, 10) + ")"
+	case 1042:
+		return "character(" + strconv.FormatInt(typmod-4, 10) + ")"
+	case 1700:
+		m := typmod - 4
+		return "numeric(" + strconv.FormatInt(m>>16, 10) + "," + strconv.FormatInt(m&0xffff, 10) + ")"
+	}
+	return t.format
+}
+
+// columnTypeOID is the pg_type OID of a column of type t.
+func columnTypeOID(t types.T) int64 {
+	if t.Family == types.Unknown {
+		return 25
+	}
+	return int64(t.Family.OID())
+}
