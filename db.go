@@ -266,7 +266,7 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 			return 0, errSerialization
 		}
 	}
-	if err := t.kv.Commit(false); err != nil {
+	if err := engineCall(func() error { return t.kv.Commit(false) }); err != nil {
 		// The engine may hold part of what failed (in its WAL buffer): stop
 		// accepting commits until a restart recovers a known state.
 		db.setFailed(err)

@@ -1,6 +1,7 @@
 package kvsql
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -63,7 +64,7 @@ func (g *groupSync) wait(seq uint64) error {
 		g.syncing = true
 		target := g.applied.Load()
 		g.mu.Unlock()
-		err := g.eng.Flush()
+		err := engineCall(g.eng.Flush)
 		g.count.Add(1)
 		g.mu.Lock()
 		g.syncing = false
@@ -76,4 +77,19 @@ func (g *groupSync) wait(seq uint64) error {
 		g.cond.Broadcast()
 	}
 	return nil
+}
+
+// engineCall runs f, turning a panic into an error. Pebble reports a
+// failed WAL write or sync by calling its logger's Fatalf, which package
+// kv turns into a panic; its commit pipeline is unusable afterwards. The
+// caller records the error as the store's sticky failure (DB.failed), so
+// the client sees a 58030 error, no later commit is attempted, and the
+// next Open recovers the store from its WAL.
+func engineCall(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("storage engine failure: %v", r)
+		}
+	}()
+	return f()
 }
