@@ -1,5 +1,7 @@
 package sqllogictest
 
+import "strings"
+
 import "fmt"
 
 // Kind says what a Record does.
@@ -66,11 +68,21 @@ type Condition struct {
 }
 
 // Applies reports whether the condition lets the record run on engine.
+// engine may name several engines separated by commas ("postgresql,kvsql":
+// kvsql follows the corpus's PostgreSQL convention and also runs the
+// project's own "onlyif kvsql" records); skipif and onlyif match any of
+// them.
 func (c Condition) Applies(engine string) bool {
-	if c.Skip {
-		return c.Engine != engine
+	match := false
+	for _, e := range strings.Split(engine, ",") {
+		if strings.TrimSpace(e) == c.Engine {
+			match = true
+		}
 	}
-	return c.Engine == engine
+	if c.Skip {
+		return !match
+	}
+	return match
 }
 
 // Record is one parsed record of a .test file.

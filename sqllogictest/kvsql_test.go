@@ -1,0 +1,140 @@
+package sqllogictest
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kvsql/kvsql"
+	"github.com/kvsql/kvsql/wire"
+)
+
+// kvsqlEngine is the engine name kvsql's runs use: the corpus's PostgreSQL
+// convention, plus the project's own "onlyif kvsql" records.
+const kvsqlEngine = "postgresql,kvsql"
+
+// ownFiles are the project's own .test files: one SQL feature each.
+const ownFiles = "testdata/kvsql"
+
+// corpusPresent reports whether SQLite's corpus is beside the repository.
+func corpusPresent() bool {
+	_, err := os.Stat(corpusDir)
+	return err == nil
+}
+
+func run(t *testing.T, target Target, engine string, paths ...string) *Report {
+	t.Helper()
+	rep, err := RunFiles(context.Background(), target, paths, Options{Engine: engine, Jobs: 2, Progress: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// requireAllPass fails the test for every failed record of rep.
+func requireAllPass(t *testing.T, rep *Report) {
+	t.Helper()
+	records, passed, failed, _ := rep.Totals()
+	for _, f := range rep.Files {
+		if f.Error != "" {
+			t.Errorf("%s: %s", f.Path, f.Error)
+		}
+		for _, fl := range f.Failures {
+			t.Error(fl.String())
+		}
+	}
+	if failed > 0 || passed != records || records == 0 {
+		t.Fatalf("%d of %d records passed", passed, records)
+	}
+}
+
+// TestOwnFilesInProcess runs the project's own .test files against the
+// engine in process: every record must pass.
+func TestOwnFilesInProcess(t *testing.T) {
+	requireAllPass(t, run(t, &InProcessTarget{}, kvsqlEngine, ownFiles))
+}
+
+// startServer serves a fresh in-memory kvsql on a loopback port and returns
+// its URL.
+func startServer(t *testing.T) string {
+	t.Helper()
+	db, err := kvsql.Open(kvsql.Options{Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := wire.NewServer(wire.Config{Addr: "127.0.0.1:0"}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() {
+		_ = srv.Shutdown(context.Background())
+		_ = db.Close()
+	})
+	return "postgres://kvsql@" + l.Addr().String() + "/kvsql?sslmode=disable"
+}
+
+// TestOwnFilesOverWire runs the same files through the wire server, one
+// database per file (CREATE DATABASE / DROP DATABASE).
+func TestOwnFilesOverWire(t *testing.T) {
+	target, err := NewWireTarget(startServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireAllPass(t, run(t, target, kvsqlEngine, ownFiles))
+}
+
+// TestOwnFilesOnPostgreSQL checks the expected answers of the project's
+// files against PostgreSQL itself, so they test PostgreSQL's behaviour and
+// not our guesses (skipped without PostgreSQL's binaries).
+func TestOwnFilesOnPostgreSQL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not starting PostgreSQL")
+	}
+	target, err := NewWireTarget(startPostgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireAllPass(t, run(t, target, DefaultEngine, ownFiles))
+}
+
+// TestCorpus runs select1-4 and evidence/ from SQLite's corpus when it is
+// beside the repository: select1-4 must pass completely, in process and
+// (select1) over the wire; evidence/ must not fall below its recorded
+// floor (docs/conformance.md explains the records kvsql fails there).
+func TestCorpus(t *testing.T) {
+	dir := corpusDir
+	if !corpusPresent() {
+		t.Skip("../shared/sqllogictest not found: the corpus is not run (the project's own files still are)")
+	}
+	var selects []string
+	for _, f := range []string{"select1.test", "select2.test", "select3.test", "select4.test"} {
+		selects = append(selects, filepath.Join(dir, f))
+	}
+	t.Run("select1-4", func(t *testing.T) {
+		requireAllPass(t, run(t, &InProcessTarget{}, kvsqlEngine, selects...))
+	})
+	t.Run("select1-wire", func(t *testing.T) {
+		target, err := NewWireTarget(startServer(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireAllPass(t, run(t, target, kvsqlEngine, selects[0]))
+	})
+	t.Run("evidence", func(t *testing.T) {
+		rep := run(t, &InProcessTarget{}, kvsqlEngine, filepath.Join(dir, "evidence"))
+		records, passed, _, _ := rep.Totals()
+		const floor = 289
+		t.Logf("evidence: %d of %d records passed", passed, records)
+		if passed < floor {
+			t.Errorf("evidence: %d records passed, fewer than the floor of %d", passed, floor)
+		}
+	})
+}
