@@ -45,6 +45,8 @@ func main() {
 		err = runCatalog(args)
 	case "check":
 		err = runCheck(args)
+	case "bench":
+		err = runBench(args)
 	case "version", "--version":
 		fmt.Println("kvsql", Version)
 	case "help", "-h", "--help":

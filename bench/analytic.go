@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+)
+
+// analyticWorkloads: a hash join of sc.Rows x sc.Rows/10 rows on columns
+// without indexes, GROUP BY sc.Rows rows into 1,000 groups, and ORDER BY
+// of the whole table with and without LIMIT. Each reports the median time
+// of one query, rows drained by the client.
+func analyticWorkloads(sc Scales) []Workload {
+	n := sc.Rows
+	dims := max(1, n/10)
+	ds := newDataset(func(ctx context.Context, s *Server) error {
+		if err := execAll(ctx, s,
+			"CREATE TABLE fact (id INT PRIMARY KEY, dkey INT NOT NULL, grp INT NOT NULL, val INT NOT NULL, pad TEXT)",
+			"CREATE TABLE dim (id INT PRIMARY KEY, dkey INT NOT NULL, name TEXT NOT NULL)"); err != nil {
+			return err
+		}
+		if err := copyRows(ctx, s, "fact", []string{"id", "dkey", "grp", "val", "pad"}, n, func(i int, d []any) {
+			// A multiplicative hash scatters val so ORDER BY has work to do.
+			d[0], d[1], d[2], d[3], d[4] = i, (i*7919)%dims, i%1000, int((uint64(i)*2654435761)%1_000_003), "fact row padding"
+		}); err != nil {
+			return err
+		}
+		if err := copyRows(ctx, s, "dim", []string{"id", "dkey", "name"}, dims, func(i int, d []any) {
+			d[0], d[1], d[2] = i, i, fmt.Sprintf("dim %d", i)
+		}); err != nil {
+			return err
+		}
+		if err := analyze(ctx, s, "fact"); err != nil {
+			return err
+		}
+		return analyze(ctx, s, "dim")
+	})
+	queries := []struct {
+		name, sql string
+		rows      int64
+	}{
+		{fmt.Sprintf("hash join %d x %d", n, dims), "SELECT count(*), sum(f.val) FROM fact f JOIN dim d ON f.dkey = d.dkey", 1},
+		{"GROUP BY into 1000 groups", "SELECT grp, count(*), sum(val) FROM fact GROUP BY grp", int64(min(n, 1000))},
+		{"ORDER BY, all rows", "SELECT id, val FROM fact ORDER BY val, id", int64(n)},
+		{"ORDER BY with LIMIT 10", "SELECT id, val FROM fact ORDER BY val, id LIMIT 10", int64(min(n, 10))},
+	}
+	var out []Workload
+	for _, q := range queries {
+		out = append(out, Workload{
+			Name: q.name, Group: "analytic", Scale: fmt.Sprintf("%d rows", n),
+			Setup: ds.setup,
+			Run: func(ctx context.Context, t Target) ([]Measure, error) {
+				s, err := server(t)
+				if err != nil {
+					return nil, err
+				}
+				d, rows, err := timeQuery(ctx, s, q.sql, 3, sc.Duration, nil)
+				if err != nil {
+					return nil, err
+				}
+				if rows != q.rows {
+					return nil, fmt.Errorf("%s: %d rows, want %d", q.sql, rows, q.rows)
+				}
+				return []Measure{{Metric: "ms", Value: ms(d)}}, nil
+			},
+		})
+	}
+	return out
+}

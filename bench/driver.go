@@ -1,0 +1,209 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Client is one driver goroutine's connection and random stream.
+type Client struct {
+	ID   int // 0 ... clients-1
+	Conn *pgx.Conn
+	Rng  *rand.Rand
+}
+
+// Op is one client operation. It returns a retryable error (40001, 40P01)
+// to be retried and counted, any other error to stop the run.
+type Op func(ctx context.Context, c *Client) error
+
+// maxRetries bounds the retries of one operation.
+const maxRetries = 100
+
+// DriveStats is the outcome of Drive.
+type DriveStats struct {
+	Ops      int64
+	Retries  int64
+	Elapsed  time.Duration
+	P50, P99 time.Duration
+}
+
+// Measures returns the stats as report figures: ops/s, p50, p99, retries.
+func (d DriveStats) Measures() []Measure {
+	return []Measure{
+		{Metric: "ops/s", Value: float64(d.Ops) / d.Elapsed.Seconds(), Higher: true},
+		{Metric: "p50 ms", Value: ms(d.P50)},
+		{Metric: "p99 ms", Value: ms(d.P99)},
+		{Metric: "retries", Value: float64(d.Retries), Info: true},
+	}
+}
+
+// Drive runs op from clients goroutines, each on its own connection to s,
+// for dur, and reports throughput and latency percentiles (a retried
+// operation's latency includes its retries). seed makes the clients'
+// random streams reproducible.
+func Drive(ctx context.Context, s *Server, clients int, dur time.Duration, seed uint64, op Op) (DriveStats, error) {
+	conns := make([]*pgx.Conn, clients)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close(context.Background())
+			}
+		}
+	}()
+	for i := range conns {
+		c, err := pgx.Connect(ctx, s.ConnString())
+		if err != nil {
+			return DriveStats{}, err
+		}
+		conns[i] = c
+	}
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		lats    []time.Duration
+		retries int64
+		first   error
+	)
+	start := time.Now()
+	deadline := start.Add(dur)
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := &Client{ID: i, Conn: c, Rng: rand.New(rand.NewPCG(seed, uint64(i)))}
+			var mine []time.Duration
+			var myRetries int64
+			var err error
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				t0 := time.Now()
+				tries := 0
+				for {
+					err = op(ctx, cl)
+					if err == nil || !isRetryable(err) || tries >= maxRetries {
+						break
+					}
+					tries++
+				}
+				myRetries += int64(tries)
+				if err != nil {
+					err = fmt.Errorf("after %d retries: %w", tries, err)
+					break
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			lats = append(lats, mine...)
+			retries += myRetries
+			if err != nil && first == nil {
+				first = err
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if first != nil {
+		return DriveStats{}, first
+	}
+	if err := ctx.Err(); err != nil {
+		return DriveStats{}, err
+	}
+	slices.Sort(lats)
+	return DriveStats{Ops: int64(len(lats)), Retries: retries, Elapsed: elapsed,
+		P50: Percentile(lats, 50), P99: Percentile(lats, 99)}, nil
+}
+
+// timeQuery runs sql on one connection repeatedly, at least once and at
+// most reps times or until budget has passed, draining the rows, and
+// returns the median time of one run and the rows the last run returned.
+// arg, if not nil, gives the parameters of the i-th run.
+func timeQuery(ctx context.Context, s *Server, sql string, reps int, budget time.Duration, arg func(i int) []any) (time.Duration, int64, error) {
+	c, err := pgx.Connect(ctx, s.ConnString())
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.Close(context.Background())
+	var times []float64
+	var n int64
+	start := time.Now()
+	for i := 0; i < reps && (i == 0 || time.Since(start) < budget); i++ {
+		var args []any
+		if arg != nil {
+			args = arg(i)
+		}
+		t0 := time.Now()
+		rows, err := c.Query(ctx, sql, args...)
+		if err != nil {
+			return 0, 0, err
+		}
+		n = 0
+		for rows.Next() {
+			n++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", sql, err)
+		}
+		times = append(times, float64(time.Since(t0)))
+	}
+	return time.Duration(Median(times)), n, nil
+}
+
+// execAll runs each statement on a fresh connection to s, stopping at the
+// first error.
+func execAll(ctx context.Context, s *Server, stmts ...string) error {
+	c, err := pgx.Connect(ctx, s.ConnString())
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	for _, q := range stmts {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %s: %w", s.name, q, err)
+		}
+	}
+	return nil
+}
+
+// copyRows loads n rows into table through pgx's CopyFrom (binary COPY);
+// row(i, dst) fills the i-th row's values into dst (len(cols) of them).
+func copyRows(ctx context.Context, s *Server, table string, cols []string, n int, row func(i int, dst []any)) error {
+	c, err := pgx.Connect(ctx, s.ConnString())
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	return copyRowsConn(ctx, c, table, cols, n, row)
+}
+
+func copyRowsConn(ctx context.Context, c *pgx.Conn, table string, cols []string, n int, row func(i int, dst []any)) error {
+	// Load in chunks so a big table is not one huge transaction.
+	const chunk = 100_000
+	vals := make([]any, len(cols))
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(n, lo+chunk)
+		i := lo
+		src := pgx.CopyFromFunc(func() ([]any, error) {
+			if i >= hi {
+				return nil, nil
+			}
+			row(i, vals)
+			i++
+			return vals, nil
+		})
+		got, err := c.CopyFrom(ctx, pgx.Identifier{table}, cols, src)
+		if err != nil {
+			return fmt.Errorf("COPY %s: %w", table, err)
+		}
+		if got != int64(hi-lo) {
+			return fmt.Errorf("COPY %s: %d rows copied, want %d", table, got, hi-lo)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// selectivities of the index-lookup workloads: the fraction of the table
+// one equality lookup returns, and the column prefix that holds it.
+var selectivities = []struct {
+	label  string
+	prefix string
+	groups int // distinct values: 1/selectivity
+}{
+	{"0.01%", "s0001", 10_000},
+	{"1%", "s1", 100},
+	{"10%", "s10", 10},
+}
+
+// Forms of access: a keyid index, an inverted index, and no index (a full
+// scan). PostgreSQL gets a btree index for both index forms.
+var accessForms = []struct{ suffix, label, using string }{
+	{"_k", "keyid index", "keyid"},
+	{"_i", "inverted index", "inverted"},
+	{"_n", "full scan", ""},
+}
+
+// indexWorkloads look up rows by a non-unique column at 0.01%, 1% and 10%
+// selectivity through each index form and through a full scan. Every
+// selectivity has three columns with the same values, one per form, so all
+// forms run over the same table.
+func indexWorkloads(sc Scales, seed uint64) []Workload {
+	n := sc.Rows
+	cols := []string{"id"}
+	defs := []string{"id INT PRIMARY KEY"}
+	for _, sel := range selectivities {
+		for _, f := range accessForms {
+			cols = append(cols, sel.prefix+f.suffix)
+			defs = append(defs, sel.prefix+f.suffix+" INT NOT NULL")
+		}
+	}
+	cols = append(cols, "pad")
+	defs = append(defs, "pad TEXT")
+	ds := newDataset(func(ctx context.Context, s *Server) error {
+		stmts := []string{"CREATE TABLE lookup (" + strings.Join(defs, ", ") + ")"}
+		for _, sel := range selectivities {
+			for _, f := range accessForms {
+				if f.using == "" {
+					continue
+				}
+				using := " USING " + f.using
+				if s.Name() == "postgres" {
+					using = ""
+				}
+				stmts = append(stmts, fmt.Sprintf("CREATE INDEX lookup_%s%s ON lookup%s (%s%s)", sel.prefix, f.suffix, using, sel.prefix, f.suffix))
+			}
+		}
+		if err := execAll(ctx, s, stmts...); err != nil {
+			return err
+		}
+		if err := copyRows(ctx, s, "lookup", cols, n, func(i int, d []any) {
+			d[0] = i
+			k := 1
+			for _, sel := range selectivities {
+				for range accessForms {
+					d[k] = i % sel.groups
+					k++
+				}
+			}
+			d[k] = "padding twenty bytes"
+		}); err != nil {
+			return err
+		}
+		return analyze(ctx, s, "lookup")
+	})
+	var out []Workload
+	for _, sel := range selectivities {
+		for _, f := range accessForms {
+			col := sel.prefix + f.suffix
+			groups := sel.groups
+			out = append(out, Workload{
+				Name:  fmt.Sprintf("index lookup %s %s", sel.label, f.label),
+				Group: "index lookup", Scale: fmt.Sprintf("%d rows, %d returned", n, n/groups),
+				Setup: ds.setup,
+				Run: func(ctx context.Context, t Target) ([]Measure, error) {
+					s, err := server(t)
+					if err != nil {
+						return nil, err
+					}
+					rng := rand.New(rand.NewPCG(seed, 3))
+					d, rows, err := timeQuery(ctx, s, "SELECT id, pad FROM lookup WHERE "+col+" = $1", 200, sc.Duration,
+						func(int) []any { return []any{rng.IntN(groups)} })
+					if err != nil {
+						return nil, err
+					}
+					if want := int64(n / groups); rows < want || rows > want+1 {
+						return nil, fmt.Errorf("lookup on %s returned %d rows, want about %d", col, rows, want)
+					}
+					return []Measure{{Metric: "ms", Value: ms(d)}}, nil
+				},
+			})
+		}
+	}
+	return out
+}
+
+// analyze refreshes the planner's statistics on PostgreSQL (kvsql keeps
+// row counts as it goes, and takes ANALYZE too).
+func analyze(ctx context.Context, s *Server, table string) error {
+	return execAll(ctx, s, "ANALYZE "+table)
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+
+	"github.com/kvsql/kvsql/bench"
+)
+
+// runBench implements "kvsql bench": start a throwaway PostgreSQL 15 and
+// kvsql server, run the benchmark suite against both (and kvsql embedded
+// against SQLite), and write docs/benchmarks.md with its plots. It fails
+// when any workload fails, never because of speed.
+//
+// "kvsql bench serve-profiled FILE serve-args..." is the hidden child
+// mode --cpuprofile uses: it runs "kvsql serve" with a CPU profile.
+func runBench(args []string) error {
+	if len(args) >= 2 && args[0] == "serve-profiled" {
+		return serveProfiled(args[1], args[2:])
+	}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	quick := fs.Bool("quick", false, "tiny scales and short runs: a smoke test of every workload")
+	out := fs.String("out", "docs/benchmarks.md", "the report to write; plots go to a directory named after it (docs/benchmarks/)")
+	rounds := fs.Int("rounds", 3, "rounds per workload (each runs kvsql and the reference once, alternating)")
+	scale := fs.Float64("scale", 1, "multiply every row count by this factor")
+	series := fs.String("series", "", "comma-separated table sizes of the scaling series (default 1e4,1e5,1e6,1e7; quick 1e3,1e4)")
+	duration := fs.Duration("duration", 0, "length of one timed run (default 3s; quick 300ms, pgbench then runs 200 transactions per client)")
+	only := fs.String("only", "", "run only the workloads whose name contains this")
+	seed := fs.Uint64("seed", 1, "seed of every random stream")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the kvsql server to this file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if ok, why := bench.PostgresAvailable(); !ok {
+		return fmt.Errorf("bench: %s", why)
+	}
+	sc := bench.Full
+	if *quick {
+		sc = bench.Quick
+		if *rounds == 3 {
+			*rounds = 2
+		}
+	}
+	sc = sc.Scaled(*scale)
+	if *series != "" {
+		sc.Series = nil
+		for _, f := range strings.Split(*series, ",") {
+			var v float64
+			if _, err := fmt.Sscan(strings.TrimSpace(f), &v); err != nil || v < 1 {
+				return fmt.Errorf("bench: bad --series entry %q", f)
+			}
+			sc.Series = append(sc.Series, int(v))
+		}
+	}
+	if *duration > 0 {
+		sc.Duration = *duration
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	command := []string{exe, "serve"}
+	if *cpuprofile != "" {
+		abs, err := filepath.Abs(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		command = []string{exe, "bench", "serve-profiled", abs}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := bench.Run(ctx, bench.Config{Scales: sc, Rounds: *rounds, Seed: *seed,
+		KvsqlCommand: command, Only: *only, Progress: os.Stderr})
+	if err != nil {
+		return err
+	}
+	invocation := "kvsql bench " + strings.Join(args, " ")
+	plotDir := strings.TrimSuffix(*out, filepath.Ext(*out))
+	if err := bench.WriteReport(res, bench.ThisMachine(), *out, plotDir, strings.TrimSpace(invocation)); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s and %s/\n", *out, plotDir)
+	if len(res.Failures) > 0 {
+		for _, f := range res.Failures {
+			fmt.Fprintln(os.Stderr, "FAILED:", f)
+		}
+		return fmt.Errorf("bench: %d workload runs failed", len(res.Failures))
+	}
+	return nil
+}
+
+// serveProfiled runs "kvsql serve args" under a CPU profile written to
+// file when the server stops.
+func serveProfiled(file string, args []string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	return runServe(args)
+}
