@@ -51,6 +51,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "DROP INDEX", nil
 	case p.Analyze != nil:
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
+	case p.Reindex != nil:
+		return "REINDEX", s.reindex(t, p.Reindex)
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
@@ -476,4 +478,39 @@ func (s *Session) databaseStmt(d *parse.DatabaseStmt) (wire.Result, error) {
 		return nil, err
 	}
 	return &staticResult{tag: tag}, nil
+}
+
+// reindex rebuilds an index, or every index of a table, from the master
+// file: the index's key space is cleared and filled again.
+func (s *Session) reindex(t *txn, r *parse.ReindexStmt) error {
+	var tbl *catalog.Table
+	var only *catalog.Index
+	if r.Kind != "table" {
+		if it, idx, err := t.cat.Index(s.database, r.Name); err == nil {
+			tbl, only = it, idx
+		} else if r.Kind == "index" {
+			return err
+		}
+	}
+	if tbl == nil {
+		var err error
+		if tbl, err = t.cat.Table(s.database, r.Name); err != nil {
+			if r.Kind == "" {
+				return pgerror.Newf(pgerror.UndefinedObject, "index or table %q does not exist", r.Name)
+			}
+			return err
+		}
+	}
+	for _, idx := range tbl.Indexes {
+		if only != nil && idx != only {
+			continue
+		}
+		if err := t.kv.DeleteRange(catalog.SpacePrefix(idx.ID), catalog.SpacePrefix(idx.ID+1)); err != nil {
+			return err
+		}
+		if err := index.Backfill(t.kv, tbl, idx); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -47,6 +47,7 @@ type Statement struct {
 	Copy      *CopyStmt
 	DropIndex *DropIndexStmt
 	Analyze   *AnalyzeStmt
+	Reindex   *ReindexStmt
 	Database  *DatabaseStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
@@ -107,6 +108,13 @@ type DropIndexStmt struct {
 
 // AnalyzeStmt is ANALYZE [VERBOSE] [table[, ...]] (no tables: all).
 type AnalyzeStmt struct{ Tables []string }
+
+// ReindexStmt is REINDEX [INDEX | TABLE] name: Kind is "index", "table",
+// or "" when the name may be either (SQLite's form).
+type ReindexStmt struct {
+	Kind string
+	Name string
+}
 
 // DatabaseStmt is CREATE DATABASE name or DROP DATABASE [IF EXISTS] name.
 type DatabaseStmt struct {
@@ -180,6 +188,11 @@ func ParseOne(sql string) (Statement, error) {
 
 // parseTokens parses the tokens of one statement.
 func parseTokens(sql string, toks []token) (Statement, error) {
+	if alt, ok := emulated(sql[toks[0].pos:toks[len(toks)-1].end]); ok { // pgcompat.go
+		st, err := ParseOne(alt)
+		st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
+		return st, err
+	}
 	r := &rewriter{sql: sql}
 	st, err := r.statement(toks)
 	if err != nil {
@@ -195,6 +208,9 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks, err := r.clauses(toks)
 	if err != nil {
+		return nil, err
+	}
+	if toks, err = r.arrayForms(toks); err != nil { // pgcompat.go
 		return nil, err
 	}
 	toks, err = r.exprs(toks)

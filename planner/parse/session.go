@@ -346,6 +346,25 @@ func (r *rewriter) analyze(toks []token) (Statement, error) {
 	return Statement{Analyze: a}, nil
 }
 
+// reindex handles REINDEX [INDEX | TABLE] name (PostgreSQL) and SQLite's
+// REINDEX name, where name is an index or a table.
+func (r *rewriter) reindex(toks []token) (Statement, error) {
+	c := &cursor{r: r, toks: toks, i: 1}
+	ri := &ReindexStmt{}
+	switch {
+	case c.accept("index"):
+		ri.Kind = "index"
+	case c.accept("table"):
+		ri.Kind = "table"
+	}
+	parts, err := c.qualifiedName()
+	if err != nil {
+		return Statement{}, err
+	}
+	ri.Name = strings.Join(parts, ".")
+	return Statement{Reindex: ri}, c.end()
+}
+
 // database handles CREATE DATABASE name [options] and DROP DATABASE [IF
 // EXISTS] name [[WITH] (FORCE)]; options are ignored.
 func (r *rewriter) database(toks []token) (Statement, error) {

@@ -25,6 +25,8 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.copyStmt(toks)
 	case first.is("analyze") || first.is("analyse"):
 		return r.analyze(toks)
+	case first.is("reindex"):
+		return r.reindex(toks)
 	case first.is("explain"):
 		return r.explain(toks)
 	case (first.is("create") || first.is("drop")) && second.is("database"):
