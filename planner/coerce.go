@@ -206,7 +206,7 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return tTS, nil
 	case "timestamptz", "timestamp with time zone":
 		return tTSTZ, nil
-	case "regclass", "regtype", "oid", "regproc":
+	case "regclass", "regtype", "oid", "regproc", "regnamespace":
 		return tInt8, nil
 	}
 	_ = scale

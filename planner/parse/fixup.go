@@ -11,6 +11,10 @@ import (
 // into the contract documented in doc.go.
 func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
 	post := func(c *sqlparser.Cursor) bool {
+		if e, ok := anyFixup(c.Node()); ok { // pgcompat.go
+			c.Replace(e)
+			return true
+		}
 		switch n := c.Node().(type) {
 		case *sqlparser.CastExpr:
 			if n.Type == nil {
