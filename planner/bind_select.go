@@ -386,8 +386,11 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 			}
 		}
 		aggNode := &Aggregate{Input: input, GroupBy: groupBy, Aggs: agg.calls, Strategy: HashAgg}
-		if len(groupBy) == 0 {
+		switch {
+		case len(groupBy) == 0:
 			aggNode.Strategy = ScalarAgg
+		case b.enabled("stream_agg") && groupedInOrder(input, groupBy):
+			aggNode.Strategy = StreamAgg
 		}
 		for i, g := range groupBy {
 			name := "?column?"
@@ -400,7 +403,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		for _, c := range agg.calls {
 			aggNode.Cols = append(aggNode.Cols, Column{Name: c.Func, T: c.T})
 		}
-		rewrite := func(e Expr) (Expr, error) { return groupRewrite(e, groupBy) }
+		rewrite := func(e Expr) (Expr, error) { return groupRewrite(e, groupBy, agg.calls) }
 		for i := range items {
 			if items[i].expr, err = rewrite(items[i].expr); err != nil {
 				return nil, err
@@ -571,7 +574,7 @@ func containsAggRef(e Expr) bool {
 // groupRewrite rewrites an expression of a grouped query to read the
 // Aggregate node's output: group keys by position, aggregates after them.
 // A column reference left over is not grouped: 42803.
-func groupRewrite(e Expr, groupBy []Expr) (Expr, error) {
+func groupRewrite(e Expr, groupBy []Expr, calls []AggCall) (Expr, error) {
 	keys := make([]string, len(groupBy))
 	for i, g := range groupBy {
 		keys[i] = g.String()
@@ -586,7 +589,7 @@ func groupRewrite(e Expr, groupBy []Expr) (Expr, error) {
 		}
 		switch v := x.(type) {
 		case *aggRef:
-			return &ColRef{Index: len(groupBy) + v.i, T: v.t, Name: v.String()}, nil
+			return &ColRef{Index: len(groupBy) + v.i, T: v.t, Name: aggString(calls[v.i])}, nil
 		case *ColRef:
 			if v.Outer == 0 {
 				return nil, pgerror.Newf(pgerror.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", v.Name)
@@ -653,4 +656,15 @@ func mapChildren(x Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 		out = x
 	}
 	return out, err
+}
+
+// groupedInOrder reports whether input already arrives ordered by the
+// group keys (an index or primary key scan in key order), so equal keys
+// are adjacent and aggregation can stream group by group.
+func groupedInOrder(input Node, groupBy []Expr) bool {
+	keys := make([]SortKey, len(groupBy))
+	for i, g := range groupBy {
+		keys[i] = SortKey{Expr: g}
+	}
+	return providesOrder(input, keys)
 }
