@@ -10,6 +10,7 @@ func TestMarkdownAndPlots(t *testing.T) {
 	w := Workload{Name: "pgbench point select c=1 simple", Scale: "1000 accounts"}
 	lat := Workload{Name: "GROUP BY into 1000 groups", Scale: "1000 rows"}
 	ser := Workload{Name: "series point select 10000 rows", Group: "scaling: point select", Series: 10000}
+	ser2 := Workload{Name: "series point select 1000000 rows", Group: "scaling: point select", Series: 1000000}
 	res := &Results{
 		Config:  Config{Rounds: 3, Scales: Quick},
 		Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), Elapsed: time.Minute,
@@ -17,6 +18,7 @@ func TestMarkdownAndPlots(t *testing.T) {
 			{Workload: w, Metric: "TPS", Higher: true, Ref: "postgres", Cells: map[string]*Cell{"kvsql": {Median: 500}, "postgres": {Median: 1000}}},
 			{Workload: lat, Metric: "ms", Ref: "postgres", Cells: map[string]*Cell{"kvsql": {Median: 30}, "postgres": {Median: 10}}},
 			{Workload: ser, Metric: "p50 ms", Ref: "postgres", Cells: map[string]*Cell{"kvsql": {Median: 0.05}, "postgres": {Median: 0.04}}},
+			{Workload: ser2, Metric: "p50 ms", Ref: "postgres", Cells: map[string]*Cell{"kvsql": {Median: 0.06}, "postgres": {Median: 0.04}}},
 		},
 		Failures: []string{"x on kvsql: boom"},
 	}
@@ -35,6 +37,7 @@ func TestMarkdownAndPlots(t *testing.T) {
 		"![Scaling series](benchmarks/scaling.svg)",
 		"| CPU | test cpu |",
 		"2026-01-02 03:04 UTC",
+		"| point select | kvsql | 0.05 ms at 10000 rows | 0.06 ms at 1000000 rows | 1.2x |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
