@@ -85,9 +85,15 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	invocation := "kvsql bench " + strings.Join(args, " ")
+	// The report names the flags that shape the figures, not where files go.
+	invocation := "kvsql bench"
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "out" && f.Name != "cpuprofile" {
+			invocation += " --" + f.Name + "=" + f.Value.String()
+		}
+	})
 	plotDir := strings.TrimSuffix(*out, filepath.Ext(*out))
-	if err := bench.WriteReport(res, bench.ThisMachine(), *out, plotDir, strings.TrimSpace(invocation)); err != nil {
+	if err := bench.WriteReport(res, bench.ThisMachine(), *out, plotDir, invocation); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s and %s/\n", *out, plotDir)
