@@ -657,6 +657,9 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 	if err != nil {
 		return nil, err
 	}
+	if x, ok, err := b.regCast(e, ct.Type); ok { // 'name'::regclass, pgcatalog_funcs.go
+		return x, err
+	}
 	t, err := typeFromName(ct.Type, ct.Length, ct.Scale)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,10 @@
 package planner
 
 import (
+	"sort"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -87,3 +91,69 @@ func finishCase(c *Case) Expr {
 
 func textConst(s string) Expr { return &Const{Value: types.NewText(s), T: tText} }
 func oidConst(oid int64) Expr { return &Const{Value: types.NewInt(oid), T: tInt8} }
+
+// regCast binds a cast of text to regclass or regtype: a relation or type
+// name becomes its OID. A constant name is looked up now (42P01 / 42704
+// when it does not exist); any other text becomes a CASE over the names
+// that exist, NULL for an unknown one. ok is false when the cast is not
+// of text to one of these types (casts of integers keep their value).
+func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
+	if typeName != "regclass" && typeName != "regtype" {
+		return nil, false, nil
+	}
+	if k := x.Type().Kind(); k != types.KindText && x.Type().Family != types.Unknown {
+		return nil, false, nil
+	}
+	names := map[string]int64{}
+	if typeName == "regclass" {
+		g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+		for _, t := range g.tables() {
+			names[t.Name] = int64(t.ID)
+		}
+		for _, ix := range g.indexes() {
+			names[ix.name] = ix.oid
+		}
+		for _, v := range g.views() {
+			names[v.Name] = oidView(v.Name)
+		}
+	} else {
+		for _, t := range pgTypes {
+			names[t.name] = t.oid
+			names[t.format] = t.oid
+		}
+		for _, alias := range []string{"int", "integer", "smallint", "bigint", "real", "double precision",
+			"boolean", "varchar", "character varying", "character", "char", "timestamp", "timestamptz", "decimal"} {
+			if t, err := typeFromName(alias, nil, nil); err == nil {
+				names[alias] = int64(t.Family.OID())
+			}
+		}
+	}
+	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() {
+		name := c.Value.S
+		for _, schema := range []string{"public.", "pg_catalog."} {
+			name = strings.TrimPrefix(name, schema)
+		}
+		if oid, found := names[name]; found {
+			return oidConst(oid), true, nil
+		}
+		if typeName == "regclass" {
+			return nil, true, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
+		}
+		return nil, true, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", c.Value.S)
+	}
+	if x.Type().Family == types.Unknown {
+		if x, err = coerce(x, tText); err != nil {
+			return nil, true, err
+		}
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	c := &Case{Operand: x, T: tInt8}
+	for _, k := range keys {
+		c.Whens = append(c.Whens, When{Cond: textConst(k), Val: oidConst(names[k])})
+	}
+	return finishCase(c), true, nil
+}
