@@ -95,6 +95,13 @@
 //     ANALYZE) plus Statement.Explained.
 //   - COLLATE of the default collation ("default", "C", "POSIX") is
 //     dropped; any other collation is 0A000.
+//   - x = ANY(expr) and x = SOME(expr), expr not a subquery, are
+//     &sqlparser.FuncExpr{Name: "= any", Exprs: [x, expr]}: expr is an
+//     array in text form ("{a,b}"). ARRAY(subquery) is a scalar subquery
+//     building that text with string_agg (pgcompat.go).
+//   - A few psql catalog queries that need syntax kvsql lacks are
+//     replaced by equivalent ones (psqlEmulated in pgcompat.go);
+//     Statement.SQL keeps the original text.
 //
 // # Errors
 //
@@ -105,7 +112,8 @@
 // # Caveats
 //
 //   - Markers: the rewriter writes char(900000000+i) for type names, the
-//     column names kvsql_empty_list, kvsql_no_limit and kvsql_op_*, and
+//     column names kvsql_empty_list, kvsql_no_limit and kvsql_op_*, the
+//     function kvsql_any and the alias kvsql_arr(kvsql_elem), and
 //     BINARY before the right operand of IS DISTINCT FROM. User
 //     identifiers starting with kvsql_ and the words regexp, rlike, binary,
 //     div, xor are rejected with 42601 so they cannot collide.
@@ -118,7 +126,9 @@
 //     as if n were an expression ((n IS NULL) is constant).
 //   - Vitess reserves MySQL words PostgreSQL does not (e.g. key, interval
 //     as a column name); quote such identifiers.
-//   - Not supported: arrays and ANY(array), string_agg(... ORDER BY ...),
+//   - Not supported: arrays other than the forms above (ARRAY[...],
+//     subscripts, t[] values), op ANY(array) for op other than =,
+//     string_agg(... ORDER BY ...),
 //     table functions and VALUES in FROM with column aliases (vitess's
 //     VALUES ROW() syntax is not exposed), INTERSECT/EXCEPT inside a
 //     subquery, WITH on INTERSECT/EXCEPT, bit-string literals, SQLite
