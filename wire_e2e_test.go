@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -513,4 +514,134 @@ func containsCode(err error, code string) bool {
 	}
 	var coded interface{ SQLState() string }
 	return errors.As(err, &coded) && coded.SQLState() == code
+}
+
+// TestWireCatalog checks what drivers and tools read from pg_catalog and
+// information_schema: pgx's LoadType, column metadata, OIDs that agree
+// across relations, and a user table shadowing an unqualified name.
+func TestWireCatalog(t *testing.T) {
+	ts := startServer(t, nil)
+	conn := ts.connect(t, pgx.QueryExecModeCacheStatement)
+	ctx := context.Background()
+	mustExec(t, conn,
+		`CREATE TABLE orders (id bigint PRIMARY KEY, customer varchar(30) NOT NULL, total numeric DEFAULT 0, placed timestamptz)`,
+		`CREATE INDEX orders_customer ON orders (customer, placed DESC)`,
+		`CREATE TABLE lines (order_id bigint, n int, UNIQUE (order_id, n))`,
+		`CREATE VIEW big_orders AS SELECT id, total FROM orders WHERE total > 100`)
+
+	// pgx's LoadType: 'name'::regtype, then pg_type lookups.
+	typ, err := conn.LoadType(ctx, "_int4")
+	if err != nil {
+		t.Fatalf("LoadType(_int4): %v", err)
+	}
+	if typ.OID != 1007 {
+		t.Errorf("LoadType(_int4): OID %d, want 1007", typ.OID)
+	}
+
+	var oid, indrelid int64
+	if err := conn.QueryRow(ctx, `SELECT 'orders'::regclass`).Scan(&oid); err != nil {
+		t.Fatal(err)
+	}
+	var relname, relkind string
+	if err := conn.QueryRow(ctx, `SELECT relname, relkind FROM pg_catalog.pg_class WHERE oid = $1`, oid).Scan(&relname, &relkind); err != nil || relname != "orders" || relkind != "r" {
+		t.Errorf("pg_class row of orders: %q %q, %v", relname, relkind, err)
+	}
+	// Every index's indrelid is its table's pg_class.oid.
+	rows, err := conn.Query(ctx, `SELECT c.relname, i.indrelid, i.indisprimary, i.indisunique, i.indkey, pg_get_indexdef(i.indexrelid)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var name, key, def string
+		var primary, unique bool
+		if err := rows.Scan(&name, &indrelid, &primary, &unique, &key, &def); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s pk=%v uniq=%v key=%s %s", name, primary, unique, key, def))
+		if strings.HasPrefix(name, "orders") && indrelid != oid {
+			t.Errorf("%s: indrelid %d, want %d", name, indrelid, oid)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"lines_order_id_n_key pk=false uniq=true key=1 2 CREATE UNIQUE INDEX lines_order_id_n_key ON public.lines USING btree (order_id, n)",
+		"orders_customer pk=false uniq=false key=2 4 CREATE INDEX orders_customer ON public.orders USING btree (customer, placed DESC)",
+		"orders_pkey pk=true uniq=true key=1 CREATE UNIQUE INDEX orders_pkey ON public.orders USING btree (id)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("pg_index:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// information_schema.columns as ORMs read it.
+	rows, err = conn.Query(ctx, `SELECT column_name, data_type, is_nullable, column_default, character_maximum_length
+		FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for rows.Next() {
+		var name, typ, nullable string
+		var def *string
+		var maxLen *int32
+		if err := rows.Scan(&name, &typ, &nullable, &def, &maxLen); err != nil {
+			t.Fatal(err)
+		}
+		s := name + " " + typ + " " + nullable
+		if def != nil {
+			s += " default=" + *def
+		}
+		if maxLen != nil {
+			s += fmt.Sprintf(" len=%d", *maxLen)
+		}
+		got = append(got, s)
+	}
+	want = []string{"id bigint NO", "customer character varying NO len=30", "total numeric YES default=0", "placed timestamp with time zone YES"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("information_schema.columns:\n%v\nwant\n%v", got, want)
+	}
+	var tables []string
+	rows, err = conn.Query(ctx, `SELECT table_name || ':' || table_type FROM information_schema.tables ORDER BY table_name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, s)
+	}
+	if fmt.Sprint(tables) != "[big_orders:VIEW lines:BASE TABLE orders:BASE TABLE]" {
+		t.Errorf("information_schema.tables: %v", tables)
+	}
+
+	// Session functions.
+	var version, db, schema string
+	if err := conn.QueryRow(ctx, `SELECT version(), current_database(), current_schema()`).Scan(&version, &db, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(version, "PostgreSQL 15") || db != "kvsql" || schema != "public" {
+		t.Errorf("version() %q, current_database() %q, current_schema() %q", version, db, schema)
+	}
+
+	// A user table shadows an unqualified catalog name, not a qualified one.
+	mustExec(t, conn, `CREATE TABLE pg_am (x int)`, `INSERT INTO pg_am VALUES (7)`)
+	var x int64
+	if err := conn.QueryRow(ctx, `SELECT x FROM pg_am`).Scan(&x); err != nil || x != 7 {
+		t.Errorf("user table pg_am: %d, %v", x, err)
+	}
+	var amname string
+	if err := conn.QueryRow(ctx, `SELECT amname FROM pg_catalog.pg_am WHERE oid = 403`).Scan(&amname); err != nil || amname != "btree" {
+		t.Errorf("pg_catalog.pg_am: %q, %v", amname, err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT * FROM pg_catalog.no_such_relation`); pgErrCode(err) != "42P01" {
+		t.Errorf("unknown catalog relation: %v, want 42P01", err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT 'nope'::regclass`); pgErrCode(err) != "42P01" {
+		t.Errorf("'nope'::regclass: %v, want 42P01", err)
+	}
 }
