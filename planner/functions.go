@@ -168,6 +168,7 @@ var funcs = map[string]funcSig{
 	"pg_get_statisticsobjdef_columns": {1, 1, fixed(types.Text)},
 	"array_to_string":                 {2, 3, fixed(types.Text)},
 	"= any":                           {2, 2, fixed(types.Bool)},
+	"pg_size_pretty":                  {1, 1, fixed(types.Text)},
 }
 
 // roundType: round(x) and trunc(x) follow x (numeric stays numeric, others

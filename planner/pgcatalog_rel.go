@@ -266,7 +266,7 @@ func pgAttribute(g *vgen) [][]Expr {
 		if t.category == "S" {
 			coll = 100
 		}
-		out = append(out, vrow(rel, name, typ, -1, t.len, num, 0, -1, mod, t.byval, t.align, "p", "",
+		out = append(out, vrow(rel, name, typ, -1, t.len, num, 0, -1, mod, t.byval, t.align, t.storage(), "",
 			notNull, hasDef, false, "", "", false, true, 0, coll, nil, nil))
 	}
 	for _, t := range g.tables() {
@@ -298,7 +298,7 @@ func pgTypeRows(*vgen) [][]Expr {
 		}
 		out = append(out, vrow(t.oid, t.name, oidPgCatalog, oidBootstrapRole, t.len, t.byval, "b", t.category,
 			false, true, ",", 0, 0, t.elem, t.array, t.name+"in", t.name+"out", t.name+"recv", t.name+"send",
-			t.align, "p", false, 0, -1, 0, coll, nil))
+			t.align, t.storage(), false, 0, -1, 0, coll, nil))
 	}
 	return out
 }

@@ -61,6 +61,19 @@ var pgTypes = []pgType{
 	{2206, "regtype", "regtype", 4, true, "N", 0, 0, "i"},
 }
 
+// storage is typstorage as PostgreSQL has it: 'x' (extended: compressible,
+// out-of-line) for variable-length types except numeric ('m', main), 'p'
+// (plain) for fixed-length ones.
+func (t pgType) storage() string {
+	if t.oid == 1700 {
+		return "m" // numeric: main (compressible, kept inline)
+	}
+	if t.len == -1 {
+		return "x"
+	}
+	return "p"
+}
+
 // pgTypeByOID returns the builtin type with that OID.
 func pgTypeByOID(oid int64) (pgType, bool) {
 	for _, t := range pgTypes {

@@ -47,6 +47,8 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 			return types.NewText("UTF8"), true, nil
 		}
 		return types.NewText(""), true, nil
+	case "pg_size_pretty":
+		return types.NewText(sizePretty(datumInt(args[0]))), true, nil
 	case "pg_get_statisticsobjdef_columns":
 		return types.Null, true, nil
 	case "array_to_string":
@@ -146,4 +148,35 @@ func parseArrayText(s string) (elems []string, nulls []bool) {
 	}
 	flush()
 	return elems, nulls
+}
+
+// sizePretty is PostgreSQL's pg_size_pretty(bigint): bytes below 10 kB,
+// then the largest unit keeping the number below 20480, rounded half away
+// from zero.
+func sizePretty(size int64) string {
+	const limit = 10 * 1024
+	const limit2 = limit*2 - 1
+	abs := func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	halfRounded := func(x int64) int64 {
+		if x < 0 {
+			return (x - 1) / 2
+		}
+		return (x + 1) / 2
+	}
+	if abs(size) < limit {
+		return strconv.FormatInt(size, 10) + " bytes"
+	}
+	size >>= 9 // one extra bit for rounding
+	for _, unit := range []string{"kB", "MB", "GB", "TB"} {
+		if abs(size) < limit2 {
+			return strconv.FormatInt(halfRounded(size), 10) + " " + unit
+		}
+		size >>= 10
+	}
+	return strconv.FormatInt(halfRounded(size), 10) + " PB"
 }

@@ -46,6 +46,14 @@ func TestPgFuncs(t *testing.T) {
 		{fn("= any", txt("x"), txt("{}")), "f"},
 		{fn("= any", txt("x"), null(types.Text)), "NULL"},
 		{fn("pg_is_in_recovery"), "f"},
+		{fn("pg_size_pretty", i8(0)), "0 bytes"},
+		{fn("pg_size_pretty", i8(10239)), "10239 bytes"},
+		{fn("pg_size_pretty", i8(10240)), "10 kB"},
+		{fn("pg_size_pretty", i8(8<<20)), "8192 kB"},
+		{fn("pg_size_pretty", i8(20<<20)), "20 MB"},
+		{fn("pg_size_pretty", i8(-20<<20)), "-20 MB"},
+		{fn("pg_size_pretty", i8(5<<50)), "5120 TB"},
+		{fn("pg_size_pretty", i8(40<<50)), "40 PB"},
 	}
 	for _, c := range cases {
 		d, err := Eval(env, c.e, nil)

@@ -100,11 +100,25 @@ var psqlEmulated = []struct {
 	},
 }
 
+// psqlFragments are pieces of psql's catalog queries replaced wherever
+// they occur, each by an expression with the same value on kvsql.
+var psqlFragments = []struct{ fragment, replacement string }{
+	// \d+ (psql 15): a relation's options followed by its TOAST table's.
+	// kvsql relations have no TOAST table (reltoastrelid = 0), so the
+	// unnest over the outer-joined tc.reloptions adds nothing.
+	{"c.reloptions || array(select 'toast.' || x from pg_catalog.unnest(tc.reloptions) x)", "c.reloptions"},
+}
+
 // emulated returns the replacement text for sql when it is one of the
-// psqlEmulated statements.
+// psqlEmulated statements or holds a psqlFragments piece.
 func emulated(sql string) (string, bool) {
 	if !strings.Contains(sql, "pg_catalog") {
 		return "", false
+	}
+	for _, f := range psqlFragments {
+		if strings.Contains(sql, f.fragment) {
+			return strings.ReplaceAll(sql, f.fragment, f.replacement), true
+		}
 	}
 	norm := strings.Join(strings.Fields(strings.ReplaceAll(sql, ",", " , ")), " ")
 	for _, e := range psqlEmulated {

@@ -15,6 +15,9 @@ CREATE VIEW rich AS SELECT id, owner FROM accounts WHERE balance > 100;
 \d
 \d rich
 \d accounts_owner
+\d+ accounts
+\dt+
+\di+ accounts_pkey
 \dn
 SELECT owner, count(*), sum(balance) FROM accounts GROUP BY owner ORDER BY owner;
 SELECT a.id, a.owner, t.tag FROM accounts a JOIN tags t ON t.account_id = a.id WHERE a.id < 4 ORDER BY 1, 3;
