@@ -4,7 +4,7 @@ package kvsql
 // against a server over the real engine; its output must match
 // testdata/psql/script.out (regenerate with -rewrite). The same script run
 // against PostgreSQL 15 differs only in the owner's name and in numeric
-// scale (see the package report in the commit history).
+// scale (testdata/psql/script.postgres15.out is that run's output).
 
 import (
 	"bytes"
