@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgtype"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/wire"
 	_ "github.com/lib/pq" // registers the "postgres" database/sql driver
 )
@@ -643,5 +644,63 @@ func TestWireCatalog(t *testing.T) {
 	}
 	if _, err := conn.Exec(ctx, `SELECT 'nope'::regclass`); pgErrCode(err) != "42P01" {
 		t.Errorf("'nope'::regclass: %v, want 42P01", err)
+	}
+}
+
+// TestWireEveryCatalogRelation selects every virtual relation over a schema
+// with each kind of object kvsql has, checking that each plans, runs and
+// has the row count its objects imply.
+func TestWireEveryCatalogRelation(t *testing.T) {
+	ts := startServer(t, nil)
+	conn := ts.connect(t, pgx.QueryExecModeCacheStatement)
+	ctx := context.Background()
+	mustExec(t, conn,
+		`CREATE TABLE parent (id serial PRIMARY KEY, name text UNIQUE, born date DEFAULT current_date)`,
+		`CREATE TABLE child (pid int REFERENCES parent (id), note varchar(5))`, // hidden row id, a foreign key
+		`CREATE INDEX child_pid ON child (pid)`,
+		`CREATE VIEW births AS SELECT born FROM parent`)
+	wantRows := map[string]int{
+		"pg_catalog.pg_class":                  6, // 2 tables, 1 view, parent_pkey, parent_name_key, child_pid
+		"pg_catalog.pg_index":                  3,
+		"pg_catalog.pg_constraint":             3,             // parent_pkey, parent_name_key, the foreign key
+		"pg_catalog.pg_attribute":              3 + 2 + 1 + 3, // tables, view, index columns
+		"pg_catalog.pg_attrdef":                2,             // serial id, born
+		"pg_catalog.pg_namespace":              3,
+		"pg_catalog.pg_tables":                 2,
+		"pg_catalog.pg_views":                  1,
+		"pg_catalog.pg_indexes":                3,
+		"pg_catalog.pg_roles":                  1,
+		"pg_catalog.pg_database":               1,
+		"pg_catalog.pg_description":            0,
+		"information_schema.tables":            3,
+		"information_schema.columns":           6,
+		"information_schema.table_constraints": 3,
+	}
+	for _, rel := range planner.VirtualRelations() {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM `+rel).Scan(&n); err != nil {
+			t.Errorf("%s: %v", rel, err)
+			continue
+		}
+		if want, ok := wantRows[rel]; ok && n != want {
+			t.Errorf("%s: %d rows, want %d", rel, n, want)
+		}
+		rows, err := conn.Query(ctx, `SELECT * FROM `+rel)
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			continue
+		}
+		for rows.Next() {
+			if _, err := rows.Values(); err != nil {
+				t.Errorf("%s: %v", rel, err)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	var def string
+	if err := conn.QueryRow(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'f'`).Scan(&def); err != nil || def != "FOREIGN KEY (pid) REFERENCES parent(id)" {
+		t.Errorf("foreign key definition: %q, %v", def, err)
 	}
 }

@@ -298,3 +298,17 @@ func typmod(t types.T) int64 {
 	}
 	return -1
 }
+
+// VirtualRelations lists every virtual relation as "schema.name", sorted
+// (for tests and documentation).
+func VirtualRelations() []string {
+	var out []string
+	for name := range pgCatalogRelations {
+		out = append(out, "pg_catalog."+name)
+	}
+	for name := range infoSchemaRelations {
+		out = append(out, "information_schema."+name)
+	}
+	sort.Strings(out)
+	return out
+}
