@@ -2,7 +2,6 @@ package kvsql
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -217,4 +216,3 @@ func (s *Session) Exec(ctx context.Context, sql string, params ...types.Datum) (
 	return out, nil
 }
 
-func normalizeName(n string) string { return strings.ToLower(strings.TrimSpace(n)) }

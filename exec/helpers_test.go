@@ -32,7 +32,6 @@ var (
 	intT  = types.T{Family: types.Int8}
 	textT = types.T{Family: types.Text}
 	boolT = types.T{Family: types.Bool}
-	fltT  = types.T{Family: types.Float8}
 )
 
 func col(i int) *planner.ColRef   { return &planner.ColRef{Index: i, T: intT} }

@@ -41,8 +41,3 @@ func evalInto(env *eval.Env, exprs []planner.Expr, row, out []types.Datum) error
 	return nil
 }
 
-// evalRow evaluates exprs over row into a new slice.
-func evalRow(env *eval.Env, exprs []planner.Expr, row []types.Datum) ([]types.Datum, error) {
-	out := make([]types.Datum, len(exprs))
-	return out, evalInto(env, exprs, row, out)
-}

@@ -244,14 +244,6 @@ func (b *rowBuffer) add(row []types.Datum) error {
 	return b.file.write(row)
 }
 
-func (b *rowBuffer) len() int64 {
-	n := int64(len(b.rows))
-	if b.file != nil {
-		n += b.file.rows
-	}
-	return n
-}
-
 // iter returns an iterator over every row added so far.
 func (b *rowBuffer) iter() *bufferIter { return &bufferIter{b: b} }
 
@@ -264,10 +256,9 @@ func (b *rowBuffer) close() error {
 
 // bufferIter walks a rowBuffer: the in-memory rows, then the spilled ones.
 type bufferIter struct {
-	b   *rowBuffer
-	i   int
-	r   *spillReader
-	err error
+	b *rowBuffer
+	i int
+	r *spillReader
 }
 
 // next returns the next row (valid until the following call), or nil.

@@ -35,15 +35,6 @@ type recorder struct {
 	log *strings.Builder
 }
 
-func prettyValue(key, v []byte) string {
-	if len(v) == 0 {
-		return `""`
-	}
-	if _, _, err := encoding.DecodeRowAll(v); err == nil && !strings.HasPrefix(encoding.PrettyRow(v), "{}") {
-		return fmt.Sprintf("%s (%x)", encoding.PrettyRow(v), v)
-	}
-	return fmt.Sprintf("%x", v)
-}
 
 func (r recorder) Set(k, v []byte) error {
 	fmt.Fprintf(r.log, "  set   %s -> %x\n", encoding.Pretty(k), v)

@@ -11,10 +11,9 @@ import (
 // value constant for the execution (a literal, a parameter, an outer
 // reference).
 type keyPred struct {
-	col   int
-	op    string // "=", "<", "<=", ">", ">=", "in"
-	vals  []Expr
-	exact bool // the bound states the conjunct exactly
+	col  int
+	op   string // "=", "<", "<=", ">", ">=", "in"
+	vals []Expr
 }
 
 // keyPreds extracts the index-usable conjuncts of filters (over the

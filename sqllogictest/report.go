@@ -118,23 +118,68 @@ func (r *Report) JSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-type groupRow struct {
-	name                                    string
-	files, records, passed, failed, skipped int
-	errors                                  int
-	dur                                     time.Duration
+// ReadReport reads a report written by Report.JSON.
+func ReadReport(r io.Reader) (*Report, error) {
+	var rep Report
+	if err := json.NewDecoder(r).Decode(&rep); err != nil {
+		return nil, err
+	}
+	rep.Duration = time.Duration(rep.Seconds * float64(time.Second))
+	for i := range rep.Files {
+		f := &rep.Files[i]
+		f.Duration = time.Duration(f.Seconds * float64(time.Second))
+	}
+	return &rep, nil
 }
 
-func (g *groupRow) add(f *FileResult) {
-	g.files++
-	g.records += f.Records
-	g.passed += f.Passed
-	g.failed += f.Failed
-	g.skipped += f.Skipped
-	g.dur += f.Duration
+// Group sums the results of the files of one directory.
+type Group struct {
+	Name                                    string
+	Files, Records, Passed, Failed, Skipped int
+	Errors                                  int // files that could not run
+	Duration                                time.Duration
+}
+
+func (g *Group) add(f *FileResult) {
+	g.Files++
+	g.Records += f.Records
+	g.Passed += f.Passed
+	g.Failed += f.Failed
+	g.Skipped += f.Skipped
+	g.Duration += f.Duration
 	if f.Error != "" {
-		g.errors++
+		g.Errors++
 	}
+}
+
+// Groups sums the report per directory, in directory order, followed by
+// the total (named "total", with the run's wall time).
+func (r *Report) Groups() []Group {
+	byDir := map[string]*Group{}
+	total := Group{Name: "total", Duration: r.Duration}
+	for i := range r.Files {
+		f := &r.Files[i]
+		dir := filepath.Dir(f.Path)
+		g := byDir[dir]
+		if g == nil {
+			g = &Group{Name: dir}
+			byDir[dir] = g
+		}
+		g.add(f)
+		dur := total.Duration
+		total.add(f)
+		total.Duration = dur
+	}
+	names := make([]string, 0, len(byDir))
+	for n := range byDir {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([]Group, 0, len(names)+1)
+	for _, n := range names {
+		out = append(out, *byDir[n])
+	}
+	return append(out, total)
 }
 
 func percent(passed, records int) string {
@@ -149,36 +194,12 @@ func percent(passed, records int) string {
 // most frequent failure reasons. Times are summed file run times, so with
 // several jobs they add up to more than the wall clock shown in the total.
 func (r *Report) Summary(w io.Writer) {
-	groups := map[string]*groupRow{}
-	var total groupRow
-	for i := range r.Files {
-		f := &r.Files[i]
-		dir := filepath.Dir(f.Path)
-		g := groups[dir]
-		if g == nil {
-			g = &groupRow{name: dir}
-			groups[dir] = g
-		}
-		g.add(f)
-		total.add(f)
-	}
-	names := make([]string, 0, len(groups))
-	for n := range groups {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "directory\tfiles\trecords\tpassed\tfailed\tskipped\tpass\ttime\t\n")
-	row := func(g *groupRow, d time.Duration) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", g.name, g.files, g.records,
-			g.passed, g.failed, g.skipped, percent(g.passed, g.records), d.Round(time.Millisecond))
+	for _, g := range r.Groups() {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", g.Name, g.Files, g.Records,
+			g.Passed, g.Failed, g.Skipped, percent(g.Passed, g.Records), g.Duration.Round(time.Millisecond))
 	}
-	for _, n := range names {
-		row(groups[n], groups[n].dur)
-	}
-	total.name = "total"
-	row(&total, r.Duration)
 	tw.Flush()
 	fmt.Fprintf(w, "target %s, engine %s\n", r.Target, r.Engine)
 

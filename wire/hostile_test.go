@@ -60,7 +60,7 @@ func untilReady(t *testing.T, fe *pgproto3.Frontend) []string {
 }
 
 func typeString(m any) string {
-	switch m.(type) {
+	switch m := m.(type) {
 	case *pgproto3.PortalSuspended:
 		return "PortalSuspended"
 	case *pgproto3.DataRow:
@@ -70,7 +70,7 @@ func typeString(m any) string {
 	case *pgproto3.ReadyForQuery:
 		return "ReadyForQuery"
 	case *pgproto3.ErrorResponse:
-		return "ErrorResponse:" + m.(*pgproto3.ErrorResponse).Code
+		return "ErrorResponse:" + m.Code
 	case *pgproto3.ParseComplete:
 		return "ParseComplete"
 	case *pgproto3.BindComplete:

@@ -20,7 +20,7 @@ func runCatalog(args []string) error { return catalogCmd(args, os.Stdout) }
 
 func catalogCmd(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: kvsql catalog export|import ...")
+		return errors.New("usage: kvsql catalog export|import")
 	}
 	fs := flag.NewFlagSet("catalog "+args[0], flag.ContinueOnError)
 	data := fs.String("data", "./kvsql-data", "data directory")

@@ -22,6 +22,7 @@ commands:
   slt       run sqllogictest files in process or against a server
   catalog   export or import the catalog document (XML or JSON)
   check     verify that every index agrees with its master file
+  conformance  score the sqllogictest corpus on kvsql and PostgreSQL; update docs/conformance.md
   bench     run the benchmark suite beside PostgreSQL
   version   print the version
 `
@@ -45,6 +46,8 @@ func main() {
 		err = runCatalog(args)
 	case "check":
 		err = runCheck(args)
+	case "conformance":
+		err = runConformance(args)
 	case "bench":
 		err = runBench(args)
 	case "version", "--version":

@@ -85,7 +85,7 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 			return st, err
 		}
 		s, ok := ast.(*sqlparser.Select)
-		if !ok || s.From != nil && len(s.From) > 0 && !isDual(s.From) || s.Where != nil || s.OrderBy != nil || s.Limit != nil {
+		if !ok || len(s.From) > 0 && !isDual(s.From) || s.Where != nil || s.OrderBy != nil || s.Limit != nil {
 			return st, syntaxErr(r.sql, toks[k].pos, "syntax error in RETURNING list")
 		}
 		st.Returning = s.SelectExprs.Exprs
