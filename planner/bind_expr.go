@@ -44,6 +44,12 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if isNullConst(x) {
+			return x, nil
+		}
+		if v, ok := boolConst(x); ok {
+			return &Const{Value: types.NewBool(!v), T: tBool}, nil
+		}
 		return &UnaryOp{Op: "NOT", X: x, T: tBool}, nil
 	case *sqlparser.ComparisonExpr:
 		return b.comparison(e, s)
@@ -69,6 +75,10 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		x, err := b.expr(e.Left, s)
 		if err != nil {
 			return nil, err
+		}
+		if c, ok := x.(*Const); ok && (e.Right == sqlparser.IsNullOp || e.Right == sqlparser.IsNotNullOp) {
+			isNull := c.Value.Kind == types.KindNull
+			return &Const{Value: types.NewBool(isNull == (e.Right == sqlparser.IsNullOp)), T: tBool}, nil
 		}
 		switch e.Right {
 		case sqlparser.IsNullOp:
@@ -328,10 +338,16 @@ func (b *binder) logical(l, r sqlparser.Expr, s *scope, and bool) (Expr, error) 
 		}
 		args = append(args, x)
 	}
-	if and {
-		return &And{Args: args}, nil
+	if !b.enabled("constant_folding") {
+		if and {
+			return &And{Args: args}, nil
+		}
+		return &Or{Args: args}, nil
 	}
-	return &Or{Args: args}, nil
+	if and {
+		return foldAnd(args), nil
+	}
+	return foldOr(args), nil
 }
 
 var comparisonOps = map[sqlparser.ComparisonExprOperator]string{
@@ -469,6 +485,11 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	if y, err = coerceCompare(y, t); err != nil {
 		return nil, err
 	}
+	if op != "IS DISTINCT FROM" && op != "IS NOT DISTINCT FROM" {
+		if c := foldStrict(tBool, x, y); c != nil {
+			return c, nil
+		}
+	}
 	return &BinOp{Op: op, L: x, R: y, T: tBool}, nil
 }
 
@@ -547,6 +568,9 @@ func arith(op string, l, r Expr) (Expr, error) {
 		if !isInteger(lt.Family) || !isInteger(rt.Family) {
 			return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", lt, op, rt)
 		}
+	}
+	if c := foldStrict(t, l, r); c != nil {
+		return c, nil
 	}
 	return &BinOp{Op: op, L: l, R: r, T: t}, nil
 }

@@ -423,7 +423,11 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		}
 		input = aggNode
 		if having != nil {
-			input = &Filter{Input: input, Pred: having}
+			if empty := emptyIfFalse(aggNode, having); empty != nil && b.enabled("constant_folding") {
+				input = empty
+			} else {
+				input = &Filter{Input: input, Pred: having}
+			}
 		}
 	}
 

@@ -15,6 +15,11 @@ import (
 // result produces rows in FROM order (f.cols). needed lists the columns
 // the query reads (nil: all), for index-only scans.
 func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, s *scope) (Node, error) {
+	for _, c := range conjuncts {
+		if alwaysFalse(c) && b.enabled("constant_folding") {
+			return &Values{Cols: f.cols}, nil
+		}
+	}
 	if len(f.rels) == 0 {
 		n := Node(&Values{Rows: [][]Expr{{}}})
 		if len(conjuncts) > 0 {
