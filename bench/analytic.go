@@ -29,10 +29,7 @@ func analyticWorkloads(sc Scales) []Workload {
 		}); err != nil {
 			return err
 		}
-		if err := analyze(ctx, s, "fact"); err != nil {
-			return err
-		}
-		return analyze(ctx, s, "dim")
+		return analyze(ctx, s, "fact", "dim")
 	})
 	queries := []struct {
 		name, sql string

@@ -69,11 +69,14 @@ func chatWorkloads(sc Scales, seed uint64) []Workload {
 			return err
 		}
 		rng := rand.New(rand.NewPCG(seed, 2))
-		return copyRows(ctx, s, "messages", []string{"chat_id", "message_id", "sender_id", "sent_at", "body"}, chats*msgs,
+		if err := copyRows(ctx, s, "messages", []string{"chat_id", "message_id", "sender_id", "sent_at", "body"}, chats*msgs,
 			func(i int, d []any) {
 				c := i / msgs
 				d[0], d[1], d[2], d[3], d[4] = c, i%msgs, c%users, int64(i), ycsbValue(rng)[:40+rng.IntN(60)]
-			})
+			}); err != nil {
+			return err
+		}
+		return analyze(ctx, s, "users", "chats", "chat_members", "messages")
 	})
 	scale := fmt.Sprintf("%d users, %d chats, %d messages, %d clients", users, chats, chats*msgs, sc.Clients)
 	rows := func(ctx context.Context, c *pgx.Conn, want func(int) error, sql string, args ...any) error {

@@ -54,8 +54,11 @@ func pgbenchWorkloads(sc Scales, workDir string) []Workload {
 			func(i int, d []any) { d[0], d[1], d[2], d[3] = i+1, i/10+1, 0, filler }); err != nil {
 			return err
 		}
-		return copyRows(ctx, s, "pgbench_accounts", []string{"aid", "bid", "abalance", "filler"}, accounts,
-			func(i int, d []any) { d[0], d[1], d[2], d[3] = i+1, i/100_000+1, 0, filler })
+		if err := copyRows(ctx, s, "pgbench_accounts", []string{"aid", "bid", "abalance", "filler"}, accounts,
+			func(i int, d []any) { d[0], d[1], d[2], d[3] = i+1, i/100_000+1, 0, filler }); err != nil {
+			return err
+		}
+		return analyze(ctx, s, "pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history")
 	})
 	scale := fmt.Sprintf("%d accounts, %d branches", accounts, branches)
 	var out []Workload

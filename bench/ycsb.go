@@ -40,12 +40,15 @@ func ycsbWorkloads(sc Scales, seed uint64) []Workload {
 			return err
 		}
 		rng := rand.New(rand.NewPCG(seed, 0))
-		return copyRows(ctx, s, "usertable", cols, n, func(i int, d []any) {
+		if err := copyRows(ctx, s, "usertable", cols, n, func(i int, d []any) {
 			d[0] = ycsbKey(uint64(i))
 			for f := 1; f <= ycsbFields; f++ {
 				d[f] = ycsbValue(rng)
 			}
-		})
+		}); err != nil {
+			return err
+		}
+		return analyze(ctx, s, "usertable")
 	})
 	zipf := NewZipfian(uint64(n), YCSBTheta, true, rand.New(rand.NewPCG(seed, 1)))
 	var out []Workload
