@@ -164,11 +164,14 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		return b.aggregate(s, AggCall{Func: "max", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
 	case *sqlparser.GroupConcatExpr:
 		sep := e.Separator
+		if len(sep) >= 2 && sep[0] == '\'' && sep[len(sep)-1] == '\'' {
+			sep = strings.ReplaceAll(sep[1:len(sep)-1], "''", "'")
+		}
 		args := append([]sqlparser.Expr{}, e.Exprs...)
 		if len(args) == 1 {
 			args = append(args, sqlparser.NewStrLiteral(sep))
 		}
-		return b.aggregate(s, AggCall{Func: "string_agg", Distinct: e.Distinct, T: tText}, args)
+		return b.aggregateOrdered(s, AggCall{Func: "string_agg", Distinct: e.Distinct, T: tText}, args, e.OrderBy)
 	case *sqlparser.Subquery:
 		return b.subquery(SubScalar, e, nil, "", false, s)
 	case *sqlparser.ExistsExpr:

@@ -101,6 +101,12 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 // aggregate binds an aggregate call and returns a placeholder for its
 // result.
 func (b *binder) aggregate(s *scope, call AggCall, args []sqlparser.Expr) (Expr, error) {
+	return b.aggregateOrdered(s, call, args, nil)
+}
+
+// aggregateOrdered binds an aggregate whose input is ordered (string_agg
+// with ORDER BY).
+func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr, orderBy sqlparser.OrderBy) (Expr, error) {
 	if s.agg == nil {
 		ctx := s.aggContext
 		if ctx == "" {
@@ -122,6 +128,14 @@ func (b *binder) aggregate(s *scope, call AggCall, args []sqlparser.Expr) (Expr,
 			return nil, err
 		}
 		call.Args = append(call.Args, x)
+	}
+	for _, o := range orderBy {
+		x, err := b.expr(o.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		desc := o.Direction == sqlparser.DescOrder
+		call.OrderBy = append(call.OrderBy, SortKey{Expr: x, Desc: desc, NullsFirst: desc})
 	}
 	if call.Func == "count" && len(call.Args) == 0 {
 		call.Func = "count_star"

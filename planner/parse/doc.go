@@ -128,9 +128,9 @@
 //     as a column name); quote such identifiers.
 //   - Not supported: arrays other than the forms above (ARRAY[...],
 //     subscripts, t[] values), op ANY(array) for op other than =,
-//     string_agg(... ORDER BY ...),
-//     table functions and VALUES in FROM with column aliases (vitess's
+//     string_agg(x, sep ORDER BY y) with a separator that is not a string
+//     literal, table functions and VALUES in FROM with column aliases (vitess's
 //     VALUES ROW() syntax is not exposed), INTERSECT/EXCEPT inside a
 //     subquery, WITH on INTERSECT/EXCEPT, bit-string literals, SQLite
-//     triggers, REINDEX and NOT INDEXED (see testdata/corpus_failures.txt).
+//     triggers and NOT INDEXED (see testdata/corpus_failures.txt).
 package parse

@@ -329,3 +329,20 @@ func BenchmarkParsePointSelect(b *testing.B) {
 		}
 	}
 }
+
+// TestStringAggOrderBy checks string_agg(x, 'sep' ORDER BY y) arrives as
+// vitess's group_concat with the order and the separator.
+func TestStringAggOrderBy(t *testing.T) {
+	st, err := ParseOne("SELECT string_agg(DISTINCT name, ', ' ORDER BY name DESC) FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := st.AST.(*sqlparser.Select)
+	gc, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr).Expr.(*sqlparser.GroupConcatExpr)
+	if !ok {
+		t.Fatalf("got %T, want *sqlparser.GroupConcatExpr", sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr).Expr)
+	}
+	if !gc.Distinct || len(gc.OrderBy) != 1 || gc.OrderBy[0].Direction != sqlparser.DescOrder || gc.Separator != "', '" {
+		t.Errorf("group_concat = %s (separator %q)", sqlparser.String(gc), gc.Separator)
+	}
+}

@@ -237,6 +237,33 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			op.pos = t.pos
 			out = append(out, op)
 			i = end
+		case t.is("string_agg") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
+			// string_agg(x, 'sep' ORDER BY y) has vitess's spelling
+			// group_concat(x ORDER BY y SEPARATOR 'sep').
+			end := matchForward(toks, i+1)
+			inner := []token(nil)
+			if end > i+1 {
+				inner = toks[i+2 : end]
+			}
+			ob := topLevelOrderBy(inner)
+			if ob < 2 || !inner[ob-2].isPunct(",") || inner[ob-1].kind != tkString {
+				out = append(out, t)
+				continue
+			}
+			arg, err := r.exprs(inner[:ob-2])
+			if err != nil {
+				return nil, err
+			}
+			order, err := r.exprs(inner[ob+2:])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, raw("group_concat", t.pos), toks[i+1])
+			out = append(out, arg...)
+			out = append(out, raw("order by", inner[ob].pos))
+			out = append(out, order...)
+			out = append(out, raw("separator", inner[ob-1].pos), inner[ob-1], toks[end])
+			i = end
 		case t.is("collate"):
 			j := i + 1
 			var name []string
@@ -392,4 +419,21 @@ func (r *rewriter) origPos(out int) int {
 		return 0
 	}
 	return r.origAt[best]
+}
+
+// topLevelOrderBy returns the index of an ORDER BY at parenthesis depth
+// zero of toks, or -1.
+func topLevelOrderBy(toks []token) int {
+	depth := 0
+	for i, t := range toks {
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case depth == 0 && t.is("order") && i+1 < len(toks) && toks[i+1].is("by"):
+			return i
+		}
+	}
+	return -1
 }
