@@ -97,7 +97,11 @@ func Plots(res *Results) []Plot {
 			label += " (" + r.Metric + ")"
 		}
 		if r.Workload.Series > 0 {
-			for s, c := range r.Cells {
+			for _, s := range []string{"kvsql", "postgres"} {
+				c := r.Cells[s]
+				if c == nil {
+					continue
+				}
 				key := s + " " + strings.TrimPrefix(r.Workload.Group, "scaling: ")
 				if series[key] == nil {
 					series[key] = &Series{Name: key}

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Bar is one labelled group of bars, one per system.
@@ -99,6 +100,8 @@ func BarChartSVG(title, unit string, bars []Bar, systems []string) []byte {
 }
 
 // LineChartSVG draws series on log-log axes with a marker at each point.
+// A series is coloured by the system its name starts with and dashed when
+// its name mentions an index.
 func LineChartSVG(title, xLabel, yLabel string, series []Series) []byte {
 	const (
 		left, top, plotW, plotH = 70, 50, 560, 300
@@ -153,8 +156,9 @@ func LineChartSVG(title, xLabel, yLabel string, series []Series) []byte {
 				fmt.Fprintf(&pts, "%.1f,%.1f ", px(p[0]), py(p[1]))
 			}
 		}
+		// Colour tells the system, the stroke the query: index lookups dashed.
 		dash := ""
-		if i%2 == 1 {
+		if strings.Contains(s.Name, "index") {
 			dash = ` stroke-dasharray="5,3"`
 		}
 		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", bytes.TrimSpace(pts.Bytes()), c, dash)
@@ -173,12 +177,8 @@ func LineChartSVG(title, xLabel, yLabel string, series []Series) []byte {
 
 // seriesColor colours a series by the system its name starts with.
 func seriesColor(name string, i int) string {
-	for s, c := range systemColors {
-		if len(name) >= len(s) && name[:len(s)] == s {
-			return c
-		}
-	}
-	return colorOf("", i)
+	sys, _, _ := strings.Cut(name, " ")
+	return colorOf(sys, i)
 }
 
 // fmtNum prints a figure with three significant digits, without
