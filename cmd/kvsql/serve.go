@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,7 @@ func runServe(args []string) error {
 	maxConns := fs.Int("max-connections", 100, "maximum concurrent connections")
 	maxMsg := fs.Int("max-message-size", 0, "maximum client message size in bytes (0 = default)")
 	workMem := fs.String("work-mem", "64MB", "default per-operator memory budget before spilling")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (for benchmarks)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -64,6 +66,19 @@ func runServe(args []string) error {
 			return fmt.Errorf("serve: %w", err)
 		}
 		cfg.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	db, err := kvsql.Open(kvsql.Options{Dir: *data, Memory: *memory, NoSync: *syncMode == "off", WorkMem: wm})
 	if err != nil {
