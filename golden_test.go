@@ -19,7 +19,8 @@ import (
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden scripts under testdata/ with the actual output")
 
-// TestGolden runs every script under testdata/access and testdata/dml.
+// TestGolden runs every script under testdata/access, testdata/dml and
+// testdata/queries (joins, aggregation, sorting, subqueries, spilling).
 // Each script runs against a fresh memory store whose engine is wrapped by
 // kvtrace. A script is a sequence of blocks:
 //
@@ -35,6 +36,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden scripts under test
 //	run    one statement: its EXPLAIN tree ("plan:"), the key-value
 //	       operations it performed ("kv:"), then its rows and tag.
 //	query  runs the SQL untraced and shows rows and tags only.
+//	plan   the EXPLAIN tree, then the rows and tag (no trace).
 //	dump   the input is a table name: every key and value of its master
 //	       file and index files, in key order.
 //
@@ -42,7 +44,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden scripts under test
 // expected output with: go test -run TestGolden -rewrite
 func TestGolden(t *testing.T) {
 	var files []string
-	for _, dir := range []string{"access", "dml"} {
+	for _, dir := range []string{"access", "dml", "queries"} {
 		f, err := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
 		if err != nil {
 			t.Fatal(err)
@@ -198,6 +200,25 @@ func (td *tracedDB) runBlock(t *testing.T, b *block) []string {
 		for _, l := range trace {
 			out = append(out, "  "+l)
 		}
+		out = append(out, resultLines(res)...)
+		if err != nil {
+			out = append(out, errLine(err))
+		}
+		return out
+	case "plan":
+		// The EXPLAIN tree and the rows, without the key-value trace.
+		var out []string
+		if res, err := td.s.Exec(ctx, "EXPLAIN "+sql); err != nil {
+			out = append(out, "plan: "+errLine(err))
+		} else {
+			out = append(out, "plan:")
+			for _, r := range res {
+				for _, row := range r.Rows {
+					out = append(out, "  "+row[0].S)
+				}
+			}
+		}
+		res, err := td.s.Exec(ctx, sql)
 		out = append(out, resultLines(res)...)
 		if err != nil {
 			out = append(out, errLine(err))

@@ -451,11 +451,12 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				return nil, pgerror.New(pgerror.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 			}
 			proj.Exprs = append(proj.Exprs, o.expr)
-			proj.Cols = append(proj.Cols, Column{Name: "?order?", T: o.expr.Type(), Hidden: true})
+			proj.Cols = append(proj.Cols, Column{Name: o.expr.String(), T: o.expr.Type(), Hidden: true})
 			idx = len(proj.Exprs) - 1
 		}
 		keys = append(keys, SortKey{Expr: &ColRef{Index: idx, T: proj.Cols[idx].T, Name: proj.Cols[idx].Name}, Desc: o.desc, NullsFirst: o.desc})
 	}
+	proj = mergeProjects(proj)
 	var n Node = proj
 	if isIdentity(proj) {
 		n = input
@@ -547,6 +548,8 @@ func columnName(e sqlparser.Expr) string {
 		return columnName(e.Expr)
 	case *sqlparser.CaseExpr:
 		return "case"
+	case *sqlparser.GroupConcatExpr:
+		return "string_agg"
 	case *sqlparser.ExistsExpr:
 		return "exists"
 	}
@@ -671,4 +674,30 @@ func groupedInOrder(input Node, groupBy []Expr) bool {
 		keys[i] = SortKey{Expr: g}
 	}
 	return providesOrder(input, keys)
+}
+
+// mergeProjects folds a projection over a projection of plain column
+// references (the FROM-order layout a join tree restores) into one.
+func mergeProjects(p *Project) *Project {
+	inner, ok := p.Input.(*Project)
+	if !ok {
+		return p
+	}
+	for _, e := range inner.Exprs {
+		if ref, ok := e.(*ColRef); !ok || ref.Outer != 0 {
+			return p
+		}
+	}
+	out := &Project{Input: inner.Input, Cols: p.Cols}
+	for _, e := range p.Exprs {
+		x, _ := mapExpr(e, func(x Expr) (Expr, error) {
+			if ref, ok := x.(*ColRef); ok && ref.Outer == 0 {
+				in := inner.Exprs[ref.Index].(*ColRef)
+				return &ColRef{Index: in.Index, T: ref.T, Name: ref.Name}, nil
+			}
+			return x, nil
+		})
+		out.Exprs = append(out.Exprs, x)
+	}
+	return out
 }

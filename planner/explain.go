@@ -32,13 +32,40 @@ func explainNode(b *strings.Builder, n Node, first, rest string, annotate func(N
 	}
 	b.WriteString("\n")
 	children := n.Children()
+	subs := subqueries(n)
 	for i, c := range children {
-		if i == len(children)-1 {
+		if i == len(children)-1 && len(subs) == 0 {
 			explainNode(b, c, rest+"└── ", rest+"    ", annotate)
 		} else {
 			explainNode(b, c, rest+"├── ", rest+"│   ", annotate)
 		}
 	}
+	for i, sq := range subs {
+		kind := "SubPlan (run once, cached)"
+		if sq.Correlated {
+			kind = "SubPlan (correlated: run per row)"
+		}
+		first, next := rest+"├── ", rest+"│   "
+		if i == len(subs)-1 {
+			first, next = rest+"└── ", rest+"    "
+		}
+		b.WriteString(first + kind + " for " + sq.String() + "\n")
+		explainNode(b, sq.Plan, next+"└── ", next+"    ", annotate)
+	}
+}
+
+// subqueries lists the subqueries in n's own expressions.
+func subqueries(n Node) []*Subquery {
+	var out []*Subquery
+	for _, e := range nodeExprs(n) {
+		walkExpr(e, func(x Expr) bool {
+			if sq, ok := x.(*Subquery); ok {
+				out = append(out, sq)
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // describe is one node's line.

@@ -131,10 +131,21 @@ func isConstant(e Expr) bool {
 // walkPlanExprs calls fn on every expression held by the nodes of n
 // (not entering subquery plans).
 func walkPlanExprs(n Node, fn func(Expr)) {
+	for _, e := range nodeExprs(n) {
+		fn(e)
+	}
+	for _, c := range n.Children() {
+		walkPlanExprs(c, fn)
+	}
+}
+
+// nodeExprs returns the expressions n itself holds (not its children's).
+func nodeExprs(n Node) []Expr {
+	var out []Expr
 	each := func(es ...Expr) {
 		for _, e := range es {
 			if e != nil {
-				fn(e)
+				out = append(out, e)
 			}
 		}
 	}
@@ -189,7 +200,5 @@ func walkPlanExprs(n Node, fn func(Expr)) {
 	case *Delete:
 		each(v.Returning...)
 	}
-	for _, c := range n.Children() {
-		walkPlanExprs(c, fn)
-	}
+	return out
 }
