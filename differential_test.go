@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/kvsql/kvsql/planner"
 	"math/rand"
 	"sort"
 	"strings"
@@ -19,10 +20,6 @@ var (
 	diffIters = flag.Int("diff.iters", 40, "schemas the differential test generates")
 	diffTime  = flag.Duration("diff.time", 15*time.Second, "time bound of the differential test")
 )
-
-// plannerRules are the names planner.Planner.Disabled understands.
-var plannerRules = []string{"filter_pushdown", "index_select", "index_only", "join_order",
-	"hash_join", "lookup_join", "topn", "index_order"}
 
 // TestDifferential generates random tables, rows, indexes and queries and
 // checks that every query gives the same rows (the same multiset; the same
@@ -91,7 +88,7 @@ func runDifferential(t *testing.T, rng *rand.Rand, it int) int {
 	}
 	open("memory", Options{Memory: true}, true)
 	open("memory-no-indexes", Options{Memory: true}, false)
-	for _, r := range plannerRules {
+	for _, r := range planner.Rules {
 		open("memory-without-"+r, Options{Memory: true, DisabledRules: map[string]bool{r: true}}, true)
 	}
 	open("pebble", Options{Dir: t.TempDir(), NoSync: true}, true)
