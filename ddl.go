@@ -81,7 +81,13 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if _, _, err := s.planner(cat).Plan(&body, nil); err != nil {
 			return "", err
 		}
-		v := catalog.View{Name: name, SQL: sqlparser.String(ast.Select)}
+		// Keep the query as the user wrote it: it is parsed again, by the
+		// dialect layer, whenever the view is used.
+		text, ok := parse.ViewQuery(p.SQL)
+		if !ok {
+			text = sqlparser.String(ast.Select)
+		}
+		v := catalog.View{Name: name, SQL: text}
 		for _, c := range ast.Columns {
 			v.Columns = append(v.Columns, c.String())
 		}

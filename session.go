@@ -163,6 +163,10 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		WorkMem: s.workMem(),
 		TempDir: s.db.opts.TempDir,
 		NextVal: s.db.nextVal,
+
+		Database:   s.database,
+		User:       s.user,
+		BackendPID: int32(s.pid),
 	}
 }
 
@@ -215,4 +219,3 @@ func (s *Session) Exec(ctx context.Context, sql string, params ...types.Datum) (
 	}
 	return out, nil
 }
-

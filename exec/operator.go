@@ -47,6 +47,10 @@ type Ctx struct {
 	// Stats receives the per-node statistics when Analyze is set. Build
 	// allocates it when it is nil.
 	Stats *Stats
+	// Database, User and BackendPID are the session's, for
+	// current_database(), current_user and pg_backend_pid().
+	Database, User string
+	BackendPID     int32
 }
 
 // Operator is the one row-iterator protocol of exec. See the package
@@ -129,7 +133,8 @@ func newRunState(ctx *Ctx) *runState {
 	if ctx.Analyze && ctx.Stats == nil {
 		ctx.Stats = newStats()
 	}
-	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery}
+	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery,
+		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID}
 	return rs
 }
 

@@ -20,10 +20,17 @@ func FormatTimestamp(us int64) string {
 }
 
 // ParseDate reads YYYY-MM-DD into days since 1970-01-01.
+//
+// A timestamp is accepted too and its time of day dropped, as PostgreSQL
+// does for '2024-02-29 00:00:00Z'::date (drivers send dates that way).
 func ParseDate(s string) (int64, error) {
 	t, err := time.Parse(dateLayout, s)
 	if err != nil {
-		return 0, err
+		us, terr := ParseTimestamp(s)
+		if terr != nil || len(s) <= len(dateLayout) {
+			return 0, err
+		}
+		return floorDiv(us, microsPerDay), nil
 	}
 	return floorDiv(t.Unix(), 86400), nil
 }

@@ -346,3 +346,19 @@ func TestStringAggOrderBy(t *testing.T) {
 		t.Errorf("group_concat = %s (separator %q)", sqlparser.String(gc), gc.Separator)
 	}
 }
+
+func TestViewQuery(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{`CREATE VIEW v AS SELECT "name" FROM t WHERE a || 'x' = 'yx'`, `SELECT "name" FROM t WHERE a || 'x' = 'yx'`},
+		{`create or replace temp view s.v (a, b) as select 1, 2;`, `select 1, 2`},
+		{`CREATE VIEW "As" AS SELECT 1`, `SELECT 1`},
+	} {
+		got, ok := ViewQuery(c.sql)
+		if !ok || got != c.want {
+			t.Errorf("ViewQuery(%q) = %q, %v; want %q", c.sql, got, ok, c.want)
+		}
+	}
+	if _, ok := ViewQuery("SELECT 1"); ok {
+		t.Error("ViewQuery(SELECT 1) succeeded")
+	}
+}
