@@ -53,6 +53,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
 	case p.Reindex != nil:
 		return "REINDEX", s.reindex(t, p.Reindex)
+	case p.Trigger != nil:
+		return "", pgerror.New(pgerror.FeatureNotSupported, "triggers are not supported")
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:

@@ -58,7 +58,7 @@ func (st *stmt) kind() kind {
 		return kindShow
 	case p.Copy != nil:
 		return kindCopy
-	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil:
+	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil:
 		return kindDDL
 	}
 	switch p.AST.(type) {

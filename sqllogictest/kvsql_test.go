@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kvsql/kvsql"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/wire"
 )
 
@@ -137,4 +138,46 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("evidence: %d records passed, fewer than the floor of %d", passed, floor)
 		}
 	})
+}
+
+// TestCorpusParses parses the SQL of every record the runner executes
+// against kvsql (engine "postgresql": skipif/onlyif and halt honoured) with
+// the dialect layer: none may be a syntax error. Statements the engine
+// then refuses (SQLite triggers, 0A000) still parse.
+func TestCorpusParses(t *testing.T) {
+	if !corpusPresent() {
+		t.Skip("../shared/sqllogictest not found: no corpus to parse")
+	}
+	files, err := ExpandPaths([]string{corpusDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	failed, parsed := 0, 0
+	for _, f := range files {
+		recs, err := ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			if !rec.RunsOn(kvsqlEngine) {
+				continue
+			}
+			if rec.Kind == KindHalt {
+				break
+			}
+			if (rec.Kind != KindStatement && rec.Kind != KindQuery) || seen[rec.SQL] {
+				continue
+			}
+			seen[rec.SQL] = true
+			parsed++
+			if _, err := parse.Parse(rec.SQL); err != nil {
+				failed++
+				if failed <= 20 {
+					t.Errorf("%s:%d: %v\n  %s", f, rec.Line, err, rec.SQL)
+				}
+			}
+		}
+	}
+	t.Logf("%d distinct SQL texts parsed, %d failed", parsed, failed)
 }

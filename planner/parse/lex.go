@@ -113,7 +113,19 @@ func lex(sql string) ([]token, error) {
 			}
 			toks = append(toks, token{tkString, val, i, end})
 			i = end
-		case (c == 'b' || c == 'B' || c == 'x' || c == 'X') && i+1 < len(sql) && sql[i+1] == '\'' ||
+		case (c == 'x' || c == 'X') && i+1 < len(sql) && sql[i+1] == '\'':
+			// X'hex' is a blob (bytea) literal, as in SQLite; vitess
+			// reads the same spelling.
+			end := i + 2
+			for end < len(sql) && isHexDigit(sql[end]) {
+				end++
+			}
+			if end >= len(sql) || sql[end] != '\'' || (end-i-2)%2 != 0 {
+				return nil, syntaxErr(sql, i, "invalid hexadecimal literal")
+			}
+			toks = append(toks, token{tkRaw, sql[i : end+1], i, end + 1})
+			i = end + 1
+		case (c == 'b' || c == 'B') && i+1 < len(sql) && sql[i+1] == '\'' ||
 			(c == 'u' || c == 'U') && strings.HasPrefix(sql[i+1:], "&'"):
 			return nil, unsupported(sql, i, "bit-string and Unicode-escape literals are not supported")
 		case c == '"':
@@ -407,4 +419,8 @@ func tokText(sql string, t token) string {
 		return t.val
 	}
 	return sql[t.pos:t.end]
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

@@ -48,6 +48,7 @@ type Statement struct {
 	DropIndex *DropIndexStmt
 	Analyze   *AnalyzeStmt
 	Reindex   *ReindexStmt
+	Trigger   *TriggerStmt
 	Database  *DatabaseStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
@@ -109,6 +110,17 @@ type DropIndexStmt struct {
 // AnalyzeStmt is ANALYZE [VERBOSE] [table[, ...]] (no tables: all).
 type AnalyzeStmt struct{ Tables []string }
 
+// TriggerStmt is SQLite's CREATE [TEMP] TRIGGER [IF NOT EXISTS] name ...
+// ON table ... BEGIN stmt; ... END, or DROP TRIGGER [IF EXISTS] name. It is
+// parsed whole (its body's semicolons do not end it) so the engine can
+// answer with a clear error instead of running the body's pieces.
+type TriggerStmt struct {
+	Create   bool
+	Name     string
+	Table    string
+	IfExists bool
+}
+
 // ReindexStmt is REINDEX [INDEX | TABLE] name: Kind is "index", "table",
 // or "" when the name may be either (SQLite's form).
 type ReindexStmt struct {
@@ -155,6 +167,9 @@ func Parse(sql string) ([]Statement, error) {
 	for k := 0; k <= len(toks); k++ {
 		if k < len(toks) && !toks[k].isPunct(";") {
 			continue
+		}
+		if k < len(toks) && inTriggerBody(toks[start:k]) {
+			continue // a ; inside CREATE TRIGGER ... BEGIN ... END
 		}
 		if k > start {
 			st, err := parseTokens(sql, toks[start:k])
@@ -265,4 +280,29 @@ func (r *rewriter) vitessError(err error, toks []token) error {
 func errIs(err error) bool {
 	var pe *pgerror.Error
 	return errors.As(err, &pe)
+}
+
+// inTriggerBody reports whether toks, the tokens of a statement so far,
+// are a CREATE TRIGGER whose BEGIN ... END body has not ended: a ; there
+// belongs to the body.
+func inTriggerBody(toks []token) bool {
+	i := 0
+	if i < len(toks) && toks[i].is("create") {
+		i++
+	} else {
+		return false
+	}
+	if i < len(toks) && (toks[i].is("temp") || toks[i].is("temporary")) {
+		i++
+	}
+	if i >= len(toks) || !toks[i].is("trigger") {
+		return false
+	}
+	begin := false
+	for _, t := range toks[i:] {
+		if t.is("begin") {
+			begin = true
+		}
+	}
+	return begin && !toks[len(toks)-1].is("end")
 }
