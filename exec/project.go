@@ -40,4 +40,3 @@ func evalInto(env *eval.Env, exprs []planner.Expr, row, out []types.Datum) error
 	}
 	return nil
 }
-

@@ -35,7 +35,6 @@ type recorder struct {
 	log *strings.Builder
 }
 
-
 func (r recorder) Set(k, v []byte) error {
 	fmt.Fprintf(r.log, "  set   %s -> %x\n", encoding.Pretty(k), v)
 	return r.ReadWriter.Set(k, v)
