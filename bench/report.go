@@ -57,12 +57,10 @@ func WriteReport(res *Results, m Machine, mdPath, plotDir, command string) error
 		return err
 	}
 	plots := Plots(res)
-	names := make([]string, 0, len(plots))
 	for _, p := range plots {
 		if err := os.WriteFile(filepath.Join(plotDir, p.File), p.SVG, 0o644); err != nil {
 			return err
 		}
-		names = append(names, p.File)
 	}
 	rel, err := filepath.Rel(filepath.Dir(mdPath), plotDir)
 	if err != nil {
