@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
@@ -9,9 +10,10 @@ import (
 )
 
 // lookupJoinOp joins each left row with the rows of a table found by key:
-// a master get when Keys fix the whole primary key, otherwise a scan of
-// the primary key or Index over the span Keys = left values (then a
-// master get per index entry). A left row with a NULL key matches
+// a master get when Keys fix the whole primary key, an index get then a
+// master get when they fix every column of a unique Index, otherwise a
+// scan of the primary key or Index over the span Keys = left values (then
+// a master get per index entry). A left row with a NULL key matches
 // nothing. Filter tests the table row; On the combined row.
 type lookupJoinOp struct {
 	rs   *runState
@@ -25,7 +27,9 @@ type lookupJoinOp struct {
 	lrow    []types.Datum
 	matched bool
 	it      index.RowIter
-	getDone bool // the single master get of the current left row was made
+	getDone bool // the single get of the current left row was made
+	unique  bool // Keys fix every column of a unique Index: one GetUnique
+	keys    []types.Datum
 	trow    []types.Datum
 	pk      []types.Datum
 	out     []types.Datum
@@ -50,8 +54,9 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 	}
 	lw := len(n.Left.Columns())
 	tw := len(n.Table.Columns)
+	unique := n.Index != nil && n.Index.Form == catalog.FormUnique && len(n.Keys) == len(n.Index.Columns)
 	return &lookupJoinOp{rs: rs, env: env, node: n, left: left, lw: lw, t: ticker{rs: rs}, keyCols: keyCols,
-		trow: make([]types.Datum, tw), pk: make([]types.Datum, len(n.Table.PrimaryKey)),
+		unique: unique, trow: make([]types.Datum, tw), pk: make([]types.Datum, len(n.Table.PrimaryKey)),
 		out: make([]types.Datum, lw+tw)}, nil
 }
 
@@ -118,7 +123,12 @@ func (j *lookupJoinOp) startLookup(row []types.Datum) error {
 	j.lrow, j.matched, j.getDone = row, false, true
 	copy(j.out, row)
 	t := j.node.Table
-	keys := make([]types.Datum, len(j.node.Keys))
+	if j.keys == nil {
+		j.keys = make([]types.Datum, len(j.node.Keys))
+	}
+	// keys is reused per left row: a span or get made from it is done
+	// with before the next left row starts.
+	keys := j.keys
 	for i, e := range j.node.Keys {
 		d, err := eval.Eval(j.env, e, row)
 		if err != nil {
@@ -135,8 +145,7 @@ func (j *lookupJoinOp) startLookup(row []types.Datum) error {
 		}
 		keys[i] = d
 	}
-	if j.node.Index == nil && len(keys) == len(t.PrimaryKey) {
-		copy(j.pk, keys)
+	if (j.node.Index == nil && len(keys) == len(t.PrimaryKey)) || j.unique {
 		j.getDone = false
 		return nil
 	}
@@ -155,7 +164,13 @@ func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
 	t := j.node.Table
 	if !j.getDone {
 		j.getDone = true
-		found, err := index.Get(j.rs.ctx.RW, t, j.pk, j.trow)
+		var found bool
+		var err error
+		if j.unique {
+			found, err = index.GetUnique(j.rs.ctx.RW, t, j.node.Index, j.keys, j.trow)
+		} else {
+			found, err = index.Get(j.rs.ctx.RW, t, j.keys, j.trow)
+		}
 		if err != nil || !found {
 			return nil, err
 		}

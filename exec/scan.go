@@ -189,6 +189,21 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 				return s.row, nil
 			}
 			continue
+		case s.node.Access == planner.UniqueGet && len(sp.Lo) == len(s.node.Index.Columns) && !sp.LoExcl && !sp.HiExcl:
+			// evalBound dropped spans with a NULL bound, so every value is
+			// non-NULL: one index get, one master get.
+			get := index.GetUnique
+			if s.node.IndexOnly {
+				get = index.GetUniqueEntry
+			}
+			found, err := get(s.rs.ctx.RW, t, s.node.Index, sp.Lo, s.row)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				return s.row, nil
+			}
+			continue
 		case s.usesIndex():
 			s.it, err = index.ScanIndex(s.rs.ctx.RW, t, s.node.Index, sp, s.node.Reverse)
 		default:

@@ -57,7 +57,16 @@ func BenchmarkLookups(b *testing.B) {
 					}
 				}
 			})
-			b.Run("unique-index-get", func(b *testing.B) {
+			b.Run("unique-get", func(b *testing.B) {
+				b.ReportAllocs()
+				d := []types.Datum{types.NewText("u5000")}
+				for i := 0; i < b.N; i++ {
+					if ok, err := GetUnique(e, tb, tb.Indexes[0], d, out); !ok || err != nil {
+						b.Fatal(ok, err)
+					}
+				}
+			})
+			b.Run("unique-index-scan-then-get", func(b *testing.B) {
 				b.ReportAllocs()
 				d := []types.Datum{types.NewText("u5000")}
 				for i := 0; i < b.N; i++ {

@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"errors"
 	"sort"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -37,48 +36,6 @@ type RowIter interface {
 	Row() []types.Datum
 	Err() error
 	Close() error
-}
-
-// Get reads the row with primary key pk (one value per t.PrimaryKey entry)
-// into out (len(t.Columns)) and reports whether it exists. Columns that
-// the stored row lacks (added later by ADD COLUMN) get their
-// DefaultValue.
-func Get(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum) (bool, error) {
-	if len(pk) != len(t.PrimaryKey) || len(out) != len(t.Columns) {
-		return false, pgerror.Newf(pgerror.Internal, "index.Get: %d key values and %d outputs for table %q", len(pk), len(out), t.Name)
-	}
-	var buf [64]byte
-	v, err := r.Get(MasterKey(buf[:0], t, pk))
-	if errors.Is(err, kv.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	for i, o := range t.PrimaryKey {
-		out[o] = pk[i]
-	}
-	return true, decodeValue(t, v, out)
-}
-
-// decodeValue fills the non-key columns of out from a master value.
-func decodeValue(t *catalog.Table, v []byte, out []types.Datum) error {
-	l := layoutOf(t)
-	var stack [16]types.Datum
-	vals := stack[:0]
-	if len(l.valueOrds) > len(stack) {
-		vals = make([]types.Datum, 0, len(l.valueOrds))
-	}
-	for _, o := range l.valueOrds {
-		vals = append(vals, t.Columns[o].DefaultValue)
-	}
-	if err := encoding.DecodeRow(v, l.valueIDs, vals); err != nil {
-		return err
-	}
-	for i, o := range l.valueOrds {
-		out[o] = vals[i]
-	}
-	return nil
 }
 
 // spanBounds turns a span over the leading key columns of space into kv

@@ -1,0 +1,127 @@
+package index
+
+import (
+	"errors"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Get reads the row with primary key pk (one value per t.PrimaryKey entry)
+// into out (len(t.Columns)) and reports whether it exists. Columns that
+// the stored row lacks (added later by ADD COLUMN) get their
+// DefaultValue. It costs one kv Get.
+func Get(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum) (bool, error) {
+	if len(pk) != len(t.PrimaryKey) || len(out) != len(t.Columns) {
+		return false, pgerror.Newf(pgerror.Internal, "index.Get: %d key values and %d outputs for table %q", len(pk), len(out), t.Name)
+	}
+	var buf [64]byte
+	v, err := r.Get(MasterKey(buf[:0], t, pk))
+	if errors.Is(err, kv.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for i, o := range t.PrimaryKey {
+		out[o] = pk[i]
+	}
+	return true, decodeValue(t, v, out)
+}
+
+// GetUnique reads the row whose values in the unique index idx are vals
+// (one non-NULL value per idx.Columns entry, of the columns' types) into
+// out (len(t.Columns)) and reports whether it exists. It costs two kv
+// Gets: the index entry, whose value is the primary key, then the master
+// record. An index entry whose master record is missing is reported as
+// pgerror.DataCorrupted.
+//
+// vals must not hold a NULL: entries with a NULL indexed value carry the
+// primary key in their key (several rows may share them), so only a scan
+// (ScanIndex) finds them; GetUnique reports an internal error instead.
+func GetUnique(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.Datum, out []types.Datum) (bool, error) {
+	var buf [64]byte
+	pk, err := uniqueEntry(r, t, idx, vals, out, buf[:0])
+	if pk == nil || err != nil {
+		return false, err
+	}
+	// The master key is the table's space followed by the entry's value.
+	v, err := r.Get(append(encoding.EncodeUvarintAsc(buf[:0], t.ID), pk...))
+	if errors.Is(err, kv.ErrNotFound) {
+		return false, pgerror.Newf(pgerror.DataCorrupted, "index %q of table %q points at a missing row %s", idx.Name, t.Name, prettyPK(t, pk))
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := decodePKInto(t, pk, out); err != nil {
+		return false, err
+	}
+	return true, decodeValue(t, v, out)
+}
+
+// GetUniqueEntry is GetUnique without the master get: it fills only the
+// indexed and primary-key columns of out (the rest NULL), as ScanIndex
+// does, for an index-only read. It costs one kv Get.
+func GetUniqueEntry(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.Datum, out []types.Datum) (bool, error) {
+	var buf [64]byte
+	pk, err := uniqueEntry(r, t, idx, vals, out, buf[:0])
+	if pk == nil || err != nil {
+		return false, err
+	}
+	for i := range out {
+		out[i] = types.Null
+	}
+	for i, o := range idx.Columns {
+		out[o] = vals[i]
+	}
+	return true, decodePKInto(t, pk, out)
+}
+
+// uniqueEntry gets the entry of vals in idx, building its key in buf,
+// and returns its value (the primary key bytes), nil when absent.
+func uniqueEntry(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.Datum, out []types.Datum, buf []byte) ([]byte, error) {
+	if idx.Form != catalog.FormUnique || len(vals) != len(idx.Columns) || len(out) != len(t.Columns) {
+		return nil, pgerror.Newf(pgerror.Internal, "index.GetUnique: %d values and %d outputs for %s index %q of table %q", len(vals), len(out), idx.Form, idx.Name, t.Name)
+	}
+	key := encoding.EncodeUvarintAsc(buf, idx.ID)
+	for i, v := range vals {
+		if v.IsNull() {
+			return nil, pgerror.Newf(pgerror.Internal, "index.GetUnique: NULL value for column %d of index %q", i, idx.Name)
+		}
+		key = encoding.EncodeKeyDatum(key, v, dir(idx.Desc, i))
+	}
+	pk, err := r.Get(key)
+	if errors.Is(err, kv.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pk == nil {
+		pk = []byte{} // a table without key columns cannot exist, but stay found
+	}
+	return pk, nil
+}
+
+// decodeValue fills the non-key columns of out from a master value.
+func decodeValue(t *catalog.Table, v []byte, out []types.Datum) error {
+	l := layoutOf(t)
+	var stack [16]types.Datum
+	vals := stack[:0]
+	if len(l.valueOrds) > len(stack) {
+		vals = make([]types.Datum, 0, len(l.valueOrds))
+	}
+	for _, o := range l.valueOrds {
+		vals = append(vals, t.Columns[o].DefaultValue)
+	}
+	if err := encoding.DecodeRow(v, l.valueIDs, vals); err != nil {
+		return err
+	}
+	for i, o := range l.valueOrds {
+		out[o] = vals[i]
+	}
+	return nil
+}
