@@ -110,9 +110,11 @@ func Delete(rw kv.ReadWriter, t *catalog.Table, row []types.Datum) error {
 
 // Update replaces row old (as read) with new. It checks NOT NULL and
 // uniqueness (against rows other than old) before writing. When the
-// primary key is unchanged it rewrites the master value and moves only
-// the entries of indexes whose key changed; when the primary key changes
-// the master record and every index entry move.
+// primary key is unchanged it rewrites the master value and checks and
+// moves only the entries of indexes whose key changed (an UPDATE of an
+// unindexed column reads no index); when the primary key changes the
+// master record and every index entry move, and every unique index is
+// checked.
 func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
 	if err := checkRow(t, new); err != nil {
 		return err
@@ -131,8 +133,22 @@ func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
 			return uniqueViolation(t, t.PrimaryKeyName, t.PrimaryKey, new)
 		}
 	}
-	self := appendRowPK(nil, t, old)
+	var stack [8]bool
+	moved := stack[:0]
 	for _, idx := range t.Indexes {
+		m := pkChanged
+		if !m {
+			ok, _ := entryKey(t, idx, old)
+			nk, _ := entryKey(t, idx, new)
+			m = !sameKey(ok, nk) // same key, same pk: the entry is still right
+		}
+		moved = append(moved, m)
+	}
+	self := appendRowPK(nil, t, old)
+	for i, idx := range t.Indexes {
+		if !moved[i] {
+			continue
+		}
 		if err := checkUnique(rw, t, idx, new, self); err != nil {
 			return err
 		}
@@ -154,11 +170,9 @@ func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
 	if err := rw.Set(newMK, masterValue(nil, t, new)); err != nil {
 		return err
 	}
-	for _, idx := range t.Indexes {
-		ok, _ := entryKey(t, idx, old)
-		nk, _ := entryKey(t, idx, new)
-		if sameKey(ok, nk) {
-			continue // same key, same pk: the entry is still right
+	for i, idx := range t.Indexes {
+		if !moved[i] {
+			continue
 		}
 		if err := deleteEntry(rw, t, idx, old); err != nil {
 			return err
