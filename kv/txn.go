@@ -73,13 +73,56 @@ type undoRecord struct {
 // NewTxn starts a transaction over e, reading from a snapshot of e's
 // current state.
 func NewTxn(e Engine) *Txn {
+	return NewTxnOn(e, e.NewSnapshot())
+}
+
+// NewTxnOn starts a transaction over e that reads from snap, which must
+// be a snapshot of e (it may be shared with other readers: a Snapshot is
+// safe for concurrent use). The Txn takes snap over: it closes snap when
+// it ends or moves to another snapshot (Refresh), so a shared snapshot
+// must count its users in Close.
+func NewTxnOn(e Engine, snap Snapshot) *Txn {
 	return &Txn{
 		e:     e,
-		snap:  e.NewSnapshot(),
+		snap:  snap,
 		buf:   btree.NewG(btreeDegree, txnEntryLess),
 		iters: make(map[*txnIter]struct{}),
 	}
 }
+
+// ErrItersOpen is returned by Refresh while an iterator of the Txn is
+// open: an open iterator reads the old snapshot, so moving would mix two
+// states in one statement.
+var ErrItersOpen = errors.New("kv: refresh with open iterators")
+
+// Refresh moves the Txn onto snap, a newer snapshot of the same engine,
+// keeping its buffered writes, savepoints and read set: from now on reads
+// see snap with the Txn's writes laid over it. The old snapshot is
+// closed and snap is taken over as by NewTxnOn.
+//
+// Refresh checks nothing: the caller must know that every span of the
+// read set holds the same data in snap as in the old snapshot (no commit
+// between the two wrote into it), so the reads made so far are also the
+// reads the Txn would make now. On error (the Txn is ended, or
+// ErrItersOpen) the Txn is unchanged and snap is closed.
+func (t *Txn) Refresh(snap Snapshot) error {
+	if t.done {
+		_ = snap.Close()
+		return ErrClosed
+	}
+	if len(t.iters) > 0 {
+		_ = snap.Close()
+		return ErrItersOpen
+	}
+	old := t.snap
+	t.snap = snap
+	_ = old.Close() // a snapshot's Close has nothing to report that matters here
+	return nil
+}
+
+// OpenIters returns the number of the Txn's iterators not yet closed
+// (Refresh needs none).
+func (t *Txn) OpenIters() int { return len(t.iters) }
 
 // Get implements Reader, seeing the Txn's own writes. The key is added to
 // the read set.

@@ -200,3 +200,55 @@ func TestSpanList(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnRefresh: after Refresh the Txn reads the new snapshot with its
+// own writes (points, merges, deleted ranges) still laid over it, keeps
+// its read set and savepoints, and refuses to move with an iterator open.
+func TestTxnRefresh(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e Engine) {
+		mustWrite(t, e, []kvPair{{"a", "1"}, {"b", "2"}, {"d", "4"}})
+		x := NewTxn(e)
+		defer x.Rollback()
+		must(t, x.Set([]byte("a"), []byte("A")))
+		must(t, x.Merge([]byte("d"), []byte("+")))
+		mark := x.Savepoint()
+		must(t, x.DeleteRange([]byte("e"), []byte("g")))
+		wantGet(t, x, "b", sp("2"))
+		reads := len(x.ReadSet())
+
+		// Others commit: b changes, c and f appear, d grows.
+		mustWrite(t, e, []kvPair{{"b", "22"}, {"c", "3"}, {"d", "44"}, {"f", "6"}})
+		wantGet(t, x, "b", sp("2")) // still the old snapshot
+
+		it, err := x.NewIter(IterOptions{})
+		must(t, err)
+		if err := x.Refresh(e.NewSnapshot()); !errors.Is(err, ErrItersOpen) {
+			t.Fatalf("Refresh with an open iterator = %v, want ErrItersOpen", err)
+		}
+		must(t, it.Close())
+		if x.OpenIters() != 0 {
+			t.Fatalf("OpenIters = %d after Close", x.OpenIters())
+		}
+		must(t, x.Refresh(e.NewSnapshot()))
+		if len(x.ReadSet()) < reads {
+			t.Errorf("read set shrank from %d to %d spans", reads, len(x.ReadSet()))
+		}
+		it, err = x.NewIter(IterOptions{})
+		must(t, err)
+		fwd, _ := walk(t, it)
+		must(t, it.Close())
+		// f is hidden by the Txn's DeleteRange, d is the new base + "+".
+		if fwd != "[a=A b=22 c=3 d=44+]" {
+			t.Errorf("after Refresh = %s", fwd)
+		}
+		// Savepoints taken before Refresh still roll back.
+		must(t, x.RollbackTo(mark))
+		wantGet(t, x, "f", sp("6"))
+		must(t, x.Commit(false))
+		wantGet(t, e, "a", sp("A"))
+		wantGet(t, e, "d", sp("44+"))
+		if err := x.Refresh(e.NewSnapshot()); !errors.Is(err, ErrClosed) {
+			t.Errorf("Refresh after Commit = %v, want ErrClosed", err)
+		}
+	})
+}
