@@ -90,6 +90,11 @@ type DB struct {
 		// active counts open transactions by snapshot seq.
 		active map[uint64]int
 	}
+	// cat mirrors mu.cat for readers that take no lock (written under mu).
+	cat atomic.Pointer[catalog.Catalog]
+	// snap is the newest shared engine snapshot, or nil (see sharedSnap).
+	// It is replaced only under mu.
+	snap atomic.Pointer[sharedSnap]
 	// sync makes applied commits durable, many at a time.
 	sync groupSync
 	// failed holds the first engine write or sync error. After it the
@@ -97,7 +102,7 @@ type DB struct {
 	// the store is reopened (recovery replays the WAL).
 	failed atomic.Pointer[error]
 
-	stats struct{ commits, conflicts, syncs atomic.Uint64 }
+	stats struct{ commits, conflicts, refreshes atomic.Uint64 }
 
 	// seqMu serializes sequence (counter) reservations.
 	seqMu     sync.Mutex
@@ -143,6 +148,7 @@ func Open(opts Options) (*DB, error) {
 	}
 	db := &DB{eng: eng, opts: opts, seqCache: map[seqKey]*seqBlock{}}
 	db.mu.cat = cat
+	db.cat.Store(cat)
 	db.mu.active = map[uint64]int{}
 	db.sync.init(eng, db.setFailed)
 	return db, nil
@@ -152,17 +158,17 @@ func Open(opts Options) (*DB, error) {
 func (db *DB) Engine() kv.Engine { return db.eng }
 
 // Catalog returns the current committed catalog.
-func (db *DB) Catalog() *catalog.Catalog {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	return db.mu.cat
-}
+func (db *DB) Catalog() *catalog.Catalog { return db.cat.Load() }
 
 // Close closes the store. Sessions must be closed first.
 func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	db.mu.Lock()
+	stale := db.snap.Swap(nil)
+	db.mu.Unlock()
+	stale.release()
 	return db.eng.Close()
 }
 
@@ -176,6 +182,9 @@ type TxnStats struct {
 	// Syncs is the number of WAL syncs; Commits/Syncs is the average
 	// group-commit size.
 	Syncs uint64
+	// Refreshes is the number of times an explicit transaction moved its
+	// snapshot forward at a statement boundary (txn.refresh).
+	Refreshes uint64
 }
 
 // TxnStats returns the counters of transaction outcomes.
@@ -184,6 +193,7 @@ func (db *DB) TxnStats() TxnStats {
 		Commits:   db.stats.commits.Load(),
 		Conflicts: db.stats.conflicts.Load(),
 		Syncs:     db.sync.count.Load(),
+		Refreshes: db.stats.refreshes.Load(),
 	}
 }
 
@@ -193,14 +203,149 @@ func (db *DB) TxnStats() TxnStats {
 // (the wait is at most the WAL sync already under way).
 func (db *DB) begin() *txn {
 	db.mu.Lock()
-	t := &txn{db: db, kv: kv.NewTxn(db.eng), snapSeq: db.mu.seq, cat: db.mu.cat}
+	snap, stale := db.snapshotLocked()
+	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, snap), snapSeq: db.mu.seq, cat: db.mu.cat, registered: true}
 	db.mu.active[t.snapSeq]++
 	db.mu.Unlock()
+	stale.release()
 	if !db.opts.NoSync {
 		// An error here is the sticky db.failed one, which commit reports.
 		_ = db.sync.wait(t.snapSeq)
 	}
 	return t
+}
+
+// beginRead starts a read-only transaction: one that ends with rollback
+// and never commits writes (commit refuses them), such as an autocommit
+// query. It reads a consistent snapshot that holds every commit
+// acknowledged before the call and, unless NoSync, only durable commits.
+//
+// It is the fast path of read-only autocommit statements: it reuses the
+// newest shared snapshot without taking db.mu when that snapshot already
+// holds every acknowledged commit, and it does not register in the
+// commit-log bookkeeping (mu.active), since it is never validated.
+func (db *DB) beginRead() *txn {
+	// Every commit acknowledged before this call has seq <= floor: with
+	// sync, a commit is acknowledged once durable; without, once applied.
+	var floor uint64
+	if db.opts.NoSync {
+		floor = db.sync.applied.Load()
+	} else {
+		floor = db.sync.durableSeq.Load()
+	}
+	// The cached snapshot must also carry the current catalog: statements
+	// are planned against DB.Catalog (Session.catalog).
+	c := db.snap.Load()
+	if c == nil || c.seq < floor || c.cat != db.cat.Load() || !c.acquire() {
+		db.mu.Lock()
+		var stale *sharedSnap
+		c, stale = db.sharedLocked()
+		db.mu.Unlock()
+		stale.release()
+	}
+	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: c}), snapSeq: c.seq, cat: c.cat}
+	if !db.opts.NoSync {
+		// Immediate unless c was just taken above while its newest commits
+		// were still being synced. An error is the sticky db.failed one.
+		_ = db.sync.wait(c.seq)
+	}
+	return t
+}
+
+// sharedSnap is an engine snapshot holding exactly the commits 1..seq,
+// shared by every transaction that begins at seq (all of them read it
+// concurrently, which a kv.Snapshot allows). Taking a Pebble snapshot and
+// closing it costs more than a point read (Close may schedule a
+// compaction); between two commits every transaction reads the same one.
+//
+// The cache (DB.snap) holds one reference while the snapshot is current;
+// each transaction reading it holds one more, through a snapRef. The
+// engine snapshot is closed when the last reference goes.
+type sharedSnap struct {
+	snap kv.Snapshot
+	seq  uint64
+	// cat is the committed catalog at seq.
+	cat  *catalog.Catalog
+	refs atomic.Int64
+}
+
+// acquire adds a reference unless every reference is already gone (the
+// snapshot is closed or closing).
+func (s *sharedSnap) acquire() bool {
+	for {
+		n := s.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if s.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference, closing the engine snapshot with the last.
+// A nil s does nothing.
+func (s *sharedSnap) release() {
+	if s != nil && s.refs.Add(-1) == 0 {
+		_ = s.snap.Close()
+	}
+}
+
+// sharedLocked returns the shared snapshot at the current seq with a
+// reference for the caller, taking a new engine snapshot and installing
+// it as DB.snap if the cached one is older. The replaced snapshot is
+// returned for the caller to release after unlocking (closing a Pebble
+// snapshot is not free and db.mu serializes commits).
+// REQUIRES: db.mu held.
+func (db *DB) sharedLocked() (c, stale *sharedSnap) {
+	if c = db.snap.Load(); c != nil && c.seq == db.mu.seq && c.acquire() {
+		return c, nil
+	}
+	c = &sharedSnap{snap: db.eng.NewSnapshot(), seq: db.mu.seq, cat: db.mu.cat}
+	c.refs.Store(2) // the cache's and the caller's
+	return c, db.snap.Swap(c)
+}
+
+// snapshotLocked is sharedLocked as a kv.Snapshot for a kv.Txn.
+// REQUIRES: db.mu held.
+func (db *DB) snapshotLocked() (snap kv.Snapshot, stale *sharedSnap) {
+	c, stale := db.sharedLocked()
+	return &snapRef{s: c}, stale
+}
+
+// snapRef is one transaction's reference to a sharedSnap; its Close
+// releases the reference (once).
+type snapRef struct {
+	s      *sharedSnap
+	closed bool
+}
+
+var _ kv.Snapshot = (*snapRef)(nil)
+
+// Get implements kv.Reader.
+func (r *snapRef) Get(key []byte) ([]byte, error) {
+	if r.closed {
+		return nil, kv.ErrClosed
+	}
+	return r.s.snap.Get(key)
+}
+
+// NewIter implements kv.Reader.
+func (r *snapRef) NewIter(opts kv.IterOptions) (kv.Iterator, error) {
+	if r.closed {
+		return nil, kv.ErrClosed
+	}
+	return r.s.snap.NewIter(opts)
+}
+
+// Close implements kv.Snapshot.
+func (r *snapRef) Close() error {
+	if r.closed {
+		return kv.ErrClosed
+	}
+	r.closed = true
+	r.s.release()
+	return nil
 }
 
 // errSerialization is returned when a transaction's reads were changed by
@@ -225,6 +370,10 @@ func (db *DB) commit(t *txn) error {
 	if len(writes) == 0 && !t.catChanged {
 		db.rollback(t)
 		return nil
+	}
+	if !t.registered {
+		db.rollback(t)
+		return pgerror.New(pgerror.Internal, "a read-only transaction tried to commit writes")
 	}
 	// Sorting is done before taking the mutex: it is t's own data.
 	reads := mergeSpans(t.kv.ReadSet())
@@ -255,16 +404,9 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 	if err := db.failedErr(); err != nil {
 		return 0, err
 	}
-	if t.snapSeq < db.mu.horizon {
+	if !db.validLocked(t, reads) {
 		db.stats.conflicts.Add(1)
 		return 0, errSerialization
-	}
-	first := sort.Search(len(db.mu.log), func(i int) bool { return db.mu.log[i].seq > t.snapSeq })
-	for _, c := range db.mu.log[first:] {
-		if c.ddl || t.catChanged || spansOverlap(c.writes, reads) {
-			db.stats.conflicts.Add(1)
-			return 0, errSerialization
-		}
 	}
 	if err := engineCall(func() error { return t.kv.Commit(false) }); err != nil {
 		// The engine may hold part of what failed (in its WAL buffer): stop
@@ -282,6 +424,7 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 	db.sync.applied.Store(db.mu.seq)
 	if t.catChanged {
 		db.mu.cat = t.cat
+		db.cat.Store(t.cat)
 	}
 	for id, d := range t.rowDelta {
 		db.rowCounter(id).Add(d)
@@ -290,9 +433,30 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 	return db.mu.seq, nil
 }
 
+// validLocked reports whether no commit after t's snapshot wrote into
+// reads (t's read set, merged) and, if t changed the catalog, whether
+// nothing committed after its snapshot at all; a commit that changed the
+// catalog invalidates every transaction whose snapshot precedes it.
+// REQUIRES: db.mu held, t registered (its snapshot pins the log).
+func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
+	if t.snapSeq < db.mu.horizon {
+		return false // the commits to check against are gone
+	}
+	first := sort.Search(len(db.mu.log), func(i int) bool { return db.mu.log[i].seq > t.snapSeq })
+	for _, c := range db.mu.log[first:] {
+		if c.ddl || t.catChanged || spansOverlap(c.writes, reads) {
+			return false
+		}
+	}
+	return true
+}
+
 // rollback abandons t.
 func (db *DB) rollback(t *txn) {
 	t.kv.Rollback()
+	if !t.registered {
+		return
+	}
 	db.mu.Lock()
 	db.finishLocked(t.snapSeq)
 	db.mu.Unlock()

@@ -26,8 +26,11 @@ type groupSync struct {
 	// DB.mu after the apply).
 	applied atomic.Uint64
 	// count is the number of syncs done.
-	count  atomic.Uint64
-	onFail func(error)
+	count atomic.Uint64
+	// durableSeq mirrors durable for readers that take no lock (written
+	// under mu, only ever increased).
+	durableSeq atomic.Uint64
+	onFail     func(error)
 
 	mu   sync.Mutex
 	cond sync.Cond
@@ -47,8 +50,12 @@ func (g *groupSync) init(eng kv.Engine, onFail func(error)) {
 }
 
 // wait returns once every commit with seq <= seq is durable, syncing the
-// WAL itself if no other goroutine is; or returns the sync error.
+// WAL itself if no other goroutine is; or returns the sync error. When
+// seq is already durable it returns at once without taking g.mu.
 func (g *groupSync) wait(seq uint64) error {
+	if g.durableSeq.Load() >= seq {
+		return nil
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for g.durable < seq {
@@ -73,6 +80,7 @@ func (g *groupSync) wait(seq uint64) error {
 			g.onFail(err)
 		} else {
 			g.durable = max(g.durable, target)
+			g.durableSeq.Store(g.durable)
 		}
 		g.cond.Broadcast()
 	}

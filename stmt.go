@@ -219,11 +219,15 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (wire
 	if err := checkParams(st, params); err != nil {
 		return nil, err
 	}
+	// Move an explicit transaction's snapshot forward while its reads are still valid (txn.refresh, docs/transactions.md).
+	if err := s.refreshTxn(); err != nil {
+		return nil, err
+	}
 	dml := isDML(st.p)
 	if !dml {
 		t, auto := s.cur, false
 		if t == nil {
-			t, auto = s.db.begin(), true
+			t, auto = s.db.beginRead(), true // read-only: a shared snapshot, no commit
 		}
 		if err := st.ensurePlan(); err != nil {
 			if auto {

@@ -21,6 +21,10 @@ type txn struct {
 	cat        *catalog.Catalog
 	catChanged bool
 	explicit   bool
+	// registered: the snapshot is counted in db.mu.active, which keeps
+	// the commit log t needs for validation. Transactions from beginRead
+	// are not, and can neither commit writes nor refresh.
+	registered bool
 	failed     bool
 	savepoints []savepoint
 	rowDelta   map[uint64]int64
@@ -110,4 +114,56 @@ func (t *txn) addRows(tableID uint64, n int64) {
 // setCatalog installs a catalog changed by DDL in this transaction.
 func (t *txn) setCatalog(c *catalog.Catalog) {
 	t.cat, t.catChanged = c, true
+}
+
+// refresh moves t's snapshot forward to the newest commit if the reads t
+// made so far are still valid, i.e. no commit after t's snapshot wrote
+// into t's read set (the check commit does). Those reads then return
+// what they would return at the new snapshot, so t is equivalent to a
+// transaction that began there and made the same reads: serializability
+// is kept, and the window in which a commit by someone else makes t fail
+// shrinks from "since BEGIN" to "since the start of the statement that
+// read the key". Session.run calls it before each statement of an
+// explicit transaction.
+//
+// If the reads are no longer valid, t is doomed once it writes: a t that
+// has written (or changed the catalog) gets 40001 now rather than at
+// COMMIT; a t that has only read stays on its old snapshot, where its
+// reads are consistent, and may still commit if it writes nothing.
+//
+// Like begin, refresh waits until every commit in the new snapshot is
+// durable (unless NoSync).
+func (t *txn) refresh() error {
+	db := t.db
+	if !t.registered || t.kv.OpenIters() > 0 || db.sync.applied.Load() == t.snapSeq {
+		return nil
+	}
+	wrote := t.kv.Len() > 0 || t.catChanged
+	// Merged outside the mutex: it is t's own data.
+	reads := mergeSpans(t.kv.ReadSet())
+	db.mu.Lock()
+	if !db.validLocked(t, reads) {
+		db.mu.Unlock()
+		if wrote {
+			db.stats.conflicts.Add(1)
+			return errSerialization
+		}
+		return nil
+	}
+	snap, stale := db.snapshotLocked()
+	old := t.snapSeq
+	t.snapSeq = db.mu.seq
+	db.mu.active[t.snapSeq]++
+	db.finishLocked(old)
+	db.mu.Unlock()
+	stale.release()
+	// Cannot fail: t is open and has no open iterator (checked above).
+	if err := t.kv.Refresh(snap); err != nil {
+		return pgerror.Wrap(err, pgerror.Internal)
+	}
+	db.stats.refreshes.Add(1)
+	if !db.opts.NoSync {
+		_ = db.sync.wait(t.snapSeq) // an error is the sticky one commit reports
+	}
+	return nil
 }

@@ -86,3 +86,12 @@ func (s *Session) findSavepoint(stmt, name string) (int, error) {
 	s.cur.failed = true
 	return 0, pgerror.Newf(undefinedSavepoint, "savepoint %q does not exist", name)
 }
+
+// refreshTxn refreshes the session's explicit transaction, if any, before
+// a statement runs (see txn.refresh).
+func (s *Session) refreshTxn() error {
+	if s.cur == nil {
+		return nil
+	}
+	return s.cur.refresh()
+}
