@@ -1,10 +1,12 @@
 package index
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
-	"hash/fnv"
-	"sort"
+	"math"
+	"slices"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/encoding"
@@ -40,11 +42,18 @@ const (
 	compactSlack  = 8
 )
 
-func chunkOf(pk []byte) uint32 {
-	h := fnv.New32a()
-	h.Write(pk)
-	return h.Sum32() % NumChunks
+// fnv32a is the 32-bit FNV-1a hash of b (hash/fnv's, without its
+// allocation).
+func fnv32a(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
 }
+
+func chunkOf(pk []byte) uint32 { return fnv32a(pk) % NumChunks }
 
 func appendOp(b []byte, kind byte, pk []byte) []byte {
 	b = append(b, kind)
@@ -52,31 +61,72 @@ func appendOp(b []byte, kind byte, pk []byte) []byte {
 	return append(b, pk...)
 }
 
+// logOp is one parsed op of an op log: the pk is buf[off:off+n] of the
+// buffer the log was parsed from; seq orders the ops of one pk.
+type logOp struct {
+	off, n int32
+	seq    int32
+	remove bool
+}
+
+// parseOps appends the ops of the log buf[base:] to ops; seq continues
+// from len(ops).
+func parseOps(ops []logOp, buf []byte, base int) ([]logOp, error) {
+	if len(buf) > math.MaxInt32 {
+		return ops, pgerror.Newf(pgerror.ProgramLimitExceeded, "index: inverted list of %d bytes is too long", len(buf))
+	}
+	for i := base; i < len(buf); { // each iteration consumes at least 2 bytes
+		kind := buf[i]
+		n, w := binary.Uvarint(buf[i+1:])
+		if (kind != opAdd && kind != opRemove) || w <= 0 || uint64(len(buf)-i-1-w) < n || n > 1<<30 {
+			return ops, pgerror.Newf(pgerror.DataCorrupted, "index: bad inverted-list op at byte %d", i-base)
+		}
+		ops = append(ops, logOp{off: int32(i + 1 + w), n: int32(n), seq: int32(len(ops)), remove: kind == opRemove})
+		i += 1 + w + int(n)
+	}
+	return ops, nil
+}
+
+// foldParsed folds ops parsed from buf into the live pks, sorted by their
+// bytes, in place: it returns a prefix of ops holding one add op per live
+// pk. All ops of one pk must be in ops in log order; ops of several
+// chunks may be mixed (a pk's ops are all in its one chunk).
+func foldParsed(ops []logOp, buf []byte) []logOp {
+	pk := func(o logOp) []byte { return buf[o.off : o.off+o.n] }
+	slices.SortFunc(ops, func(a, b logOp) int {
+		if c := bytes.Compare(pk(a), pk(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	out := ops[:0]
+	for i := 0; i < len(ops); {
+		j := i + 1
+		for j < len(ops) && bytes.Equal(pk(ops[j]), pk(ops[i])) {
+			j++
+		}
+		// The last op of a pk decides whether it is live.
+		if last := ops[j-1]; !last.remove {
+			out = append(out, last)
+		}
+		i = j
+	}
+	return out
+}
+
 // foldOps folds an op log into its live pks, sorted, and returns the
 // number of ops read.
 func foldOps(v []byte) (pks []string, ops int, err error) {
-	live := map[string]bool{}
-	for len(v) > 0 { // each iteration consumes at least 2 bytes
-		kind := v[0]
-		n, w := binary.Uvarint(v[1:])
-		if (kind != opAdd && kind != opRemove) || w <= 0 || uint64(len(v)-1-w) < n {
-			return nil, ops, pgerror.Newf(pgerror.DataCorrupted, "index: bad inverted-list op at byte %d", ops)
-		}
-		pk := string(v[1+w : 1+w+int(n)])
-		if kind == opAdd {
-			live[pk] = true
-		} else {
-			delete(live, pk)
-		}
-		v = v[1+w+int(n):]
-		ops++
+	parsed, err := parseOps(nil, v, 0)
+	if err != nil {
+		return nil, len(parsed), err
 	}
-	pks = make([]string, 0, len(live))
-	for pk := range live {
-		pks = append(pks, pk)
+	live := foldParsed(parsed, v)
+	pks = make([]string, len(live))
+	for i, o := range live {
+		pks[i] = string(v[o.off : o.off+o.n])
 	}
-	sort.Strings(pks)
-	return pks, ops, nil
+	return pks, len(parsed), nil
 }
 
 func addPK(w kv.Writer, key, pk []byte) error { return w.Merge(key, appendOp(nil, opAdd, pk)) }
@@ -91,11 +141,7 @@ func removePK(rw kv.ReadWriter, key, pk []byte) error {
 	return nil
 }
 
-func fnvSample(pk []byte) bool {
-	h := fnv.New32a()
-	h.Write(pk)
-	return (h.Sum32()/NumChunks)%compactSample == 0
-}
+func fnvSample(pk []byte) bool { return (fnv32a(pk)/NumChunks)%compactSample == 0 }
 
 // compactChunk rewrites one chunk folded when its log has too much
 // garbage.
