@@ -459,7 +459,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	proj = mergeProjects(proj)
 	var n Node = proj
 	if isIdentity(proj) {
-		n = input
+		n = proj.Input
 	}
 	if sel.Distinct {
 		n = &Distinct{Input: n}
@@ -677,14 +677,21 @@ func groupedInOrder(input Node, groupBy []Expr) bool {
 }
 
 // mergeProjects folds a projection over a projection of plain column
-// references (the FROM-order layout a join tree restores) into one.
+// references and constants (the FROM-order layout a join tree restores,
+// with NULLs for pruned columns) into one.
 func mergeProjects(p *Project) *Project {
 	inner, ok := p.Input.(*Project)
 	if !ok {
 		return p
 	}
 	for _, e := range inner.Exprs {
-		if ref, ok := e.(*ColRef); !ok || ref.Outer != 0 {
+		switch e := e.(type) {
+		case *ColRef:
+			if e.Outer != 0 {
+				return p
+			}
+		case *Const:
+		default:
 			return p
 		}
 	}
@@ -692,8 +699,12 @@ func mergeProjects(p *Project) *Project {
 	for _, e := range p.Exprs {
 		x, _ := mapExpr(e, func(x Expr) (Expr, error) {
 			if ref, ok := x.(*ColRef); ok && ref.Outer == 0 {
-				in := inner.Exprs[ref.Index].(*ColRef)
-				return &ColRef{Index: in.Index, T: ref.T, Name: ref.Name}, nil
+				switch in := inner.Exprs[ref.Index].(type) {
+				case *ColRef:
+					return &ColRef{Index: in.Index, T: ref.T, Name: ref.Name}, nil
+				default:
+					return in, nil
+				}
 			}
 			return x, nil
 		})

@@ -55,6 +55,7 @@ package planner
 var Rules = []string{
 	"constant_folding", // NULL-strict operators, AND/OR with constants, always-false filters
 	"filter_pushdown",  // conjuncts move into scans and joins
+	"column_pruning",   // joins carry only the columns the query reads
 	"index_select",     // index and primary-key access paths instead of full scans
 	"index_only",       // no master get when the index holds every needed column
 	"index_order",      // no sort when a key scan delivers the order

@@ -67,10 +67,14 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 
 	// Plan each relation with its local filters.
 	type planned struct {
-		node Node
+		node Node // all of the relation's columns
 		rows float64
 		rel  *relation
 		idx  int
+		// keep lists the columns the rest of the query reads (nil: all);
+		// pruned produces only those, so joins carry narrower rows.
+		keep   []int
+		pruned Node
 	}
 	plans := make([]*planned, len(f.rels))
 	for i, r := range f.rels {
@@ -106,6 +110,50 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		plans[i] = &planned{node: n, rows: rows, rel: r, idx: i}
 	}
 
+	// Column pruning: above a join, only the columns the query reads
+	// travel; the others come back as NULLs in the final FROM-order row,
+	// where nothing reads them.
+	for _, p := range plans {
+		p.pruned = p.node
+		if needed == nil || len(plans) < 2 || !b.enabled("column_pruning") {
+			continue
+		}
+		for j := range p.rel.cols {
+			if needed[p.rel.offset+j] || colUsedBy(multi, p.rel.offset+j) {
+				p.keep = append(p.keep, j)
+			}
+		}
+		if len(p.keep) == len(p.rel.cols) {
+			p.keep = nil
+			continue
+		}
+		if len(p.keep) == 0 {
+			p.keep = []int{0} // a row must still be a row
+		}
+		cols := p.node.Columns()
+		proj := &Project{Input: p.node}
+		for _, j := range p.keep {
+			proj.Exprs = append(proj.Exprs, &ColRef{Index: j, T: cols[j].T, Name: qualifiedName(cols[j])})
+			proj.Cols = append(proj.Cols, cols[j])
+		}
+		p.pruned = proj
+	}
+	// positions maps FROM columns of p to positions in p's output (full
+	// or pruned), offset by base.
+	positions := func(p *planned, full bool, base int) map[int]int {
+		m := map[int]int{}
+		if full || p.keep == nil {
+			for j := range p.rel.cols {
+				m[p.rel.offset+j] = base + j
+			}
+			return m
+		}
+		for k, j := range p.keep {
+			m[p.rel.offset+j] = base + k
+		}
+		return m
+	}
+
 	// Greedy join ordering.
 	order := make([]*planned, len(plans))
 	copy(order, plans)
@@ -116,14 +164,18 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 	joined := map[int]bool{cur.idx: true}
 	layout := map[int]int{} // FROM column → position in the current row
 	width := 0
-	addLayout := func(r *relation) {
-		for j := range r.cols {
-			layout[r.offset+j] = width
-			width++
+	addLayout := func(p *planned, full bool) {
+		for c, pos := range positions(p, full, width) {
+			layout[c] = pos
+		}
+		if full || p.keep == nil {
+			width += len(p.rel.cols)
+		} else {
+			width += len(p.keep)
 		}
 	}
-	addLayout(cur.rel)
-	node, rows := cur.node, cur.rows
+	addLayout(cur, false)
+	node, rows := cur.pruned, cur.rows
 	remaining := order[1:]
 	pending := multi
 	for len(remaining) > 0 {
@@ -152,13 +204,14 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		remaining = append(remaining[:pick:pick], remaining[pick+1:]...)
 
 		// The conjuncts that become evaluable with next joined.
-		var lkeys, rkeys []Expr
+		var lkeys, rkeys, rkeysFull []Expr
 		var on []Expr
 		var rest []Expr
 		for _, c := range pending {
 			if l, r, ok := equiKey(c, relsOf, joined, next.idx); ok && b.enabled("hash_join") {
 				lkeys = append(lkeys, remap(l, layout))
-				rkeys = append(rkeys, remap(r, shift(next.rel.offset, len(next.rel.cols))))
+				rkeys = append(rkeys, remap(r, positions(next, false, 0)))
+				rkeysFull = append(rkeysFull, remap(r, positions(next, true, 0)))
 				continue
 			}
 			rs := relsOf(c)
@@ -175,33 +228,49 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 			}
 		}
 		pending = rest
-		leftWidth := width
 		joined[next.idx] = true
-		addLayout(next.rel)
-		var onExpr Expr
+		est := joinEstimate(rows, next.rows, len(lkeys) > 0)
+		// A lookup join produces the table's whole row; the other joins
+		// the pruned one.
+		leftWidth := width
+		full := map[int]int{}
+		for c, p := range layout {
+			full[c] = p
+		}
+		for c, p := range positions(next, true, leftWidth) {
+			full[c] = p
+		}
+		var onFull Expr
 		if len(on) > 0 {
-			onExpr = remap(andOf(on), layout)
+			onFull = remap(andOf(on), full)
 		}
 		cols := append(append([]Column{}, node.Columns()...), next.node.Columns()...)
-		est := joinEstimate(rows, next.rows, len(lkeys) > 0)
-		if lj := b.lookupJoin(node, rows, next.node, next.rel, lkeys, rkeys, onExpr, cols, est); lj != nil {
+		if lj := b.lookupJoin(node, rows, next.node, next.rel, lkeys, rkeysFull, onFull, cols, est); lj != nil {
 			node = lj
-		} else if len(lkeys) > 0 {
-			node = &Join{Type: InnerJoin, Algo: HashJoin, Left: node, Right: next.node, LeftKeys: lkeys, RightKeys: rkeys,
-				BuildRight: next.rows <= rows, On: onExpr, Cols: cols, Rows: est}
+			addLayout(next, true)
 		} else {
-			node = &Join{Type: InnerJoin, Algo: NestedLoop, Left: node, Right: next.node, On: onExpr, Cols: cols, Rows: est}
+			addLayout(next, false)
+			var onExpr Expr
+			if len(on) > 0 {
+				onExpr = remap(andOf(on), layout)
+			}
+			cols := append(append([]Column{}, node.Columns()...), next.pruned.Columns()...)
+			if len(lkeys) > 0 {
+				node = &Join{Type: InnerJoin, Algo: HashJoin, Left: node, Right: next.pruned, LeftKeys: lkeys, RightKeys: rkeys,
+					BuildRight: next.rows <= rows, On: onExpr, Cols: cols, Rows: est}
+			} else {
+				node = &Join{Type: InnerJoin, Algo: NestedLoop, Left: node, Right: next.pruned, On: onExpr, Cols: cols, Rows: est}
+			}
 		}
-		_ = leftWidth
 		rows = est
-		if onExpr != nil {
+		if len(on) > 0 {
 			rows *= 0.5
 		}
 	}
 	post = append(post, pending...)
 
-	// Restore FROM order.
-	identity := true
+	// Restore FROM order; pruned columns come back as NULLs.
+	identity := len(layout) == len(f.cols)
 	for c, p := range layout {
 		if c != p {
 			identity = false
@@ -211,7 +280,11 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 	if !identity {
 		p := &Project{Input: node, Cols: f.cols}
 		for c := range f.cols {
-			p.Exprs = append(p.Exprs, &ColRef{Index: layout[c], T: f.cols[c].T, Name: qualifiedName(f.cols[c])})
+			if pos, ok := layout[c]; ok {
+				p.Exprs = append(p.Exprs, &ColRef{Index: pos, T: f.cols[c].T, Name: qualifiedName(f.cols[c])})
+			} else {
+				p.Exprs = append(p.Exprs, &Const{T: f.cols[c].T})
+			}
 		}
 		node = p
 	}
@@ -464,4 +537,13 @@ func shiftDown(w, n int) map[int]int {
 		m[i] = i - w
 	}
 	return m
+}
+
+// colUsedBy reports whether any of the expressions reads FROM column c.
+func colUsedBy(es []Expr, c int) bool {
+	cols := map[int]bool{}
+	for _, e := range es {
+		colRefs(e, cols)
+	}
+	return cols[c]
 }
