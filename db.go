@@ -150,7 +150,7 @@ func Open(opts Options) (*DB, error) {
 	db.mu.cat = cat
 	db.cat.Store(cat)
 	db.mu.active = map[uint64]int{}
-	db.sync.init(eng, db.setFailed)
+	db.sync.init(eng, db.setFailed, db.syncSnapshot)
 	return db, nil
 }
 
@@ -169,6 +169,7 @@ func (db *DB) Close() error {
 	stale := db.snap.Swap(nil)
 	db.mu.Unlock()
 	stale.release()
+	db.sync.close()
 	return db.eng.Close()
 }
 
@@ -233,10 +234,15 @@ func (db *DB) beginRead() *txn {
 	} else {
 		floor = db.sync.durableSeq.Load()
 	}
-	// The cached snapshot must also carry the current catalog: statements
-	// are planned against DB.Catalog (Session.catalog).
+	// The snapshot must also carry the current catalog: statements are
+	// planned against DB.Catalog (Session.catalog). Best is the one the
+	// last WAL sync published: it is durable, so no wait.
+	cat := db.cat.Load()
+	if d := db.sync.durableSnap.Load(); d != nil && d.seq >= floor && d.cat == cat && d.acquire() {
+		return &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: d}), snapSeq: d.seq, cat: d.cat}
+	}
 	c := db.snap.Load()
-	if c == nil || c.seq < floor || c.cat != db.cat.Load() || !c.acquire() {
+	if c == nil || c.seq < floor || c.cat != cat || !c.acquire() {
 		db.mu.Lock()
 		var stale *sharedSnap
 		c, stale = db.sharedLocked()
@@ -304,6 +310,16 @@ func (db *DB) sharedLocked() (c, stale *sharedSnap) {
 	c = &sharedSnap{snap: db.eng.NewSnapshot(), seq: db.mu.seq, cat: db.mu.cat}
 	c.refs.Store(2) // the cache's and the caller's
 	return c, db.snap.Swap(c)
+}
+
+// syncSnapshot is groupSync's snapshot hook: the applied seq and the
+// shared snapshot at it, with a reference for the caller.
+func (db *DB) syncSnapshot() (uint64, *sharedSnap) {
+	db.mu.Lock()
+	c, stale := db.sharedLocked()
+	db.mu.Unlock()
+	stale.release()
+	return c.seq, c
 }
 
 // snapshotLocked is sharedLocked as a kv.Snapshot for a kv.Txn.

@@ -31,6 +31,15 @@ type groupSync struct {
 	// under mu, only ever increased).
 	durableSeq atomic.Uint64
 	onFail     func(error)
+	// snapshot, if set, is called by each leader before its sync: it
+	// returns the applied seq and a shared snapshot of exactly the commits
+	// up to it, with a reference for groupSync. Once the sync succeeds the
+	// snapshot is published as durableSnap.
+	snapshot func() (uint64, *sharedSnap)
+	// durableSnap is a snapshot of exactly the commits up to the durable
+	// seq of the sync that published it (nil before the first sync): the
+	// newest state that may be shown to readers without waiting for a sync.
+	durableSnap atomic.Pointer[sharedSnap]
 
 	mu   sync.Mutex
 	cond sync.Cond
@@ -43,10 +52,16 @@ type groupSync struct {
 	err error
 }
 
-func (g *groupSync) init(eng kv.Engine, onFail func(error)) {
+func (g *groupSync) init(eng kv.Engine, onFail func(error), snapshot func() (uint64, *sharedSnap)) {
 	g.eng = eng
 	g.onFail = onFail
+	g.snapshot = snapshot
 	g.cond.L = &g.mu
+}
+
+// close releases the published snapshot.
+func (g *groupSync) close() {
+	g.durableSnap.Swap(nil).release()
 }
 
 // wait returns once every commit with seq <= seq is durable, syncing the
@@ -69,8 +84,14 @@ func (g *groupSync) wait(seq uint64) error {
 		// Become the leader. target is read before the sync starts, so
 		// every commit up to it is already in the WAL the sync flushes.
 		g.syncing = true
-		target := g.applied.Load()
 		g.mu.Unlock()
+		var target uint64
+		var snap *sharedSnap
+		if g.snapshot != nil {
+			target, snap = g.snapshot()
+		} else {
+			target = g.applied.Load()
+		}
 		err := engineCall(g.eng.Flush)
 		g.count.Add(1)
 		g.mu.Lock()
@@ -78,7 +99,12 @@ func (g *groupSync) wait(seq uint64) error {
 		if err != nil {
 			g.err = err
 			g.onFail(err)
+			snap.release()
 		} else {
+			// Leaders run one at a time and targets only grow, so snap is
+			// the state at the new durable seq. It is published first:
+			// whoever sees durableSeq >= s finds a snapshot at s or later.
+			g.durableSnap.Swap(snap).release()
 			g.durable = max(g.durable, target)
 			g.durableSeq.Store(g.durable)
 		}

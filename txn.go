@@ -116,23 +116,27 @@ func (t *txn) setCatalog(c *catalog.Catalog) {
 	t.cat, t.catChanged = c, true
 }
 
-// refresh moves t's snapshot forward to the newest commit if the reads t
-// made so far are still valid, i.e. no commit after t's snapshot wrote
-// into t's read set (the check commit does). Those reads then return
-// what they would return at the new snapshot, so t is equivalent to a
-// transaction that began there and made the same reads: serializability
-// is kept, and the window in which a commit by someone else makes t fail
-// shrinks from "since BEGIN" to "since the start of the statement that
-// read the key". Session.run calls it before each statement of an
-// explicit transaction.
+// refresh moves t's snapshot forward if the reads t made so far are
+// still valid, i.e. no commit after t's snapshot wrote into t's read set
+// (the check commit does). Those reads then return what they would
+// return at the new snapshot, so t is equivalent to a transaction that
+// began there and made the same reads: serializability is kept, and the
+// window in which a commit by someone else makes t fail shrinks from
+// "since BEGIN" to "since the start of the statement that read the key".
+// Session.run calls it before each statement of an explicit transaction.
+//
+// The new snapshot is the newest state, not the durable one the last
+// WAL sync published (groupSync.durableSnap): under contention the older
+// snapshot's wider conflict window cost more retries than waiting does
+// (TPC-B, 8 clients: 431 against 595 TPS, medians of 3). So, as begin
+// does, refresh then waits until every commit in the new snapshot is
+// durable (unless NoSync): t never reads a commit a crash could take
+// away.
 //
 // If the reads are no longer valid, t is doomed once it writes: a t that
 // has written (or changed the catalog) gets 40001 now rather than at
 // COMMIT; a t that has only read stays on its old snapshot, where its
 // reads are consistent, and may still commit if it writes nothing.
-//
-// Like begin, refresh waits until every commit in the new snapshot is
-// durable (unless NoSync).
 func (t *txn) refresh() error {
 	db := t.db
 	if !t.registered || t.kv.OpenIters() > 0 || db.sync.applied.Load() == t.snapSeq {
@@ -150,15 +154,17 @@ func (t *txn) refresh() error {
 		}
 		return nil
 	}
-	snap, stale := db.snapshotLocked()
+	c, stale := db.sharedLocked()
 	old := t.snapSeq
-	t.snapSeq = db.mu.seq
+	t.snapSeq = c.seq
 	db.mu.active[t.snapSeq]++
+	// old is still counted while the new entry is added, so the log keeps
+	// every commit after the new snapshot.
 	db.finishLocked(old)
 	db.mu.Unlock()
 	stale.release()
 	// Cannot fail: t is open and has no open iterator (checked above).
-	if err := t.kv.Refresh(snap); err != nil {
+	if err := t.kv.Refresh(&snapRef{s: c}); err != nil {
 		return pgerror.Wrap(err, pgerror.Internal)
 	}
 	db.stats.refreshes.Add(1)

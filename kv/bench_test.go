@@ -138,3 +138,22 @@ func BenchmarkTxnGet(b *testing.B) {
 		_, _ = x.Get(benchKey((i * 7919) % benchKeys))
 	}
 }
+
+// keptSnapshot is a Snapshot whose Close does nothing (a shared one).
+type keptSnapshot struct{ Snapshot }
+
+func (keptSnapshot) Close() error { return nil }
+
+// BenchmarkTxnPointRead is a read-only autocommit point query's life in
+// the Txn: start on a shared snapshot, one Get, Rollback.
+func BenchmarkTxnPointRead(b *testing.B) {
+	e := loadedEngine(b, benchKinds()[0])
+	snap := e.NewSnapshot()
+	defer snap.Close()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		x := NewTxnOn(e, keptSnapshot{snap})
+		_, _ = x.Get(benchKey((i * 7919) % benchKeys))
+		x.Rollback()
+	}
+}
