@@ -88,7 +88,8 @@ func (s *scanOp) open() error {
 
 // evalBound evaluates one side of a span and converts each value to its
 // key column's type (without a width: a bound is compared, not stored).
-// ok is false when a value is NULL.
+// ok is false when a value is NULL; a nil expression is the NULL key value
+// (IS [NOT] NULL, see planner.Span) and yields types.Null.
 func evalBound(env *eval.Env, exprs []planner.Expr, t *catalog.Table, keyCols []int) (vals []types.Datum, ok bool, err error) {
 	if exprs == nil {
 		return nil, true, nil
@@ -98,6 +99,10 @@ func evalBound(env *eval.Env, exprs []planner.Expr, t *catalog.Table, keyCols []
 	}
 	vals = make([]types.Datum, len(exprs))
 	for i, e := range exprs {
+		if e == nil {
+			vals[i] = types.Null
+			continue
+		}
 		d, err := eval.Eval(env, e, nil)
 		if err != nil {
 			return nil, false, err

@@ -9,10 +9,11 @@ import (
 
 // keyPred is a conjunct usable as an index bound: column op value, with
 // value constant for the execution (a literal, a parameter, an outer
-// reference).
+// reference), or column IS [NOT] NULL (vals is [nil]: the NULL key value,
+// see Span).
 type keyPred struct {
 	col  int
-	op   string // "=", "<", "<=", ">", ">=", "in"
+	op   string // "=", "<", "<=", ">", ">=", "in", "isnull", "notnull"
 	vals []Expr
 }
 
@@ -37,6 +38,19 @@ func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
 					out = append(out, keyPred{col: ref.Index, op: op, vals: []Expr{v}})
 				}
 			}
+		case *IsNull:
+			ref, ok := e.X.(*ColRef)
+			if !ok || ref.Outer != 0 {
+				continue
+			}
+			op := "isnull"
+			if e.Not {
+				if t.Columns[ref.Index].NotNull {
+					continue // bounds nothing
+				}
+				op = "notnull"
+			}
+			out = append(out, keyPred{col: ref.Index, op: op, vals: []Expr{nil}})
 		case *In:
 			ref, ok := e.X.(*ColRef)
 			if !ok || ref.Outer != 0 || e.Not || len(e.List) > 1000 {
@@ -158,15 +172,18 @@ func covers(t *catalog.Table, idx *catalog.Index, needed map[int]bool) bool {
 }
 
 // keyAccess builds the access through a key (the primary key when idx is
-// nil): equality and IN on a prefix of its columns, then at most one range.
+// nil): equality, IN and IS NULL on a prefix of its columns, then at most
+// one range (IS NOT NULL is a range up to the NULL key value).
 func (b *binder) keyAccess(t *catalog.Table, idx *catalog.Index, keyCols []int, desc []bool, preds []keyPred, total float64) (accessCandidate, bool) {
 	c := accessCandidate{index: idx, keyCols: keyCols, desc: desc}
 	prefixes := [][]Expr{{}}
+	sel := 1.0
+	nullKey := false // some prefix value is the NULL key value
 	for _, col := range keyCols {
 		var eq *keyPred
 		for i := range preds {
 			p := &preds[i]
-			if p.col == col && (p.op == "=" || p.op == "in") {
+			if p.col == col && (p.op == "=" || p.op == "in" || p.op == "isnull") {
 				if eq == nil || len(p.vals) < len(eq.vals) {
 					eq = p
 				}
@@ -183,15 +200,24 @@ func (b *binder) keyAccess(t *catalog.Table, idx *catalog.Index, keyCols []int, 
 		}
 		prefixes = next
 		c.eqPrefix++
+		if eq.op == "isnull" {
+			nullKey = true
+			sel *= 0.1
+		} else {
+			sel *= b.eqSelectivity(t, col)
+		}
 	}
 	full := c.eqPrefix == len(keyCols)
 	inverted := idx != nil && idx.Form == catalog.FormInverted
 	if inverted && !full {
 		return c, false // an inverted list answers equality on all its columns only
 	}
-	// A range on the next column.
+	// A range on the next column, in value order (NULL is the largest
+	// value: the key order of an ascending column); hasLo/hasHi tell a
+	// bound that is the NULL key value (nil) from no bound.
 	var lo, hi Expr
-	loExcl, hiExcl := false, false
+	hasLo, hasHi, loExcl, hiExcl := false, false, false, false
+	notNull := false
 	if !full {
 		col := keyCols[c.eqPrefix]
 		for _, p := range preds {
@@ -200,44 +226,50 @@ func (b *binder) keyAccess(t *catalog.Table, idx *catalog.Index, keyCols []int, 
 			}
 			switch p.op {
 			case ">", ">=":
-				if lo == nil {
-					lo, loExcl = p.vals[0], p.op == ">"
+				if !hasLo {
+					lo, hasLo, loExcl = p.vals[0], true, p.op == ">"
 				}
 			case "<", "<=":
-				if hi == nil {
-					hi, hiExcl = p.vals[0], p.op == "<"
+				if !hasHi {
+					hi, hasHi, hiExcl = p.vals[0], true, p.op == "<"
 				}
+			case "notnull":
+				notNull = true
 			}
+		}
+		if notNull && !hasHi {
+			hi, hasHi, hiExcl = nil, true, true // below the NULL key value
 		}
 		if c.eqPrefix < len(desc) && desc[c.eqPrefix] {
 			lo, hi = hi, lo
+			hasLo, hasHi = hasHi, hasLo
 			loExcl, hiExcl = hiExcl, loExcl
 		}
 	}
-	if c.eqPrefix == 0 && lo == nil && hi == nil {
+	if c.eqPrefix == 0 && !hasLo && !hasHi {
 		return c, false
 	}
 	for _, pre := range prefixes {
 		sp := Span{Lo: pre, Hi: pre}
-		if lo != nil {
+		if hasLo {
 			sp.Lo = append(append([]Expr{}, pre...), lo)
 			sp.LoExcl = loExcl
 		}
-		if hi != nil {
+		if hasHi {
 			sp.Hi = append(append([]Expr{}, pre...), hi)
 			sp.HiExcl = hiExcl
 		}
 		c.spans = append(c.spans, sp)
 	}
-	// Estimate.
-	sel := 1.0
-	for i := 0; i < c.eqPrefix; i++ {
-		sel *= b.eqSelectivity(t, keyCols[i])
-	}
-	if lo != nil || hi != nil {
+	// Estimate: a range keeps a quarter of the rows, IS NOT NULL alone
+	// most of them.
+	switch {
+	case (hasLo && lo != nil) || (hasHi && hi != nil):
 		sel *= 0.25
+	case notNull:
+		sel *= 0.9
 	}
-	unique := idx == nil || idx.Unique
+	unique := (idx == nil || idx.Unique) && !nullKey // NULLs repeat in a unique index
 	switch {
 	case full && unique && idx == nil:
 		c.access, c.rows = PKGet, float64(len(prefixes))

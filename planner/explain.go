@@ -204,15 +204,13 @@ func describeScan(s *Scan) string {
 	}
 	if len(s.Spans) > 0 {
 		b.WriteString(" key ")
-		var keyCols []int
+		keyCols, desc := s.Table.PrimaryKey, s.Table.PrimaryKeyDesc
 		if s.Index != nil {
-			keyCols = s.Index.Columns
-		} else {
-			keyCols = s.Table.PrimaryKey
+			keyCols, desc = s.Index.Columns, s.Index.Desc
 		}
 		spans := make([]string, len(s.Spans))
 		for i, sp := range s.Spans {
-			spans[i] = spanString(sp, s.Table, keyCols)
+			spans[i] = spanString(sp, s.Table, keyCols, desc)
 		}
 		if len(spans) > 4 {
 			spans = append(spans[:4], fmt.Sprintf("… %d spans", len(s.Spans)))
@@ -225,7 +223,9 @@ func describeScan(s *Scan) string {
 	return b.String()
 }
 
-func spanString(sp Span, t *catalog.Table, keyCols []int) string {
+// spanString renders a span in value order: on a descending column the
+// key-order Lo bound is the upper value bound.
+func spanString(sp Span, t *catalog.Table, keyCols []int, desc []bool) string {
 	name := func(i int) string {
 		if i < len(keyCols) {
 			return t.Columns[keyCols[i]].Name
@@ -245,21 +245,32 @@ func spanString(sp Span, t *catalog.Table, keyCols []int) string {
 		if i < len(sp.Hi) {
 			hi = sp.Hi[i]
 		}
+		loNull := i < len(sp.Lo) && lo == nil // the NULL key value
+		hiNull := i < len(sp.Hi) && hi == nil
 		switch {
+		case loNull && hiNull:
+			parts = append(parts, name(i)+" IS NULL")
 		case lo != nil && hi != nil && lo == hi:
 			parts = append(parts, name(i)+" = "+lo.String())
 		default:
+			if loNull || hiNull { // the other side, if any, is a value
+				parts = append(parts, name(i)+" IS NOT NULL")
+			}
+			geOp, gtOp, leOp, ltOp := " >= ", " > ", " <= ", " < "
+			if i < len(desc) && desc[i] {
+				geOp, gtOp, leOp, ltOp = leOp, ltOp, geOp, gtOp
+			}
 			if lo != nil {
-				op := " >= "
+				op := geOp
 				if sp.LoExcl && i == len(sp.Lo)-1 {
-					op = " > "
+					op = gtOp
 				}
 				parts = append(parts, name(i)+op+lo.String())
 			}
 			if hi != nil {
-				op := " <= "
+				op := leOp
 				if sp.HiExcl && i == len(sp.Hi)-1 {
-					op = " < "
+					op = ltOp
 				}
 				parts = append(parts, name(i)+op+hi.String())
 			}

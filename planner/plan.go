@@ -52,8 +52,16 @@ const (
 
 // Span bounds a scan over a prefix of the key columns of the primary key
 // or of Index. Bound expressions are constants or parameters (already cast
-// to the key column's type) evaluated when the scan opens. Nil Lo or Hi is
-// unbounded on that side.
+// to the key column's type) evaluated when the scan opens; one that
+// evaluates to NULL makes the span empty (no key compares true with
+// NULL). Nil Lo or Hi is unbounded on that side.
+//
+// A nil ELEMENT of Lo or Hi is the NULL key value itself, which sorts
+// after every value of an ascending column (before, descending): it is
+// how IS NULL and IS NOT NULL bound a key column. col IS NULL is the
+// value nil on both sides (EXPLAIN: col IS NULL); col IS NOT NULL on an
+// ascending column is Hi = nil with HiExcl, on a descending one Lo = nil
+// with LoExcl (EXPLAIN: col IS NOT NULL).
 type Span struct {
 	Lo, Hi         []Expr
 	LoExcl, HiExcl bool
