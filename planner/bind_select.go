@@ -385,7 +385,10 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				}
 			}
 		}
-		aggNode := &Aggregate{Input: input, GroupBy: groupBy, Aggs: agg.calls, Strategy: HashAgg}
+		// The aggregate reads the join tree's output directly, not through
+		// the projection that restores FROM order.
+		aggInput, aggGroupBy, aggCalls := peelLayout(input, groupBy, agg.calls)
+		aggNode := &Aggregate{Input: aggInput, GroupBy: aggGroupBy, Aggs: aggCalls, Strategy: HashAgg}
 		switch {
 		case len(groupBy) == 0:
 			aggNode.Strategy = ScalarAgg
@@ -711,4 +714,54 @@ func mergeProjects(p *Project) *Project {
 		out.Exprs = append(out.Exprs, x)
 	}
 	return out
+}
+
+// peelLayout looks through a projection of plain column references and
+// constants (the FROM-order layout over a join tree) and rewrites the
+// aggregate's inputs to read below it. Otherwise it returns its arguments.
+func peelLayout(input Node, groupBy []Expr, calls []AggCall) (Node, []Expr, []AggCall) {
+	layout, ok := input.(*Project)
+	if !ok {
+		return input, groupBy, calls
+	}
+	for _, e := range layout.Exprs {
+		switch e := e.(type) {
+		case *ColRef:
+			if e.Outer != 0 {
+				return input, groupBy, calls
+			}
+		case *Const:
+		default:
+			return input, groupBy, calls
+		}
+	}
+	sub := func(e Expr) Expr {
+		x, _ := mapExpr(e, func(x Expr) (Expr, error) {
+			if ref, ok := x.(*ColRef); ok && ref.Outer == 0 {
+				if in, ok := layout.Exprs[ref.Index].(*ColRef); ok {
+					return &ColRef{Index: in.Index, T: ref.T, Name: ref.Name}, nil
+				}
+				return layout.Exprs[ref.Index], nil
+			}
+			return x, nil
+		})
+		return x
+	}
+	g := make([]Expr, len(groupBy))
+	for i, e := range groupBy {
+		g[i] = sub(e)
+	}
+	c := make([]AggCall, len(calls))
+	for i, call := range calls {
+		c[i] = call
+		c[i].Args = make([]Expr, len(call.Args))
+		for j, a := range call.Args {
+			c[i].Args[j] = sub(a)
+		}
+		c[i].OrderBy = make([]SortKey, len(call.OrderBy))
+		for j, k := range call.OrderBy {
+			c[i].OrderBy[j] = SortKey{Expr: sub(k.Expr), Desc: k.Desc, NullsFirst: k.NullsFirst}
+		}
+	}
+	return layout.Input, g, c
 }
