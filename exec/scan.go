@@ -21,12 +21,13 @@ type scanOp struct {
 	node *planner.Scan
 	t    ticker
 
-	opened bool
-	spans  []index.Span
-	si     int
-	it     index.RowIter
-	row    []types.Datum // master row buffer for gets
-	pk     []types.Datum
+	opened  bool
+	spans   []index.Span
+	spanBuf [1]index.Span // spans' storage for the common single span
+	si      int
+	it      index.RowIter
+	row     []types.Datum // master row buffer for gets
+	pk      []types.Datum
 }
 
 var _ Operator = (*scanOp)(nil)
@@ -44,8 +45,10 @@ func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
 	default:
 		return nil, pgerror.Newf(pgerror.Internal, "exec: unknown access kind %d", n.Access)
 	}
-	return &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs},
-		row: make([]types.Datum, len(n.Table.Columns)), pk: make([]types.Datum, len(n.Table.PrimaryKey))}, nil
+	// One allocation for both row buffers.
+	nc := len(n.Table.Columns)
+	bufs := make([]types.Datum, nc+len(n.Table.PrimaryKey))
+	return &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, row: bufs[:nc:nc], pk: bufs[nc:]}, nil
 }
 
 // usesIndex reports whether the scan reads an index file.
@@ -55,8 +58,9 @@ func (s *scanOp) usesIndex() bool {
 }
 
 func (s *scanOp) open() error {
+	s.spans = s.spanBuf[:0]
 	if s.node.Access == planner.FullScan {
-		s.spans = []index.Span{{}}
+		s.spans = append(s.spans, index.Span{})
 		return nil
 	}
 	keyCols := s.node.Table.PrimaryKey
@@ -68,9 +72,11 @@ func (s *scanOp) open() error {
 		if err != nil {
 			return err
 		}
-		hi, okHi, err := evalBound(s.env, sp.Hi, s.node.Table, keyCols)
-		if err != nil {
-			return err
+		hi, okHi := lo, okLo
+		if !sameExprs(sp.Hi, sp.Lo) { // an equality span shares its bounds
+			if hi, okHi, err = evalBound(s.env, sp.Hi, s.node.Table, keyCols); err != nil {
+				return err
+			}
 		}
 		if !okLo || !okHi {
 			continue // a NULL bound: no key compares true with NULL
@@ -84,6 +90,12 @@ func (s *scanOp) open() error {
 		}
 	}
 	return nil
+}
+
+// sameExprs reports whether a and b are the same slice (same elements in
+// the same storage), as the planner builds an equality span's Lo and Hi.
+func sameExprs(a, b []planner.Expr) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) && (a == nil) == (b == nil)
 }
 
 // evalBound evaluates one side of a span and converts each value to its
