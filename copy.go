@@ -25,7 +25,7 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*wire.CopySpec, error) {
 			return nil, pgerror.New(pgerror.SyntaxError, "COPY (query) FROM is not allowed")
 		}
 		q := &stmt{s: s, p: c.Query}
-		if err := q.ensurePlan(); err != nil {
+		if err := q.ensurePlan(s.catalog()); err != nil {
 			return nil, err
 		}
 		spec.Columns = q.cols

@@ -73,10 +73,10 @@ func (st *stmt) kind() kind {
 	return kindDDL
 }
 
-// ensurePlan plans the statement against the session's current catalog,
-// reusing the cached plan when the catalog has not changed.
-func (st *stmt) ensurePlan() error {
-	cat := st.s.catalog()
+// ensurePlan plans the statement against cat — the catalog of the
+// transaction that will run it (or, to describe it, the session's) — and
+// reuses the cached plan while the catalog is the same.
+func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	if st.planCat == cat && (st.plan != nil || st.planErr != nil) {
 		return st.planErr
 	}
@@ -132,7 +132,7 @@ func (st *stmt) ParamOIDs() []uint32 {
 	var ts []types.T
 	switch st.kind() {
 	case kindPlan, kindExplain:
-		if st.ensurePlan() == nil {
+		if st.ensurePlan(st.s.catalog()) == nil {
 			ts = st.params
 		}
 	}
@@ -153,7 +153,7 @@ func (st *stmt) ParamOIDs() []uint32 {
 func (st *stmt) Columns() []wire.Column {
 	switch st.kind() {
 	case kindPlan:
-		if st.ensurePlan() != nil {
+		if st.ensurePlan(st.s.catalog()) != nil {
 			return nil
 		}
 		return st.cols
@@ -229,7 +229,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (wire
 		if t == nil {
 			t, auto = s.db.beginRead(), true // read-only: a shared snapshot, no commit
 		}
-		if err := st.ensurePlan(); err != nil {
+		if err := st.ensurePlan(t.cat); err != nil {
 			if auto {
 				s.db.rollback(t)
 			}
@@ -250,7 +250,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (wire
 	}
 	var out *staticResult
 	err := s.inTxn(func(t *txn) error {
-		if err := st.ensurePlan(); err != nil {
+		if err := st.ensurePlan(t.cat); err != nil {
 			return err
 		}
 		op, err := exec.Build(s.execCtx(ctx, t, params), st.plan)
@@ -355,7 +355,7 @@ func (s *Session) explain(ctx context.Context, st *stmt, params []types.Datum) (
 	}
 	var text string
 	err := s.inTxn(func(t *txn) error {
-		if err := st.ensurePlan(); err != nil {
+		if err := st.ensurePlan(t.cat); err != nil {
 			return err
 		}
 		if !analyze {
