@@ -14,7 +14,8 @@ import (
 type relation struct {
 	table  *catalog.Table // base table, or nil
 	alias  string
-	node   Node // planned subtree when table is nil
+	node   Node       // planned subtree (derived table, view)
+	outer  *outerSpec // an outer join, planned with its filters
 	cols   []Column
 	offset int // position of the first column in the FROM-order layout
 }
@@ -129,7 +130,17 @@ func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, leftCo
 	return nil
 }
 
-// outerJoin plans a LEFT (or RIGHT) JOIN as one relation.
+// outerSpec is a LEFT (or RIGHT) JOIN not yet planned: planOuter plans
+// it once the WHERE conjuncts that concern it are known, so those on the
+// preserved side can run below the join.
+type outerSpec struct {
+	lf, rf *fromResult // the preserved side and the nullable side
+	on     []Expr      // bound over lf's columns then rf's
+	right  bool        // written as RIGHT JOIN: rf's columns come first
+	parent *scope
+}
+
+// outerJoin binds a LEFT (or RIGHT) JOIN as one relation.
 func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, error) {
 	leftExpr, rightExpr := it.LeftExpr, it.RightExpr
 	right := it.Join == sqlparser.RightJoinType
@@ -144,26 +155,70 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 	if err != nil {
 		return nil, err
 	}
-	ln, err := b.joinTree(lf, lf.conds, nil, &scope{cols: lf.cols, parent: s.parent})
-	if err != nil {
-		return nil, err
-	}
-	rn, err := b.joinTree(rf, rf.conds, nil, &scope{cols: rf.cols, parent: s.parent})
-	if err != nil {
-		return nil, err
-	}
 	both := &fromResult{}
 	both.cols = append(append([]Column{}, lf.cols...), rf.cols...)
 	var on []Expr
 	if err := b.joinCondition(it.Condition, both, len(lf.cols), s, &on); err != nil {
 		return nil, err
 	}
-	cols := both.cols
-	var n Node = b.outerJoinNode(ln, rn, on, len(lf.cols), cols)
+	spec := &outerSpec{lf: lf, rf: rf, on: on, right: right, parent: s.parent}
+	cols := both.cols // USING may have hidden some of the right side's
 	if right {
+		nl := len(lf.cols)
+		cols = append(append([]Column{}, both.cols[nl:]...), both.cols[:nl]...)
+	}
+	return &relation{outer: spec, cols: cols}, nil
+}
+
+// planOuter plans an outer join. filters are conjuncts over the relation's
+// columns (in written order); those that read only the preserved side are
+// pushed into it, the rest are returned to run above the join.
+func (b *binder) planOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
+	nl, nr := len(o.lf.cols), len(o.rf.cols)
+	preserved := func(i int) (int, bool) { // written position → lf position
+		if o.right {
+			return i - nr, i >= nr
+		}
+		return i, i < nl
+	}
+	leftConds := append([]Expr{}, o.lf.conds...)
+	var rest []Expr
+	for _, f := range filters {
+		cols := map[int]bool{}
+		colRefs(f, cols)
+		pos := map[int]int{}
+		ok := len(cols) > 0 && !hasCorrelatedSubquery(f)
+		for c := range cols {
+			p, in := preserved(c)
+			if !in {
+				ok = false
+				break
+			}
+			pos[c] = p
+		}
+		if ok && b.enabled("filter_pushdown") {
+			leftConds = append(leftConds, remap(f, pos))
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	ln, err := b.joinTree(o.lf, leftConds, nil, &scope{cols: o.lf.cols, parent: o.parent})
+	if err != nil {
+		return nil, nil, err
+	}
+	rn, err := b.joinTree(o.rf, o.rf.conds, nil, &scope{cols: o.rf.cols, parent: o.parent})
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := append(append([]Column{}, o.lf.cols...), o.rf.cols...)
+	var rightRel *relation
+	if len(o.rf.rels) == 1 && o.rf.rels[0].table != nil {
+		rightRel = o.rf.rels[0]
+	}
+	var n Node = b.outerJoinNode(ln, rn, rightRel, o.on, nl, cols)
+	if o.right {
 		// a RIGHT JOIN b ran as b LEFT JOIN a: put a's columns first
 		// again, as written.
-		nl, nr := len(lf.cols), len(rf.cols)
 		p := &Project{Input: n}
 		for i := 0; i < nr; i++ {
 			c := cols[nl+i]
@@ -175,9 +230,9 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 			p.Exprs = append(p.Exprs, &ColRef{Index: i, T: c.T, Name: qualifiedName(c)})
 			p.Cols = append(p.Cols, c)
 		}
-		n, cols = p, p.Cols
+		n = p
 	}
-	return &relation{node: n, cols: cols}, nil
+	return n, rest, nil
 }
 
 // aliasedTable resolves a table, view or derived table in FROM.

@@ -101,11 +101,17 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 			plans[i] = &planned{node: sc, rows: sc.Rows, rel: r, idx: i}
 			continue
 		}
-		n := r.node
+		n, filters := r.node, local[i]
+		if r.outer != nil {
+			var err error
+			if n, filters, err = b.planOuter(r.outer, filters); err != nil {
+				return nil, err
+			}
+		}
 		rows := estimateRows(n)
-		if len(local[i]) > 0 {
-			n = &Filter{Input: n, Pred: andOf(local[i])}
-			rows *= math.Pow(0.3, float64(len(local[i])))
+		if len(filters) > 0 {
+			n = &Filter{Input: n, Pred: andOf(filters)}
+			rows *= math.Pow(0.3, float64(len(filters)))
 		}
 		plans[i] = &planned{node: n, rows: rows, rel: r, idx: i}
 	}
@@ -474,8 +480,10 @@ func offsetMap(n, offset int) map[int]int {
 }
 
 // outerJoinNode plans left LEFT JOIN right ON on (bound over the combined
-// layout, left columns first).
-func (b *binder) outerJoinNode(left, right Node, on []Expr, leftWidth int, cols []Column) Node {
+// layout, left columns first): an index-lookup join when right is one base
+// table (rightRel) with a usable key and the left side is small, else a
+// hash join on the equalities of ON, else nested loops.
+func (b *binder) outerJoinNode(left, right Node, rightRel *relation, on []Expr, leftWidth int, cols []Column) Node {
 	var lkeys, rkeys, rest []Expr
 	for _, c := range on {
 		eq, ok := c.(*BinOp)
@@ -498,8 +506,15 @@ func (b *binder) outerJoinNode(left, right Node, on []Expr, leftWidth int, cols 
 	if len(rest) > 0 {
 		onExpr = andOf(rest)
 	}
-	j := &Join{Type: LeftJoin, Algo: NestedLoop, Left: left, Right: right, On: onExpr, Cols: cols,
-		Rows: math.Max(estimateRows(left), estimateRows(right))}
+	est := math.Max(estimateRows(left), estimateRows(right))
+	if rightRel != nil && len(lkeys) > 0 {
+		if lj := b.lookupJoin(left, estimateRows(left), right, rightRel, lkeys, rkeys, onExpr, cols, est); lj != nil {
+			lj := lj.(*LookupJoin)
+			lj.Type = LeftJoin
+			return lj
+		}
+	}
+	j := &Join{Type: LeftJoin, Algo: NestedLoop, Left: left, Right: right, On: onExpr, Cols: cols, Rows: est}
 	if len(lkeys) > 0 {
 		j.Algo, j.LeftKeys, j.RightKeys, j.BuildRight = HashJoin, lkeys, rkeys, true
 	}
