@@ -13,8 +13,15 @@ import (
 // Get reads the row with primary key pk (one value per t.PrimaryKey entry)
 // into out (len(t.Columns)) and reports whether it exists. Columns that
 // the stored row lacks (added later by ADD COLUMN) get their
-// DefaultValue. It costs one kv Get.
+// DefaultValue. It costs one kv Get. It is GetCols with every column.
 func Get(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum) (bool, error) {
+	return GetCols(r, t, pk, out, nil)
+}
+
+// GetCols is Get decoding only the primary-key columns and those of cols
+// (nil: every column) into out; the other entries of out are left as they
+// are, so a caller that reuses out for one read set keeps them NULL.
+func GetCols(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum, cols *Cols) (bool, error) {
 	if len(pk) != len(t.PrimaryKey) || len(out) != len(t.Columns) {
 		return false, pgerror.Newf(pgerror.Internal, "index.Get: %d key values and %d outputs for table %q", len(pk), len(out), t.Name)
 	}
@@ -29,7 +36,7 @@ func Get(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum) (bo
 	for i, o := range t.PrimaryKey {
 		out[o] = pk[i]
 	}
-	return true, decodeValue(t, v, out)
+	return true, decodeValue(t, v, out, cols)
 }
 
 // GetUnique reads the row whose values in the unique index idx are vals
@@ -42,7 +49,15 @@ func Get(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum) (bo
 // vals must not hold a NULL: entries with a NULL indexed value carry the
 // primary key in their key (several rows may share them), so only a scan
 // (ScanIndex) finds them; GetUnique reports an internal error instead.
+// It is GetUniqueCols with every column.
 func GetUnique(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.Datum, out []types.Datum) (bool, error) {
+	return GetUniqueCols(r, t, idx, vals, out, nil)
+}
+
+// GetUniqueCols is GetUnique decoding only the primary-key columns and
+// those of cols (nil: every column) from the master record; the other
+// entries of out are left as they are (see GetCols).
+func GetUniqueCols(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.Datum, out []types.Datum, cols *Cols) (bool, error) {
 	var buf [64]byte
 	pk, err := uniqueEntry(r, t, idx, vals, out, buf[:0])
 	if pk == nil || err != nil {
@@ -59,7 +74,7 @@ func GetUnique(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.D
 	if err := decodePKInto(t, pk, out); err != nil {
 		return false, err
 	}
-	return true, decodeValue(t, v, out)
+	return true, decodeValue(t, v, out, cols)
 }
 
 // GetUniqueEntry is GetUnique without the master get: it fills only the
@@ -106,21 +121,31 @@ func uniqueEntry(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types
 	return pk, nil
 }
 
-// decodeValue fills the non-key columns of out from a master value.
-func decodeValue(t *catalog.Table, v []byte, out []types.Datum) error {
-	l := layoutOf(t)
+// decodeValue fills the value columns of out that cols selects (nil:
+// all) from a master value; a selected column the value lacks (added by
+// ADD COLUMN after the row was written) gets its DefaultValue. Columns
+// outside cols are not touched.
+func decodeValue(t *catalog.Table, v []byte, out []types.Datum, cols *Cols) error {
+	ords, ids := valueCols(t, cols)
+	if len(ords) == 0 {
+		return nil
+	}
 	var stack [16]types.Datum
 	vals := stack[:0]
-	if len(l.valueOrds) > len(stack) {
-		vals = make([]types.Datum, 0, len(l.valueOrds))
+	if len(ords) > len(stack) {
+		vals = make([]types.Datum, 0, len(ords))
 	}
-	for _, o := range l.valueOrds {
-		vals = append(vals, t.Columns[o].DefaultValue)
+	if cols != nil {
+		vals = append(vals, cols.defaults...)
+	} else {
+		for _, o := range ords {
+			vals = append(vals, t.Columns[o].DefaultValue)
+		}
 	}
-	if err := encoding.DecodeRow(v, l.valueIDs, vals); err != nil {
+	if err := encoding.DecodeRow(v, ids, vals); err != nil {
 		return err
 	}
-	for i, o := range l.valueOrds {
+	for i, o := range ords {
 		out[o] = vals[i]
 	}
 	return nil

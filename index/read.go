@@ -74,6 +74,18 @@ type kvIter struct {
 var _ RowIter = (*kvIter)(nil)
 
 func (s *kvIter) Next() bool {
+	if !s.advance() {
+		return false
+	}
+	if s.err = s.decode(s.it.Key(), s.it.Value(), s.row); s.err != nil {
+		return false
+	}
+	return true
+}
+
+// advance moves the kv iterator to the next entry in scan order and
+// reports whether there is one (setting err when the iterator failed).
+func (s *kvIter) advance() bool {
 	if s.err != nil {
 		return false
 	}
@@ -91,42 +103,117 @@ func (s *kvIter) Next() bool {
 	s.started = true
 	if !ok {
 		s.err = s.it.Error()
-		return false
 	}
-	if s.err = s.decode(s.it.Key(), s.it.Value(), s.row); s.err != nil {
-		return false
-	}
-	return true
+	return ok
 }
 
 func (s *kvIter) Row() []types.Datum { return s.row }
 func (s *kvIter) Err() error         { return s.err }
 func (s *kvIter) Close() error       { return s.it.Close() }
 
+// Cols is the set of columns a read decodes. Primary-key columns always
+// come from the key (they cost no value decoding); value columns outside
+// the set are skipped without being decoded and are left NULL, so a query
+// reading two of a table's columns does not pay for the others (nor
+// allocate their strings). A nil *Cols decodes every column. A Cols is
+// immutable once built and may be shared by concurrent reads.
+type Cols struct {
+	// valueOrds are the table ordinals of the selected value columns, in
+	// column-ID order (the order of a master value); valueIDs their IDs.
+	valueOrds []int
+	valueIDs  []uint32
+	defaults  []types.Datum // DefaultValue of each, for rows written before ADD COLUMN
+}
+
+// NewCols returns the read set of t holding the columns ords (table
+// ordinals, in any order; duplicates and ordinals out of range are
+// ignored). A nil ords means every column and returns nil.
+func NewCols(t *catalog.Table, ords []int) *Cols {
+	if ords == nil {
+		return nil
+	}
+	want := make([]bool, len(t.Columns))
+	for _, o := range ords {
+		if o >= 0 && o < len(want) {
+			want[o] = true
+		}
+	}
+	c := &Cols{}
+	l := layoutOf(t)
+	for i, o := range l.valueOrds {
+		if want[o] {
+			c.valueOrds = append(c.valueOrds, o)
+			c.valueIDs = append(c.valueIDs, l.valueIDs[i])
+			c.defaults = append(c.defaults, t.Columns[o].DefaultValue)
+		}
+	}
+	return c
+}
+
+// valueCols returns the value columns a read of t through c decodes.
+func valueCols(t *catalog.Table, c *Cols) (ords []int, ids []uint32) {
+	if c == nil {
+		l := layoutOf(t)
+		return l.valueOrds, l.valueIDs
+	}
+	return c.valueOrds, c.valueIDs
+}
+
 // ScanMaster returns the rows of t whose primary key lies in sp, in key
-// order (reverse: descending), each with every column filled.
+// order (reverse: descending), each with every column filled. It is
+// ScanMasterCols with every column.
 func ScanMaster(r kv.Reader, t *catalog.Table, sp Span, reverse bool) (RowIter, error) {
+	return ScanMasterCols(r, t, sp, reverse, nil)
+}
+
+// ScanMasterCols returns the rows of t whose primary key lies in sp, in
+// key order (reverse: descending), each full-width with the primary-key
+// columns and the columns of cols filled and the others NULL (nil cols:
+// every column). The iterator reuses one row buffer: see RowIter.
+func ScanMasterCols(r kv.Reader, t *catalog.Table, sp Span, reverse bool, cols *Cols) (RowIter, error) {
 	lo, hi := spanBounds(t.ID, sp, t.PrimaryKeyDesc)
 	it, err := r.NewIter(kv.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return nil, err
 	}
-	pkOrds := t.PrimaryKey
-	return &kvIter{it: it, reverse: reverse, row: make([]types.Datum, len(t.Columns)), decode: func(key, value []byte, row []types.Datum) error {
-		rest, _, err := encoding.DecodeUvarintAsc(key)
-		if err != nil {
-			return err
+	return &masterIter{kvIter: kvIter{it: it, reverse: reverse, row: make([]types.Datum, len(t.Columns))}, t: t, cols: cols}, nil
+}
+
+// masterIter decodes master records: the key into the primary-key
+// columns, the value into the selected value columns. It is a kvIter
+// whose decode is a method, not a closure, so the per-row call is direct.
+type masterIter struct {
+	kvIter
+	t    *catalog.Table
+	cols *Cols
+}
+
+var _ RowIter = (*masterIter)(nil)
+
+func (s *masterIter) Next() bool {
+	if !s.advance() {
+		return false
+	}
+	key, row := s.it.Key(), s.row
+	rest, _, err := encoding.DecodeUvarintAsc(key)
+	if err != nil {
+		s.err = err
+		return false
+	}
+	for _, o := range s.t.PrimaryKey {
+		if rest, row[o], _, err = encoding.DecodeKeyDatum(rest); err != nil {
+			s.err = err
+			return false
 		}
-		for _, o := range pkOrds {
-			if rest, row[o], _, err = encoding.DecodeKeyDatum(rest); err != nil {
-				return err
-			}
-		}
-		if len(rest) != 0 {
-			return pgerror.Newf(pgerror.DataCorrupted, "index: master key %s has trailing bytes", encoding.Pretty(key))
-		}
-		return decodeValue(t, value, row)
-	}}, nil
+	}
+	if len(rest) != 0 {
+		s.err = pgerror.Newf(pgerror.DataCorrupted, "index: master key %s has trailing bytes", encoding.Pretty(key))
+		return false
+	}
+	if s.err = decodeValue(s.t, s.it.Value(), row, s.cols); s.err != nil {
+		return false
+	}
+	return true
 }
 
 // ScanIndex returns, in index order (reverse: descending), a full-width
