@@ -10,15 +10,16 @@ import (
 )
 
 // insertOp writes each input row (full-width) into the table: values are
-// coerced to the column types, sequences filled, then index.Insert writes
-// the master record and index entries (it checks NOT NULL and uniqueness
-// before writing anything). A duplicate key is 23505, or skips the row
+// coerced to the column types, sequences filled, then an index.Inserter
+// (one per statement) writes the master record and index entries (it
+// checks NOT NULL and uniqueness; a failed row writes nothing). A duplicate key is 23505, or skips the row
 // (ConflictIgnore), or first deletes every row it conflicts with on the
 // primary key or a unique index (ConflictReplace).
 type insertOp struct {
 	dmlBase
 	node *planner.Insert
 	row  []types.Datum
+	ins  *index.Inserter
 }
 
 var _ DMLOperator = (*insertOp)(nil)
@@ -50,7 +51,10 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 			return nil, err
 		}
 	}
-	err := index.Insert(o.rs.ctx.RW, t, o.row)
+	if o.ins == nil {
+		o.ins = index.NewInserter(o.rs.ctx.RW, t)
+	}
+	err := o.ins.Insert(o.row)
 	if err != nil {
 		if o.node.Conflict == planner.ConflictIgnore && pgerror.HasCode(err, pgerror.UniqueViolation) {
 			return nil, nil

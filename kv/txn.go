@@ -384,3 +384,65 @@ func (t *Txn) Len() int {
 	}
 	return t.buf.Len() + len(t.dels)
 }
+
+// SnapshotLast returns the greatest key the Txn's snapshot holds in
+// [lower, upper), or nil if it holds none there. It ignores the Txn's
+// own writes and adds nothing to the read set: it is a hint. A key of the
+// span above the returned one is absent from the snapshot, so only the
+// write buffer can hold it (see SetIfNew); a caller relying on such a
+// key's absence must still read it (Get or SetIfNew record the read).
+// The hint holds until the Txn moves to another snapshot (Refresh).
+func (t *Txn) SnapshotLast(lower, upper []byte) ([]byte, error) {
+	if t.done {
+		return nil, ErrClosed
+	}
+	it, err := t.snap.NewIter(IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, err
+	}
+	var last []byte
+	if it.Last() {
+		last = cloneBytes(it.Key())
+	}
+	err = it.Error()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return last, nil
+}
+
+// SetIfNew is an insert for a key the caller knows is absent from the
+// Txn's snapshot (above SnapshotLast of its span): it buffers a Set of
+// key to value unless the write buffer holds key (a buffered Set or
+// Merge), and reports whether it wrote. When it does not write, the Txn
+// is unchanged but for the read set. The snapshot is not read; key is
+// added to the read set as by Get, so a commit that writes key after the
+// snapshot still conflicts with this Txn.
+//
+// It costs one buffer operation where Get then Set cost a buffer lookup,
+// a snapshot read and a buffer insert; key, read-set entry and value
+// share one allocation.
+func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
+	if t.done {
+		return false, ErrClosed
+	}
+	// One allocation: key, the read span's end (key+0x00) and the value.
+	// Entries and spans are never modified, so they may share it.
+	n := len(key)
+	b := make([]byte, n+1+len(value))
+	copy(b, key)
+	copy(b[n+1:], value)
+	k := b[:n:n]
+	t.reads = append(t.reads, KeySpan{Start: k, End: b[: n+1 : n+1]})
+	ent := txnEntry{key: k, kind: opSet, value: b[n+1 : n+1+len(value) : n+1+len(value)]}
+	prev, had := t.buf.ReplaceOrInsert(ent)
+	if had && prev.kind != opDelete {
+		t.buf.ReplaceOrInsert(prev) // a duplicate: put the old entry back
+		return false, nil
+	}
+	t.undo = append(t.undo, undoRecord{key: k, prev: prev, hadPrev: had})
+	return true, nil
+}
