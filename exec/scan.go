@@ -11,7 +11,9 @@ import (
 )
 
 // scanOp reads one table through the access path the planner chose and
-// produces full-width rows (see planner.Scan). Span bounds are evaluated
+// produces full-width rows (see planner.Scan): only the columns of
+// planner.Scan.Needed are decoded, the others stay NULL in row buffers
+// that are reused from row to row. Span bounds are evaluated
 // and converted to the key columns' types when the scan opens; spans are
 // read one after the other (in reverse order for a Reverse scan), so an
 // IN list's spans come out in key order.
@@ -26,6 +28,7 @@ type scanOp struct {
 	spanBuf [1]index.Span // spans' storage for the common single span
 	si      int
 	it      index.RowIter
+	cols    *index.Cols   // the columns decoded (nil: all)
 	row     []types.Datum // master row buffer for gets
 	pk      []types.Datum
 }
@@ -48,7 +51,7 @@ func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
 	// One allocation for both row buffers.
 	nc := len(n.Table.Columns)
 	bufs := make([]types.Datum, nc+len(n.Table.PrimaryKey))
-	return &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, row: bufs[:nc:nc], pk: bufs[nc:]}, nil
+	return &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, cols: index.NewCols(n.Table, n.Needed), row: bufs[:nc:nc], pk: bufs[nc:]}, nil
 }
 
 // usesIndex reports whether the scan reads an index file.
@@ -171,7 +174,7 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 				for i, o := range t.PrimaryKey {
 					s.pk[i] = row[o]
 				}
-				found, err := index.Get(s.rs.ctx.RW, t, s.pk, s.row)
+				found, err := index.GetCols(s.rs.ctx.RW, t, s.pk, s.row, s.cols)
 				if err != nil {
 					return nil, err
 				}
@@ -198,7 +201,7 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 		var err error
 		switch {
 		case s.node.Access == planner.PKGet && len(sp.Lo) == len(t.PrimaryKey) && !sp.LoExcl && !sp.HiExcl:
-			found, err := index.Get(s.rs.ctx.RW, t, sp.Lo, s.row)
+			found, err := index.GetCols(s.rs.ctx.RW, t, sp.Lo, s.row, s.cols)
 			if err != nil {
 				return nil, err
 			}
@@ -209,11 +212,12 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 		case s.node.Access == planner.UniqueGet && len(sp.Lo) == len(s.node.Index.Columns) && !sp.LoExcl && !sp.HiExcl:
 			// evalBound dropped spans with a NULL bound, so every value is
 			// non-NULL: one index get, one master get.
-			get := index.GetUnique
+			var found bool
 			if s.node.IndexOnly {
-				get = index.GetUniqueEntry
+				found, err = index.GetUniqueEntry(s.rs.ctx.RW, t, s.node.Index, sp.Lo, s.row)
+			} else {
+				found, err = index.GetUniqueCols(s.rs.ctx.RW, t, s.node.Index, sp.Lo, s.row, s.cols)
 			}
-			found, err := get(s.rs.ctx.RW, t, s.node.Index, sp.Lo, s.row)
 			if err != nil {
 				return nil, err
 			}
@@ -224,7 +228,7 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 		case s.usesIndex():
 			s.it, err = index.ScanIndex(s.rs.ctx.RW, t, s.node.Index, sp, s.node.Reverse)
 		default:
-			s.it, err = index.ScanMaster(s.rs.ctx.RW, t, sp, s.node.Reverse)
+			s.it, err = index.ScanMasterCols(s.rs.ctx.RW, t, sp, s.node.Reverse, s.cols)
 		}
 		if err != nil {
 			return nil, err

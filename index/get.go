@@ -135,12 +135,8 @@ func decodeValue(t *catalog.Table, v []byte, out []types.Datum, cols *Cols) erro
 	if len(ords) > len(stack) {
 		vals = make([]types.Datum, 0, len(ords))
 	}
-	if cols != nil {
-		vals = append(vals, cols.defaults...)
-	} else {
-		for _, o := range ords {
-			vals = append(vals, t.Columns[o].DefaultValue)
-		}
+	for _, o := range ords {
+		vals = append(vals, t.Columns[o].DefaultValue)
 	}
 	if err := encoding.DecodeRow(v, ids, vals); err != nil {
 		return err

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"slices"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/kv"
@@ -122,29 +124,28 @@ type Cols struct {
 	// column-ID order (the order of a master value); valueIDs their IDs.
 	valueOrds []int
 	valueIDs  []uint32
-	defaults  []types.Datum // DefaultValue of each, for rows written before ADD COLUMN
 }
 
 // NewCols returns the read set of t holding the columns ords (table
 // ordinals, in any order; duplicates and ordinals out of range are
-// ignored). A nil ords means every column and returns nil.
+// ignored). A nil ords means every column and returns nil. It costs three
+// small allocations, so build it once per scan, not per row.
 func NewCols(t *catalog.Table, ords []int) *Cols {
 	if ords == nil {
 		return nil
 	}
-	want := make([]bool, len(t.Columns))
-	for _, o := range ords {
-		if o >= 0 && o < len(want) {
-			want[o] = true
+	l := layoutOf(t)
+	n := 0
+	for _, o := range l.valueOrds {
+		if slices.Contains(ords, o) {
+			n++
 		}
 	}
-	c := &Cols{}
-	l := layoutOf(t)
+	c := &Cols{valueOrds: make([]int, 0, n), valueIDs: make([]uint32, 0, n)}
 	for i, o := range l.valueOrds {
-		if want[o] {
+		if slices.Contains(ords, o) {
 			c.valueOrds = append(c.valueOrds, o)
 			c.valueIDs = append(c.valueIDs, l.valueIDs[i])
-			c.defaults = append(c.defaults, t.Columns[o].DefaultValue)
 		}
 	}
 	return c

@@ -142,6 +142,7 @@ func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filte
 		}
 	}
 	sc.Access, sc.Index, sc.Spans, sc.IndexOnly = best.access, best.index, best.spans, best.indexOnly
+	sc.Needed = scanNeeded(t, needed, sc.Filter)
 	sel := 1.0
 	for range filters {
 		sel *= 0.3
@@ -151,6 +152,31 @@ func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filte
 		sc.Rows = float64(len(best.spans))
 	}
 	return sc
+}
+
+// scanNeeded returns the columns a scan of t must decode: needed (the
+// columns the plan above reads, nil: all) plus those filter reads, in
+// ascending order; nil when that is every column, so that a scan which
+// prunes nothing keeps the all-columns fast path.
+func scanNeeded(t *catalog.Table, needed map[int]bool, filter Expr) []int {
+	if needed == nil {
+		return nil
+	}
+	set := make(map[int]bool, len(needed))
+	for c := range needed {
+		set[c] = true
+	}
+	colRefs(filter, set)
+	out := make([]int, 0, len(set))
+	for c := range t.Columns {
+		if set[c] {
+			out = append(out, c)
+		}
+	}
+	if len(out) == len(t.Columns) {
+		return nil
+	}
+	return out
 }
 
 // covers reports whether idx (with the primary key it stores) holds every

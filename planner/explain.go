@@ -217,6 +217,13 @@ func describeScan(s *Scan) string {
 		}
 		b.WriteString(strings.Join(spans, " | "))
 	}
+	if s.Needed != nil && !s.IndexOnly {
+		names := make([]string, len(s.Needed))
+		for i, c := range s.Needed {
+			names[i] = s.Table.Columns[c].Name
+		}
+		b.WriteString(" cols (" + strings.Join(names, ", ") + ")")
+	}
 	if s.Filter != nil {
 		b.WriteString(" filter " + s.Filter.String())
 	}

@@ -80,7 +80,12 @@ type Scan struct {
 	IndexOnly bool
 	Reverse   bool
 	Filter    Expr
-	Cols      []Column
+	// Needed lists the table columns (ordinals, ascending) that are
+	// decoded; the others are NULL in the produced full-width row. Nil
+	// means every column. It holds every column Filter or any node above
+	// reads; primary-key columns come from the key and are always filled.
+	Needed []int
+	Cols   []Column
 	// Estimated rows produced, for EXPLAIN and join ordering.
 	Rows float64
 }
