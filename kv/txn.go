@@ -36,10 +36,13 @@ type Txn struct {
 	// an entry inside a deleted range is always newer than the deletion.
 	dels spanList
 
-	undo  []undoRecord
-	reads []KeySpan
-	iters map[*txnIter]struct{}
-	done  bool
+	undo []undoRecord
+	// ranges holds the undo data of each DeleteRange still in undo, in
+	// order (each undoRange record owns the next one).
+	ranges []rangeUndo
+	reads  []KeySpan
+	iters  map[*txnIter]struct{}
+	done   bool
 }
 
 var _ ReadWriter = (*Txn)(nil)
@@ -58,14 +61,38 @@ func txnEntryKey(e txnEntry) []byte { return e.key }
 
 func txnPivot(k []byte) txnEntry { return txnEntry{key: k} }
 
-// undoRecord reverses one write. A point write restores prev (or removes
-// the key if !hadPrev); a DeleteRange re-inserts the entries it dropped
-// and restores the previous deleted-range list.
+// undoRecord reverses one write: it is kept for every buffered write, so
+// it is small (56 bytes; a bulk load keeps one per key). A point write
+// restores the entry it replaced (what == undoRestore: key, kind, value)
+// or removes key (undoRemove); a DeleteRange (undoRange) pops the top of
+// Txn.ranges, which re-inserts the entries it dropped and restores the
+// previous deleted-range list.
 type undoRecord struct {
-	key      []byte
-	prev     txnEntry
-	hadPrev  bool
-	isRange  bool
+	key   []byte
+	value []byte
+	kind  opKind
+	what  undoKind
+}
+
+type undoKind uint8
+
+const (
+	undoRemove undoKind = iota
+	undoRestore
+	undoRange
+)
+
+// undoPoint returns the record that reverses a point write of key that
+// replaced prev (had: there was one).
+func undoPoint(key []byte, prev txnEntry, had bool) undoRecord {
+	if !had {
+		return undoRecord{key: key, what: undoRemove}
+	}
+	return undoRecord{key: prev.key, value: prev.value, kind: prev.kind, what: undoRestore}
+}
+
+// rangeUndo is what reverses one DeleteRange.
+type rangeUndo struct {
 	dropped  []txnEntry
 	prevDels spanList
 }
@@ -233,7 +260,7 @@ func (t *Txn) put(ent txnEntry) error {
 		return ErrClosed
 	}
 	prev, had := t.buf.ReplaceOrInsert(ent)
-	t.undo = append(t.undo, undoRecord{key: ent.key, prev: prev, hadPrev: had})
+	t.undo = append(t.undo, undoPoint(ent.key, prev, had))
 	return nil
 }
 
@@ -256,7 +283,8 @@ func (t *Txn) DeleteRange(start, end []byte) error {
 	for _, e := range dropped {
 		t.buf.Delete(e)
 	}
-	t.undo = append(t.undo, undoRecord{isRange: true, dropped: dropped, prevDels: t.dels})
+	t.undo = append(t.undo, undoRecord{what: undoRange})
+	t.ranges = append(t.ranges, rangeUndo{dropped: dropped, prevDels: t.dels})
 	t.dels = t.dels.add(start, end)
 	return nil
 }
@@ -281,14 +309,17 @@ func (t *Txn) RollbackTo(sp int) error {
 	}
 	for i := len(t.undo) - 1; i >= sp; i-- {
 		u := t.undo[i]
-		switch {
-		case u.isRange:
-			for _, e := range u.dropped {
+		switch u.what {
+		case undoRange:
+			r := t.ranges[len(t.ranges)-1]
+			for _, e := range r.dropped {
 				t.buf.ReplaceOrInsert(e)
 			}
-			t.dels = u.prevDels
-		case u.hadPrev:
-			t.buf.ReplaceOrInsert(u.prev)
+			t.dels = r.prevDels
+			t.ranges[len(t.ranges)-1] = rangeUndo{}
+			t.ranges = t.ranges[:len(t.ranges)-1]
+		case undoRestore:
+			t.buf.ReplaceOrInsert(txnEntry{key: u.key, kind: u.kind, value: u.value})
 		default:
 			t.buf.Delete(txnPivot(u.key))
 		}
@@ -353,6 +384,7 @@ func (t *Txn) finish() {
 	_ = t.snap.Close()
 	t.buf = nil
 	t.undo = nil
+	t.ranges = nil
 }
 
 // ReadSet returns the key spans the Txn has read: one point span per Get
@@ -443,6 +475,6 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 		t.buf.ReplaceOrInsert(prev) // a duplicate: put the old entry back
 		return false, nil
 	}
-	t.undo = append(t.undo, undoRecord{key: k, prev: prev, hadPrev: had})
+	t.undo = append(t.undo, undoPoint(k, prev, had))
 	return true, nil
 }
