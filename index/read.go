@@ -124,24 +124,23 @@ type Cols struct {
 	// column-ID order (the order of a master value); valueIDs their IDs.
 	valueOrds []int
 	valueIDs  []uint32
+	// Inline storage for both, so a small read set is one allocation.
+	ordBuf [6]int
+	idBuf  [6]uint32
 }
 
 // NewCols returns the read set of t holding the columns ords (table
 // ordinals, in any order; duplicates and ordinals out of range are
-// ignored). A nil ords means every column and returns nil. It costs three
-// small allocations, so build it once per scan, not per row.
+// ignored). A nil ords means every column and returns nil. It allocates
+// once for up to six value columns, so build it once per scan, not per
+// row.
 func NewCols(t *catalog.Table, ords []int) *Cols {
 	if ords == nil {
 		return nil
 	}
+	c := &Cols{}
+	c.valueOrds, c.valueIDs = c.ordBuf[:0], c.idBuf[:0]
 	l := layoutOf(t)
-	n := 0
-	for _, o := range l.valueOrds {
-		if slices.Contains(ords, o) {
-			n++
-		}
-	}
-	c := &Cols{valueOrds: make([]int, 0, n), valueIDs: make([]uint32, 0, n)}
 	for i, o := range l.valueOrds {
 		if slices.Contains(ords, o) {
 			c.valueOrds = append(c.valueOrds, o)
