@@ -366,6 +366,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	}
 	for _, e := range all {
 		colRefs(e, needed)
+		// A correlated subquery in ORDER BY, HAVING, GROUP BY or an
+		// aggregate's arguments reads FROM columns that colRefs cannot see.
+		correlated = correlated || hasCorrelatedSubquery(e)
 	}
 	if correlated {
 		needed = nil // every column may be read through outer references
@@ -379,9 +382,19 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	// Aggregation.
 	if grouped {
 		if correlated {
+			// Above the aggregate, a correlated subquery would need its
+			// outer references rewritten to the aggregate's output;
+			// refuse rather than read the wrong column.
+			grouped := []Expr{having}
 			for _, it := range items {
-				if hasCorrelatedSubquery(it.expr) {
-					return nil, pgerror.New(pgerror.FeatureNotSupported, "correlated subqueries in the select list of a grouped query are not supported")
+				grouped = append(grouped, it.expr)
+			}
+			for _, o := range order {
+				grouped = append(grouped, o.expr)
+			}
+			for _, e := range grouped {
+				if e != nil && hasCorrelatedSubquery(e) {
+					return nil, pgerror.New(pgerror.FeatureNotSupported, "correlated subqueries in the select list, HAVING or ORDER BY of a grouped query are not supported")
 				}
 			}
 		}
