@@ -47,7 +47,7 @@ var _ newKeyWriter = (*kv.Txn)(nil)
 // Inserter writes the rows of one statement into one table with Insert's
 // contract, faster than a call of Insert per row:
 //
-//   - Over a kv.Txn, it learns once (on the first row) the last key the
+//   - Over a kv.Txn, it learns once (on the second row) the last key the
 //     transaction's snapshot holds in the master key space and in each
 //     unique index. A key above it cannot be in the snapshot, so its
 //     uniqueness check reads only the write buffer (kv.Txn.SetIfNew),
@@ -75,6 +75,7 @@ type Inserter struct {
 	uniqueLast [][]byte
 
 	key, val []byte // scratch encodings
+	rows     int    // Insert calls so far
 }
 
 // NewInserter returns an Inserter writing rows of t through rw.
@@ -91,7 +92,10 @@ func (in *Inserter) Insert(row []types.Datum) error {
 	if err := checkRow(t, row); err != nil {
 		return err
 	}
-	if in.fast != nil {
+	in.rows++
+	// A one-row statement keeps to Gets: learning costs an iterator per
+	// key space, more than the Gets it saves.
+	if in.fast != nil && in.rows > 1 {
 		if err := in.learn(); err != nil {
 			return err
 		}
