@@ -21,9 +21,14 @@
 // # Data flow
 //
 // Writers call Insert, Update and Delete with a kv.ReadWriter (a kv.Txn),
-// which check constraints through the same ReadWriter before writing.
-// Readers call Get for a primary-key lookup, ScanMaster for a primary-key
-// range and ScanIndex for an index range; both scans return a RowIter.
+// which check constraints through the same ReadWriter before writing. A
+// statement inserting many rows uses one Inserter (write.go): once it
+// knows the snapshot's last key in each key space, a key above it needs
+// no read of the snapshot, only a check of the transaction's own writes.
+// Readers call Get for a primary-key lookup (GetUnique through a unique
+// index), ScanMaster for a primary-key range and ScanIndex for an index
+// range; both scans return a RowIter. The *Cols variants decode only the
+// columns a query reads (read.go).
 // Backfill fills a new index; Check verifies every master row against
 // every index file and back (indextest.AssertConsistent wraps it for
 // tests).
