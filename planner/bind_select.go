@@ -13,6 +13,9 @@ import (
 func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, error) {
 	switch st := st.(type) {
 	case *sqlparser.Select:
+		if call, ok := seriesCall(st); ok {
+			return b.series(call, s)
+		}
 		return b.selectNode(st, s)
 	case *sqlparser.Union:
 		left, err := b.selectStatement(st.Left, &scope{parent: s.parent})
@@ -777,4 +780,54 @@ func peelLayout(input Node, groupBy []Expr, calls []AggCall) (Node, []Expr, []Ag
 		}
 	}
 	return layout.Input, g, c
+}
+
+// seriesFunc is the name the dialect layer gives generate_series in FROM:
+// the derived table (SELECT kvsql_generate_series(a, b) AS
+// generate_series FROM dual).
+const seriesFunc = "kvsql_generate_series"
+
+func seriesCall(sel *sqlparser.Select) (*sqlparser.FuncExpr, bool) {
+	if sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) != 1 || sel.Where != nil || sel.GroupBy != nil || len(sel.OrderBy) > 0 {
+		return nil, false
+	}
+	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+	if !ok {
+		return nil, false
+	}
+	f, ok := ae.Expr.(*sqlparser.FuncExpr)
+	return f, ok && f.Name.Lowered() == seriesFunc
+}
+
+// series plans generate_series(start, stop [, step]) over integers.
+func (b *binder) series(call *sqlparser.FuncExpr, s *scope) (Node, error) {
+	if len(call.Exprs) < 2 || len(call.Exprs) > 3 {
+		return nil, pgerror.New(pgerror.UndefinedFunction, "function generate_series needs 2 or 3 arguments")
+	}
+	args := make([]Expr, 3)
+	t := tInt4
+	for i, e := range call.Exprs {
+		x, err := b.expr(e, &scope{parent: s.parent, aggContext: "FROM"})
+		if err != nil {
+			return nil, err
+		}
+		if x.Type().Family != types.Unknown && !isInteger(x.Type().Family) {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "generate_series(%s) is not supported: only integers", x.Type())
+		}
+		if x.Type().Family == tInt8.Family {
+			t = tInt8
+		}
+		args[i] = x
+	}
+	if args[2] == nil {
+		args[2] = intConst(1)
+	}
+	for i := range args {
+		x, err := coerce(args[i], t)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = x
+	}
+	return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: "generate_series", T: t}}}, nil
 }

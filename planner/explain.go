@@ -75,6 +75,8 @@ func describe(n Node) string {
 		return describeScan(v)
 	case *Values:
 		return fmt.Sprintf("Values (%d rows)", len(v.Rows))
+	case *Series:
+		return fmt.Sprintf("Series %s to %s step %s", v.Start, v.Stop, v.Step)
 	case *Filter:
 		return "Filter " + v.Pred.String()
 	case *Project:

@@ -96,6 +96,14 @@ type Values struct {
 	Cols []Column
 }
 
+// Series produces one row per value Start, Start+Step, ... while not past
+// Stop (generate_series in FROM). The bounds are integer expressions
+// evaluated when the node opens; a zero Step is 22023.
+type Series struct {
+	Start, Stop, Step Expr
+	Cols              []Column
+}
+
 // Filter passes the rows for which Pred is true.
 type Filter struct {
 	Input Node
@@ -302,6 +310,7 @@ type Delete struct {
 
 func (n *Scan) Columns() []Column       { return n.Cols }
 func (n *Values) Columns() []Column     { return n.Cols }
+func (n *Series) Columns() []Column     { return n.Cols }
 func (n *Filter) Columns() []Column     { return n.Input.Columns() }
 func (n *Project) Columns() []Column    { return n.Cols }
 func (n *Join) Columns() []Column       { return n.Cols }
@@ -318,6 +327,7 @@ func (n *Delete) Columns() []Column     { return n.Cols }
 
 func (n *Scan) Children() []Node       { return nil }
 func (n *Values) Children() []Node     { return nil }
+func (n *Series) Children() []Node     { return nil }
 func (n *Filter) Children() []Node     { return []Node{n.Input} }
 func (n *Project) Children() []Node    { return []Node{n.Input} }
 func (n *Join) Children() []Node       { return []Node{n.Left, n.Right} }

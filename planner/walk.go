@@ -160,6 +160,8 @@ func nodeExprs(n Node) []Expr {
 		for _, r := range v.Rows {
 			each(r...)
 		}
+	case *Series:
+		each(v.Start, v.Stop, v.Step)
 	case *Filter:
 		each(v.Pred)
 	case *Project:

@@ -70,6 +70,11 @@
 //     (sqlparser.NullSafeEqualOp).
 //   - x NOTNULL / x ISNULL and SQLite's x NOT NULL: IsExpr.
 //   - INSERT OR REPLACE: vitess REPLACE; INSERT OR IGNORE: Insert.Ignore.
+//   - (VALUES (1, 'a'), (2, 'b')) AS v(n, s): vitess's VALUES ROW(...)
+//     statement in a derived table with column names (rewrite.go).
+//   - generate_series(a, b [, step]) in FROM: the derived table (SELECT
+//     kvsql_generate_series(a, b, step) AS generate_series FROM dual),
+//     which the planner plans as a Series node.
 //   - $n is &sqlparser.Argument{Name: "pN"} (N the 1-based number); a ?
 //     placeholder is vitess's Argument{Name: "vN"}, N counting the ?s from
 //     1. Mixing both is an error. Statement.NumParams is the highest N.
@@ -129,8 +134,7 @@
 //   - Not supported: arrays other than the forms above (ARRAY[...],
 //     subscripts, t[] values), op ANY(array) for op other than =,
 //     string_agg(x, sep ORDER BY y) with a separator that is not a string
-//     literal, table functions and VALUES in FROM with column aliases (vitess's
-//     VALUES ROW() syntax is not exposed), INTERSECT/EXCEPT inside a
+//     literal, table functions other than generate_series, INTERSECT/EXCEPT inside a
 //     subquery, WITH on INTERSECT/EXCEPT, bit-string literals, SQLite
 //     triggers and NOT INDEXED (see testdata/corpus_failures.txt).
 package parse

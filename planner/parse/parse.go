@@ -228,6 +228,8 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	if toks, err = r.arrayForms(toks); err != nil { // pgcompat.go
 		return nil, err
 	}
+	toks = valuesRows(toks)
+	toks = seriesInFrom(toks)
 	toks, err = r.exprs(toks)
 	if err != nil {
 		return nil, err

@@ -362,3 +362,42 @@ func TestViewQuery(t *testing.T) {
 		t.Error("ViewQuery(SELECT 1) succeeded")
 	}
 }
+
+// TestValuesInFrom checks (VALUES (...), (...)) AS v(a, b) arrives as a
+// derived table over vitess's VALUES ROW() statement, while INSERT's
+// VALUES list is untouched.
+func TestValuesInFrom(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT a FROM (VALUES (1, 'x'), (2, 'y')) AS v(a, b)", "select a from (values row(1, 'x'), row(2, 'y')) as v(a, b)"},
+		{"INSERT INTO t VALUES (1), (2)", "insert into t values (1), (2)"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}
+
+// TestSeriesInFrom checks generate_series in FROM becomes the derived
+// table the planner turns into a Series node, with or without an alias.
+func TestSeriesInFrom(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT x FROM generate_series(1, 3) AS t(x)", "select x from (select kvsql_generate_series(1, 3) as generate_series from dual) as t(x)"},
+		{"SELECT * FROM generate_series(1, 3) WHERE true", "select * from (select kvsql_generate_series(1, 3) as generate_series from dual) as generate_series where true"},
+		{"SELECT a FROM t JOIN generate_series(1, 2) g ON g = a", "select a from t join (select kvsql_generate_series(1, 2) as generate_series from dual) as g on g = a"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+	if _, err := ParseOne("SELECT kvsql_generate_series(1, 2)"); err == nil {
+		t.Error("a user-written marker name was accepted")
+	}
+}

@@ -437,3 +437,88 @@ func topLevelOrderBy(toks []token) int {
 	}
 	return -1
 }
+
+// valuesRows spells a parenthesised VALUES list — (VALUES (1, 'a'), (2,
+// 'b')) AS v(n, s) in FROM or a subquery — as vitess reads it: VALUES
+// ROW(1, 'a'), ROW(2, 'b'). A VALUES list of INSERT is left alone (it
+// follows a table name or a column list, not an open parenthesis).
+func valuesRows(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		out = append(out, toks[i])
+		if !toks[i].is("values") || i == 0 || !toks[i-1].isPunct("(") {
+			continue
+		}
+		j := i + 1
+		for j < len(toks) && toks[j].isPunct("(") {
+			end := matchForward(toks, j)
+			if end < 0 {
+				break
+			}
+			out = append(out, raw("row", toks[j].pos))
+			out = append(out, toks[j:end+1]...)
+			j = end + 1
+			if j < len(toks) && toks[j].isPunct(",") {
+				out = append(out, toks[j])
+				j++
+				continue
+			}
+			break
+		}
+		i = j - 1
+	}
+	return out
+}
+
+// seriesInFrom spells generate_series(a, b [, step]) in a FROM clause as
+// a derived table vitess can parse, (SELECT kvsql_generate_series(a, b)
+// AS generate_series FROM dual) [AS generate_series], which the planner
+// turns into a Series node. Elsewhere generate_series is left alone.
+func seriesInFrom(toks []token) []token {
+	var out []token
+	fromCtx := []bool{false} // per parenthesis depth: inside a FROM clause?
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		d := len(fromCtx) - 1
+		switch {
+		case t.isPunct("("):
+			fromCtx = append(fromCtx, false)
+		case t.isPunct(")"):
+			if d > 0 {
+				fromCtx = fromCtx[:d]
+			}
+		case t.is("from"):
+			fromCtx[d] = true
+		case t.kind == tkIdent && fromEnds[t.val]:
+			fromCtx[d] = false
+		case t.is("generate_series") && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].isPunct(",")):
+			end := matchForward(toks, i+1)
+			if end < 0 {
+				break
+			}
+			out = append(out, raw("( select kvsql_generate_series", t.pos))
+			out = append(out, toks[i+1:end+1]...)
+			out = append(out, raw("as generate_series from dual )", t.pos))
+			next := end + 1
+			aliased := next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
+				toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])
+			if !aliased {
+				out = append(out, raw("as generate_series", t.pos))
+			}
+			i = end
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// fromEnds are the words that end a FROM clause at their depth.
+var fromEnds = map[string]bool{"where": true, "group": true, "order": true, "having": true, "limit": true,
+	"offset": true, "fetch": true, "union": true, "intersect": true, "except": true, "select": true,
+	"window": true, "returning": true, "on": true, "using": true}
+
+// joinWords may follow a FROM item without being its alias.
+var joinWords = map[string]bool{"join": true, "inner": true, "left": true, "right": true, "full": true,
+	"cross": true, "natural": true, "outer": true}

@@ -1,0 +1,75 @@
+package exec
+
+import (
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// seriesOp produces the integers of a planner.Series.
+type seriesOp struct {
+	rs         *runState
+	env        *eval.Env
+	node       *planner.Series
+	opened     bool
+	done       bool
+	next, stop int64
+	step       int64
+	n          int
+	row        [1]types.Datum
+}
+
+var _ Operator = (*seriesOp)(nil)
+
+func (s *seriesOp) open() error {
+	var vals [3]int64
+	for i, e := range []planner.Expr{s.node.Start, s.node.Stop, s.node.Step} {
+		d, err := eval.Eval(s.env, e, nil)
+		if err != nil {
+			return err
+		}
+		if d.IsNull() {
+			s.done = true // PostgreSQL: a NULL bound gives no rows
+			return nil
+		}
+		vals[i] = d.I
+	}
+	if vals[2] == 0 {
+		return pgerror.New(pgerror.InvalidParameterValue, "step size cannot equal zero")
+	}
+	s.next, s.stop, s.step = vals[0], vals[1], vals[2]
+	return nil
+}
+
+func (s *seriesOp) Next() ([]types.Datum, error) {
+	if !s.opened {
+		s.opened = true
+		if err := s.open(); err != nil {
+			return nil, err
+		}
+	}
+	if s.done || (s.step > 0 && s.next > s.stop) || (s.step < 0 && s.next < s.stop) {
+		return nil, nil
+	}
+	if s.n++; s.n%1024 == 0 {
+		if err := s.rs.canceled(); err != nil {
+			return nil, err
+		}
+	}
+	s.row[0] = types.NewInt(s.next)
+	// Stop before the value would overflow.
+	if (s.step > 0 && s.next > maxInt64-s.step) || (s.step < 0 && s.next < minInt64-s.step) {
+		s.done = true
+	} else {
+		s.next += s.step
+	}
+	return s.row[:], nil
+}
+
+func (s *seriesOp) Close() error { return nil }
+
+const (
+	maxInt64 = 1<<63 - 1
+	minInt64 = -1 << 63
+)
