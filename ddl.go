@@ -21,6 +21,9 @@ func (s *Session) ddl(ctx context.Context, p *parse.Statement) (wire.Result, err
 	if p.Database != nil {
 		return s.databaseStmt(p.Database)
 	}
+	if p.Vacuum != nil {
+		return s.vacuum(p.Vacuum)
+	}
 	var tag string
 	err := s.inTxn(func(t *txn) error {
 		var err error
@@ -521,4 +524,48 @@ func (s *Session) reindex(t *txn, r *parse.ReindexStmt) error {
 		}
 	}
 	return nil
+}
+
+// vacuum compacts the key spaces of the named tables (all when none are
+// named) and their indexes, so reads after a bulk load do not go through
+// many overlapping files; with ANALYZE it then refreshes their statistics.
+// Like PostgreSQL's VACUUM it cannot run inside a transaction block.
+func (s *Session) vacuum(v *parse.VacuumStmt) (wire.Result, error) {
+	if s.cur != nil {
+		return nil, pgerror.New(pgerror.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+	}
+	cat := s.db.Catalog()
+	var tables []*catalog.Table
+	if len(v.Tables) == 0 {
+		all, err := cat.Tables(s.database)
+		if err != nil {
+			return nil, err
+		}
+		tables = all
+	}
+	for _, n := range v.Tables {
+		t, err := cat.Table(s.database, n)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	for _, t := range tables {
+		spaces := []uint64{t.ID}
+		for _, idx := range t.Indexes {
+			spaces = append(spaces, idx.ID)
+		}
+		for _, id := range spaces {
+			if err := s.db.eng.Compact(catalog.SpacePrefix(id), catalog.SpacePrefix(id+1)); err != nil {
+				return nil, pgerror.Wrap(err, pgerror.IOError)
+			}
+		}
+	}
+	if v.Analyze {
+		names := v.Tables
+		if err := s.inTxn(func(t *txn) error { return s.analyze(t, names) }); err != nil {
+			return nil, err
+		}
+	}
+	return &staticResult{tag: "VACUUM"}, nil
 }

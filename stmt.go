@@ -58,7 +58,7 @@ func (st *stmt) kind() kind {
 		return kindShow
 	case p.Copy != nil:
 		return kindCopy
-	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil:
+	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil:
 		return kindDDL
 	}
 	switch p.AST.(type) {

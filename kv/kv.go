@@ -66,6 +66,11 @@ type Engine interface {
 	NewSnapshot() Snapshot
 	// Flush makes every write so far durable (a WAL sync for Pebble).
 	Flush() error
+	// Compact reorganizes the storage of keys in [start, end) for reading
+	// (Pebble: a manual compaction, so a freshly loaded range is not read
+	// through many overlapping files). An engine with nothing to
+	// reorganize does nothing. It may take long; it changes no data.
+	Compact(start, end []byte) error
 	// Close releases the engine. Open iterators, snapshots and batches
 	// must be closed first.
 	Close() error

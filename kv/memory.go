@@ -195,6 +195,16 @@ func (e *memEngine) Flush() error {
 	return nil
 }
 
+// Compact implements Engine: a B-tree has nothing to reorganize.
+func (e *memEngine) Compact(start, end []byte) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.mu.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
 // Close implements Engine. Snapshots and iterators still open keep
 // working on the state they froze.
 func (e *memEngine) Close() error {

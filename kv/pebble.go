@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -27,7 +28,7 @@ type PebbleOptions struct {
 
 // DefaultCacheSize is the block cache size used when PebbleOptions.CacheSize
 // is zero.
-const DefaultCacheSize = 256 << 20
+const DefaultCacheSize = 1 << 30
 
 // DefaultMemTableSize is the memtable size used when
 // PebbleOptions.MemTableSize is zero.
@@ -205,6 +206,20 @@ func (e *pebbleEngine) Flush() error {
 	}
 	if err := e.db.LogData(nil, pebble.Sync); err != nil {
 		return fmt.Errorf("kv: flush: %w", err)
+	}
+	return nil
+}
+
+// Compact implements Engine with a manual Pebble compaction of the range.
+func (e *pebbleEngine) Compact(start, end []byte) error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	if e.readOnly {
+		return nil
+	}
+	if err := e.db.Compact(context.Background(), start, end, true); err != nil {
+		return fmt.Errorf("kv: compact: %w", err)
 	}
 	return nil
 }

@@ -169,6 +169,12 @@ func (t *Engine) Flush() error {
 	return t.inner.Flush()
 }
 
+// Compact implements kv.Engine.
+func (t *Engine) Compact(start, end []byte) error {
+	t.logf("compact [%s, %s)", PrettyBound(start), PrettyBound(end))
+	return t.inner.Compact(start, end)
+}
+
 // Close implements kv.Engine. It is not logged.
 func (t *Engine) Close() error { return t.inner.Close() }
 

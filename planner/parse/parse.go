@@ -48,6 +48,7 @@ type Statement struct {
 	DropIndex *DropIndexStmt
 	Analyze   *AnalyzeStmt
 	Reindex   *ReindexStmt
+	Vacuum    *VacuumStmt
 	Trigger   *TriggerStmt
 	Database  *DatabaseStmt
 
@@ -119,6 +120,14 @@ type TriggerStmt struct {
 	Name     string
 	Table    string
 	IfExists bool
+}
+
+// VacuumStmt is VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table, ...]
+// (or with a parenthesised option list): kvsql compacts the tables' key
+// ranges, and with ANALYZE refreshes their statistics.
+type VacuumStmt struct {
+	Tables  []string
+	Analyze bool
 }
 
 // ReindexStmt is REINDEX [INDEX | TABLE] name: Kind is "index", "table",

@@ -346,6 +346,52 @@ func (r *rewriter) analyze(toks []token) (Statement, error) {
 	return Statement{Analyze: a}, nil
 }
 
+// vacuum handles VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table, ...]
+// and VACUUM (option, ...) [table, ...].
+func (r *rewriter) vacuum(toks []token) (Statement, error) {
+	c := &cursor{r: r, toks: toks, i: 1}
+	v := &VacuumStmt{}
+	if c.i < len(toks) && toks[c.i].isPunct("(") {
+		end := matchForward(toks, c.i)
+		if end < 0 {
+			return Statement{}, c.errHere()
+		}
+		for _, t := range toks[c.i+1 : end] {
+			if t.is("analyze") || t.is("analyse") {
+				v.Analyze = true
+			}
+		}
+		c.i = end + 1
+	}
+	for c.i < len(toks) {
+		t := toks[c.i]
+		if t.is("full") || t.is("freeze") || t.is("verbose") {
+			c.i++
+			continue
+		}
+		if t.is("analyze") || t.is("analyse") {
+			v.Analyze = true
+			c.i++
+			continue
+		}
+		break
+	}
+	for !c.done() {
+		parts, err := c.qualifiedName()
+		if err != nil {
+			return Statement{}, err
+		}
+		v.Tables = append(v.Tables, strings.Join(parts, "."))
+		if !c.done() {
+			if !toks[c.i].isPunct(",") {
+				return Statement{}, c.errHere()
+			}
+			c.i++
+		}
+	}
+	return Statement{Vacuum: v}, nil
+}
+
 // reindex handles REINDEX [INDEX | TABLE] name (PostgreSQL) and SQLite's
 // REINDEX name, where name is an index or a table.
 func (r *rewriter) reindex(toks []token) (Statement, error) {
