@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"github.com/kvsql/kvsql/exec/eval"
 	"math"
 	"strconv"
 	"strings"
@@ -53,87 +54,17 @@ func typeModifier(t types.T) int32 {
 	return -1
 }
 
-// appendText appends d in PostgreSQL's text output format for type t. The
-// datum's kind wins over t where they disagree (e.g. an untyped NULL
-// column holding text), so every datum has some faithful rendering.
+// appendText appends d in PostgreSQL's text output format for type t:
+// the engine's own text rendering (eval.AppendText, which casts to text
+// use too), except that the output format writes booleans as t and f.
 func appendText(b []byte, t types.T, d types.Datum) []byte {
-	switch d.Kind {
-	case types.KindBool:
+	if d.Kind == types.KindBool {
 		if d.Bool() {
 			return append(b, 't')
 		}
 		return append(b, 'f')
-	case types.KindInt:
-		switch t.Family {
-		case types.Float4, types.Float8:
-			return appendFloatText(b, float64(d.I), t.Family)
-		}
-		return strconv.AppendInt(b, d.I, 10)
-	case types.KindFloat:
-		if t.Family == types.Numeric {
-			return appendNumericText(b, d.F)
-		}
-		return appendFloatText(b, d.F, t.Family)
-	case types.KindText:
-		return append(b, d.S...)
-	case types.KindBytes:
-		b = append(b, '\\', 'x')
-		return hex.AppendEncode(b, []byte(d.S))
-	case types.KindDate:
-		return append(b, types.FormatDate(d.I)...)
-	case types.KindTimestamp:
-		b = append(b, types.FormatTimestamp(d.I)...)
-		if t.Family == types.TimestampTZ {
-			b = append(b, "+00"...)
-		}
-		return b
 	}
-	return b
-}
-
-// appendFloatText renders f as PostgreSQL 12+ does with
-// extra_float_digits=1 (the default): the shortest string that reads back
-// as the same value, in exponent form when the decimal exponent is below -4
-// or at least the type's precision (15 digits for float8, 6 for float4).
-func appendFloatText(b []byte, f float64, fam types.Family) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(b, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(b, "-Infinity"...)
-	}
-	bits, maxExp := 64, 15
-	if fam == types.Float4 {
-		bits, maxExp = 32, 6
-	}
-	if f == 0 {
-		if math.Signbit(f) {
-			return append(b, "-0"...)
-		}
-		return append(b, '0')
-	}
-	e := strconv.FormatFloat(f, 'e', -1, bits)
-	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
-	if exp < -4 || exp >= maxExp {
-		return append(b, e...)
-	}
-	return strconv.AppendFloat(b, f, 'f', -1, bits)
-}
-
-// appendNumericText renders a NUMERIC (held as float64) in plain decimal
-// notation, as PostgreSQL never uses exponents for numeric.
-func appendNumericText(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(b, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(b, "-Infinity"...)
-	}
-	return strconv.AppendFloat(b, f, 'f', -1, 64)
+	return eval.AppendText(b, d, t)
 }
 
 // appendBinary appends d in PostgreSQL's binary format for type t.
