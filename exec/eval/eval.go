@@ -132,33 +132,20 @@ func evalColRef(env *Env, e *planner.ColRef, row []types.Datum) (types.Datum, er
 // evalAnd is n-ary AND with three-valued logic: FALSE wins, then NULL.
 // It stops at the first FALSE without evaluating the rest.
 func evalAnd(env *Env, e *planner.And, row []types.Datum) (types.Datum, error) {
-	sawNull := false
-	for _, a := range e.Args {
-		d, err := Eval(env, a, row)
-		if err != nil {
-			return types.Null, err
-		}
-		switch d.Kind {
-		case types.KindNull:
-			sawNull = true
-		case types.KindBool:
-			if !d.Bool() {
-				return d, nil
-			}
-		default:
-			return types.Null, notBoolean("AND", a)
-		}
-	}
-	if sawNull {
-		return types.Null, nil
-	}
-	return types.NewBool(true), nil
+	return evalLogic(env, e.Args, row, false, "AND")
 }
 
 // evalOr is n-ary OR with three-valued logic: TRUE wins, then NULL.
 func evalOr(env *Env, e *planner.Or, row []types.Datum) (types.Datum, error) {
+	return evalLogic(env, e.Args, row, true, "OR")
+}
+
+// evalLogic evaluates args until one is the deciding value (FALSE for
+// AND, TRUE for OR); without one the result is NULL if any argument was
+// NULL, else the other value.
+func evalLogic(env *Env, args []planner.Expr, row []types.Datum, decisive bool, op string) (types.Datum, error) {
 	sawNull := false
-	for _, a := range e.Args {
+	for _, a := range args {
 		d, err := Eval(env, a, row)
 		if err != nil {
 			return types.Null, err
@@ -167,17 +154,17 @@ func evalOr(env *Env, e *planner.Or, row []types.Datum) (types.Datum, error) {
 		case types.KindNull:
 			sawNull = true
 		case types.KindBool:
-			if d.Bool() {
+			if d.Bool() == decisive {
 				return d, nil
 			}
 		default:
-			return types.Null, notBoolean("OR", a)
+			return types.Null, notBoolean(op, a)
 		}
 	}
 	if sawNull {
 		return types.Null, nil
 	}
-	return types.NewBool(false), nil
+	return types.NewBool(!decisive), nil
 }
 
 func notBoolean(op string, a planner.Expr) error {
