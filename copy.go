@@ -90,7 +90,7 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*wire.CopySpec, error) {
 			t = s.cur
 			mark = t.mark()
 		} else {
-			t, auto = s.db.begin(), true
+			t, auto = s.begin(), true
 		}
 	}
 	spec.Insert = func(ctx context.Context, rows [][]types.Datum) error {

@@ -117,8 +117,10 @@ type committed struct {
 	seq uint64
 	// writes are the keys the commit wrote, sorted by Start.
 	writes []kv.KeySpan
-	// ddl marks a commit that changed the catalog.
-	ddl bool
+	// ddl marks a commit that changed the catalog; ddlDB is the database
+	// whose objects it changed ("" for CREATE/DROP DATABASE: all of them).
+	ddl   bool
+	ddlDB string
 }
 
 // Open opens (or creates) a store.
@@ -431,7 +433,7 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 		return 0, db.failedErr()
 	}
 	db.mu.seq++
-	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: writes, ddl: t.catChanged})
+	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: writes, ddl: t.catChanged, ddlDB: t.ddlDB()})
 	if len(db.mu.log) > maxCommitLog {
 		drop := len(db.mu.log) / 2
 		db.mu.horizon = db.mu.log[drop-1].seq
@@ -452,7 +454,8 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 // validLocked reports whether no commit after t's snapshot wrote into
 // reads (t's read set, merged) and, if t changed the catalog, whether
 // nothing committed after its snapshot at all; a commit that changed the
-// catalog invalidates every transaction whose snapshot precedes it.
+// catalog of t's database (or created or dropped a database) invalidates
+// every transaction of that database whose snapshot precedes it.
 // REQUIRES: db.mu held, t registered (its snapshot pins the log).
 func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
 	if t.snapSeq < db.mu.horizon {
@@ -460,7 +463,7 @@ func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
 	}
 	first := sort.Search(len(db.mu.log), func(i int) bool { return db.mu.log[i].seq > t.snapSeq })
 	for _, c := range db.mu.log[first:] {
-		if c.ddl || t.catChanged || spansOverlap(c.writes, reads) {
+		if t.catChanged || (c.ddl && (c.ddlDB == "" || t.database == "" || c.ddlDB == t.database)) || spansOverlap(c.writes, reads) {
 			return false
 		}
 	}

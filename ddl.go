@@ -460,6 +460,7 @@ func (s *Session) databaseStmt(d *parse.DatabaseStmt) (wire.Result, error) {
 		tag = "CREATE DATABASE"
 	}
 	err := s.inTxn(func(t *txn) error {
+		t.allDatabases = true
 		var next *catalog.Catalog
 		var err error
 		if d.Create {

@@ -219,3 +219,10 @@ func (s *Session) Exec(ctx context.Context, sql string, params ...types.Datum) (
 	}
 	return out, nil
 }
+
+// begin starts a writing transaction in the session's database.
+func (s *Session) begin() *txn {
+	t := s.db.begin()
+	t.database = s.database
+	return t
+}

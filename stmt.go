@@ -235,7 +235,9 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (wire
 			}
 			return nil, err
 		}
-		op, err := exec.Build(s.execCtx(ctx, t, params), st.plan)
+		ec := s.execCtx(ctx, t, params)
+		ec.ReadOnly = auto // an autocommit query: nothing to validate
+		op, err := exec.Build(ec, st.plan)
 		if err != nil {
 			if auto {
 				s.db.rollback(t)
@@ -333,7 +335,7 @@ func (s *Session) inTxn(fn func(t *txn) error) error {
 		return nil
 	}
 	for attempt := 0; ; attempt++ {
-		t := s.db.begin()
+		t := s.begin()
 		if err := fn(t); err != nil {
 			s.db.rollback(t)
 			return err

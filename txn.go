@@ -13,9 +13,14 @@ import (
 // its read set), the catalog as the transaction sees it, and its
 // savepoints.
 type txn struct {
-	db      *DB
-	kv      *kv.Txn
-	snapSeq uint64
+	db *DB
+	// database is the session's database ("" when unknown: such a
+	// transaction conflicts with every catalog change); allDatabases is set
+	// by CREATE/DROP DATABASE.
+	database     string
+	allDatabases bool
+	kv           *kv.Txn
+	snapSeq      uint64
 	// cat is the catalog the transaction sees: the committed one at
 	// begin, plus its own DDL (catChanged).
 	cat        *catalog.Catalog
@@ -172,4 +177,12 @@ func (t *txn) refresh() error {
 		_ = db.sync.wait(t.snapSeq) // an error is the sticky one commit reports
 	}
 	return nil
+}
+
+// ddlDB is the database whose catalog t's DDL changed, "" for all.
+func (t *txn) ddlDB() string {
+	if t.allDatabases {
+		return ""
+	}
+	return t.database
 }

@@ -14,7 +14,7 @@ func (s *Session) txnControl(p *parse.Statement) (wire.Result, error) {
 	switch ast := p.AST.(type) {
 	case *sqlparser.Begin:
 		if s.cur == nil {
-			s.cur = s.db.begin()
+			s.cur = s.begin()
 			s.cur.explicit = true
 		}
 		return &staticResult{tag: "BEGIN"}, nil

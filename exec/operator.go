@@ -51,6 +51,10 @@ type Ctx struct {
 	// current_database(), current_user and pg_backend_pid().
 	Database, User string
 	BackendPID     int32
+	// ReadOnly is set for statements that write nothing and whose reads
+	// need no validation (autocommit queries): scans may then read master
+	// rows through one iterator per scan (index.MasterReader).
+	ReadOnly bool
 }
 
 // Operator is the one row-iterator protocol of exec. See the package

@@ -28,8 +28,10 @@ type scanOp struct {
 	spanBuf [1]index.Span // spans' storage for the common single span
 	si      int
 	it      index.RowIter
-	cols    *index.Cols   // the columns decoded (nil: all)
-	row     []types.Datum // master row buffer for gets
+	cols    *index.Cols         // the columns decoded (nil: all)
+	master  *index.MasterReader // master gets after an index scan, read-only statements
+	gets    int                 // master gets so far
+	row     []types.Datum       // master row buffer for gets
 	pk      []types.Datum
 }
 
@@ -174,7 +176,7 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 				for i, o := range t.PrimaryKey {
 					s.pk[i] = row[o]
 				}
-				found, err := index.GetCols(s.rs.ctx.RW, t, s.pk, s.row, s.cols)
+				found, err := s.masterGet(t)
 				if err != nil {
 					return nil, err
 				}
@@ -237,12 +239,38 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 }
 
 func (s *scanOp) Close() error {
-	if s.it == nil {
-		return nil
+	var err error
+	if s.master != nil {
+		err = s.master.Close()
+		s.master = nil
 	}
-	err := s.it.Close()
+	if s.it == nil {
+		return err
+	}
+	if cerr := s.it.Close(); err == nil {
+		err = cerr
+	}
 	s.it = nil
 	return err
+}
+
+// masterGet reads the master row of s.pk after an index entry: through
+// one kept iterator in read-only statements, else with a Get (recorded
+// as a point read for validation).
+func (s *scanOp) masterGet(t *catalog.Table) (bool, error) {
+	// The first get of a scan stays a Get: a lookup that finds one row
+	// would pay more for opening an iterator than it saves.
+	if s.gets++; !s.rs.ctx.ReadOnly || s.gets < 2 {
+		return index.GetCols(s.rs.ctx.RW, t, s.pk, s.row, s.cols)
+	}
+	if s.master == nil {
+		m, err := index.NewMasterReader(s.rs.ctx.RW, t)
+		if err != nil {
+			return false, err
+		}
+		s.master = m
+	}
+	return s.master.Get(s.pk, s.row, s.cols)
 }
 
 // keyDesc returns the direction of each key column of the scan.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -146,3 +147,48 @@ func decodeValue(t *catalog.Table, v []byte, out []types.Datum, cols *Cols) erro
 	}
 	return nil
 }
+
+// MasterReader reads master rows by primary key through one iterator it
+// keeps open, so a run of lookups costs a seek each instead of a fresh
+// iterator per Get: an index range yields the primary keys of one search
+// value in ascending order, and a seek forward from the last position is
+// cheap. Its iterator spans the whole master file, so a transaction that
+// validates its reads records the whole table as read: use it for
+// read-only statements. Not safe for concurrent use; Close it.
+type MasterReader struct {
+	t   *catalog.Table
+	it  kv.Iterator
+	key []byte
+}
+
+// NewMasterReader opens a MasterReader over t's master file in r.
+func NewMasterReader(r kv.Reader, t *catalog.Table) (*MasterReader, error) {
+	lo := encoding.EncodeUvarintAsc(nil, t.ID)
+	hi := encoding.EncodeUvarintAsc(nil, t.ID+1)
+	it, err := r.NewIter(kv.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, err
+	}
+	return &MasterReader{t: t, it: it}, nil
+}
+
+// Get is GetCols through the reader's iterator.
+func (m *MasterReader) Get(pk, out []types.Datum, cols *Cols) (bool, error) {
+	if len(pk) != len(m.t.PrimaryKey) || len(out) != len(m.t.Columns) {
+		return false, pgerror.Newf(pgerror.Internal, "index.MasterReader.Get: %d key values and %d outputs for table %q", len(pk), len(out), m.t.Name)
+	}
+	m.key = MasterKey(m.key[:0], m.t, pk)
+	if !m.it.SeekGE(m.key) {
+		return false, m.it.Error()
+	}
+	if !bytes.Equal(m.it.Key(), m.key) {
+		return false, nil
+	}
+	for i, o := range m.t.PrimaryKey {
+		out[o] = pk[i]
+	}
+	return true, decodeValue(m.t, m.it.Value(), out, cols)
+}
+
+// Close releases the iterator.
+func (m *MasterReader) Close() error { return m.it.Close() }
