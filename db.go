@@ -118,7 +118,7 @@ type committed struct {
 	// writes are the keys the commit wrote, sorted by Start.
 	writes []kv.KeySpan
 	// ddl marks a commit that changed the catalog; ddlDB is the database
-	// whose objects it changed ("" for CREATE/DROP DATABASE: all of them).
+	// whose objects it changed (or created or dropped; "" for all).
 	ddl   bool
 	ddlDB string
 }
@@ -454,8 +454,8 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 // validLocked reports whether no commit after t's snapshot wrote into
 // reads (t's read set, merged) and, if t changed the catalog, whether
 // nothing committed after its snapshot at all; a commit that changed the
-// catalog of t's database (or created or dropped a database) invalidates
-// every transaction of that database whose snapshot precedes it.
+// catalog of t's database (or created or dropped it) invalidates every
+// transaction of that database whose snapshot precedes it.
 // REQUIRES: db.mu held, t registered (its snapshot pins the log).
 func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
 	if t.snapSeq < db.mu.horizon {

@@ -460,7 +460,8 @@ func (s *Session) databaseStmt(d *parse.DatabaseStmt) (wire.Result, error) {
 		tag = "CREATE DATABASE"
 	}
 	err := s.inTxn(func(t *txn) error {
-		t.allDatabases = true
+		// It changes that database only: transactions in others go on.
+		t.database = d.Name
 		var next *catalog.Catalog
 		var err error
 		if d.Create {

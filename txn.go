@@ -14,13 +14,12 @@ import (
 // savepoints.
 type txn struct {
 	db *DB
-	// database is the session's database ("" when unknown: such a
-	// transaction conflicts with every catalog change); allDatabases is set
-	// by CREATE/DROP DATABASE.
-	database     string
-	allDatabases bool
-	kv           *kv.Txn
-	snapSeq      uint64
+	// database is the session's database, or the one CREATE/DROP
+	// DATABASE changes ("" when unknown: such a transaction conflicts with
+	// every catalog change).
+	database string
+	kv       *kv.Txn
+	snapSeq  uint64
 	// cat is the catalog the transaction sees: the committed one at
 	// begin, plus its own DDL (catChanged).
 	cat        *catalog.Catalog
@@ -180,9 +179,4 @@ func (t *txn) refresh() error {
 }
 
 // ddlDB is the database whose catalog t's DDL changed, "" for all.
-func (t *txn) ddlDB() string {
-	if t.allDatabases {
-		return ""
-	}
-	return t.database
-}
+func (t *txn) ddlDB() string { return t.database }

@@ -52,3 +52,32 @@ func TestDDLConflictsOnlyWithinItsDatabase(t *testing.T) {
 		t.Fatalf("a writer concurrent with CREATE INDEX on its table: got %v, want 40001", err)
 	}
 }
+
+// TestCreateDatabaseDoesNotAbortOthers: a database created or dropped
+// meanwhile leaves other databases' transactions alone.
+func TestCreateDatabaseDoesNotAbortOthers(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(Options{Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	a, _ := db.Session("")
+	admin, _ := db.Session("")
+	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY)", "BEGIN", "INSERT INTO t VALUES (1)"} {
+		if _, err := a.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE newdb"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "DROP DATABASE newdb"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"INSERT INTO t VALUES (2)", "COMMIT"} {
+		if _, err := a.Exec(ctx, q); err != nil {
+			t.Fatalf("%s after CREATE/DROP DATABASE elsewhere: %v", q, err)
+		}
+	}
+}
