@@ -56,8 +56,10 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
 	case p.Reindex != nil:
 		return "REINDEX", s.reindex(t, p.Reindex)
+	case p.Trigger != nil && p.Trigger.Create:
+		return "CREATE TRIGGER", s.createTrigger(t, p.Trigger)
 	case p.Trigger != nil:
-		return "", pgerror.New(pgerror.FeatureNotSupported, "triggers are not supported")
+		return "DROP TRIGGER", s.dropTrigger(t, p.Trigger)
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:

@@ -102,7 +102,7 @@ func TestErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			checkErrors(t, db, cases)
+			checkErrors(t, db, errorSetup, cases)
 		})
 	}
 }
@@ -113,13 +113,13 @@ type errorCase struct {
 	sql  string
 }
 
-func checkErrors(t *testing.T, db *DB, cases []errorCase) {
+func checkErrors(t *testing.T, db *DB, setup string, cases []errorCase) {
 	ctx := context.Background()
 	s, err := db.Session("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Exec(ctx, errorSetup); err != nil {
+	if _, err := s.Exec(ctx, setup); err != nil {
 		t.Fatal(err)
 	}
 	before := dumpKeys(t, db.Engine())

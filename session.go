@@ -25,6 +25,9 @@ type Session struct {
 
 	settings map[string]string
 	changed  map[string]string
+	// triggers holds the parsed triggers this session has fired, with
+	// their prepared statements.
+	triggers map[*catalog.Trigger]*compiledTrigger
 	// mu guards nothing but the settings map against the wire server's
 	// concurrent Setting reads (statement_timeout).
 	mu sync.Mutex
@@ -163,6 +166,9 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		WorkMem: s.workMem(),
 		TempDir: s.db.opts.TempDir,
 		NextVal: s.db.nextVal,
+		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
+			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
+		},
 
 		Database:   s.database,
 		User:       s.user,

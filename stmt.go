@@ -260,22 +260,10 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (wire
 			return err
 		}
 		out = &staticResult{}
-		for {
-			row, err := op.Next()
-			if err != nil {
-				_ = op.Close()
-				return err
-			}
-			if row == nil {
-				break
-			}
+		n, err := runToEnd(op, func(row []types.Datum) {
 			out.rows = append(out.rows, append([]types.Datum(nil), row[:len(st.cols)]...))
-		}
-		n := int64(len(out.rows))
-		if d, ok := op.(exec.DMLOperator); ok {
-			n = d.RowsAffected()
-		}
-		if err := op.Close(); err != nil {
+		})
+		if err != nil {
 			return err
 		}
 		out.tag = dmlTag(st.p, n)
@@ -283,6 +271,30 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (wire
 		return nil
 	})
 	return out, err
+}
+
+// runToEnd runs op to its end, passing each row to keep (if not nil), closes
+// it, and returns the rows it wrote (a DML operator) or produced.
+func runToEnd(op exec.Operator, keep func(row []types.Datum)) (int64, error) {
+	var n int64
+	for {
+		row, err := op.Next()
+		if err != nil {
+			_ = op.Close()
+			return 0, err
+		}
+		if row == nil {
+			break
+		}
+		n++
+		if keep != nil {
+			keep(row)
+		}
+	}
+	if d, ok := op.(exec.DMLOperator); ok {
+		n = d.RowsAffected()
+	}
+	return n, op.Close()
 }
 
 func trackRows(t *txn, plan planner.Node, n int64) {

@@ -88,8 +88,27 @@ type Table struct {
 	HiddenRowID bool         `json:"hiddenRowID,omitempty"`
 	Indexes     []*Index     `json:"indexes,omitempty"`
 	ForeignKeys []ForeignKey `json:"foreignKeys,omitempty"`
+	// Triggers fire, in this order, on the table's writes; they are
+	// dropped with the table.
+	Triggers []*Trigger `json:"triggers,omitempty"`
 	// NextColumnID is the ID the next added column gets.
 	NextColumnID uint32 `json:"nextColumnID"`
+}
+
+// Trigger is a row trigger in SQLite's form: before or after each row an
+// INSERT, UPDATE or DELETE writes, if When holds, its statements run
+// with NEW.column and OLD.column naming the row's new and old values. The
+// statements and the condition are SQL text, parsed when the trigger
+// fires (the catalog parses no SQL).
+type Trigger struct {
+	Name   string `json:"name"`
+	Timing string `json:"timing"` // "before" or "after"
+	Event  string `json:"event"`  // "insert", "update" or "delete"
+	// Columns, for an UPDATE trigger, limits it to UPDATEs that assign
+	// one of these columns (UPDATE OF a, b); empty means any UPDATE.
+	Columns []string `json:"columns,omitempty"`
+	When    string   `json:"when,omitempty"`
+	Body    []string `json:"body"`
 }
 
 // Column is one column of a table.
@@ -334,6 +353,7 @@ func cloneTable(t *Table) *Table {
 	n.PrimaryKeyDesc = append([]bool(nil), t.PrimaryKeyDesc...)
 	n.Indexes = append([]*Index(nil), t.Indexes...)
 	n.ForeignKeys = append([]ForeignKey(nil), t.ForeignKeys...)
+	n.Triggers = append([]*Trigger(nil), t.Triggers...)
 	return &n
 }
 

@@ -70,8 +70,58 @@ func sampleCatalog(t *testing.T, e kv.Engine) *Catalog {
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
 		return c.CreateView(w, DefaultDatabase, View{Name: "names", SQL: "SELECT poiName FROM poi", Columns: []string{"poiName"}})
 	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.CreateTrigger(w, DefaultDatabase, "poi", Trigger{Name: "poi_log", Timing: "after", Event: "update",
+			Columns: []string{"lat"}, When: "NEW.lat > OLD.lat", Body: []string{"INSERT INTO log (msg) VALUES (NEW.poiName)"}})
+	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.CreateDatabase(w, "other") })
 	return c
+}
+
+func TestTriggers(t *testing.T) {
+	e := kv.NewMemory()
+	defer e.Close()
+	c := sampleCatalog(t, e)
+	tbl, tr, err := c.Trigger(DefaultDatabase, "poi_log")
+	if err != nil || tbl.Name != "poi" || tr.Event != "update" {
+		t.Fatalf("Trigger: %v %v %v", tbl, tr, err)
+	}
+	for _, bad := range []struct {
+		table string
+		tr    Trigger
+		code  pgerror.Code
+	}{
+		{"poi", Trigger{Name: "poi_log", Timing: "after", Event: "insert", Body: []string{"SELECT 1"}}, pgerror.DuplicateObject},
+		{"nope", Trigger{Name: "x", Timing: "after", Event: "insert", Body: []string{"SELECT 1"}}, pgerror.UndefinedTable},
+		{"poi", Trigger{Name: "x", Timing: "after", Event: "update", Columns: []string{"nope"}, Body: []string{"SELECT 1"}}, pgerror.UndefinedColumn},
+		{"poi", Trigger{Name: "x", Timing: "during", Event: "insert", Body: []string{"SELECT 1"}}, pgerror.InvalidParameterValue},
+		{"poi", Trigger{Name: "x", Timing: "after", Event: "insert", Columns: []string{"lat"}, Body: []string{"SELECT 1"}}, pgerror.InvalidParameterValue},
+	} {
+		b := e.NewBatch()
+		if _, err := c.CreateTrigger(b, DefaultDatabase, bad.table, bad.tr); !pgerror.HasCode(err, bad.code) {
+			t.Errorf("CreateTrigger(%s, %+v) = %v, want %s", bad.table, bad.tr, err, bad.code)
+		}
+		b.Close()
+	}
+	// Dropping the trigger, then the table with another: both are gone.
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.DropTrigger(w, DefaultDatabase, "poi_log") })
+	if _, _, err := c.Trigger(DefaultDatabase, "poi_log"); !pgerror.HasCode(err, pgerror.UndefinedObject) {
+		t.Fatalf("after DropTrigger: %v", err)
+	}
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.CreateTrigger(w, DefaultDatabase, "log", Trigger{Name: "log_t", Timing: "before", Event: "delete", Body: []string{"SELECT 1"}})
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.DropTable(w, DefaultDatabase, "log") })
+	if _, _, err := c.Trigger(DefaultDatabase, "log_t"); !pgerror.HasCode(err, pgerror.UndefinedObject) {
+		t.Fatalf("after DropTable: %v", err)
+	}
+	loaded, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tables, _ := loaded.Tables(DefaultDatabase); len(tables) != 1 || len(tables[0].Triggers) != 0 {
+		t.Fatalf("loaded tables: %+v", tables)
+	}
 }
 
 func TestDDLAndLoad(t *testing.T) {

@@ -395,3 +395,75 @@ func (c *Catalog) SetStats(w kv.Writer, s Stats) (*Catalog, error) {
 	n.stats[s.TableID] = &ns
 	return n, nil
 }
+
+// Trigger finds the trigger called name in db and the table it is on;
+// 42704 if there is none.
+func (c *Catalog) Trigger(db, name string) (*Table, *Trigger, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range d.Tables {
+		for _, tr := range t.Triggers {
+			if tr.Name == name {
+				return t, tr, nil
+			}
+		}
+	}
+	return nil, nil, pgerror.Newf(pgerror.UndefinedObject, "trigger %q does not exist", name)
+}
+
+// CreateTrigger adds tr to table, after the table's other triggers.
+// Trigger names are unique in a database. Errors: 42P01, 42710, 42703
+// (an UPDATE OF column the table lacks), 22023 (timing or event).
+func (c *Catalog) CreateTrigger(w kv.Writer, db, table string, tr Trigger) (*Catalog, error) {
+	t, err := c.Table(db, table)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := c.Trigger(db, tr.Name); err == nil {
+		return nil, pgerror.Newf(pgerror.DuplicateObject, "trigger %q already exists", tr.Name)
+	}
+	switch {
+	case tr.Timing != "before" && tr.Timing != "after":
+		return nil, pgerror.Newf(pgerror.InvalidParameterValue, "trigger %q: unknown timing %q", tr.Name, tr.Timing)
+	case tr.Event != "insert" && tr.Event != "update" && tr.Event != "delete":
+		return nil, pgerror.Newf(pgerror.InvalidParameterValue, "trigger %q: unknown event %q", tr.Name, tr.Event)
+	case len(tr.Columns) > 0 && tr.Event != "update":
+		return nil, pgerror.Newf(pgerror.InvalidParameterValue, "trigger %q: only an UPDATE trigger names columns", tr.Name)
+	}
+	for _, col := range tr.Columns {
+		if t.ColumnOrdinal(col) < 0 {
+			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", col, t.Name)
+		}
+	}
+	nt := cloneTable(t)
+	nt.Triggers = append(nt.Triggers, &tr)
+	if err := writeTable(w, nt); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Tables[nt.Name] = nt
+	return n, nil
+}
+
+// DropTrigger removes the trigger called name; 42704 if there is none.
+func (c *Catalog) DropTrigger(w kv.Writer, db, name string) (*Catalog, error) {
+	t, tr, err := c.Trigger(db, name)
+	if err != nil {
+		return nil, err
+	}
+	nt := cloneTable(t)
+	nt.Triggers = nt.Triggers[:0]
+	for _, x := range t.Triggers {
+		if x != tr {
+			nt.Triggers = append(nt.Triggers, x)
+		}
+	}
+	if err := writeTable(w, nt); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Tables[nt.Name] = nt
+	return n, nil
+}

@@ -191,6 +191,28 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 		}
 		idx.Constraint = true
 	}
+	for _, dtr := range dt.Triggers {
+		trWhere := fmt.Sprintf("%s / Trigger %q", where, dtr.Name)
+		switch {
+		case dtr.Name == "":
+			return nil, docError("%s / Trigger: triggerName is missing", where)
+		case names["trigger "+dtr.Name] != "":
+			return nil, docError("%s: name already used by %s", trWhere, names["trigger "+dtr.Name])
+		case dtr.Timing != "before" && dtr.Timing != "after":
+			return nil, docError("%s: timing must be before or after", trWhere)
+		case dtr.Event != "insert" && dtr.Event != "update" && dtr.Event != "delete":
+			return nil, docError("%s: event must be insert, update or delete", trWhere)
+		case len(dtr.Statements) == 0:
+			return nil, docError("%s: needs at least one Statement", trWhere)
+		}
+		names["trigger "+dtr.Name] = trWhere
+		for _, col := range dtr.Columns {
+			if t.ColumnOrdinal(col) < 0 {
+				return nil, docError("%s / TColumn %q: no such Attribute", trWhere, col)
+			}
+		}
+		t.Triggers = append(t.Triggers, &Trigger{Name: dtr.Name, Timing: dtr.Timing, Event: dtr.Event, Columns: dtr.Columns, When: dtr.When, Body: dtr.Statements})
+	}
 	if dt.KeyLayout != "" && dt.KeyLayout != t.MasterKeyLayout() {
 		return nil, docError("%s: keyLayout %q does not match the table's key, which is %q", where, dt.KeyLayout, t.MasterKeyLayout())
 	}

@@ -58,19 +58,30 @@ type docDB struct {
 }
 
 type docTable struct {
-	Name         string     `xml:"tableName,attr" json:"tableName"`
-	FileName     string     `xml:"fileName,attr,omitempty" json:"fileName,omitempty"`
-	RowLength    num        `xml:"rowLength,attr" json:"rowLength"`
-	KeySpace     num        `xml:"keySpace,attr" json:"keySpace"`
-	HiddenRowID  num        `xml:"hiddenRowID,attr" json:"hiddenRowID"`
-	NextColumnID num        `xml:"nextColumnID,attr" json:"nextColumnID"`
-	KeyLayout    string     `xml:"keyLayout,attr,omitempty" json:"keyLayout,omitempty"`
-	ValueLayout  string     `xml:"valueLayout,attr,omitempty" json:"valueLayout,omitempty"`
-	Structure    []docAttr  `xml:"Structure>Attribute" json:"Structure"`
-	PrimaryKey   docPK      `xml:"primaryKey" json:"primaryKey"`
-	ForeignKeys  []docFK    `xml:"foreignKeys>foreignKey,omitempty" json:"foreignKeys,omitempty"`
-	UniqueKeys   []docUK    `xml:"uniqueKeys>uniqueKey,omitempty" json:"uniqueKeys,omitempty"`
-	IndexFiles   []docIndex `xml:"IndexFiles>IndexFile,omitempty" json:"IndexFiles,omitempty"`
+	Name         string       `xml:"tableName,attr" json:"tableName"`
+	FileName     string       `xml:"fileName,attr,omitempty" json:"fileName,omitempty"`
+	RowLength    num          `xml:"rowLength,attr" json:"rowLength"`
+	KeySpace     num          `xml:"keySpace,attr" json:"keySpace"`
+	HiddenRowID  num          `xml:"hiddenRowID,attr" json:"hiddenRowID"`
+	NextColumnID num          `xml:"nextColumnID,attr" json:"nextColumnID"`
+	KeyLayout    string       `xml:"keyLayout,attr,omitempty" json:"keyLayout,omitempty"`
+	ValueLayout  string       `xml:"valueLayout,attr,omitempty" json:"valueLayout,omitempty"`
+	Structure    []docAttr    `xml:"Structure>Attribute" json:"Structure"`
+	PrimaryKey   docPK        `xml:"primaryKey" json:"primaryKey"`
+	ForeignKeys  []docFK      `xml:"foreignKeys>foreignKey,omitempty" json:"foreignKeys,omitempty"`
+	UniqueKeys   []docUK      `xml:"uniqueKeys>uniqueKey,omitempty" json:"uniqueKeys,omitempty"`
+	IndexFiles   []docIndex   `xml:"IndexFiles>IndexFile,omitempty" json:"IndexFiles,omitempty"`
+	Triggers     []docTrigger `xml:"Triggers>Trigger,omitempty" json:"Triggers,omitempty"`
+}
+
+// docTrigger is a row trigger: its statements and condition as SQL text.
+type docTrigger struct {
+	Name       string   `xml:"triggerName,attr" json:"triggerName"`
+	Timing     string   `xml:"timing,attr" json:"timing"`
+	Event      string   `xml:"event,attr" json:"event"`
+	Columns    []string `xml:"TColumn,omitempty" json:"TColumns,omitempty"`
+	When       string   `xml:"When,omitempty" json:"When,omitempty"`
+	Statements []string `xml:"Statement" json:"Statements"`
 }
 
 type docAttr struct {
@@ -255,6 +266,9 @@ func tableDoc(t *Table) docTable {
 			IsNull: flagNum(!c.NotNull), Default: c.Default, DefaultValue: formatDatum(c.DefaultValue),
 			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden),
 		})
+	}
+	for _, tr := range t.Triggers {
+		dt.Triggers = append(dt.Triggers, docTrigger{Name: tr.Name, Timing: tr.Timing, Event: tr.Event, Columns: tr.Columns, When: tr.When, Statements: tr.Body})
 	}
 	for _, fk := range t.ForeignKeys {
 		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns})

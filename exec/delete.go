@@ -11,6 +11,7 @@ import (
 // deleteOp removes the rows its input produces (full-width rows of the
 // table) with their index entries. Like updateOp it collects the rows
 // before deleting any, so the scan never runs over its own deletions.
+// Each row's BEFORE and AFTER DELETE triggers run around its deletion.
 type deleteOp struct {
 	dmlBase
 }
@@ -31,9 +32,12 @@ func newDelete(rs *runState, env *eval.Env, n *planner.Delete) (Operator, error)
 
 func (o *deleteOp) Next() ([]types.Datum, error) {
 	return o.run(func(row []types.Datum) ([]types.Datum, error) {
+		if err := o.fire("before", "delete", row, nil, nil); err != nil {
+			return nil, err
+		}
 		if err := index.Delete(o.rs.ctx.RW, o.table, row); err != nil {
 			return nil, err
 		}
-		return row, nil
+		return row, o.fire("after", "delete", row, nil, nil)
 	})
 }

@@ -15,8 +15,9 @@ import (
 // coerceRow converts a full-width row, in place, to what t stores: each
 // value assigned to its column's type (as PostgreSQL's assignment casts
 // do), sequences drawn for NULL serial and hidden-rowid columns when
-// fillSeq, then NOT NULL checked.
-func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq bool) error {
+// fillSeq, then NOT NULL checked. Without widths, VARCHAR(n) and CHAR(n)
+// take strings of any length (SQLite's REPLACE, see insertOp).
+func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq, widths bool) error {
 	if len(row) != len(t.Columns) {
 		return pgerror.Newf(pgerror.Internal, "exec: row of %d values for table %q with %d columns", len(row), t.Name, len(t.Columns))
 	}
@@ -40,7 +41,11 @@ func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq bool) 
 			}
 			continue
 		}
-		v, err := assignValue(d, col.Type)
+		ct := col.Type
+		if !widths && (ct.Family == types.Varchar || ct.Family == types.Char) {
+			ct.Width = 0
+		}
+		v, err := assignValue(d, ct)
 		if err != nil {
 			return err
 		}
@@ -138,6 +143,14 @@ type dmlBase struct {
 }
 
 func (b *dmlBase) RowsAffected() int64 { return b.affected }
+
+// fire runs the table's triggers for one row (see Ctx.Fire).
+func (b *dmlBase) fire(timing, event string, old, new []types.Datum, set []int) error {
+	if len(b.table.Triggers) == 0 || b.rs.ctx.Fire == nil {
+		return nil
+	}
+	return b.rs.ctx.Fire(b.table, timing, event, old, new, set)
+}
 
 // nextInput returns the next input row, collecting the whole input first
 // when required.

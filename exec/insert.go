@@ -14,7 +14,9 @@ import (
 // (one per statement) writes the master record and index entries (it
 // checks NOT NULL and uniqueness; a failed row writes nothing). A duplicate key is 23505, or skips the row
 // (ConflictIgnore), or first deletes every row it conflicts with on the
-// primary key or a unique index (ConflictReplace).
+// primary key or a unique index (ConflictReplace). Each row's BEFORE
+// INSERT triggers run before it is written, its AFTER INSERT triggers
+// after.
 type insertOp struct {
 	dmlBase
 	node *planner.Insert
@@ -33,7 +35,9 @@ func newInsert(rs *runState, env *eval.Env, n *planner.Insert) (Operator, error)
 		return nil, err
 	}
 	return &insertOp{node: n, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
-		returning: n.Returning, t: ticker{rs: rs}, collect: readsTable(n.Input, n.Table)}}, nil
+		returning: n.Returning, t: ticker{rs: rs},
+		// A trigger's statements may write what the input reads.
+		collect: readsTable(n.Input, n.Table) || len(n.Table.Triggers) > 0}}, nil
 }
 
 func (o *insertOp) Next() ([]types.Datum, error) { return o.run(o.insert) }
@@ -43,7 +47,15 @@ func (o *insertOp) Next() ([]types.Datum, error) { return o.run(o.insert) }
 func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 	t := o.table
 	o.row = append(o.row[:0], in...)
-	if err := coerceRow(o.rs, t, o.row, true); err != nil {
+	// INSERT OR REPLACE and REPLACE INTO are SQLite's statements and
+	// store strings whole, as SQLite does, whatever a VARCHAR(n) or
+	// CHAR(n) says (docs/conformance.md); every other INSERT checks the
+	// length as PostgreSQL does (22001).
+	widths := o.node.Conflict != planner.ConflictReplace
+	if err := coerceRow(o.rs, t, o.row, true, widths); err != nil {
+		return nil, err
+	}
+	if err := o.fire("before", "insert", nil, o.row, nil); err != nil {
 		return nil, err
 	}
 	if o.node.Conflict == planner.ConflictReplace {
@@ -61,7 +73,7 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 		}
 		return nil, err
 	}
-	return o.row, nil
+	return o.row, o.fire("after", "insert", nil, o.row, nil)
 }
 
 // deleteConflicts deletes the rows of t that share row's primary key or

@@ -41,6 +41,11 @@ type Ctx struct {
 	// t (serial columns and the hidden rowid). Insert calls it for such a
 	// column whose input value is NULL.
 	NextVal func(t *catalog.Table, col int) (int64, error)
+	// Fire runs t's triggers of one timing ("before" or "after") and event
+	// ("insert", "update" or "delete") for one row an INSERT, UPDATE or
+	// DELETE writes: old is nil for an insert, new nil for a delete; set
+	// holds the ordinals an UPDATE assigns. Nil: no triggers run.
+	Fire func(t *catalog.Table, timing, event string, old, new []types.Datum, set []int) error
 	// Analyze makes Build wrap every operator to collect actual rows,
 	// loops and time into Stats (EXPLAIN ANALYZE).
 	Analyze bool

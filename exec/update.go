@@ -13,11 +13,13 @@ import (
 // writes, so an updated row is never seen again by the scan that found
 // it (the Halloween problem). Each SET expression is evaluated over the
 // old row; the new row is coerced to the column types and written with
-// index.Update (23505 if it collides with another row).
+// index.Update (23505 if it collides with another row), between the
+// row's BEFORE and AFTER UPDATE triggers.
 type updateOp struct {
 	dmlBase
 	node   *planner.Update
 	newRow []types.Datum
+	set    []int // the ordinals SET assigns, for UPDATE OF triggers
 }
 
 var _ DMLOperator = (*updateOp)(nil)
@@ -35,7 +37,11 @@ func newUpdate(rs *runState, env *eval.Env, n *planner.Update) (Operator, error)
 	if err != nil {
 		return nil, err
 	}
-	return &updateOp{node: n, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
+	set := make([]int, len(n.Set))
+	for i, a := range n.Set {
+		set[i] = a.Col
+	}
+	return &updateOp{node: n, set: set, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
 		returning: n.Returning, t: ticker{rs: rs}, collect: true}}, nil
 }
 
@@ -53,11 +59,14 @@ func (o *updateOp) update(old []types.Datum) ([]types.Datum, error) {
 		}
 		o.newRow[a.Col] = d
 	}
-	if err := coerceRow(o.rs, o.table, o.newRow, false); err != nil {
+	if err := coerceRow(o.rs, o.table, o.newRow, false, true); err != nil {
+		return nil, err
+	}
+	if err := o.fire("before", "update", old, o.newRow, o.set); err != nil {
 		return nil, err
 	}
 	if err := index.Update(o.rs.ctx.RW, o.table, old, o.newRow); err != nil {
 		return nil, err
 	}
-	return o.newRow, nil
+	return o.newRow, o.fire("after", "update", old, o.newRow, o.set)
 }

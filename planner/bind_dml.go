@@ -262,17 +262,16 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	n := &Update{Table: t, Input: input}
-	seen := map[int]bool{}
+	// A column assigned twice takes its rightmost value, as in SQLite
+	// and MySQL (PostgreSQL refuses with 42601; the corpus expects
+	// SQLite's answer: docs/conformance.md).
+	seen := map[int]int{} // column ordinal -> its entry in n.Set
 	for _, ue := range up.Exprs {
 		name := ue.Name.Name.String()
 		i := t.ColumnOrdinal(name)
 		if i < 0 || t.Columns[i].Hidden {
 			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
 		}
-		if seen[i] {
-			return nil, pgerror.Newf(pgerror.SyntaxError, "multiple assignments to same column %q", name)
-		}
-		seen[i] = true
 		var x Expr
 		if _, ok := ue.Expr.(*sqlparser.Default); ok {
 			x, err = b.defaultExpr(t.Columns[i])
@@ -287,6 +286,11 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		if x, err = assign(x, t.Columns[i].Type); err != nil {
 			return nil, assignError(err, name, t.Columns[i].Type, xt)
 		}
+		if k, ok := seen[i]; ok {
+			n.Set[k].Expr = x
+			continue
+		}
+		seen[i] = len(n.Set)
 		n.Set = append(n.Set, Assignment{Col: i, Expr: x})
 	}
 	if ret != nil {

@@ -382,28 +382,22 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 			return &Const{Value: types.NewBool(not), T: tBool}, nil
 		}
 		list := make([]Expr, len(tuple))
-		t := x.Type()
 		for i, item := range tuple {
 			if list[i], err = b.expr(item, s); err != nil {
 				return nil, err
 			}
-			t = commonType(t, list[i].Type())
-			if t.Family == types.Unknown && list[i].Type().Family != types.Unknown && x.Type().Family != types.Unknown {
-				return nil, mismatch("IN", x.Type(), list[i].Type())
+		}
+		in, err := inList(x, list, not)
+		if c, ok := x.(*Const); ok && err != nil && !c.Value.IsNull() {
+			// As for IN (subquery): a constant that is no value of the
+			// list's type equals none of its items (SQLite's answer).
+			x = asText(x)
+			for i := range list {
+				list[i] = &Cast{X: list[i], T: tText}
 			}
+			return &In{X: x, List: list, Not: not}, nil
 		}
-		if t.Family == types.Unknown {
-			t = tText
-		}
-		if x, err = coerceCompare(x, t); err != nil {
-			return nil, err
-		}
-		for i := range list {
-			if list[i], err = coerceCompare(list[i], t); err != nil {
-				return nil, err
-			}
-		}
-		return &In{X: x, List: list, Not: not}, nil
+		return in, err
 	case sqlparser.LikeOp, sqlparser.NotLikeOp:
 		x, err := b.expr(e.Left, s)
 		if err != nil {
@@ -462,6 +456,42 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 		return nil, err
 	}
 	return b.compare(op, x, e.Right, s)
+}
+
+// asText is x converted to text: a literal at once, anything else by a
+// cast when evaluated.
+func asText(x Expr) Expr {
+	if c, ok := x.(*Const); ok && c.T.Family == types.Unknown {
+		if t, err := castConst(c, tText); err == nil {
+			return t
+		}
+	}
+	return &Cast{X: x, T: tText}
+}
+
+// inList binds x IN (list), coercing x and the items to a common type.
+func inList(x Expr, list []Expr, not bool) (Expr, error) {
+	t := x.Type()
+	for _, item := range list {
+		t = commonType(t, item.Type())
+		if t.Family == types.Unknown && item.Type().Family != types.Unknown && x.Type().Family != types.Unknown {
+			return nil, mismatch("IN", x.Type(), item.Type())
+		}
+	}
+	if t.Family == types.Unknown {
+		t = tText
+	}
+	x, err := coerceCompare(x, t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Expr, len(list))
+	for i := range list {
+		if out[i], err = coerceCompare(list[i], t); err != nil {
+			return nil, err
+		}
+	}
+	return &In{X: x, List: out, Not: not}, nil
 }
 
 // compare binds x op right, coercing both sides to a common type.

@@ -247,15 +247,27 @@ func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlpar
 		return nil, err
 	}
 	if !comparableTypes(x.Type(), cols[0].T) {
-		return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s = %s", x.Type(), cols[0].T)
+		err = pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s = %s", x.Type(), cols[0].T)
+	} else {
+		t := commonType(x.Type(), cols[0].T)
+		if t.Family == types.Unknown {
+			t = tText
+		}
+		var cx Expr
+		if cx, err = coerceCompare(x, t); err == nil {
+			out.X = cx
+			return out, nil
+		}
 	}
-	t := commonType(x.Type(), cols[0].T)
-	if t.Family == types.Unknown {
-		t = tText
+	if c, ok := x.(*Const); ok && kind == SubIn && !c.Value.IsNull() {
+		// A constant that is no value of the subquery's type equals none
+		// of its rows: compared as text, it matches nothing, and NULL
+		// rows still make IN NULL (SQLite's answer; PostgreSQL raises
+		// 22P02 or 42883: docs/conformance.md).
+		out.X = asText(x)
+		out.Plan = &Project{Input: plan, Cols: []Column{{Name: cols[0].Name, T: tText}},
+			Exprs: []Expr{&Cast{X: &ColRef{Index: 0, T: cols[0].T, Name: cols[0].Name}, T: tText}}}
+		return out, nil
 	}
-	if x, err = coerceCompare(x, t); err != nil {
-		return nil, err
-	}
-	out.X = x
-	return out, nil
+	return nil, err
 }

@@ -107,9 +107,8 @@ func TestOwnFilesOnPostgreSQL(t *testing.T) {
 }
 
 // TestCorpus runs select1-4 and evidence/ from SQLite's corpus when it is
-// beside the repository: select1-4 must pass completely, in process and
-// (select1) over the wire; evidence/ must not fall below its recorded
-// floor (docs/conformance.md explains the records kvsql fails there).
+// beside the repository: every record must pass, in process and (select1)
+// over the wire.
 func TestCorpus(t *testing.T) {
 	dir := corpusDir
 	if !corpusPresent() {
@@ -130,13 +129,7 @@ func TestCorpus(t *testing.T) {
 		requireAllPass(t, run(t, target, kvsqlEngine, selects[0]))
 	})
 	t.Run("evidence", func(t *testing.T) {
-		rep := run(t, &InProcessTarget{}, kvsqlEngine, filepath.Join(dir, "evidence"))
-		records, passed, _, _ := rep.Totals()
-		const floor = 289
-		t.Logf("evidence: %d of %d records passed", passed, records)
-		if passed < floor {
-			t.Errorf("evidence: %d records passed, fewer than the floor of %d", passed, floor)
-		}
+		requireAllPass(t, run(t, &InProcessTarget{}, kvsqlEngine, filepath.Join(dir, "evidence")))
 	})
 }
 

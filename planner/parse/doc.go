@@ -135,6 +135,8 @@
 //     subscripts, t[] values), op ANY(array) for op other than =,
 //     string_agg(x, sep ORDER BY y) with a separator that is not a string
 //     literal, table functions other than generate_series, INTERSECT/EXCEPT inside a
-//     subquery, WITH on INTERSECT/EXCEPT, bit-string literals, SQLite
-//     triggers and NOT INDEXED (see testdata/corpus_failures.txt).
+//     subquery, WITH on INTERSECT/EXCEPT, bit-string literals, NOT
+//     INDEXED (see testdata/corpus_failures.txt), and triggers other
+//     than SQLite's row triggers (trigger.go): TEMP, INSTEAD OF on views,
+//     FOR EACH STATEMENT, EXECUTE FUNCTION.
 package parse

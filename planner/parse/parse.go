@@ -111,17 +111,6 @@ type DropIndexStmt struct {
 // AnalyzeStmt is ANALYZE [VERBOSE] [table[, ...]] (no tables: all).
 type AnalyzeStmt struct{ Tables []string }
 
-// TriggerStmt is SQLite's CREATE [TEMP] TRIGGER [IF NOT EXISTS] name ...
-// ON table ... BEGIN stmt; ... END, or DROP TRIGGER [IF EXISTS] name. It is
-// parsed whole (its body's semicolons do not end it) so the engine can
-// answer with a clear error instead of running the body's pieces.
-type TriggerStmt struct {
-	Create   bool
-	Name     string
-	Table    string
-	IfExists bool
-}
-
 // VacuumStmt is VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table, ...]
 // (or with a parenthesised option list): kvsql compacts the tables' key
 // ranges, and with ANALYZE refreshes their statistics.

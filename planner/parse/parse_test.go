@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -399,5 +400,68 @@ func TestSeriesInFrom(t *testing.T) {
 	}
 	if _, err := ParseOne("SELECT kvsql_generate_series(1, 2)"); err == nil {
 		t.Error("a user-written marker name was accepted")
+	}
+}
+
+func TestTrigger(t *testing.T) {
+	st, err := ParseOne(`CREATE TRIGGER IF NOT EXISTS main.t_upd AFTER UPDATE OF a, "B" ON main.t FOR EACH ROW
+WHEN NEW.a > OLD.a AND ';' <> 'end'
+BEGIN
+  INSERT INTO log VALUES (NEW.a, 'x;y');
+  UPDATE t2 SET n = n + 1 WHERE id = OLD.a;
+END`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := st.Trigger
+	want := TriggerStmt{Create: true, Name: "t_upd", Table: "t", IfNotExists: true, Timing: "after", Event: "update",
+		Columns: []string{"a", "B"}, When: "NEW.a > OLD.a AND ';' <> 'end'",
+		Body: []string{"INSERT INTO log VALUES (NEW.a, 'x;y')", "UPDATE t2 SET n = n + 1 WHERE id = OLD.a"}}
+	if tr == nil || !reflect.DeepEqual(*tr, want) {
+		t.Fatalf("got %+v\nwant %+v", tr, want)
+	}
+	// SQLite's defaults: BEFORE, no FOR EACH ROW; DROP with PostgreSQL's ON.
+	st, err = ParseOne("CREATE TRIGGER x DELETE ON t BEGIN SELECT 1; END")
+	if err != nil || st.Trigger.Timing != "before" || st.Trigger.Event != "delete" {
+		t.Fatalf("defaults: %+v %v", st.Trigger, err)
+	}
+	st, err = ParseOne("DROP TRIGGER IF EXISTS x ON t")
+	if err != nil || st.Trigger.Create || !st.Trigger.IfExists || st.Trigger.Table != "t" {
+		t.Fatalf("drop: %+v %v", st.Trigger, err)
+	}
+	// Several statements in one text: the body's semicolons do not split.
+	stmts, err := Parse("CREATE TRIGGER x INSERT ON t BEGIN SELECT 1; SELECT 2; END; SELECT 3")
+	if err != nil || len(stmts) != 2 || len(stmts[0].Trigger.Body) != 2 {
+		t.Fatalf("split: %d statements, %v", len(stmts), err)
+	}
+}
+
+func TestTriggerStep(t *testing.T) {
+	st, refs, err := TriggerStep(`INSERT INTO log VALUES (NEW.a, OLD."B", new.a, 'NEW.a', old . c)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TriggerRef{{Column: "a"}, {Old: true, Column: "B"}, {Old: true, Column: "c"}}
+	if !reflect.DeepEqual(refs, want) || st.NumParams != 3 {
+		t.Fatalf("refs %+v (%d params), want %+v", refs, st.NumParams, want)
+	}
+	if _, ok := st.AST.(*sqlparser.Insert); !ok {
+		t.Fatalf("AST %T", st.AST)
+	}
+	for _, bad := range []struct {
+		sql  string
+		code pgerror.Code
+	}{
+		{"SELECT $1", pgerror.SyntaxError},
+		{"SELEC 1", pgerror.SyntaxError},
+		{"CREATE TABLE x (a INT)", pgerror.FeatureNotSupported},
+		{"BEGIN", pgerror.FeatureNotSupported},
+	} {
+		if _, _, err := TriggerStep(bad.sql); !pgerror.HasCode(err, bad.code) {
+			t.Errorf("TriggerStep(%q) = %v, want %s", bad.sql, err, bad.code)
+		}
+	}
+	if st, refs, err := TriggerCondition("NEW.x IS NOT NULL"); err != nil || len(refs) != 1 || st.NumParams != 1 {
+		t.Fatalf("TriggerCondition: %+v %v", refs, err)
 	}
 }

@@ -411,56 +411,6 @@ func (r *rewriter) reindex(toks []token) (Statement, error) {
 	return Statement{Reindex: ri}, c.end()
 }
 
-// trigger handles CREATE TRIGGER (SQLite's form, body included) and DROP
-// TRIGGER [IF EXISTS] name: only the name and table are read.
-func (r *rewriter) trigger(toks []token) (Statement, error) {
-	c := &cursor{r: r, toks: toks, i: 1}
-	tr := &TriggerStmt{Create: toks[0].is("create")}
-	c.accept("temp")
-	c.accept("temporary")
-	if err := c.expect("trigger"); err != nil {
-		return Statement{}, err
-	}
-	if tr.Create {
-		if c.accept("if") {
-			if err := c.expect("not"); err != nil {
-				return Statement{}, err
-			}
-			if err := c.expect("exists"); err != nil {
-				return Statement{}, err
-			}
-		}
-	} else if c.accept("if") {
-		if err := c.expect("exists"); err != nil {
-			return Statement{}, err
-		}
-		tr.IfExists = true
-	}
-	parts, err := c.qualifiedName()
-	if err != nil {
-		return Statement{}, err
-	}
-	tr.Name = strings.Join(parts, ".")
-	if !tr.Create {
-		return Statement{Trigger: tr}, c.end()
-	}
-	for c.i < len(toks) && !toks[c.i].is("on") {
-		c.i++
-	}
-	if c.i+1 >= len(toks) {
-		return Statement{}, c.errHere()
-	}
-	c.i++
-	if parts, err = c.qualifiedName(); err != nil {
-		return Statement{}, err
-	}
-	tr.Table = strings.Join(parts, ".")
-	if !toks[len(toks)-1].is("end") {
-		return Statement{}, syntaxErr(r.sql, toks[len(toks)-1].pos, "syntax error: trigger body must end with END")
-	}
-	return Statement{Trigger: tr}, nil
-}
-
 // database handles CREATE DATABASE name [options] and DROP DATABASE [IF
 // EXISTS] name [[WITH] (FORCE)]; options are ignored.
 func (r *rewriter) database(toks []token) (Statement, error) {

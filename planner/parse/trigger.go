@@ -1,0 +1,263 @@
+package parse
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// TriggerStmt is SQLite's
+//
+//	CREATE TRIGGER [IF NOT EXISTS] name [BEFORE | AFTER | INSTEAD OF]
+//	    {DELETE | INSERT | UPDATE [OF column, ...]} ON table
+//	    [FOR EACH ROW] [WHEN condition] BEGIN statement; ... END
+//
+// or DROP TRIGGER [IF EXISTS] name [ON table]. The body's statements and
+// the condition are kept as written; TriggerStep parses them, with their
+// NEW.column and OLD.column references, when the trigger is created and
+// when it fires.
+type TriggerStmt struct {
+	Create      bool
+	Name        string
+	Table       string // CREATE, and DROP ... ON table ("" if absent)
+	IfExists    bool   // DROP TRIGGER IF EXISTS
+	IfNotExists bool   // CREATE TRIGGER IF NOT EXISTS
+	Timing      string // "before" (SQLite's default), "after" or "instead of"
+	Event       string // "insert", "update" or "delete"
+	Columns     []string
+	When        string   // the WHEN condition's text, "" for none
+	Body        []string // the statements between BEGIN and END
+}
+
+// trigger parses CREATE TRIGGER and DROP TRIGGER.
+func (r *rewriter) trigger(toks []token) (Statement, error) {
+	c := &cursor{r: r, toks: toks, i: 1}
+	tr := &TriggerStmt{Create: toks[0].is("create")}
+	if c.peek("temp") || c.peek("temporary") {
+		return Statement{}, unsupported(r.sql, toks[c.i].pos, "temporary triggers are not supported")
+	}
+	if err := c.expect("trigger"); err != nil {
+		return Statement{}, err
+	}
+	if c.accept("if") {
+		if tr.Create {
+			if err := c.expect("not"); err != nil {
+				return Statement{}, err
+			}
+			tr.IfNotExists = true
+		} else {
+			tr.IfExists = true
+		}
+		if err := c.expect("exists"); err != nil {
+			return Statement{}, err
+		}
+	}
+	name, err := c.lastName()
+	if err != nil {
+		return Statement{}, err
+	}
+	tr.Name = name
+	if !tr.Create {
+		if c.accept("on") {
+			if tr.Table, err = c.lastName(); err != nil {
+				return Statement{}, err
+			}
+		}
+		c.accept("cascade")
+		c.accept("restrict")
+		return Statement{Trigger: tr}, c.end()
+	}
+	for _, t := range toks {
+		if t.is("execute") {
+			return Statement{}, unsupported(r.sql, t.pos, "triggers that execute a function are not supported: write the action as BEGIN statement; ... END")
+		}
+	}
+	if err := tr.header(c); err != nil {
+		return Statement{}, err
+	}
+	if err := tr.body(c); err != nil {
+		return Statement{}, err
+	}
+	return Statement{Trigger: tr}, nil
+}
+
+// lastName reads a possibly qualified name and returns its last part
+// (kvsql has one schema per database).
+func (c *cursor) lastName() (string, error) {
+	parts, err := c.qualifiedName()
+	if err != nil {
+		return "", err
+	}
+	return parts[len(parts)-1], nil
+}
+
+// header reads from the timing to the WHEN condition, up to BEGIN.
+func (tr *TriggerStmt) header(c *cursor) error {
+	switch {
+	case c.accept("before"):
+		tr.Timing = "before"
+	case c.accept("after"):
+		tr.Timing = "after"
+	case c.accept("instead"):
+		if err := c.expect("of"); err != nil {
+			return err
+		}
+		tr.Timing = "instead of"
+	default:
+		tr.Timing = "before"
+	}
+	switch {
+	case c.accept("insert"):
+		tr.Event = "insert"
+	case c.accept("delete"):
+		tr.Event = "delete"
+	case c.accept("update"):
+		tr.Event = "update"
+		if c.accept("of") {
+			for {
+				col, err := c.name()
+				if err != nil {
+					return err
+				}
+				tr.Columns = append(tr.Columns, col)
+				if c.done() || !c.toks[c.i].isPunct(",") {
+					break
+				}
+				c.i++
+			}
+		}
+	default:
+		return c.errHere()
+	}
+	if c.peek("or") {
+		return unsupported(c.r.sql, c.toks[c.i].pos, "a trigger fires on one event: create one trigger per event")
+	}
+	if err := c.expect("on"); err != nil {
+		return err
+	}
+	table, err := c.lastName()
+	if err != nil {
+		return err
+	}
+	tr.Table = table
+	if c.accept("for") {
+		if err := c.expect("each"); err != nil {
+			return err
+		}
+		if c.peek("statement") {
+			return unsupported(c.r.sql, c.toks[c.i].pos, "FOR EACH STATEMENT triggers are not supported")
+		}
+		if err := c.expect("row"); err != nil {
+			return err
+		}
+	}
+	if c.accept("when") {
+		from := c.i
+		for !c.done() && !c.peek("begin") {
+			c.i++
+		}
+		if c.i == from || c.done() {
+			return c.errHere()
+		}
+		tr.When = c.r.sql[c.toks[from].pos:c.toks[c.i-1].end]
+	}
+	return nil
+}
+
+// body reads BEGIN statement; ... END, splitting at the semicolons.
+func (tr *TriggerStmt) body(c *cursor) error {
+	if err := c.expect("begin"); err != nil {
+		return err
+	}
+	last := len(c.toks) - 1
+	if last < c.i || !c.toks[last].is("end") {
+		return syntaxErr(c.r.sql, c.toks[last].pos, "syntax error: a trigger body must end with END")
+	}
+	from := c.i
+	for k := c.i; k < last; k++ {
+		if !c.toks[k].isPunct(";") {
+			continue
+		}
+		if k == from {
+			return syntaxErr(c.r.sql, c.toks[k].pos, "syntax error at or near \";\"")
+		}
+		tr.Body = append(tr.Body, c.r.sql[c.toks[from].pos:c.toks[k-1].end])
+		from = k + 1
+	}
+	switch {
+	case from < last:
+		return syntaxErr(c.r.sql, c.toks[last].pos, "syntax error at or near \"end\": each of a trigger's statements ends with ;")
+	case len(tr.Body) == 0:
+		return syntaxErr(c.r.sql, c.toks[last].pos, "syntax error at or near \"end\": a trigger needs at least one statement")
+	}
+	return nil
+}
+
+// TriggerRef is a NEW.column or OLD.column reference in a trigger's
+// statement or condition; TriggerStep turns the i-th distinct one into the
+// parameter $(i+1).
+type TriggerRef struct {
+	Old    bool
+	Column string
+}
+
+// TriggerStep parses one statement of a trigger's body (INSERT, UPDATE,
+// DELETE or SELECT), replacing each NEW.column and OLD.column by a
+// parameter; refs lists them in parameter order. The statement may not
+// use parameters of its own.
+func TriggerStep(sql string) (Statement, []TriggerRef, error) {
+	toks, err := lex(sql)
+	if err != nil {
+		return Statement{}, nil, err
+	}
+	var b strings.Builder
+	var refs []TriggerRef
+	at := 0
+	for k := 0; k < len(toks); k++ {
+		t := toks[k]
+		if t.kind == tkParam || t.isPunct("?") || t.isOp("?") {
+			return Statement{}, nil, syntaxErr(sql, t.pos, "a trigger's statements cannot have parameters")
+		}
+		if (t.is("new") || t.is("old")) && k+2 < len(toks) && toks[k+1].isPunct(".") &&
+			(toks[k+2].kind == tkIdent || toks[k+2].kind == tkQIdent) {
+			ref := TriggerRef{Old: t.is("old"), Column: toks[k+2].val}
+			n := len(refs)
+			for i, r := range refs {
+				if r == ref {
+					n = i
+					break
+				}
+			}
+			if n == len(refs) {
+				refs = append(refs, ref)
+			}
+			b.WriteString(sql[at:t.pos])
+			b.WriteString("$" + strconv.Itoa(n+1))
+			at = toks[k+2].end
+			k += 2
+		}
+	}
+	b.WriteString(sql[at:])
+	st, err := ParseOne(b.String())
+	if err != nil {
+		return Statement{}, nil, err
+	}
+	switch st.AST.(type) {
+	case *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete, sqlparser.TableStatement:
+	default:
+		if st.Compound == nil {
+			return Statement{}, nil, pgerror.Newf(pgerror.FeatureNotSupported, "a trigger's statements are INSERT, UPDATE, DELETE or SELECT, not %q", sql)
+		}
+	}
+	st.SQL = sql
+	return st, refs, nil
+}
+
+// TriggerCondition parses a trigger's WHEN condition as a query that
+// returns a row when the condition is true, with NEW/OLD references as in
+// TriggerStep.
+func TriggerCondition(cond string) (Statement, []TriggerRef, error) {
+	return TriggerStep("SELECT 1 WHERE (" + cond + ")")
+}
