@@ -13,8 +13,8 @@ import (
 func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, error) {
 	switch st := st.(type) {
 	case *sqlparser.Select:
-		if call, ok := seriesCall(st); ok {
-			return b.series(call, s)
+		if call, name, ok := seriesCall(st); ok {
+			return b.series(call, name, s)
 		}
 		return b.selectNode(st, s)
 	case *sqlparser.Union:
@@ -783,24 +783,25 @@ func peelLayout(input Node, groupBy []Expr, calls []AggCall) (Node, []Expr, []Ag
 }
 
 // seriesFunc is the name the dialect layer gives generate_series in FROM:
-// the derived table (SELECT kvsql_generate_series(a, b) AS
-// generate_series FROM dual).
+// the derived table (SELECT kvsql_generate_series(a, b) AS column FROM
+// dual), column being generate_series or the table's alias.
 const seriesFunc = "kvsql_generate_series"
 
-func seriesCall(sel *sqlparser.Select) (*sqlparser.FuncExpr, bool) {
+func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string, ok bool) {
 	if sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) != 1 || sel.Where != nil || sel.GroupBy != nil || len(sel.OrderBy) > 0 {
-		return nil, false
+		return nil, "", false
 	}
 	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
 	f, ok := ae.Expr.(*sqlparser.FuncExpr)
-	return f, ok && f.Name.Lowered() == seriesFunc
+	return f, ae.As.String(), ok && f.Name.Lowered() == seriesFunc
 }
 
-// series plans generate_series(start, stop [, step]) over integers.
-func (b *binder) series(call *sqlparser.FuncExpr, s *scope) (Node, error) {
+// series plans generate_series(start, stop [, step]) over integers; its
+// one column is called column.
+func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node, error) {
 	if len(call.Exprs) < 2 || len(call.Exprs) > 3 {
 		return nil, pgerror.New(pgerror.UndefinedFunction, "function generate_series needs 2 or 3 arguments")
 	}
@@ -829,5 +830,5 @@ func (b *binder) series(call *sqlparser.FuncExpr, s *scope) (Node, error) {
 		}
 		args[i] = x
 	}
-	return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: "generate_series", T: t}}}, nil
+	return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: column, T: t}}}, nil
 }

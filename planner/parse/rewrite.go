@@ -472,7 +472,7 @@ func valuesRows(toks []token) []token {
 
 // seriesInFrom spells generate_series(a, b [, step]) in a FROM clause as
 // a derived table vitess can parse, (SELECT kvsql_generate_series(a, b)
-// AS generate_series FROM dual) [AS generate_series], which the planner
+// AS column FROM dual) [AS generate_series], which the planner
 // turns into a Series node. Elsewhere generate_series is left alone.
 func seriesInFrom(toks []token) []token {
 	var out []token
@@ -499,10 +499,23 @@ func seriesInFrom(toks []token) []token {
 			}
 			out = append(out, raw("( select kvsql_generate_series", t.pos))
 			out = append(out, toks[i+1:end+1]...)
-			out = append(out, raw("as generate_series from dual )", t.pos))
 			next := end + 1
 			aliased := next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
 				toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])
+			// The column is named like the table: generate_series, or the
+			// alias when it has no column list (FROM generate_series(1, 3) g
+			// has column g, as in PostgreSQL).
+			column := raw("generate_series", t.pos)
+			if a := next; aliased {
+				if toks[a].is("as") {
+					a++
+				}
+				if a < len(toks) && (toks[a].kind == tkIdent || toks[a].kind == tkQIdent) &&
+					(a+1 >= len(toks) || !toks[a+1].isPunct("(")) {
+					column = toks[a]
+				}
+			}
+			out = append(out, raw("as", t.pos), column, raw("from dual )", t.pos))
 			if !aliased {
 				out = append(out, raw("as generate_series", t.pos))
 			}
