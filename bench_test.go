@@ -17,10 +17,17 @@ import (
 )
 
 var benchRows = flag.Int("bench.rows", 1_000_000, "rows in the benchmark table")
+var benchCache = flag.Int64("bench.cache", 0, "block cache of the benchmark store in bytes (0: the default)")
+var benchStats = flag.Bool("bench.stats", false, "print the store's statistics (LSM shape, cache hit rates) after the benchmarks")
 
 // TestMain removes the shared benchmark store when the process ends.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if benchStore.dir != "" && *benchStats {
+		if st, ok := benchStore.db.Engine().(interface{ Stats() string }); ok {
+			fmt.Fprintln(os.Stderr, st.Stats())
+		}
+	}
 	if benchStore.dir != "" {
 		_ = benchStore.db.Close()
 		_ = os.RemoveAll(benchStore.dir)
@@ -77,7 +84,7 @@ func openBenchStore(b *testing.B) *DB {
 			return
 		}
 		benchStore.dir = dir
-		db, err := Open(Options{Dir: dir, NoSync: true})
+		db, err := Open(Options{Dir: dir, NoSync: true, CacheSize: *benchCache})
 		if err != nil {
 			benchStore.err = err
 			return
@@ -98,7 +105,7 @@ func openBenchStore(b *testing.B) *DB {
 			benchStore.err = err
 			return
 		}
-		if _, err := s.Exec(ctx, "ANALYZE bench"); err != nil {
+		if _, err := s.Exec(ctx, "VACUUM ANALYZE bench; SELECT count(payload) FROM bench; SELECT count(*) FROM bench WHERE grp >= 0"); err != nil {
 			benchStore.err = err
 			return
 		}

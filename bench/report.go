@@ -94,7 +94,7 @@ func Plots(res *Results) []Plot {
 		if r.Metric != "TPS" && r.Metric != "ms" {
 			label += " (" + r.Metric + ")"
 		}
-		if r.Workload.Series > 0 {
+		if r.Series > 0 {
 			for _, s := range []string{"kvsql", "postgres"} {
 				c := r.Cells[s]
 				if c == nil {
@@ -105,7 +105,7 @@ func Plots(res *Results) []Plot {
 					series[key] = &Series{Name: key}
 					seriesOrder = append(seriesOrder, key)
 				}
-				series[key].Points = append(series[key].Points, [2]float64{float64(r.Workload.Series), c.Median})
+				series[key].Points = append(series[key].Points, [2]float64{float64(r.Series), c.Median})
 			}
 			continue
 		}
@@ -227,7 +227,7 @@ func scalingGrowth(res *Results) []string {
 	pts := map[key][]pt{}
 	var order []key
 	for _, r := range res.Rows {
-		if r.Workload.Series == 0 || r.Info {
+		if r.Series == 0 || r.Info {
 			continue
 		}
 		for _, sys := range []string{"kvsql", "postgres"} {
@@ -239,7 +239,7 @@ func scalingGrowth(res *Results) []string {
 			if pts[k] == nil {
 				order = append(order, k)
 			}
-			pts[k] = append(pts[k], pt{r.Workload.Series, c.Median})
+			pts[k] = append(pts[k], pt{r.Series, c.Median})
 		}
 	}
 	var out []string

@@ -36,6 +36,7 @@ type Row struct {
 	Metric   string
 	Higher   bool
 	Info     bool
+	Series   int              // table size of a scaling-series figure, else 0
 	Cells    map[string]*Cell // by system name
 	Ref      string           // "postgres" or "sqlite"
 }
@@ -184,7 +185,7 @@ func Run(ctx context.Context, cfg Config) (res *Results, err error) {
 				for _, m := range ms {
 					r := rows[m.Metric]
 					if r == nil {
-						r = &Row{Workload: w, Metric: m.Metric, Higher: m.Higher, Info: m.Info, Cells: map[string]*Cell{}, Ref: ref}
+						r = &Row{Workload: w, Metric: m.Metric, Higher: m.Higher, Info: m.Info, Series: m.Series, Cells: map[string]*Cell{}, Ref: ref}
 						rows[m.Metric] = r
 						order = append(order, m.Metric)
 					}

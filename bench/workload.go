@@ -59,6 +59,8 @@ type Measure struct {
 	// Info marks a figure reported but not plotted or compared (retry
 	// counts).
 	Info bool
+	// Series is the table size of a scaling-series figure (0 otherwise).
+	Series int
 }
 
 // Target is one system a workload runs against: a server reached through
@@ -76,7 +78,6 @@ type Workload struct {
 	Group  string // the section of the report it belongs to
 	Scale  string // human-readable scale, e.g. "100000 accounts"
 	Embed  bool   // in-process: targets are kvsql embedded and SQLite
-	Series int    // rows, for the scaling series' plot (0 otherwise)
 	Setup  func(ctx context.Context, t Target) error
 	Run    func(ctx context.Context, t Target) ([]Measure, error)
 }

@@ -70,9 +70,15 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		FormatMajorVersion: pebble.FormatNewest,
 	}
 	// Bloom filters on every level spare most sstable reads for absent
-	// keys: uniqueness checks and point reads of missing rows.
+	// keys: uniqueness checks and point reads of missing rows. Index
+	// blocks up to 256 KiB keep one index level in every sstable up to
+	// ~64 MiB (L6's files): with Pebble's default (index blocks of 4 KiB,
+	// partitioned past that) a point read in a big table walks a two-level
+	// index, one more block per read (the point-select scaling series in
+	// docs/benchmarks.md).
 	for i := range popts.Levels {
 		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		popts.Levels[i].IndexBlockSize = 256 << 10
 	}
 	db, err := pebble.Open(dir, popts)
 	if err != nil {
@@ -376,3 +382,7 @@ var (
 	_ Batch    = closedBatch{}
 	_ Snapshot = closedSnapshot{}
 )
+
+// Stats describes the store: Pebble's LSM shape per level, block and file
+// cache hit rates, compactions (for diagnosis, e.g. of benchmarks).
+func (e *pebbleEngine) Stats() string { return e.db.Metrics().String() }
