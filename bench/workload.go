@@ -74,10 +74,10 @@ type Target interface {
 // Run measures once and may be called several times per target (rounds),
 // interleaved with runs on the other targets.
 type Workload struct {
-	Name   string // unique, e.g. "pgbench select c=8 prepared"
-	Group  string // the section of the report it belongs to
-	Scale  string // human-readable scale, e.g. "100000 accounts"
-	Embed  bool   // in-process: targets are kvsql embedded and SQLite
-	Setup  func(ctx context.Context, t Target) error
-	Run    func(ctx context.Context, t Target) ([]Measure, error)
+	Name  string // unique, e.g. "pgbench select c=8 prepared"
+	Group string // the section of the report it belongs to
+	Scale string // human-readable scale, e.g. "100000 accounts"
+	Embed bool   // in-process: targets are kvsql embedded and SQLite
+	Setup func(ctx context.Context, t Target) error
+	Run   func(ctx context.Context, t Target) ([]Measure, error)
 }
