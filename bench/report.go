@@ -157,6 +157,7 @@ func Markdown(res *Results, m Machine, command string, link func(string) string,
 	w("- Identical data is loaded into both through the same client (pgx `CopyFrom`); workloads run through pgbench or pgx against each server in turn: kvsql, PostgreSQL, kvsql, PostgreSQL, ... for %d rounds in the same invocation. Every figure is the median of the rounds; each round's latency figure is itself a median (or p99) over many operations.\n", res.Config.Rounds)
 	w("- In-process workloads compare kvsql's embedded API (`kvsql.Open`, prepared statements) with SQLite (modernc.org/sqlite, pure Go, WAL, `synchronous=FULL`), one goroutine.\n")
 	w("- **Ratio** is always kvsql / reference (PostgreSQL, or SQLite for in-process rows). For throughput (TPS, ops/s, rows/s) above 1 means kvsql is faster; for latency and time (ms) above 1 means kvsql is slower. The last column says which.\n")
+	w("- After each data load both systems write their dirty pages out (sync), so neither pays for the other's writeback in its timed rounds. The scaling series reads each table once after loading it, then times every table size in the same round, one query on each size in turn (shuffled), so the growth from the smallest to the largest table is measured under the same conditions.\n")
 	w("- Timed runs last %s; %d client goroutines drive the YCSB and chat workloads; seed %d.\n\n", sc.Duration, sc.Clients, res.Config.Seed)
 	w("## Results\n\n")
 	w("| workload | scale | figure | kvsql | reference | ratio kvsql/ref | reading |\n|---|---|---|---:|---:|---:|---|\n")

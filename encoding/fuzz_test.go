@@ -85,6 +85,22 @@ func FuzzDecodeRow(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		out := make([]types.Datum, len(ask))
 		rowErr := DecodeRow(b, ask, out)
+		// DecodeRowInto with the columns scattered in reverse gives the
+		// same values and the same verdict.
+		ords := make([]int, len(ask))
+		for i := range ords {
+			ords[i] = len(ask) - 1 - i
+		}
+		into := make([]types.Datum, len(ask))
+		if intoErr := DecodeRowInto(b, ask, ords, into); (intoErr == nil) != (rowErr == nil) {
+			t.Fatalf("DecodeRowInto(%x) = %v, DecodeRow = %v", b, intoErr, rowErr)
+		} else if rowErr == nil {
+			for i := range ask {
+				if !sameDatum(into[ords[i]], out[i]) {
+					t.Fatalf("DecodeRowInto column %d = %v, DecodeRow says %v", ask[i], into[ords[i]], out[i])
+				}
+			}
+		}
 		ids, vals, err := DecodeRowAll(b)
 		PrettyRow(b)
 		if err != nil {

@@ -94,6 +94,26 @@ func DecodeRow(b []byte, colIDs []uint32, out []types.Datum) error {
 	if len(out) < len(colIDs) {
 		return pgerror.Newf(pgerror.Internal, "encoding.DecodeRow: %d outputs for %d columns", len(out), len(colIDs))
 	}
+	return decodeRow(b, colIDs, nil, out)
+}
+
+// DecodeRowInto is DecodeRow writing column colIDs[j] to out[ords[j]]
+// instead of out[j]: a reader decodes straight into a table-width row.
+func DecodeRowInto(b []byte, colIDs []uint32, ords []int, out []types.Datum) error {
+	if len(ords) != len(colIDs) {
+		return pgerror.Newf(pgerror.Internal, "encoding.DecodeRowInto: %d ordinals for %d columns", len(ords), len(colIDs))
+	}
+	for _, o := range ords {
+		if o < 0 || o >= len(out) {
+			return pgerror.Newf(pgerror.Internal, "encoding.DecodeRowInto: ordinal %d of a %d-column row", o, len(out))
+		}
+	}
+	return decodeRow(b, colIDs, ords, out)
+}
+
+// decodeRow decodes the columns colIDs of b into out[ords[j]] (out[j]
+// when ords is nil).
+func decodeRow(b []byte, colIDs []uint32, ords []int, out []types.Datum) error {
 	next, j := uint64(0), 0
 	for len(b) > 0 && j < len(colIDs) { // each iteration consumes at least one byte
 		rest, id, tag, err := decodeRowHeader(b, next)
@@ -105,7 +125,11 @@ func DecodeRow(b []byte, colIDs []uint32, out []types.Datum) error {
 			j++
 		}
 		if j < len(colIDs) && uint64(colIDs[j]) == id {
-			b, err = decodeRowBody(rest, tag, &out[j])
+			dst := &out[j]
+			if ords != nil {
+				dst = &out[ords[j]]
+			}
+			b, err = decodeRowBody(rest, tag, dst)
 			j++
 		} else {
 			b, err = decodeRowBody(rest, tag, nil)

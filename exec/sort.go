@@ -26,22 +26,43 @@ type sortKeys struct {
 	seq bool
 }
 
-// extend returns a new row holding row and its evaluated sort keys.
-func (s *sortKeys) extend(env *eval.Env, row []types.Datum) ([]types.Datum, error) {
+// extendedWidth is the length of an extended row.
+func (s *sortKeys) extendedWidth() int {
 	n := s.width + len(s.keys)
 	if s.seq {
 		n++
 	}
-	ext := make([]types.Datum, n)
-	copy(ext, row)
+	return n
+}
+
+// extendInto fills ext (extendedWidth long) with row and its sort keys.
+func (s *sortKeys) extendInto(env *eval.Env, row []types.Datum, ext []types.Datum) error {
+	copy(ext[:s.width], row)
 	for i, k := range s.keys {
 		d, err := eval.Eval(env, k.Expr, row)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ext[s.width+i] = d
 	}
-	return ext, nil
+	return nil
+}
+
+// rowSlab hands out rows of one width carved from blocks of 256, one
+// allocation per block instead of one per row, for operators that keep
+// many rows (sort).
+type rowSlab struct {
+	width int
+	free  []types.Datum
+}
+
+func (a *rowSlab) row() []types.Datum {
+	if len(a.free) < a.width {
+		a.free = make([]types.Datum, a.width*256)
+	}
+	r := a.free[:a.width:a.width]
+	a.free = a.free[a.width:]
+	return r
 }
 
 // compare orders two extended rows by the keys: Desc reverses the order of
@@ -111,6 +132,7 @@ type sortOp struct {
 
 	opened bool
 	mem    memAccount
+	slab   rowSlab
 	rows   [][]types.Datum // in-memory rows (the last run when spilled)
 	runs   []*spillFile
 	pos    int
@@ -161,8 +183,11 @@ func (s *sortOp) consume() error {
 		if err := s.t.tick(); err != nil {
 			return err
 		}
-		ext, err := s.sk.extend(s.env, row)
-		if err != nil {
+		if s.slab.width == 0 {
+			s.slab.width = s.sk.extendedWidth()
+		}
+		ext := s.slab.row()
+		if err := s.sk.extendInto(s.env, row, ext); err != nil {
 			return err
 		}
 		ext[len(ext)-1] = types.NewInt(s.seq)

@@ -71,6 +71,10 @@ func (t *topNOp) consume() error {
 	}
 	t.h.sk = sortKeys{keys: t.node.Keys, width: t.width}
 	tk := ticker{rs: t.rs}
+	// Each row is extended into scratch; only a row that enters the heap
+	// is kept, in a new slice while the heap fills and afterwards in the
+	// slice of the row it evicts: no allocation per input row.
+	scratch := make([]types.Datum, t.h.sk.extendedWidth())
 	var seq int64
 	for {
 		row, err := t.input.Next()
@@ -83,15 +87,17 @@ func (t *topNOp) consume() error {
 		if err := tk.tick(); err != nil {
 			return err
 		}
-		ext, err := t.h.sk.extend(t.env, row)
-		if err != nil {
+		if err := t.h.sk.extendInto(t.env, row, scratch); err != nil {
 			return err
 		}
-		item := topItem{row: ext, seq: seq}
+		item := topItem{row: scratch, seq: seq}
 		seq++
 		if int64(len(t.h.items)) < limit {
+			item.row = slices.Clone(scratch)
 			heap.Push(&t.h, item)
 		} else if t.h.before(item, t.h.items[0]) {
+			item.row = t.h.items[0].row
+			copy(item.row, scratch)
 			t.h.items[0] = item
 			heap.Fix(&t.h, 0)
 		}

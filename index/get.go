@@ -131,21 +131,10 @@ func decodeValue(t *catalog.Table, v []byte, out []types.Datum, cols *Cols) erro
 	if len(ords) == 0 {
 		return nil
 	}
-	var stack [16]types.Datum
-	vals := stack[:0]
-	if len(ords) > len(stack) {
-		vals = make([]types.Datum, 0, len(ords))
-	}
 	for _, o := range ords {
-		vals = append(vals, t.Columns[o].DefaultValue)
+		out[o] = t.Columns[o].DefaultValue
 	}
-	if err := encoding.DecodeRow(v, ids, vals); err != nil {
-		return err
-	}
-	for i, o := range ords {
-		out[o] = vals[i]
-	}
-	return nil
+	return encoding.DecodeRowInto(v, ids, ords, out)
 }
 
 // MasterReader reads master rows by primary key through one iterator it

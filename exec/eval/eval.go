@@ -102,6 +102,29 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 // only for TRUE; NULL and FALSE are both false. A non-boolean value is a
 // 42804 error.
 func EvalBool(env *Env, e planner.Expr, row []types.Datum) (bool, error) {
+	switch e := e.(type) {
+	case *planner.BinOp:
+		if v, ok := fastCompare(e, row); ok {
+			return v, nil
+		}
+	case *planner.And:
+		// TRUE only if every argument is TRUE; like evalLogic it stops
+		// at the first FALSE and evaluates past a NULL (for its errors).
+		sawNull := false
+		for _, a := range e.Args {
+			v, err := evalTruth(env, a, row, "AND")
+			if err != nil {
+				return false, err
+			}
+			switch v {
+			case truthFalse:
+				return false, nil
+			case truthNull:
+				sawNull = true
+			}
+		}
+		return !sawNull, nil
+	}
 	d, err := Eval(env, e, row)
 	if err != nil {
 		return false, err

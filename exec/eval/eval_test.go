@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
@@ -151,6 +152,49 @@ func TestFuncReturnType(t *testing.T) {
 		_, err := planner.FuncReturnType(c.name, make([]types.T, c.n))
 		if !pgerror.HasCode(err, pgerror.UndefinedFunction) {
 			t.Errorf("planner.FuncReturnType(%s, %d args) error = %v, want 42883", c.name, c.n, err)
+		}
+	}
+}
+
+// TestEvalBoolShortcuts: EvalBool's shortcuts for comparisons of columns
+// and constants and for AND give what the general evaluator gives (the
+// result of Eval read as a WHERE clause reads it), errors included, over
+// random rows of integers, texts, floats and NULLs.
+func TestEvalBoolShortcuts(t *testing.T) {
+	env := testEnv()
+	rng := rand.New(rand.NewPCG(7, 7))
+	vals := []types.Datum{types.Null, types.NewInt(-1), types.NewInt(0), types.NewInt(2), types.NewText(""), types.NewText("b"), types.NewText("a"), types.NewFloat(2)}
+	kinds := []types.T{ty(types.Int8), ty(types.Int8), ty(types.Int8), ty(types.Int8), ty(types.Text), ty(types.Text), ty(types.Text), ty(types.Float8)}
+	ops := []string{"=", "<>", "<", "<=", ">", ">=", "!="}
+	operand := func(row []types.Datum) planner.Expr {
+		if rng.IntN(2) == 0 {
+			i := rng.IntN(len(row))
+			return &planner.ColRef{Index: i, T: kinds[0]}
+		}
+		k := rng.IntN(len(vals))
+		return &planner.Const{Value: vals[k], T: kinds[k]}
+	}
+	cmp := func(row []types.Datum) planner.Expr {
+		return &planner.BinOp{Op: ops[rng.IntN(len(ops))], L: operand(row), R: operand(row), T: ty(types.Bool)}
+	}
+	for i := 0; i < 20000; i++ {
+		row := make([]types.Datum, 3)
+		for j := range row {
+			row[j] = vals[rng.IntN(len(vals))]
+		}
+		var e planner.Expr = cmp(row)
+		if rng.IntN(2) == 0 {
+			and := &planner.And{}
+			for n := 1 + rng.IntN(3); n > 0; n-- {
+				and.Args = append(and.Args, cmp(row))
+			}
+			e = and
+		}
+		got, gotErr := EvalBool(env, e, row)
+		d, err := Eval(env, e, row)
+		want := err == nil && d.Kind == types.KindBool && d.Bool()
+		if (gotErr == nil) != (err == nil) || got != want || gotErr != nil && pgerror.CodeOf(gotErr) != pgerror.CodeOf(err) {
+			t.Fatalf("EvalBool(%s) on %v = %v, %v; Eval = %v, %v", e, row, got, gotErr, d, err)
 		}
 	}
 }

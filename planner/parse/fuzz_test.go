@@ -17,6 +17,7 @@ func FuzzParse(f *testing.F) {
 		`CREATE TABLE t (a serial PRIMARY KEY, b text DEFAULT 'x' || 'y')`,
 		`COPY t (a) FROM STDIN WITH (FORMAT csv)`,
 		`INSERT INTO t VALUES (E'\x41', $$q$$) RETURNING *`,
+		`CREATE TRIGGER r AFTER UPDATE OF a ON t WHEN NEW.a > OLD.a BEGIN INSERT INTO l VALUES (NEW.a); END`,
 	} {
 		f.Add(s)
 	}
@@ -30,6 +31,15 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, st := range stmts {
+			if tr := st.Trigger; tr != nil {
+				// Every statement of a trigger parses (or fails cleanly)
+				// with its NEW/OLD references made parameters.
+				for _, body := range tr.Body {
+					if _, _, err := TriggerStep(body); err != nil && !errIs(err) {
+						t.Fatalf("%q: TriggerStep(%q): %v", sql, body, err)
+					}
+				}
+			}
 			if st.AST != nil {
 				_ = show(st.AST)
 			}
