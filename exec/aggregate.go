@@ -109,7 +109,7 @@ func (a *aggregateOp) accumulate(g *aggGroup, row []types.Datum) (int64, error) 
 		call := &a.node.Aggs[i]
 		args := a.args[i][:0]
 		for _, e := range call.Args {
-			d, err := eval.Eval(a.env, e, row)
+			d, err := eval.Value(a.env, e, row)
 			if err != nil {
 				return 0, err
 			}
@@ -179,7 +179,7 @@ func (a *aggregateOp) nextScalar() ([]types.Datum, error) {
 func (a *aggregateOp) groupKey(row []types.Datum) ([]types.Datum, error) {
 	a.keyBuf = a.keyBuf[:0]
 	for _, e := range a.node.GroupBy {
-		d, err := eval.Eval(a.env, e, row)
+		d, err := eval.Value(a.env, e, row)
 		if err != nil {
 			return nil, err
 		}

@@ -32,7 +32,7 @@ func (p *projectOp) Close() error { return p.input.Close() }
 // evalInto evaluates exprs over row into out[i].
 func evalInto(env *eval.Env, exprs []planner.Expr, row, out []types.Datum) error {
 	for i, e := range exprs {
-		d, err := eval.Eval(env, e, row)
+		d, err := eval.Value(env, e, row)
 		if err != nil {
 			return err
 		}

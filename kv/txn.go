@@ -215,6 +215,7 @@ func (t *Txn) NewIter(opts IterOptions) (Iterator, error) {
 		},
 		dels: t.dels,
 	}
+	it.snapOnly = it.buf.tree.Len() == 0 && len(it.dels) == 0
 	if t.iters == nil {
 		t.iters = make(map[*txnIter]struct{})
 	}

@@ -24,6 +24,23 @@ type txnIter struct {
 	valBuf []byte
 	closed bool
 	err    error
+	// snapOnly is set when the buffer clone and the deleted ranges were
+	// empty at creation: they stay so for the iterator's life, so every
+	// move is the snapshot iterator's own (the common read-only scan
+	// pays no merging).
+	snapOnly bool
+}
+
+// fromSnap takes the snapshot iterator's position as the current one.
+func (i *txnIter) fromSnap(ok bool) bool {
+	i.valid = ok
+	if !ok {
+		i.dir = 0
+		i.err = i.snap.Error()
+		return false
+	}
+	i.key, i.value = i.snap.Key(), i.snap.Value()
+	return true
 }
 
 var _ Iterator = (*txnIter)(nil)
@@ -31,6 +48,9 @@ var _ Iterator = (*txnIter)(nil)
 func (i *txnIter) First() bool {
 	if !i.ok() {
 		return false
+	}
+	if i.snapOnly {
+		return i.fromSnap(i.snap.First())
 	}
 	i.snap.First()
 	i.buf.first()
@@ -41,6 +61,9 @@ func (i *txnIter) Last() bool {
 	if !i.ok() {
 		return false
 	}
+	if i.snapOnly {
+		return i.fromSnap(i.snap.Last())
+	}
 	i.snap.Last()
 	i.buf.last()
 	return i.settle(-1)
@@ -49,6 +72,9 @@ func (i *txnIter) Last() bool {
 func (i *txnIter) SeekGE(key []byte) bool {
 	if !i.ok() {
 		return false
+	}
+	if i.snapOnly {
+		return i.fromSnap(i.snap.SeekGE(key))
 	}
 	i.snap.SeekGE(key)
 	i.buf.seekGE(key)
@@ -62,6 +88,9 @@ func (i *txnIter) SeekLT(key []byte) bool {
 	if key == nil {
 		key = []byte{} // for the cursor nil means past the end
 	}
+	if i.snapOnly {
+		return i.fromSnap(i.snap.SeekLT(key))
+	}
 	i.snap.SeekLT(key)
 	i.buf.seekLT(key)
 	return i.settle(-1)
@@ -70,6 +99,9 @@ func (i *txnIter) SeekLT(key []byte) bool {
 func (i *txnIter) Next() bool {
 	if !i.ok() || !i.valid {
 		return false
+	}
+	if i.snapOnly {
+		return i.fromSnap(i.snap.Next())
 	}
 	if i.dir < 0 {
 		// Children sit at or before key; bring them to key or after.
@@ -83,6 +115,9 @@ func (i *txnIter) Next() bool {
 func (i *txnIter) Prev() bool {
 	if !i.ok() || !i.valid {
 		return false
+	}
+	if i.snapOnly {
+		return i.fromSnap(i.snap.Prev())
 	}
 	if i.dir > 0 {
 		// Children sit at or after key; SeekLT puts them strictly

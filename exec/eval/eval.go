@@ -37,6 +37,16 @@ type Env struct {
 	cache *patternCache
 }
 
+// Value is Eval with a column of the current row read in place: small
+// enough to inline, for the per-row loops of projections, grouping and
+// aggregation, where most expressions are plain columns.
+func Value(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
+	if c, ok := e.(*planner.ColRef); ok && c.Outer == 0 && c.Index < len(row) {
+		return row[c.Index], nil
+	}
+	return Eval(env, e, row)
+}
+
 // Eval computes e over row. It never panics on user input: every failure
 // a query can cause is returned as a *pgerror.Error with its SQLSTATE. The
 // returned Datum does not alias row except for text it copied by value
