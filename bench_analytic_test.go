@@ -84,6 +84,7 @@ func BenchmarkAnalytic(b *testing.B) {
 		{"groupby", "SELECT grp, count(*), sum(val) FROM fact GROUP BY grp", "master full scan", min(n, 1000)},
 		{"count-where", "SELECT count(*) FROM fact WHERE val = 3", "master full scan", 1},
 		{"orderby-limit", "SELECT id, val FROM fact ORDER BY val LIMIT 10", "master full scan", min(n, 10)},
+		{"orderby", "SELECT id, val FROM fact ORDER BY val", "master full scan", n},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s, err := db.Session("")
