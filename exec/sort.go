@@ -48,17 +48,20 @@ func (s *sortKeys) extendInto(env *eval.Env, row []types.Datum, ext []types.Datu
 	return nil
 }
 
-// rowSlab hands out rows of one width carved from blocks of 256, one
-// allocation per block instead of one per row, for operators that keep
-// many rows (sort).
+// rowSlab hands out rows of one width carved from blocks, one allocation
+// per block instead of one per row, for operators that keep many rows
+// (sort). Blocks start at 8 rows and double up to 256, so a sort of a few
+// rows allocates little.
 type rowSlab struct {
 	width int
+	block int // rows in the last block allocated
 	free  []types.Datum
 }
 
 func (a *rowSlab) row() []types.Datum {
 	if len(a.free) < a.width {
-		a.free = make([]types.Datum, a.width*256)
+		a.block = min(max(2*a.block, 8), 256)
+		a.free = make([]types.Datum, a.width*a.block)
 	}
 	r := a.free[:a.width:a.width]
 	a.free = a.free[a.width:]
