@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/kvsql/kvsql/pgerror"
 )
 
@@ -133,5 +134,38 @@ END`)
 	exec("INSERT INTO item VALUES (6, 1)")
 	if n := count("SELECT count(*) FROM seen"); n != 1 {
 		t.Fatalf("after re-creating seen: %d rows, want 1", n)
+	}
+}
+
+// TestTriggersOverTheWire: a trigger created through pgx's extended
+// protocol (its body's semicolons inside one Parse message) fires once
+// per row of a binary COPY, in the COPY's transaction.
+func TestTriggersOverTheWire(t *testing.T) {
+	ts := startServer(t, nil)
+	conn := ts.connect(t, pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, `CREATE TABLE src (id int PRIMARY KEY, v int)`)
+	mustExec(t, conn, `CREATE TABLE tally (k int PRIMARY KEY, n int, total int)`)
+	mustExec(t, conn, `INSERT INTO tally VALUES (1, 0, 0)`)
+	mustExec(t, conn, `CREATE TRIGGER src_tally AFTER INSERT ON src BEGIN
+  UPDATE tally SET n = n + 1, total = total + NEW.v WHERE k = 1;
+END`)
+	rows := make([][]any, 500)
+	for i := range rows {
+		rows[i] = []any{int32(i), int32(i % 7)}
+	}
+	ctx := context.Background()
+	if n, err := conn.CopyFrom(ctx, pgx.Identifier{"src"}, []string{"id", "v"}, pgx.CopyFromRows(rows)); err != nil || n != 500 {
+		t.Fatalf("CopyFrom: %d, %v", n, err)
+	}
+	var n, total int
+	if err := conn.QueryRow(ctx, "SELECT n, total FROM tally WHERE k = 1").Scan(&n, &total); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for i := range 500 {
+		want += i % 7
+	}
+	if n != 500 || total != want {
+		t.Fatalf("tally after COPY: n=%d total=%d, want 500 and %d", n, total, want)
 	}
 }
