@@ -298,11 +298,20 @@ func inTriggerBody(toks []token) bool {
 	if i >= len(toks) || !toks[i].is("trigger") {
 		return false
 	}
-	begin := false
+	// Count BEGIN ... END around the body and CASE ... END inside it:
+	// the body is open until the END that closes its BEGIN.
+	depth := -1
 	for _, t := range toks[i:] {
-		if t.is("begin") {
-			begin = true
+		switch {
+		case depth < 0:
+			if t.is("begin") {
+				depth = 1
+			}
+		case t.is("case"):
+			depth++
+		case t.is("end"):
+			depth--
 		}
 	}
-	return begin && !toks[len(toks)-1].is("end")
+	return depth > 0
 }

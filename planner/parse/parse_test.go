@@ -430,8 +430,13 @@ END`)
 	if err != nil || st.Trigger.Create || !st.Trigger.IfExists || st.Trigger.Table != "t" {
 		t.Fatalf("drop: %+v %v", st.Trigger, err)
 	}
+	// A CASE ... END inside the body does not end it.
+	stmts, err := Parse("CREATE TRIGGER x INSERT ON t BEGIN UPDATE u SET a = CASE WHEN NEW.a > 0 THEN 1 ELSE 2 END; SELECT 1; END; SELECT 2")
+	if err != nil || len(stmts) != 2 || len(stmts[0].Trigger.Body) != 2 {
+		t.Fatalf("CASE in a body: %d statements, %v", len(stmts), err)
+	}
 	// Several statements in one text: the body's semicolons do not split.
-	stmts, err := Parse("CREATE TRIGGER x INSERT ON t BEGIN SELECT 1; SELECT 2; END; SELECT 3")
+	stmts, err = Parse("CREATE TRIGGER x INSERT ON t BEGIN SELECT 1; SELECT 2; END; SELECT 3")
 	if err != nil || len(stmts) != 2 || len(stmts[0].Trigger.Body) != 2 {
 		t.Fatalf("split: %d statements, %v", len(stmts), err)
 	}
