@@ -114,7 +114,7 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 func EvalBool(env *Env, e planner.Expr, row []types.Datum) (bool, error) {
 	switch e := e.(type) {
 	case *planner.BinOp:
-		if v, ok := fastCompare(e, row); ok {
+		if v, ok := fastCompare(env, e, row); ok {
 			return v, nil
 		}
 	case *planner.And:

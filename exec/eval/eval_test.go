@@ -166,10 +166,18 @@ func TestEvalBoolShortcuts(t *testing.T) {
 	vals := []types.Datum{types.Null, types.NewInt(-1), types.NewInt(0), types.NewInt(2), types.NewText(""), types.NewText("b"), types.NewText("a"), types.NewFloat(2)}
 	kinds := []types.T{ty(types.Int8), ty(types.Int8), ty(types.Int8), ty(types.Int8), ty(types.Text), ty(types.Text), ty(types.Text), ty(types.Float8)}
 	ops := []string{"=", "<>", "<", "<=", ">", ">=", "!="}
+	env.Params = []types.Datum{types.NewInt(2), types.NewText("a"), types.Null, types.NewInt(70000), types.NewText("12")}
 	operand := func(row []types.Datum) planner.Expr {
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(3) {
+		case 0:
 			i := rng.IntN(len(row))
 			return &planner.ColRef{Index: i, T: kinds[0]}
+		case 1:
+			var x planner.Expr = &planner.Param{N: 1 + rng.IntN(len(env.Params)+1), T: kinds[0]} // one past the end: an error
+			if rng.IntN(2) == 0 {
+				x = &planner.Cast{X: x, T: []types.T{ty(types.Int2), ty(types.Int4), ty(types.Text), ty(types.Float8)}[rng.IntN(4)]}
+			}
+			return x
 		}
 		k := rng.IntN(len(vals))
 		return &planner.Const{Value: vals[k], T: kinds[k]}
