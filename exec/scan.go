@@ -29,6 +29,11 @@ type scanOp struct {
 	si      int
 	it      index.RowIter
 	cols    *index.Cols         // the columns decoded (nil: all)
+	// A master scan with a filter decodes early (the filter's columns)
+	// for every row and late (the other needed ones) only for the rows
+	// that pass: late materialization. Both nil when it does not apply.
+	early, late *index.Cols
+	itEarly     bool // s.it is a master scan decoding early
 	master  *index.MasterReader // master gets after an index scan, read-only statements
 	gets    int                 // master gets so far
 	row     []types.Datum       // master row buffer for gets
@@ -53,7 +58,42 @@ func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
 	// One allocation for both row buffers.
 	nc := len(n.Table.Columns)
 	bufs := make([]types.Datum, nc+len(n.Table.PrimaryKey))
-	return &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, cols: index.NewCols(n.Table, n.Needed), row: bufs[:nc:nc], pk: bufs[nc:]}, nil
+	s := &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, cols: index.NewCols(n.Table, n.Needed), row: bufs[:nc:nc], pk: bufs[nc:]}
+	s.early, s.late = lateColumns(n)
+	return s, nil
+}
+
+// lateColumns splits the columns a filtered master scan decodes into those
+// its filter reads and the rest, or returns nils when nothing would be
+// left for later (or the filter holds a subquery).
+func lateColumns(n *planner.Scan) (early, late *index.Cols) {
+	if n.Filter == nil || n.Access == planner.UniqueGet || n.Access == planner.IndexRange || n.Access == planner.InvertedGet {
+		return nil, nil
+	}
+	fcols, ok := planner.ColumnsRead(n.Filter)
+	if !ok {
+		return nil, nil
+	}
+	needed := n.Needed
+	if needed == nil {
+		needed = make([]int, len(n.Table.Columns))
+		for i := range needed {
+			needed[i] = i
+		}
+	}
+	var rest []int
+	for _, c := range needed {
+		if !slices.Contains(fcols, c) && !slices.Contains(n.Table.PrimaryKey, c) {
+			rest = append(rest, c)
+		}
+	}
+	if len(rest) == 0 {
+		return nil, nil
+	}
+	if fcols == nil {
+		fcols = []int{} // only the key: a nil read set would mean every column
+	}
+	return index.NewCols(n.Table, fcols), index.NewCols(n.Table, rest)
 }
 
 // usesIndex reports whether the scan reads an index file.
@@ -157,6 +197,11 @@ func (s *scanOp) Next() ([]types.Datum, error) {
 		if err != nil {
 			return nil, err
 		}
+		if ok && s.itEarly && s.it != nil {
+			if err := index.FillRow(s.it, s.late); err != nil {
+				return nil, err
+			}
+		}
 		if ok {
 			return row, nil
 		}
@@ -187,7 +232,7 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 			}
 			err := s.it.Err()
 			cerr := s.it.Close()
-			s.it = nil
+			s.it, s.itEarly = nil, false
 			if err != nil {
 				return nil, err
 			}
@@ -230,7 +275,11 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 		case s.usesIndex():
 			s.it, err = index.ScanIndex(s.rs.ctx.RW, t, s.node.Index, sp, s.node.Reverse)
 		default:
-			s.it, err = index.ScanMasterCols(s.rs.ctx.RW, t, sp, s.node.Reverse, s.cols)
+			cols := s.cols
+			if s.itEarly = s.early != nil; s.itEarly {
+				cols = s.early
+			}
+			s.it, err = index.ScanMasterCols(s.rs.ctx.RW, t, sp, s.node.Reverse, cols)
 		}
 		if err != nil {
 			return nil, err

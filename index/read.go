@@ -216,6 +216,17 @@ func (s *masterIter) Next() bool {
 	return true
 }
 
+// FillRow decodes the columns cols selects into the current row of it, a
+// master scan opened with ScanMasterCols: a scan can read the columns its
+// filter needs first and the rest only for the rows that pass.
+func FillRow(it RowIter, cols *Cols) error {
+	m, ok := it.(*masterIter)
+	if !ok {
+		return pgerror.Newf(pgerror.Internal, "index.FillRow: %T is not a master scan", it)
+	}
+	return decodeValue(m.t, m.it.Value(), m.row, cols)
+}
+
 // ScanIndex returns, in index order (reverse: descending), a full-width
 // row per entry of idx whose indexed values lie in sp, with only the
 // indexed and primary-key columns filled (the rest NULL): enough for an

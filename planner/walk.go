@@ -1,5 +1,7 @@
 package planner
 
+import "slices"
+
 // walkExpr calls fn on e and, while fn returns true, on its children. It
 // does not enter subquery plans.
 func walkExpr(e Expr, fn func(Expr) bool) {
@@ -203,4 +205,31 @@ func nodeExprs(n Node) []Expr {
 		each(v.Returning...)
 	}
 	return out
+}
+
+// ColumnsRead returns the columns of the current row (ordinals) that e
+// reads, in ascending order; ok is false when e holds a subquery, whose
+// plan may read the row in ways the walk does not see.
+func ColumnsRead(e Expr) (cols []int, ok bool) {
+	set := map[int]bool{}
+	ok = true
+	walkExpr(e, func(x Expr) bool {
+		switch x := x.(type) {
+		case *Subquery:
+			ok = false
+		case *ColRef:
+			if x.Outer == 0 {
+				set[x.Index] = true
+			}
+		}
+		return ok
+	})
+	if !ok {
+		return nil, false
+	}
+	for c := range set {
+		cols = append(cols, c)
+	}
+	slices.Sort(cols)
+	return cols, true
 }
