@@ -34,7 +34,7 @@ func TestLateMaterialization(t *testing.T) {
 
 type lateRow struct {
 	id, a, d int64
-	b, c, e string
+	b, c, e  string
 }
 
 func checkLate(t *testing.T, db *DB) {

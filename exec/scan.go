@@ -28,16 +28,16 @@ type scanOp struct {
 	spanBuf [1]index.Span // spans' storage for the common single span
 	si      int
 	it      index.RowIter
-	cols    *index.Cols         // the columns decoded (nil: all)
+	cols    *index.Cols // the columns decoded (nil: all)
 	// A master scan with a filter decodes early (the filter's columns)
 	// for every row and late (the other needed ones) only for the rows
 	// that pass: late materialization. Both nil when it does not apply.
 	early, late *index.Cols
-	itEarly     bool // s.it is a master scan decoding early
-	master  *index.MasterReader // master gets after an index scan, read-only statements
-	gets    int                 // master gets so far
-	row     []types.Datum       // master row buffer for gets
-	pk      []types.Datum
+	itEarly     bool                // s.it is a master scan decoding early
+	master      *index.MasterReader // master gets after an index scan, read-only statements
+	gets        int                 // master gets so far
+	row         []types.Datum       // master row buffer for gets
+	pk          []types.Datum
 }
 
 var _ Operator = (*scanOp)(nil)
