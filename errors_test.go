@@ -91,6 +91,12 @@ func TestErrors(t *testing.T) {
 		{pgerror.DatatypeMismatch, "INSERT INTO t VALUES (9, 'z@x', true, 'bool in int')"},
 		{pgerror.DatatypeMismatch, "UPDATE t SET n = 'a'::text"},
 	}
+	forEachEngine(t, func(t *testing.T, db *DB) { checkErrors(t, db, errorSetup, cases) })
+}
+
+// forEachEngine runs check on a fresh in-memory database and on a fresh
+// Pebble store, each as a subtest.
+func forEachEngine(t *testing.T, check func(t *testing.T, db *DB)) {
 	for _, eng := range []string{"memory", "pebble"} {
 		t.Run(eng, func(t *testing.T) {
 			opts := Options{Memory: true}
@@ -102,7 +108,7 @@ func TestErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			checkErrors(t, db, errorSetup, cases)
+			check(t, db)
 		})
 	}
 }

@@ -260,7 +260,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (wire
 			return err
 		}
 		out = &staticResult{}
-		n, err := runToEnd(op, func(row []types.Datum) {
+		n, err := exec.Drain(op, func(row []types.Datum) {
 			out.rows = append(out.rows, append([]types.Datum(nil), row[:len(st.cols)]...))
 		})
 		if err != nil {
@@ -271,30 +271,6 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (wire
 		return nil
 	})
 	return out, err
-}
-
-// runToEnd runs op to its end, passing each row to keep (if not nil), closes
-// it, and returns the rows it wrote (a DML operator) or produced.
-func runToEnd(op exec.Operator, keep func(row []types.Datum)) (int64, error) {
-	var n int64
-	for {
-		row, err := op.Next()
-		if err != nil {
-			_ = op.Close()
-			return 0, err
-		}
-		if row == nil {
-			break
-		}
-		n++
-		if keep != nil {
-			keep(row)
-		}
-	}
-	if d, ok := op.(exec.DMLOperator); ok {
-		n = d.RowsAffected()
-	}
-	return n, op.Close()
 }
 
 func trackRows(t *txn, plan planner.Node, n int64) {

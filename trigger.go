@@ -226,7 +226,7 @@ func (s *Session) runStep(ctx context.Context, t *txn, active []*catalog.Trigger
 	if err != nil {
 		return 0, err
 	}
-	n, err := runToEnd(op, nil)
+	n, err := exec.Drain(op, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -44,24 +44,9 @@ CREATE TRIGGER t_guard BEFORE DELETE ON t WHEN OLD.n > 1000 BEGIN SELECT 1 / 0; 
 		{pgerror.UniqueViolation, "UPDATE t SET note = 'x' WHERE id IN (1, 2)"},
 		{pgerror.DivisionByZero, "DELETE FROM t"},
 	}
-	db, err := Open(Options{Memory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	s, err := db.Session("")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// audit already holds id 2: the UPDATE's second row collides.
-	if _, err := s.Exec(ctx, "CREATE TABLE audit (id INT PRIMARY KEY, what TEXT); INSERT INTO audit VALUES (2, 'taken')"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Exec(ctx, "DROP TABLE audit"); err != nil {
-		t.Fatal(err)
-	}
-	checkErrors(t, db, setup+"; INSERT INTO audit VALUES (2, 'taken')", cases)
+	setup += "; INSERT INTO audit VALUES (2, 'taken')"
+	forEachEngine(t, func(t *testing.T, db *DB) { checkErrors(t, db, setup, cases) })
 }
 
 // TestTriggersFire checks the firing rules end to end in one session:

@@ -103,6 +103,13 @@ func Run(ctx *Ctx, n planner.Node) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return Drain(op, nil)
+}
+
+// Drain runs op to its end, passing each row to keep (when not nil; the
+// row is only valid during the call), closes op, and reports the rows
+// affected as Run does.
+func Drain(op Operator, keep func(row []types.Datum)) (int64, error) {
 	var rows int64
 	for {
 		row, err := op.Next()
@@ -114,6 +121,9 @@ func Run(ctx *Ctx, n planner.Node) (int64, error) {
 			break
 		}
 		rows++
+		if keep != nil {
+			keep(row)
+		}
 	}
 	if d, ok := unwrapAnalyze(op).(DMLOperator); ok {
 		rows = d.RowsAffected()
