@@ -9,7 +9,7 @@ import (
 
 	"github.com/kvsql/kvsql"
 	"github.com/kvsql/kvsql/types"
-	"github.com/kvsql/kvsql/wire"
+	"github.com/kvsql/kvsql/wire/backend"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -85,7 +85,7 @@ func (k *KvsqlEmbedded) Prepare(ctx context.Context, sql string) (Prepared, erro
 func (k *KvsqlEmbedded) Close() error { return errors.Join(k.s.Close(), k.db.Close()) }
 
 type kvsqlPrepared struct {
-	st     wire.Statement
+	st     backend.Statement
 	params []types.Datum
 }
 

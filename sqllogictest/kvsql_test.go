@@ -3,14 +3,12 @@ package sqllogictest
 import (
 	"context"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/kvsql/kvsql"
+	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/planner/parse"
-	"github.com/kvsql/kvsql/wire"
 )
 
 // kvsqlEngine is the engine name kvsql's runs use: the corpus's PostgreSQL
@@ -60,27 +58,7 @@ func TestOwnFilesInProcess(t *testing.T) {
 
 // startServer serves a fresh in-memory kvsql on a loopback port and returns
 // its URL.
-func startServer(t *testing.T) string {
-	t.Helper()
-	db, err := kvsql.Open(kvsql.Options{Memory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := wire.NewServer(wire.Config{Addr: "127.0.0.1:0"}, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() {
-		_ = srv.Shutdown(context.Background())
-		_ = db.Close()
-	})
-	return "postgres://kvsql@" + l.Addr().String() + "/kvsql?sslmode=disable"
-}
+func startServer(t *testing.T) string { return testkit.StartServer(t, nil, nil).URL() }
 
 // TestOwnFilesOverWire runs the same files through the wire server, one
 // database per file (CREATE DATABASE / DROP DATABASE).
@@ -99,7 +77,7 @@ func TestOwnFilesOnPostgreSQL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not starting PostgreSQL")
 	}
-	target, err := NewWireTarget(startPostgres(t))
+	target, err := NewWireTarget(testkit.StartPostgres(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/kvsql/kvsql/internal/testkit"
 )
 
 // TestWirePostgres runs the package's own .test files through WireTarget
@@ -17,7 +18,7 @@ func TestWirePostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL cluster")
 	}
-	url := startPostgres(t)
+	url := testkit.StartPostgres(t)
 	target, err := NewWireTarget(url)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestWireValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL cluster")
 	}
-	url := startPostgres(t)
+	url := testkit.StartPostgres(t)
 	target, err := NewWireTarget(url)
 	if err != nil {
 		t.Fatal(err)

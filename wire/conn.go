@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // conn is one client connection. Everything but mu is owned by the
@@ -29,7 +30,7 @@ type conn struct {
 	secret  [4]byte
 	counted bool // counted against MaxConnections (REQUIRES: srv.mu held to change after admit)
 
-	sess    Session
+	sess    backend.Session
 	ctx     context.Context // cancelled when the connection ends
 	stop    context.CancelFunc
 	stmts   map[string]*prepared

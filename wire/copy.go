@@ -7,13 +7,14 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // runCopy runs the COPY sub-protocol for spec and returns the "COPY n"
 // tag. For COPY FROM STDIN a malformed row ends the COPY before the batch
 // holding it reaches Insert; the engine runs the whole COPY in one
 // transaction, so earlier batches are rolled back with it.
-func (c *conn) runCopy(ctx *stmtCtx, spec *CopySpec) (string, error) {
+func (c *conn) runCopy(ctx *stmtCtx, spec *backend.CopySpec) (string, error) {
 	codec, err := newCopyCodec(spec)
 	if err != nil {
 		return "", err
@@ -25,7 +26,7 @@ func (c *conn) runCopy(ctx *stmtCtx, spec *CopySpec) (string, error) {
 }
 
 // copyFormats returns CopyInResponse/CopyOutResponse's format fields.
-func copyFormats(spec *CopySpec) (byte, []uint16) {
+func copyFormats(spec *backend.CopySpec) (byte, []uint16) {
 	f := uint16(0)
 	if spec.Format == "binary" {
 		f = 1
@@ -37,7 +38,7 @@ func copyFormats(spec *CopySpec) (byte, []uint16) {
 	return byte(f), cols
 }
 
-func (c *conn) copyIn(ctx *stmtCtx, spec *CopySpec, codec *copyCodec) (tag string, err error) {
+func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (tag string, err error) {
 	if spec.Finish != nil {
 		defer func() {
 			ferr := c.guard("CopySpec.Finish", func() error { return spec.Finish(ctx, err) })
@@ -55,7 +56,7 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *CopySpec, codec *copyCodec) (tag strin
 		return "", err
 	}
 	var total int64
-	batch := make([][]types.Datum, 0, CopyBatchRows)
+	batch := make([][]types.Datum, 0, backend.CopyBatchRows)
 	insert := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -70,7 +71,7 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *CopySpec, codec *copyCodec) (tag strin
 	}
 	emit := func(row []types.Datum) error {
 		batch = append(batch, row)
-		if len(batch) >= CopyBatchRows {
+		if len(batch) >= backend.CopyBatchRows {
 			return insert()
 		}
 		return nil
@@ -110,11 +111,11 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *CopySpec, codec *copyCodec) (tag strin
 	}
 }
 
-func (c *conn) copyOut(ctx *stmtCtx, spec *CopySpec, codec *copyCodec) (string, error) {
+func (c *conn) copyOut(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (string, error) {
 	if spec.Rows == nil {
 		return "", pgerror.New(pgerror.Internal, "COPY TO STDOUT without a Rows function")
 	}
-	var res Result
+	var res backend.Result
 	err := c.guard("CopySpec.Rows", func() error {
 		var err error
 		res, err = spec.Rows(ctx)

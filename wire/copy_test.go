@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 func TestCopyFromBinaryPgx(t *testing.T) {
@@ -92,7 +93,7 @@ func TestCopyTextCSVAndOut(t *testing.T) {
 	if _, err := pc.CopyTo(ctx, &out, "copy c to stdout binary"); err != nil {
 		t.Fatal(err)
 	}
-	k, _ := newCopyCodec(&CopySpec{Format: "binary", Columns: colsC})
+	k, _ := newCopyCodec(&backend.CopySpec{Format: "binary", Columns: colsC})
 	var back [][]types.Datum
 	if err := k.feed(out.Bytes(), 1<<20, func(r []types.Datum) error { back = append(back, r); return nil }); err != nil || !k.ended || len(back) != 6 {
 		t.Fatalf("binary out: %d rows ended=%v err=%v", len(back), k.ended, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // codeBadCopyFileFormat is PostgreSQL's 22P04 (wrong number of columns,
@@ -25,7 +26,7 @@ type copyCodec struct {
 	delim     byte
 	null      string
 	hasHeader bool
-	cols      []Column
+	cols      []backend.Column
 
 	buf     []byte // undecoded input
 	scan    int    // csv: how far buf has been scanned for a record end
@@ -35,7 +36,7 @@ type copyCodec struct {
 	ended   bool   // saw the end marker (\. or the binary trailer)
 }
 
-func newCopyCodec(spec *CopySpec) (*copyCodec, error) {
+func newCopyCodec(spec *backend.CopySpec) (*copyCodec, error) {
 	k := &copyCodec{format: strings.ToLower(spec.Format), null: spec.Null, hasHeader: spec.Header, cols: spec.Columns}
 	switch k.format {
 	case "", "text":

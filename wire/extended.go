@@ -4,6 +4,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // SQLSTATEs of the extended protocol's name errors.
@@ -20,7 +21,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if _, ok := c.stmts[m.Name]; ok && m.Name != "" {
 		return pgerror.Newf(codeDuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 	}
-	var stmts []Statement
+	var stmts []backend.Statement
 	err := c.guard("Session.Prepare", func() error {
 		var err error
 		stmts, err = c.sess.Prepare(c.ctx, m.Query, m.ParameterOIDs)
@@ -78,7 +79,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	}
 	p := &portal{stmt: ps.stmt, params: params}
 	if ps.stmt != nil {
-		var cols []Column
+		var cols []backend.Column
 		if err := c.guard("Statement.Columns", func() error { cols = ps.stmt.Columns(); return nil }); err != nil {
 			return err
 		}
@@ -95,7 +96,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 // RowDescription or NoData) or of a portal (RowDescription in the portal's
 // result formats, or NoData). Nothing is executed.
 func (c *conn) describe(m *pgproto3.Describe) error {
-	var stmt Statement
+	var stmt backend.Statement
 	var formats []int16
 	switch m.ObjectType {
 	case 'S':
@@ -118,7 +119,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	default:
 		return pgerror.Newf(pgerror.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
 	}
-	var cols []Column
+	var cols []backend.Column
 	if stmt != nil {
 		if err := c.guard("Statement.Columns", func() error {
 			if stmt.Copy() == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // fakeBackend is a tiny in-memory engine that understands a handful of
@@ -18,10 +19,10 @@ type fakeBackend struct {
 	copied [][]types.Datum // rows COPYed into table c
 }
 
-var _ Backend = (*fakeBackend)(nil)
+var _ backend.Backend = (*fakeBackend)(nil)
 
 var (
-	colsT = []Column{
+	colsT = []backend.Column{
 		{Name: "id", Type: types.T{Family: types.Int8}, TableOID: 16384, Attr: 1},
 		{Name: "name", Type: types.T{Family: types.Varchar, Width: 20}, TableOID: 16384, Attr: 2},
 		{Name: "f", Type: types.T{Family: types.Float8}},
@@ -32,14 +33,14 @@ var (
 		{types.NewInt(2), types.NewText("two"), types.NewFloat(-0.25), types.NewBool(false)},
 		{types.NewInt(3), types.Null, types.NewFloat(1e20), types.Null},
 	}
-	colsC = []Column{
+	colsC = []backend.Column{
 		{Name: "id", Type: types.T{Family: types.Int8}},
 		{Name: "name", Type: types.T{Family: types.Text}},
 		{Name: "f", Type: types.T{Family: types.Float8}},
 	}
 )
 
-func (b *fakeBackend) NewSession(ctx context.Context, params map[string]string) (Session, error) {
+func (b *fakeBackend) NewSession(ctx context.Context, params map[string]string) (backend.Session, error) {
 	if params["database"] == "nodb" {
 		return nil, pgerror.Newf(pgerror.InvalidCatalogName, "database %q does not exist", params["database"])
 	}
@@ -69,8 +70,8 @@ func (s *fakeSession) ChangedSettings() map[string]string {
 func (s *fakeSession) Setting(name string) string { return s.settings[name] }
 func (s *fakeSession) Close() error               { return nil }
 
-func (s *fakeSession) Prepare(ctx context.Context, sql string, oids []uint32) ([]Statement, error) {
-	var out []Statement
+func (s *fakeSession) Prepare(ctx context.Context, sql string, oids []uint32) ([]backend.Statement, error) {
+	var out []backend.Statement
 	for _, part := range strings.Split(sql, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -90,7 +91,7 @@ func (s *fakeSession) Prepare(ctx context.Context, sql string, oids []uint32) ([
 //	select * from t | select ... from "c" | gen N | params TYPE... |
 //	sleep | panic | panicrows | begin | commit | fail | set NAME VALUE |
 //	copy c from stdin [csv|binary] [header] | copy c to stdout [csv|binary]
-func (s *fakeSession) prepareOne(sql string, oids []uint32) (Statement, error) {
+func (s *fakeSession) prepareOne(sql string, oids []uint32) (backend.Statement, error) {
 	low := strings.ToLower(sql)
 	f := strings.Fields(low)
 	switch {
@@ -104,7 +105,7 @@ func (s *fakeSession) prepareOne(sql string, oids []uint32) (Statement, error) {
 		for i := range rows {
 			rows[i] = []types.Datum{types.NewInt(int64(i))}
 		}
-		return &fakeStmt{cols: []Column{{Name: "n", Type: types.T{Family: types.Int8}}}, rows: rows, tag: "SELECT " + f[1]}, nil
+		return &fakeStmt{cols: []backend.Column{{Name: "n", Type: types.T{Family: types.Int8}}}, rows: rows, tag: "SELECT " + f[1]}, nil
 	case f[0] == "params":
 		st := &fakeStmt{echo: true, tag: "SELECT 1"}
 		for i, name := range f[1:] {
@@ -116,7 +117,7 @@ func (s *fakeSession) prepareOne(sql string, oids []uint32) (Statement, error) {
 				oid = oids[i]
 			}
 			st.params = append(st.params, oid)
-			st.cols = append(st.cols, Column{Name: "p" + strconv.Itoa(i+1), Type: types.T{Family: fam}})
+			st.cols = append(st.cols, backend.Column{Name: "p" + strconv.Itoa(i+1), Type: types.T{Family: fam}})
 		}
 		return st, nil
 	case low == "sleep":
@@ -138,7 +139,7 @@ func (s *fakeSession) prepareOne(sql string, oids []uint32) (Statement, error) {
 	case f[0] == "set" && len(f) == 3:
 		return &fakeStmt{tag: "SET", run: func() { s.settings[f[1]] = f[2]; s.changed[f[1]] = f[2] }}, nil
 	case f[0] == "copy" && len(f) >= 4:
-		spec := &CopySpec{In: strings.Contains(low, "from stdin"), Format: "text", Columns: colsC}
+		spec := &backend.CopySpec{In: strings.Contains(low, "from stdin"), Format: "text", Columns: colsC}
 		for _, w := range f[2:] {
 			switch w {
 			case "csv", "binary":
@@ -148,7 +149,7 @@ func (s *fakeSession) prepareOne(sql string, oids []uint32) (Statement, error) {
 			}
 		}
 		spec.Insert = s.b.insert
-		spec.Rows = func(ctx context.Context) (Result, error) {
+		spec.Rows = func(ctx context.Context) (backend.Result, error) {
 			return &fakeResult{rows: s.b.snapshot()}, nil
 		}
 		return &fakeStmt{copy: spec}, nil
@@ -172,21 +173,21 @@ func (b *fakeBackend) insert(ctx context.Context, rows [][]types.Datum) error {
 }
 
 type fakeStmt struct {
-	cols                 []Column
+	cols                 []backend.Column
 	rows                 [][]types.Datum
 	params               []uint32
 	tag                  string
 	echo, sleep, fail    bool
 	panicExec, panicRows bool
 	run                  func()
-	copy                 *CopySpec
+	copy                 *backend.CopySpec
 }
 
-func (st *fakeStmt) ParamOIDs() []uint32 { return st.params }
-func (st *fakeStmt) Columns() []Column   { return st.cols }
-func (st *fakeStmt) Copy() *CopySpec     { return st.copy }
+func (st *fakeStmt) ParamOIDs() []uint32       { return st.params }
+func (st *fakeStmt) Columns() []backend.Column { return st.cols }
+func (st *fakeStmt) Copy() *backend.CopySpec   { return st.copy }
 
-func (st *fakeStmt) Execute(ctx context.Context, params []types.Datum) (Result, error) {
+func (st *fakeStmt) Execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
 	if st.run != nil {
 		st.run()
 	}

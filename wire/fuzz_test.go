@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 func codeOfErr(err error) pgerror.Code {
@@ -33,7 +34,7 @@ func FuzzFrontend(f *testing.F) {
 	f.Fuzz(func(t *testing.T, typ byte, body []byte) {
 		decodeFrontend(typ, body)
 		for _, format := range []string{"text", "csv", "binary"} {
-			k, _ := newCopyCodec(&CopySpec{Format: format, Columns: colsC})
+			k, _ := newCopyCodec(&backend.CopySpec{Format: format, Columns: colsC})
 			emit := func([]types.Datum) error { return nil }
 			if k.feed(body, 1<<16, emit) == nil {
 				k.finish(emit)

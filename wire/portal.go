@@ -6,13 +6,14 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // prepared is a prepared statement: the per-connection plan cache entry
 // that Parse creates. stmt is nil for an empty query string.
 type prepared struct {
 	sql       string
-	stmt      Statement
+	stmt      backend.Statement
 	paramOIDs []uint32
 }
 
@@ -20,18 +21,18 @@ type prepared struct {
 // portal executed with a row limit keeps its Result and context between
 // Executes.
 type portal struct {
-	stmt    Statement // nil for an empty query
+	stmt    backend.Statement // nil for an empty query
 	params  []types.Datum
 	formats []int16 // per result column; nil = all text
 
 	ctx  *stmtCtx // non-nil while res is open
-	res  Result
+	res  backend.Result
 	done bool   // ran to completion (or failed)
 	tag  string // the CommandComplete tag once done
 }
 
 // rowDescription describes cols with the given per-column formats.
-func rowDescription(cols []Column, formats []int16) *pgproto3.RowDescription {
+func rowDescription(cols []backend.Column, formats []int16) *pgproto3.RowDescription {
 	rd := &pgproto3.RowDescription{Fields: make([]pgproto3.FieldDescription, len(cols))}
 	for i, col := range cols {
 		oid := col.Type.Family.OID()
@@ -79,7 +80,7 @@ func resolveFormats(codes []int16, n int, what string) ([]int16, error) {
 
 // appendDataRow appends a DataRow message for row straight into the
 // output buffer, with no per-value allocation.
-func appendDataRow(b []byte, cols []Column, formats []int16, row []types.Datum) ([]byte, error) {
+func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types.Datum) ([]byte, error) {
 	start := len(b)
 	b = append(b, 'D', 0, 0, 0, 0)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(row)))

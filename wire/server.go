@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // Config configures a Server. The zero value of every field but Addr has a
@@ -64,7 +66,7 @@ var ErrServerClosed = errors.New("wire: server closed")
 // connection against a Backend.
 type Server struct {
 	cfg     Config
-	backend Backend
+	backend backend.Backend
 	log     *slog.Logger
 	auth    authenticator
 
@@ -84,7 +86,7 @@ type Server struct {
 // NewServer validates cfg, fills in defaults and returns a Server that
 // serves b. It refuses trust authentication on an Addr that is not a
 // loopback address, since that would let anyone on the network in.
-func NewServer(cfg Config, b Backend) (*Server, error) {
+func NewServer(cfg Config, b backend.Backend) (*Server, error) {
 	if b == nil {
 		return nil, errors.New("wire: nil Backend")
 	}

@@ -3,6 +3,7 @@ package wire
 import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // codeUndefinedParameter is PostgreSQL's 42P02 ("there is no parameter $1").
@@ -13,7 +14,7 @@ const codeUndefinedParameter = pgerror.Code("42P02")
 // error ends the message; the statements after it are not run. The caller
 // sends ReadyForQuery.
 func (c *conn) simpleQuery(sql string) {
-	var stmts []Statement
+	var stmts []backend.Statement
 	err := c.guard("Session.Prepare", func() error {
 		var err error
 		stmts, err = c.sess.Prepare(c.ctx, sql, nil)
@@ -38,13 +39,13 @@ func (c *conn) simpleQuery(sql string) {
 	}
 }
 
-func (c *conn) simpleStatement(stmt Statement) error {
+func (c *conn) simpleStatement(stmt backend.Statement) error {
 	if stmt == nil {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
-	var cols []Column
-	var copySpec *CopySpec
+	var cols []backend.Column
+	var copySpec *backend.CopySpec
 	err := c.guard("Statement", func() error {
 		if n := len(stmt.ParamOIDs()); n > 0 {
 			return pgerror.Newf(codeUndefinedParameter, "there is no parameter $%d", n)

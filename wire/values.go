@@ -3,10 +3,11 @@ package wire
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"github.com/kvsql/kvsql/exec/eval"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kvsql/kvsql/exec/eval"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"

@@ -3,7 +3,6 @@ package crashtest
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/kvsql/kvsql/internal/testkit"
 )
 
 // server is one kvsql serve process over a data directory that outlives
@@ -31,18 +31,6 @@ func buildKvsql(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// freeAddr returns a loopback address with a port free right now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
 }
 
 // start launches the server and waits until it accepts a connection.
@@ -98,7 +86,7 @@ func (s *server) check(t *testing.T) {
 }
 
 func newServer(t *testing.T) *server {
-	s := &server{bin: buildKvsql(t), data: filepath.Join(t.TempDir(), "data"), addr: freeAddr(t)}
+	s := &server{bin: buildKvsql(t), data: filepath.Join(t.TempDir(), "data"), addr: testkit.FreeAddr(t)}
 	if err := os.MkdirAll(s.data, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,115 @@
+// Package layers holds one test: the import graph of kvsql's packages
+// follows its layers, every arrow pointing down.
+package layers
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/kvsql/kvsql"
+
+// rank places every package of the module in its layer; a package may
+// import only packages of a lower rank. From the top: the command, the
+// programs and test support built on the engine, the embedded API, the
+// wire server, the session layer, the contract between those two, the
+// executor and planner, the master and index files, the catalog, the
+// key-value engines, the key encoding, and the shared vocabulary of values
+// and errors. A new package must be given its place here.
+var rank = map[string]int{
+	"cmd/kvsql":          100,
+	"bench":              90,
+	"sqllogictest":       90,
+	"internal/testkit":   90,
+	"internal/crashtest": 90,
+	"internal/layers":    90,
+	"":                   80, // the root package: the embedded API
+	"wire":               70,
+	"session":            60,
+	"wire/backend":       55, // the interface wire calls and session implements
+	"exec":               50,
+	"exec/eval":          48,
+	"planner":            45,
+	"planner/parse":      44,
+	"index/indextest":    41,
+	"index":              40,
+	"catalog":            30,
+	"kv/kvtrace":         22,
+	"kv":                 20,
+	"encoding":           10,
+	"types":              5,
+	"pgerror":            5,
+}
+
+// TestImportsPointDown reads every package's imports (test files
+// excluded: a test may drive its package from above) and fails on an
+// import of a package at the same or a higher layer, or on a package
+// missing from rank.
+func TestImportsPointDown(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = ""
+		}
+		r, ok := rank[rel]
+		if !ok {
+			t.Errorf("package %q has no layer: give it a rank in internal/layers", rel)
+			return nil
+		}
+		seen++
+		for _, imp := range pkg.Imports {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			dr, ok := rank[dep]
+			if !ok {
+				t.Errorf("%s imports %s, which has no layer", show(rel), imp)
+				continue
+			}
+			if dr >= r {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down", show(rel), r, show(dep), dr)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < len(rank)-2 {
+		t.Errorf("read %d packages, expected about %d: is the walk rooted at the module?", seen, len(rank))
+	}
+}
+
+func show(rel string) string {
+	if rel == "" {
+		return module
+	}
+	return module + "/" + rel
+}

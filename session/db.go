@@ -1,0 +1,501 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+)
+
+// Options configure Open.
+type Options struct {
+	// Dir is the Pebble store's directory (created if missing); ignored
+	// with Memory.
+	Dir string
+	// Memory keeps the store in memory (google/btree engine).
+	Memory bool
+	// NoSync acknowledges commits before the WAL is synced (--sync=off):
+	// a crash may lose the latest acknowledged commits (never a part of
+	// one, and never a commit without the ones before it).
+	NoSync bool
+	// WorkMem is the per-operator memory budget in bytes; 0 means 64 MiB.
+	WorkMem int64
+	// TempDir holds spill files; "" means the system's.
+	TempDir string
+	// CacheSize is Pebble's block cache in bytes; 0 means the kv default.
+	CacheSize int64
+	// Engine, if set, is used instead of opening one (tests). Close closes
+	// it.
+	Engine kv.Engine
+	// DisabledRules names planner rules every session skips (the names
+	// of planner.Planner.Disabled, such as "index_select"); differential
+	// tests use it. Not changed after Open.
+	DisabledRules map[string]bool
+}
+
+// maxCommitLog bounds the commit log. A transaction whose snapshot is
+// older than the log's horizon cannot be validated and fails with 40001
+// if it wrote; in practice only a transaction left open for a very long
+// time while others commit hits the bound.
+const maxCommitLog = 1 << 16
+
+// DB is an open kvsql store. It is safe for concurrent use by many
+// sessions.
+type DB struct {
+	eng  kv.Engine
+	opts Options
+
+	// mu guards the committed state that commits change. Commits are
+	// validated and applied to the engine while mu is held, so the order
+	// of seq is the order of the engine's batches and a snapshot taken
+	// under mu holds exactly the commits up to mu.seq.
+	mu struct {
+		sync.Mutex
+		cat *catalog.Catalog
+		// seq counts applied commits.
+		seq uint64
+		// log holds the write sets of the commits with seq > horizon, in
+		// seq order: what validation compares read sets with. Entries at
+		// or below the oldest active snapshot are pruned.
+		log     []committed
+		horizon uint64
+		// active counts open transactions by snapshot seq.
+		active map[uint64]int
+	}
+	// cat mirrors mu.cat for readers that take no lock (written under mu).
+	cat atomic.Pointer[catalog.Catalog]
+	// snap is the newest shared engine snapshot, or nil (see sharedSnap).
+	// It is replaced only under mu.
+	snap atomic.Pointer[sharedSnap]
+	// sync makes applied commits durable, many at a time.
+	sync groupSync
+	// failed holds the first engine write or sync error. After it the
+	// store's durable state is uncertain: every commit is refused until
+	// the store is reopened (recovery replays the WAL).
+	failed atomic.Pointer[error]
+
+	stats struct{ commits, conflicts, refreshes atomic.Uint64 }
+
+	// seqMu serializes sequence (counter) reservations.
+	seqMu     sync.Mutex
+	seqCache  map[seqKey]*seqBlock
+	rowCounts sync.Map // table ID → *atomic.Int64 (estimates for the planner)
+	nextPID   atomic.Uint32
+	closed    atomic.Bool
+}
+
+// committed is one commit's entry in the commit log.
+type committed struct {
+	seq uint64
+	// writes are the keys the commit wrote, sorted by Start.
+	writes []kv.KeySpan
+	// ddl marks a commit that changed the catalog; ddlDB is the database
+	// whose objects it changed (or created or dropped; "" for all).
+	ddl   bool
+	ddlDB string
+}
+
+// Open opens (or creates) a store.
+func Open(opts Options) (*DB, error) {
+	eng := opts.Engine
+	if eng == nil {
+		var err error
+		if opts.Memory {
+			eng = kv.NewMemory()
+		} else {
+			if opts.Dir == "" {
+				return nil, errors.New("kvsql: no data directory given")
+			}
+			if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+				return nil, fmt.Errorf("kvsql: %w", err)
+			}
+			eng, err = kv.OpenPebble(opts.Dir, kv.PebbleOptions{CacheSize: opts.CacheSize})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	cat, err := catalog.Open(eng)
+	if err != nil {
+		_ = eng.Close()
+		return nil, err
+	}
+	db := &DB{eng: eng, opts: opts, seqCache: map[seqKey]*seqBlock{}}
+	db.mu.cat = cat
+	db.cat.Store(cat)
+	db.mu.active = map[uint64]int{}
+	db.sync.init(eng, db.setFailed, db.syncSnapshot)
+	return db, nil
+}
+
+// Engine returns the underlying key-value engine.
+func (db *DB) Engine() kv.Engine { return db.eng }
+
+// Catalog returns the current committed catalog.
+func (db *DB) Catalog() *catalog.Catalog { return db.cat.Load() }
+
+// Close closes the store. Sessions must be closed first.
+func (db *DB) Close() error {
+	if db.closed.Swap(true) {
+		return nil
+	}
+	db.mu.Lock()
+	stale := db.snap.Swap(nil)
+	db.mu.Unlock()
+	stale.release()
+	db.sync.close()
+	return db.eng.Close()
+}
+
+// TxnStats counts transaction outcomes since Open.
+type TxnStats struct {
+	// Commits is the number of transactions that wrote and committed.
+	Commits uint64
+	// Conflicts is the number of commits refused with 40001 (autocommit
+	// retries included).
+	Conflicts uint64
+	// Syncs is the number of WAL syncs; Commits/Syncs is the average
+	// group-commit size.
+	Syncs uint64
+	// Refreshes is the number of times an explicit transaction moved its
+	// snapshot forward at a statement boundary (txn.refresh).
+	Refreshes uint64
+}
+
+// TxnStats returns the counters of transaction outcomes.
+func (db *DB) TxnStats() TxnStats {
+	return TxnStats{
+		Commits:   db.stats.commits.Load(),
+		Conflicts: db.stats.conflicts.Load(),
+		Syncs:     db.sync.count.Load(),
+		Refreshes: db.stats.refreshes.Load(),
+	}
+}
+
+// begin starts a transaction at the current committed state. Unless
+// NoSync, it returns only once every commit in its snapshot is durable,
+// so no transaction reads a commit that a crash could still take away
+// (the wait is at most the WAL sync already under way).
+func (db *DB) begin() *txn {
+	db.mu.Lock()
+	snap, stale := db.snapshotLocked()
+	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, snap), snapSeq: db.mu.seq, cat: db.mu.cat, registered: true}
+	db.mu.active[t.snapSeq]++
+	db.mu.Unlock()
+	stale.release()
+	if !db.opts.NoSync {
+		// An error here is the sticky db.failed one, which commit reports.
+		_ = db.sync.wait(t.snapSeq)
+	}
+	return t
+}
+
+// beginRead starts a read-only transaction: one that ends with rollback
+// and never commits writes (commit refuses them), such as an autocommit
+// query. It reads a consistent snapshot that holds every commit
+// acknowledged before the call and, unless NoSync, only durable commits.
+//
+// It is the fast path of read-only autocommit statements: it reuses the
+// newest shared snapshot without taking db.mu when that snapshot already
+// holds every acknowledged commit, and it does not register in the
+// commit-log bookkeeping (mu.active), since it is never validated.
+func (db *DB) beginRead() *txn {
+	// Every commit acknowledged before this call has seq <= floor: with
+	// sync, a commit is acknowledged once durable; without, once applied.
+	var floor uint64
+	if db.opts.NoSync {
+		floor = db.sync.applied.Load()
+	} else {
+		floor = db.sync.durableSeq.Load()
+	}
+	// The snapshot must also carry the current catalog: statements are
+	// planned against DB.Catalog (Session.catalog). Best is the one the
+	// last WAL sync published: it is durable, so no wait.
+	cat := db.cat.Load()
+	if d := db.sync.durableSnap.Load(); d != nil && d.seq >= floor && d.cat == cat && d.acquire() {
+		return &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: d}), snapSeq: d.seq, cat: d.cat}
+	}
+	c := db.snap.Load()
+	if c == nil || c.seq < floor || c.cat != cat || !c.acquire() {
+		db.mu.Lock()
+		var stale *sharedSnap
+		c, stale = db.sharedLocked()
+		db.mu.Unlock()
+		stale.release()
+	}
+	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: c}), snapSeq: c.seq, cat: c.cat}
+	if !db.opts.NoSync {
+		// Immediate unless c was just taken above while its newest commits
+		// were still being synced. An error is the sticky db.failed one.
+		_ = db.sync.wait(c.seq)
+	}
+	return t
+}
+
+// sharedSnap is an engine snapshot holding exactly the commits 1..seq,
+// shared by every transaction that begins at seq (all of them read it
+// concurrently, which a kv.Snapshot allows). Taking a Pebble snapshot and
+// closing it costs more than a point read (Close may schedule a
+// compaction); between two commits every transaction reads the same one.
+//
+// The cache (DB.snap) holds one reference while the snapshot is current;
+// each transaction reading it holds one more, through a snapRef. The
+// engine snapshot is closed when the last reference goes.
+type sharedSnap struct {
+	snap kv.Snapshot
+	seq  uint64
+	// cat is the committed catalog at seq.
+	cat  *catalog.Catalog
+	refs atomic.Int64
+}
+
+// acquire adds a reference unless every reference is already gone (the
+// snapshot is closed or closing).
+func (s *sharedSnap) acquire() bool {
+	for {
+		n := s.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if s.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference, closing the engine snapshot with the last.
+// A nil s does nothing.
+func (s *sharedSnap) release() {
+	if s != nil && s.refs.Add(-1) == 0 {
+		_ = s.snap.Close()
+	}
+}
+
+// sharedLocked returns the shared snapshot at the current seq with a
+// reference for the caller, taking a new engine snapshot and installing
+// it as DB.snap if the cached one is older. The replaced snapshot is
+// returned for the caller to release after unlocking (closing a Pebble
+// snapshot is not free and db.mu serializes commits).
+// REQUIRES: db.mu held.
+func (db *DB) sharedLocked() (c, stale *sharedSnap) {
+	if c = db.snap.Load(); c != nil && c.seq == db.mu.seq && c.acquire() {
+		return c, nil
+	}
+	c = &sharedSnap{snap: db.eng.NewSnapshot(), seq: db.mu.seq, cat: db.mu.cat}
+	c.refs.Store(2) // the cache's and the caller's
+	return c, db.snap.Swap(c)
+}
+
+// syncSnapshot is groupSync's snapshot hook: the applied seq and the
+// shared snapshot at it, with a reference for the caller.
+func (db *DB) syncSnapshot() (uint64, *sharedSnap) {
+	db.mu.Lock()
+	c, stale := db.sharedLocked()
+	db.mu.Unlock()
+	stale.release()
+	return c.seq, c
+}
+
+// snapshotLocked is sharedLocked as a kv.Snapshot for a kv.Txn.
+// REQUIRES: db.mu held.
+func (db *DB) snapshotLocked() (snap kv.Snapshot, stale *sharedSnap) {
+	c, stale := db.sharedLocked()
+	return &snapRef{s: c}, stale
+}
+
+// snapRef is one transaction's reference to a sharedSnap; its Close
+// releases the reference (once).
+type snapRef struct {
+	s      *sharedSnap
+	closed bool
+}
+
+var _ kv.Snapshot = (*snapRef)(nil)
+
+// Get implements kv.Reader.
+func (r *snapRef) Get(key []byte) ([]byte, error) {
+	if r.closed {
+		return nil, kv.ErrClosed
+	}
+	return r.s.snap.Get(key)
+}
+
+// NewIter implements kv.Reader.
+func (r *snapRef) NewIter(opts kv.IterOptions) (kv.Iterator, error) {
+	if r.closed {
+		return nil, kv.ErrClosed
+	}
+	return r.s.snap.NewIter(opts)
+}
+
+// Close implements kv.Snapshot.
+func (r *snapRef) Close() error {
+	if r.closed {
+		return kv.ErrClosed
+	}
+	r.closed = true
+	r.s.release()
+	return nil
+}
+
+// errSerialization is returned when a transaction's reads were changed by
+// a transaction that committed after it began.
+var errSerialization = pgerror.New(pgerror.SerializationFailure,
+	"could not serialize access due to read/write dependencies among transactions")
+
+// commit validates and applies t, then waits until it is durable.
+//
+// Validation is backward OCC: no key range t read may have been written
+// by a transaction that committed after t's snapshot, and a catalog
+// change on either side conflicts with every commit of the other. A
+// validated transaction is equivalent to running alone at its commit
+// point, so the order of seq is a serial order of all writing
+// transactions. A transaction that wrote nothing commits without
+// validation: it read one consistent, durable snapshot, i.e. it runs at
+// its snapshot's point of that order.
+//
+// t is ended whatever the outcome.
+func (db *DB) commit(t *txn) error {
+	writes := t.kv.WriteSet()
+	if len(writes) == 0 && !t.catChanged {
+		db.rollback(t)
+		return nil
+	}
+	if !t.registered {
+		db.rollback(t)
+		return pgerror.New(pgerror.Internal, "a read-only transaction tried to commit writes")
+	}
+	// Sorting is done before taking the mutex: it is t's own data.
+	reads := mergeSpans(t.kv.ReadSet())
+	writes = sortSpans(writes)
+
+	db.mu.Lock()
+	seq, err := db.applyLocked(t, reads, writes)
+	db.finishLocked(t.snapSeq)
+	db.mu.Unlock()
+	if err != nil {
+		t.kv.Rollback()
+		return err
+	}
+	if db.opts.NoSync {
+		return nil
+	}
+	if err := db.sync.wait(seq); err != nil {
+		// Applied but maybe not durable: the client must not count on it,
+		// and nobody else may build on it (the store refuses commits).
+		return db.failedErr()
+	}
+	return nil
+}
+
+// applyLocked validates t and applies its writes, returning its seq.
+// REQUIRES: db.mu held.
+func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
+	if err := db.failedErr(); err != nil {
+		return 0, err
+	}
+	if !db.validLocked(t, reads) {
+		db.stats.conflicts.Add(1)
+		return 0, errSerialization
+	}
+	if err := engineCall(func() error { return t.kv.Commit(false) }); err != nil {
+		// The engine may hold part of what failed (in its WAL buffer): stop
+		// accepting commits until a restart recovers a known state.
+		db.setFailed(err)
+		return 0, db.failedErr()
+	}
+	db.mu.seq++
+	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: writes, ddl: t.catChanged, ddlDB: t.ddlDB()})
+	if len(db.mu.log) > maxCommitLog {
+		drop := len(db.mu.log) / 2
+		db.mu.horizon = db.mu.log[drop-1].seq
+		db.mu.log = append(db.mu.log[:0], db.mu.log[drop:]...)
+	}
+	db.sync.applied.Store(db.mu.seq)
+	if t.catChanged {
+		db.mu.cat = t.cat
+		db.cat.Store(t.cat)
+	}
+	for id, d := range t.rowDelta {
+		db.rowCounter(id).Add(d)
+	}
+	db.stats.commits.Add(1)
+	return db.mu.seq, nil
+}
+
+// validLocked reports whether no commit after t's snapshot wrote into
+// reads (t's read set, merged) and, if t changed the catalog, whether
+// nothing committed after its snapshot at all; a commit that changed the
+// catalog of t's database (or created or dropped it) invalidates every
+// transaction of that database whose snapshot precedes it.
+// REQUIRES: db.mu held, t registered (its snapshot pins the log).
+func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
+	if t.snapSeq < db.mu.horizon {
+		return false // the commits to check against are gone
+	}
+	first := sort.Search(len(db.mu.log), func(i int) bool { return db.mu.log[i].seq > t.snapSeq })
+	for _, c := range db.mu.log[first:] {
+		if t.catChanged || (c.ddl && (c.ddlDB == "" || t.database == "" || c.ddlDB == t.database)) || spansOverlap(c.writes, reads) {
+			return false
+		}
+	}
+	return true
+}
+
+// rollback abandons t.
+func (db *DB) rollback(t *txn) {
+	t.kv.Rollback()
+	if !t.registered {
+		return
+	}
+	db.mu.Lock()
+	db.finishLocked(t.snapSeq)
+	db.mu.Unlock()
+}
+
+// finishLocked forgets a transaction's snapshot and prunes the commit
+// log of the entries no open transaction needs: those at or below the
+// oldest open snapshot.
+// REQUIRES: db.mu held.
+func (db *DB) finishLocked(snap uint64) {
+	if db.mu.active[snap]--; db.mu.active[snap] <= 0 {
+		delete(db.mu.active, snap)
+	}
+	oldest := db.mu.seq
+	for s := range db.mu.active {
+		oldest = min(oldest, s)
+	}
+	i := sort.Search(len(db.mu.log), func(i int) bool { return db.mu.log[i].seq > oldest })
+	if i > 0 {
+		db.mu.log = append(db.mu.log[:0], db.mu.log[i:]...)
+	}
+	db.mu.horizon = max(db.mu.horizon, oldest)
+}
+
+// setFailed records the first engine failure.
+func (db *DB) setFailed(err error) {
+	err = fmt.Errorf("kvsql: the store had an I/O error and refuses commits until it is reopened: %w", err)
+	db.failed.CompareAndSwap(nil, &err)
+}
+
+// failedErr returns the recorded engine failure as a 58030 error, or nil.
+func (db *DB) failedErr() error {
+	if p := db.failed.Load(); p != nil {
+		return pgerror.Wrap(*p, pgerror.IOError)
+	}
+	return nil
+}
+
+func (db *DB) rowCounter(tableID uint64) *atomic.Int64 {
+	if c, ok := db.rowCounts.Load(tableID); ok {
+		return c.(*atomic.Int64)
+	}
+	c, _ := db.rowCounts.LoadOrStore(tableID, new(atomic.Int64))
+	return c.(*atomic.Int64)
+}

@@ -1,0 +1,575 @@
+package session
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// ddl runs a schema statement in the session's transaction (or its own):
+// the catalog change and the data it touches commit in one batch.
+func (s *Session) ddl(ctx context.Context, p *parse.Statement) (backend.Result, error) {
+	if p.Database != nil {
+		return s.databaseStmt(p.Database)
+	}
+	if p.Vacuum != nil {
+		return s.vacuum(p.Vacuum)
+	}
+	var tag string
+	err := s.inTxn(func(t *txn) error {
+		var err error
+		tag, err = s.ddlIn(ctx, t, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &staticResult{tag: tag}, nil
+}
+
+func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string, error) {
+	cat, db := t.cat, s.database
+	switch {
+	case p.DropIndex != nil:
+		for _, name := range p.DropIndex.Names {
+			next, err := cat.DropIndex(t.kv, db, name)
+			if err != nil {
+				if p.DropIndex.IfExists && pgerror.HasCode(err, pgerror.UndefinedObject) {
+					continue
+				}
+				return "", err
+			}
+			cat = next
+		}
+		t.setCatalog(cat)
+		return "DROP INDEX", nil
+	case p.Analyze != nil:
+		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
+	case p.Reindex != nil:
+		return "REINDEX", s.reindex(t, p.Reindex)
+	case p.Trigger != nil && p.Trigger.Create:
+		return "CREATE TRIGGER", s.createTrigger(t, p.Trigger)
+	case p.Trigger != nil:
+		return "DROP TRIGGER", s.dropTrigger(t, p.Trigger)
+	}
+	switch ast := p.AST.(type) {
+	case *sqlparser.CreateTable:
+		return "CREATE TABLE", s.createTable(ctx, t, ast)
+	case *sqlparser.DropTable:
+		for _, tn := range ast.FromTables {
+			next, err := cat.DropTable(t.kv, db, tn.Name.String())
+			if err != nil {
+				if ast.IfExists && pgerror.HasCode(err, pgerror.UndefinedTable) {
+					continue
+				}
+				return "", err
+			}
+			cat = next
+		}
+		t.setCatalog(cat)
+		return "DROP TABLE", nil
+	case *sqlparser.CreateView:
+		name := ast.ViewName.Name.String()
+		if _, err := cat.View(db, name); err == nil && ast.IsReplace {
+			if cat, err = cat.DropView(t.kv, db, name); err != nil {
+				return "", err
+			}
+		}
+		body := parse.Statement{AST: ast.Select}
+		if _, _, err := s.planner(cat).Plan(&body, nil); err != nil {
+			return "", err
+		}
+		// Keep the query as the user wrote it: it is parsed again, by the
+		// dialect layer, whenever the view is used.
+		text, ok := parse.ViewQuery(p.SQL)
+		if !ok {
+			text = sqlparser.String(ast.Select)
+		}
+		v := catalog.View{Name: name, SQL: text}
+		for _, c := range ast.Columns {
+			v.Columns = append(v.Columns, c.String())
+		}
+		next, err := cat.CreateView(t.kv, db, v)
+		if err != nil {
+			return "", err
+		}
+		t.setCatalog(next)
+		return "CREATE VIEW", nil
+	case *sqlparser.DropView:
+		for _, tn := range ast.FromTables {
+			next, err := cat.DropView(t.kv, db, tn.Name.String())
+			if err != nil {
+				if ast.IfExists && pgerror.HasCode(err, pgerror.UndefinedTable) {
+					continue
+				}
+				return "", err
+			}
+			cat = next
+		}
+		t.setCatalog(cat)
+		return "DROP VIEW", nil
+	case *sqlparser.TruncateTable:
+		tbl, err := cat.Table(db, ast.Table.Name.String())
+		if err != nil {
+			return "", err
+		}
+		if err := truncate(t, tbl); err != nil {
+			return "", err
+		}
+		return "TRUNCATE TABLE", nil
+	case *sqlparser.AlterTable:
+		return s.alterTable(ctx, t, p, ast)
+	}
+	return "", pgerror.Newf(pgerror.FeatureNotSupported, "statement not supported: %s", p.SQL)
+}
+
+func truncate(t *txn, tbl *catalog.Table) error {
+	spaces := []uint64{tbl.ID}
+	for _, idx := range tbl.Indexes {
+		spaces = append(spaces, idx.ID)
+	}
+	for _, id := range spaces {
+		start := catalog.SpacePrefix(id)
+		if err := t.kv.DeleteRange(start, catalog.SpacePrefix(id+1)); err != nil {
+			return err
+		}
+	}
+	t.addRows(tbl.ID, -t.db.rowCounter(tbl.ID).Load())
+	return nil
+}
+
+// createTable turns CREATE TABLE into a catalog.TableDef.
+func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable) error {
+	name := ct.Table.Name.String()
+	if ct.IfNotExists {
+		if _, err := t.cat.Table(s.database, name); err == nil {
+			return nil
+		}
+	}
+	if ct.Select != nil || ct.OptLike != nil || ct.TableSpec == nil {
+		return pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE ... AS / LIKE is not supported")
+	}
+	def := catalog.TableDef{Name: name}
+	for _, cd := range ct.TableSpec.Columns {
+		col, err := columnDef(cd)
+		if err != nil {
+			return err
+		}
+		def.Columns = append(def.Columns, col)
+		if o := cd.Type.Options; o != nil {
+			switch o.KeyOpt {
+			case sqlparser.ColKeyPrimary:
+				if len(def.PrimaryKey) > 0 {
+					return pgerror.Newf(pgerror.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", name)
+				}
+				def.PrimaryKey = []string{col.Name}
+			case sqlparser.ColKeyUnique, sqlparser.ColKeyUniqueKey:
+				def.Uniques = append(def.Uniques, catalog.UniqueDef{Columns: []string{col.Name}})
+			}
+			if ref := o.Reference; ref != nil {
+				def.ForeignKeys = append(def.ForeignKeys, foreignKey("", []string{col.Name}, ref))
+			}
+		}
+	}
+	for _, id := range ct.TableSpec.Indexes {
+		var cols []string
+		var desc []bool
+		for _, ic := range id.Columns {
+			if ic.Expression != nil {
+				return pgerror.New(pgerror.FeatureNotSupported, "indexes on expressions are not supported")
+			}
+			cols = append(cols, ic.Column.String())
+			desc = append(desc, ic.Direction == sqlparser.DescOrder)
+		}
+		switch id.Info.Type {
+		case sqlparser.IndexTypePrimary:
+			if len(def.PrimaryKey) > 0 {
+				return pgerror.Newf(pgerror.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", name)
+			}
+			def.PrimaryKey, def.PrimaryKeyDesc = cols, desc
+		case sqlparser.IndexTypeUnique:
+			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: id.Info.Name.String(), Columns: cols})
+		default:
+			return pgerror.New(pgerror.FeatureNotSupported, "index definitions inside CREATE TABLE are not supported: use CREATE INDEX")
+		}
+	}
+	for _, cd := range ct.TableSpec.Constraints {
+		switch d := cd.Details.(type) {
+		case *sqlparser.ForeignKeyDefinition:
+			var cols []string
+			for _, c := range d.Source {
+				cols = append(cols, c.String())
+			}
+			def.ForeignKeys = append(def.ForeignKeys, foreignKey(cd.Name.String(), cols, d.ReferenceDefinition))
+		case *sqlparser.CheckConstraintDefinition:
+			return pgerror.New(pgerror.FeatureNotSupported, "CHECK constraints are not supported")
+		}
+	}
+	// PRIMARY KEY implies NOT NULL.
+	for i := range def.Columns {
+		for _, pk := range def.PrimaryKey {
+			if def.Columns[i].Name == pk {
+				def.Columns[i].NotNull = true
+			}
+		}
+	}
+	next, err := t.cat.CreateTable(t.kv, s.database, def)
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
+
+func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) catalog.ForeignKey {
+	fk := catalog.ForeignKey{Name: name, Columns: cols, RefTable: ref.ReferencedTable.Name.String()}
+	for _, c := range ref.ReferencedColumns {
+		fk.RefColumns = append(fk.RefColumns, c.String())
+	}
+	return fk
+}
+
+// columnDef converts one column definition.
+func columnDef(cd *sqlparser.ColumnDefinition) (catalog.Column, error) {
+	typeName := strings.ToLower(cd.Type.Type)
+	t, err := planner.TypeFromName(typeName, cd.Type.Length, cd.Type.Scale)
+	if err != nil {
+		return catalog.Column{}, err
+	}
+	col := catalog.Column{Name: cd.Name.String(), Type: t}
+	switch typeName {
+	case "serial", "bigserial", "smallserial", "serial2", "serial4", "serial8":
+		col.Serial, col.NotNull = true, true
+	}
+	if o := cd.Type.Options; o != nil {
+		if o.Null != nil && !*o.Null {
+			col.NotNull = true
+		}
+		if o.Autoincrement {
+			col.Serial = true
+		}
+		if o.Default != nil {
+			col.Default = sqlparser.String(o.Default)
+			if _, isNull := o.Default.(*sqlparser.NullVal); isNull {
+				col.Default = ""
+			}
+		}
+	}
+	return col, nil
+}
+
+// alterTable runs ALTER TABLE ... ADD COLUMN and CREATE INDEX (which the
+// dialect layer delivers as ALTER TABLE ... ADD INDEX).
+func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at *sqlparser.AlterTable) (string, error) {
+	tableName := at.Table.Name.String()
+	tag := "ALTER TABLE"
+	for _, opt := range at.AlterOptions {
+		switch o := opt.(type) {
+		case *sqlparser.AddColumns:
+			for _, cd := range o.Columns {
+				col, err := columnDef(cd)
+				if err != nil {
+					return "", err
+				}
+				if cd.Type.Options != nil && cd.Type.Options.KeyOpt != sqlparser.ColKeyNone {
+					return "", pgerror.New(pgerror.FeatureNotSupported, "ADD COLUMN with PRIMARY KEY or UNIQUE is not supported")
+				}
+				if col.Default != "" {
+					v, err := s.evalConstant(ctx, t, col.Default, col.Type)
+					if err != nil {
+						return "", err
+					}
+					col.DefaultValue = v
+				}
+				if col.NotNull && col.DefaultValue.IsNull() {
+					tbl, err := t.cat.Table(s.database, tableName)
+					if err != nil {
+						return "", err
+					}
+					if n, err := countRows(t, tbl); err != nil {
+						return "", err
+					} else if n > 0 {
+						return "", pgerror.Newf(pgerror.NotNullViolation, "column %q of relation %q contains null values", col.Name, tableName)
+					}
+				}
+				next, err := t.cat.AddColumn(t.kv, s.database, tableName, col)
+				if err != nil {
+					return "", err
+				}
+				t.setCatalog(next)
+			}
+		case *sqlparser.AddIndexDefinition:
+			tag = "CREATE INDEX"
+			if err := s.createIndex(t, p, tableName, o.IndexDefinition); err != nil {
+				return "", err
+			}
+		default:
+			return "", pgerror.Newf(pgerror.FeatureNotSupported, "ALTER TABLE %s is not supported", sqlparser.String(opt))
+		}
+	}
+	return tag, nil
+}
+
+func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *sqlparser.IndexDefinition) error {
+	def := catalog.IndexDef{Name: id.Info.Name.String(), Table: tableName, Unique: id.Info.Type == sqlparser.IndexTypeUnique}
+	if p.IfNotExists {
+		if _, _, err := t.cat.Index(s.database, def.Name); err == nil {
+			return nil
+		}
+	}
+	for _, ic := range id.Columns {
+		if ic.Expression != nil {
+			return pgerror.New(pgerror.FeatureNotSupported, "indexes on expressions are not supported")
+		}
+		def.Columns = append(def.Columns, ic.Column.String())
+		def.Desc = append(def.Desc, ic.Direction == sqlparser.DescOrder)
+	}
+	switch p.IndexMethod {
+	case "", "btree", "keyid":
+		def.Form = catalog.FormKeyID
+	case "inverted":
+		if def.Unique {
+			return pgerror.New(pgerror.FeatureNotSupported, "a unique index cannot use the inverted-list form")
+		}
+		def.Form = catalog.FormInverted
+	default:
+		return pgerror.Newf(pgerror.UndefinedObject, "access method %q does not exist (kvsql has btree = keyid, and inverted)", p.IndexMethod)
+	}
+	next, err := t.cat.CreateIndex(t.kv, s.database, def)
+	if err != nil {
+		return err
+	}
+	tbl, err := next.Table(s.database, tableName)
+	if err != nil {
+		return err
+	}
+	idx := tbl.IndexByName(def.Name)
+	if idx == nil {
+		return pgerror.Newf(pgerror.Internal, "index %q vanished after creation", def.Name)
+	}
+	if err := index.Backfill(t.kv, tbl, idx); err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
+
+// evalConstant evaluates a DEFAULT expression once (ADD COLUMN).
+func (s *Session) evalConstant(ctx context.Context, t *txn, expr string, typ types.T) (types.Datum, error) {
+	st, err := parse.ParseOne("SELECT CAST((" + expr + ") AS " + typ.Family.String() + ")")
+	if err != nil {
+		return types.Null, err
+	}
+	plan, _, err := s.planner(t.cat).Plan(&st, nil)
+	if err != nil {
+		return types.Null, err
+	}
+	op, err := exec.Build(s.execCtx(ctx, t, nil), plan)
+	if err != nil {
+		return types.Null, err
+	}
+	defer op.Close()
+	row, err := op.Next()
+	if err != nil || row == nil {
+		return types.Null, err
+	}
+	return row[0], nil
+}
+
+func countRows(t *txn, tbl *catalog.Table) (int64, error) {
+	it, err := index.ScanMaster(t.kv, tbl, index.Span{}, false)
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n int64
+	for it.Next() {
+		n++
+	}
+	return n, it.Err()
+}
+
+// analyze recomputes statistics for the named tables (all when empty).
+func (s *Session) analyze(t *txn, names []string) error {
+	var tables []*catalog.Table
+	if len(names) == 0 {
+		all, err := t.cat.Tables(s.database)
+		if err != nil {
+			return err
+		}
+		tables = all
+	}
+	for _, n := range names {
+		tbl, err := t.cat.Table(s.database, n)
+		if err != nil {
+			return err
+		}
+		tables = append(tables, tbl)
+	}
+	cat := t.cat
+	for _, tbl := range tables {
+		st := catalog.Stats{TableID: tbl.ID, Distinct: map[uint32]int64{}}
+		distinct := make([]map[string]struct{}, len(tbl.Columns))
+		for i := range distinct {
+			distinct[i] = map[string]struct{}{}
+		}
+		it, err := index.ScanMaster(t.kv, tbl, index.Span{}, false)
+		if err != nil {
+			return err
+		}
+		for it.Next() {
+			st.RowCount++
+			for i, d := range it.Row() {
+				if len(distinct[i]) < 100000 {
+					distinct[i][d.String()] = struct{}{}
+				}
+			}
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+		for i, c := range tbl.Columns {
+			st.Distinct[c.ID] = int64(len(distinct[i]))
+		}
+		next, err := cat.SetStats(t.kv, st)
+		if err != nil {
+			return err
+		}
+		cat = next
+		t.db.rowCounter(tbl.ID).Store(st.RowCount)
+	}
+	t.setCatalog(cat)
+	return nil
+}
+
+// databaseStmt runs CREATE DATABASE / DROP DATABASE, which PostgreSQL
+// refuses inside a transaction block.
+func (s *Session) databaseStmt(d *parse.DatabaseStmt) (backend.Result, error) {
+	if s.cur != nil {
+		return nil, pgerror.Newf(pgerror.ActiveSQLTransaction, "%s cannot run inside a transaction block", map[bool]string{true: "CREATE DATABASE", false: "DROP DATABASE"}[d.Create])
+	}
+	tag := "DROP DATABASE"
+	if d.Create {
+		tag = "CREATE DATABASE"
+	}
+	err := s.inTxn(func(t *txn) error {
+		// It changes that database only: transactions in others go on.
+		t.database = d.Name
+		var next *catalog.Catalog
+		var err error
+		if d.Create {
+			next, err = t.cat.CreateDatabase(t.kv, d.Name)
+			if err != nil && d.IfNotExists && pgerror.HasCode(err, pgerror.DuplicateDatabase) {
+				return nil
+			}
+		} else {
+			if d.Name == s.database {
+				return pgerror.New(pgerror.ObjectInUse, "cannot drop the currently open database")
+			}
+			if d.Name == DefaultDatabase {
+				return pgerror.Newf(pgerror.ObjectInUse, "cannot drop the default database %q", d.Name)
+			}
+			next, err = t.cat.DropDatabase(t.kv, d.Name)
+			if err != nil && d.IfExists && pgerror.HasCode(err, pgerror.InvalidCatalogName) {
+				return nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+		t.setCatalog(next)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &staticResult{tag: tag}, nil
+}
+
+// reindex rebuilds an index, or every index of a table, from the master
+// file: the index's key space is cleared and filled again.
+func (s *Session) reindex(t *txn, r *parse.ReindexStmt) error {
+	var tbl *catalog.Table
+	var only *catalog.Index
+	if r.Kind != "table" {
+		if it, idx, err := t.cat.Index(s.database, r.Name); err == nil {
+			tbl, only = it, idx
+		} else if r.Kind == "index" {
+			return err
+		}
+	}
+	if tbl == nil {
+		var err error
+		if tbl, err = t.cat.Table(s.database, r.Name); err != nil {
+			if r.Kind == "" {
+				return pgerror.Newf(pgerror.UndefinedObject, "index or table %q does not exist", r.Name)
+			}
+			return err
+		}
+	}
+	for _, idx := range tbl.Indexes {
+		if only != nil && idx != only {
+			continue
+		}
+		if err := t.kv.DeleteRange(catalog.SpacePrefix(idx.ID), catalog.SpacePrefix(idx.ID+1)); err != nil {
+			return err
+		}
+		if err := index.Backfill(t.kv, tbl, idx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vacuum compacts the key spaces of the named tables (all when none are
+// named) and their indexes, so reads after a bulk load do not go through
+// many overlapping files; with ANALYZE it then refreshes their statistics.
+// Like PostgreSQL's VACUUM it cannot run inside a transaction block.
+func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
+	if s.cur != nil {
+		return nil, pgerror.New(pgerror.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+	}
+	cat := s.db.Catalog()
+	var tables []*catalog.Table
+	if len(v.Tables) == 0 {
+		all, err := cat.Tables(s.database)
+		if err != nil {
+			return nil, err
+		}
+		tables = all
+	}
+	for _, n := range v.Tables {
+		t, err := cat.Table(s.database, n)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	for _, t := range tables {
+		spaces := []uint64{t.ID}
+		for _, idx := range t.Indexes {
+			spaces = append(spaces, idx.ID)
+		}
+		for _, id := range spaces {
+			if err := s.db.eng.Compact(catalog.SpacePrefix(id), catalog.SpacePrefix(id+1)); err != nil {
+				return nil, pgerror.Wrap(err, pgerror.IOError)
+			}
+		}
+	}
+	if v.Analyze {
+		names := v.Tables
+		if err := s.inTxn(func(t *txn) error { return s.analyze(t, names) }); err != nil {
+			return nil, err
+		}
+	}
+	return &staticResult{tag: "VACUUM"}, nil
+}

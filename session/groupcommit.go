@@ -1,0 +1,129 @@
+package session
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kvsql/kvsql/kv"
+)
+
+// groupSync makes applied commits durable, many per WAL sync (group
+// commit).
+//
+// Commits are applied to the engine unsynced, in seq order, under DB.mu;
+// each then calls wait(seq) outside the mutex. The first waiter finding
+// no sync under way becomes the leader: it notes the highest applied seq,
+// syncs the WAL once (kv.Engine.Flush) and publishes that seq as durable.
+// Since the engine's WAL is written in apply order, a sync issued after
+// commit s was applied covers s and every commit before it. Commits
+// applied while a sync runs wait for it, then the next leader syncs them
+// all at once: under load, one sync serves everyone who committed during
+// the previous one.
+type groupSync struct {
+	eng kv.Engine
+	// applied is the highest seq applied to the engine (written under
+	// DB.mu after the apply).
+	applied atomic.Uint64
+	// count is the number of syncs done.
+	count atomic.Uint64
+	// durableSeq mirrors durable for readers that take no lock (written
+	// under mu, only ever increased).
+	durableSeq atomic.Uint64
+	onFail     func(error)
+	// snapshot, if set, is called by each leader before its sync: it
+	// returns the applied seq and a shared snapshot of exactly the commits
+	// up to it, with a reference for groupSync. Once the sync succeeds the
+	// snapshot is published as durableSnap.
+	snapshot func() (uint64, *sharedSnap)
+	// durableSnap is a snapshot of exactly the commits up to the durable
+	// seq of the sync that published it (nil before the first sync): the
+	// newest state that may be shown to readers without waiting for a sync.
+	durableSnap atomic.Pointer[sharedSnap]
+
+	mu   sync.Mutex
+	cond sync.Cond
+	// durable: every commit with seq <= durable is synced. REQUIRES: mu.
+	durable uint64
+	// syncing is set while a leader runs a sync. REQUIRES: mu.
+	syncing bool
+	// err is the first sync error; it is sticky, since after a failed
+	// sync the WAL's state on disk is unknown. REQUIRES: mu.
+	err error
+}
+
+func (g *groupSync) init(eng kv.Engine, onFail func(error), snapshot func() (uint64, *sharedSnap)) {
+	g.eng = eng
+	g.onFail = onFail
+	g.snapshot = snapshot
+	g.cond.L = &g.mu
+}
+
+// close releases the published snapshot.
+func (g *groupSync) close() {
+	g.durableSnap.Swap(nil).release()
+}
+
+// wait returns once every commit with seq <= seq is durable, syncing the
+// WAL itself if no other goroutine is; or returns the sync error. When
+// seq is already durable it returns at once without taking g.mu.
+func (g *groupSync) wait(seq uint64) error {
+	if g.durableSeq.Load() >= seq {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.durable < seq {
+		if g.err != nil {
+			return g.err
+		}
+		if g.syncing {
+			g.cond.Wait()
+			continue
+		}
+		// Become the leader. target is read before the sync starts, so
+		// every commit up to it is already in the WAL the sync flushes.
+		g.syncing = true
+		g.mu.Unlock()
+		var target uint64
+		var snap *sharedSnap
+		if g.snapshot != nil {
+			target, snap = g.snapshot()
+		} else {
+			target = g.applied.Load()
+		}
+		err := engineCall(g.eng.Flush)
+		g.count.Add(1)
+		g.mu.Lock()
+		g.syncing = false
+		if err != nil {
+			g.err = err
+			g.onFail(err)
+			snap.release()
+		} else {
+			// Leaders run one at a time and targets only grow, so snap is
+			// the state at the new durable seq. It is published first:
+			// whoever sees durableSeq >= s finds a snapshot at s or later.
+			g.durableSnap.Swap(snap).release()
+			g.durable = max(g.durable, target)
+			g.durableSeq.Store(g.durable)
+		}
+		g.cond.Broadcast()
+	}
+	return nil
+}
+
+// engineCall runs f, turning a panic into an error. Pebble reports a
+// failed WAL write or sync by calling its logger's Fatalf, which package
+// kv turns into a panic; its commit pipeline is unusable afterwards. The
+// caller records the error as the store's sticky failure (DB.failed), so
+// the client sees a 58030 error, no later commit is attempted, and the
+// next Open recovers the store from its WAL.
+func engineCall(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("storage engine failure: %v", r)
+		}
+	}()
+	return f()
+}

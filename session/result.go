@@ -1,0 +1,82 @@
+package session
+
+import (
+	"strconv"
+
+	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
+)
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// staticResult is a result computed in full: DML (RETURNING rows), DDL,
+// EXPLAIN, SHOW.
+type staticResult struct {
+	rows [][]types.Datum
+	tag  string
+	i    int
+}
+
+var _ backend.Result = (*staticResult)(nil)
+
+func (r *staticResult) Next() bool {
+	if r.i >= len(r.rows) {
+		return false
+	}
+	r.i++
+	return true
+}
+func (r *staticResult) Row() []types.Datum { return r.rows[r.i-1] }
+func (r *staticResult) Err() error         { return nil }
+func (r *staticResult) Close() error       { return nil }
+func (r *staticResult) Tag() string        { return r.tag }
+
+// queryResult streams a query's rows from its operator tree.
+type queryResult struct {
+	op     exec.Operator
+	width  int
+	row    []types.Datum
+	n      int64
+	err    error
+	closed bool
+	done   func() // ends an autocommit transaction
+}
+
+var _ backend.Result = (*queryResult)(nil)
+
+func (r *queryResult) Next() bool {
+	if r.err != nil || r.closed {
+		return false
+	}
+	row, err := r.op.Next()
+	if err != nil {
+		r.err = err
+		return false
+	}
+	if row == nil {
+		return false
+	}
+	if len(row) > r.width {
+		row = row[:r.width]
+	}
+	r.row = row
+	r.n++
+	return true
+}
+
+func (r *queryResult) Row() []types.Datum { return r.row }
+func (r *queryResult) Err() error         { return r.err }
+func (r *queryResult) Tag() string        { return "SELECT " + itoa(r.n) }
+
+func (r *queryResult) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	err := r.op.Close()
+	if r.done != nil {
+		r.done()
+	}
+	return err
+}

@@ -1,0 +1,234 @@
+package session
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
+)
+
+// Session is one client's connection state: its database, settings and
+// open transaction. A Session is used by one goroutine at a time.
+type Session struct {
+	db       *DB
+	database string
+	user     string
+	pid      uint32
+	cur      *txn // the explicit transaction, or nil
+
+	settings map[string]string
+	changed  map[string]string
+	// triggers holds the parsed triggers this session has fired, with
+	// their prepared statements.
+	triggers map[*catalog.Trigger]*compiledTrigger
+	// mu guards nothing but the settings map against the wire server's
+	// concurrent Setting reads (statement_timeout).
+	mu sync.Mutex
+}
+
+var _ backend.Session = (*Session)(nil)
+var _ backend.Backend = (*DB)(nil)
+
+// NewSession implements backend.Backend.
+func (db *DB) NewSession(ctx context.Context, params map[string]string) (backend.Session, error) {
+	// psql and libpq name the database after the user when none is given;
+	// such a database need not exist: the session gets the default one.
+	name := params["database"]
+	if name == "" || name == params["user"] {
+		if _, err := db.Catalog().Database(name); err != nil {
+			name = DefaultDatabase
+		}
+	}
+	s, err := db.Session(name)
+	if err != nil {
+		return nil, err
+	}
+	s.user = params["user"]
+	if app, ok := params["application_name"]; ok {
+		s.settings["application_name"] = app
+	}
+	return s, nil
+}
+
+// DefaultDatabase is the database every store has.
+const DefaultDatabase = "kvsql"
+
+// Session opens a session on the named database ("" means the default
+// database, which exists in every store; so does "postgres").
+func (db *DB) Session(database string) (*Session, error) {
+	if database == "" || database == "postgres" || database == "template1" {
+		database = DefaultDatabase
+	}
+	if database != DefaultDatabase {
+		if _, err := db.Catalog().Database(database); err != nil {
+			return nil, pgerror.Newf(pgerror.InvalidCatalogName, "database %q does not exist", database)
+		}
+	} else if err := db.ensureDefaultDatabase(); err != nil {
+		return nil, err
+	}
+	s := &Session{db: db, database: database, user: "kvsql", pid: db.nextPID.Add(1),
+		settings: defaultSettings(), changed: map[string]string{}}
+	return s, nil
+}
+
+func (db *DB) ensureDefaultDatabase() error {
+	if _, err := db.Catalog().Database(DefaultDatabase); err == nil {
+		return nil
+	}
+	t := db.begin()
+	cat, err := t.cat.CreateDatabase(t.kv, DefaultDatabase)
+	if err != nil {
+		db.rollback(t)
+		if pgerror.HasCode(err, pgerror.DuplicateDatabase) {
+			return nil
+		}
+		return err
+	}
+	t.setCatalog(cat)
+	if err := db.commit(t); err != nil && !pgerror.HasCode(err, pgerror.SerializationFailure) {
+		return err
+	}
+	return nil
+}
+
+// Database is the session's database.
+func (s *Session) Database() string { return s.database }
+
+// TxnStatus implements backend.Session: 'I' idle, 'T' in a transaction, 'E'
+// in a failed transaction.
+func (s *Session) TxnStatus() byte {
+	switch {
+	case s.cur == nil:
+		return 'I'
+	case s.cur.failed:
+		return 'E'
+	}
+	return 'T'
+}
+
+// Close implements backend.Session; an open transaction is rolled back.
+func (s *Session) Close() error {
+	if s.cur != nil {
+		s.db.rollback(s.cur)
+		s.cur = nil
+	}
+	return nil
+}
+
+// Prepare implements backend.Session: it parses sql and returns one Statement
+// per statement in it. Planning happens on first use, against the catalog
+// current then.
+func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) ([]backend.Statement, error) {
+	stmts, err := parse.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]backend.Statement, 0, len(stmts))
+	for i := range stmts {
+		st := &stmt{s: s, p: &stmts[i]}
+		for _, oid := range paramOIDs {
+			f, _ := types.FamilyByOID(oid)
+			st.declared = append(st.declared, types.T{Family: f})
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// catalog is the catalog the session's next statement sees.
+func (s *Session) catalog() *catalog.Catalog {
+	if s.cur != nil {
+		return s.cur.cat
+	}
+	return s.db.Catalog()
+}
+
+func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
+	return &planner.Planner{Catalog: cat, DB: s.database, Disabled: s.db.opts.DisabledRules, RowCount: func(t *catalog.Table) float64 {
+		return float64(s.db.rowCounter(t.ID).Load())
+	}}
+}
+
+// execCtx is the executor context for one statement in t.
+func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *exec.Ctx {
+	return &exec.Ctx{
+		Context: ctx,
+		RW:      t.kv,
+		Params:  params,
+		Now:     time.Now(),
+		WorkMem: s.workMem(),
+		TempDir: s.db.opts.TempDir,
+		NextVal: s.db.nextVal,
+		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
+			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
+		},
+
+		Database:   s.database,
+		User:       s.user,
+		BackendPID: int32(s.pid),
+	}
+}
+
+func (s *Session) workMem() int64 {
+	s.mu.Lock()
+	v := s.settings["work_mem"]
+	s.mu.Unlock()
+	if n, ok := parseMemory(v); ok {
+		return n
+	}
+	if s.db.opts.WorkMem > 0 {
+		return s.db.opts.WorkMem
+	}
+	return exec.DefaultWorkMem
+}
+
+// Result is the outcome of one statement run in process.
+type Result struct {
+	Columns []backend.Column
+	Rows    [][]types.Datum
+	Tag     string
+}
+
+// Exec runs every statement in sql and returns their results; it stops at
+// the first error. It is the in-process counterpart of a simple Query.
+func (s *Session) Exec(ctx context.Context, sql string, params ...types.Datum) ([]Result, error) {
+	stmts, err := s.Prepare(ctx, sql, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, st := range stmts {
+		r := Result{Columns: st.Columns()}
+		res, err := st.Execute(ctx, params)
+		if err != nil {
+			return out, err
+		}
+		for res.Next() {
+			r.Rows = append(r.Rows, append([]types.Datum(nil), res.Row()...))
+		}
+		if err := res.Err(); err != nil {
+			_ = res.Close()
+			return out, err
+		}
+		if err := res.Close(); err != nil {
+			return out, err
+		}
+		r.Tag = res.Tag()
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// begin starts a writing transaction in the session's database.
+func (s *Session) begin() *txn {
+	t := s.db.begin()
+	t.database = s.database
+	return t
+}

@@ -1,0 +1,182 @@
+package session
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
+)
+
+// defaultSettings are a new session's settings (PostgreSQL's names).
+func defaultSettings() map[string]string {
+	return map[string]string{
+		"application_name":              "",
+		"client_encoding":               "UTF8",
+		"server_encoding":               "UTF8",
+		"datestyle":                     "ISO, MDY",
+		"timezone":                      "UTC",
+		"intervalstyle":                 "postgres",
+		"integer_datetimes":             "on",
+		"standard_conforming_strings":   "on",
+		"statement_timeout":             "0",
+		"work_mem":                      "64MB",
+		"search_path":                   `"$user", public`,
+		"transaction_isolation":         "serializable",
+		"default_transaction_isolation": "serializable",
+		"server_version":                "15.0 (kvsql)",
+		"server_version_num":            "150000",
+		"max_identifier_length":         "63",
+		"extra_float_digits":            "1",
+		"lc_messages":                   "C",
+		"lc_collate":                    "C",
+		"lc_ctype":                      "C",
+		"is_superuser":                  "on",
+		"bytea_output":                  "hex",
+	}
+}
+
+// reported are the settings PostgreSQL reports with ParameterStatus when
+// they change.
+var reported = map[string]string{
+	"application_name": "application_name", "client_encoding": "client_encoding",
+	"datestyle": "DateStyle", "timezone": "TimeZone", "intervalstyle": "IntervalStyle",
+	"standard_conforming_strings": "standard_conforming_strings", "is_superuser": "is_superuser",
+}
+
+// Setting implements backend.Session.
+func (s *Session) Setting(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.settings[strings.ToLower(name)]
+	if strings.ToLower(name) == "statement_timeout" {
+		if ms, ok := parseDuration(v); ok {
+			return strconv.FormatInt(ms, 10)
+		}
+		return "0"
+	}
+	return v
+}
+
+// ChangedSettings implements backend.Session.
+func (s *Session) ChangedSettings() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.changed) == 0 {
+		return nil
+	}
+	out := s.changed
+	s.changed = map[string]string{}
+	return out
+}
+
+func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
+	name := strings.ToLower(st.Name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.Reset {
+		def := defaultSettings()
+		if name == "all" {
+			for k, v := range def {
+				s.setLocked(k, v)
+			}
+			return &staticResult{tag: "RESET"}, nil
+		}
+		s.setLocked(name, def[name])
+		return &staticResult{tag: "RESET"}, nil
+	}
+	value := strings.Join(st.Value, ", ")
+	if strings.EqualFold(value, "default") {
+		value = defaultSettings()[name]
+	}
+	switch name {
+	case "statement_timeout":
+		if _, ok := parseDuration(value); !ok {
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", value)
+		}
+	case "work_mem":
+		if _, ok := parseMemory(value); !ok {
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"work_mem\": %q", value)
+		}
+	case "transaction_isolation", "default_transaction_isolation":
+		value = "serializable" // every transaction is serializable
+	case "client_encoding":
+		if u := strings.ToUpper(strings.ReplaceAll(value, "-", "")); u != "UTF8" && u != "UNICODE" {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "encoding %q is not supported: kvsql speaks UTF8", value)
+		}
+		value = "UTF8"
+	case "timezone":
+		if u := strings.ToUpper(value); u != "UTC" && u != "GMT" && u != "ETC/UTC" && u != "Z" {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "time zone %q is not supported: kvsql runs in UTC", value)
+		}
+		value = "UTC"
+	}
+	s.setLocked(name, value)
+	return &staticResult{tag: "SET"}, nil
+}
+
+// REQUIRES: s.mu held.
+func (s *Session) setLocked(name, value string) {
+	s.settings[name] = value
+	if r, ok := reported[name]; ok {
+		s.changed[r] = value
+	}
+}
+
+func (s *Session) show(st *parse.ShowStmt) (backend.Result, error) {
+	name := strings.ToLower(st.Name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == "all" {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "SHOW ALL is not supported")
+	}
+	v, ok := s.settings[name]
+	if !ok {
+		return nil, pgerror.Newf(pgerror.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
+	}
+	return &staticResult{tag: "SHOW", rows: [][]types.Datum{{types.NewText(v)}}}, nil
+}
+
+func showName(n string) string { return strings.ToLower(n) }
+
+// parseDuration reads a statement_timeout value into milliseconds.
+func parseDuration(v string) (int64, bool) {
+	v = strings.TrimSpace(strings.Trim(v, "'"))
+	unit := int64(1)
+	for _, u := range []struct {
+		s string
+		m int64
+	}{{"ms", 1}, {"s", 1000}, {"min", 60000}, {"h", 3600000}} {
+		if strings.HasSuffix(v, u.s) {
+			v, unit = strings.TrimSpace(strings.TrimSuffix(v, u.s)), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n * unit, true
+}
+
+// parseMemory reads a work_mem value ("64MB", "4096" kB) into bytes.
+func parseMemory(v string) (int64, bool) {
+	v = strings.TrimSpace(strings.Trim(v, "'"))
+	unit := int64(1024)
+	for _, u := range []struct {
+		s string
+		m int64
+	}{{"kB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(v, u.s) {
+			v, unit = strings.TrimSpace(strings.TrimSuffix(v, u.s)), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 64 && unit == 1024 || n <= 0 {
+		return 0, false
+	}
+	return n * unit, true
+}

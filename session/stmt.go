@@ -1,0 +1,374 @@
+package session
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// stmt is one prepared statement. Its plan is cached for the catalog it
+// was made against and remade when the catalog changes: this is the
+// per-connection plan cache the wire server relies on.
+type stmt struct {
+	s        *Session
+	p        *parse.Statement
+	declared []types.T // parameter types the client declared
+
+	planCat *catalog.Catalog
+	plan    planner.Node
+	params  []types.T
+	cols    []backend.Column
+	planErr error
+}
+
+var _ backend.Statement = (*stmt)(nil)
+
+// kind classifies what a statement does.
+type kind uint8
+
+const (
+	kindPlan kind = iota // SELECT, VALUES, set operations, INSERT/UPDATE/DELETE
+	kindExplain
+	kindTxn
+	kindSet
+	kindShow
+	kindCopy
+	kindDDL
+	kindEmpty
+)
+
+func (st *stmt) kind() kind {
+	p := st.p
+	switch {
+	case p.Empty:
+		return kindEmpty
+	case p.Compound != nil:
+		return kindPlan
+	case p.Set != nil:
+		return kindSet
+	case p.Show != nil:
+		return kindShow
+	case p.Copy != nil:
+		return kindCopy
+	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil:
+		return kindDDL
+	}
+	switch p.AST.(type) {
+	case sqlparser.TableStatement, *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete:
+		return kindPlan
+	case *sqlparser.ExplainStmt:
+		return kindExplain
+	case *sqlparser.Begin, *sqlparser.Commit, *sqlparser.Rollback, *sqlparser.Savepoint,
+		*sqlparser.Release, *sqlparser.SRollback:
+		return kindTxn
+	}
+	return kindDDL
+}
+
+// ensurePlan plans the statement against cat — the catalog of the
+// transaction that will run it (or, to describe it, the session's) — and
+// reuses the cached plan while the catalog is the same.
+func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
+	if st.planCat == cat && (st.plan != nil || st.planErr != nil) {
+		return st.planErr
+	}
+	target := st.p
+	if st.kind() == kindExplain {
+		target = st.p.Explained
+		if target == nil {
+			return pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN of this statement is not supported")
+		}
+	}
+	plan, params, err := st.s.planner(cat).Plan(target, st.declared)
+	st.planCat, st.planErr = cat, err
+	if err != nil {
+		st.plan = nil
+		return err
+	}
+	if st.plan != nil && !sameColumns(st.cols, wireColumns(plan.Columns())) && st.kind() == kindPlan {
+		st.plan, st.planErr = nil, pgerror.New(pgerror.FeatureNotSupported, "cached plan must not change result type")
+		return st.planErr
+	}
+	st.plan, st.params = plan, params
+	if st.kind() == kindPlan {
+		st.cols = wireColumns(plan.Columns())
+	}
+	return nil
+}
+
+func sameColumns(a, b []backend.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+func wireColumns(cols []planner.Column) []backend.Column {
+	var out []backend.Column
+	for _, c := range cols {
+		if c.Hidden {
+			continue
+		}
+		out = append(out, backend.Column{Name: c.Name, Type: c.T, TableOID: c.TableID, Attr: c.Attr})
+	}
+	return out
+}
+
+// ParamOIDs implements backend.Statement.
+func (st *stmt) ParamOIDs() []uint32 {
+	var ts []types.T
+	switch st.kind() {
+	case kindPlan, kindExplain:
+		if st.ensurePlan(st.s.catalog()) == nil {
+			ts = st.params
+		}
+	}
+	if ts == nil {
+		ts = st.declared
+		for len(ts) < st.p.NumParams {
+			ts = append(ts, types.T{Family: types.Text})
+		}
+	}
+	oids := make([]uint32, len(ts))
+	for i, t := range ts {
+		oids[i] = t.Family.OID()
+	}
+	return oids
+}
+
+// Columns implements backend.Statement.
+func (st *stmt) Columns() []backend.Column {
+	switch st.kind() {
+	case kindPlan:
+		if st.ensurePlan(st.s.catalog()) != nil {
+			return nil
+		}
+		return st.cols
+	case kindExplain:
+		return []backend.Column{{Name: "QUERY PLAN", Type: types.T{Family: types.Text}}}
+	case kindShow:
+		return []backend.Column{{Name: showName(st.p.Show.Name), Type: types.T{Family: types.Text}}}
+	}
+	return nil
+}
+
+// Copy implements backend.Statement.
+func (st *stmt) Copy() *backend.CopySpec {
+	if st.kind() != kindCopy {
+		return nil
+	}
+	spec, err := st.s.copySpec(st.p.Copy)
+	if err != nil {
+		return nil
+	}
+	return spec
+}
+
+// Execute implements backend.Statement.
+func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
+	s := st.s
+	k := st.kind()
+	if s.cur != nil && s.cur.failed && k != kindTxn {
+		return nil, pgerror.New(pgerror.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	var res backend.Result
+	var err error
+	switch k {
+	case kindEmpty:
+		return &staticResult{}, nil
+	case kindTxn:
+		return s.txnControl(st.p)
+	case kindSet:
+		res, err = s.set(st.p.Set)
+	case kindShow:
+		res, err = s.show(st.p.Show)
+	case kindCopy:
+		if st.p.Copy.From {
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "COPY FROM STDIN needs the wire protocol")
+		}
+		res, err = s.copyTo(ctx, st.p.Copy)
+	case kindDDL:
+		res, err = s.ddl(ctx, st.p)
+	case kindExplain:
+		res, err = s.explain(ctx, st, params)
+	default:
+		res, err = s.run(ctx, st, params)
+	}
+	if err != nil && s.cur != nil {
+		s.cur.failed = true
+	}
+	return res, err
+}
+
+// run executes a planned statement: a query streams its rows; DML runs to
+// completion (its RETURNING rows are kept) so its command tag is known.
+func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (backend.Result, error) {
+	if err := checkParams(st, params); err != nil {
+		return nil, err
+	}
+	// Move an explicit transaction's snapshot forward while its reads are still valid (txn.refresh, docs/transactions.md).
+	if err := s.refreshTxn(); err != nil {
+		return nil, err
+	}
+	dml := isDML(st.p)
+	if !dml {
+		t, auto := s.cur, false
+		if t == nil {
+			t, auto = s.db.beginRead(), true // read-only: a shared snapshot, no commit
+		}
+		if err := st.ensurePlan(t.cat); err != nil {
+			if auto {
+				s.db.rollback(t)
+			}
+			return nil, err
+		}
+		ec := s.execCtx(ctx, t, params)
+		ec.ReadOnly = auto // an autocommit query: nothing to validate
+		op, err := exec.Build(ec, st.plan)
+		if err != nil {
+			if auto {
+				s.db.rollback(t)
+			}
+			return nil, err
+		}
+		r := &queryResult{op: op, width: len(st.cols)}
+		if auto {
+			r.done = func() { s.db.rollback(t) } // read-only: nothing to commit
+		}
+		return r, nil
+	}
+	var out *staticResult
+	err := s.inTxn(func(t *txn) error {
+		if err := st.ensurePlan(t.cat); err != nil {
+			return err
+		}
+		op, err := exec.Build(s.execCtx(ctx, t, params), st.plan)
+		if err != nil {
+			return err
+		}
+		out = &staticResult{}
+		n, err := exec.Drain(op, func(row []types.Datum) {
+			out.rows = append(out.rows, append([]types.Datum(nil), row[:len(st.cols)]...))
+		})
+		if err != nil {
+			return err
+		}
+		out.tag = dmlTag(st.p, n)
+		trackRows(t, st.plan, n)
+		return nil
+	})
+	return out, err
+}
+
+func trackRows(t *txn, plan planner.Node, n int64) {
+	switch p := plan.(type) {
+	case *planner.Insert:
+		t.addRows(p.Table.ID, n)
+	case *planner.Delete:
+		t.addRows(p.Table.ID, -n)
+	}
+}
+
+func checkParams(st *stmt, params []types.Datum) error {
+	if len(params) < st.p.NumParams {
+		return pgerror.Newf(pgerror.ProtocolViolation, "statement needs %d parameters, %d given", st.p.NumParams, len(params))
+	}
+	return nil
+}
+
+func isDML(p *parse.Statement) bool {
+	switch p.AST.(type) {
+	case *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete:
+		return true
+	}
+	return false
+}
+
+func dmlTag(p *parse.Statement, n int64) string {
+	switch p.AST.(type) {
+	case *sqlparser.Insert:
+		return "INSERT 0 " + itoa(n)
+	case *sqlparser.Update:
+		return "UPDATE " + itoa(n)
+	case *sqlparser.Delete:
+		return "DELETE " + itoa(n)
+	}
+	return "SELECT " + itoa(n)
+}
+
+// inTxn runs fn in the session's transaction, or in a new one that commits
+// when fn succeeds (autocommit). An autocommit statement that loses a
+// serialization conflict is retried from scratch: the client never sees a
+// 40001 it could not have avoided.
+func (s *Session) inTxn(fn func(t *txn) error) error {
+	if s.cur != nil {
+		m := s.cur.mark()
+		if err := fn(s.cur); err != nil {
+			_ = s.cur.rollbackTo(m)
+			return err
+		}
+		return nil
+	}
+	for attempt := 0; ; attempt++ {
+		t := s.begin()
+		if err := fn(t); err != nil {
+			s.db.rollback(t)
+			return err
+		}
+		err := s.db.commit(t)
+		if pgerror.HasCode(err, pgerror.SerializationFailure) && attempt < 50 {
+			continue
+		}
+		return err
+	}
+}
+
+// explain renders a plan; with ANALYZE it runs the statement first and
+// reports actual rows and time per operator.
+func (s *Session) explain(ctx context.Context, st *stmt, params []types.Datum) (backend.Result, error) {
+	analyze := false
+	if e, ok := st.p.AST.(*sqlparser.ExplainStmt); ok && e.Type == sqlparser.AnalyzeType {
+		analyze = true
+	}
+	var text string
+	err := s.inTxn(func(t *txn) error {
+		if err := st.ensurePlan(t.cat); err != nil {
+			return err
+		}
+		if !analyze {
+			text = planner.Explain(st.plan, nil)
+			return nil
+		}
+		ec := s.execCtx(ctx, t, params)
+		ec.Analyze = true
+		if _, err := exec.Run(ec, st.plan); err != nil {
+			return err
+		}
+		text = planner.Explain(st.plan, func(n planner.Node) string {
+			rows, loops, d := ec.Stats.For(n)
+			return "(actual rows=" + itoa(rows) + " loops=" + itoa(loops) + " time=" + d.String() + ")"
+		})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &staticResult{tag: "EXPLAIN"}
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		out.rows = append(out.rows, []types.Datum{types.NewText(line)})
+	}
+	return out, nil
+}

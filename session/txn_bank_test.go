@@ -1,0 +1,152 @@
+package session_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kvsql/kvsql/internal/testkit"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/session"
+)
+
+var txBankDuration = flag.Duration("txn.bank", 20*time.Second,
+	"how long TestTxnBank moves money (-short: 2s)")
+
+// TestTxnBank: 16 clients move random amounts between 100 accounts in
+// explicit transactions, retrying on 40001, while auditors sum every
+// balance in read-only transactions. Every audit must see the initial
+// total, no balance may go negative (transfers check the balance first:
+// a write-skew would overdraw), and the total at the end is the initial
+// one. The store is Pebble with synced commits, so group commit is on the
+// path.
+func TestTxnBank(t *testing.T) {
+	const accounts, clients, auditors, initial = 100, 16, 2, 1000
+	dur := *txBankDuration
+	if testing.Short() {
+		dur = 2 * time.Second
+	}
+	seed := testkit.Seed(t, *txSeed, "txn.seed")
+	db, err := session.Open(session.Options{Dir: filepath.Join(t.TempDir(), "bank")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	setup := testkit.NewSession(t, db)
+	testkit.Must(t, setup, "CREATE TABLE acct (id INT PRIMARY KEY, balance INT NOT NULL)")
+	testkit.Must(t, setup, "BEGIN")
+	for i := 0; i < accounts; i++ {
+		testkit.Must(t, setup, fmt.Sprintf("INSERT INTO acct VALUES (%d, %d)", i, initial))
+	}
+	testkit.Must(t, setup, "COMMIT")
+	const total = accounts * initial
+
+	deadline := time.Now().Add(dur)
+	var transfers, retries, audits atomic.Int64
+	var wg sync.WaitGroup
+	errc := make(chan error, clients+auditors)
+	for c := 0; c < clients; c++ {
+		s := testkit.NewSession(t, db)
+		r := rand.New(rand.NewSource(seed + int64(c)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				from, to := r.Intn(accounts), r.Intn(accounts)
+				amount := 1 + r.Intn(100)
+				for attempt := 0; ; attempt++ {
+					err := txTransfer(s, from, to, amount)
+					if err == nil {
+						transfers.Add(1)
+						break
+					}
+					_ = testkit.Run(s, "ROLLBACK")
+					if !pgerror.HasCode(err, pgerror.SerializationFailure) || attempt > 1000 {
+						errc <- fmt.Errorf("transfer %d→%d: %w", from, to, err)
+						return
+					}
+					retries.Add(1)
+				}
+			}
+		}()
+	}
+	for a := 0; a < auditors; a++ {
+		s := testkit.NewSession(t, db)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				sum, err := txSum(s)
+				if err != nil {
+					errc <- fmt.Errorf("audit: %w", err)
+					return
+				}
+				if sum != total {
+					errc <- fmt.Errorf("audit saw total %d, want %d", sum, total)
+					return
+				}
+				audits.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	if sum, err := txSum(setup); err != nil || sum != total {
+		t.Fatalf("final total %d (%v), want %d", sum, err, total)
+	}
+	testkit.Want(t, setup, "SELECT count(*) FROM acct WHERE balance < 0", "0")
+	st := db.TxnStats()
+	t.Logf("%v: %d transfers (%.0f/s), %d retries, %d audits; %d commits in %d WAL syncs (%.1f per sync)",
+		dur, transfers.Load(), float64(transfers.Load())/dur.Seconds(), retries.Load(), audits.Load(),
+		st.Commits, st.Syncs, float64(st.Commits)/float64(max(st.Syncs, 1)))
+	if transfers.Load() == 0 || audits.Load() == 0 {
+		t.Fatal("no transfer or no audit completed")
+	}
+}
+
+// txTransfer moves amount from one account to another if the first holds
+// enough, in one explicit transaction.
+func txTransfer(s *session.Session, from, to, amount int) error {
+	if err := testkit.Run(s, "BEGIN"); err != nil {
+		return err
+	}
+	res, err := s.Exec(context.Background(), fmt.Sprintf("SELECT balance FROM acct WHERE id = %d", from))
+	if err != nil {
+		return err
+	}
+	if res[0].Rows[0][0].I >= int64(amount) {
+		if err := testkit.Run(s, fmt.Sprintf("UPDATE acct SET balance = balance - %d WHERE id = %d", amount, from)); err != nil {
+			return err
+		}
+		if err := testkit.Run(s, fmt.Sprintf("UPDATE acct SET balance = balance + %d WHERE id = %d", amount, to)); err != nil {
+			return err
+		}
+	}
+	return testkit.Run(s, "COMMIT")
+}
+
+// txSum returns the sum of all balances, read in one explicit transaction.
+func txSum(s *session.Session) (int64, error) {
+	if err := testkit.Run(s, "BEGIN"); err != nil {
+		return 0, err
+	}
+	res, err := s.Exec(context.Background(), "SELECT sum(balance) FROM acct")
+	if err != nil {
+		_ = testkit.Run(s, "ROLLBACK")
+		return 0, err
+	}
+	if err := testkit.Run(s, "COMMIT"); err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(res[0].Rows[0][0].String(), 10, 64)
+}

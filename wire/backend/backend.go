@@ -1,0 +1,129 @@
+package backend
+
+import (
+	"context"
+
+	"github.com/kvsql/kvsql/types"
+)
+
+// Backend creates sessions; it is implemented by the kvsql engine.
+//
+// The server calls a Backend (and the Sessions, Statements and Results it
+// returns) from one goroutine per connection: a Session is never used by
+// two goroutines at once, but different Sessions run concurrently.
+// A panic in any of these methods is recovered by the server, logged with
+// its stack, and reported to that client only as an XX000 error.
+type Backend interface {
+	// NewSession is called once per connection after startup and
+	// authentication succeeded; params are the startup parameters (user,
+	// database, application_name, ...). An error (e.g. 3D000 unknown
+	// database) is sent to the client as a FATAL ErrorResponse and the
+	// connection is closed.
+	NewSession(ctx context.Context, params map[string]string) (Session, error)
+}
+
+// Session is one client connection's state inside the engine: its
+// settings and its transaction.
+type Session interface {
+	// Prepare parses and plans the statements in sql. A simple Query
+	// message may hold several statements or none (the server then sends
+	// EmptyQueryResponse); for a Parse message the server rejects more than
+	// one with 42601. paramOIDs are the parameter types the client gave
+	// (0 = infer); it is nil for simple queries.
+	Prepare(ctx context.Context, sql string, paramOIDs []uint32) ([]Statement, error)
+	// TxnStatus is 'I' idle, 'T' in a transaction block, 'E' in a failed
+	// transaction block; the server sends it in ReadyForQuery.
+	TxnStatus() byte
+	// ChangedSettings returns the settings changed since the last call
+	// (e.g. after SET application_name / TimeZone / DateStyle); the server
+	// sends them as ParameterStatus messages before ReadyForQuery.
+	ChangedSettings() map[string]string
+	// Setting returns a session setting by name, "" when unknown. The
+	// server reads statement_timeout (milliseconds, "0" or "" = none)
+	// before each statement it executes.
+	Setting(name string) string
+	// Close releases the session; an open transaction is rolled back. It is
+	// called exactly once, when the connection ends.
+	Close() error
+}
+
+// Statement is one prepared statement. The server keeps it for as long as
+// the client keeps the prepared statement (or portal) open and may execute
+// it many times.
+type Statement interface {
+	// ParamOIDs are the parameter types after inference; the length is
+	// the number of $n placeholders.
+	ParamOIDs() []uint32
+	// Columns describes the result columns; nil when the statement returns
+	// no rows. It must be valid before Execute (Describe uses it).
+	Columns() []Column
+	// Execute runs the statement. params hold one Datum per parameter,
+	// already decoded by the server to the parameter's type (a text-format
+	// parameter whose OID is unknown/0 arrives as types.NewText with the
+	// raw text). The server cancels ctx on CancelRequest and when
+	// statement_timeout expires; the cause is then a 57014 *pgerror.Error.
+	Execute(ctx context.Context, params []types.Datum) (Result, error)
+	// Copy is non-nil for COPY ... FROM STDIN / TO STDOUT; the server then
+	// runs the copy sub-protocol itself instead of calling Execute.
+	Copy() *CopySpec
+}
+
+// Column describes one result column in RowDescription.
+type Column struct {
+	Name     string
+	Type     types.T
+	TableOID uint32 // 0 when the column is not a plain table column
+	Attr     int16  // the column's attribute number in TableOID, or 0
+}
+
+// Result is the row stream of one execution. The server calls Next/Row
+// until Next returns false, then Err, Tag and Close. With a row limit
+// (Execute with MaxRows) the server stops early and resumes the same Result
+// on the next Execute of the portal. Close is always called exactly once,
+// also when the stream is abandoned.
+type Result interface {
+	// Next advances to the next row; false at the end or on error.
+	Next() bool
+	// Row is the current row; the server encodes it before calling Next
+	// again, so the slice may be reused by the Result.
+	Row() []types.Datum
+	// Err is the error that ended the stream, if any.
+	Err() error
+	// Close releases the result's resources.
+	Close() error
+	// Tag is the complete CommandComplete tag ("SELECT 5", "INSERT 0 3",
+	// "CREATE TABLE", ...), valid once Next has returned false.
+	Tag() string
+}
+
+// CopySpec describes a COPY ... FROM STDIN or COPY ... TO STDOUT statement.
+//
+// Atomicity: for COPY FROM the server calls Insert once per batch of up
+// to CopyBatchRows rows, all inside the same Execute-less statement; a
+// malformed row fails the COPY before its batch is passed to Insert. The
+// engine makes the whole COPY atomic by running it in one transaction (an
+// implicit one outside a transaction block); the server never assumes that
+// earlier batches survive a later error.
+type CopySpec struct {
+	In        bool   // FROM STDIN (else TO STDOUT)
+	Format    string // "text", "csv" or "binary"
+	Delimiter string // one character; default tab (text) or comma (csv)
+	Null      string // the NULL marker; default \N (text) or "" (csv)
+	Header    bool   // csv only: a header line (skipped on input, written on output)
+	Columns   []Column
+	// Insert stores decoded rows (In). It is called with batches of up to
+	// CopyBatchRows rows; the rows are not retained by the server after
+	// Insert returns.
+	Insert func(ctx context.Context, rows [][]types.Datum) error
+	// Rows produces the rows to send (!In). Result.Tag is ignored: the
+	// server tags the command "COPY n".
+	Rows func(ctx context.Context) (Result, error)
+	// Finish, if set, is called once when a COPY FROM STDIN ends: with nil
+	// after the last Insert succeeded (the engine commits), or with the
+	// error that ended it (the engine rolls back). Its error, if any, is
+	// the COPY's.
+	Finish func(ctx context.Context, err error) error
+}
+
+// CopyBatchRows is the most rows the server passes to one CopySpec.Insert.
+const CopyBatchRows = 1000
