@@ -113,6 +113,15 @@ func (s *Session) TxnStatus() byte {
 	return 'T'
 }
 
+// Fail implements backend.Session: an error the client was sent, from any
+// layer, fails the open transaction block; until ROLLBACK (or ROLLBACK TO
+// a savepoint) every statement gets 25P02 and COMMIT rolls back.
+func (s *Session) Fail(err error) {
+	if s.cur != nil {
+		s.cur.failed = true
+	}
+}
+
 // Close implements backend.Session; an open transaction is rolled back.
 func (s *Session) Close() error {
 	if s.cur != nil {
@@ -198,7 +207,17 @@ type Result struct {
 
 // Exec runs every statement in sql and returns their results; it stops at
 // the first error. It is the in-process counterpart of a simple Query.
+//
+// As over the wire, any error fails an open transaction block (Fail).
 func (s *Session) Exec(ctx context.Context, sql string, params ...types.Datum) ([]Result, error) {
+	out, err := s.exec(ctx, sql, params)
+	if err != nil {
+		s.Fail(err)
+	}
+	return out, err
+}
+
+func (s *Session) exec(ctx context.Context, sql string, params []types.Datum) ([]Result, error) {
 	stmts, err := s.Prepare(ctx, sql, nil)
 	if err != nil {
 		return nil, err
@@ -230,5 +249,6 @@ func (s *Session) Exec(ctx context.Context, sql string, params ...types.Datum) (
 func (s *Session) begin() *txn {
 	t := s.db.begin()
 	t.database = s.database
+	t.readOnly = s.defaultReadOnly()
 	return t
 }

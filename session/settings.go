@@ -26,6 +26,8 @@ func defaultSettings() map[string]string {
 		"search_path":                   `"$user", public`,
 		"transaction_isolation":         "serializable",
 		"default_transaction_isolation": "serializable",
+		"default_transaction_read_only": "off",
+		"transaction_read_only":         "off",
 		"server_version":                "15.0 (kvsql)",
 		"server_version_num":            "150000",
 		"max_identifier_length":         "63",
@@ -87,11 +89,32 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 		s.setLocked(name, def[name])
 		return &staticResult{tag: "RESET"}, nil
 	}
+	if name == "transaction" {
+		if err := s.setTransactionLocked(st); err != nil {
+			return nil, err
+		}
+		return &staticResult{tag: "SET"}, nil
+	}
 	value := strings.Join(st.Value, ", ")
 	if strings.EqualFold(value, "default") {
 		value = defaultSettings()[name]
 	}
 	switch name {
+	case "default_transaction_read_only", "transaction_read_only":
+		on, ok := parseBool(value)
+		if !ok {
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "parameter %q requires a Boolean value", name)
+		}
+		value = "off"
+		if on {
+			value = "on"
+		}
+		if name == "transaction_read_only" {
+			if s.cur != nil {
+				s.cur.readOnly = on
+			}
+			return &staticResult{tag: "SET"}, nil
+		}
 	case "statement_timeout":
 		if _, ok := parseDuration(value); !ok {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", value)
@@ -133,6 +156,12 @@ func (s *Session) show(st *parse.ShowStmt) (backend.Result, error) {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "SHOW ALL is not supported")
 	}
 	v, ok := s.settings[name]
+	if name == "transaction_read_only" {
+		v = "off"
+		if (s.cur != nil && s.cur.readOnly) || (s.cur == nil && s.settings["default_transaction_read_only"] == "on") {
+			v = "on"
+		}
+	}
 	if !ok {
 		return nil, pgerror.Newf(pgerror.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
 	}

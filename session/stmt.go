@@ -170,6 +170,9 @@ func (st *stmt) Copy() *backend.CopySpec {
 	if st.kind() != kindCopy {
 		return nil
 	}
+	if st.s.checkReadOnly(st) != nil {
+		return nil // Execute reports the 25006
+	}
 	spec, err := st.s.copySpec(st.p.Copy)
 	if err != nil {
 		return nil
@@ -183,6 +186,10 @@ func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Resu
 	k := st.kind()
 	if s.cur != nil && s.cur.failed && k != kindTxn {
 		return nil, pgerror.New(pgerror.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	if err := s.checkReadOnly(st); err != nil {
+		s.Fail(err)
+		return nil, err
 	}
 	var res backend.Result
 	var err error

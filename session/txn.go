@@ -30,6 +30,9 @@ type txn struct {
 	// are not, and can neither commit writes nor refresh.
 	registered bool
 	failed     bool
+	// readOnly refuses every write with 25006 (BEGIN READ ONLY,
+	// SET TRANSACTION READ ONLY, default_transaction_read_only).
+	readOnly   bool
 	savepoints []savepoint
 	rowDelta   map[uint64]int64
 }

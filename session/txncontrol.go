@@ -16,6 +16,14 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		if s.cur == nil {
 			s.cur = s.begin()
 			s.cur.explicit = true
+			for _, m := range ast.TxAccessModes {
+				switch m {
+				case sqlparser.ReadOnly:
+					s.cur.readOnly = true
+				case sqlparser.ReadWrite:
+					s.cur.readOnly = false
+				}
+			}
 		}
 		return &staticResult{tag: "BEGIN"}, nil
 	case *sqlparser.Commit:

@@ -172,8 +172,18 @@ func (c *conn) loop() {
 // messages until Sync.
 func (c *conn) extended(err error) {
 	if err != nil {
-		c.sendError(err)
+		c.statementError(err)
 		c.ignoreTillSync = true
+	}
+}
+
+// statementError sends err, the outcome of a statement or of an
+// extended-protocol message, and tells the session, whose transaction
+// block (if any) is now failed.
+func (c *conn) statementError(err error) {
+	c.sendError(err)
+	if c.sess != nil {
+		c.guard("Session.Fail", func() error { c.sess.Fail(err); return nil })
 	}
 }
 

@@ -70,6 +70,14 @@ func (s *fakeSession) ChangedSettings() map[string]string {
 func (s *fakeSession) Setting(name string) string { return s.settings[name] }
 func (s *fakeSession) Close() error               { return nil }
 
+// Fail puts an open transaction block into the failed state, as the
+// engine does.
+func (s *fakeSession) Fail(err error) {
+	if s.txn == 'T' {
+		s.txn = 'E'
+	}
+}
+
 func (s *fakeSession) Prepare(ctx context.Context, sql string, oids []uint32) ([]backend.Statement, error) {
 	var out []backend.Statement
 	for _, part := range strings.Split(sql, ";") {

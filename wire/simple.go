@@ -21,7 +21,7 @@ func (c *conn) simpleQuery(sql string) {
 		return err
 	})
 	if err != nil {
-		c.sendError(err)
+		c.statementError(err)
 		return
 	}
 	if len(stmts) == 0 {
@@ -30,7 +30,7 @@ func (c *conn) simpleQuery(sql string) {
 	}
 	for _, stmt := range stmts {
 		if err := c.simpleStatement(stmt); err != nil {
-			c.sendError(err)
+			c.statementError(err)
 			return
 		}
 		if c.closed() {

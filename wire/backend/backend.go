@@ -42,6 +42,13 @@ type Session interface {
 	// server reads statement_timeout (milliseconds, "0" or "" = none)
 	// before each statement it executes.
 	Setting(name string) string
+	// Fail is called after the server has sent err to the client as the
+	// outcome of a statement or of an extended-protocol message (Parse,
+	// Bind, Describe, Execute: errors of parsing, planning, execution,
+	// encoding a row, cancellation, a statement timeout). Inside a
+	// transaction block the session must then enter the failed state
+	// ('E'), as PostgreSQL does whatever layer the error came from.
+	Fail(err error)
 	// Close releases the session; an open transaction is rolled back. It is
 	// called exactly once, when the connection ends.
 	Close() error

@@ -1,0 +1,149 @@
+package session
+
+import (
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// Read-only transactions, as PostgreSQL has them: BEGIN READ ONLY,
+// START TRANSACTION READ ONLY, SET TRANSACTION READ ONLY, SET SESSION
+// CHARACTERISTICS AS TRANSACTION READ ONLY and default_transaction_read_only
+// make a transaction refuse every write, DDL included, with 25006.
+
+// defaultReadOnly reports default_transaction_read_only.
+func (s *Session) defaultReadOnly() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings["default_transaction_read_only"] == "on"
+}
+
+// readOnlyNow reports whether a statement run now would run read-only:
+// the open transaction's mode, or the default for an autocommit one.
+func (s *Session) readOnlyNow() bool {
+	if s.cur != nil {
+		return s.cur.readOnly
+	}
+	return s.defaultReadOnly()
+}
+
+// writes reports whether the statement changes data or schema, and the
+// command's name for the error PostgreSQL gives in a read-only
+// transaction.
+func (st *stmt) writes() (string, bool) {
+	p := st.p
+	switch st.kind() {
+	case kindCopy:
+		return "COPY FROM", p.Copy.From
+	case kindDDL:
+		if p.Analyze != nil {
+			return "", false // statistics only, as PostgreSQL allows
+		}
+		return commandName(p.SQL), true
+	case kindExplain:
+		if e, ok := p.AST.(*sqlparser.ExplainStmt); ok && e.Type == sqlparser.AnalyzeType && p.Explained != nil && isDML(p.Explained) {
+			return commandName(p.Explained.SQL), true
+		}
+	case kindPlan:
+		switch p.AST.(type) {
+		case *sqlparser.Insert:
+			return "INSERT", true
+		case *sqlparser.Update:
+			return "UPDATE", true
+		case *sqlparser.Delete:
+			return "DELETE", true
+		}
+	}
+	return "", false
+}
+
+// checkReadOnly refuses a writing statement in a read-only transaction.
+func (s *Session) checkReadOnly(st *stmt) error {
+	if name, w := st.writes(); w && s.readOnlyNow() {
+		return pgerror.Newf(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", name)
+	}
+	return nil
+}
+
+// commandName is the command PostgreSQL names in errors: the statement's
+// first keyword, with the object kind after CREATE, DROP and ALTER
+// ("CREATE TABLE", "DROP INDEX").
+func commandName(sql string) string {
+	words := strings.Fields(strings.ToUpper(sql))
+	if len(words) == 0 {
+		return ""
+	}
+	name := strings.TrimRight(words[0], ";")
+	switch name {
+	case "CREATE", "DROP", "ALTER":
+		for _, w := range words[1:] {
+			switch w {
+			case "UNIQUE", "TEMP", "TEMPORARY", "OR", "REPLACE", "UNLOGGED", "MATERIALIZED":
+				continue
+			}
+			return name + " " + strings.TrimRight(w, ";(")
+		}
+	}
+	return name
+}
+
+// setTransaction runs SET TRANSACTION ... and SET SESSION CHARACTERISTICS
+// AS TRANSACTION ... (parsed as a SET of "transaction" whose value starts
+// with "as transaction"): READ ONLY / READ WRITE and ISOLATION LEVEL.
+// REQUIRES: s.mu held.
+func (s *Session) setTransactionLocked(st *parse.SetStmt) error {
+	value := strings.ToLower(strings.Join(st.Value, " "))
+	session := strings.HasPrefix(value, "as transaction")
+	value = strings.TrimSpace(strings.TrimPrefix(value, "as transaction"))
+	for _, part := range strings.Split(value, ",") {
+		part = strings.Join(strings.Fields(part), " ")
+		switch {
+		case part == "read only" || part == "read write":
+			on := "off"
+			if part == "read only" {
+				on = "on"
+			}
+			if session {
+				s.setLocked("default_transaction_read_only", on)
+			} else if s.cur != nil {
+				if on == "off" && s.cur.readOnly && s.cur.kv.Len() > 0 {
+					return pgerror.New(pgerror.ActiveSQLTransaction, "transaction read-write mode must be set before any query")
+				}
+				s.cur.readOnly = on == "on"
+			}
+		case strings.HasPrefix(part, "isolation level "):
+			level := strings.TrimPrefix(part, "isolation level ")
+			if !validIsolation(level) {
+				return pgerror.Newf(pgerror.SyntaxError, "syntax error at or near %q", level)
+			}
+			if session {
+				s.setLocked("default_transaction_isolation", level)
+			}
+		case part == "deferrable" || part == "not deferrable" || part == "":
+		default:
+			return pgerror.Newf(pgerror.SyntaxError, "syntax error at or near %q", part)
+		}
+	}
+	return nil
+}
+
+func validIsolation(level string) bool {
+	switch level {
+	case "serializable", "repeatable read", "read committed", "read uncommitted":
+		return true
+	}
+	return false
+}
+
+// parseBool reads a boolean setting's value as PostgreSQL does.
+func parseBool(v string) (bool, bool) {
+	switch strings.ToLower(strings.Trim(v, "'")) {
+	case "on", "true", "yes", "1", "t", "y":
+		return true, true
+	case "off", "false", "no", "0", "f", "n":
+		return false, true
+	}
+	return false, false
+}
