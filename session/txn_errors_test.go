@@ -44,11 +44,11 @@ func execCode(conn *pgx.Conn, sql string) (string, string) {
 
 func TestTxnAnyErrorAborts(t *testing.T) {
 	errorsByLayer := []struct{ sql, code string }{
-		{"SELECT 1/0", "22012"},                    // evaluation, while streaming rows
-		{"SELECT 2147483647 + 1", "22003"},         // integer overflow
-		{"SELECT * FROM missing", "42P01"},         // planning
-		{"SELEC 1", "42601"},                       // parsing
-		{"SELECT 'x'::int", "22P02"},               // casting a constant
+		{"SELECT 1/0", "22012"},                      // evaluation, while streaming rows
+		{"SELECT 2147483647 + 1", "22003"},           // integer overflow
+		{"SELECT * FROM missing", "42P01"},           // planning
+		{"SELEC 1", "42601"},                         // parsing
+		{"SELECT 'x'::int", "22P02"},                 // casting a constant
 		{"INSERT INTO kv VALUES ('h0', 0)", "23505"}, // a constraint, in the kv layer
 	}
 	for _, p := range protocols {
