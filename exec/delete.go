@@ -32,6 +32,9 @@ func newDelete(rs *runState, env *eval.Env, n *planner.Delete) (Operator, error)
 
 func (o *deleteOp) Next() ([]types.Datum, error) {
 	return o.run(func(row []types.Datum) ([]types.Datum, error) {
+		if err := o.lockRow(row); err != nil {
+			return nil, err
+		}
 		if err := o.fire("before", "delete", row, nil, nil); err != nil {
 			return nil, err
 		}

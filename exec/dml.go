@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
@@ -140,9 +141,20 @@ type dmlBase struct {
 	affected int64
 	done     bool
 	out      []types.Datum
+	key      []byte // lockRow's scratch
 }
 
 func (b *dmlBase) RowsAffected() int64 { return b.affected }
+
+// lockRow takes the lock of a row the statement is about to change (see
+// Ctx.LockRow).
+func (b *dmlBase) lockRow(row []types.Datum) error {
+	if b.rs.ctx.LockRow == nil || len(row) != len(b.table.Columns) {
+		return nil
+	}
+	b.key = index.MasterKeyOfRow(b.key[:0], b.table, row)
+	return b.rs.ctx.LockRow(b.table, b.key)
+}
 
 // fire runs the table's triggers for one row (see Ctx.Fire).
 func (b *dmlBase) fire(timing, event string, old, new []types.Datum, set []int) error {

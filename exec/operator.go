@@ -46,6 +46,12 @@ type Ctx struct {
 	// DELETE writes: old is nil for an insert, new nil for a delete; set
 	// holds the ordinals an UPDATE assigns. Nil: no triggers run.
 	Fire func(t *catalog.Table, timing, event string, old, new []types.Datum, set []int) error
+	// LockRow, if set, is called with a row's master key before an UPDATE
+	// or DELETE writes the row. It takes the row's lock for the
+	// transaction, waiting while another transaction holds it; its error
+	// fails the statement (the session then restarts the statement at a
+	// newer snapshot, or reports a lock timeout, deadlock or cancel).
+	LockRow func(t *catalog.Table, key []byte) error
 	// Analyze makes Build wrap every operator to collect actual rows,
 	// loops and time into Stats (EXPLAIN ANALYZE).
 	Analyze bool

@@ -51,6 +51,9 @@ func (o *updateOp) update(old []types.Datum) ([]types.Datum, error) {
 	if len(old) != len(o.table.Columns) {
 		return nil, pgerror.Newf(pgerror.Internal, "exec: update input of %d columns for %q", len(old), o.table.Name)
 	}
+	if err := o.lockRow(old); err != nil {
+		return nil, err
+	}
 	o.newRow = append(o.newRow[:0], old...)
 	for _, a := range o.node.Set {
 		d, err := eval.Eval(o.env, a.Expr, old)

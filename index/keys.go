@@ -63,6 +63,11 @@ func MasterKey(b []byte, t *catalog.Table, pk []types.Datum) []byte {
 	return appendPK(encoding.EncodeUvarintAsc(b, t.ID), t, pk)
 }
 
+// MasterKeyOfRow returns the master key of row, a full row of t.
+func MasterKeyOfRow(b []byte, t *catalog.Table, row []types.Datum) []byte {
+	return masterKeyOfRow(b, t, row)
+}
+
 func masterKeyOfRow(b []byte, t *catalog.Table, row []types.Datum) []byte {
 	return appendRowPK(encoding.EncodeUvarintAsc(b, t.ID), t, row)
 }

@@ -388,6 +388,21 @@ func (t *Txn) finish() {
 	t.ranges = nil
 }
 
+// ReadMark returns a marker of the read set so far, for RollbackReads.
+func (t *Txn) ReadMark() int { return len(t.reads) }
+
+// RollbackReads forgets the reads recorded after ReadMark returned mark.
+// Only a caller that also undid every effect of those reads may call it:
+// the session restarts a statement after a lock wait, rolling back its
+// writes (RollbackTo) and its reads, so that its earlier, stale reads do
+// not fail the transaction's validation.
+func (t *Txn) RollbackReads(mark int) {
+	if mark >= 0 && mark < len(t.reads) {
+		clear(t.reads[mark:])
+		t.reads = t.reads[:mark]
+	}
+}
+
 // ReadSet returns the key spans the Txn has read: one point span per Get
 // and the bounds of each iterator (whatever part of them it visited).
 // Spans may repeat and overlap. The caller must not modify them.

@@ -58,6 +58,7 @@ const (
 	OutOfMemory                Code = "53200"
 	DiskFull                   Code = "53100"
 	QueryCanceled              Code = "57014"
+	LockNotAvailable           Code = "55P03"
 	AdminShutdown              Code = "57P01"
 	InvalidPassword            Code = "28P01"
 	InvalidAuthorizationSpec   Code = "28000"

@@ -80,7 +80,10 @@ type DB struct {
 	// the store is reopened (recovery replays the WAL).
 	failed atomic.Pointer[error]
 
-	stats struct{ commits, conflicts, refreshes atomic.Uint64 }
+	stats struct{ commits, conflicts, refreshes, lockWaits, deadlocks atomic.Uint64 }
+
+	// locks are the row locks of open transactions (locks.go).
+	locks lockTable
 
 	// seqMu serializes sequence (counter) reservations.
 	seqMu     sync.Mutex
@@ -130,6 +133,7 @@ func Open(opts Options) (*DB, error) {
 	db.mu.cat = cat
 	db.cat.Store(cat)
 	db.mu.active = map[uint64]int{}
+	db.locks.init()
 	db.sync.init(eng, db.setFailed, db.syncSnapshot)
 	return db, nil
 }
@@ -379,6 +383,9 @@ func (db *DB) commit(t *txn) error {
 	seq, err := db.applyLocked(t, reads, writes)
 	db.finishLocked(t.snapSeq)
 	db.mu.Unlock()
+	// Applied (or refused): a waiter may now read what t wrote. It reads
+	// it only once durable (begin and refresh wait for the sync).
+	db.releaseLocks(t)
 	if err != nil {
 		t.kv.Rollback()
 		return err
@@ -451,6 +458,7 @@ func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
 // rollback abandons t.
 func (db *DB) rollback(t *txn) {
 	t.kv.Rollback()
+	db.releaseLocks(t)
 	if !t.registered {
 		return
 	}

@@ -178,6 +178,12 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
 			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
 		},
+		LockRow: func(tbl *catalog.Table, key []byte) error {
+			if !t.registered {
+				return nil // a read-only snapshot: it writes nothing
+			}
+			return s.db.acquireLock(ctx, t, tbl, key, s.lockOptions())
+		},
 
 		Database:   s.database,
 		User:       s.user,
@@ -249,6 +255,7 @@ func (s *Session) exec(ctx context.Context, sql string, params []types.Datum) ([
 func (s *Session) begin() *txn {
 	t := s.db.begin()
 	t.database = s.database
+	t.pid = s.pid
 	t.readOnly = s.defaultReadOnly()
 	return t
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -22,6 +23,8 @@ func defaultSettings() map[string]string {
 		"integer_datetimes":             "on",
 		"standard_conforming_strings":   "on",
 		"statement_timeout":             "0",
+		"lock_timeout":                  "0",
+		"deadlock_timeout":              "1s",
 		"work_mem":                      "64MB",
 		"search_path":                   `"$user", public`,
 		"transaction_isolation":         "serializable",
@@ -115,9 +118,9 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			}
 			return &staticResult{tag: "SET"}, nil
 		}
-	case "statement_timeout":
+	case "statement_timeout", "lock_timeout":
 		if _, ok := parseDuration(value); !ok {
-			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", value)
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter %q: %q", name, value)
 		}
 	case "work_mem":
 		if _, ok := parseMemory(value); !ok {
@@ -208,4 +211,12 @@ func parseMemory(v string) (int64, bool) {
 		return 0, false
 	}
 	return n * unit, true
+}
+
+// lockOptions are the session's lock settings for a statement.
+func (s *Session) lockOptions() lockOptions {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ms, _ := parseDuration(s.settings["lock_timeout"])
+	return lockOptions{timeout: time.Duration(ms) * time.Millisecond}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -320,23 +321,43 @@ func dmlTag(p *parse.Statement, n int64) string {
 // when fn succeeds (autocommit). An autocommit statement that loses a
 // serialization conflict is retried from scratch: the client never sees a
 // 40001 it could not have avoided.
+//
+// A statement that met a row changed or locked by another transaction
+// (errRestart, see locks.go) runs again: in an explicit transaction after
+// its writes and reads are undone and the snapshot moved forward
+// (txn.restart), in autocommit in a new transaction.
 func (s *Session) inTxn(fn func(t *txn) error) error {
 	if s.cur != nil {
-		m := s.cur.mark()
-		if err := fn(s.cur); err != nil {
+		for restarts := 0; ; restarts++ {
+			m := s.cur.mark()
+			err := fn(s.cur)
+			if err == nil {
+				return nil
+			}
 			_ = s.cur.rollbackTo(m)
-			return err
+			if !errors.Is(err, errRestart) || restarts == maxStatementRestarts {
+				return err
+			}
+			s.cur.kv.RollbackReads(m.reads)
+			if err := s.cur.restart(); err != nil {
+				return err
+			}
 		}
-		return nil
 	}
-	for attempt := 0; ; attempt++ {
+	conflicts := 0
+	for restarts := 0; ; {
 		t := s.begin()
 		if err := fn(t); err != nil {
 			s.db.rollback(t)
+			if errors.Is(err, errRestart) && restarts < maxStatementRestarts {
+				restarts++
+				continue
+			}
 			return err
 		}
 		err := s.db.commit(t)
-		if pgerror.HasCode(err, pgerror.SerializationFailure) && attempt < 50 {
+		if pgerror.HasCode(err, pgerror.SerializationFailure) && conflicts < 50 {
+			conflicts++
 			continue
 		}
 		return err

@@ -35,11 +35,16 @@ type txn struct {
 	readOnly   bool
 	savepoints []savepoint
 	rowDelta   map[uint64]int64
+	// pid is the session's backend PID (for lock and deadlock errors).
+	pid uint32
+	// locks are the row locks t holds (locks.go).
+	locks txnLocks
 }
 
 type savepoint struct {
 	name       string
 	mark       int
+	reads      int // the read set's length (kv.Txn.ReadMark)
 	cat        *catalog.Catalog
 	catChanged bool
 }
@@ -100,7 +105,7 @@ func spansOverlap(writes, reads []kv.KeySpan) bool {
 // mark returns a point to roll the transaction back to (statement
 // atomicity inside an explicit transaction).
 func (t *txn) mark() savepoint {
-	return savepoint{mark: t.kv.Savepoint(), cat: t.cat, catChanged: t.catChanged}
+	return savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged}
 }
 
 func (t *txn) rollbackTo(sp savepoint) error {
@@ -144,12 +149,17 @@ func (t *txn) setCatalog(c *catalog.Catalog) {
 // has written (or changed the catalog) gets 40001 now rather than at
 // COMMIT; a t that has only read stays on its old snapshot, where its
 // reads are consistent, and may still commit if it writes nothing.
-func (t *txn) refresh() error {
+func (t *txn) refresh() error { return t.moveSnapshot(false) }
+
+// moveSnapshot is refresh; writing says the caller is about to write
+// (a restarted statement), so stale reads doom t even if it has written
+// nothing yet.
+func (t *txn) moveSnapshot(writing bool) error {
 	db := t.db
 	if !t.registered || t.kv.OpenIters() > 0 || db.sync.applied.Load() == t.snapSeq {
 		return nil
 	}
-	wrote := t.kv.Len() > 0 || t.catChanged
+	wrote := writing || t.kv.Len() > 0 || t.catChanged
 	// Merged outside the mutex: it is t's own data.
 	reads := mergeSpans(t.kv.ReadSet())
 	db.mu.Lock()

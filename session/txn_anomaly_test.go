@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/pgerror"
@@ -44,24 +45,57 @@ func TestTxnWriteSkew(t *testing.T) {
 }
 
 // TestTxnLostUpdate: two read-modify-write increments of one counter; the
-// second must not overwrite the first.
+// second must not overwrite the first. As in PostgreSQL, the second
+// writer waits for the first's row lock; when the first commits, the
+// second, having read the old value, fails with 40001.
 func TestTxnLostUpdate(t *testing.T) {
-	s1, s2 := txTwoSessions(t, `CREATE TABLE c (id INT PRIMARY KEY, n INT NOT NULL); INSERT INTO c VALUES (1, 0)`)
+	db := testkit.OpenMem(t)
+	s1, s2 := testkit.NewSession(t, db), testkit.NewSession(t, db)
+	testkit.Must(t, s1, `CREATE TABLE c (id INT PRIMARY KEY, n INT NOT NULL); INSERT INTO c VALUES (1, 0)`)
 	testkit.Must(t, s1, "BEGIN")
 	testkit.Must(t, s2, "BEGIN")
 	testkit.Want(t, s1, "SELECT n FROM c WHERE id = 1", "0")
 	testkit.Want(t, s2, "SELECT n FROM c WHERE id = 1", "0")
 	testkit.Must(t, s1, "UPDATE c SET n = 1 WHERE id = 1")
-	testkit.Must(t, s2, "UPDATE c SET n = 1 WHERE id = 1")
+	second := goRun(s2, "UPDATE c SET n = 1 WHERE id = 1")
+	waitLockWaiters(t, db, 1)
 	testkit.Must(t, s1, "COMMIT")
-	testkit.WantCode(t, s2, "COMMIT", pgerror.SerializationFailure)
+	if err := <-second; !pgerror.HasCode(err, pgerror.SerializationFailure) {
+		t.Fatalf("the second read-modify-write: got %v, want 40001", err)
+	}
+	testkit.Must(t, s2, "ROLLBACK")
 
-	// An explicit increment loses to an autocommit one that commits first.
+	// An autocommit increment waits for an explicit one and then applies
+	// on top of it: nothing is lost, nothing fails.
 	testkit.Must(t, s1, "BEGIN")
 	testkit.Must(t, s1, "UPDATE c SET n = n + 1 WHERE id = 1")
-	testkit.Must(t, s2, "UPDATE c SET n = n + 1 WHERE id = 1")
-	testkit.WantCode(t, s1, "COMMIT", pgerror.SerializationFailure)
-	testkit.Want(t, s1, "SELECT n FROM c WHERE id = 1", "2")
+	auto := goRun(s2, "UPDATE c SET n = n + 1 WHERE id = 1")
+	waitLockWaiters(t, db, 1)
+	testkit.Must(t, s1, "COMMIT")
+	if err := <-auto; err != nil {
+		t.Fatalf("the waiting autocommit increment: %v", err)
+	}
+	testkit.Want(t, s1, "SELECT n FROM c WHERE id = 1", "3")
+}
+
+// goRun runs sql on s in its own goroutine; the channel delivers the
+// outcome.
+func goRun(s *session.Session, sql string) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- testkit.Run(s, sql) }()
+	return ch
+}
+
+// waitLockWaiters waits until n statements of db wait for a row lock.
+func waitLockWaiters(t *testing.T, db *session.DB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for db.LockStats().Waiting < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %d statements waiting for a lock after 5 s", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // TestTxnConcurrentIncrements: autocommit increments from many sessions

@@ -68,7 +68,10 @@ func TestTxnBank(t *testing.T) {
 						break
 					}
 					_ = testkit.Run(s, "ROLLBACK")
-					if !pgerror.HasCode(err, pgerror.SerializationFailure) || attempt > 1000 {
+					// Transfers lock two accounts in random order, so two
+					// can deadlock (40P01), as in PostgreSQL: retried too.
+					retryable := pgerror.HasCode(err, pgerror.SerializationFailure) || pgerror.HasCode(err, pgerror.DeadlockDetected)
+					if !retryable || attempt > 1000 {
 						errc <- fmt.Errorf("transfer %d→%d: %w", from, to, err)
 						return
 					}

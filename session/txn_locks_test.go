@@ -1,0 +1,225 @@
+package session_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kvsql/kvsql/internal/testkit"
+)
+
+// Issue 13, item 3: contended writers wait for the row lock instead of
+// failing with 40001.
+
+// TestLockCounter: ten clients each increment one row in its own
+// transaction at once; all commit and the counter ends at ten, in
+// explicit transactions and in autocommit, in both protocols.
+func TestLockCounter(t *testing.T) {
+	for _, p := range protocols {
+		for _, explicit := range []bool{true, false} {
+			name := p.name + "/autocommit"
+			if explicit {
+				name = p.name + "/begin"
+			}
+			t.Run(name, func(t *testing.T) {
+				ts := testkit.StartServer(t, testkit.OpenPebble(t), nil)
+				setup := ts.Connect(t, p.mode)
+				mustExec(t, setup, "CREATE TABLE counter (id INT PRIMARY KEY, n INT)", "INSERT INTO counter VALUES (1, 0)")
+				const clients = 10
+				conns := make([]*pgx.Conn, clients)
+				for i := range conns {
+					conns[i] = ts.Connect(t, p.mode)
+				}
+				var wg sync.WaitGroup
+				errs := make(chan error, clients)
+				start := make(chan struct{})
+				for _, c := range conns {
+					wg.Add(1)
+					go func(c *pgx.Conn) {
+						defer wg.Done()
+						<-start
+						ctx := context.Background()
+						if !explicit {
+							_, err := c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
+							errs <- err
+							return
+						}
+						tx, err := c.Begin(ctx)
+						if err == nil {
+							if _, err = tx.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1"); err == nil {
+								time.Sleep(5 * time.Millisecond) // hold the lock while others queue
+								err = tx.Commit(ctx)
+							} else {
+								_ = tx.Rollback(ctx)
+							}
+						}
+						errs <- err
+					}(c)
+				}
+				close(start)
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					if err != nil {
+						t.Errorf("a client failed: %v (SQLSTATE %s)", err, sqlstate(err))
+					}
+				}
+				var n int
+				if err := setup.QueryRow(context.Background(), "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil || n != clients {
+					t.Fatalf("counter = %d, %v; want %d", n, err, clients)
+				}
+			})
+		}
+	}
+}
+
+// TestLockDeadlock: two sessions lock two rows in opposite orders. The
+// one whose wait would close the cycle gets 40P01 at once; once it rolls
+// back, the other's statement goes on and commits: exactly one 40P01,
+// resolved well within two seconds.
+func TestLockDeadlock(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	a, b := ts.Connect(t, pgx.QueryExecModeCacheStatement), ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	mustExec(t, a, "CREATE TABLE d (id INT PRIMARY KEY, v INT)", "INSERT INTO d VALUES (1, 0), (2, 0)")
+	mustExec(t, a, "BEGIN", "UPDATE d SET v = v + 1 WHERE id = 1")
+	mustExec(t, b, "BEGIN", "UPDATE d SET v = v + 10 WHERE id = 2")
+	began := time.Now()
+	aDone := make(chan error, 1)
+	go func() { _, err := a.Exec(ctx, "UPDATE d SET v = v + 1 WHERE id = 2"); aDone <- err }()
+	waitLockWaiters(t, ts.DB, 1) // a waits for b
+	_, err := b.Exec(ctx, "UPDATE d SET v = v + 10 WHERE id = 1")
+	if sqlstate(err) != "40P01" {
+		t.Fatalf("closing the cycle: got %v, want 40P01", err)
+	}
+	mustExec(t, b, "ROLLBACK")
+	select {
+	case err := <-aDone:
+		if err != nil {
+			t.Fatalf("the survivor failed: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the survivor still waits 2 s after the victim rolled back")
+	}
+	mustExec(t, a, "COMMIT")
+	if d := time.Since(began); d > 2*time.Second {
+		t.Fatalf("the deadlock took %v to resolve", d)
+	}
+	var v1, v2 int
+	if err := a.QueryRow(ctx, "SELECT (SELECT v FROM d WHERE id = 1), (SELECT v FROM d WHERE id = 2)").Scan(&v1, &v2); err != nil || v1 != 1 || v2 != 1 {
+		t.Fatalf("rows after the deadlock: %d, %d, %v; want 1, 1", v1, v2, err)
+	}
+}
+
+// TestLockTimeoutAndCancel: a statement waiting for a row lock fails with
+// 55P03 after lock_timeout, and with 57014 when cancelled; the holder's
+// transaction is unaffected and both connections stay usable.
+func TestLockTimeoutAndCancel(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	a, b := ts.Connect(t, pgx.QueryExecModeCacheStatement), ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	mustExec(t, a, "CREATE TABLE d (id INT PRIMARY KEY, v INT)", "INSERT INTO d VALUES (1, 0)")
+	mustExec(t, a, "BEGIN", "UPDATE d SET v = 5 WHERE id = 1")
+
+	mustExec(t, b, "SET lock_timeout = '100ms'")
+	began := time.Now()
+	if _, err := b.Exec(ctx, "UPDATE d SET v = 6 WHERE id = 1"); sqlstate(err) != "55P03" {
+		t.Fatalf("lock_timeout: got %v, want 55P03", err)
+	}
+	if d := time.Since(began); d < 100*time.Millisecond || d > 2*time.Second {
+		t.Fatalf("lock_timeout of 100ms fired after %v", d)
+	}
+	mustExec(t, b, "SET lock_timeout = 0")
+
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { _, err := b.Exec(cctx, "DELETE FROM d WHERE id = 1"); done <- err }()
+	waitLockWaiters(t, ts.DB, 1)
+	cancel()
+	select {
+	case err := <-done:
+		if sqlstate(err) != "57014" {
+			t.Fatalf("cancelled wait: got %v, want 57014", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a cancelled wait did not end")
+	}
+	mustExec(t, a, "COMMIT")
+	var v int
+	if err := b.QueryRow(ctx, "SELECT v FROM d WHERE id = 1").Scan(&v); err != nil || v != 5 {
+		t.Fatalf("v = %d, %v; want 5 (the holder's commit)", v, err)
+	}
+}
+
+// TestLockHotRows: 50 clients for 20 s (2 s with -short), each
+// transaction incrementing two of 10 hot rows in ascending order (so no
+// deadlock is possible): no transaction fails, and the rows' sum is twice
+// the number of commits.
+func TestLockHotRows(t *testing.T) {
+	dur := 20 * time.Second
+	if testing.Short() {
+		dur = 2 * time.Second
+	}
+	ts := testkit.StartServer(t, testkit.OpenPebble(t), nil)
+	ctx := context.Background()
+	setup := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	mustExec(t, setup, "CREATE TABLE hot (id INT PRIMARY KEY, n INT)",
+		"INSERT INTO hot SELECT g, 0 FROM generate_series(1, 10) g")
+	seed := testkit.Seed(t, *txSeed, "txn.seed")
+	const clients = 50
+	var commits, failures atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(dur)
+	for i := 0; i < clients; i++ {
+		c := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+		r := rand.New(rand.NewSource(seed + int64(i)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				x, y := 1+r.Intn(10), 1+r.Intn(10)
+				if x == y {
+					continue
+				}
+				if x > y {
+					x, y = y, x
+				}
+				err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+					if _, err := tx.Exec(ctx, "UPDATE hot SET n = n + 1 WHERE id = $1", x); err != nil {
+						return err
+					}
+					_, err := tx.Exec(ctx, "UPDATE hot SET n = n + 1 WHERE id = $1", y)
+					return err
+				})
+				if err != nil {
+					failures.Add(1)
+					firstErr.CompareAndSwap(nil, fmt.Sprintf("%v (SQLSTATE %s)", err, sqlstate(err)))
+					continue
+				}
+				commits.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	var sum int64
+	if err := setup.QueryRow(ctx, "SELECT sum(n) FROM hot").Scan(&sum); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d commits, %d failures in %v with %d clients on 10 rows", commits.Load(), failures.Load(), dur, clients)
+	if f := failures.Load(); f != 0 {
+		t.Errorf("%d transactions failed; first: %v", f, firstErr.Load())
+	}
+	if sum != 2*commits.Load() {
+		t.Errorf("sum of the hot rows %d, want 2 × %d commits", sum, commits.Load())
+	}
+	if commits.Load() == 0 {
+		t.Error("no transaction committed")
+	}
+}
