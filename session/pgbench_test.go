@@ -82,3 +82,65 @@ func TestPgbenchPointSelect(t *testing.T) {
 	}
 	checkAlive(t, ts)
 }
+
+// TestPgbenchTPCB runs pgbench's built-in TPC-B-like script with 8
+// clients and pgbench's default of one try per transaction (no
+// --max-tries): contended writers wait for row locks, so no transaction
+// may fail, and afterwards the balances agree: accounts, tellers and
+// branches each sum to the history's deltas. The tables are those of
+// `pgbench -i -s 1`, loaded with COPY.
+func TestPgbenchTPCB(t *testing.T) {
+	bin, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Skip("pgbench is not installed")
+	}
+	dur := "30"
+	if testing.Short() {
+		dur = "5"
+	}
+	ts := testkit.StartServer(t, testkit.OpenPebble(t), nil)
+	conn := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	ctx := context.Background()
+	mustExec(t, conn,
+		`CREATE TABLE pgbench_branches (bid int PRIMARY KEY, bbalance int, filler char(88))`,
+		`CREATE TABLE pgbench_tellers (tid int PRIMARY KEY, bid int, tbalance int, filler char(84))`,
+		`CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, bid int, abalance int, filler char(84))`,
+		`CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))`,
+		`INSERT INTO pgbench_branches VALUES (1, 0, NULL)`,
+		`INSERT INTO pgbench_tellers SELECT g, 1, 0, NULL FROM generate_series(1, 10) g`)
+	const accounts = 100000
+	rows := make([][]any, accounts)
+	for i := range rows {
+		rows[i] = []any{int32(i + 1), int32(1), int32(0), ""}
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"pgbench_accounts"}, []string{"aid", "bid", "abalance", "filler"}, pgx.CopyFromRows(rows)); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, bin, "-n", "-b", "tpcb-like", "-M", "prepared", "-T", dur, "-c", "8", "-j", "2",
+		"-h", "127.0.0.1", "-p", fmt.Sprint(ts.Addr.Port), "-U", "tester", "kvsql")
+	cmd.Env = append(os.Environ(), "LANG=C", "LC_ALL=C", "PGPASSWORD=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pgbench TPC-B: %v\n%s", err, out)
+	}
+	processed, failed, tps := pgbenchProcessed.FindSubmatch(out), pgbenchFailed.FindSubmatch(out), pgbenchTPS.FindSubmatch(out)
+	if processed == nil || failed == nil || tps == nil {
+		t.Fatalf("unexpected pgbench output:\n%s", out)
+	}
+	n, _ := strconv.Atoi(string(processed[1]))
+	if string(failed[1]) != "0" || n == 0 {
+		t.Fatalf("TPC-B: %d transactions, %s failed\n%s", n, failed[1], out)
+	}
+	var a, b, tl, h, hn int64
+	if err := conn.QueryRow(ctx, `SELECT (SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(bbalance) FROM pgbench_branches),
+		(SELECT sum(tbalance) FROM pgbench_tellers), (SELECT sum(delta) FROM pgbench_history), (SELECT count(*) FROM pgbench_history)`).Scan(&a, &b, &tl, &h, &hn); err != nil {
+		t.Fatal(err)
+	}
+	if a != b || b != tl || tl != h || hn != int64(n) {
+		t.Fatalf("after %d transactions: accounts %d, branches %d, tellers %d, history %d in %d rows; all sums must agree and history hold one row per transaction",
+			n, a, b, tl, h, hn)
+	}
+	t.Logf("pgbench TPC-B -c 8 -j 2 -T %s: %d transactions, 0 failed, %s TPS; every balance sums to %d", dur, n, tps[1], a)
+}
