@@ -38,7 +38,7 @@ func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq, width
 				continue
 			}
 			if col.NotNull {
-				return pgerror.Newf(pgerror.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", col.Name, t.Name)
+				return index.NotNullViolation(t, i)
 			}
 			continue
 		}
@@ -153,7 +153,8 @@ func (b *dmlBase) lockRow(row []types.Datum) error {
 		return nil
 	}
 	b.key = index.MasterKeyOfRow(b.key[:0], b.table, row)
-	return b.rs.ctx.LockRow(b.table, b.key)
+	_, err := b.rs.ctx.LockRow(b.table, b.key, planner.RowLock{})
+	return err
 }
 
 // fire runs the table's triggers for one row (see Ctx.Fire).

@@ -47,11 +47,14 @@ type Ctx struct {
 	// holds the ordinals an UPDATE assigns. Nil: no triggers run.
 	Fire func(t *catalog.Table, timing, event string, old, new []types.Datum, set []int) error
 	// LockRow, if set, is called with a row's master key before an UPDATE
-	// or DELETE writes the row. It takes the row's lock for the
-	// transaction, waiting while another transaction holds it; its error
-	// fails the statement (the session then restarts the statement at a
-	// newer snapshot, or reports a lock timeout, deadlock or cancel).
-	LockRow func(t *catalog.Table, key []byte) error
+	// or DELETE writes the row (exclusively, waiting) and for each row a
+	// SELECT ... FOR UPDATE / FOR SHARE returns (as the clause says). It
+	// takes the row's lock for the transaction, waiting while another
+	// transaction holds a conflicting one; false means SKIP LOCKED left
+	// the row out. Its error fails the statement (the session then
+	// restarts the statement at a newer snapshot, or reports a lock
+	// timeout, deadlock or cancel).
+	LockRow func(t *catalog.Table, key []byte, mode planner.RowLock) (bool, error)
 	// Analyze makes Build wrap every operator to collect actual rows,
 	// loops and time into Stats (EXPLAIN ANALYZE).
 	Analyze bool
@@ -251,6 +254,12 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 			return nil, err
 		}
 		return &topNOp{rs: rs, env: env, input: in, node: n, width: len(n.Input.Columns())}, nil
+	case *planner.LockRows:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &lockRowsOp{rs: rs, input: in, node: n}, nil
 	case *planner.Limit:
 		in, err := rs.build(env, n.Input)
 		if err != nil {

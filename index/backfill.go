@@ -30,7 +30,8 @@ func Backfill(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index) error {
 		}
 		for _, row := range rows {
 			if err := checkUnique(rw, t, idx, row, nil); err != nil {
-				pe := pgerror.Newf(pgerror.UniqueViolation, "could not create unique index %q", idx.Name)
+				pe := pgerror.Newf(pgerror.UniqueViolation, "could not create unique index %q", idx.Name).OnTable(t.Name)
+				pe.Constraint = idx.Name
 				cols, vals := formatTuple(t, idx.Columns, row)
 				pe.Detail = fmt.Sprintf("Key (%s)=(%s) is duplicated.", cols, vals)
 				return pe

@@ -171,9 +171,17 @@ func formatTuple(t *catalog.Table, ords []int, row []types.Datum) (cols, vals st
 
 func uniqueViolation(t *catalog.Table, name string, ords []int, row []types.Datum) error {
 	cols, vals := formatTuple(t, ords, row)
-	err := pgerror.Newf(pgerror.UniqueViolation, "duplicate key value violates unique constraint %q", name)
+	err := pgerror.Newf(pgerror.UniqueViolation, "duplicate key value violates unique constraint %q", name).OnTable(t.Name)
 	err.Detail = fmt.Sprintf("Key (%s)=(%s) already exists.", cols, vals)
+	err.Constraint = name
 	return err
+}
+
+// NotNullViolation is the 23502 error of a NULL in column col of t.
+func NotNullViolation(t *catalog.Table, col int) error {
+	e := pgerror.Newf(pgerror.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", t.Columns[col].Name, t.Name).OnTable(t.Name)
+	e.Column = t.Columns[col].Name
+	return e
 }
 
 // checkRow validates a row's width and NOT NULL columns.
@@ -183,7 +191,7 @@ func checkRow(t *catalog.Table, row []types.Datum) error {
 	}
 	for i := range t.Columns {
 		if t.Columns[i].NotNull && row[i].IsNull() {
-			return pgerror.Newf(pgerror.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", t.Columns[i].Name, t.Name)
+			return NotNullViolation(t, i)
 		}
 	}
 	return nil

@@ -82,7 +82,19 @@ type Error struct {
 	Detail   string
 	Hint     string
 	Position int
-	cause    error
+	// The object the error is about, sent in the ErrorResponse fields of
+	// the same names where PostgreSQL sends them (drivers expose them:
+	// pgconn.PgError.ConstraintName, psycopg2's e.diag.constraint_name,
+	// node-postgres's e.constraint). Empty when not applicable.
+	Schema, Table, Column, Constraint, DataType string
+	cause                                       error
+}
+
+// OnTable records the schema and table err is about (kvsql's tables are
+// in schema public) and returns e.
+func (e *Error) OnTable(table string) *Error {
+	e.Schema, e.Table = "public", table
+	return e
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"strconv"
+	"strings"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -475,6 +477,23 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		}
 		keys = append(keys, SortKey{Expr: &ColRef{Index: idx, T: proj.Cols[idx].T, Name: proj.Cols[idx].Name}, Desc: o.desc, NullsFirst: o.desc})
 	}
+	// FOR UPDATE / FOR SHARE: the locked table's primary key rides along
+	// in hidden columns to the LockRows node.
+	var lockTable *catalog.Table
+	var lockKey []int
+	if sel.Lock != sqlparser.NoLock {
+		if lockTable, err = lockableTable(sel, from, grouped); err != nil {
+			return nil, err
+		}
+		r := from.rels[0]
+		for _, o := range lockTable.PrimaryKey {
+			c := r.cols[o]
+			proj.Exprs = append(proj.Exprs, &ColRef{Index: r.offset + o, T: c.T, Name: qualifiedName(c)})
+			c.Hidden = true
+			proj.Cols = append(proj.Cols, c)
+			lockKey = append(lockKey, len(proj.Exprs)-1)
+		}
+	}
 	proj = mergeProjects(proj)
 	var n Node = proj
 	if isIdentity(proj) {
@@ -487,6 +506,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		if !(b.enabled("index_order") && providesOrder(n, keys)) {
 			n = &Sort{Input: n, Keys: keys}
 		}
+	}
+	if lockKey != nil {
+		n = &LockRows{Input: n, Table: lockTable, Key: lockKey, Lock: rowLock(sel.Lock)}
 	}
 	if n, err = b.limit(n, sel.Limit, s); err != nil {
 		return nil, err
@@ -831,4 +853,39 @@ func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node
 		args[i] = x
 	}
 	return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: column, T: t}}}, nil
+}
+
+// lockableTable checks that a SELECT ... FOR UPDATE / FOR SHARE reads
+// rows it can lock, as PostgreSQL requires, and returns their table:
+// kvsql locks the rows of a single base table.
+func lockableTable(sel *sqlparser.Select, from *fromResult, grouped bool) (*catalog.Table, error) {
+	clause := strings.ToUpper(rowLock(sel.Lock).String())
+	switch {
+	case grouped:
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s is not allowed with GROUP BY clause or aggregate functions", clause)
+	case sel.Distinct:
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s is not allowed with DISTINCT clause", clause)
+	case len(from.rels) != 1 || from.rels[0].table == nil || from.rels[0].outer != nil:
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s is supported on a single table only", clause)
+	}
+	return from.rels[0].table, nil
+}
+
+// rowLock translates vitess's locking clause. PostgreSQL's FOR NO KEY
+// UPDATE and FOR KEY SHARE arrive as FOR UPDATE and FOR SHARE (the dialect
+// layer maps them): kvsql has no weaker lock modes.
+func rowLock(l sqlparser.Lock) RowLock {
+	switch l {
+	case sqlparser.ForShareLock, sqlparser.ShareModeLock:
+		return RowLock{Shared: true}
+	case sqlparser.ForShareLockNoWait:
+		return RowLock{Shared: true, Wait: LockNoWait}
+	case sqlparser.ForShareLockSkipLocked:
+		return RowLock{Shared: true, Wait: LockSkip}
+	case sqlparser.ForUpdateLockNoWait:
+		return RowLock{Wait: LockNoWait}
+	case sqlparser.ForUpdateLockSkipLocked:
+		return RowLock{Wait: LockSkip}
+	}
+	return RowLock{}
 }

@@ -135,6 +135,8 @@ func describe(n Node) string {
 		return s
 	case *Distinct:
 		return "Distinct (hash)"
+	case *LockRows:
+		return "LockRows " + v.Table.Name + " " + v.Lock.String()
 	case *SetOp:
 		s := map[SetOpKind]string{Union: "Union", Intersect: "Intersect", Except: "Except"}[v.Op]
 		if v.All {

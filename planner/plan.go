@@ -236,6 +236,52 @@ type Limit struct {
 	Offset Expr
 }
 
+// LockRows locks the master row behind each input row (SELECT ... FOR
+// UPDATE / FOR SHARE) and passes the row on; under SKIP LOCKED a row
+// another transaction holds is dropped instead. Key holds the input
+// ordinals of Table's primary-key columns, in primary-key order. It sits
+// above any Sort and below Limit, so only rows that are returned (or
+// skipped on the way) are locked.
+type LockRows struct {
+	Input Node
+	Table *catalog.Table
+	Key   []int
+	Lock  RowLock
+}
+
+// RowLock is how a statement locks a row: UPDATE, DELETE and FOR
+// [NO KEY] UPDATE exclusively, FOR [KEY] SHARE shared; Wait says what to
+// do when another transaction holds a conflicting lock.
+type RowLock struct {
+	Shared bool
+	Wait   LockWait
+}
+
+// LockWait is what a locking statement does about a row another
+// transaction has locked.
+type LockWait uint8
+
+const (
+	LockBlock  LockWait = iota // wait for the other transaction to end
+	LockNoWait                 // NOWAIT: fail with 55P03
+	LockSkip                   // SKIP LOCKED: leave the row out
+)
+
+// String renders the clause that asked for the lock.
+func (l RowLock) String() string {
+	s := "for update"
+	if l.Shared {
+		s = "for share"
+	}
+	switch l.Wait {
+	case LockNoWait:
+		s += " nowait"
+	case LockSkip:
+		s += " skip locked"
+	}
+	return s
+}
+
 // Distinct removes duplicate rows.
 type Distinct struct {
 	Input Node
@@ -320,6 +366,7 @@ func (n *Sort) Columns() []Column       { return n.Input.Columns() }
 func (n *TopN) Columns() []Column       { return n.Input.Columns() }
 func (n *Limit) Columns() []Column      { return n.Input.Columns() }
 func (n *Distinct) Columns() []Column   { return n.Input.Columns() }
+func (n *LockRows) Columns() []Column   { return n.Input.Columns() }
 func (n *SetOp) Columns() []Column      { return n.Cols }
 func (n *Insert) Columns() []Column     { return n.Cols }
 func (n *Update) Columns() []Column     { return n.Cols }
@@ -337,6 +384,7 @@ func (n *Sort) Children() []Node       { return []Node{n.Input} }
 func (n *TopN) Children() []Node       { return []Node{n.Input} }
 func (n *Limit) Children() []Node      { return []Node{n.Input} }
 func (n *Distinct) Children() []Node   { return []Node{n.Input} }
+func (n *LockRows) Children() []Node   { return []Node{n.Input} }
 func (n *SetOp) Children() []Node      { return []Node{n.Left, n.Right} }
 func (n *Insert) Children() []Node     { return []Node{n.Input} }
 func (n *Update) Children() []Node     { return []Node{n.Input} }

@@ -298,7 +298,9 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 					if n, err := countRows(t, tbl); err != nil {
 						return "", err
 					} else if n > 0 {
-						return "", pgerror.Newf(pgerror.NotNullViolation, "column %q of relation %q contains null values", col.Name, tableName)
+						e := pgerror.Newf(pgerror.NotNullViolation, "column %q of relation %q contains null values", col.Name, tableName).OnTable(tableName)
+						e.Column = col.Name
+						return "", e
 					}
 				}
 				next, err := t.cat.AddColumn(t.kv, s.database, tableName, col)

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 )
 
 // Row locks: contended writers wait instead of failing.
@@ -50,78 +52,128 @@ var errRestart = pgerror.New(pgerror.SerializationFailure, "could not serialize 
 // commit, so the bound is only reached under extreme contention).
 const maxStatementRestarts = 1000
 
-// lockTable maps each locked key to the transaction holding it.
+// lockTable maps each locked key to the transactions holding it.
 type lockTable struct {
 	mu struct {
 		sync.Mutex
-		held map[string]*txn
+		held map[string]*lockEntry
 		// waiting counts the statements waiting for a lock.
 		waiting int
 	}
 }
 
-// txnLocks is a transaction's part of the lock table.
-// REQUIRES: lockTable.mu held for waitingFor; keys and done are the
-// owner's, written under lockTable.mu.
+// lockEntry is one locked row: one exclusive holder, or shared holders.
+type lockEntry struct {
+	exclusive *txn
+	shared    []*txn
+}
+
+// holds reports whether t holds e in a mode at least as strong as asked.
+func (e *lockEntry) holds(t *txn, shared bool) bool {
+	if e.exclusive == t {
+		return true
+	}
+	return shared && slices.Contains(e.shared, t)
+}
+
+// blockers are the other transactions whose hold on e conflicts with t
+// taking it (shared or not).
+func (e *lockEntry) blockers(t *txn, shared bool) []*txn {
+	if e.exclusive != nil {
+		return []*txn{e.exclusive}
+	}
+	if shared {
+		return nil
+	}
+	var out []*txn
+	for _, x := range e.shared {
+		if x != t {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// txnLocks is a transaction's part of the lock table, written under
+// lockTable.mu.
 type txnLocks struct {
 	keys []string
 	// done is closed when the transaction ends and its locks are gone;
 	// made with the first lock.
 	done chan struct{}
-	// waitingFor is the transaction this one waits for, or nil.
-	waitingFor *txn
+	// waitingFor are the transactions this one waits for.
+	waitingFor []*txn
 }
 
-func (lt *lockTable) init() { lt.mu.held = map[string]*txn{} }
+func (lt *lockTable) init() { lt.mu.held = map[string]*lockEntry{} }
 
-// lockOptions are a statement's lock settings.
+// lockOptions are a session's lock settings.
 type lockOptions struct {
 	timeout time.Duration // lock_timeout; 0: wait forever
-	noWait  bool          // NOWAIT: fail at once
 }
 
-// acquire takes key's lock for t, waiting while another transaction holds
-// it. It returns nil when t holds the lock and no commit after t's
-// snapshot wrote key; errRestart when the statement must run again (after
-// a wait, or because key changed since the snapshot); 55P03, 40P01 or
-// 57014 when the wait fails.
-func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key []byte, opt lockOptions) error {
+// acquireLock takes key's lock for t in mode, waiting while other
+// transactions hold a conflicting lock. It returns true when t holds the
+// lock and no commit after t's snapshot wrote key; false when SKIP LOCKED
+// leaves the row out; errRestart when the statement must run again
+// (after a wait, or because key changed since the snapshot); 55P03, 40P01
+// or 57014 when it cannot wait.
+func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key []byte, mode planner.RowLock, opt lockOptions) (bool, error) {
 	lt := &db.locks
 	lt.mu.Lock()
-	h, held := lt.mu.held[string(key)]
-	if h == t {
+	e := lt.mu.held[string(key)]
+	if e != nil && e.holds(t, mode.Shared) {
 		lt.mu.Unlock()
-		return nil // taken by an earlier statement: nobody wrote it since
+		return true, nil // held since an earlier statement: nobody wrote it since
 	}
-	if !held {
+	var blockers []*txn
+	if e != nil {
+		blockers = e.blockers(t, mode.Shared)
+	}
+	if len(blockers) == 0 {
 		k := string(key)
-		lt.mu.held[k] = t
-		t.locks.keys = append(t.locks.keys, k)
+		switch {
+		case e == nil:
+			e = &lockEntry{}
+			lt.mu.held[k] = e
+			t.locks.keys = append(t.locks.keys, k)
+		case !slices.Contains(e.shared, t):
+			t.locks.keys = append(t.locks.keys, k)
+		}
+		if mode.Shared {
+			e.shared = append(e.shared, t)
+		} else {
+			e.exclusive, e.shared = t, nil // taken, or upgraded from t's own share
+		}
 		if t.locks.done == nil {
 			t.locks.done = make(chan struct{})
 		}
 		lt.mu.Unlock()
 		if db.writtenSince(key, t.snapSeq) {
-			return errRestart
+			return false, errRestart
 		}
-		return nil
+		return true, nil
 	}
-	if opt.noWait {
+	switch mode.Wait {
+	case planner.LockSkip:
 		lt.mu.Unlock()
-		return pgerror.Newf(pgerror.LockNotAvailable, "could not obtain lock on row in relation %q", tbl.Name)
+		return false, nil
+	case planner.LockNoWait:
+		lt.mu.Unlock()
+		return false, pgerror.Newf(pgerror.LockNotAvailable, "could not obtain lock on row in relation %q", tbl.Name)
 	}
-	for x := h; x != nil; x = x.locks.waitingFor {
-		if x == t {
-			lt.mu.Unlock()
-			db.stats.deadlocks.Add(1)
-			e := pgerror.New(pgerror.DeadlockDetected, "deadlock detected")
-			e.Detail = "Process " + itoa(int64(t.pid)) + " waits for a row of relation \"" + tbl.Name + "\" locked by process " + itoa(int64(h.pid)) + ", which waits for this one."
-			return e
-		}
+	if h := lt.cycleLocked(t, blockers); h != nil {
+		lt.mu.Unlock()
+		db.stats.deadlocks.Add(1)
+		e := pgerror.New(pgerror.DeadlockDetected, "deadlock detected")
+		e.Detail = "Process " + itoa(int64(t.pid)) + " waits for a row of relation \"" + tbl.Name + "\" locked by process " +
+			itoa(int64(h.pid)) + ", which waits, directly or not, for process " + itoa(int64(t.pid)) + "."
+		e.Hint = "See server log for query details."
+		return false, e
 	}
-	t.locks.waitingFor = h
+	t.locks.waitingFor = blockers
 	lt.mu.waiting++
-	done := h.locks.done
+	done := blockers[0].locks.done
 	lt.mu.Unlock()
 	db.stats.lockWaits.Add(1)
 
@@ -149,7 +201,36 @@ func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key [
 	t.locks.waitingFor = nil
 	lt.mu.waiting--
 	lt.mu.Unlock()
-	return err
+	return false, err
+}
+
+// cycleLocked returns a blocker through which t would wait for itself,
+// or nil: a depth-first walk of the waits-for graph from blockers.
+// REQUIRES: lt.mu held.
+func (lt *lockTable) cycleLocked(t *txn, blockers []*txn) *txn {
+	seen := map[*txn]bool{}
+	var reaches func(x *txn) bool
+	reaches = func(x *txn) bool {
+		if x == t {
+			return true
+		}
+		if seen[x] {
+			return false
+		}
+		seen[x] = true
+		for _, y := range x.locks.waitingFor {
+			if reaches(y) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, b := range blockers {
+		if reaches(b) {
+			return b
+		}
+	}
+	return nil
 }
 
 // releaseLocks drops every lock t holds and wakes its waiters. Called
@@ -161,7 +242,17 @@ func (db *DB) releaseLocks(t *txn) {
 	lt := &db.locks
 	lt.mu.Lock()
 	for _, k := range t.locks.keys {
-		if lt.mu.held[k] == t {
+		e := lt.mu.held[k]
+		if e == nil {
+			continue
+		}
+		if e.exclusive == t {
+			e.exclusive = nil
+		}
+		if i := slices.Index(e.shared, t); i >= 0 {
+			e.shared = slices.Delete(e.shared, i, i+1)
+		}
+		if e.exclusive == nil && len(e.shared) == 0 {
 			delete(lt.mu.held, k)
 		}
 	}

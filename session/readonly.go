@@ -47,6 +47,12 @@ func (st *stmt) writes() (string, bool) {
 			return commandName(p.Explained.SQL), true
 		}
 	case kindPlan:
+		if locksRows(p) {
+			if sel := p.AST.(*sqlparser.Select); sel.Lock == sqlparser.ForUpdateLock || sel.Lock == sqlparser.ForUpdateLockNoWait || sel.Lock == sqlparser.ForUpdateLockSkipLocked {
+				return "SELECT FOR UPDATE", true
+			}
+			return "SELECT FOR SHARE", true
+		}
 		switch p.AST.(type) {
 		case *sqlparser.Insert:
 			return "INSERT", true
@@ -118,9 +124,8 @@ func (s *Session) setTransactionLocked(st *parse.SetStmt) error {
 			if !validIsolation(level) {
 				return pgerror.Newf(pgerror.SyntaxError, "syntax error at or near %q", level)
 			}
-			if session {
-				s.setLocked("default_transaction_isolation", level)
-			}
+			// Every transaction runs serializable, which the standard
+			// allows for any requested level; SHOW says so.
 		case part == "deferrable" || part == "not deferrable" || part == "":
 		default:
 			return pgerror.Newf(pgerror.SyntaxError, "syntax error at or near %q", part)

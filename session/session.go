@@ -178,11 +178,11 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
 			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
 		},
-		LockRow: func(tbl *catalog.Table, key []byte) error {
+		LockRow: func(tbl *catalog.Table, key []byte, mode planner.RowLock) (bool, error) {
 			if !t.registered {
-				return nil // a read-only snapshot: it writes nothing
+				return true, nil // a read-only snapshot: it writes nothing
 			}
-			return s.db.acquireLock(ctx, t, tbl, key, s.lockOptions())
+			return s.db.acquireLock(ctx, t, tbl, key, mode, s.lockOptions())
 		},
 
 		Database:   s.database,

@@ -231,7 +231,10 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 	if err := s.refreshTxn(); err != nil {
 		return nil, err
 	}
-	dml := isDML(st.p)
+	// A locking SELECT runs to completion like DML: it may have to
+	// restart after waiting for a row (locks.go), so its rows are sent
+	// only once it has them all.
+	dml := isDML(st.p) || locksRows(st.p)
 	if !dml {
 		t, auto := s.cur, false
 		if t == nil {
@@ -303,6 +306,12 @@ func isDML(p *parse.Statement) bool {
 		return true
 	}
 	return false
+}
+
+// locksRows reports whether p is a SELECT ... FOR UPDATE / FOR SHARE.
+func locksRows(p *parse.Statement) bool {
+	sel, ok := p.AST.(*sqlparser.Select)
+	return ok && sel.Lock != sqlparser.NoLock
 }
 
 func dmlTag(p *parse.Statement, n int64) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kvsql/kvsql/internal/testkit"
+	"github.com/kvsql/kvsql/pgerror"
 )
 
 // Issue 13, item 3: contended writers wait for the row lock instead of
@@ -221,5 +223,61 @@ func TestLockHotRows(t *testing.T) {
 	}
 	if commits.Load() == 0 {
 		t.Error("no transaction committed")
+	}
+}
+
+// TestLockSelectFor: SELECT ... FOR UPDATE / FOR SHARE take row locks as
+// PostgreSQL's do: FOR UPDATE conflicts with writers and other FOR UPDATE,
+// FOR SHARE only with exclusive locks; NOWAIT fails with 55P03; SKIP
+// LOCKED leaves held rows out (a job queue's two workers take different
+// jobs); FOR NO KEY UPDATE and FOR KEY SHARE are accepted.
+func TestLockSelectFor(t *testing.T) {
+	db := testkit.OpenMem(t)
+	a, b := testkit.NewSession(t, db), testkit.NewSession(t, db)
+	testkit.Must(t, a, `CREATE TABLE jobs (id INT PRIMARY KEY, state TEXT NOT NULL);
+		INSERT INTO jobs VALUES (1, 'new'), (2, 'new'), (3, 'new')`)
+
+	// Two workers pick the first new job each, skipping the locked one.
+	const pick = "SELECT id FROM jobs WHERE state = 'new' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+	testkit.Must(t, a, "BEGIN")
+	testkit.Want(t, a, pick, "1")
+	testkit.Must(t, b, "BEGIN")
+	testkit.Want(t, b, pick, "2")
+	testkit.WantCode(t, b, "SELECT id FROM jobs WHERE id = 1 FOR UPDATE NOWAIT", pgerror.LockNotAvailable)
+	testkit.Must(t, b, "ROLLBACK")
+
+	// A writer waits for FOR UPDATE, then sees the holder's change.
+	testkit.Must(t, a, "UPDATE jobs SET state = 'running' WHERE id = 1")
+	w := goRun(b, "UPDATE jobs SET state = state || '+b' WHERE id = 1")
+	waitLockWaiters(t, db, 1)
+	testkit.Must(t, a, "COMMIT")
+	if err := <-w; err != nil {
+		t.Fatalf("the waiting writer: %v", err)
+	}
+	testkit.Want(t, a, "SELECT state FROM jobs WHERE id = 1", `"running+b"`)
+
+	// Shared locks do not conflict with each other, but block a writer.
+	testkit.Must(t, a, "BEGIN")
+	testkit.Want(t, a, "SELECT id FROM jobs WHERE id = 2 FOR SHARE", "2")
+	testkit.Must(t, b, "BEGIN")
+	testkit.Want(t, b, "SELECT id FROM jobs WHERE id = 2 FOR KEY SHARE", "2")
+	testkit.WantCode(t, b, "SELECT id FROM jobs WHERE id = 2 FOR NO KEY UPDATE NOWAIT", pgerror.LockNotAvailable)
+	testkit.Must(t, b, "ROLLBACK")
+	w = goRun(b, "DELETE FROM jobs WHERE id = 2")
+	waitLockWaiters(t, db, 1)
+	testkit.Must(t, a, "COMMIT")
+	if err := <-w; err != nil {
+		t.Fatalf("the writer waiting for a shared lock: %v", err)
+	}
+	testkit.Want(t, a, "SELECT count(*) FROM jobs", "2")
+
+	// Where PostgreSQL refuses the clause, and in a read-only transaction.
+	testkit.WantCode(t, a, "SELECT count(*) FROM jobs FOR UPDATE", pgerror.FeatureNotSupported)
+	testkit.WantCode(t, a, "SELECT DISTINCT state FROM jobs FOR UPDATE", pgerror.FeatureNotSupported)
+	testkit.Must(t, a, "BEGIN READ ONLY")
+	testkit.WantCode(t, a, "SELECT id FROM jobs FOR UPDATE", pgerror.ReadOnlySQLTransaction)
+	testkit.Must(t, a, "ROLLBACK")
+	if plan := testkit.Query(t, a, "EXPLAIN SELECT id FROM jobs ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"); !strings.Contains(plan, "LockRows jobs for update skip locked") {
+		t.Fatalf("EXPLAIN does not show the lock:\n%s", plan)
 	}
 }

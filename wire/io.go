@@ -183,6 +183,8 @@ func errorResponse(err error, severity string) *pgproto3.ErrorResponse {
 		e.Detail = pe.Detail
 		e.Hint = pe.Hint
 		e.Position = int32(pe.Position)
+		e.SchemaName, e.TableName, e.ColumnName = pe.Schema, pe.Table, pe.Column
+		e.ConstraintName, e.DataTypeName = pe.Constraint, pe.DataType
 	}
 	return e
 }

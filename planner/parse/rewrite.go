@@ -228,6 +228,14 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				continue
 			}
 			out = append(out, t)
+		case t.is("for") && i+3 < len(toks) && toks[i+1].is("no") && toks[i+2].is("key") && toks[i+3].is("update"):
+			// FOR NO KEY UPDATE locks as FOR UPDATE: kvsql has no weaker
+			// exclusive mode (planner.RowLock).
+			out = append(out, t)
+			i += 2
+		case t.is("for") && i+2 < len(toks) && toks[i+1].is("key") && toks[i+2].is("share"):
+			out = append(out, t) // FOR KEY SHARE locks as FOR SHARE
+			i++
 		case t.is("operator") && i+1 < len(toks) && toks[i+1].isPunct("("):
 			end := matchForward(toks, i+1)
 			if end < 0 || end < i+3 || toks[end-1].kind != tkOp {
