@@ -128,6 +128,10 @@ type Column struct {
 	DefaultValue types.Datum `json:"defaultValue"`
 	// Serial columns take their values from a counter (NextSequence).
 	Serial bool `json:"serial,omitempty"`
+	// IdentityAlways marks a GENERATED ALWAYS AS IDENTITY column (also
+	// Serial): INSERT may give it a value only with OVERRIDING SYSTEM
+	// VALUE, and UPDATE may set it only to DEFAULT (428C9).
+	IdentityAlways bool `json:"identityAlways,omitempty"`
 	// Hidden columns (the hidden row id) are not part of SELECT *.
 	Hidden bool `json:"hidden,omitempty"`
 }

@@ -19,7 +19,8 @@ import (
 //   - form (unique, keyid, inverted) on every index file;
 //   - keyLayout and valueLayout: a one-line summary of the key and value
 //     (derived from the rest; checked on import when present);
-//   - hiddenRowID, serial, hidden, default, defaultValue, views.
+//   - hiddenRowID, serial, identity ("always" for GENERATED ALWAYS AS
+//     IDENTITY), hidden, default, defaultValue, views.
 //
 // The JSON form has the same names and nesting.
 
@@ -93,6 +94,7 @@ type docAttr struct {
 	Default      string `xml:"default,attr,omitempty" json:"default,omitempty"`
 	DefaultValue string `xml:"defaultValue,attr,omitempty" json:"defaultValue,omitempty"`
 	Serial       num    `xml:"serial,attr,omitempty" json:"serial,omitempty"`
+	Identity     string `xml:"identity,attr,omitempty" json:"identity,omitempty"`
 	Hidden       num    `xml:"hidden,attr,omitempty" json:"hidden,omitempty"`
 }
 
@@ -266,6 +268,9 @@ func tableDoc(t *Table) docTable {
 			IsNull: flagNum(!c.NotNull), Default: c.Default, DefaultValue: formatDatum(c.DefaultValue),
 			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden),
 		})
+		if c.IdentityAlways {
+			dt.Structure[len(dt.Structure)-1].Identity = "always"
+		}
 	}
 	for _, tr := range t.Triggers {
 		dt.Triggers = append(dt.Triggers, docTrigger{Name: tr.Name, Timing: tr.Timing, Event: tr.Event, Columns: tr.Columns, When: tr.When, Statements: tr.Body})

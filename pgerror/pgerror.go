@@ -59,6 +59,7 @@ const (
 	DiskFull                   Code = "53100"
 	QueryCanceled              Code = "57014"
 	LockNotAvailable           Code = "55P03"
+	GeneratedAlways            Code = "428C9"
 	AdminShutdown              Code = "57P01"
 	InvalidPassword            Code = "28P01"
 	InvalidAuthorizationSpec   Code = "28000"

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -100,7 +102,26 @@ func (b *binder) defaultExpr(c catalog.Column) (Expr, error) {
 	return assign(x, c.Type)
 }
 
-func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr) (Node, error) {
+// generatedAlways is PostgreSQL's 428C9 for a value given to a GENERATED
+// ALWAYS identity column.
+func generatedAlways(c catalog.Column, update bool) error {
+	msg := fmt.Sprintf("cannot insert a non-DEFAULT value into column %q", c.Name)
+	if update {
+		msg = fmt.Sprintf("column %q can only be updated to DEFAULT", c.Name)
+	}
+	e := pgerror.New(pgerror.GeneratedAlways, msg)
+	e.Detail = fmt.Sprintf("Column %q is an identity column defined as GENERATED ALWAYS.", c.Name)
+	if !update {
+		e.Hint = "Use OVERRIDING SYSTEM VALUE to override."
+	}
+	return e
+}
+
+// insert plans INSERT. overriding is "system" or "user" for OVERRIDING
+// SYSTEM VALUE / OVERRIDING USER VALUE: a GENERATED ALWAYS identity column
+// takes a given value only with the first; the second replaces given
+// values of such columns by their sequence's.
+func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overriding string) (Node, error) {
 	t, alias, err := b.targetTable(ins.Table)
 	if err != nil {
 		return nil, err
@@ -145,7 +166,16 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr) (Node
 					}
 					continue
 				}
-				if _, ok := r[i].(*sqlparser.Default); ok {
+				_, isDefault := r[i].(*sqlparser.Default)
+				if c.IdentityAlways && !isDefault {
+					switch overriding {
+					case "":
+						return nil, generatedAlways(c, false)
+					case "user":
+						isDefault = true
+					}
+				}
+				if isDefault {
 					if row[i], err = b.defaultExpr(c); err != nil {
 						return nil, err
 					}
@@ -178,7 +208,10 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr) (Node
 		for i, ti := range targets {
 			c := t.Columns[ti]
 			var x Expr
-			if i < len(qc) {
+			if i < len(qc) && c.IdentityAlways && overriding == "" {
+				return nil, generatedAlways(c, false)
+			}
+			if i < len(qc) && !(c.IdentityAlways && overriding == "user") {
 				x, err = assign(&ColRef{Index: i, T: qc[i].T, Name: qc[i].Name}, c.Type)
 				if err != nil {
 					return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", c.Name, c.Type, qc[i].T)
@@ -275,6 +308,8 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		var x Expr
 		if _, ok := ue.Expr.(*sqlparser.Default); ok {
 			x, err = b.defaultExpr(t.Columns[i])
+		} else if t.Columns[i].IdentityAlways {
+			return nil, generatedAlways(t.Columns[i], true)
 		} else {
 			s.aggContext = "UPDATE"
 			x, err = b.expr(ue.Expr, s)

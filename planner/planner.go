@@ -55,7 +55,7 @@ func (b *binder) statement(st *parse.Statement) (Node, error) {
 	case sqlparser.TableStatement:
 		return b.selectStatement(ast, &scope{})
 	case *sqlparser.Insert:
-		return b.insert(ast, st.Returning)
+		return b.insert(ast, st.Returning, st.Overriding)
 	case *sqlparser.Update:
 		return b.update(ast, st.Returning)
 	case *sqlparser.Delete:

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -63,7 +64,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
-		return "CREATE TABLE", s.createTable(ctx, t, ast)
+		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways)
 	case *sqlparser.DropTable:
 		for _, tn := range ast.FromTables {
 			next, err := cat.DropTable(t.kv, db, tn.Name.String())
@@ -148,7 +149,9 @@ func truncate(t *txn, tbl *catalog.Table) error {
 }
 
 // createTable turns CREATE TABLE into a catalog.TableDef.
-func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable) error {
+// createTable runs CREATE TABLE; identityAlways names the columns declared
+// GENERATED ALWAYS AS IDENTITY.
+func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways []string) error {
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
 		if _, err := t.cat.Table(s.database, name); err == nil {
@@ -164,6 +167,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 		if err != nil {
 			return err
 		}
+		col.IdentityAlways = col.Serial && slices.Contains(identityAlways, col.Name)
 		def.Columns = append(def.Columns, col)
 		if o := cd.Type.Options; o != nil {
 			switch o.KeyOpt {

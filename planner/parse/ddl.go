@@ -134,6 +134,7 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 			// GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(options)]
 			k := j + 1
 			if k < len(rest) && rest[k].is("always") {
+				r.identityAlways = append(r.identityAlways, elem[0].val)
 				k++
 			} else if k+1 < len(rest) && rest[k].is("by") && rest[k+1].is("default") {
 				k += 2

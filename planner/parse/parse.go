@@ -37,6 +37,13 @@ type Statement struct {
 	// ("serializable", "repeatable read", "read committed", "read
 	// uncommitted"), or "".
 	Isolation string
+	// IdentityAlways names the columns of a CREATE TABLE declared
+	// GENERATED ALWAYS AS IDENTITY (the type becomes a serial type; BY
+	// DEFAULT identity columns are plain serial columns).
+	IdentityAlways []string
+	// Overriding is "system" or "user" for INSERT ... OVERRIDING SYSTEM
+	// VALUE / OVERRIDING USER VALUE, else "".
+	Overriding string
 	// Explained is the statement under EXPLAIN; AST is then a
 	// *sqlparser.ExplainStmt whose Statement is Explained.AST (nil when the
 	// inner statement has no vitess tree, e.g. a Compound).
@@ -212,6 +219,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 		return Statement{}, err
 	}
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
+	st.IdentityAlways, st.Overriding = r.identityAlways, r.overriding
 	return st, nil
 }
 

@@ -58,6 +58,10 @@ type rewriter struct {
 	// offsets maps emitted text back to the original: spans[k] starts at
 	// output offset outAt[k] and came from original byte offset origAt[k].
 	outAt, origAt []int
+	// identityAlways and overriding carry what the rewrite drops from the
+	// text to Statement.IdentityAlways and Statement.Overriding.
+	identityAlways []string
+	overriding     string
 }
 
 // addType records tn and returns the marker tokens that stand for it.
@@ -228,6 +232,11 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				continue
 			}
 			out = append(out, t)
+		case t.is("overriding") && i+2 < len(toks) && (toks[i+1].is("system") || toks[i+1].is("user")) && toks[i+2].is("value"):
+			// INSERT ... OVERRIDING {SYSTEM | USER} VALUE: vitess has no
+			// grammar for it; the binder applies it (Statement.Overriding).
+			r.overriding = toks[i+1].val
+			i += 2
 		case t.is("for") && i+3 < len(toks) && toks[i+1].is("no") && toks[i+2].is("key") && toks[i+3].is("update"):
 			// FOR NO KEY UPDATE locks as FOR UPDATE: kvsql has no weaker
 			// exclusive mode (planner.RowLock).
