@@ -473,13 +473,16 @@ func asText(x Expr) Expr {
 func inList(x Expr, list []Expr, not bool) (Expr, error) {
 	t := x.Type()
 	for _, item := range list {
-		t = commonType(t, item.Type())
+		t = compareType(t, item.Type())
 		if t.Family == types.Unknown && item.Type().Family != types.Unknown && x.Type().Family != types.Unknown {
 			return nil, mismatch("IN", x.Type(), item.Type())
 		}
 	}
 	if t.Family == types.Unknown {
 		t = tText
+	}
+	if t.Family == types.Varchar {
+		t.Width = 0 // compared as text: a literal is not truncated to the width
 	}
 	x, err := coerceCompare(x, t)
 	if err != nil {
@@ -507,9 +510,12 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	if !comparableTypes(x.Type(), y.Type()) {
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, y.Type())
 	}
-	t := commonType(x.Type(), y.Type())
+	t := compareType(x.Type(), y.Type())
 	if t.Family == types.Unknown {
 		t = tText
+	}
+	if t.Family == types.Varchar {
+		t.Width = 0 // compared as text: a literal is not truncated to the width
 	}
 	var err error
 	if x, err = coerceCompare(x, t); err != nil {
@@ -526,11 +532,17 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	return &BinOp{Op: op, L: x, R: y, T: tBool}, nil
 }
 
-// coerceCompare brings x to type t for a comparison. Numeric values of
-// different families compare without casts (exec compares int with float
-// numerically), so only literals and non-numeric types are converted.
+// coerceCompare brings x to type t, the compareType of a comparison.
+// Numeric values of different families compare without casts where
+// exec's exact comparison of ints and floats gives PostgreSQL's answer
+// (integers among themselves, integers with numeric, numeric with the
+// floats: kvsql's numeric is a float64); an integer compared in float8 is
+// cast, so that it is rounded to float8 first as PostgreSQL does.
 func coerceCompare(x Expr, t types.T) (Expr, error) {
 	if isNumeric(x.Type().Family) && isNumeric(t.Family) {
+		if isInteger(x.Type().Family) && t.Family == types.Float8 {
+			return coerce(x, tFloat8)
+		}
 		return x, nil
 	}
 	if isText(x.Type().Family) && isText(t.Family) {
