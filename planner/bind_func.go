@@ -95,6 +95,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			}
 		}
 	}
+	if c := foldStrictFunc(name, t, bound); c != nil {
+		return c, nil
+	}
 	return &Func{Name: name, Args: bound, T: t}, nil
 }
 
