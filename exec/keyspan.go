@@ -58,34 +58,54 @@ func keySpan(env *eval.Env, sp planner.Span, t *catalog.Table, keyCols []int, de
 			lo, hi = append(lo, r.Lo), append(hi, r.Lo)
 			continue
 		}
-		out = rangeEnds(lo, hi, r, i < len(desc) && desc[i])
-		return out, false, true, nil
+		// Several key values equal the value: the span ends here.
+		a, b := r.Lo, r.Hi
+		if i < len(desc) && desc[i] {
+			a, b = b, a
+		}
+		return index.Span{Lo: append(lo, a), Hi: append(hi, b)}, false, true, nil
 	}
 	if len(sp.Lo) == n && len(sp.Hi) == n {
 		return index.Span{Lo: lo, Hi: hi, LoExcl: sp.LoExcl, HiExcl: sp.HiExcl}, true, true, nil
 	}
 	// The range column: its key-order Lo is the value order's lower bound
-	// on an ascending column and its upper bound on a descending one. A
-	// nil bound (IS NOT NULL) adds nothing: rangeEnds keeps NULL out.
+	// on an ascending column and its upper bound on a descending one.
 	isDesc := n < len(desc) && desc[n]
-	r := index.ValueRange{NoLo: true, NoHi: true}
+	out = index.Span{Lo: lo, Hi: hi}
 	for _, side := range []struct {
 		exprs []planner.Expr
 		excl  bool
 		upper bool // in value order
-	}{{sp.Lo, sp.LoExcl, isDesc}, {sp.Hi, sp.HiExcl, !isDesc}} {
-		if len(side.exprs) <= n || side.exprs[n] == nil {
+		dst   *[]types.Datum
+		dExcl *bool
+	}{{sp.Lo, sp.LoExcl, isDesc, &out.Lo, &out.LoExcl}, {sp.Hi, sp.HiExcl, !isDesc, &out.Hi, &out.HiExcl}} {
+		if len(side.exprs) <= n {
 			continue
 		}
-		b, ok, err := boundRange(env, side.exprs[n], rangeOp(side.upper, side.excl), t, keyCols[n], row)
-		if err != nil || !ok {
+		e := side.exprs[n]
+		if e == nil { // the NULL key value: IS NOT NULL
+			*side.dst, *side.dExcl = append(*side.dst, types.Null), side.excl
+			continue
+		}
+		r, ok, err := boundRange(env, e, rangeOp(side.upper, side.excl), t, keyCols[n], row)
+		if err != nil || !ok || r.Empty {
 			return out, false, false, err
 		}
-		if r = intersect(r, b); r.Empty {
-			return out, false, false, nil
+		v, excl, none := r.Lo, r.LoExcl, r.NoLo
+		if side.upper {
+			v, excl, none = r.Hi, r.HiExcl, r.NoHi
+		}
+		if !none {
+			*side.dst, *side.dExcl = append(*side.dst, v), excl
 		}
 	}
-	return rangeEnds(lo, hi, r, isDesc), false, true, nil
+	if out.Lo == nil {
+		out.Lo = []types.Datum{}
+	}
+	if out.Hi == nil {
+		out.Hi = []types.Datum{}
+	}
+	return out, false, true, nil
 }
 
 // rangeOp is the comparison a bound stands for.
@@ -108,68 +128,25 @@ func boundRange(env *eval.Env, e planner.Expr, op string, t *catalog.Table, col 
 	if err != nil || d.IsNull() {
 		return index.ValueRange{}, false, err
 	}
-	return index.KeyRange(t.Columns[col].Type.Family, op, d, e.Type().Family), true, nil
+	ct := t.Columns[col].Type.Family
+	if f := e.Type().Family; f == ct || (d.Kind == ct.Kind() && d.Kind != types.KindInt && d.Kind != types.KindFloat) {
+		// A value of the column's own type bounds it as it is.
+		return sameTypeRange(op, d), true, nil
+	}
+	return index.KeyRange(ct, op, d, e.Type().Family), true, nil
 }
 
-// intersect is the values in both a and b.
-func intersect(a, b index.ValueRange) index.ValueRange {
-	if a.Empty || b.Empty {
-		return index.ValueRange{Empty: true}
+// sameTypeRange is the range of `col op d` for d of the column's type.
+func sameTypeRange(op string, d types.Datum) index.ValueRange {
+	switch op {
+	case "<":
+		return index.ValueRange{NoLo: true, Hi: d, HiExcl: true}
+	case "<=":
+		return index.ValueRange{NoLo: true, Hi: d}
+	case ">":
+		return index.ValueRange{Lo: d, LoExcl: true, NoHi: true}
+	case ">=":
+		return index.ValueRange{Lo: d, NoHi: true}
 	}
-	r := a
-	if !b.NoLo {
-		if c := eval.Compare(b.Lo, r.Lo); r.NoLo || c > 0 {
-			r.Lo, r.LoExcl, r.NoLo = b.Lo, b.LoExcl, false
-		} else if c == 0 {
-			r.LoExcl = r.LoExcl || b.LoExcl
-		}
-	}
-	if !b.NoHi {
-		if c := eval.Compare(b.Hi, r.Hi); r.NoHi || c < 0 {
-			r.Hi, r.HiExcl, r.NoHi = b.Hi, b.HiExcl, false
-		} else if c == 0 {
-			r.HiExcl = r.HiExcl || b.HiExcl
-		}
-	}
-	if !r.NoLo && !r.NoHi {
-		if c := eval.Compare(r.Lo, r.Hi); c > 0 || (c == 0 && (r.LoExcl || r.HiExcl)) {
-			return index.ValueRange{Empty: true}
-		}
-	}
-	return r
-}
-
-// rangeEnds appends the ends of r (in value order) to the key prefixes lo
-// and hi in key order. An unbounded upper end stops below the NULL key
-// value, which sorts after every value of an ascending column and before
-// every value of a descending one.
-func rangeEnds(lo, hi []types.Datum, r index.ValueRange, desc bool) index.Span {
-	type end struct {
-		v    types.Datum
-		excl bool
-		none bool // no bound: the key prefix alone
-	}
-	lower := end{r.Lo, r.LoExcl, r.NoLo}
-	upper := end{r.Hi, r.HiExcl, false}
-	if r.NoHi {
-		upper = end{types.Null, true, false}
-	}
-	keyLo, keyHi := lower, upper
-	if desc {
-		keyLo, keyHi = upper, lower
-	}
-	out := index.Span{Lo: lo, Hi: hi}
-	if out.Lo == nil {
-		out.Lo = []types.Datum{}
-	}
-	if out.Hi == nil {
-		out.Hi = []types.Datum{}
-	}
-	if !keyLo.none {
-		out.Lo, out.LoExcl = append(out.Lo, keyLo.v), keyLo.excl
-	}
-	if !keyHi.none {
-		out.Hi, out.HiExcl = append(out.Hi, keyHi.v), keyHi.excl
-	}
-	return out
+	return index.ValueRange{Lo: d, Hi: d}
 }
