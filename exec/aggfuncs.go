@@ -94,8 +94,12 @@ func (s *sumState) add(args []types.Datum) (int64, error) {
 		}
 		s.i = r
 	case types.KindFloat:
+		if s.isFloat {
+			s.f += d.F
+		} else {
+			s.f = d.F // not 0 + d.F: like PostgreSQL's float8pl from the first value, sum(-0) is -0
+		}
 		s.isFloat = true
-		s.f += d.F
 	default:
 		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", d.Kind)
 	}
@@ -107,6 +111,8 @@ func (s *sumState) result() (types.Datum, error) {
 	switch {
 	case !s.any:
 		return types.Null, nil
+	case s.isFloat && s.i == 0:
+		return types.NewFloat(s.f), nil
 	case s.isFloat:
 		return types.NewFloat(s.f + float64(s.i)), nil
 	}
@@ -144,7 +150,7 @@ func (s *avgState) add(args []types.Datum) (int64, error) {
 		}
 		s.f += float64(d.I)
 	case types.KindFloat:
-		s.f += d.F
+		s.f += d.F // from 0, as PostgreSQL's float8_accum: avg(-0) is 0
 	default:
 		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", d.Kind)
 	}

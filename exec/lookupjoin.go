@@ -9,7 +9,8 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
-// lookupJoinOp joins each left row with the rows of a table found by key:
+// lookupJoinOp joins each left row with the rows of a table found by key
+// (keySpan turns the left values into key bounds without casting them):
 // a master get when Keys fix the whole primary key, an index get then a
 // master get when they fix every column of a unique Index, otherwise a
 // scan of the primary key or Index over the span Keys = left values (then
@@ -123,39 +124,29 @@ func (j *lookupJoinOp) startLookup(row []types.Datum) error {
 	j.lrow, j.matched, j.getDone = row, false, true
 	copy(j.out, row)
 	t := j.node.Table
-	if j.keys == nil {
-		j.keys = make([]types.Datum, len(j.node.Keys))
+	desc := t.PrimaryKeyDesc
+	if j.node.Index != nil {
+		desc = j.node.Index.Desc
 	}
-	// keys is reused per left row: a span or get made from it is done
-	// with before the next left row starts.
-	keys := j.keys
-	for i, e := range j.node.Keys {
-		d, err := eval.Eval(j.env, e, row)
-		if err != nil {
-			return err
-		}
-		if d.IsNull() {
-			return nil // matches nothing
-		}
-		ct := t.Columns[j.keyCols[i]].Type
-		if d.Kind != ct.Kind() {
-			if d, err = eval.Cast(d, types.T{Family: ct.Family}); err != nil {
-				return err
-			}
-		}
-		keys[i] = d
+	// The keys are the probe values as they are, not cast to the key
+	// columns' types: keySpan finds the key values that equal them.
+	sp, point, ok, err := keySpan(j.env, planner.Span{Lo: j.node.Keys, Hi: j.node.Keys}, t, j.keyCols, desc, row)
+	if err != nil || !ok {
+		return err // !ok: a NULL or unmatched key matches nothing
 	}
-	if (j.node.Index == nil && len(keys) == len(t.PrimaryKey)) || j.unique {
+	j.keys = sp.Lo
+	if point && ((j.node.Index == nil && len(sp.Lo) == len(t.PrimaryKey)) || j.unique) {
 		j.getDone = false
 		return nil
 	}
-	sp := index.Span{Lo: keys, Hi: keys}
-	var err error
 	if j.node.Index == nil {
 		j.it, err = index.ScanMaster(j.rs.ctx.RW, t, sp, false)
-	} else {
-		j.it, err = index.ScanIndex(j.rs.ctx.RW, t, j.node.Index, sp, false)
+		return err
 	}
+	if j.node.Index.Form == catalog.FormInverted && !point {
+		return pgerror.Newf(pgerror.Internal, "exec: lookup join through inverted index %q with a range of keys", j.node.Index.Name)
+	}
+	j.it, err = index.ScanIndex(j.rs.ctx.RW, t, j.node.Index, sp, false)
 	return err
 }
 

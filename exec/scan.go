@@ -13,8 +13,8 @@ import (
 // scanOp reads one table through the access path the planner chose and
 // produces full-width rows (see planner.Scan): only the columns of
 // planner.Scan.Needed are decoded, the others stay NULL in row buffers
-// that are reused from row to row. Span bounds are evaluated
-// and converted to the key columns' types when the scan opens; spans are
+// that are reused from row to row. Span bounds are evaluated into key
+// bounds when the scan opens (keySpan); spans are
 // read one after the other (in reverse order for a Reverse scan), so an
 // IN list's spans come out in key order.
 type scanOp struct {
@@ -112,70 +112,23 @@ func (s *scanOp) open() error {
 	if s.usesIndex() {
 		keyCols = s.node.Index.Columns
 	}
+	desc := s.keyDesc(keyCols)
 	for _, sp := range s.node.Spans {
-		lo, okLo, err := evalBound(s.env, sp.Lo, s.node.Table, keyCols)
+		ks, _, ok, err := keySpan(s.env, sp, s.node.Table, keyCols, desc, nil)
 		if err != nil {
 			return err
 		}
-		hi, okHi := lo, okLo
-		if !sameExprs(sp.Hi, sp.Lo) { // an equality span shares its bounds
-			if hi, okHi, err = evalBound(s.env, sp.Hi, s.node.Table, keyCols); err != nil {
-				return err
-			}
+		if ok {
+			s.spans = append(s.spans, ks)
 		}
-		if !okLo || !okHi {
-			continue // a NULL bound: no key compares true with NULL
-		}
-		s.spans = append(s.spans, index.Span{Lo: lo, Hi: hi, LoExcl: sp.LoExcl, HiExcl: sp.HiExcl})
 	}
-	s.spans = sortSpans(s.spans, s.keyDesc(keyCols))
+	s.spans = sortSpans(s.spans, desc)
 	if s.node.Reverse {
 		for i, j := 0, len(s.spans)-1; i < j; i, j = i+1, j-1 {
 			s.spans[i], s.spans[j] = s.spans[j], s.spans[i]
 		}
 	}
 	return nil
-}
-
-// sameExprs reports whether a and b are the same slice (same elements in
-// the same storage), as the planner builds an equality span's Lo and Hi.
-func sameExprs(a, b []planner.Expr) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) && (a == nil) == (b == nil)
-}
-
-// evalBound evaluates one side of a span and converts each value to its
-// key column's type (without a width: a bound is compared, not stored).
-// ok is false when a value is NULL; a nil expression is the NULL key value
-// (IS [NOT] NULL, see planner.Span) and yields types.Null.
-func evalBound(env *eval.Env, exprs []planner.Expr, t *catalog.Table, keyCols []int) (vals []types.Datum, ok bool, err error) {
-	if exprs == nil {
-		return nil, true, nil
-	}
-	if len(exprs) > len(keyCols) {
-		return nil, false, pgerror.Newf(pgerror.Internal, "exec: span of %d values over %d key columns", len(exprs), len(keyCols))
-	}
-	vals = make([]types.Datum, len(exprs))
-	for i, e := range exprs {
-		if e == nil {
-			vals[i] = types.Null
-			continue
-		}
-		d, err := eval.Eval(env, e, nil)
-		if err != nil {
-			return nil, false, err
-		}
-		if d.IsNull() {
-			return nil, false, nil
-		}
-		ct := t.Columns[keyCols[i]].Type
-		if d.Kind != ct.Kind() {
-			if d, err = eval.Cast(d, types.T{Family: ct.Family}); err != nil {
-				return nil, false, err
-			}
-		}
-		vals[i] = d
-	}
-	return vals, true, nil
 }
 
 func (s *scanOp) Next() ([]types.Datum, error) {
@@ -247,7 +200,7 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 		s.si++
 		var err error
 		switch {
-		case s.node.Access == planner.PKGet && len(sp.Lo) == len(t.PrimaryKey) && !sp.LoExcl && !sp.HiExcl:
+		case s.node.Access == planner.PKGet && len(sp.Lo) == len(t.PrimaryKey) && isPoint(sp):
 			found, err := index.GetCols(s.rs.ctx.RW, t, sp.Lo, s.row, s.cols)
 			if err != nil {
 				return nil, err
@@ -256,8 +209,8 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 				return s.row, nil
 			}
 			continue
-		case s.node.Access == planner.UniqueGet && len(sp.Lo) == len(s.node.Index.Columns) && !sp.LoExcl && !sp.HiExcl:
-			// evalBound dropped spans with a NULL bound, so every value is
+		case s.node.Access == planner.UniqueGet && len(sp.Lo) == len(s.node.Index.Columns) && isPoint(sp):
+			// keySpan dropped spans with a NULL bound, so every value is
 			// non-NULL: one index get, one master get.
 			var found bool
 			if s.node.IndexOnly {
@@ -285,6 +238,20 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 			return nil, err
 		}
 	}
+}
+
+// isPoint reports whether sp is one key prefix: Lo equals Hi, both ends
+// included. (An equality whose values form a range, see keySpan, is not.)
+func isPoint(sp index.Span) bool {
+	if sp.LoExcl || sp.HiExcl || len(sp.Lo) != len(sp.Hi) {
+		return false
+	}
+	for i := range sp.Lo {
+		if eval.Compare(sp.Lo[i], sp.Hi[i]) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *scanOp) Close() error {

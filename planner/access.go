@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -29,14 +30,10 @@ func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
 			if !ok {
 				continue
 			}
-			if ref, ok := e.L.(*ColRef); ok && ref.Outer == 0 && isConstant(e.R) {
-				if v, ok := keyValue(e.R, t.Columns[ref.Index].Type); ok {
-					out = append(out, keyPred{col: ref.Index, op: e.Op, vals: []Expr{v}})
-				}
-			} else if ref, ok := e.R.(*ColRef); ok && ref.Outer == 0 && isConstant(e.L) {
-				if v, ok := keyValue(e.L, t.Columns[ref.Index].Type); ok {
-					out = append(out, keyPred{col: ref.Index, op: op, vals: []Expr{v}})
-				}
+			if col, v, ok := keyOperand(t, e.L, e.R); ok && isConstant(e.R) {
+				out = append(out, keyPred{col: col, op: e.Op, vals: []Expr{v}})
+			} else if col, v, ok := keyOperand(t, e.R, e.L); ok && isConstant(e.L) {
+				out = append(out, keyPred{col: col, op: op, vals: []Expr{v}})
 			}
 		case *IsNull:
 			ref, ok := e.X.(*ColRef)
@@ -52,48 +49,91 @@ func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
 			}
 			out = append(out, keyPred{col: ref.Index, op: op, vals: []Expr{nil}})
 		case *In:
-			ref, ok := e.X.(*ColRef)
-			if !ok || ref.Outer != 0 || e.Not || len(e.List) > 1000 {
+			if e.Not || len(e.List) > 1000 {
 				continue
 			}
+			col := -1
 			var vals []Expr
 			for _, x := range e.List {
-				if !isConstant(x) {
+				c, v, ok := keyOperand(t, e.X, x)
+				if !ok || !isConstant(x) || (col >= 0 && c != col) {
 					vals = nil
 					break
 				}
-				v, ok := keyValue(x, t.Columns[ref.Index].Type)
-				if !ok {
-					vals = nil
-					break
-				}
+				col = c
 				vals = append(vals, v)
 			}
 			if vals != nil {
-				out = append(out, keyPred{col: ref.Index, op: "in", vals: vals})
+				out = append(out, keyPred{col: col, op: "in", vals: vals})
 			}
 		}
 	}
 	return out
 }
 
-// keyValue returns x as a bound for a key column of type t, when the
-// conversion cannot change which rows match (an integer column bounded by
-// a float, say, could: such bounds are not used).
+// keyOperand matches a comparison between colSide, a column of t, and
+// valSide (a value constant for the execution, or a lookup join's probe),
+// returning the column and the value as a key bound. colSide may be the
+// column cast to float8: that is how an integer (or numeric, or float4)
+// column compares with a float (compareType), and the bound is then a
+// float8, which tells index.KeyRange to compare in float8.
+func keyOperand(t *catalog.Table, colSide, valSide Expr) (int, Expr, bool) {
+	switch c := colSide.(type) {
+	case *ColRef:
+		if c.Outer != 0 {
+			return 0, nil, false
+		}
+		v, ok := keyValue(valSide, t.Columns[c.Index].Type)
+		return c.Index, v, ok
+	case *Cast:
+		ref, ok := c.X.(*ColRef)
+		if !ok || ref.Outer != 0 || c.T.Family != types.Float8 || !isNumeric(t.Columns[ref.Index].Type.Family) {
+			return 0, nil, false
+		}
+		v, ok := keyValueFloat8(valSide)
+		return ref.Index, v, ok
+	}
+	return 0, nil, false
+}
+
+// keyValueFloat8 returns x as a float8 bound for a numeric column
+// compared in float8; kvsql's numeric is a float64, so a numeric x is
+// only retyped.
+func keyValueFloat8(x Expr) (Expr, bool) {
+	switch f := x.Type().Family; {
+	case isFloat(f):
+		return x, true
+	case isNumeric(f) || f == types.Unknown:
+		return &Cast{X: x, T: tFloat8}, true
+	}
+	return nil, false
+}
+
+// keyValue returns x as a bound for a key column of type t. A value of
+// another numeric type is left as it is, never cast to t (a cast would
+// round 2.5 into an int4 column's 2 and fail on 4294967296): exec finds
+// the key values that compare with it (index.KeyRange). An untyped
+// literal or parameter takes the column's type, as in PostgreSQL.
 func keyValue(x Expr, t types.T) (Expr, bool) {
 	xt := x.Type()
 	switch {
 	case xt == t:
 		return x, true
 	case xt.Family == types.Unknown:
+		if t.Family == types.Varchar {
+			t.Width = 0 // compared, not stored: no truncation
+		}
 		v, err := coerce(x, t)
 		return v, err == nil
-	case xt.Kind() == t.Kind() && t.Kind() != types.KindFloat:
-		if isText(t.Family) && t.Family == types.Char {
-			return nil, false // bpchar compares without trailing blanks
-		}
-		return &Cast{X: x, T: t}, true
-	case isInteger(xt.Family) && t.Kind() == types.KindFloat:
+	case isNumeric(xt.Family) && isNumeric(t.Family):
+		// An integer column compares with a float in float8, through a
+		// cast of the column that keyOperand matches; bare, the pair
+		// means an exact comparison that exec does not make.
+		return x, !(isInteger(t.Family) && isFloat(xt.Family))
+	case isText(xt.Family) && isText(t.Family):
+		// bpchar compares without trailing blanks, text with them.
+		return x, t.Family != types.Char && xt.Family != types.Char
+	case xt.Kind() == t.Kind():
 		return &Cast{X: x, T: t}, true
 	}
 	return nil, false
@@ -237,6 +277,15 @@ func (b *binder) keyAccess(t *catalog.Table, idx *catalog.Index, keyCols []int, 
 	inverted := idx != nil && idx.Form == catalog.FormInverted
 	if inverted && !full {
 		return c, false // an inverted list answers equality on all its columns only
+	}
+	if inverted {
+		for _, pre := range prefixes {
+			for i, v := range pre {
+				if v != nil && !index.PointImage(t.Columns[keyCols[i]].Type.Family, v.Type().Family) {
+					return c, false // an equality that is a range of keys
+				}
+			}
+		}
 	}
 	// A range on the next column, in value order (NULL is the largest
 	// value: the key order of an ascending column); hasLo/hasHi tell a

@@ -44,13 +44,7 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if isNullConst(x) {
-			return x, nil
-		}
-		if v, ok := boolConst(x); ok {
-			return &Const{Value: types.NewBool(!v), T: tBool}, nil
-		}
-		return &UnaryOp{Op: "NOT", X: x, T: tBool}, nil
+		return foldNot(x), nil
 	case *sqlparser.ComparisonExpr:
 		return b.comparison(e, s)
 	case *sqlparser.BetweenExpr:
@@ -66,9 +60,9 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		and := &And{Args: []Expr{lo, hi}}
+		and := foldAnd([]Expr{lo, hi})
 		if !e.IsBetween {
-			return &UnaryOp{Op: "NOT", X: and, T: tBool}, nil
+			return foldNot(and), nil
 		}
 		return and, nil
 	case *sqlparser.IsExpr:
@@ -121,6 +115,9 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			if err != nil {
 				return nil, err
 			}
+			if c := foldStrict(x.Type(), x); c != nil {
+				return c, nil
+			}
 			return &UnaryOp{Op: "-", X: x, T: x.Type()}, nil
 		case sqlparser.UPlusOp:
 			return coerceNumeric(x)
@@ -129,13 +126,16 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			if err != nil {
 				return nil, err
 			}
+			if c := foldStrict(x.Type(), x); c != nil {
+				return c, nil
+			}
 			return &UnaryOp{Op: "~", X: x, T: x.Type()}, nil
 		case sqlparser.BangOp:
 			x, err = coerce(x, tBool)
 			if err != nil {
 				return nil, err
 			}
-			return &UnaryOp{Op: "NOT", X: x, T: tBool}, nil
+			return foldNot(x), nil
 		}
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported unary operator")
 	case *sqlparser.CaseExpr:
@@ -387,6 +387,9 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 				return nil, err
 			}
 		}
+		if in, ok, err := splitIn(x, list, not); ok || err != nil {
+			return in, err
+		}
 		in, err := inList(x, list, not)
 		if c, ok := x.(*Const); ok && err != nil && !c.Value.IsNull() {
 			// As for IN (subquery): a constant that is no value of the
@@ -469,17 +472,81 @@ func asText(x Expr) Expr {
 	return &Cast{X: x, T: tText}
 }
 
+// splitIn binds x [NOT] IN (list) as PostgreSQL's transformAExprIn does
+// when some items read the row's columns: the other items, if there are
+// at least two, form one IN list, tested first; each column-reading item
+// is a comparison of its own, joined by OR (IN) or AND (NOT IN) in list
+// order. It matters for NULLs and errors: in WHERE a NOT IN (a / b, -1,
+// NULL) the list (-1, NULL) is never TRUE, so the row is rejected before
+// a / b is evaluated. ok is false when no item reads a column.
+func splitIn(x Expr, list []Expr, not bool) (Expr, bool, error) {
+	var vars, consts []Expr
+	for _, item := range list {
+		if readsRow(item) {
+			vars = append(vars, item)
+		} else {
+			consts = append(consts, item)
+		}
+	}
+	if len(vars) == 0 {
+		return nil, false, nil
+	}
+	op := "="
+	if not {
+		op = "<>"
+	}
+	var args []Expr
+	items := list
+	if len(consts) > 1 {
+		in, err := inList(x, consts, not)
+		if err != nil {
+			return nil, true, err
+		}
+		args, items = append(args, in), vars
+	}
+	for _, item := range items {
+		c, err := compareExprs(op, x, item)
+		if err != nil {
+			return nil, true, err
+		}
+		args = append(args, c)
+	}
+	if not {
+		return foldAnd(args), true, nil
+	}
+	return foldOr(args), true, nil
+}
+
+// readsRow reports whether e reads a column of the current row (not only
+// constants, parameters and outer references).
+func readsRow(e Expr) bool {
+	reads := false
+	walkExpr(e, func(x Expr) bool {
+		switch c := x.(type) {
+		case *ColRef:
+			reads = reads || c.Outer == 0
+		case *Subquery:
+			reads = reads || c.Correlated
+		}
+		return !reads
+	})
+	return reads
+}
+
 // inList binds x IN (list), coercing x and the items to a common type.
 func inList(x Expr, list []Expr, not bool) (Expr, error) {
 	t := x.Type()
 	for _, item := range list {
-		t = commonType(t, item.Type())
+		t = compareType(t, item.Type())
 		if t.Family == types.Unknown && item.Type().Family != types.Unknown && x.Type().Family != types.Unknown {
 			return nil, mismatch("IN", x.Type(), item.Type())
 		}
 	}
 	if t.Family == types.Unknown {
 		t = tText
+	}
+	if t.Family == types.Varchar {
+		t.Width = 0 // compared as text: a literal is not truncated to the width
 	}
 	x, err := coerceCompare(x, t)
 	if err != nil {
@@ -507,9 +574,12 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	if !comparableTypes(x.Type(), y.Type()) {
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, y.Type())
 	}
-	t := commonType(x.Type(), y.Type())
+	t := compareType(x.Type(), y.Type())
 	if t.Family == types.Unknown {
 		t = tText
+	}
+	if t.Family == types.Varchar {
+		t.Width = 0 // compared as text: a literal is not truncated to the width
 	}
 	var err error
 	if x, err = coerceCompare(x, t); err != nil {
@@ -526,11 +596,17 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	return &BinOp{Op: op, L: x, R: y, T: tBool}, nil
 }
 
-// coerceCompare brings x to type t for a comparison. Numeric values of
-// different families compare without casts (exec compares int with float
-// numerically), so only literals and non-numeric types are converted.
+// coerceCompare brings x to type t, the compareType of a comparison.
+// Numeric values of different families compare without casts where
+// exec's exact comparison of ints and floats gives PostgreSQL's answer
+// (integers among themselves, integers with numeric, numeric with the
+// floats: kvsql's numeric is a float64); an integer compared in float8 is
+// cast, so that it is rounded to float8 first as PostgreSQL does.
 func coerceCompare(x Expr, t types.T) (Expr, error) {
 	if isNumeric(x.Type().Family) && isNumeric(t.Family) {
+		if isInteger(x.Type().Family) && t.Family == types.Float8 {
+			return coerce(x, tFloat8)
+		}
 		return x, nil
 	}
 	if isText(x.Type().Family) && isText(t.Family) {
@@ -681,7 +757,7 @@ func (b *binder) caseExpr(e *sqlparser.CaseExpr, s *scope) (Expr, error) {
 	}
 	c.Operand = nil // the operand is folded into each condition
 	c.T = t
-	return c, nil
+	return foldCase(c), nil
 }
 
 func caseType(acc, t types.T) types.T {

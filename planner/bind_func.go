@@ -95,6 +95,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			}
 		}
 	}
+	if c := foldStrictFunc(name, t, bound); c != nil {
+		return c, nil
+	}
 	return &Func{Name: name, Args: bound, T: t}, nil
 }
 
@@ -249,13 +252,18 @@ func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlpar
 	if !comparableTypes(x.Type(), cols[0].T) {
 		err = pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s = %s", x.Type(), cols[0].T)
 	} else {
-		t := commonType(x.Type(), cols[0].T)
+		t := compareType(x.Type(), cols[0].T)
 		if t.Family == types.Unknown {
 			t = tText
 		}
 		var cx Expr
 		if cx, err = coerceCompare(x, t); err == nil {
 			out.X = cx
+			col := &ColRef{Index: 0, T: cols[0].T, Name: cols[0].Name}
+			if cc, cerr := coerceCompare(col, t); cerr == nil && cc != Expr(col) {
+				// The subquery's integers are compared in float8.
+				out.Plan = &Project{Input: plan, Cols: []Column{{Name: cols[0].Name, T: cc.Type()}}, Exprs: []Expr{cc}}
+			}
 			return out, nil
 		}
 	}

@@ -96,6 +96,14 @@ func castConst(c *Const, t types.T) (Expr, error) {
 			return nil, err
 		}
 		return &Const{Value: types.NewInt(i), T: t}, nil
+	case v.Kind == types.KindText && t.Family == types.Float4:
+		// float4in rounds once, to float32; out of range is left to the
+		// cast at run time, which knows float4's errors.
+		f, err := strconv.ParseFloat(strings.TrimSpace(v.S), 32)
+		if err != nil || math.IsInf(f, 0) || strings.ContainsAny(v.S, "_xXpP") {
+			return &Cast{X: c, T: t}, nil
+		}
+		return &Const{Value: types.NewFloat(f), T: t}, nil
 	case v.Kind == types.KindText && t.Kind() == types.KindFloat:
 		s := strings.TrimSpace(v.S)
 		f, err := strconv.ParseFloat(s, 64)
@@ -139,8 +147,16 @@ func castConst(c *Const, t types.T) (Expr, error) {
 			return nil, err
 		}
 		return &Const{Value: v, T: t}, nil
+	case v.Kind == types.KindInt && t.Family == types.Float4:
+		return &Const{Value: types.NewFloat(float64(float32(v.I))), T: t}, nil // one rounding, as PostgreSQL's i8tof
 	case v.Kind == types.KindInt && t.Kind() == types.KindFloat:
 		return &Const{Value: types.NewFloat(float64(v.I)), T: t}, nil
+	case v.Kind == types.KindFloat && t.Family == types.Float4:
+		g := float64(float32(v.F))
+		if math.IsInf(g, 0) != math.IsInf(v.F, 0) || (g == 0 && v.F != 0) {
+			return &Cast{X: c, T: t}, nil // overflow or underflow: 22003 at run time
+		}
+		return &Const{Value: types.NewFloat(g), T: t}, nil
 	case v.Kind == types.KindFloat && t.Kind() == types.KindFloat:
 		return &Const{Value: v, T: t}, nil
 	}

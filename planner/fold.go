@@ -2,12 +2,17 @@ package planner
 
 import "github.com/kvsql/kvsql/types"
 
-// Constant folding of what is decided without evaluating anything: a
-// strict operator with a NULL operand is NULL, AND with FALSE is FALSE, OR
-// with TRUE is TRUE. PostgreSQL's planner does the same, and it matters
-// beyond speed: in `WHERE x / 0 = NULL` the division is never evaluated,
-// so the query returns no rows instead of failing with 22012. Filters that
-// fold to FALSE or NULL become empty inputs (see emptyIfFalse).
+// Constant folding of what is decided without evaluating anything, as
+// PostgreSQL's eval_const_expressions does: a strict operator, function
+// or cast with a NULL constant operand is NULL (unary minus included), a
+// CASE arm whose condition is a constant FALSE or NULL is dropped and one
+// whose condition is TRUE ends the CASE, NOT NOT x is x, AND with FALSE is
+// FALSE, OR with TRUE is TRUE. It matters beyond speed: in
+// a / b * -CAST(NULL AS INTEGER) the division is never evaluated, so the
+// query yields NULL instead of failing with 22012. As in PostgreSQL, an
+// expression over columns is never evaluated at plan time (a / 0 stays).
+// Filters with a FALSE or NULL conjunct become empty inputs (see
+// emptyIfFalse), as PostgreSQL's one-time filter skips the scan.
 
 // isNullConst reports whether e is a NULL constant.
 func isNullConst(e Expr) bool {
@@ -25,10 +30,18 @@ func boolConst(e Expr) (value, ok bool) {
 }
 
 // alwaysFalse reports whether a filter predicate is FALSE or NULL for
-// every row.
+// every row: a FALSE or NULL constant, or a conjunction with one.
 func alwaysFalse(e Expr) bool {
 	if isNullConst(e) {
 		return true
+	}
+	if and, ok := e.(*And); ok {
+		for _, a := range and.Args {
+			if alwaysFalse(a) {
+				return true
+			}
+		}
+		return false
 	}
 	v, ok := boolConst(e)
 	return ok && !v
@@ -96,4 +109,63 @@ func emptyIfFalse(n Node, pred Expr) Node {
 		return nil
 	}
 	return &Values{Cols: n.Columns()}
+}
+
+// nonStrictFuncs are the functions that do not yield NULL for a NULL
+// argument (exec's evalFunc handles their NULLs).
+var nonStrictFuncs = map[string]bool{
+	"coalesce": true, "ifnull": true, "nullif": true, "greatest": true, "least": true,
+	"concat": true, "concat_ws": true,
+}
+
+// foldStrictFunc returns a NULL constant of type t for a call of a strict
+// function with a NULL constant argument, else nil.
+func foldStrictFunc(name string, t types.T, args []Expr) Expr {
+	if nonStrictFuncs[name] {
+		return nil
+	}
+	return foldStrict(t, args...)
+}
+
+// foldNot simplifies NOT x: NOT of a constant is a constant (NULL stays
+// NULL) and NOT NOT x is x (also in three-valued logic).
+func foldNot(x Expr) Expr {
+	if isNullConst(x) {
+		return &Const{T: tBool}
+	}
+	if v, ok := boolConst(x); ok {
+		return &Const{Value: types.NewBool(!v), T: tBool}
+	}
+	if u, ok := x.(*UnaryOp); ok && u.Op == "NOT" {
+		return u.X
+	}
+	return &UnaryOp{Op: "NOT", X: x, T: tBool}
+}
+
+// foldCase drops the arms of c whose condition is a constant FALSE or
+// NULL, and ends it at the first arm whose condition is TRUE (that arm's
+// value becomes the ELSE); a CASE left without arms is its ELSE.
+func foldCase(c *Case) Expr {
+	var whens []When
+	els := c.Else
+	for _, w := range c.Whens {
+		if isNullConst(w.Cond) {
+			continue
+		}
+		if v, ok := boolConst(w.Cond); ok && !v {
+			continue
+		}
+		if v, ok := boolConst(w.Cond); ok && v {
+			els = w.Val
+			break
+		}
+		whens = append(whens, w)
+	}
+	if len(whens) == 0 {
+		if els == nil {
+			return &Const{T: c.T}
+		}
+		return els
+	}
+	return &Case{Whens: whens, Else: els, T: c.T}
 }

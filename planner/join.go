@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/index"
 )
 
 // joinTree plans the relations of a flattened FROM clause with the
@@ -396,37 +397,41 @@ func (b *binder) lookupJoin(left Node, leftRows float64, right Node, rel *relati
 	if leftRows*4 > tableRows {
 		return nil // a hash join reads the table once; cheaper
 	}
-	// Which table column does each right key read?
+	// Which table column does each right key read? A right key may be
+	// the column cast to float8 (an integer column equal to a float, see
+	// compareType); the left key is then a float8 probe.
 	keyCol := map[int]Expr{}
+	keyOf := map[int]int{} // column -> the equality it comes from
 	for i, rk := range rkeys {
-		if ref, ok := rk.(*ColRef); ok && ref.Outer == 0 {
-			if _, dup := keyCol[ref.Index]; !dup {
-				keyCol[ref.Index] = lkeys[i]
-			}
+		col, probe, ok := keyOperand(t, rk, lkeys[i])
+		if !ok {
+			continue
+		}
+		if _, dup := keyCol[col]; !dup {
+			keyCol[col], keyOf[col] = probe, i
 		}
 	}
-	try := func(cols []int) []Expr {
+	try := func(idx *catalog.Index, cols []int) []Expr {
 		var keys []Expr
 		for _, c := range cols {
 			k, ok := keyCol[c]
 			if !ok {
 				break
 			}
-			x, err := coerce(k, t.Columns[c].Type)
-			if err != nil {
-				return nil
+			if idx != nil && idx.Form == catalog.FormInverted && !index.PointImage(t.Columns[c].Type.Family, k.Type().Family) {
+				return nil // an equality that is a range of keys
 			}
-			keys = append(keys, x)
+			keys = append(keys, k)
 		}
 		return keys
 	}
 	var bestIdx *catalog.Index
-	best := try(t.PrimaryKey)
+	best := try(nil, t.PrimaryKey)
 	for _, idx := range t.Indexes {
-		if idx.Form == catalog.FormInverted && len(try(idx.Columns)) < len(idx.Columns) {
+		if idx.Form == catalog.FormInverted && len(try(idx, idx.Columns)) < len(idx.Columns) {
 			continue
 		}
-		if k := try(idx.Columns); len(k) > len(best) {
+		if k := try(idx, idx.Columns); len(k) > len(best) {
 			best, bestIdx = k, idx
 		}
 	}
@@ -443,13 +448,16 @@ func (b *binder) lookupJoin(left Node, leftRows float64, right Node, rel *relati
 	} else {
 		keyCols = bestIdx.Columns[:used]
 	}
-	usedCol := map[int]bool{}
+	// An equality a key answers exactly (probe and column of one type)
+	// is not checked again; any other is, over the combined row.
+	exact := map[int]bool{}
 	for _, c := range keyCols {
-		usedCol[c] = true
+		if keyCol[c].Type() == t.Columns[c].Type {
+			exact[keyOf[c]] = true
+		}
 	}
 	for i, rk := range rkeys {
-		ref, ok := rk.(*ColRef)
-		if ok && ref.Outer == 0 && usedCol[ref.Index] && keyCol[ref.Index] == lkeys[i] {
+		if exact[i] {
 			continue
 		}
 		shifted := remap(rk, offsetMap(len(rel.cols), width))

@@ -51,10 +51,13 @@ const (
 )
 
 // Span bounds a scan over a prefix of the key columns of the primary key
-// or of Index. Bound expressions are constants or parameters (already cast
-// to the key column's type) evaluated when the scan opens; one that
-// evaluates to NULL makes the span empty (no key compares true with
-// NULL). Nil Lo or Hi is unbounded on that side.
+// or of Index. Bound expressions are constants or parameters evaluated
+// when the scan opens, of the key column's type or of another numeric
+// type: they are not cast, exec finds the key values that compare with
+// them (index.KeyRange; an equality may become a range there, which ends
+// the span). One that evaluates to NULL makes the span empty (no key
+// compares true with NULL). Nil Lo or Hi is unbounded on that side. The
+// equalities of a span are the leading elements Lo and Hi share.
 //
 // A nil ELEMENT of Lo or Hi is the NULL key value itself, which sorts
 // after every value of an ascending column (before, descending): it is
@@ -159,9 +162,11 @@ type Join struct {
 
 // LookupJoin joins each Left row with the rows of Table found through the
 // primary key (Index nil) or Index, whose leading key columns equal Keys
-// (expressions over the left row). Output rows are the left row followed by
-// the full-width table row. Filter applies to the table row alone; On to
-// the combined row. For a LeftJoin unmatched left rows get NULLs.
+// (expressions over the left row, possibly of another numeric type than
+// their column, as Span bounds are; On then repeats the equality). Output
+// rows are the left row followed by the full-width table row. Filter
+// applies to the table row alone; On to the combined row. For a LeftJoin
+// unmatched left rows get NULLs.
 type LookupJoin struct {
 	Type   JoinType
 	Left   Node

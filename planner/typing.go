@@ -23,6 +23,7 @@ func numericRank(f types.Family) int {
 }
 
 func isNumeric(f types.Family) bool { return numericRank(f) > 0 }
+func isFloat(f types.Family) bool   { return f == types.Float4 || f == types.Float8 }
 func isInteger(f types.Family) bool { return f == types.Int2 || f == types.Int4 || f == types.Int8 }
 func isText(f types.Family) bool {
 	return f == types.Text || f == types.Varchar || f == types.Char
@@ -57,6 +58,20 @@ func commonType(a, b types.T) types.T {
 		return tTS
 	}
 	return types.T{} // no common type; callers report 42804
+}
+
+// compareType is the type a comparison of a and b is done in, as
+// PostgreSQL resolves its operators (pg_operator has cross-type
+// comparisons within the integers and within the floats, none between
+// them): two integers compare exactly, an integer or a numeric compares
+// with a numeric as numeric, and any other mix with float4 or float8 is
+// done in float8 (int8 9007199254740993 equals float8 9007199254740992).
+// Other types compare in their commonType.
+func compareType(a, b types.T) types.T {
+	if isNumeric(a.Family) && isNumeric(b.Family) && a.Family != b.Family && (isFloat(a.Family) || isFloat(b.Family)) {
+		return tFloat8
+	}
+	return commonType(a, b)
 }
 
 // comparable reports whether values of a and b can be compared.

@@ -118,22 +118,18 @@ func EvalBool(env *Env, e planner.Expr, row []types.Datum) (bool, error) {
 			return v, nil
 		}
 	case *planner.And:
-		// TRUE only if every argument is TRUE; like evalLogic it stops
-		// at the first FALSE and evaluates past a NULL (for its errors).
-		sawNull := false
+		// TRUE only if every argument is TRUE. A filter's conjuncts are
+		// PostgreSQL's qual list, which ExecQual stops at the first
+		// FALSE or NULL: a row is rejected without evaluating the rest
+		// (unlike AND inside an expression, evalLogic, which evaluates
+		// past a NULL for its errors).
 		for _, a := range e.Args {
 			v, err := evalTruth(env, a, row, "AND")
-			if err != nil {
+			if err != nil || v != truthTrue {
 				return false, err
 			}
-			switch v {
-			case truthFalse:
-				return false, nil
-			case truthNull:
-				sawNull = true
-			}
 		}
-		return !sawNull, nil
+		return true, nil
 	}
 	d, err := Eval(env, e, row)
 	if err != nil {

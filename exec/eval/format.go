@@ -61,10 +61,10 @@ func AppendText(b []byte, d types.Datum, t types.T) []byte {
 }
 
 // appendFloat renders f as PostgreSQL 12+ does by default
-// (extra_float_digits = 1): the shortest round-tripping digits, in
+// (extra_float_digits = 1): the shortest digits that read back as f, in
 // exponent form when the decimal exponent is below -4 or at least the
-// type's precision (15 for double precision, 6 for real). NUMERIC is
-// plain decimal, never exponent form.
+// type's precision (15 for double precision, 6 for real); see
+// appendShortestFloat. NUMERIC is plain decimal, never exponent form.
 func appendFloat(b []byte, f float64, fam types.Family) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -84,16 +84,10 @@ func appendFloat(b []byte, f float64, fam types.Family) []byte {
 		}
 		return append(b, '0')
 	}
-	bitSize, maxExp := 64, 15
 	if fam == types.Float4 {
-		bitSize, maxExp = 32, 6
+		return appendShortestFloat(b, float64(float32(f)), 32)
 	}
-	var buf [32]byte
-	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bitSize)
-	if exp := decimalExponent(e); exp < -4 || exp >= maxExp {
-		return append(b, e...)
-	}
-	return strconv.AppendFloat(b, f, 'f', -1, bitSize)
+	return appendShortestFloat(b, f, 64)
 }
 
 // concat2 is the || operator on non-NULL operands of types lt and rt:
