@@ -140,13 +140,13 @@ func (j *lookupJoinOp) startLookup(row []types.Datum) error {
 		return nil
 	}
 	if j.node.Index == nil {
-		j.it, err = index.ScanMaster(j.rs.ctx.RW, t, sp, false)
+		j.it, err = index.ScanMaster(j.rs.reader(), t, sp, false)
 		return err
 	}
 	if j.node.Index.Form == catalog.FormInverted && !point {
 		return pgerror.Newf(pgerror.Internal, "exec: lookup join through inverted index %q with a range of keys", j.node.Index.Name)
 	}
-	j.it, err = index.ScanIndex(j.rs.ctx.RW, t, j.node.Index, sp, false)
+	j.it, err = index.ScanIndex(j.rs.reader(), t, j.node.Index, sp, false)
 	return err
 }
 
@@ -158,9 +158,9 @@ func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
 		var found bool
 		var err error
 		if j.unique {
-			found, err = index.GetUnique(j.rs.ctx.RW, t, j.node.Index, j.keys, j.trow)
+			found, err = index.GetUnique(j.rs.reader(), t, j.node.Index, j.keys, j.trow)
 		} else {
-			found, err = index.Get(j.rs.ctx.RW, t, j.keys, j.trow)
+			found, err = index.Get(j.rs.reader(), t, j.keys, j.trow)
 		}
 		if err != nil || !found {
 			return nil, err
@@ -180,7 +180,7 @@ func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
 	for i, o := range t.PrimaryKey {
 		j.pk[i] = row[o]
 	}
-	found, err := index.Get(j.rs.ctx.RW, t, j.pk, j.trow)
+	found, err := index.Get(j.rs.reader(), t, j.pk, j.trow)
 	if err != nil {
 		return nil, err
 	}

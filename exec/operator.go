@@ -24,8 +24,16 @@ type Ctx struct {
 	// 1024 rows and then fail with SQLSTATE 57014 (or with the context's
 	// cause when that carries a SQLSTATE). Nil means context.Background().
 	Context context.Context
-	// RW is the transaction; reads see its own writes.
+	// RW is the transaction; reads see its own writes. DML writes through
+	// it, and its constraint checks (duplicate keys) read through it, so
+	// they see the rows the statement has already written.
 	RW kv.ReadWriter
+	// Read, if set, is what the statement's scans, lookups and subqueries
+	// read: the transaction as of the statement's start (kv.Txn.View), so
+	// a statement never sees its own writes (the Halloween problem; an
+	// INSERT ... SELECT or an UPDATE's subquery over its own table reads
+	// the rows as they were). Nil: they read RW.
+	Read kv.Reader
 	// Params are the values of $1, $2, ...
 	Params []types.Datum
 	// Now is the statement's timestamp (now(), current_timestamp).
@@ -184,6 +192,14 @@ func (t *ticker) tick() error {
 }
 
 // canceled returns nil, or the statement's cancellation error.
+// reader is what query operators read (Ctx.Read, else Ctx.RW).
+func (rs *runState) reader() kv.Reader {
+	if rs.ctx.Read != nil {
+		return rs.ctx.Read
+	}
+	return rs.ctx.RW
+}
+
 func (rs *runState) canceled() error {
 	if rs.goctx.Err() == nil {
 		return nil

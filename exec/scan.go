@@ -201,7 +201,7 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 		var err error
 		switch {
 		case s.node.Access == planner.PKGet && len(sp.Lo) == len(t.PrimaryKey) && isPoint(sp):
-			found, err := index.GetCols(s.rs.ctx.RW, t, sp.Lo, s.row, s.cols)
+			found, err := index.GetCols(s.rs.reader(), t, sp.Lo, s.row, s.cols)
 			if err != nil {
 				return nil, err
 			}
@@ -214,9 +214,9 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 			// non-NULL: one index get, one master get.
 			var found bool
 			if s.node.IndexOnly {
-				found, err = index.GetUniqueEntry(s.rs.ctx.RW, t, s.node.Index, sp.Lo, s.row)
+				found, err = index.GetUniqueEntry(s.rs.reader(), t, s.node.Index, sp.Lo, s.row)
 			} else {
-				found, err = index.GetUniqueCols(s.rs.ctx.RW, t, s.node.Index, sp.Lo, s.row, s.cols)
+				found, err = index.GetUniqueCols(s.rs.reader(), t, s.node.Index, sp.Lo, s.row, s.cols)
 			}
 			if err != nil {
 				return nil, err
@@ -226,13 +226,13 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 			}
 			continue
 		case s.usesIndex():
-			s.it, err = index.ScanIndex(s.rs.ctx.RW, t, s.node.Index, sp, s.node.Reverse)
+			s.it, err = index.ScanIndex(s.rs.reader(), t, s.node.Index, sp, s.node.Reverse)
 		default:
 			cols := s.cols
 			if s.itEarly = s.early != nil; s.itEarly {
 				cols = s.early
 			}
-			s.it, err = index.ScanMasterCols(s.rs.ctx.RW, t, sp, s.node.Reverse, cols)
+			s.it, err = index.ScanMasterCols(s.rs.reader(), t, sp, s.node.Reverse, cols)
 		}
 		if err != nil {
 			return nil, err
@@ -277,10 +277,10 @@ func (s *scanOp) masterGet(t *catalog.Table) (bool, error) {
 	// The first get of a scan stays a Get: a lookup that finds one row
 	// would pay more for opening an iterator than it saves.
 	if s.gets++; !s.rs.ctx.ReadOnly || s.gets < 2 {
-		return index.GetCols(s.rs.ctx.RW, t, s.pk, s.row, s.cols)
+		return index.GetCols(s.rs.reader(), t, s.pk, s.row, s.cols)
 	}
 	if s.master == nil {
-		m, err := index.NewMasterReader(s.rs.ctx.RW, t)
+		m, err := index.NewMasterReader(s.rs.reader(), t)
 		if err != nil {
 			return false, err
 		}

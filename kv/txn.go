@@ -157,14 +157,21 @@ func (t *Txn) OpenIters() int { return len(t.iters) }
 
 // Get implements Reader, seeing the Txn's own writes. The key is added to
 // the read set.
-func (t *Txn) Get(key []byte) ([]byte, error) {
+func (t *Txn) Get(key []byte) ([]byte, error) { return t.get(t.buf, t.dels, key) }
+
+// get is Get over a given buffer and deleted ranges: the Txn's own, or a
+// TxnView's frozen copies.
+func (t *Txn) get(buf *btree.BTreeG[txnEntry], dels spanList, key []byte) ([]byte, error) {
 	if t.done {
 		return nil, ErrClosed
 	}
 	t.reads = append(t.reads, pointSpan(key))
-	ent, ok := t.buf.Get(txnPivot(key))
+	ent, ok := buf.Get(txnPivot(key))
 	if !ok {
-		return t.snapGet(key)
+		if dels.covers(key) {
+			return nil, ErrNotFound
+		}
+		return t.snap.Get(key)
 	}
 	switch ent.kind {
 	case opSet:
@@ -172,7 +179,11 @@ func (t *Txn) Get(key []byte) ([]byte, error) {
 	case opDelete:
 		return nil, ErrNotFound
 	default: // opMerge
-		base, err := t.snapGet(key)
+		var base []byte
+		var err error
+		if !dels.covers(key) {
+			base, err = t.snap.Get(key)
+		}
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, err
 		}
@@ -180,19 +191,13 @@ func (t *Txn) Get(key []byte) ([]byte, error) {
 	}
 }
 
-// snapGet reads key below the buffer: the snapshot, unless a buffered
-// DeleteRange hides it.
-func (t *Txn) snapGet(key []byte) ([]byte, error) {
-	if t.dels.covers(key) {
-		return nil, ErrNotFound
-	}
-	return t.snap.Get(key)
-}
-
 // NewIter implements Reader. The iterator merges the snapshot with the
 // Txn's writes as they are at NewIter; later writes of the Txn are not
 // seen by it. The bounds are added to the read set.
-func (t *Txn) NewIter(opts IterOptions) (Iterator, error) {
+func (t *Txn) NewIter(opts IterOptions) (Iterator, error) { return t.newIter(t.buf, t.dels, opts) }
+
+// newIter is NewIter over a given buffer and deleted ranges (see get).
+func (t *Txn) newIter(buf *btree.BTreeG[txnEntry], dels spanList, opts IterOptions) (Iterator, error) {
 	if t.done {
 		return nil, ErrClosed
 	}
@@ -206,14 +211,14 @@ func (t *Txn) NewIter(opts IterOptions) (Iterator, error) {
 		t:    t,
 		snap: si,
 		buf: treeCursor[txnEntry]{
-			tree:  t.buf.Clone(),
+			tree:  buf.Clone(),
 			key:   txnEntryKey,
 			pivot: txnPivot,
 			lower: lower,
 			upper: upper,
 			pos:   -1,
 		},
-		dels: t.dels,
+		dels: dels,
 	}
 	it.snapOnly = it.buf.tree.Len() == 0 && len(it.dels) == 0
 	if t.iters == nil {
@@ -493,4 +498,35 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 	}
 	t.undo = append(t.undo, undoPoint(k, prev, had))
 	return true, nil
+}
+
+// TxnView reads a Txn as it was when View was called: the snapshot with
+// the Txn's writes up to then laid over it; writes made later are not
+// seen. A statement reads through one (PostgreSQL's command counter): its
+// queries and subqueries see the state at the statement's start, never
+// the rows the statement itself writes, while its constraint checks read
+// the Txn itself. Reads through a view are recorded in the Txn's read
+// set, and its iterators count as the Txn's (OpenIters). A view is valid
+// until the Txn ends; it follows the Txn onto a newer snapshot (Refresh)
+// with the writes it froze.
+type TxnView struct {
+	t    *Txn
+	buf  *btree.BTreeG[txnEntry]
+	dels spanList
+}
+
+var _ Reader = (*TxnView)(nil)
+
+// View returns a TxnView of t as it is now. It costs a copy-on-write
+// clone of the write buffer (constant time).
+func (t *Txn) View() *TxnView {
+	return &TxnView{t: t, buf: t.buf.Clone(), dels: t.dels}
+}
+
+// Get implements Reader.
+func (v *TxnView) Get(key []byte) ([]byte, error) { return v.t.get(v.buf, v.dels, key) }
+
+// NewIter implements Reader.
+func (v *TxnView) NewIter(opts IterOptions) (Iterator, error) {
+	return v.t.newIter(v.buf, v.dels, opts)
 }

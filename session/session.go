@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -167,9 +168,16 @@ func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
 
 // execCtx is the executor context for one statement in t.
 func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *exec.Ctx {
+	var read kv.Reader
+	if t.registered {
+		// A transaction that may write: the statement reads the state at
+		// its start, never its own writes (exec.Ctx.Read).
+		read = t.kv.View()
+	}
 	return &exec.Ctx{
 		Context: ctx,
 		RW:      t.kv,
+		Read:    read,
 		Params:  params,
 		Now:     time.Now(),
 		WorkMem: s.workMem(),
