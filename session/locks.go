@@ -35,9 +35,11 @@ import (
 // transaction read before the statement is unchanged at the new snapshot;
 // otherwise the transaction is doomed and gets 40001 at once.
 //
-// A waiter holds no CPU: it blocks on the holder's done channel, its
-// statement context (cancel, statement_timeout: 57014) and lock_timeout
-// (55P03). A wait that would close a cycle of waiting transactions fails
+// Waiters queue per row in arrival order; a released lock is handed to
+// the head of the queue, so a waiter is never overtaken and its restart
+// runs holding the lock. A waiter holds no CPU: it blocks on its grant,
+// its statement context (cancel, statement_timeout: 57014) and
+// lock_timeout (55P03). A wait that would close a cycle of waiting transactions fails
 // at once with 40P01 (deadlock detected): the transaction that would
 // close the cycle is the one victim.
 
@@ -52,7 +54,8 @@ var errRestart = pgerror.New(pgerror.SerializationFailure, "could not serialize 
 // commit, so the bound is only reached under extreme contention).
 const maxStatementRestarts = 1000
 
-// lockTable maps each locked key to the transactions holding it.
+// lockTable maps each locked key to the transactions holding it and the
+// queue of those waiting for it.
 type lockTable struct {
 	mu struct {
 		sync.Mutex
@@ -62,10 +65,22 @@ type lockTable struct {
 	}
 }
 
-// lockEntry is one locked row: one exclusive holder, or shared holders.
+// lockEntry is one locked row: one exclusive holder or shared holders,
+// and the waiters in arrival order. A released lock is handed to the
+// waiters at the head of the queue (the first, or every shared one up to
+// the first exclusive), so a waiter is never overtaken and each wait ends
+// holding the lock.
 type lockEntry struct {
 	exclusive *txn
 	shared    []*txn
+	queue     []*lockWaiter
+}
+
+// lockWaiter is a statement waiting for a lockEntry.
+type lockWaiter struct {
+	t       *txn
+	shared  bool
+	granted chan struct{} // closed once the lock is t's
 }
 
 // holds reports whether t holds e in a mode at least as strong as asked.
@@ -76,32 +91,78 @@ func (e *lockEntry) holds(t *txn, shared bool) bool {
 	return shared && slices.Contains(e.shared, t)
 }
 
-// blockers are the other transactions whose hold on e conflicts with t
-// taking it (shared or not).
-func (e *lockEntry) blockers(t *txn, shared bool) []*txn {
+// compatible reports whether t may take e in the given mode now, given
+// its holders (t's own shared hold does not block t's upgrade).
+func (e *lockEntry) compatible(t *txn, shared bool) bool {
 	if e.exclusive != nil {
-		return []*txn{e.exclusive}
+		return e.exclusive == t
 	}
 	if shared {
-		return nil
+		return true
 	}
+	return len(e.shared) == 0 || (len(e.shared) == 1 && e.shared[0] == t)
+}
+
+// take records t as a holder of e (key k) in the given mode.
+// REQUIRES: lockTable.mu held, e.compatible(t, shared).
+func (e *lockEntry) take(t *txn, k string, shared bool) {
+	if !slices.Contains(e.shared, t) && e.exclusive != t {
+		t.locks.keys = append(t.locks.keys, k)
+	}
+	if shared {
+		e.shared = append(e.shared, t)
+	} else {
+		e.exclusive, e.shared = t, nil // taken, or upgraded from t's own share
+	}
+}
+
+// waitsFor are the transactions a waiter at queue position pos waits for:
+// the holders and the waiters ahead of it.
+func (e *lockEntry) waitsFor(t *txn, pos int) []*txn {
 	var out []*txn
+	if e.exclusive != nil && e.exclusive != t {
+		out = append(out, e.exclusive)
+	}
 	for _, x := range e.shared {
 		if x != t {
 			out = append(out, x)
 		}
 	}
+	for _, w := range e.queue[:pos] {
+		if w.t != t {
+			out = append(out, w.t)
+		}
+	}
 	return out
+}
+
+// grantLocked hands e to the waiters at the head of its queue that can
+// take it now, and refreshes what the rest wait for.
+// REQUIRES: lockTable.mu held.
+func (lt *lockTable) grantLocked(k string, e *lockEntry) {
+	for len(e.queue) > 0 {
+		w := e.queue[0]
+		if !e.compatible(w.t, w.shared) {
+			break
+		}
+		e.take(w.t, k, w.shared)
+		w.t.locks.waitingFor = nil
+		close(w.granted)
+		e.queue = e.queue[1:]
+	}
+	for i, w := range e.queue {
+		w.t.locks.waitingFor = e.waitsFor(w.t, i)
+	}
+	if e.exclusive == nil && len(e.shared) == 0 && len(e.queue) == 0 {
+		delete(lt.mu.held, k)
+	}
 }
 
 // txnLocks is a transaction's part of the lock table, written under
 // lockTable.mu.
 type txnLocks struct {
-	keys []string
-	// done is closed when the transaction ends and its locks are gone;
-	// made with the first lock.
-	done chan struct{}
-	// waitingFor are the transactions this one waits for.
+	keys []string // the keys t holds
+	// waitingFor are the transactions t waits for (deadlock detection).
 	waitingFor []*txn
 }
 
@@ -112,42 +173,28 @@ type lockOptions struct {
 	timeout time.Duration // lock_timeout; 0: wait forever
 }
 
-// acquireLock takes key's lock for t in mode, waiting while other
-// transactions hold a conflicting lock. It returns true when t holds the
-// lock and no commit after t's snapshot wrote key; false when SKIP LOCKED
-// leaves the row out; errRestart when the statement must run again
-// (after a wait, or because key changed since the snapshot); 55P03, 40P01
-// or 57014 when it cannot wait.
+// acquireLock takes key's lock for t in mode, queueing behind others
+// while they hold or wait for it. It returns true when t holds the lock
+// and no commit after t's snapshot wrote key; false when SKIP LOCKED
+// leaves the row out; errRestart when the statement must run again at a
+// newer snapshot (after a wait, which ends with t holding the lock, or
+// because key changed since the snapshot); 55P03, 40P01 or 57014 when the
+// wait fails.
 func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key []byte, mode planner.RowLock, opt lockOptions) (bool, error) {
 	lt := &db.locks
+	k := string(key)
 	lt.mu.Lock()
-	e := lt.mu.held[string(key)]
+	e := lt.mu.held[k]
 	if e != nil && e.holds(t, mode.Shared) {
 		lt.mu.Unlock()
 		return true, nil // held since an earlier statement: nobody wrote it since
 	}
-	var blockers []*txn
-	if e != nil {
-		blockers = e.blockers(t, mode.Shared)
+	if e == nil {
+		e = &lockEntry{}
+		lt.mu.held[k] = e
 	}
-	if len(blockers) == 0 {
-		k := string(key)
-		switch {
-		case e == nil:
-			e = &lockEntry{}
-			lt.mu.held[k] = e
-			t.locks.keys = append(t.locks.keys, k)
-		case !slices.Contains(e.shared, t):
-			t.locks.keys = append(t.locks.keys, k)
-		}
-		if mode.Shared {
-			e.shared = append(e.shared, t)
-		} else {
-			e.exclusive, e.shared = t, nil // taken, or upgraded from t's own share
-		}
-		if t.locks.done == nil {
-			t.locks.done = make(chan struct{})
-		}
+	if len(e.queue) == 0 && e.compatible(t, mode.Shared) {
+		e.take(t, k, mode.Shared)
 		lt.mu.Unlock()
 		if db.writtenSince(key, t.snapSeq) {
 			return false, errRestart
@@ -155,13 +202,17 @@ func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key [
 		return true, nil
 	}
 	switch mode.Wait {
-	case planner.LockSkip:
+	case planner.LockSkip, planner.LockNoWait:
+		if e.exclusive == nil && len(e.shared) == 0 && len(e.queue) == 0 {
+			delete(lt.mu.held, k)
+		}
 		lt.mu.Unlock()
-		return false, nil
-	case planner.LockNoWait:
-		lt.mu.Unlock()
+		if mode.Wait == planner.LockSkip {
+			return false, nil
+		}
 		return false, pgerror.Newf(pgerror.LockNotAvailable, "could not obtain lock on row in relation %q", tbl.Name)
 	}
+	blockers := e.waitsFor(t, len(e.queue))
 	if h := lt.cycleLocked(t, blockers); h != nil {
 		lt.mu.Unlock()
 		db.stats.deadlocks.Add(1)
@@ -171,9 +222,10 @@ func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key [
 		e.Hint = "See server log for query details."
 		return false, e
 	}
+	w := &lockWaiter{t: t, shared: mode.Shared, granted: make(chan struct{})}
+	e.queue = append(e.queue, w)
 	t.locks.waitingFor = blockers
 	lt.mu.waiting++
-	done := blockers[0].locks.done
 	lt.mu.Unlock()
 	db.stats.lockWaits.Add(1)
 
@@ -185,7 +237,7 @@ func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key [
 	}
 	var err error
 	select {
-	case <-done:
+	case <-w.granted:
 		err = errRestart
 	case <-ctx.Done():
 		err = context.Cause(ctx)
@@ -198,8 +250,14 @@ func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key [
 		err = e
 	}
 	lt.mu.Lock()
-	t.locks.waitingFor = nil
 	lt.mu.waiting--
+	if i := slices.Index(e.queue, w); i >= 0 {
+		// Gave up before the grant: leave the queue; those behind may now
+		// be first. (Granted meanwhile: t holds the lock until it ends.)
+		e.queue = slices.Delete(e.queue, i, i+1)
+		t.locks.waitingFor = nil
+		lt.grantLocked(k, e)
+	}
 	lt.mu.Unlock()
 	return false, err
 }
@@ -233,10 +291,11 @@ func (lt *lockTable) cycleLocked(t *txn, blockers []*txn) *txn {
 	return nil
 }
 
-// releaseLocks drops every lock t holds and wakes its waiters. Called
-// once t has committed (its writes applied) or rolled back.
+// releaseLocks drops every lock t holds and hands each to its next
+// waiters. Called once t has committed (its writes applied) or rolled
+// back.
 func (db *DB) releaseLocks(t *txn) {
-	if t.locks.done == nil {
+	if len(t.locks.keys) == 0 {
 		return
 	}
 	lt := &db.locks
@@ -252,11 +311,8 @@ func (db *DB) releaseLocks(t *txn) {
 		if i := slices.Index(e.shared, t); i >= 0 {
 			e.shared = slices.Delete(e.shared, i, i+1)
 		}
-		if e.exclusive == nil && len(e.shared) == 0 {
-			delete(lt.mu.held, k)
-		}
+		lt.grantLocked(k, e)
 	}
-	close(t.locks.done)
 	t.locks = txnLocks{}
 	lt.mu.Unlock()
 }

@@ -133,8 +133,10 @@ func (s *Session) Close() error {
 }
 
 // Prepare implements backend.Session: it parses sql and returns one Statement
-// per statement in it. Planning happens on first use, against the catalog
-// current then.
+// per statement in it. A statement of a Parse message (paramOIDs non-nil)
+// is planned now, so an unknown table or column is reported at Parse as
+// PostgreSQL does; the statements of a simple query are planned when they
+// run (an earlier one may create what a later one uses).
 func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) ([]backend.Statement, error) {
 	stmts, err := parse.Parse(sql)
 	if err != nil {
@@ -146,6 +148,14 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 		for _, oid := range paramOIDs {
 			f, _ := types.FamilyByOID(oid)
 			st.declared = append(st.declared, types.T{Family: f})
+		}
+		if paramOIDs != nil && len(stmts) == 1 {
+			switch st.kind() {
+			case kindPlan, kindExplain:
+				if err := st.ensurePlan(s.catalog()); err != nil {
+					return nil, err
+				}
+			}
 		}
 		out = append(out, st)
 	}

@@ -28,6 +28,14 @@ type stmt struct {
 	params  []types.T
 	cols    []backend.Column
 	planErr error
+	// described are the result columns of the first plan: what the client
+	// was told (RowDescription) and chose result formats for. Every later
+	// plan must produce the same columns, or the statement fails with
+	// 0A000 as PostgreSQL's cached plans do; the wire server never encodes
+	// rows against columns other than these.
+	described []backend.Column
+	// paramsFixed: declared holds the parameter types of the first plan.
+	paramsFixed bool
 }
 
 var _ backend.Statement = (*stmt)(nil)
@@ -94,13 +102,24 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 		st.plan = nil
 		return err
 	}
-	if st.plan != nil && !sameColumns(st.cols, wireColumns(plan.Columns())) && st.kind() == kindPlan {
-		st.plan, st.planErr = nil, pgerror.New(pgerror.FeatureNotSupported, "cached plan must not change result type")
-		return st.planErr
+	if st.kind() == kindPlan {
+		cols := wireColumns(plan.Columns())
+		if st.described != nil && !sameColumns(st.described, cols) {
+			st.plan, st.planErr = nil, pgerror.New(pgerror.FeatureNotSupported, "cached plan must not change result type")
+			return st.planErr
+		}
+		st.cols = cols
+		if st.described == nil {
+			st.described = cols
+		}
 	}
 	st.plan, st.params = plan, params
-	if st.kind() == kindPlan {
-		st.cols = wireColumns(plan.Columns())
+	if !st.paramsFixed {
+		// The parameter types of the first plan are the statement's from
+		// now on (ParameterDescription told the client so): replans take
+		// them as declared.
+		st.paramsFixed = true
+		st.declared = append([]types.T(nil), params...)
 	}
 	return nil
 }
@@ -135,6 +154,8 @@ func (st *stmt) ParamOIDs() []uint32 {
 	case kindPlan, kindExplain:
 		if st.ensurePlan(st.s.catalog()) == nil {
 			ts = st.params
+		} else if st.paramsFixed {
+			ts = st.declared // planned before: the types stay
 		}
 	}
 	if ts == nil {
@@ -155,7 +176,10 @@ func (st *stmt) Columns() []backend.Column {
 	switch st.kind() {
 	case kindPlan:
 		if st.ensurePlan(st.s.catalog()) != nil {
-			return nil
+			// The catalog changed under the statement (a table dropped):
+			// Execute reports it. The client keeps the columns it was
+			// told, so its result formats stay consistent.
+			return st.described
 		}
 		return st.cols
 	case kindExplain:
@@ -332,36 +356,16 @@ func dmlTag(p *parse.Statement, n int64) string {
 // 40001 it could not have avoided.
 //
 // A statement that met a row changed or locked by another transaction
-// (errRestart, see locks.go) runs again: in an explicit transaction after
-// its writes and reads are undone and the snapshot moved forward
-// (txn.restart), in autocommit in a new transaction.
+// (errRestart, see locks.go) runs again in the same transaction
+// (runRestarting).
 func (s *Session) inTxn(fn func(t *txn) error) error {
 	if s.cur != nil {
-		for restarts := 0; ; restarts++ {
-			m := s.cur.mark()
-			err := fn(s.cur)
-			if err == nil {
-				return nil
-			}
-			_ = s.cur.rollbackTo(m)
-			if !errors.Is(err, errRestart) || restarts == maxStatementRestarts {
-				return err
-			}
-			s.cur.kv.RollbackReads(m.reads)
-			if err := s.cur.restart(); err != nil {
-				return err
-			}
-		}
+		return runRestarting(s.cur, fn)
 	}
-	conflicts := 0
-	for restarts := 0; ; {
+	for conflicts := 0; ; {
 		t := s.begin()
-		if err := fn(t); err != nil {
+		if err := runRestarting(t, fn); err != nil {
 			s.db.rollback(t)
-			if errors.Is(err, errRestart) && restarts < maxStatementRestarts {
-				restarts++
-				continue
-			}
 			return err
 		}
 		err := s.db.commit(t)
@@ -370,6 +374,29 @@ func (s *Session) inTxn(fn func(t *txn) error) error {
 			continue
 		}
 		return err
+	}
+}
+
+// runRestarting runs one statement (fn) in t; a failed statement leaves
+// no trace in t. After errRestart it runs it again, with the attempt's
+// writes and reads undone and t's snapshot moved forward (txn.restart);
+// the row locks the attempt took stay held, so the next attempt finds the
+// row it waited for already its own.
+func runRestarting(t *txn, fn func(t *txn) error) error {
+	for restarts := 0; ; restarts++ {
+		m := t.mark()
+		err := fn(t)
+		if err == nil {
+			return nil
+		}
+		_ = t.rollbackTo(m)
+		if !errors.Is(err, errRestart) || restarts == maxStatementRestarts {
+			return err
+		}
+		t.kv.RollbackReads(m.reads)
+		if err := t.restart(); err != nil {
+			return err
+		}
 	}
 }
 

@@ -21,10 +21,14 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if _, ok := c.stmts[m.Name]; ok && m.Name != "" {
 		return pgerror.Newf(codeDuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 	}
+	oids := m.ParameterOIDs
+	if oids == nil {
+		oids = []uint32{} // non-nil: a Parse message (backend.Session.Prepare)
+	}
 	var stmts []backend.Statement
 	err := c.guard("Session.Prepare", func() error {
 		var err error
-		stmts, err = c.sess.Prepare(c.ctx, m.Query, m.ParameterOIDs)
+		stmts, err = c.sess.Prepare(c.ctx, m.Query, oids)
 		return err
 	})
 	if err != nil {

@@ -29,7 +29,8 @@ type Session interface {
 	// message may hold several statements or none (the server then sends
 	// EmptyQueryResponse); for a Parse message the server rejects more than
 	// one with 42601. paramOIDs are the parameter types the client gave
-	// (0 = infer); it is nil for simple queries.
+	// (0 = infer); it is nil for simple queries and non-nil (perhaps
+	// empty) for a Parse message.
 	Prepare(ctx context.Context, sql string, paramOIDs []uint32) ([]Statement, error)
 	// TxnStatus is 'I' idle, 'T' in a transaction block, 'E' in a failed
 	// transaction block; the server sends it in ReadyForQuery.
