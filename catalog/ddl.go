@@ -345,6 +345,71 @@ func (c *Catalog) AddColumn(w kv.Writer, db, table string, col Column) (*Catalog
 	return n, nil
 }
 
+// SetPrimaryKey gives a table created without a primary key one (ALTER
+// TABLE ... ADD PRIMARY KEY): the key columns become NOT NULL and the
+// hidden row id column goes away (index ordinals are remapped). Only the
+// descriptor changes: the master file's keys change with it, so the
+// caller rewrites every row and index entry in the same transaction.
+// Errors: 42P01, 42P16 (the table has a primary key), 42703, 42701, 42P07.
+func (c *Catalog) SetPrimaryKey(w kv.Writer, db, table, name string, cols []string) (*Catalog, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Table(db, table)
+	if err != nil {
+		return nil, err
+	}
+	if !t.HiddenRowID {
+		return nil, pgerror.Newf(pgerror.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", table)
+	}
+	if name == "" {
+		name = table + "_pkey"
+	}
+	if t.IndexByName(name) != nil {
+		return nil, pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+	}
+	if name != t.PrimaryKeyName { // t_pkey is reserved for t from its creation
+		if err := c.relationExists(d, name); err != nil {
+			return nil, err
+		}
+	}
+	nt := cloneTable(t)
+	rowid := nt.PrimaryKey[0]
+	nt.Columns = append(nt.Columns[:rowid:rowid], nt.Columns[rowid+1:]...)
+	shift := func(o int) int {
+		if o > rowid {
+			return o - 1
+		}
+		return o
+	}
+	for i, idx := range nt.Indexes {
+		ni := *idx
+		ni.Columns = make([]int, len(idx.Columns))
+		for j, o := range idx.Columns {
+			ni.Columns[j] = shift(o)
+		}
+		nt.Indexes[i] = &ni
+	}
+	ords, err := ordinals(nt, cols)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range ords {
+		if containsInt(ords[:i], o) {
+			return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q appears twice in primary key constraint", nt.Columns[o].Name)
+		}
+		nt.Columns[o].NotNull = true
+	}
+	nt.PrimaryKey, nt.PrimaryKeyDesc, nt.PrimaryKeyName, nt.HiddenRowID = ords, make([]bool, len(ords)), name, false
+	if err := writeTable(w, nt); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Tables[nt.Name] = nt
+	return n, nil
+}
+
 // CreateView adds a view; 42P07 if the name is taken.
 func (c *Catalog) CreateView(w kv.Writer, db string, v View) (*Catalog, error) {
 	d, err := c.Database(db)

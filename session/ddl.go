@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -55,6 +56,24 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "DROP INDEX", nil
 	case p.Analyze != nil:
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
+	case p.Truncate != nil:
+		if p.Truncate.RestartIdentity {
+			return "", pgerror.New(pgerror.FeatureNotSupported, "TRUNCATE ... RESTART IDENTITY is not supported")
+		}
+		var tables []*catalog.Table
+		for _, name := range p.Truncate.Tables {
+			tbl, err := cat.Table(db, name)
+			if err != nil {
+				return "", err
+			}
+			tables = append(tables, tbl)
+		}
+		for _, tbl := range tables {
+			if err := truncate(t, tbl); err != nil {
+				return "", err
+			}
+		}
+		return "TRUNCATE TABLE", nil
 	case p.Reindex != nil:
 		return "REINDEX", s.reindex(t, p.Reindex)
 	case p.Trigger != nil && p.Trigger.Create:
@@ -314,6 +333,12 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 				t.setCatalog(next)
 			}
 		case *sqlparser.AddIndexDefinition:
+			if o.IndexDefinition.Info.Type == sqlparser.IndexTypePrimary {
+				if err := s.addPrimaryKey(t, tableName, o.IndexDefinition); err != nil {
+					return "", err
+				}
+				continue
+			}
 			tag = "CREATE INDEX"
 			if err := s.createIndex(t, p, tableName, o.IndexDefinition); err != nil {
 				return "", err
@@ -578,4 +603,77 @@ func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
 		}
 	}
 	return &staticResult{tag: "VACUUM"}, nil
+}
+
+// addPrimaryKey runs ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY
+// (cols) on a table that has none (pg_dump and pgbench -i add it after
+// loading the data). The master file's keys change from the hidden row id
+// to the new key, so the table is rewritten in the statement's
+// transaction: every row is read at the statement's start, the master and
+// index key spaces are cleared, and each row is written again under the
+// new descriptor, which checks NOT NULL (23502) and uniqueness (23505
+// naming the new constraint) as it goes.
+func (s *Session) addPrimaryKey(t *txn, tableName string, def *sqlparser.IndexDefinition) error {
+	old, err := t.cat.Table(s.database, tableName)
+	if err != nil {
+		return err
+	}
+	var cols []string
+	for _, c := range def.Columns {
+		if c.Expression != nil {
+			return pgerror.New(pgerror.FeatureNotSupported, "a primary key on an expression is not supported")
+		}
+		cols = append(cols, c.Column.String())
+	}
+	next, err := t.cat.SetPrimaryKey(t.kv, s.database, tableName, def.Info.ConstraintName.String(), cols)
+	if err != nil {
+		return err
+	}
+	nt, err := next.Table(s.database, tableName)
+	if err != nil {
+		return err
+	}
+	// The iterator reads the rows as they are now; the writes below do
+	// not disturb it.
+	it, err := index.ScanMaster(t.kv.View(), old, index.Span{}, false)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	spaces := []uint64{old.ID}
+	for _, idx := range old.Indexes {
+		spaces = append(spaces, idx.ID)
+	}
+	for _, id := range spaces {
+		if err := t.kv.DeleteRange(catalog.SpacePrefix(id), catalog.SpacePrefix(id+1)); err != nil {
+			return err
+		}
+	}
+	rowid := old.PrimaryKey[0]
+	row := make([]types.Datum, len(nt.Columns))
+	for it.Next() {
+		r := it.Row()
+		row = append(append(row[:0], r[:rowid]...), r[rowid+1:]...)
+		for _, o := range nt.PrimaryKey {
+			if row[o].IsNull() {
+				e := pgerror.Newf(pgerror.NotNullViolation, "column %q of relation %q contains null values", nt.Columns[o].Name, tableName).OnTable(tableName)
+				e.Column = nt.Columns[o].Name
+				return e
+			}
+		}
+		if err := index.Insert(t.kv, nt, row); err != nil {
+			var pe *pgerror.Error
+			if errors.As(err, &pe) && pe.Code == pgerror.UniqueViolation && pe.Constraint == nt.PrimaryKeyName {
+				e := pgerror.Newf(pgerror.UniqueViolation, "could not create unique index %q", nt.PrimaryKeyName).OnTable(tableName)
+				e.Detail, e.Constraint = strings.Replace(pe.Detail, "already exists", "is duplicated", 1), pe.Constraint
+				return e
+			}
+			return err
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
 }

@@ -67,7 +67,7 @@ func (st *stmt) kind() kind {
 		return kindShow
 	case p.Copy != nil:
 		return kindCopy
-	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil:
+	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil:
 		return kindDDL
 	}
 	switch p.AST.(type) {

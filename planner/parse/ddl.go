@@ -1,8 +1,10 @@
 package parse
 
 import (
+	"strconv"
 	"strings"
 
+	"github.com/kvsql/kvsql/pgerror"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -91,11 +93,62 @@ func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
 		}
 		out = append(out, col...)
 	}
-	if closing+1 < len(toks) {
-		return nil, unsupported(r.sql, toks[closing+1].pos, "table options after the column list are not supported")
+	rest := toks[closing+1:]
+	if len(rest) > 0 && rest[0].is("with") {
+		n, err := r.storageParams(rest)
+		if err != nil {
+			return nil, err
+		}
+		rest = rest[n:]
+	} else if len(rest) >= 2 && rest[0].is("without") && rest[1].is("oids") {
+		rest = rest[2:]
+	}
+	if len(rest) > 0 {
+		return nil, unsupported(r.sql, rest[0].pos, "table options after the column list are not supported")
 	}
 	return append(out, toks[closing]), nil
 }
+
+// storageParams are PostgreSQL's table storage parameters. They tune its
+// heap (fill factor, vacuum, TOAST), which kvsql does not have: CREATE
+// TABLE accepts and ignores them, as pgbench and pg_dump emit them.
+var storageParams = map[string]bool{
+	"fillfactor": true, "toast_tuple_target": true, "parallel_workers": true,
+	"autovacuum_enabled": true, "vacuum_index_cleanup": true, "vacuum_truncate": true,
+	"user_catalog_table": true, "log_autovacuum_min_duration": true,
+}
+
+// storageParams reads WITH (name [= value], ...) at the start of toks and
+// returns how many tokens it spans. An unknown name is 22023, as in
+// PostgreSQL; fillfactor must be 10 to 100.
+func (r *rewriter) storageParams(toks []token) (int, error) {
+	if len(toks) < 2 || !toks[1].isPunct("(") {
+		return 0, syntaxErr(r.sql, toks[0].pos, `syntax error at or near "with"`)
+	}
+	end := matchForward(toks, 1)
+	if end < 0 {
+		return 0, syntaxErr(r.sql, toks[1].pos, "unterminated WITH options")
+	}
+	for _, p := range splitTop(toks[2:end]) {
+		if len(p) == 0 || p[0].kind != tkIdent {
+			return 0, syntaxErr(r.sql, toks[1].pos, "storage parameter name expected")
+		}
+		name := p[0].val
+		prefixed := strings.HasPrefix(name, "autovacuum_") || strings.HasPrefix(name, "toast.")
+		if !storageParams[name] && !prefixed {
+			return 0, pgerror.Newf(invalidParameterValue, "unrecognized parameter %q", name)
+		}
+		if name == "fillfactor" && len(p) == 3 && p[1].isOp("=") {
+			if v, err := strconv.Atoi(p[2].val); err != nil || v < 10 || v > 100 {
+				return 0, pgerror.Newf(invalidParameterValue, "value %s out of bounds for option \"fillfactor\"", p[2].val)
+			}
+		}
+	}
+	return end + 1, nil
+}
+
+// invalidParameterValue is PostgreSQL's 22023.
+const invalidParameterValue pgerror.Code = "22023"
 
 func elem0pos(elem []token, def int) int {
 	if len(elem) > 0 {
@@ -185,6 +238,11 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 // they are.
 func (r *rewriter) alterTable(toks []token) ([]token, error) {
 	k := 2
+	if k < len(toks) && toks[k].is("only") {
+		// ALTER TABLE ONLY t: kvsql has no inheritance, so ONLY changes
+		// nothing (pg_dump writes it).
+		toks = append(toks[:k:k], toks[k+1:]...)
+	}
 	if k < len(toks) && toks[k].is("if") && k+1 < len(toks) && toks[k+1].is("exists") {
 		return nil, unsupported(r.sql, toks[k].pos, "ALTER TABLE IF EXISTS is not supported")
 	}

@@ -56,6 +56,7 @@ type Statement struct {
 	Analyze   *AnalyzeStmt
 	Reindex   *ReindexStmt
 	Vacuum    *VacuumStmt
+	Truncate  *TruncateStmt
 	Trigger   *TriggerStmt
 	Database  *DatabaseStmt
 
@@ -117,6 +118,13 @@ type DropIndexStmt struct {
 
 // AnalyzeStmt is ANALYZE [VERBOSE] [table[, ...]] (no tables: all).
 type AnalyzeStmt struct{ Tables []string }
+
+// TruncateStmt is TRUNCATE [TABLE] [ONLY] name [*] [, ...]
+// [RESTART IDENTITY | CONTINUE IDENTITY] [CASCADE | RESTRICT].
+type TruncateStmt struct {
+	Tables          []string
+	RestartIdentity bool
+}
 
 // VacuumStmt is VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table, ...]
 // (or with a parenthesised option list): kvsql compacts the tables' key

@@ -346,6 +346,48 @@ func (r *rewriter) analyze(toks []token) (Statement, error) {
 	return Statement{Analyze: a}, nil
 }
 
+// truncate handles TRUNCATE [TABLE] [ONLY] name [*] [, ...]
+// [RESTART IDENTITY | CONTINUE IDENTITY] [CASCADE | RESTRICT].
+func (r *rewriter) truncate(toks []token) (Statement, error) {
+	c := &cursor{r: r, toks: toks, i: 1}
+	tr := &TruncateStmt{}
+	if c.i < len(toks) && toks[c.i].is("table") {
+		c.i++
+	}
+	for {
+		if c.i < len(toks) && toks[c.i].is("only") {
+			c.i++
+		}
+		if c.done() {
+			return Statement{}, c.errHere()
+		}
+		parts, err := c.qualifiedName()
+		if err != nil {
+			return Statement{}, err
+		}
+		tr.Tables = append(tr.Tables, strings.Join(parts, "."))
+		if c.i < len(toks) && toks[c.i].isOp("*") {
+			c.i++
+		}
+		if c.done() || !toks[c.i].isPunct(",") {
+			break
+		}
+		c.i++
+	}
+	for !c.done() {
+		switch t := toks[c.i]; {
+		case (t.is("restart") || t.is("continue")) && c.i+1 < len(toks) && toks[c.i+1].is("identity"):
+			tr.RestartIdentity = t.is("restart")
+			c.i += 2
+		case t.is("cascade") || t.is("restrict"):
+			c.i++
+		default:
+			return Statement{}, c.errHere()
+		}
+	}
+	return Statement{Truncate: tr}, nil
+}
+
 // vacuum handles VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table, ...]
 // and VACUUM (option, ...) [table, ...].
 func (r *rewriter) vacuum(toks []token) (Statement, error) {
