@@ -62,7 +62,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		}
 		var tables []*catalog.Table
 		for _, name := range p.Truncate.Tables {
-			tbl, err := cat.Table(db, name)
+			tbl, err := cat.Table(db, strings.TrimPrefix(name, "public."))
 			if err != nil {
 				return "", err
 			}

@@ -74,6 +74,8 @@ func render(st *Statement) string {
 		return fmt.Sprintf("ANALYZE %+v", *st.Analyze)
 	case st.Database != nil:
 		return fmt.Sprintf("DATABASE %+v", *st.Database)
+	case st.Truncate != nil:
+		return fmt.Sprintf("TRUNCATE %+v", *st.Truncate)
 	case st.Empty:
 		return "EMPTY"
 	}
@@ -138,8 +140,10 @@ func TestContract(t *testing.T) {
 		{`DROP TABLE IF EXISTS a, b CASCADE`, "drop table if exists a, b"},
 		{`DROP VIEW IF EXISTS v`, "drop view if exists v"},
 		{`DROP INDEX IF EXISTS i, j`, "DROPINDEX {Names:[i j] IfExists:true Cascade:false}"},
-		{`TRUNCATE TABLE t`, "truncate table t"},
-		{`TRUNCATE t`, "truncate table t"},
+		{`TRUNCATE TABLE t`, "TRUNCATE {Tables:[t] RestartIdentity:false}"},
+		{`TRUNCATE t`, "TRUNCATE {Tables:[t] RestartIdentity:false}"},
+		{`TRUNCATE ONLY a, public.b * RESTART IDENTITY CASCADE`, "TRUNCATE {Tables:[a public.b] RestartIdentity:true}"},
+		{`ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (id)`, "alter table t add constraint t_pkey primary key (id)"},
 		{`ALTER TABLE t ADD COLUMN c BYTEA NOT NULL`, "alter table t add column c bytea not null"},
 		{`ALTER TABLE t ADD c timestamp with time zone`, "alter table t add column c timestamptz"},
 		{`CREATE VIEW v (x) AS SELECT 1`, "create view v(x) as select 1 from dual"},
