@@ -429,6 +429,25 @@ func (t *Txn) WriteSet() []KeySpan {
 	return out
 }
 
+// OverwriteSet returns the spans this Txn overwrites: its deleted ranges
+// and the keys of its buffered Sets and Deletes, not its Merges (merge
+// operands commute with other transactions' writes). Another transaction
+// that commits a write into one of them conflicts with this one
+// (write-write); the spans are not sorted.
+func (t *Txn) OverwriteSet() []KeySpan {
+	if t.done {
+		return nil
+	}
+	out := append([]KeySpan(nil), t.dels...)
+	t.buf.Ascend(func(e txnEntry) bool {
+		if e.kind != opMerge {
+			out = append(out, pointSpan(e.key))
+		}
+		return true
+	})
+	return out
+}
+
 // Len returns the number of buffered writes that Commit would apply:
 // buffered keys plus deleted ranges.
 func (t *Txn) Len() int {

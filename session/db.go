@@ -376,7 +376,7 @@ func (db *DB) commit(t *txn) error {
 		return pgerror.New(pgerror.Internal, "a read-only transaction tried to commit writes")
 	}
 	// Sorting is done before taking the mutex: it is t's own data.
-	reads := mergeSpans(t.kv.ReadSet())
+	reads := t.validationSpans()
 	writes = sortSpans(writes)
 
 	db.mu.Lock()

@@ -124,8 +124,11 @@ func (s *Session) setTransactionLocked(st *parse.SetStmt) error {
 			if !validIsolation(level) {
 				return pgerror.Newf(pgerror.SyntaxError, "syntax error at or near %q", level)
 			}
-			// Every transaction runs serializable, which the standard
-			// allows for any requested level; SHOW says so.
+			if session {
+				s.setLocked("default_transaction_isolation", level)
+			} else if err := s.setIsolationLocked(level); err != nil {
+				return err
+			}
 		case part == "deferrable" || part == "not deferrable" || part == "":
 		default:
 			return pgerror.Newf(pgerror.SyntaxError, "syntax error at or near %q", part)
@@ -152,3 +155,39 @@ func parseBool(v string) (bool, bool) {
 	}
 	return false, false
 }
+
+// Isolation levels. READ COMMITTED (PostgreSQL's default, and kvsql's)
+// and READ UNCOMMITTED run as read committed (txn.readCommitted);
+// REPEATABLE READ and SERIALIZABLE run serializable, which the standard
+// allows for REPEATABLE READ (SHOW reports the level asked for).
+
+// setIsolationLocked sets the open transaction's level (SET TRANSACTION
+// ISOLATION LEVEL); outside a transaction block it does nothing, as in
+// PostgreSQL (which warns).
+// REQUIRES: s.mu held.
+func (s *Session) setIsolationLocked(level string) error {
+	if s.cur == nil {
+		return nil
+	}
+	if s.cur.queried && s.cur.level != level {
+		return pgerror.New(pgerror.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+	}
+	s.cur.setIsolation(level)
+	return nil
+}
+
+// defaultIsolation reports default_transaction_isolation.
+func (s *Session) defaultIsolation() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings["default_transaction_isolation"]
+}
+
+// setIsolation runs t at level.
+func (t *txn) setIsolation(level string) {
+	t.level = level
+	t.readCommitted = level == "read committed" || level == "read uncommitted"
+}
+
+// isolation is the level t was asked to run at.
+func (t *txn) isolation() string { return t.level }

@@ -275,5 +275,6 @@ func (s *Session) begin() *txn {
 	t.database = s.database
 	t.pid = s.pid
 	t.readOnly = s.defaultReadOnly()
+	t.setIsolation(s.defaultIsolation())
 	return t
 }

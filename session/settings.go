@@ -27,8 +27,8 @@ func defaultSettings() map[string]string {
 		"deadlock_timeout":              "1s",
 		"work_mem":                      "64MB",
 		"search_path":                   `"$user", public`,
-		"transaction_isolation":         "serializable",
-		"default_transaction_isolation": "serializable",
+		"transaction_isolation":         "read committed",
+		"default_transaction_isolation": "read committed",
 		"default_transaction_read_only": "off",
 		"transaction_read_only":         "off",
 		"server_version":                "15.0 (kvsql)",
@@ -127,7 +127,16 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"work_mem\": %q", value)
 		}
 	case "transaction_isolation", "default_transaction_isolation":
-		value = "serializable" // every transaction is serializable
+		value = strings.ToLower(strings.Trim(value, "'"))
+		if !validIsolation(value) {
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter %q: %q", name, value)
+		}
+		if name == "transaction_isolation" {
+			if err := s.setIsolationLocked(value); err != nil {
+				return nil, err
+			}
+			return &staticResult{tag: "SET"}, nil
+		}
 	case "client_encoding":
 		if u := strings.ToUpper(strings.ReplaceAll(value, "-", "")); u != "UTF8" && u != "UNICODE" {
 			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "encoding %q is not supported: kvsql speaks UTF8", value)
@@ -159,6 +168,12 @@ func (s *Session) show(st *parse.ShowStmt) (backend.Result, error) {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "SHOW ALL is not supported")
 	}
 	v, ok := s.settings[name]
+	if name == "transaction_isolation" && s.cur != nil {
+		v = s.cur.isolation()
+	}
+	if name == "transaction_isolation" && s.cur == nil {
+		v = s.settings["default_transaction_isolation"]
+	}
 	if name == "transaction_read_only" {
 		v = "off"
 		if (s.cur != nil && s.cur.readOnly) || (s.cur == nil && s.settings["default_transaction_read_only"] == "on") {

@@ -216,6 +216,9 @@ func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Resu
 		s.Fail(err)
 		return nil, err
 	}
+	if s.cur != nil && k != kindTxn && k != kindSet && k != kindShow {
+		s.cur.queried = true
+	}
 	var res backend.Result
 	var err error
 	switch k {

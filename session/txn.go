@@ -32,7 +32,16 @@ type txn struct {
 	failed     bool
 	// readOnly refuses every write with 25006 (BEGIN READ ONLY,
 	// SET TRANSACTION READ ONLY, default_transaction_read_only).
-	readOnly   bool
+	readOnly bool
+	// readCommitted runs t at READ COMMITTED: each statement reads the
+	// newest snapshot and only t's writes are validated at commit
+	// (validationSpans). Otherwise t is SERIALIZABLE (REPEATABLE READ
+	// runs as SERIALIZABLE, which the standard allows).
+	readCommitted bool
+	// queried is set once t ran a statement (SET TRANSACTION ISOLATION
+	// LEVEL must come before); level is the isolation level asked for.
+	queried    bool
+	level      string
 	savepoints []savepoint
 	rowDelta   map[uint64]int64
 	// pid is the session's backend PID (for lock and deadlock errors).
@@ -161,7 +170,7 @@ func (t *txn) moveSnapshot(writing bool) error {
 	}
 	wrote := writing || t.kv.Len() > 0 || t.catChanged
 	// Merged outside the mutex: it is t's own data.
-	reads := mergeSpans(t.kv.ReadSet())
+	reads := t.validationSpans()
 	db.mu.Lock()
 	if !db.validLocked(t, reads) {
 		db.mu.Unlock()
@@ -185,10 +194,25 @@ func (t *txn) moveSnapshot(writing bool) error {
 		return pgerror.Wrap(err, pgerror.Internal)
 	}
 	db.stats.refreshes.Add(1)
+	if t.readCommitted {
+		t.kv.RollbackReads(0) // never validated: no need to keep them
+	}
 	if !db.opts.NoSync {
 		_ = db.sync.wait(t.snapSeq) // an error is the sticky one commit reports
 	}
 	return nil
+}
+
+// validationSpans are the key spans a commit after t's snapshot must not
+// have written for t to stay valid: what t read (SERIALIZABLE), or what
+// t wrote (READ COMMITTED, where each statement reads a fresh snapshot and
+// only write-write conflicts that no row lock covers — two transactions
+// inserting one key — are refused).
+func (t *txn) validationSpans() []kv.KeySpan {
+	if t.readCommitted {
+		return mergeSpans(t.kv.OverwriteSet())
+	}
+	return mergeSpans(t.kv.ReadSet())
 }
 
 // ddlDB is the database whose catalog t's DDL changed, "" for all.

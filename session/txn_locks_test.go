@@ -23,12 +23,18 @@ import (
 // transaction at once; all commit and the counter ends at ten, in
 // explicit transactions and in autocommit, in both protocols.
 func TestLockCounter(t *testing.T) {
+	type variant struct {
+		name  string
+		begin string // "" for autocommit
+	}
+	variants := []variant{{"autocommit", ""}}
+	for _, level := range []string{"READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"} {
+		variants = append(variants, variant{strings.ReplaceAll(strings.ToLower(level), " ", "_"), "BEGIN ISOLATION LEVEL " + level})
+	}
 	for _, p := range protocols {
-		for _, explicit := range []bool{true, false} {
-			name := p.name + "/autocommit"
-			if explicit {
-				name = p.name + "/begin"
-			}
+		for _, v := range variants {
+			explicit := v.begin != ""
+			name := p.name + "/" + v.name
 			t.Run(name, func(t *testing.T) {
 				ts := testkit.StartServer(t, testkit.OpenPebble(t), nil)
 				setup := ts.Connect(t, p.mode)
@@ -52,13 +58,13 @@ func TestLockCounter(t *testing.T) {
 							errs <- err
 							return
 						}
-						tx, err := c.Begin(ctx)
+						_, err := c.Exec(ctx, v.begin)
 						if err == nil {
-							if _, err = tx.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1"); err == nil {
+							if _, err = c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1"); err == nil {
 								time.Sleep(5 * time.Millisecond) // hold the lock while others queue
-								err = tx.Commit(ctx)
+								_, err = c.Exec(ctx, "COMMIT")
 							} else {
-								_ = tx.Rollback(ctx)
+								_, _ = c.Exec(ctx, "ROLLBACK")
 							}
 						}
 						errs <- err
@@ -164,10 +170,21 @@ func TestLockTimeoutAndCancel(t *testing.T) {
 // deadlock is possible): no transaction fails, and the rows' sum is twice
 // the number of commits.
 func TestLockHotRows(t *testing.T) {
-	dur := 20 * time.Second
-	if testing.Short() {
-		dur = 2 * time.Second
+	for _, level := range []struct {
+		name string
+		dur  time.Duration
+	}{{"read committed", 20 * time.Second}, {"serializable", 5 * time.Second}} {
+		t.Run(strings.ReplaceAll(level.name, " ", "_"), func(t *testing.T) {
+			dur := level.dur
+			if testing.Short() {
+				dur = 2 * time.Second
+			}
+			hotRows(t, level.name, dur)
+		})
 	}
+}
+
+func hotRows(t *testing.T, level string, dur time.Duration) {
 	ts := testkit.StartServer(t, testkit.OpenPebble(t), nil)
 	ctx := context.Background()
 	setup := ts.Connect(t, pgx.QueryExecModeCacheStatement)
@@ -193,7 +210,7 @@ func TestLockHotRows(t *testing.T) {
 				if x > y {
 					x, y = y, x
 				}
-				err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+				err := pgx.BeginTxFunc(ctx, c, pgx.TxOptions{IsoLevel: pgx.TxIsoLevel(level)}, func(tx pgx.Tx) error {
 					if _, err := tx.Exec(ctx, "UPDATE hot SET n = n + 1 WHERE id = $1", x); err != nil {
 						return err
 					}
@@ -214,7 +231,7 @@ func TestLockHotRows(t *testing.T) {
 	if err := setup.QueryRow(ctx, "SELECT sum(n) FROM hot").Scan(&sum); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d commits, %d failures in %v with %d clients on 10 rows", commits.Load(), failures.Load(), dur, clients)
+	t.Logf("%s: %d commits, %d failures in %v with %d clients on 10 rows", level, commits.Load(), failures.Load(), dur, clients)
 	if f := failures.Load(); f != 0 {
 		t.Errorf("%d transactions failed; first: %v", f, firstErr.Load())
 	}

@@ -22,7 +22,7 @@ import (
 // wrote; without the refresh it would have read the old value and failed.
 func TestTxnRefreshMovesSnapshot(t *testing.T) {
 	db := testkit.OpenMem(t)
-	s1, s2 := testkit.NewSession(t, db), testkit.NewSession(t, db)
+	s1, s2 := serializableSession(t, db), serializableSession(t, db)
 	testkit.Must(t, s1, `CREATE TABLE a (id INT PRIMARY KEY, v INT NOT NULL); INSERT INTO a VALUES (1, 10), (2, 20)`)
 	testkit.Must(t, s1, "BEGIN")
 	testkit.Want(t, s1, "SELECT v FROM a WHERE id = 1", "10")

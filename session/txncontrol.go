@@ -16,6 +16,9 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		if s.cur == nil {
 			s.cur = s.begin()
 			s.cur.explicit = true
+			if p.Isolation != "" {
+				s.cur.setIsolation(p.Isolation)
+			}
 			for _, m := range ast.TxAccessModes {
 				switch m {
 				case sqlparser.ReadOnly:
