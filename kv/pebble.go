@@ -48,7 +48,15 @@ var _ Engine = (*pebbleEngine)(nil)
 // Keys compare with Pebble's default comparer (bytes.Compare) and Merge is
 // byte concatenation (the "kvsql.concat" merger). Pebble's informational
 // logging is discarded; its error messages go to the standard logger.
+//
+// Before Pebble replays the write-ahead logs, CheckWAL reads them: a log
+// damaged anywhere but in a torn tail of the newest one is refused with a
+// *WALDamageError, where Pebble would stop replaying at the damage and
+// silently drop every commit after it.
 func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
+	if err := CheckWAL(opts.FS, dir); err != nil {
+		return nil, err
+	}
 	cacheSize := opts.CacheSize
 	if cacheSize <= 0 {
 		cacheSize = DefaultCacheSize
@@ -230,15 +238,23 @@ func (e *pebbleEngine) Compact(start, end []byte) error {
 	return nil
 }
 
-// Close implements Engine.
+// Close implements Engine. It first flushes the memtables to sstables, so
+// that after a clean shutdown every commit lives in sstables and the
+// write-ahead logs are obsolete: damage to them can no longer lose data.
 func (e *pebbleEngine) Close() error {
 	if e.closed.Swap(true) {
 		return ErrClosed
 	}
-	if err := e.db.Close(); err != nil {
-		return fmt.Errorf("kv: close pebble store: %w", err)
+	var flushErr error
+	if !e.readOnly {
+		if err := e.db.Flush(); err != nil {
+			flushErr = fmt.Errorf("kv: flush pebble store at close: %w", err)
+		}
 	}
-	return nil
+	if err := e.db.Close(); err != nil {
+		return errors.Join(flushErr, fmt.Errorf("kv: close pebble store: %w", err))
+	}
+	return flushErr
 }
 
 // pebbleBatch is a Batch on a pebble.Batch.
