@@ -26,8 +26,8 @@ type conn struct {
 	body []byte        // the last message body, reused
 	wbuf []byte        // output not yet flushed
 
-	pid     uint32
-	secret  [4]byte
+	pid    uint32
+	secret [4]byte
 	// counted: counted against MaxConnections; starting: counted against
 	// MaxStartupConnections (not yet authenticated). REQUIRES: srv.mu
 	// held to change either once the connection is tracked.
