@@ -21,6 +21,9 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if _, ok := c.stmts[m.Name]; ok && m.Name != "" {
 		return pgerror.Newf(codeDuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 	}
+	if err := pgerror.CheckUTF8(m.Query); err != nil {
+		return err
+	}
 	var stmts []backend.Statement
 	err := c.guard("Session.Prepare", func() error {
 		var err error
