@@ -7,7 +7,7 @@ import (
 	"github.com/kvsql/kvsql/pgerror"
 )
 
-// TestEscapeStringUTF8 checks that E'' escapes cannot spell text that is
+// TestEscapeStringUTF8 checks that E” escapes cannot spell text that is
 // not UTF-8 (or a NUL): PostgreSQL answers 22021.
 func TestEscapeStringUTF8(t *testing.T) {
 	for in, bytes := range map[string]string{
