@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -74,7 +76,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		FS:                 opts.FS,
 		ReadOnly:           opts.ReadOnly,
 		Merger:             concatMerger,
-		Logger:             quietLogger{},
+		Logger:             quietLogger{t: &logThrottle{}},
 		FormatMajorVersion: pebble.FormatNewest,
 	}
 	// Bloom filters on every level spare most sstable reads for absent
@@ -96,13 +98,55 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 }
 
 // quietLogger drops Pebble's informational messages (one per flush and
-// compaction) and keeps the ones that signal trouble.
-type quietLogger struct{}
+// compaction) and keeps the ones that signal trouble, at most one per
+// message format every errorLogInterval: a full disk makes Pebble retry
+// its flushes and compactions in a loop, each failure one error line
+// (12,028 lines in 60 s before this throttle).
+type quietLogger struct{ t *logThrottle }
 
 func (quietLogger) Infof(string, ...any) {}
 
-func (quietLogger) Errorf(format string, args ...any) {
-	log.Printf("pebble: "+format, args...)
+func (l quietLogger) Errorf(format string, args ...any) {
+	if n, ok := l.t.allow(format, time.Now()); ok {
+		if n > 0 {
+			format += fmt.Sprintf(" (and %d more like it suppressed)", n)
+		}
+		log.Printf("pebble: "+format, args...)
+	}
+}
+
+// errorLogInterval is the least time between two logged Pebble errors
+// with the same format.
+const errorLogInterval = 10 * time.Second
+
+// logThrottle remembers, per message format, when it was last logged and
+// how many were suppressed since.
+type logThrottle struct {
+	mu   sync.Mutex
+	last map[string]throttled
+}
+
+type throttled struct {
+	at         time.Time
+	suppressed int
+}
+
+// allow reports whether a message with format may be logged at now, and
+// how many were suppressed before it.
+func (t *logThrottle) allow(format string, now time.Time) (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.last == nil {
+		t.last = make(map[string]throttled)
+	}
+	e, seen := t.last[format]
+	if seen && now.Sub(e.at) < errorLogInterval {
+		e.suppressed++
+		t.last[format] = e
+		return 0, false
+	}
+	t.last[format] = throttled{at: now}
+	return e.suppressed, true
 }
 
 // Fatalf is called by Pebble on broken invariants (corruption) and must
