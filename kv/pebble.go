@@ -41,6 +41,11 @@ type pebbleEngine struct {
 	db       *pebble.DB
 	readOnly bool
 	closed   atomic.Bool
+	// failed is set by the first write, commit or WAL sync error and by
+	// Pebble's Fatalf (shared with its logger): Pebble may then be unable
+	// to write its log at all, and a flush at Close would rotate the WAL
+	// and die inside Pebble.
+	failed *atomic.Bool
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -67,6 +72,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	if memTableSize == 0 {
 		memTableSize = DefaultMemTableSize
 	}
+	failed := new(atomic.Bool)
 	cache := pebble.NewCache(cacheSize)
 	// Open takes its own reference to the cache; ours is dropped on return.
 	defer cache.Unref()
@@ -76,7 +82,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		FS:                 opts.FS,
 		ReadOnly:           opts.ReadOnly,
 		Merger:             concatMerger,
-		Logger:             quietLogger{t: &logThrottle{}},
+		Logger:             quietLogger{t: &logThrottle{}, failed: failed},
 		FormatMajorVersion: pebble.FormatNewest,
 	}
 	// Bloom filters on every level spare most sstable reads for absent
@@ -94,7 +100,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kv: open pebble store %q: %w", dir, err)
 	}
-	return &pebbleEngine{db: db, readOnly: opts.ReadOnly}, nil
+	return &pebbleEngine{db: db, readOnly: opts.ReadOnly, failed: failed}, nil
 }
 
 // quietLogger drops Pebble's informational messages (one per flush and
@@ -102,7 +108,10 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 // message format every errorLogInterval: a full disk makes Pebble retry
 // its flushes and compactions in a loop, each failure one error line
 // (12,028 lines in 60 s before this throttle).
-type quietLogger struct{ t *logThrottle }
+type quietLogger struct {
+	t      *logThrottle
+	failed *atomic.Bool // set by Fatalf (see pebbleEngine.failed)
+}
 
 func (quietLogger) Infof(string, ...any) {}
 
@@ -149,9 +158,10 @@ func (t *logThrottle) allow(format string, now time.Time) (int, bool) {
 	return e.suppressed, true
 }
 
-// Fatalf is called by Pebble on broken invariants (corruption) and must
-// not return.
-func (quietLogger) Fatalf(format string, args ...any) {
+// Fatalf is called by Pebble on broken invariants (corruption) and on a
+// failed WAL write, and must not return.
+func (l quietLogger) Fatalf(format string, args ...any) {
+	l.failed.Store(true)
 	log.Panicf("pebble: "+format, args...)
 }
 
@@ -200,7 +210,7 @@ func (e *pebbleEngine) Set(key, value []byte) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	return wrapWrite(e.db.Set(key, value, pebble.NoSync))
+	return e.wrapWrite(e.db.Set(key, value, pebble.NoSync))
 }
 
 // Delete implements Writer.
@@ -208,7 +218,7 @@ func (e *pebbleEngine) Delete(key []byte) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	return wrapWrite(e.db.Delete(key, pebble.NoSync))
+	return e.wrapWrite(e.db.Delete(key, pebble.NoSync))
 }
 
 // DeleteRange implements Writer.
@@ -219,7 +229,7 @@ func (e *pebbleEngine) DeleteRange(start, end []byte) error {
 	if !rangeNonEmpty(start, end) {
 		return nil
 	}
-	return wrapWrite(e.db.DeleteRange(start, end, pebble.NoSync))
+	return e.wrapWrite(e.db.DeleteRange(start, end, pebble.NoSync))
 }
 
 // Merge implements Writer.
@@ -227,11 +237,12 @@ func (e *pebbleEngine) Merge(key, operand []byte) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	return wrapWrite(e.db.Merge(key, operand, pebble.NoSync))
+	return e.wrapWrite(e.db.Merge(key, operand, pebble.NoSync))
 }
 
-func wrapWrite(err error) error {
+func (e *pebbleEngine) wrapWrite(err error) error {
 	if err != nil {
+		e.failed.Store(true)
 		return fmt.Errorf("kv: write: %w", err)
 	}
 	return nil
@@ -242,7 +253,7 @@ func (e *pebbleEngine) NewBatch() Batch {
 	if e.closed.Load() {
 		return closedBatch{}
 	}
-	return &pebbleBatch{b: e.db.NewBatch()}
+	return &pebbleBatch{b: e.db.NewBatch(), eng: e}
 }
 
 // NewSnapshot implements Engine.
@@ -263,6 +274,7 @@ func (e *pebbleEngine) Flush() error {
 		return nil
 	}
 	if err := e.db.LogData(nil, pebble.Sync); err != nil {
+		e.failed.Store(true)
 		return fmt.Errorf("kv: flush: %w", err)
 	}
 	return nil
@@ -285,12 +297,13 @@ func (e *pebbleEngine) Compact(start, end []byte) error {
 // Close implements Engine. It first flushes the memtables to sstables, so
 // that after a clean shutdown every commit lives in sstables and the
 // write-ahead logs are obsolete: damage to them can no longer lose data.
+// After a write error it does not (see failed): recovery replays the WAL.
 func (e *pebbleEngine) Close() error {
 	if e.closed.Swap(true) {
 		return ErrClosed
 	}
 	var flushErr error
-	if !e.readOnly {
+	if !e.readOnly && !e.failed.Load() {
 		if err := e.db.Flush(); err != nil {
 			flushErr = fmt.Errorf("kv: flush pebble store at close: %w", err)
 		}
@@ -304,6 +317,7 @@ func (e *pebbleEngine) Close() error {
 // pebbleBatch is a Batch on a pebble.Batch.
 type pebbleBatch struct {
 	b         *pebble.Batch
+	eng       *pebbleEngine
 	committed bool
 	closed    bool
 }
@@ -366,6 +380,7 @@ func (b *pebbleBatch) Commit(sync bool) error {
 	}
 	b.committed = true
 	if err := b.b.Commit(writeOpts(sync)); err != nil {
+		b.eng.failed.Store(true)
 		return fmt.Errorf("kv: commit: %w", err)
 	}
 	return nil
