@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -39,6 +41,11 @@ type pebbleEngine struct {
 	db       *pebble.DB
 	readOnly bool
 	closed   atomic.Bool
+	// failed is set by the first write, commit or WAL sync error and by
+	// Pebble's Fatalf (shared with its logger): Pebble may then be unable
+	// to write its log at all, and a flush at Close would rotate the WAL
+	// and die inside Pebble.
+	failed *atomic.Bool
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -48,7 +55,15 @@ var _ Engine = (*pebbleEngine)(nil)
 // Keys compare with Pebble's default comparer (bytes.Compare) and Merge is
 // byte concatenation (the "kvsql.concat" merger). Pebble's informational
 // logging is discarded; its error messages go to the standard logger.
+//
+// Before Pebble replays the write-ahead logs, CheckWAL reads them: a log
+// damaged anywhere but in a torn tail of the newest one is refused with a
+// *WALDamageError, where Pebble would stop replaying at the damage and
+// silently drop every commit after it.
 func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
+	if err := CheckWAL(opts.FS, dir); err != nil {
+		return nil, err
+	}
 	cacheSize := opts.CacheSize
 	if cacheSize <= 0 {
 		cacheSize = DefaultCacheSize
@@ -57,6 +72,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	if memTableSize == 0 {
 		memTableSize = DefaultMemTableSize
 	}
+	failed := new(atomic.Bool)
 	cache := pebble.NewCache(cacheSize)
 	// Open takes its own reference to the cache; ours is dropped on return.
 	defer cache.Unref()
@@ -66,7 +82,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		FS:                 opts.FS,
 		ReadOnly:           opts.ReadOnly,
 		Merger:             concatMerger,
-		Logger:             quietLogger{},
+		Logger:             quietLogger{t: &logThrottle{}, failed: failed},
 		FormatMajorVersion: pebble.FormatNewest,
 	}
 	// Bloom filters on every level spare most sstable reads for absent
@@ -84,22 +100,68 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kv: open pebble store %q: %w", dir, err)
 	}
-	return &pebbleEngine{db: db, readOnly: opts.ReadOnly}, nil
+	return &pebbleEngine{db: db, readOnly: opts.ReadOnly, failed: failed}, nil
 }
 
 // quietLogger drops Pebble's informational messages (one per flush and
-// compaction) and keeps the ones that signal trouble.
-type quietLogger struct{}
+// compaction) and keeps the ones that signal trouble, at most one per
+// message format every errorLogInterval: a full disk makes Pebble retry
+// its flushes and compactions in a loop, each failure one error line
+// (12,028 lines in 60 s before this throttle).
+type quietLogger struct {
+	t      *logThrottle
+	failed *atomic.Bool // set by Fatalf (see pebbleEngine.failed)
+}
 
 func (quietLogger) Infof(string, ...any) {}
 
-func (quietLogger) Errorf(format string, args ...any) {
-	log.Printf("pebble: "+format, args...)
+func (l quietLogger) Errorf(format string, args ...any) {
+	if n, ok := l.t.allow(format, time.Now()); ok {
+		if n > 0 {
+			format += fmt.Sprintf(" (and %d more like it suppressed)", n)
+		}
+		log.Printf("pebble: "+format, args...)
+	}
 }
 
-// Fatalf is called by Pebble on broken invariants (corruption) and must
-// not return.
-func (quietLogger) Fatalf(format string, args ...any) {
+// errorLogInterval is the least time between two logged Pebble errors
+// with the same format.
+const errorLogInterval = 10 * time.Second
+
+// logThrottle remembers, per message format, when it was last logged and
+// how many were suppressed since.
+type logThrottle struct {
+	mu   sync.Mutex
+	last map[string]throttled
+}
+
+type throttled struct {
+	at         time.Time
+	suppressed int
+}
+
+// allow reports whether a message with format may be logged at now, and
+// how many were suppressed before it.
+func (t *logThrottle) allow(format string, now time.Time) (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.last == nil {
+		t.last = make(map[string]throttled)
+	}
+	e, seen := t.last[format]
+	if seen && now.Sub(e.at) < errorLogInterval {
+		e.suppressed++
+		t.last[format] = e
+		return 0, false
+	}
+	t.last[format] = throttled{at: now}
+	return e.suppressed, true
+}
+
+// Fatalf is called by Pebble on broken invariants (corruption) and on a
+// failed WAL write, and must not return.
+func (l quietLogger) Fatalf(format string, args ...any) {
+	l.failed.Store(true)
 	log.Panicf("pebble: "+format, args...)
 }
 
@@ -148,7 +210,7 @@ func (e *pebbleEngine) Set(key, value []byte) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	return wrapWrite(e.db.Set(key, value, pebble.NoSync))
+	return e.wrapWrite(e.db.Set(key, value, pebble.NoSync))
 }
 
 // Delete implements Writer.
@@ -156,7 +218,7 @@ func (e *pebbleEngine) Delete(key []byte) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	return wrapWrite(e.db.Delete(key, pebble.NoSync))
+	return e.wrapWrite(e.db.Delete(key, pebble.NoSync))
 }
 
 // DeleteRange implements Writer.
@@ -167,7 +229,7 @@ func (e *pebbleEngine) DeleteRange(start, end []byte) error {
 	if !rangeNonEmpty(start, end) {
 		return nil
 	}
-	return wrapWrite(e.db.DeleteRange(start, end, pebble.NoSync))
+	return e.wrapWrite(e.db.DeleteRange(start, end, pebble.NoSync))
 }
 
 // Merge implements Writer.
@@ -175,11 +237,12 @@ func (e *pebbleEngine) Merge(key, operand []byte) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	return wrapWrite(e.db.Merge(key, operand, pebble.NoSync))
+	return e.wrapWrite(e.db.Merge(key, operand, pebble.NoSync))
 }
 
-func wrapWrite(err error) error {
+func (e *pebbleEngine) wrapWrite(err error) error {
 	if err != nil {
+		e.failed.Store(true)
 		return fmt.Errorf("kv: write: %w", err)
 	}
 	return nil
@@ -190,7 +253,7 @@ func (e *pebbleEngine) NewBatch() Batch {
 	if e.closed.Load() {
 		return closedBatch{}
 	}
-	return &pebbleBatch{b: e.db.NewBatch()}
+	return &pebbleBatch{b: e.db.NewBatch(), eng: e}
 }
 
 // NewSnapshot implements Engine.
@@ -211,6 +274,7 @@ func (e *pebbleEngine) Flush() error {
 		return nil
 	}
 	if err := e.db.LogData(nil, pebble.Sync); err != nil {
+		e.failed.Store(true)
 		return fmt.Errorf("kv: flush: %w", err)
 	}
 	return nil
@@ -230,20 +294,30 @@ func (e *pebbleEngine) Compact(start, end []byte) error {
 	return nil
 }
 
-// Close implements Engine.
+// Close implements Engine. It first flushes the memtables to sstables, so
+// that after a clean shutdown every commit lives in sstables and the
+// write-ahead logs are obsolete: damage to them can no longer lose data.
+// After a write error it does not (see failed): recovery replays the WAL.
 func (e *pebbleEngine) Close() error {
 	if e.closed.Swap(true) {
 		return ErrClosed
 	}
-	if err := e.db.Close(); err != nil {
-		return fmt.Errorf("kv: close pebble store: %w", err)
+	var flushErr error
+	if !e.readOnly && !e.failed.Load() {
+		if err := e.db.Flush(); err != nil {
+			flushErr = fmt.Errorf("kv: flush pebble store at close: %w", err)
+		}
 	}
-	return nil
+	if err := e.db.Close(); err != nil {
+		return errors.Join(flushErr, fmt.Errorf("kv: close pebble store: %w", err))
+	}
+	return flushErr
 }
 
 // pebbleBatch is a Batch on a pebble.Batch.
 type pebbleBatch struct {
 	b         *pebble.Batch
+	eng       *pebbleEngine
 	committed bool
 	closed    bool
 }
@@ -306,6 +380,7 @@ func (b *pebbleBatch) Commit(sync bool) error {
 	}
 	b.committed = true
 	if err := b.b.Commit(writeOpts(sync)); err != nil {
+		b.eng.failed.Store(true)
 		return fmt.Errorf("kv: commit: %w", err)
 	}
 	return nil

@@ -42,6 +42,7 @@ const (
 	GroupingError              Code = "42803"
 	InvalidColumnReference     Code = "42P10"
 	InvalidParameterValue      Code = "22023"
+	CharacterNotInRepertoire   Code = "22021"
 	UniqueViolation            Code = "23505"
 	NotNullViolation           Code = "23502"
 	ForeignKeyViolation        Code = "23503"

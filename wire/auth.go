@@ -31,6 +31,11 @@ func newAuthenticator(method string, users map[string]string) (authenticator, er
 	if method != "trust" && len(users) == 0 {
 		return nil, fmt.Errorf("wire: auth method %q needs Config.Users", method)
 	}
+	for u, p := range users {
+		if p == "" {
+			return nil, fmt.Errorf("wire: user %q has an empty password", u)
+		}
+	}
 	switch method {
 	case "trust":
 		return trustAuth{}, nil
@@ -44,9 +49,12 @@ func newAuthenticator(method string, users map[string]string) (authenticator, er
 	return nil, fmt.Errorf("wire: unknown auth method %q (want trust, password, md5 or scram-sha-256)", method)
 }
 
-// authenticate runs the configured method and sends AuthenticationOk.
+// authenticate runs the configured method and sends AuthenticationOk. A
+// failure is logged in one line (user, address, method), as PostgreSQL
+// logs "password authentication failed for user".
 func (c *conn) authenticate(user string) error {
 	if err := c.srv.auth.authenticate(c, user); err != nil {
+		c.srv.log.Warn("wire: authentication failed", "user", user, "remote", c.nc().RemoteAddr().String(), "method", c.srv.cfg.AuthMethod, "err", err.Error())
 		return err
 	}
 	c.send(&pgproto3.AuthenticationOk{})
@@ -92,8 +100,12 @@ func (a passwordAuth) authenticate(c *conn, user string) error {
 	if err := pm.Decode(body); err != nil {
 		return pgerror.Newf(pgerror.ProtocolViolation, "invalid password message: %v", err)
 	}
+	if pm.Password == "" {
+		// PostgreSQL refuses an empty password before looking at the user.
+		return authFailed(user)
+	}
 	want, ok := a.users[user]
-	if subtle.ConstantTimeCompare([]byte(pm.Password), []byte(want)) != 1 || !ok {
+	if subtle.ConstantTimeCompare([]byte(pm.Password), []byte(want)) != 1 || !ok || want == "" {
 		return authFailed(user)
 	}
 	return nil

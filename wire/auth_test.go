@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -9,12 +10,16 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"database/sql"
+	"log/slog"
 	"math/big"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 func TestAuthMethods(t *testing.T) {
@@ -109,4 +114,104 @@ func TestTLS(t *testing.T) {
 	if err := db.QueryRow("gen 1").Scan(&n); err != nil {
 		t.Errorf("lib/pq over TLS: %v", err)
 	}
+}
+
+func TestEmptyPasswordRefused(t *testing.T) {
+	if _, err := NewServer(Config{Addr: "0.0.0.0:5433", Users: map[string]string{"a": ""}}, &fakeBackend{}); err == nil || !strings.Contains(err.Error(), "empty password") {
+		t.Errorf("empty configured password: got %v, want a refusal", err)
+	}
+	// A client's empty password fails even for a user that exists.
+	_, _, addr := startServer(t, Config{Users: map[string]string{"alice": "secret"}, AuthMethod: "password"})
+	ctx := context.Background()
+	if _, err := pgx.Connect(ctx, strings.Replace(connString(addr, "alice", ""), ":secret@", ":@", 1)); codeOf(err) != "28P01" {
+		t.Errorf("empty password at login: got %v, want 28P01", err)
+	}
+}
+
+// TestFailedLoginLogged checks the one log line a failed login leaves.
+func TestFailedLoginLogged(t *testing.T) {
+	var buf syncBuffer
+	logger := slog.New(slog.NewTextHandler(&buf, nil))
+	_, _, addr := startServer(t, Config{Users: map[string]string{"alice": "secret"}, Logger: logger})
+	if _, err := pgx.Connect(context.Background(), connString(addr, "mallory", "")); codeOf(err) != "28P01" {
+		t.Fatalf("got %v, want 28P01", err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(buf.String(), "authentication failed") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	line := buf.String()
+	for _, want := range []string{"authentication failed", "user=mallory", "remote=127.0.0.1:", "method=scram-sha-256"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("log %q lacks %q", line, want)
+		}
+	}
+}
+
+// TestSilentClientsDoNotLockOut opens more connections than
+// MaxConnections that send a StartupMessage and never answer the password
+// challenge: a real client still gets in, and only past
+// MaxStartupConnections are new connections refused (53300).
+func TestSilentClientsDoNotLockOut(t *testing.T) {
+	users := map[string]string{"alice": "secret"}
+	_, _, addr := startServer(t, Config{Users: users, MaxConnections: 2, MaxStartupConnections: 8})
+	var silent []net.Conn
+	defer func() {
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
+	for range 6 {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		silent = append(silent, nc)
+		fe := pgproto3.NewFrontend(nc, nc)
+		fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "alice"}})
+		if err := fe.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fe.Receive(); err != nil { // the SASL challenge, never answered
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, connString(addr, "alice", ""))
+	if err != nil {
+		t.Fatalf("real client locked out by 6 silent ones: %v", err)
+	}
+	defer c.Close(ctx)
+	// Two more silent ones fill MaxStartupConnections (the real client's
+	// slot was freed when it authenticated); the next is refused at once.
+	for range 2 {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		silent = append(silent, nc)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if _, err := pgx.Connect(ctx, connString(addr, "alice", "")); codeOf(err) != "53300" {
+		t.Errorf("past MaxStartupConnections: got %v, want 53300", err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -26,9 +26,13 @@ type conn struct {
 	body []byte        // the last message body, reused
 	wbuf []byte        // output not yet flushed
 
-	pid     uint32
-	secret  [4]byte
-	counted bool // counted against MaxConnections (REQUIRES: srv.mu held to change after admit)
+	pid    uint32
+	secret [4]byte
+	// counted: counted against MaxConnections; starting: counted against
+	// MaxStartupConnections (not yet authenticated). REQUIRES: srv.mu
+	// held to change either once the connection is tracked.
+	counted  bool
+	starting bool
 
 	sess    backend.Session
 	ctx     context.Context // cancelled when the connection ends

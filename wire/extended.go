@@ -21,6 +21,9 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if _, ok := c.stmts[m.Name]; ok && m.Name != "" {
 		return pgerror.Newf(codeDuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 	}
+	if err := pgerror.CheckUTF8(m.Query); err != nil {
+		return err
+	}
 	oids := m.ParameterOIDs
 	if oids == nil {
 		oids = []uint32{} // non-nil: a Parse message (backend.Session.Prepare)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/wire/backend"
 )
 
@@ -24,7 +25,8 @@ type Config struct {
 	// connection is upgraded. nil answers 'N' (plaintext only).
 	TLSConfig *tls.Config
 	// Users maps user names to passwords. Empty means every user is
-	// accepted without a password (trust).
+	// accepted without a password (trust). An empty password is refused
+	// by NewServer: it would let anyone in who knows the user name.
 	Users map[string]string
 	// AuthMethod is "trust", "password" (cleartext), "md5" or
 	// "scram-sha-256". Default: "trust" when Users is empty, else
@@ -37,13 +39,20 @@ type Config struct {
 	// the connection is closed. Default DefaultMaxMessageSize.
 	MaxMessageSize int
 	// StartupTimeout bounds the time from accept to the end of
-	// authentication. Default 10s.
+	// authentication (PostgreSQL's authentication_timeout). Default 10s.
 	StartupTimeout time.Duration
 	// WriteTimeout bounds one write to a client; a client that does not
 	// read for that long is disconnected. Default 60s.
 	WriteTimeout time.Duration
-	// MaxConnections caps concurrent sessions; more get 53300. Default 100.
+	// MaxConnections caps concurrent authenticated sessions; more get
+	// 53300. Default 100.
 	MaxConnections int
+	// MaxStartupConnections caps connections that have not finished
+	// authentication, counted apart from MaxConnections so that clients
+	// that never answer the password challenge cannot lock real users
+	// out; more get 53300 at once. Each is closed after StartupTimeout.
+	// Default 2*MaxConnections+64.
+	MaxStartupConnections int
 	// Logger receives connection errors and recovered panics. Default
 	// slog.Default().
 	Logger *slog.Logger
@@ -78,7 +87,8 @@ type Server struct {
 		listeners map[net.Listener]struct{}
 		conns     map[*conn]struct{}
 		byPID     map[uint32]*conn // for CancelRequest
-		sessions  int              // conns past the connection-limit check
+		sessions  int              // authenticated conns (counted)
+		starting  int              // conns not yet authenticated (starting)
 		addr      net.Addr
 	}
 }
@@ -104,6 +114,9 @@ func NewServer(cfg Config, b backend.Backend) (*Server, error) {
 	}
 	if cfg.MaxConnections <= 0 {
 		cfg.MaxConnections = 100
+	}
+	if cfg.MaxStartupConnections <= 0 {
+		cfg.MaxStartupConnections = 2*cfg.MaxConnections + 64
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -202,27 +215,55 @@ func (s *Server) Serve(l net.Listener) error {
 		}
 		backoff = 0
 		c := newConn(s, nc)
-		if !s.track(c) {
+		switch s.track(c) {
+		case trackShutdown:
 			nc.Close()
-			continue
+		case trackFull:
+			go s.refuseBusy(nc)
+		default:
+			go c.serve()
 		}
-		go c.serve()
 	}
 }
 
-// track registers c; false when the server is shutting down or drowning
-// in half-open connections (a hard cap well above MaxConnections bounds
-// the goroutines that unauthenticated clients can hold).
-func (s *Server) track(c *conn) bool {
+// trackResult is what track decided about a new connection.
+type trackResult int
+
+const (
+	trackOK trackResult = iota
+	trackShutdown
+	trackFull // MaxStartupConnections reached
+)
+
+// track registers c as a starting (unauthenticated) connection. The cap
+// on starting connections bounds the goroutines that clients who never
+// authenticate can hold, without touching MaxConnections.
+func (s *Server) track(c *conn) trackResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shutting.Load() || len(s.mu.conns) >= 2*s.cfg.MaxConnections+64 {
-		return false
+	if s.shutting.Load() {
+		return trackShutdown
 	}
+	if s.mu.starting >= s.cfg.MaxStartupConnections {
+		return trackFull
+	}
+	s.mu.starting++
+	c.starting = true
 	s.mu.conns[c] = struct{}{}
 	s.mu.byPID[c.pid] = c
 	s.wg.Add(1)
-	return true
+	return trackOK
+}
+
+// refuseBusy answers a connection over MaxStartupConnections with 53300
+// and closes it, as PostgreSQL answers one over max_connections.
+func (s *Server) refuseBusy(nc net.Conn) {
+	defer nc.Close()
+	nc.SetWriteDeadline(time.Now().Add(time.Second))
+	buf, err := errorResponse(pgerror.New(pgerror.TooManyConnections, "sorry, too many clients already"), "FATAL").Encode(nil)
+	if err == nil {
+		nc.Write(buf)
+	}
 }
 
 // untrack removes c; it is the last thing a connection goroutine does.
@@ -233,14 +274,22 @@ func (s *Server) untrack(c *conn) {
 	if c.counted {
 		s.mu.sessions--
 	}
+	if c.starting {
+		s.mu.starting--
+	}
 	s.mu.Unlock()
 	s.wg.Done()
 }
 
-// admit counts c against MaxConnections; false means 53300.
+// admit moves an authenticated c from the starting connections to the
+// sessions counted against MaxConnections; false means 53300.
 func (s *Server) admit(c *conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if c.starting {
+		s.mu.starting--
+		c.starting = false
+	}
 	if s.mu.sessions >= s.cfg.MaxConnections {
 		return false
 	}

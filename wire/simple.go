@@ -14,6 +14,10 @@ const codeUndefinedParameter = pgerror.Code("42P02")
 // error ends the message; the statements after it are not run. The caller
 // sends ReadyForQuery.
 func (c *conn) simpleQuery(sql string) {
+	if err := pgerror.CheckUTF8(sql); err != nil {
+		c.statementError(err)
+		return
+	}
 	var stmts []backend.Statement
 	err := c.guard("Session.Prepare", func() error {
 		var err error

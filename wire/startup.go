@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -163,7 +164,11 @@ func (c *conn) startup() bool {
 	}
 	c.rd = bufio.NewReaderSize(c.nc(), 16<<10)
 	if c.srv.cfg.RequireTLS && !tlsDone {
-		c.fatal(pgerror.New(pgerror.InvalidAuthorizationSpec, "TLS is required: connect with sslmode=require"))
+		// PostgreSQL's answer when only hostssl lines match.
+		c.srv.log.Warn("wire: login refused", "user", sm.Parameters["user"], "remote", raw.RemoteAddr().String(), "method", c.srv.cfg.AuthMethod, "reason", "no TLS")
+		e := pgerror.Newf(pgerror.InvalidAuthorizationSpec, "no pg_hba.conf entry for host %q, user %q, database %q, no encryption", remoteHost(raw.RemoteAddr()), sm.Parameters["user"], sm.Parameters["database"])
+		e.Hint = "The server requires TLS: connect with sslmode=require."
+		c.fatal(e)
 		return false
 	}
 	if minor := sm.ProtocolVersion & 0xffff; minor > 0 {
@@ -183,12 +188,14 @@ func (c *conn) startup() bool {
 	if params["database"] == "" {
 		params["database"] = params["user"]
 	}
-	if !c.srv.admit(c) {
-		c.fatal(pgerror.New(pgerror.TooManyConnections, "sorry, too many clients already"))
-		return false
-	}
 	if err := c.authenticate(params["user"]); err != nil {
 		c.fatal(err)
+		return false
+	}
+	// Only an authenticated client takes one of the MaxConnections slots:
+	// clients that never answer the challenge cannot lock real users out.
+	if !c.srv.admit(c) {
+		c.fatal(pgerror.New(pgerror.TooManyConnections, "sorry, too many clients already"))
 		return false
 	}
 	err := c.guard("Backend.NewSession", func() error {
@@ -212,6 +219,14 @@ func (c *conn) startup() bool {
 	c.sendStartupStatus(params)
 	c.readyForQuery()
 	return !c.closed()
+}
+
+// remoteHost is the host part of a client's address.
+func remoteHost(a net.Addr) string {
+	if host, _, err := net.SplitHostPort(a.String()); err == nil {
+		return host
+	}
+	return a.String()
 }
 
 // sendStartupStatus sends AuthenticationOk's followers: the parameters

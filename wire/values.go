@@ -137,13 +137,18 @@ func floatOf(d types.Datum) (float64, bool) {
 }
 
 // decodeParam decodes one Bind parameter value of type oid in the given
-// format. raw == nil is SQL NULL. Errors carry 22P02 (bad text), 22003
+// format. raw == nil is SQL NULL. Errors carry 22021 (text that is not
+// UTF-8 or holds NUL), 22P02 (bad text), 22003
 // (out of range), 08P01 (bad binary length) or 0A000 (unsupported type).
 func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
 	if raw == nil {
 		return types.Null, nil
 	}
 	if format == formatText {
+		// Text arrives in the client encoding, UTF8, whatever the type.
+		if err := pgerror.CheckUTF8(string(raw)); err != nil {
+			return types.Null, err
+		}
 		return decodeText(oid, string(raw))
 	}
 	if format != formatBinary {

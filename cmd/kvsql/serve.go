@@ -29,7 +29,10 @@ func runServe(args []string) error {
 	syncMode := fs.String("sync", "on", "on: a COMMIT returns once the WAL is synced; off: trade durability for speed")
 	tlsCert := fs.String("tls-cert", "", "TLS certificate file (PEM)")
 	tlsKey := fs.String("tls-key", "", "TLS key file (PEM)")
-	users := fs.String("users", "", "comma-separated user:password pairs; empty means trust (loopback only)")
+	users := fs.String("users", "", "comma-separated user:password pairs (also $KVSQL_USERS); none means trust (loopback only)")
+	usersFile := fs.String("users-file", "", "file of user:password lines (# comments), instead of putting passwords on the command line")
+	requireTLS := fs.Bool("require-tls", false, "refuse connections without TLS (28000); needs --tls-cert and --tls-key")
+	authTimeout := fs.Duration("auth-timeout", 10*time.Second, "time a client has from connecting to finishing authentication")
 	auth := fs.String("auth", "", "password authentication: password, md5 or scram-sha-256 (default scram-sha-256 when --users is set)")
 	maxConns := fs.Int("max-connections", 100, "maximum concurrent connections")
 	maxMsg := fs.Int("max-message-size", 0, "maximum client message size in bytes (0 = default)")
@@ -49,16 +52,14 @@ func runServe(args []string) error {
 		return fmt.Errorf("serve: bad --work-mem %q", *workMem)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	cfg := wire.Config{Addr: *listen, Logger: logger, MaxConnections: *maxConns, MaxMessageSize: *maxMsg, AuthMethod: *auth}
-	if *users != "" {
-		cfg.Users = map[string]string{}
-		for _, pair := range strings.Split(*users, ",") {
-			u, p, ok := strings.Cut(pair, ":")
-			if !ok || u == "" {
-				return fmt.Errorf("serve: --users wants user:password pairs, got %q", pair)
-			}
-			cfg.Users[u] = p
-		}
+	cfg := wire.Config{Addr: *listen, Logger: logger, MaxConnections: *maxConns, MaxMessageSize: *maxMsg, AuthMethod: *auth, RequireTLS: *requireTLS, StartupTimeout: *authTimeout}
+	u, err := loadUsers(*users, *usersFile, os.Getenv("KVSQL_USERS"))
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	cfg.Users = u
+	if *requireTLS && (*tlsCert == "" || *tlsKey == "") {
+		return errors.New("serve: --require-tls needs --tls-cert and --tls-key")
 	}
 	if *tlsCert != "" || *tlsKey != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
@@ -115,6 +116,55 @@ func runServe(args []string) error {
 		logger.Warn("shutdown", "err", err)
 	}
 	return nil
+}
+
+// loadUsers merges the users given as --users, in the --users-file file
+// and in $KVSQL_USERS. Every user needs a non-empty password (an empty one
+// would let in anyone who knows the name) and may be given only once.
+func loadUsers(flagUsers, file, env string) (map[string]string, error) {
+	users := map[string]string{}
+	add := func(where, pair string) error {
+		u, p, ok := strings.Cut(pair, ":")
+		switch {
+		case !ok || u == "":
+			return fmt.Errorf("%s: want user:password pairs", where)
+		case p == "":
+			return fmt.Errorf("%s: user %q has an empty password", where, u)
+		case users[u] != "":
+			return fmt.Errorf("%s: user %q is given twice", where, u)
+		}
+		users[u] = p
+		return nil
+	}
+	for _, src := range []struct{ where, list string }{{"--users", flagUsers}, {"KVSQL_USERS", env}} {
+		if src.list == "" {
+			continue
+		}
+		for _, pair := range strings.Split(src.list, ",") {
+			if err := add(src.where, pair); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--users-file: %w", err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if err := add(fmt.Sprintf("%s:%d", file, i+1), line); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(users) == 0 {
+		return nil, nil
+	}
+	return users, nil
 }
 
 func parseBytes(s string) (int64, bool) {

@@ -103,6 +103,10 @@ func lex(sql string) ([]token, error) {
 			if err != nil {
 				return nil, err
 			}
+			// \xff or \0 can spell bytes that are not UTF-8 text.
+			if err := pgerror.CheckUTF8(val); err != nil {
+				return nil, err
+			}
 			toks = append(toks, token{tkString, val, i, end})
 			i = end
 		case (c == 'n' || c == 'N') && i+1 < len(sql) && sql[i+1] == '\'':
