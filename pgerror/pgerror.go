@@ -70,6 +70,7 @@ const (
 	WrongObjectType            Code = "42809"
 	InvalidSchemaName          Code = "3F000"
 	ProgramLimitExceeded       Code = "54000"
+	StatementTooComplex        Code = "54001"
 	DataCorrupted              Code = "XX001"
 	IOError                    Code = "58030"
 	Internal                   Code = "XX000"

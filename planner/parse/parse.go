@@ -175,6 +175,9 @@ func Parse(sql string) ([]Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNesting(toks); err != nil {
+		return nil, err
+	}
 	var stmts []Statement
 	start := 0
 	for k := 0; k <= len(toks); k++ {
@@ -330,4 +333,31 @@ func inTriggerBody(toks []token) bool {
 		}
 	}
 	return depth > 0
+}
+
+// MaxNesting bounds how deeply parentheses (subqueries, expressions) may
+// nest in one text. Every later stage — vitess's parser, the binder, the
+// planner's rewrites, evaluation — recurses over the tree, and a 200 KB
+// query nested 12,000 deep drove the process out of memory; PostgreSQL
+// stops such a query with 54001 too (its max_stack_depth).
+const MaxNesting = 1000
+
+// checkNesting refuses a text whose parentheses nest deeper than
+// MaxNesting, before anything recurses over it.
+func checkNesting(toks []token) error {
+	depth := 0
+	for _, t := range toks {
+		switch {
+		case t.isPunct("("):
+			if depth++; depth > MaxNesting {
+				e := pgerror.New(pgerror.StatementTooComplex, "stack depth limit exceeded")
+				e.Hint = "The query nests parentheses or subqueries more than 1000 levels deep."
+				e.Position = t.pos + 1
+				return e
+			}
+		case t.isPunct(")"):
+			depth--
+		}
+	}
+	return nil
 }

@@ -475,3 +475,25 @@ func TestTriggerStep(t *testing.T) {
 		t.Fatalf("TriggerCondition: %+v %v", refs, err)
 	}
 }
+
+// TestNestingLimit: a text nested deeper than MaxNesting is refused with
+// 54001 at once, before vitess or the binder recurse over it (a 12,000
+// deep subquery chain ran the server out of memory); MaxNesting itself
+// is fine.
+func TestNestingLimit(t *testing.T) {
+	deep := func(n int) string {
+		return "SELECT " + strings.Repeat("(SELECT ", n) + "1" + strings.Repeat(")", n)
+	}
+	if _, err := Parse(deep(MaxNesting)); err != nil {
+		t.Fatalf("nesting %d: %v", MaxNesting, err)
+	}
+	for _, n := range []int{MaxNesting + 1, 12000} {
+		_, err := Parse(deep(n))
+		if !pgerror.HasCode(err, pgerror.StatementTooComplex) {
+			t.Fatalf("nesting %d: got %v, want 54001", n, err)
+		}
+	}
+	if _, err := Parse("SELECT " + strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000)); !pgerror.HasCode(err, pgerror.StatementTooComplex) {
+		t.Fatalf("20,000 parentheses: got %v, want 54001", err)
+	}
+}
