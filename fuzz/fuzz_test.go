@@ -32,7 +32,7 @@ func runShort(t *testing.T, d time.Duration, pgURL string) {
 // TestFuzzAlone runs the oracles that need only kvsql: TLP, NoREC and
 // the consistency check after writes.
 func TestFuzzAlone(t *testing.T) {
-	d := 20 * time.Second
+	d := 10 * time.Second
 	if testing.Short() {
 		d = 3 * time.Second
 	}
@@ -46,5 +46,5 @@ func TestFuzzDifferential(t *testing.T) {
 		t.Skip("-short: no PostgreSQL run")
 	}
 	url := testkit.StartPostgres(t)
-	runShort(t, 20*time.Second, url)
+	runShort(t, 10*time.Second, url)
 }

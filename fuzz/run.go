@@ -41,6 +41,7 @@ type Report struct {
 	Unsupported  map[string]int // known-unsupported errors met, per entry
 	Findings     []Finding
 	Duplicates   map[string]int // findings like an earlier one, per oracle
+	Avoided      []string       // the knownIssues left out of the grammar
 	Elapsed      time.Duration
 }
 
@@ -73,6 +74,9 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "  %-12s %6d judged  %5d skipped (errors)  %3d findings (%d duplicates)\n",
 			o, r.Checks[o], r.Skipped[o], r.FindingsBy(o), r.Duplicates[o])
 	}
+	if len(r.Avoided) > 0 {
+		fmt.Fprintf(&b, "  known issues left out: %s\n", strings.Join(r.Avoided, ", "))
+	}
 	var us []string
 	for u, n := range r.Unsupported {
 		us = append(us, fmt.Sprintf("  known unsupported: %s (%d)", u, n))
@@ -102,6 +106,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Seed: cfg.Seed, Checks: map[string]int{}, Skipped: map[string]int{},
 		Unsupported: map[string]int{}, Duplicates: map[string]int{},
 	}}
+	if cfg.AvoidKnown {
+		for _, k := range knownIssues {
+			f.rep.Avoided = append(f.rep.Avoided, k.name)
+		}
+	}
 	if cfg.PostgresURL != "" {
 		pg, err := newPGTarget(ctx, cfg.PostgresURL)
 		if err != nil {
