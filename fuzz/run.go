@@ -242,6 +242,7 @@ func (f *fuzzer) runCase(ctx context.Context, seed int64) error {
 // ten times PostgreSQL's time and over 100 ms, twice in a row.
 func (f *fuzzer) slow(ctx context.Context, seed int64, script []stmt, s stmt, o outcome) bool {
 	isSlow := func(k, p result) bool { return k.dur > 100*time.Millisecond && k.dur > 10*p.dur }
+	f.rep.Checks[Perf]++
 	if !isSlow(o.kvRes, o.pgRes) {
 		return false
 	}
