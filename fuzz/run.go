@@ -183,7 +183,11 @@ func (f *fuzzer) runCase(ctx context.Context, seed int64) error {
 		if oracle == Differential && !state && e.pg != nil && f.slow(ctx, seed, script, s, o) {
 			return false
 		}
+		if state && o.diverged {
+			return false // the databases differ from here on: next case
+		}
 		if state {
+			e.note(s)
 			script = append(script, s)
 		}
 		return true
