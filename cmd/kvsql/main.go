@@ -6,6 +6,7 @@
 //	kvsql catalog export --data DIR --format xml|json
 //	kvsql catalog import FILE --data DIR
 //	kvsql check --data DIR
+//	kvsql fuzz [--seed N] [--duration D] [--pg] [--out DIR]
 package main
 
 import (
@@ -24,6 +25,7 @@ commands:
   check     verify that every index agrees with its master file
   conformance  score the sqllogictest corpus on kvsql and PostgreSQL; update docs/conformance.md
   bench     run the benchmark suite beside PostgreSQL
+  fuzz      generate random SQL; judge kvsql by TLP, NoREC, index checks and (--pg) PostgreSQL 15
   version   print the version
 `
 
@@ -50,6 +52,8 @@ func main() {
 		err = runConformance(args)
 	case "bench":
 		err = runBench(args)
+	case "fuzz":
+		err = runFuzz(args)
 	case "version", "--version":
 		fmt.Println("kvsql", Version)
 	case "help", "-h", "--help":

@@ -22,6 +22,7 @@ const module = "github.com/kvsql/kvsql"
 var rank = map[string]int{
 	"cmd/kvsql":          100,
 	"bench":              90,
+	"fuzz":               90,
 	"sqllogictest":       90,
 	"internal/testkit":   90,
 	"internal/crashtest": 90,
