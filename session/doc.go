@@ -12,6 +12,8 @@
 //     and the counters behind SERIAL and identity columns (sequence.go).
 //   - Session (session.go) is one client's state: database, settings
 //     (settings.go), the explicit transaction (txn.go, txncontrol.go).
+//   - lockTable (locks.go) holds the row locks of open transactions and
+//     the queues of statements waiting for them.
 //   - stmt (stmt.go) is one prepared statement; it implements
 //     backend.Statement and runs DML, queries, DDL (ddl.go), COPY
 //     (copy.go) and trigger bodies (trigger.go).
@@ -37,8 +39,9 @@
 //
 // # Caveats
 //
-//   - Conflicts are found at COMMIT (40001); writers do not wait for each
-//     other.
+//   - Writers wait for each other's row locks (locks.go) and restart
+//     their statement after a wait; conflicts no lock covers are found
+//     at COMMIT or at the next statement (40001). Locks live in memory.
 //   - The package is not the embedding API: programs import the root
 //     package kvsql, which re-exports the few types they need.
 package session

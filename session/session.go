@@ -75,7 +75,7 @@ func (db *DB) Session(database string) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{db: db, database: database, user: "kvsql", pid: db.nextPID.Add(1),
-		settings: defaultSettings(), changed: map[string]string{}}
+		settings: db.defaultSettings(), changed: map[string]string{}}
 	return s, nil
 }
 

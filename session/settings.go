@@ -43,6 +43,30 @@ func defaultSettings() map[string]string {
 	}
 }
 
+// defaultSettings are a new session's settings on this store: work_mem
+// is the server's --work-mem (Options.WorkMem) when one was given.
+func (db *DB) defaultSettings() map[string]string {
+	m := defaultSettings()
+	if db.opts.WorkMem > 0 {
+		m["work_mem"] = formatMemory(db.opts.WorkMem)
+	}
+	return m
+}
+
+// formatMemory renders bytes as PostgreSQL shows a memory setting: in
+// the largest of GB, MB and kB that divides it exactly.
+func formatMemory(n int64) string {
+	for _, u := range []struct {
+		s string
+		m int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"kB", 1 << 10}} {
+		if n%u.m == 0 {
+			return strconv.FormatInt(n/u.m, 10) + u.s
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
 // reported are the settings PostgreSQL reports with ParameterStatus when
 // they change.
 var reported = map[string]string{
@@ -82,7 +106,7 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st.Reset {
-		def := defaultSettings()
+		def := s.db.defaultSettings()
 		if name == "all" {
 			for k, v := range def {
 				s.setLocked(k, v)
@@ -100,7 +124,7 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 	}
 	value := strings.Join(st.Value, ", ")
 	if strings.EqualFold(value, "default") {
-		value = defaultSettings()[name]
+		value = s.db.defaultSettings()[name]
 	}
 	switch name {
 	case "default_transaction_read_only", "transaction_read_only":

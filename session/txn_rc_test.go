@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/session"
 )
 
 // READ COMMITTED, PostgreSQL's default level and kvsql's: each statement
@@ -68,4 +69,21 @@ func TestReadCommittedAnomalies(t *testing.T) {
 	testkit.Must(t, s1, "COMMIT")
 	testkit.WantCode(t, s2, "COMMIT", pgerror.SerializationFailure)
 	testkit.Want(t, s1, "SELECT v FROM a WHERE id = 2", "1")
+}
+
+// TestWorkMemSetting: SHOW work_mem reports the server's --work-mem
+// (Options.WorkMem), RESET returns to it, and SET changes it.
+func TestWorkMemSetting(t *testing.T) {
+	db, err := session.Open(session.Options{Memory: true, WorkMem: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	s := testkit.NewSession(t, db)
+	testkit.Want(t, s, "SHOW work_mem", `"8MB"`)
+	testkit.Must(t, s, "SET work_mem = '1GB'")
+	testkit.Want(t, s, "SHOW work_mem", `"1GB"`)
+	testkit.Must(t, s, "RESET work_mem")
+	testkit.Want(t, s, "SHOW work_mem", `"8MB"`)
+	testkit.Want(t, testkit.NewSession(t, testkit.OpenMem(t)), "SHOW work_mem", `"64MB"`)
 }
