@@ -192,8 +192,8 @@ func firstInt(lo, hi int64, pred func(int64) bool) (int64, bool) {
 	return lo, true
 }
 
-// Floats are searched in key order: ordFloat maps a float64 to a uint64
-// that orders as the key encoding does (-Inf < ... < -0 < +0 < ... <
+// Floats are searched in key order: a float64 maps to a uint64 that
+// orders as the key encoding does (floatOrd maps it back) (-Inf < ... < -0 < +0 < ... <
 // +Inf < NaN). The domain is [-Inf, the largest NaN]; -0 and +0 are both
 // in it and compare equal, so results are normalized to +0 (the key
 // encoding writes -0 as +0).
@@ -201,14 +201,6 @@ const (
 	ordNegInf = ^uint64(0xfff0000000000000)
 	ordMaxNaN = uint64(0x7fffffffffffffff) | 1<<63
 )
-
-func ordFloat(f float64) uint64 {
-	u := math.Float64bits(f)
-	if u>>63 != 0 {
-		return ^u
-	}
-	return u | 1<<63
-}
 
 func floatOrd(o uint64) float64 {
 	if o>>63 != 0 {
