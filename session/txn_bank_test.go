@@ -26,7 +26,8 @@ var txBankDuration = flag.Duration("txn.bank", 20*time.Second,
 // total, no balance may go negative (transfers check the balance first:
 // a write-skew would overdraw), and the total at the end is the initial
 // one. The store is Pebble with synced commits, so group commit is on the
-// path.
+// path. The sessions run SERIALIZABLE: at READ COMMITTED (the default,
+// as in PostgreSQL) a check-then-debit may overdraw.
 func TestTxnBank(t *testing.T) {
 	const accounts, clients, auditors, initial = 100, 16, 2, 1000
 	dur := *txBankDuration
@@ -53,7 +54,7 @@ func TestTxnBank(t *testing.T) {
 	var wg sync.WaitGroup
 	errc := make(chan error, clients+auditors)
 	for c := 0; c < clients; c++ {
-		s := testkit.NewSession(t, db)
+		s := serializableSession(t, db)
 		r := rand.New(rand.NewSource(seed + int64(c)))
 		wg.Add(1)
 		go func() {
@@ -81,7 +82,7 @@ func TestTxnBank(t *testing.T) {
 		}()
 	}
 	for a := 0; a < auditors; a++ {
-		s := testkit.NewSession(t, db)
+		s := serializableSession(t, db)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
