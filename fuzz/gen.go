@@ -244,9 +244,6 @@ func (g *gen) colOf(sc []scol, t typ, exact bool) *node {
 // arithmetic: the result's t says which) over the columns of sc.
 func (g *gen) expr(sc []scol, t typ, depth int) *node {
 	if t == tBool {
-		if g.avoid { // knownIssues: not-operand
-			return mk(tBool, "(", g.pred(sc, depth), ")")
-		}
 		return g.pred(sc, depth)
 	}
 	if depth <= 0 || g.chance(0.45) {

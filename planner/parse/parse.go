@@ -247,6 +247,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	}
 	toks = valuesRows(toks)
 	toks = seriesInFrom(toks)
+	toks = notOperands(toks)
 	toks, err = r.exprs(toks)
 	if err != nil {
 		return nil, err

@@ -552,3 +552,52 @@ var fromEnds = map[string]bool{"where": true, "group": true, "order": true, "hav
 // joinWords may follow a FROM item without being its alias.
 var joinWords = map[string]bool{"join": true, "inner": true, "left": true, "right": true, "full": true,
 	"cross": true, "natural": true, "outer": true}
+
+// comparisonOps take a NOT expression as their right operand in
+// PostgreSQL's grammar (`a <> NOT b`), which vitess's does not.
+var comparisonOps = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true}
+
+// notOperandEnd are the words that end a NOT operand: NOT binds looser
+// than comparisons and IS, tighter than AND and OR.
+var notOperandEnd = map[string]bool{
+	"and": true, "or": true, "then": true, "else": true, "when": true, "end": true,
+	"from": true, "where": true, "group": true, "having": true, "order": true,
+	"limit": true, "offset": true, "union": true, "intersect": true, "except": true,
+	"as": true, "returning": true, "on": true, "using": true,
+}
+
+// notOperands parenthesises a NOT expression that is the right operand of
+// a comparison or of IS [NOT] DISTINCT FROM: `a <> NOT b AND c` becomes
+// `a <> (NOT b) AND c`, as PostgreSQL reads it.
+func notOperands(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		out = append(out, t)
+		after := (t.kind == tkOp && comparisonOps[t.val]) || (t.is("from") && i > 0 && toks[i-1].is("distinct"))
+		if !after || i+1 >= len(toks) || !toks[i+1].is("not") {
+			continue
+		}
+		// The operand runs to the first ending word, comma or closing
+		// parenthesis at its own depth.
+		end, depth := i+1, 0
+		for ; end < len(toks); end++ {
+			e := toks[end]
+			if e.isPunct("(") {
+				depth++
+			} else if e.isPunct(")") {
+				if depth == 0 {
+					break
+				}
+				depth--
+			} else if depth == 0 && (e.isPunct(",") || e.isPunct(";") || (e.kind == tkIdent && notOperandEnd[e.val])) {
+				break
+			}
+		}
+		out = append(out, raw("(", toks[i+1].pos))
+		out = append(out, notOperands(toks[i+1:end])...)
+		out = append(out, raw(")", toks[end-1].pos))
+		i = end - 1
+	}
+	return out
+}
