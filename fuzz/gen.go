@@ -34,19 +34,6 @@ func newGen(seed int64, avoid bool) *gen {
 	return &gen{r: rand.New(rand.NewSource(seed)), avoid: avoid}
 }
 
-// reordered reports whether sc holds the columns of more than one table
-// or of a view: where kvsql misplaces a correlated subquery's outer
-// columns (knownIssues: correlated-outer).
-func reordered(sc []scol) bool {
-	for _, c := range sc {
-		if c.view || alias(c.ref) != alias(sc[0].ref) {
-			return true
-		}
-	}
-	return false
-}
-
-func alias(ref string) string { return ref[:strings.IndexByte(ref, '.')] }
 
 func (g *gen) pick(n int) int        { return g.r.Intn(n) }
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
@@ -359,9 +346,6 @@ func (g *gen) compare(sc []scol, depth int) *node {
 // subqueryPred returns EXISTS or IN over another table, often correlated
 // with sc.
 func (g *gen) subqueryPred(sc []scol, depth int) *node {
-	if g.avoid && reordered(sc) {
-		return nil // knownIssues: correlated-outer
-	}
 	t := pickOf(g, g.tables)
 	a := g.newAlias()
 	inner := g.scopeOf(t, a)
@@ -383,9 +367,6 @@ func (g *gen) subqueryPred(sc []scol, depth int) *node {
 // scalarSubquery returns a subquery yielding one value of type t: an
 // aggregate over another table, often correlated with sc.
 func (g *gen) scalarSubquery(sc []scol, t typ, depth int) *node {
-	if g.avoid && reordered(sc) {
-		return nil // knownIssues: correlated-outer
-	}
 	tb := pickOf(g, g.tables)
 	a := g.newAlias()
 	inner := g.scopeOf(tb, a)

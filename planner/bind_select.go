@@ -725,6 +725,15 @@ func mergeProjects(p *Project) *Project {
 	if !ok {
 		return p
 	}
+	// A correlated subquery reads its outer row by position (ColRef.Outer)
+	// inside its own plan, which the substitution below does not reach:
+	// merged, it would read the inner project's input at positions of
+	// the inner project's output.
+	for _, e := range p.Exprs {
+		if hasCorrelatedSubquery(e) {
+			return p
+		}
+	}
 	for _, e := range inner.Exprs {
 		switch e := e.(type) {
 		case *ColRef:
@@ -771,6 +780,25 @@ func peelLayout(input Node, groupBy []Expr, calls []AggCall) (Node, []Expr, []Ag
 		case *Const:
 		default:
 			return input, groupBy, calls
+		}
+	}
+	// As in mergeProjects: a correlated subquery's outer references
+	// would keep the layout's positions.
+	for _, e := range groupBy {
+		if hasCorrelatedSubquery(e) {
+			return input, groupBy, calls
+		}
+	}
+	for _, call := range calls {
+		for _, a := range call.Args {
+			if hasCorrelatedSubquery(a) {
+				return input, groupBy, calls
+			}
+		}
+		for _, k := range call.OrderBy {
+			if hasCorrelatedSubquery(k.Expr) {
+				return input, groupBy, calls
+			}
 		}
 	}
 	sub := func(e Expr) Expr {
