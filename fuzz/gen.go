@@ -34,7 +34,6 @@ func newGen(seed int64, avoid bool) *gen {
 	return &gen{r: rand.New(rand.NewSource(seed)), avoid: avoid}
 }
 
-
 func (g *gen) pick(n int) int        { return g.r.Intn(n) }
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
 func pickOf[T any](g *gen, xs []T) T { return xs[g.r.Intn(len(xs))] }
