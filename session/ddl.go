@@ -137,15 +137,6 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		}
 		t.setCatalog(cat)
 		return "DROP VIEW", nil
-	case *sqlparser.TruncateTable:
-		tbl, err := cat.Table(db, ast.Table.Name.String())
-		if err != nil {
-			return "", err
-		}
-		if err := truncate(t, tbl); err != nil {
-			return "", err
-		}
-		return "TRUNCATE TABLE", nil
 	case *sqlparser.AlterTable:
 		return s.alterTable(ctx, t, p, ast)
 	}
