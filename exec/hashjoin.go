@@ -20,7 +20,7 @@ const (
 
 // hashEntry is one build row in the hash table: the build row extended
 // with its key values, the hash of those keys, and whether a probe row
-// matched it (for LEFT and ANTI joins whose build side is the left).
+// matched it (for the joins that produce unmatched build rows).
 type hashEntry struct {
 	row     []types.Datum
 	hash    uint64
@@ -40,10 +40,11 @@ type joinTask struct {
 //
 // When the build side outgrows the memory budget the join becomes a grace
 // hash join: both sides are partitioned by key hash into spill files and
-// joined one partition pair at a time. Rows of the left side that must
-// appear unmatched (LEFT and ANTI joins) are produced whichever side is
-// the build side: unmatched probe rows as they stream, unmatched build
-// rows after their partition's probe rows are done.
+// joined one partition pair at a time. Rows that must appear unmatched
+// (the left side's in LEFT and ANTI joins, both sides' in FULL joins) are
+// produced whichever side is the build side: unmatched probe rows as they
+// stream, unmatched build rows after their partition's probe rows are
+// done, rows with a NULL key at the end.
 type hashJoinOp struct {
 	rs   *runState
 	env  *eval.Env
@@ -65,7 +66,7 @@ type hashJoinOp struct {
 	opened  bool
 	parts   []*spillFile // build partitions while loading spills
 	tasks   []joinTask
-	nulls   *rowBuffer // left rows with a NULL key that must be produced unmatched
+	nulls   [2]*rowBuffer // rows with a NULL key to produce unmatched: [0] left, [1] right
 	cur     rowSource  // the probe rows of the current table
 	curTask joinTask
 
@@ -77,7 +78,8 @@ type hashJoinOp struct {
 	matched bool
 	// Post-probe states.
 	unmatchedPos int         // next table entry to check for unmatched output
-	nullIter     *bufferIter // emitting nulls
+	nullSide     int         // the nulls buffer being emitted
+	nullIter     *bufferIter // emitting nulls[nullSide]
 	phase        int
 	out          []types.Datum
 }
@@ -108,10 +110,17 @@ func newHashJoin(rs *runState, env *eval.Env, n *planner.Join, left, right Opera
 	return j
 }
 
-// keepsUnmatchedLeft reports whether left rows without a match are
-// produced (LEFT and ANTI joins).
-func (j *hashJoinOp) keepsUnmatchedLeft() bool {
-	return j.node.Type == planner.LeftJoin || j.node.Type == planner.AntiJoin
+// keepsUnmatched reports whether rows of the left (or right) side without
+// a match are produced: the left side's in LEFT and ANTI joins, both
+// sides' in FULL joins.
+func (j *hashJoinOp) keepsUnmatched(left bool) bool {
+	switch j.node.Type {
+	case planner.LeftJoin, planner.AntiJoin:
+		return left
+	case planner.FullJoin:
+		return true
+	}
+	return false
 }
 
 func (j *hashJoinOp) Next() ([]types.Datum, error) {
@@ -130,12 +139,12 @@ func (j *hashJoinOp) Next() ([]types.Datum, error) {
 			}
 			j.phase, j.unmatchedPos = hjUnmatched, 0
 		case hjUnmatched:
-			if j.buildLeft && j.keepsUnmatchedLeft() {
+			if j.keepsUnmatched(j.buildLeft) {
 				for j.unmatchedPos < len(j.ents) {
 					e := &j.ents[j.unmatchedPos]
 					j.unmatchedPos++
 					if !e.matched {
-						return j.unmatchedLeft(e.row[:j.lw]), nil
+						return j.unmatched(j.buildLeft, e.row), nil
 					}
 				}
 			}
@@ -149,32 +158,42 @@ func (j *hashJoinOp) Next() ([]types.Datum, error) {
 				return nil, err
 			}
 		case hjNulls:
-			if j.nulls == nil {
+			if j.nullSide > 1 {
 				j.phase = hjDone
 				continue
 			}
+			if j.nulls[j.nullSide] == nil {
+				j.nullSide++
+				continue
+			}
 			if j.nullIter == nil {
-				j.nullIter = j.nulls.iter()
+				j.nullIter = j.nulls[j.nullSide].iter()
 			}
 			row, err := j.nullIter.next()
 			if err != nil {
 				return nil, err
 			}
 			if row == nil {
-				j.phase = hjDone
+				j.nullSide, j.nullIter = j.nullSide+1, nil
 				continue
 			}
-			return j.unmatchedLeft(row[:j.lw]), nil
+			return j.unmatched(j.nullSide == 0, row), nil
 		default:
 			return nil, nil
 		}
 	}
 }
 
-// unmatchedLeft is the output for a left row without a match: padded with
-// NULLs for a LEFT join, the bare row for an ANTI join.
-func (j *hashJoinOp) unmatchedLeft(left []types.Datum) []types.Datum {
-	copy(j.out, left)
+// unmatched is the output for a row of the left (or right) side without
+// a match: padded with NULLs on the other side, or the bare left row for
+// an ANTI join. row may carry its keys after the side's columns.
+func (j *hashJoinOp) unmatched(left bool, row []types.Datum) []types.Datum {
+	if !left {
+		clear(j.out[:j.lw])
+		copy(j.out[j.lw:], row[:j.rw])
+		return j.out
+	}
+	copy(j.out, row[:j.lw])
 	if j.node.Type == planner.AntiJoin {
 		return j.out[:j.lw]
 	}
@@ -197,8 +216,8 @@ func (j *hashJoinOp) open() error {
 			return err
 		}
 		if j.build.nullKey {
-			if j.buildLeft && j.keepsUnmatchedLeft() {
-				if err := j.addNull(row); err != nil {
+			if j.keepsUnmatched(j.buildLeft) {
+				if err := j.addNull(j.buildLeft, row); err != nil {
 					return err
 				}
 			}
@@ -213,7 +232,7 @@ func (j *hashJoinOp) open() error {
 		return nil
 	}
 	// Spilled: partition the probe side like the build side.
-	probeParts, err := j.partitionSource(j.probe, 0, !j.buildLeft)
+	probeParts, err := j.partitionSource(j.probe, 0, true)
 	if err != nil {
 		return err
 	}
@@ -225,11 +244,15 @@ func (j *hashJoinOp) open() error {
 	return nil
 }
 
-func (j *hashJoinOp) addNull(row []types.Datum) error {
-	if j.nulls == nil {
-		j.nulls = newRowBuffer(j.rs.ctx.TempDir, j.rs.workMem/8)
+func (j *hashJoinOp) addNull(left bool, row []types.Datum) error {
+	side := 1
+	if left {
+		side = 0
 	}
-	return j.nulls.add(row)
+	if j.nulls[side] == nil {
+		j.nulls[side] = newRowBuffer(j.rs.ctx.TempDir, j.rs.workMem/8)
+	}
+	return j.nulls[side].add(row)
 }
 
 // addBuild adds an extended build row (owned by the table from now on) to
@@ -273,7 +296,8 @@ func (j *hashJoinOp) resetTable() {
 
 // partitionSource writes the rows of src into fanout partition files by
 // key hash at level. Rows with a NULL key are dropped, or kept as
-// unmatched left rows when keepNulls and the join produces those.
+// unmatched rows when keepNulls (src is the level-0 probe side) and the
+// join produces the probe side's unmatched rows.
 func (j *hashJoinOp) partitionSource(src rowSource, level int, keepNulls bool) ([]*spillFile, error) {
 	parts := make([]*spillFile, fanout)
 	for i := range parts {
@@ -299,8 +323,8 @@ func (j *hashJoinOp) partitionSource(src rowSource, level int, keepNulls bool) (
 		}
 		keys := row[len(row)-len(j.node.LeftKeys):]
 		if hasNull(keys) {
-			if keepNulls && j.keepsUnmatchedLeft() {
-				if err := j.addNull(row); err != nil {
+			if keepNulls && j.keepsUnmatched(!j.buildLeft) {
+				if err := j.addNull(!j.buildLeft, row); err != nil {
 					closeFiles(parts)
 					return nil, err
 				}
@@ -416,7 +440,7 @@ func (j *hashJoinOp) probeNext() ([]types.Datum, error) {
 				j.matched = true
 				e.matched = true
 				switch typ {
-				case planner.InnerJoin, planner.LeftJoin:
+				case planner.InnerJoin, planner.LeftJoin, planner.FullJoin:
 					return j.out, nil
 				case planner.SemiJoin:
 					if !j.buildLeft {
@@ -429,11 +453,11 @@ func (j *hashJoinOp) probeNext() ([]types.Datum, error) {
 					}
 				}
 			}
-			// Bucket done: an unmatched left probe row may be due.
+			// Bucket done: an unmatched probe row may be due.
 			prow, matched := j.prow, j.matched
 			j.prow = nil
-			if !j.buildLeft && !matched && j.keepsUnmatchedLeft() {
-				return j.unmatchedLeft(prow[:j.lw]), nil
+			if !matched && j.keepsUnmatched(!j.buildLeft) {
+				return j.unmatched(!j.buildLeft, prow), nil
 			}
 		}
 		row, err := j.cur.next()
@@ -467,10 +491,12 @@ func (j *hashJoinOp) Close() error {
 		_ = t.probe.close()
 	}
 	closeFiles(j.parts)
-	if j.nulls != nil {
-		_ = j.nulls.close()
+	for _, b := range j.nulls {
+		if b != nil {
+			_ = b.close()
+		}
 	}
-	j.tasks, j.parts, j.nulls, j.ents, j.table = nil, nil, nil, nil, nil
+	j.tasks, j.parts, j.nulls, j.ents, j.table = nil, nil, [2]*rowBuffer{}, nil, nil
 	return err
 }
 

@@ -80,7 +80,7 @@ func TestSpillHashJoin(t *testing.T) {
 	l := valuesD(3, randomRows(rng, 4000, 1500))
 	r := valuesD(3, randomRows(rng, 6000, 1500))
 	// Each join type once with each build side, across the four types.
-	for i, typ := range []planner.JoinType{planner.InnerJoin, planner.LeftJoin, planner.SemiJoin, planner.AntiJoin, planner.LeftJoin, planner.AntiJoin} {
+	for i, typ := range []planner.JoinType{planner.InnerJoin, planner.LeftJoin, planner.SemiJoin, planner.AntiJoin, planner.LeftJoin, planner.AntiJoin, planner.FullJoin, planner.FullJoin} {
 		br := i%2 == 0
 		spillCompare(t, fmt.Sprintf("hashjoin-%d-%v", typ, br), joinNode(typ, planner.HashJoin, br, l, r), false)
 	}
@@ -92,6 +92,18 @@ func TestSpillHashJoin(t *testing.T) {
 		nl := sorted(collect(t, ctx, joinNode(typ, planner.NestedLoop, false, ls, rs)))
 		if h != nl {
 			t.Errorf("join type %d: hash and nested loop differ", typ)
+		}
+	}
+	// A FULL join is the LEFT join plus the right rows without a match
+	// (the ANTI join of right against left), padded with NULLs on the left.
+	ctx := testCtx(t, tinyWorkMem/16)
+	want := collect(t, ctx, joinNode(planner.LeftJoin, planner.NestedLoop, false, ls, rs))
+	for _, r := range collect(t, ctx, joinNode(planner.AntiJoin, planner.NestedLoop, false, rs, ls)) {
+		want = append(want, append(make([]types.Datum, 3), r...))
+	}
+	for _, br := range []bool{false, true} {
+		if got := sorted(collect(t, ctx, joinNode(planner.FullJoin, planner.HashJoin, br, ls, rs))); got != sorted(want) {
+			t.Errorf("full join (build right %v) is not the left join plus the unmatched right rows", br)
 		}
 	}
 }

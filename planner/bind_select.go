@@ -593,6 +593,24 @@ func columnName(e sqlparser.Expr) string {
 		return "string_agg"
 	case *sqlparser.ExistsExpr:
 		return "exists"
+	case *sqlparser.Subquery:
+		// A scalar subquery is named after its (first) query's column.
+		sel := e.Select
+		for {
+			u, ok := sel.(*sqlparser.Union)
+			if !ok {
+				break
+			}
+			sel = u.Left
+		}
+		if s, ok := sel.(*sqlparser.Select); ok && len(s.SelectExprs.Exprs) == 1 {
+			if ae, ok := s.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr); ok {
+				if !ae.As.IsEmpty() {
+					return ae.As.String()
+				}
+				return columnName(ae.Expr)
+			}
+		}
 	}
 	return "?column?"
 }

@@ -291,7 +291,7 @@ func spanString(sp Span, t *catalog.Table, keyCols []int, desc []bool) string {
 }
 
 func describeJoin(j *Join) string {
-	kind := map[JoinType]string{InnerJoin: "inner", LeftJoin: "left", SemiJoin: "semi", AntiJoin: "anti"}[j.Type]
+	kind := map[JoinType]string{InnerJoin: "inner", LeftJoin: "left", SemiJoin: "semi", AntiJoin: "anti", FullJoin: "full"}[j.Type]
 	switch j.Algo {
 	case HashJoin:
 		build := "right"

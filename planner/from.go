@@ -78,7 +78,7 @@ func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error
 				return err
 			}
 			return b.joinCondition(it.Condition, f, leftCols, s, &f.conds)
-		case sqlparser.LeftJoinType, sqlparser.RightJoinType:
+		case sqlparser.LeftJoinType, sqlparser.RightJoinType, parse.FullJoin:
 			r, err := b.outerJoin(it, s)
 			if err != nil {
 				return err
@@ -130,20 +130,24 @@ func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, leftCo
 	return nil
 }
 
-// outerSpec is a LEFT (or RIGHT) JOIN not yet planned: planOuter plans
-// it once the WHERE conjuncts that concern it are known, so those on the
-// preserved side can run below the join.
+// outerSpec is a LEFT, RIGHT or FULL JOIN not yet planned: planOuter
+// plans it once the WHERE conjuncts that concern it are known, so those
+// on the preserved side can run below the join.
 type outerSpec struct {
 	lf, rf *fromResult // the preserved side and the nullable side
 	on     []Expr      // bound over lf's columns then rf's
 	right  bool        // written as RIGHT JOIN: rf's columns come first
+	full   bool        // FULL JOIN: both sides are preserved
 	parent *scope
 }
 
 // outerJoin binds a LEFT (or RIGHT) JOIN as one relation.
 func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, error) {
 	leftExpr, rightExpr := it.LeftExpr, it.RightExpr
-	right := it.Join == sqlparser.RightJoinType
+	right, full := it.Join == sqlparser.RightJoinType, it.Join == parse.FullJoin
+	if full && it.Condition != nil && len(it.Condition.Using) > 0 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "FULL JOIN ... USING is not supported; write the condition with ON")
+	}
 	if right {
 		leftExpr, rightExpr = rightExpr, leftExpr
 	}
@@ -161,7 +165,7 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 	if err := b.joinCondition(it.Condition, both, len(lf.cols), s, &on); err != nil {
 		return nil, err
 	}
-	spec := &outerSpec{lf: lf, rf: rf, on: on, right: right, parent: s.parent}
+	spec := &outerSpec{lf: lf, rf: rf, on: on, right: right, full: full, parent: s.parent}
 	cols := both.cols // USING may have hidden some of the right side's
 	if right {
 		nl := len(lf.cols)
@@ -187,7 +191,7 @@ func (b *binder) planOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
 		cols := map[int]bool{}
 		colRefs(f, cols)
 		pos := map[int]int{}
-		ok := len(cols) > 0 && !hasCorrelatedSubquery(f)
+		ok := len(cols) > 0 && !hasCorrelatedSubquery(f) && !o.full
 		for c := range cols {
 			p, in := preserved(c)
 			if !in {
@@ -214,6 +218,10 @@ func (b *binder) planOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
 	var rightRel *relation
 	if len(o.rf.rels) == 1 && o.rf.rels[0].table != nil {
 		rightRel = o.rf.rels[0]
+	}
+	if o.full {
+		j, err := fullJoinNode(ln, rn, o.on, nl, cols)
+		return j, rest, err
 	}
 	var n Node = b.outerJoinNode(ln, rn, rightRel, o.on, nl, cols)
 	if o.right {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/pgerror"
 )
 
 // joinTree plans the relations of a flattened FROM clause with the
@@ -492,28 +493,7 @@ func offsetMap(n, offset int) map[int]int {
 // table (rightRel) with a usable key and the left side is small, else a
 // hash join on the equalities of ON, else nested loops.
 func (b *binder) outerJoinNode(left, right Node, rightRel *relation, on []Expr, leftWidth int, cols []Column) Node {
-	var lkeys, rkeys, rest []Expr
-	for _, c := range on {
-		eq, ok := c.(*BinOp)
-		if ok && eq.Op == "=" && b.enabled("hash_join") {
-			ls, rs := sideOf(eq.L, leftWidth), sideOf(eq.R, leftWidth)
-			if ls == 1 && rs == 2 {
-				lkeys = append(lkeys, eq.L)
-				rkeys = append(rkeys, remap(eq.R, shiftDown(leftWidth, len(cols))))
-				continue
-			}
-			if ls == 2 && rs == 1 {
-				lkeys = append(lkeys, eq.R)
-				rkeys = append(rkeys, remap(eq.L, shiftDown(leftWidth, len(cols))))
-				continue
-			}
-		}
-		rest = append(rest, c)
-	}
-	var onExpr Expr
-	if len(rest) > 0 {
-		onExpr = andOf(rest)
-	}
+	lkeys, rkeys, onExpr := equiKeys(on, leftWidth, len(cols), b.enabled("hash_join"))
 	est := math.Max(estimateRows(left), estimateRows(right))
 	if rightRel != nil && len(lkeys) > 0 {
 		if lj := b.lookupJoin(left, estimateRows(left), right, rightRel, lkeys, rkeys, onExpr, cols, est); lj != nil {
@@ -527,6 +507,47 @@ func (b *binder) outerJoinNode(left, right Node, rightRel *relation, on []Expr, 
 		j.Algo, j.LeftKeys, j.RightKeys, j.BuildRight = HashJoin, lkeys, rkeys, true
 	}
 	return j
+}
+
+// equiKeys splits a join condition over the combined row (left columns
+// below leftWidth) into hash keys, the equalities between an expression
+// of the left side and one of the right (the right one remapped to the
+// right row), and the rest. Without hash, every conjunct is rest.
+func equiKeys(on []Expr, leftWidth, width int, hash bool) (lkeys, rkeys []Expr, rest Expr) {
+	var others []Expr
+	for _, c := range on {
+		eq, ok := c.(*BinOp)
+		if ok && eq.Op == "=" && hash {
+			ls, rs := sideOf(eq.L, leftWidth), sideOf(eq.R, leftWidth)
+			if ls == 1 && rs == 2 {
+				lkeys = append(lkeys, eq.L)
+				rkeys = append(rkeys, remap(eq.R, shiftDown(leftWidth, width)))
+				continue
+			}
+			if ls == 2 && rs == 1 {
+				lkeys = append(lkeys, eq.R)
+				rkeys = append(rkeys, remap(eq.L, shiftDown(leftWidth, width)))
+				continue
+			}
+		}
+		others = append(others, c)
+	}
+	if len(others) > 0 {
+		rest = andOf(others)
+	}
+	return lkeys, rkeys, rest
+}
+
+// fullJoinNode plans a FULL JOIN as a hash join on the condition's
+// equalities; as in PostgreSQL, a condition without one is refused.
+func fullJoinNode(left, right Node, on []Expr, leftWidth int, cols []Column) (Node, error) {
+	lkeys, rkeys, rest := equiKeys(on, leftWidth, len(cols), true)
+	if len(lkeys) == 0 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
+	}
+	est := estimateRows(left) + estimateRows(right)
+	return &Join{Type: FullJoin, Algo: HashJoin, Left: left, Right: right, LeftKeys: lkeys, RightKeys: rkeys,
+		BuildRight: estimateRows(right) <= estimateRows(left), On: rest, Cols: cols, Rows: est}, nil
 }
 
 // sideOf: 1 if e reads only columns < w, 2 if only columns >= w, 0 if

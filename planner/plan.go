@@ -130,6 +130,10 @@ const (
 	// match; used for decorrelated EXISTS and IN.
 	SemiJoin
 	AntiJoin
+	// FullJoin also produces unmatched rows of both sides, padded with
+	// NULLs; it runs only as a hash join (PostgreSQL's rule: FULL JOIN
+	// needs a hash- or merge-joinable condition).
+	FullJoin
 )
 
 // JoinAlgo is how a join runs.

@@ -7,6 +7,11 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
+// FullJoin is the JoinTableExpr.Join of a FULL [OUTER] JOIN, which vitess
+// has no grammar for: the rewrite spells it LEFT JOIN with a marker in its
+// condition, and the fix-up removes the marker and sets this join type.
+const FullJoin sqlparser.JoinType = 100
+
 // fixup undoes the markers the rewriter wrote, turning the vitess tree
 // into the contract documented in doc.go.
 func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
@@ -49,6 +54,10 @@ func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
 					n.Right = stripped
 					c.Replace(&sqlparser.NotExpr{Expr: n})
 				}
+			}
+		case *sqlparser.JoinTableExpr:
+			if n.Join == sqlparser.LeftJoinType && n.Condition != nil && stripFullJoinMarker(n.Condition) {
+				n.Join = FullJoin
 			}
 		case *sqlparser.Limit:
 			if isMarkerCol(n.Rowcount, markerNoLimit) {
@@ -143,4 +152,38 @@ func paramIndex(a *sqlparser.Argument) int {
 		return 0
 	}
 	return n
+}
+
+// stripFullJoinMarker removes the marker fullJoins put first in a join
+// condition and reports whether it was there. In ON, `kvsql_full_join AND
+// cond` binds the marker to the leftmost AND of the condition (every
+// operator but OR binds tighter), and AND with TRUE is the identity, so
+// dropping that AND's left operand leaves the written condition.
+func stripFullJoinMarker(c *sqlparser.JoinCondition) bool {
+	if len(c.Using) > 0 && c.Using[0].String() == markerFullJoin {
+		c.Using = c.Using[1:]
+		return true
+	}
+	var strip func(e sqlparser.Expr) (sqlparser.Expr, bool)
+	strip = func(e sqlparser.Expr) (sqlparser.Expr, bool) {
+		switch n := e.(type) {
+		case *sqlparser.AndExpr:
+			if isMarkerCol(n.Left, markerFullJoin) {
+				return n.Right, true
+			}
+			if l, ok := strip(n.Left); ok {
+				n.Left = l
+				return n, true
+			}
+		case *sqlparser.OrExpr:
+			if l, ok := strip(n.Left); ok {
+				n.Left = l
+				return n, true
+			}
+		}
+		return e, false
+	}
+	on, ok := strip(c.On)
+	c.On = on
+	return ok
 }

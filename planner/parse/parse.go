@@ -248,6 +248,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = valuesRows(toks)
 	toks = seriesInFrom(toks)
 	toks = notOperands(toks)
+	toks = fullJoins(toks)
 	toks, err = r.exprs(toks)
 	if err != nil {
 		return nil, err

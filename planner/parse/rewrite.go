@@ -601,3 +601,46 @@ func notOperands(toks []token) []token {
 	}
 	return out
 }
+
+// markerFullJoin is the first conjunct of ON, or the first USING column,
+// of a FULL [OUTER] JOIN written as a LEFT JOIN (see fullJoins).
+const markerFullJoin = "kvsql_full_join"
+
+// fullJoins spells `FULL [OUTER] JOIN b ON cond` as `LEFT JOIN b ON
+// kvsql_full_join AND cond`, and `FULL JOIN b USING (x)` as `LEFT JOIN b
+// USING (kvsql_full_join, x)`. The condition is the first ON or USING at
+// the join's parenthesis depth after it.
+func fullJoins(toks []token) []token {
+	var out []token
+	var pending []int // parenthesis depths of FULL JOINs awaiting ON/USING
+	depth := 0
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case t.is("full") && i+1 < len(toks) && (toks[i+1].is("join") || toks[i+1].is("outer") && i+2 < len(toks) && toks[i+2].is("join")):
+			if toks[i+1].is("outer") {
+				i++
+			}
+			out = append(out, raw("left", t.pos), toks[i+1])
+			pending = append(pending, depth)
+			i++
+			continue
+		case len(pending) > 0 && pending[len(pending)-1] == depth && t.is("on"):
+			pending = pending[:len(pending)-1]
+			out = append(out, t, raw(markerFullJoin, t.pos), raw("and", t.pos))
+			continue
+		case len(pending) > 0 && pending[len(pending)-1] == depth && t.is("using") && i+1 < len(toks) && toks[i+1].isPunct("("):
+			pending = pending[:len(pending)-1]
+			out = append(out, t, toks[i+1], raw(markerFullJoin, t.pos), raw(",", t.pos))
+			depth++
+			i++
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
