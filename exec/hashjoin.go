@@ -67,7 +67,7 @@ type hashJoinOp struct {
 	parts   []*spillFile // build partitions while loading spills
 	tasks   []joinTask
 	nulls   [2]*rowBuffer // rows with a NULL key to produce unmatched: [0] left, [1] right
-	cur     rowSource  // the probe rows of the current table
+	cur     rowSource     // the probe rows of the current table
 	curTask joinTask
 
 	// Probe state: the current probe row, the bucket being walked, and
