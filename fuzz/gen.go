@@ -458,14 +458,25 @@ func (g *gen) selectQ(types []typ) *selectQ {
 		}
 		q.distinct = g.chance(0.2)
 	case 2: // grouped
+		var keys []scol
 		for i, n := 0, 1+g.pick(2); i < n; i++ {
 			c := pickOf(g, sc)
+			keys = append(keys, c)
 			q.groupBy = append(q.groupBy, leaf(c.t, c.ref))
 			q.items = append(q.items, leaf(c.t, c.ref))
 		}
 		q.items = append(q.items, g.aggregates(sc)...)
+		// Subqueries above the grouping may read the group keys.
+		if g.chance(0.25) {
+			if sq := g.scalarSubquery(keys, pickOf(g, []typ{tInt, tBigint, tText}), 1); sq != nil {
+				q.items = append(q.items, sq)
+			}
+		}
 		if g.chance(0.4) {
 			q.having = g.havingPred(q.items[len(q.groupBy):], sc)
+			if g.chance(0.3) {
+				q.having = mk(tBool, "(", q.having, pickOf(g, []string{" AND ", " OR "}), g.subqueryPred(keys, 1), ")")
+			}
 		}
 	default: // aggregates over everything
 		q.items = g.aggregates(sc)

@@ -386,23 +386,6 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 
 	// Aggregation.
 	if grouped {
-		if correlated {
-			// Above the aggregate, a correlated subquery would need its
-			// outer references rewritten to the aggregate's output;
-			// refuse rather than read the wrong column.
-			grouped := []Expr{having}
-			for _, it := range items {
-				grouped = append(grouped, it.expr)
-			}
-			for _, o := range order {
-				grouped = append(grouped, o.expr)
-			}
-			for _, e := range grouped {
-				if e != nil && hasCorrelatedSubquery(e) {
-					return nil, pgerror.New(pgerror.FeatureNotSupported, "correlated subqueries in the select list, HAVING or ORDER BY of a grouped query are not supported")
-				}
-			}
-		}
 		// The aggregate reads the join tree's output directly, not through
 		// the projection that restores FROM order.
 		aggInput, aggGroupBy, aggCalls := peelLayout(input, groupBy, agg.calls)
@@ -424,7 +407,13 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		for _, c := range agg.calls {
 			aggNode.Cols = append(aggNode.Cols, Column{Name: c.Func, T: c.T})
 		}
-		rewrite := func(e Expr) (Expr, error) { return groupRewrite(e, groupBy, agg.calls) }
+		rewrite := func(e Expr) (Expr, error) {
+			e, err := groupRewrite(e, groupBy, agg.calls)
+			if err != nil || !correlated {
+				return e, err
+			}
+			return groupOuterRefs(e, groupBy)
+		}
 		for i := range items {
 			if items[i].expr, err = rewrite(items[i].expr); err != nil {
 				return nil, err
@@ -666,6 +655,30 @@ func groupRewrite(e Expr, groupBy []Expr, calls []AggCall) (Expr, error) {
 		return mapChildren(x, rec)
 	}
 	return rec(e)
+}
+
+// groupOuterRefs points the correlated subqueries of e, an expression
+// evaluated above a grouped query's Aggregate, at the Aggregate's output:
+// a reference to a FROM column becomes a reference to the group key that
+// is that column. A subquery may not read an ungrouped column (42803, as
+// in PostgreSQL).
+func groupOuterRefs(e Expr, groupBy []Expr) (Expr, error) {
+	toGroup := func(c *ColRef) (Expr, error) {
+		for i, g := range groupBy {
+			if ref, ok := g.(*ColRef); ok && ref.Outer == 0 && ref.Index == c.Index {
+				return &ColRef{Index: i, Outer: c.Outer, T: c.T, Name: c.Name}, nil
+			}
+		}
+		return nil, pgerror.Newf(pgerror.GroupingError, "subquery uses ungrouped column %q from outer query", c.Name)
+	}
+	var err error
+	walkExpr(e, func(x Expr) bool {
+		if sq, ok := x.(*Subquery); ok && sq.Correlated && err == nil {
+			err = mapOuterRefs(sq.Plan, 1, toGroup)
+		}
+		return err == nil
+	})
+	return e, err
 }
 
 // mapChildren rebuilds x with fn applied to each direct child.

@@ -46,8 +46,6 @@
 //     live row-count estimate; selectivities are fixed guesses otherwise.
 //   - Conjuncts with correlated subqueries are not pushed below joins: they
 //     run after the join tree, in FROM order.
-//   - Correlated subqueries in the select list, HAVING or ORDER BY of a
-//     grouped query are not supported (0A000).
 package planner
 
 // Rules are the names of the optimizer rules, each of which can be

@@ -143,68 +143,115 @@ func walkPlanExprs(n Node, fn func(Expr)) {
 
 // nodeExprs returns the expressions n itself holds (not its children's).
 func nodeExprs(n Node) []Expr {
-	var out []Expr
-	each := func(es ...Expr) {
+	slots := nodeExprSlots(n)
+	out := make([]Expr, len(slots))
+	for i, p := range slots {
+		out[i] = *p
+	}
+	return out
+}
+
+// nodeExprSlots returns the places n itself holds a (non-nil) expression
+// in, for rewrites that replace them.
+func nodeExprSlots(n Node) []*Expr {
+	var out []*Expr
+	each := func(es ...*Expr) {
 		for _, e := range es {
-			if e != nil {
+			if *e != nil {
 				out = append(out, e)
 			}
 		}
 	}
+	list := func(es []Expr) {
+		for i := range es {
+			each(&es[i])
+		}
+	}
+	keys := func(ks []SortKey) {
+		for i := range ks {
+			each(&ks[i].Expr)
+		}
+	}
 	switch v := n.(type) {
 	case *Scan:
-		each(v.Filter)
-		for _, sp := range v.Spans {
-			each(sp.Lo...)
-			each(sp.Hi...)
+		each(&v.Filter)
+		for i := range v.Spans {
+			list(v.Spans[i].Lo)
+			list(v.Spans[i].Hi)
 		}
 	case *Values:
 		for _, r := range v.Rows {
-			each(r...)
+			list(r)
 		}
 	case *Series:
-		each(v.Start, v.Stop, v.Step)
+		each(&v.Start, &v.Stop, &v.Step)
 	case *Filter:
-		each(v.Pred)
+		each(&v.Pred)
 	case *Project:
-		each(v.Exprs...)
+		list(v.Exprs)
 	case *Join:
-		each(v.LeftKeys...)
-		each(v.RightKeys...)
-		each(v.On)
+		list(v.LeftKeys)
+		list(v.RightKeys)
+		each(&v.On)
 	case *LookupJoin:
-		each(v.Keys...)
-		each(v.Filter, v.On)
+		list(v.Keys)
+		each(&v.Filter, &v.On)
 	case *Aggregate:
-		each(v.GroupBy...)
-		for _, a := range v.Aggs {
-			each(a.Args...)
-			for _, k := range a.OrderBy {
-				each(k.Expr)
-			}
+		list(v.GroupBy)
+		for i := range v.Aggs {
+			list(v.Aggs[i].Args)
+			keys(v.Aggs[i].OrderBy)
 		}
 	case *Sort:
-		for _, k := range v.Keys {
-			each(k.Expr)
-		}
+		keys(v.Keys)
 	case *TopN:
-		for _, k := range v.Keys {
-			each(k.Expr)
-		}
-		each(v.Count, v.Offset)
+		keys(v.Keys)
+		each(&v.Count, &v.Offset)
 	case *Limit:
-		each(v.Count, v.Offset)
+		each(&v.Count, &v.Offset)
 	case *Insert:
-		each(v.Returning...)
+		list(v.Returning)
 	case *Update:
-		for _, a := range v.Set {
-			each(a.Expr)
+		for i := range v.Set {
+			each(&v.Set[i].Expr)
 		}
-		each(v.Returning...)
+		list(v.Returning)
 	case *Delete:
-		each(v.Returning...)
+		list(v.Returning)
 	}
 	return out
+}
+
+// mapOuterRefs rewrites, in place, the references plan makes (at any
+// subquery depth inside it) to the row of the query depth levels out:
+// fn returns the replacement for such a ColRef (whose Outer is relative
+// to where it stands).
+func mapOuterRefs(plan Node, depth int, fn func(*ColRef) (Expr, error)) error {
+	for _, slot := range nodeExprSlots(plan) {
+		e, err := mapExpr(*slot, func(x Expr) (Expr, error) {
+			switch x := x.(type) {
+			case *ColRef:
+				if x.Outer == depth {
+					return fn(x)
+				}
+			case *Subquery:
+				if x.Correlated {
+					return x, mapOuterRefs(x.Plan, depth+1, fn)
+				}
+			}
+			return x, nil
+		})
+		if err != nil {
+			return err
+		}
+		*slot = e
+	}
+	for _, c := range plan.Children() {
+		if err := mapOuterRefs(c, depth, fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ColumnsRead returns the columns of the current row (ordinals) that e
