@@ -156,6 +156,7 @@ type runState struct {
 	workMem int64
 	env     *eval.Env
 	cache   map[*planner.Subquery]*subqueryResult
+	memos   map[*planner.Scan]*memoTable
 }
 
 func newRunState(ctx *Ctx) *runState {
@@ -235,6 +236,9 @@ func (rs *runState) build(env *eval.Env, n planner.Node) (Operator, error) {
 func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
+		if n.Memo != nil {
+			return rs.memoScan(env, n)
+		}
 		return newScan(rs, env, n)
 	case *planner.Values:
 		return &valuesOp{env: env, node: n}, nil

@@ -47,7 +47,7 @@ func (v value) sortKey() string {
 	case v.isNum && v.f == 0:
 		return "0" // -0 equals 0; which one a set operation keeps is arbitrary
 	case v.isNum:
-		return strconv.FormatFloat(v.f, 'g', 6, 64)
+		return strconv.FormatFloat(v.f, 'g', 12, 64)
 	}
 	return v.s
 }

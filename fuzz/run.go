@@ -242,20 +242,10 @@ func (f *fuzzer) runCase(ctx context.Context, seed int64) error {
 	return nil
 }
 
-// nestedSubqueries reports whether sql holds a subquery inside a
-// subquery (three SELECTs or more), whose correlated inner query kvsql
-// re-runs per outer row (knownIssues: correlated-rerun).
-func nestedSubqueries(sql string) bool {
-	return strings.Count(strings.ToUpper(sql), "SELECT") >= 3
-}
-
 // slow reports (as a Perf finding) a statement that took kvsql more than
 // ten times PostgreSQL's time and over 100 ms, twice in a row.
 func (f *fuzzer) slow(ctx context.Context, seed int64, script []stmt, s stmt, o outcome) bool {
 	isSlow := func(k, p result) bool { return k.dur > 100*time.Millisecond && k.dur > 10*p.dur }
-	if f.cfg.AvoidKnown && nestedSubqueries(s.sql(kvsqlDialect)) {
-		return false // knownIssues: correlated-rerun
-	}
 	f.rep.Checks[Perf]++
 	if !isSlow(o.kvRes, o.pgRes) {
 		return false

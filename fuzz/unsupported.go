@@ -27,12 +27,6 @@ func unsupported(r result) string {
 // new; without it, they are found again. Remove an entry, and its
 // avoidance in gen.go, with the fix.
 var knownIssues = []struct{ name, repro string }{
-	{"correlated-rerun", `-- a correlated subquery runs once per outer row, with a full scan, and
--- nested ones multiply: 29 x 29 rows with two nested levels take kvsql
--- 311 ms, PostgreSQL 19 ms (issue 12, item 8: decorrelate, or cache by
--- outer values). With AvoidKnown the perf oracle does not judge
--- statements with nested subqueries.
-SELECT (SELECT count(*) FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.x = a.x AND a.y = o.y)) FROM t o;`},
 	{"sum-bigint", `CREATE TABLE t (c BIGINT); INSERT INTO t VALUES (1), (9223372036854775807), (3000000000), (-9223372036854775807);
 SELECT sum(c) FROM t WHERE c > 0;  -- kvsql: 22003 bigint out of range; PostgreSQL: 9223372039854775808 (numeric)
 SELECT avg(c) FROM t WHERE c <> 1; -- kvsql: 1000000170.6666666; PostgreSQL: 1000000000.00000000`},

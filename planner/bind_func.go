@@ -228,6 +228,9 @@ func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlpar
 		return nil, err
 	}
 	cols := plan.Columns()
+	if inner.correlated {
+		b.memoizeScans(plan)
+	}
 	out := &Subquery{Kind: kind, Plan: plan, Op: op, Not: not, Correlated: inner.correlated, T: tBool}
 	switch kind {
 	case SubExists:

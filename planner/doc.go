@@ -62,4 +62,5 @@ var Rules = []string{
 	"lookup_join",      // index-lookup joins for small outer sides
 	"stream_agg",       // streaming aggregation over input in group order
 	"topn",             // ORDER BY ... LIMIT as a bounded heap
+	"scan_memo",        // a correlated subquery's rescans become hash lookups
 }

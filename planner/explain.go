@@ -231,6 +231,9 @@ func describeScan(s *Scan) string {
 	if s.Filter != nil {
 		b.WriteString(" filter " + s.Filter.String())
 	}
+	if m := s.Memo; m != nil {
+		b.WriteString(" memo on (" + joinExprs(m.Keys, ", ") + ") = (" + joinExprs(m.Probes, ", ") + ")")
+	}
 	return b.String()
 }
 

@@ -91,6 +91,22 @@ type Scan struct {
 	Cols   []Column
 	// Estimated rows produced, for EXPLAIN and join ordering.
 	Rows float64
+	// Memo, for a scan in a correlated subquery whose filter equates
+	// its columns with the enclosing rows', memoizes the scan: see
+	// ScanMemo. Filter stays whole for when the memo is not used.
+	Memo *ScanMemo
+}
+
+// ScanMemo turns the per-outer-row rescans of a correlated subquery into
+// hash lookups: the scan runs once per execution with the Build part of
+// its filter into a hash table keyed by Keys (over the scan's row), and
+// every later run returns the rows whose keys equal Probes (over the
+// enclosing queries' rows; a NULL probe matches nothing) and that pass
+// Rest (the conjuncts that read the enclosing rows or hold a subquery).
+// Over the work_mem budget, the scan runs as written instead.
+type ScanMemo struct {
+	Keys, Probes []Expr
+	Build, Rest  Expr
 }
 
 // Values produces literal rows (VALUES lists, SELECT without FROM).

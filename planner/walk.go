@@ -152,12 +152,15 @@ func nodeExprs(n Node) []Expr {
 }
 
 // nodeExprSlots returns the places n itself holds a (non-nil) expression
-// in, for rewrites that replace them.
+// in, for rewrites that replace them; each once, though two fields may
+// share them (an equality span's Lo and Hi are one slice).
 func nodeExprSlots(n Node) []*Expr {
 	var out []*Expr
+	seen := map[*Expr]bool{}
 	each := func(es ...*Expr) {
 		for _, e := range es {
-			if *e != nil {
+			if *e != nil && !seen[e] {
+				seen[e] = true
 				out = append(out, e)
 			}
 		}
@@ -178,6 +181,11 @@ func nodeExprSlots(n Node) []*Expr {
 		for i := range v.Spans {
 			list(v.Spans[i].Lo)
 			list(v.Spans[i].Hi)
+		}
+		if m := v.Memo; m != nil {
+			list(m.Keys)
+			list(m.Probes)
+			each(&m.Build, &m.Rest)
 		}
 	case *Values:
 		for _, r := range v.Rows {
