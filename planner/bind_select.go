@@ -204,7 +204,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.cols = from.cols
+	s.cols, s.star, s.using = from.cols, from.star, from.using
 
 	// WHERE.
 	var conjuncts []Expr
@@ -227,12 +227,38 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		case *sqlparser.StarExpr:
 			q := se.TableName.Name.String()
 			found := false
-			for i, c := range s.cols {
-				if c.Hidden || (q != "" && c.Table != q) {
-					continue
-				}
+			col := func(i int) {
+				c := s.cols[i]
 				found = true
 				items = append(items, selectItem{expr: &ColRef{Index: i, T: c.T, Name: qualifiedName(c)}, name: c.Name, col: c})
+			}
+			switch {
+			case q != "":
+				for i, c := range s.cols {
+					if !c.Hidden && c.Table == q {
+						col(i)
+					}
+				}
+			case s.star != nil:
+				for _, it := range s.star {
+					if it.u == nil {
+						col(it.col)
+						continue
+					}
+					found = true
+					c := Column{Name: it.u.name, T: it.u.expr.Type()}
+					if ref, ok := it.u.expr.(*ColRef); ok {
+						c = s.cols[ref.Index]
+						c.Merged, c.Table = false, ""
+					}
+					items = append(items, selectItem{expr: it.u.expr, name: it.u.name, col: c})
+				}
+			default:
+				for i, c := range s.cols {
+					if !c.Hidden && !c.Merged {
+						col(i)
+					}
+				}
 			}
 			if !found && q != "" {
 				return nil, pgerror.Newf(pgerror.UndefinedTable, "missing FROM-clause entry for table %q", q)

@@ -18,6 +18,26 @@ type relation struct {
 	outer  *outerSpec // an outer join, planned with its filters
 	cols   []Column
 	offset int // position of the first column in the FROM-order layout
+	// star and using, for an outer join, are its columns' order under *
+	// and its USING columns (see fromResult); star nil means the visible
+	// columns in order.
+	star  []starItem
+	using []*usingCol
+}
+
+// usingCol is a column a USING join merged: its unqualified name stands
+// for expr (over the FROM layout), the left column, or COALESCE of both
+// for a FULL JOIN. (A RIGHT JOIN is bound with its sides swapped.)
+type usingCol struct {
+	name string
+	expr Expr
+}
+
+// starItem is one column of an unqualified *: a FROM column, or a merged
+// USING column when u is set.
+type starItem struct {
+	col int
+	u   *usingCol
 }
 
 // fromResult is a flattened FROM clause: its relations, their columns in
@@ -27,12 +47,55 @@ type fromResult struct {
 	rels  []*relation
 	cols  []Column
 	conds []Expr
+	// star is the order of an unqualified * (PostgreSQL's: a USING
+	// join's merged columns first, then the rest of its left and right
+	// sides); using are the merged columns unqualified names resolve to.
+	star  []starItem
+	using []*usingCol
 }
 
 func (f *fromResult) add(r *relation) {
 	r.offset = len(f.cols)
 	f.rels = append(f.rels, r)
 	f.cols = append(f.cols, r.cols...)
+	if r.star == nil {
+		for i, c := range r.cols {
+			if !c.Hidden && !c.Merged {
+				f.star = append(f.star, starItem{col: r.offset + i})
+			}
+		}
+		return
+	}
+	f.appendShifted(r.star, r.using, r.offset)
+}
+
+// appendShifted appends star items and USING columns of a relation whose
+// columns start at offset in f.
+func (f *fromResult) appendShifted(star []starItem, using []*usingCol, offset int) {
+	moved := map[*usingCol]*usingCol{}
+	for _, u := range using {
+		m := &usingCol{name: u.name, expr: shiftCols(u.expr, offset)}
+		moved[u] = m
+		f.using = append(f.using, m)
+	}
+	for _, it := range star {
+		if it.u != nil {
+			f.star = append(f.star, starItem{u: moved[it.u]})
+		} else {
+			f.star = append(f.star, starItem{col: it.col + offset})
+		}
+	}
+}
+
+// shiftCols moves e's column references (Outer == 0) by offset.
+func shiftCols(e Expr, offset int) Expr {
+	out, _ := mapExpr(e, func(x Expr) (Expr, error) {
+		if c, ok := x.(*ColRef); ok && c.Outer == 0 {
+			return &ColRef{Index: c.Index + offset, T: c.T, Name: c.Name}, nil
+		}
+		return x, nil
+	})
+	return out
 }
 
 // fromClause flattens and binds a FROM clause.
@@ -70,14 +133,15 @@ func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error
 	case *sqlparser.JoinTableExpr:
 		switch it.Join {
 		case sqlparser.NormalJoinType, sqlparser.StraightJoinType:
+			js := joinSides{col: len(f.cols), star: len(f.star), using: len(f.using)}
 			if err := b.fromItem(it.LeftExpr, s, f); err != nil {
 				return err
 			}
-			leftCols := len(f.cols)
+			js.colMid, js.starMid, js.usingMid = len(f.cols), len(f.star), len(f.using)
 			if err := b.fromItem(it.RightExpr, s, f); err != nil {
 				return err
 			}
-			return b.joinCondition(it.Condition, f, leftCols, s, &f.conds)
+			return b.joinCondition(it.Condition, f, js, s, &f.conds)
 		case sqlparser.LeftJoinType, sqlparser.RightJoinType, parse.FullJoin:
 			r, err := b.outerJoin(it, s)
 			if err != nil {
@@ -91,42 +155,132 @@ func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error
 	return pgerror.New(pgerror.FeatureNotSupported, "unsupported FROM item")
 }
 
-// joinCondition binds ON or USING for a join whose left side ends at
-// column leftCols of f.
-func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, leftCols int, s *scope, into *[]Expr) error {
+// joinSides says where a join's sides lie in a fromResult: the left
+// side's columns, star items and USING columns start at col, star and
+// using, the right side's at colMid, starMid and usingMid, and run to the
+// end. full and rightFirst describe the join (rightFirst: a RIGHT JOIN,
+// bound with its sides swapped, whose right side was written first).
+type joinSides struct {
+	col, star, using          int
+	colMid, starMid, usingMid int
+	full, rightFirst          bool
+}
+
+// joinCondition binds ON or USING for a join whose sides lie in f as js
+// says.
+func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, js joinSides, s *scope, into *[]Expr) error {
 	if c == nil {
 		return nil
 	}
-	js := &scope{cols: f.cols, parent: s.parent, aggContext: "JOIN conditions"}
 	if c.On != nil {
-		on, err := b.boolExpr(c.On, js)
+		sc := &scope{cols: f.cols, using: f.using, parent: s.parent, aggContext: "JOIN conditions"}
+		on, err := b.boolExpr(c.On, sc)
 		if err != nil {
 			return err
 		}
 		*into = append(*into, splitAnd(on)...)
 	}
-	for _, u := range c.Using {
-		name := u.String()
-		l := &scope{cols: f.cols[:leftCols]}
-		lr, err := l.resolve("", name)
+	if len(c.Using) == 0 {
+		return nil
+	}
+	return b.usingJoin(c.Using, f, js, into)
+}
+
+// usingJoin binds USING (names): each name's column on the left equals
+// the one on the right, and both give way, for unqualified names and *,
+// to one merged column, which * lists first.
+func (b *binder) usingJoin(names sqlparser.Columns, f *fromResult, js joinSides, into *[]Expr) error {
+	dropped := map[*usingCol]bool{}
+	// side finds name among a side's visible columns and merged ones.
+	side := func(name string, cols [2]int, using [2]int, which string) (Expr, error) {
+		var found Expr
+		var u *usingCol
+		n := 0
+		for _, m := range f.using[using[0]:using[1]] {
+			if m.name == name && !dropped[m] {
+				found, u, n = m.expr, m, n+1
+			}
+		}
+		col := -1
+		for i := cols[0]; i < cols[1]; i++ {
+			if c := f.cols[i]; c.Name == name && !c.Hidden && !c.Merged {
+				col, n = i, n+1
+				found = &ColRef{Index: i, T: c.T, Name: qualifiedName(c)}
+			}
+		}
+		switch {
+		case n == 0:
+			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, which)
+		case n > 1:
+			return nil, pgerror.Newf(pgerror.AmbiguousColumn, "common column name %q appears more than once in %s table", name, which)
+		}
+		if col >= 0 {
+			f.cols[col].Merged = true
+		} else {
+			dropped[u] = true
+		}
+		return found, nil
+	}
+	left, right := "left", "right"
+	if js.rightFirst {
+		left, right = right, left
+	}
+	var merged []*usingCol
+	for _, id := range names {
+		name := id.String()
+		l, err := side(name, [2]int{js.col, js.colMid}, [2]int{js.using, js.usingMid}, left)
 		if err != nil {
 			return err
 		}
-		r := &scope{cols: f.cols[leftCols:]}
-		rr, err := r.resolve("", name)
+		r, err := side(name, [2]int{js.colMid, len(f.cols)}, [2]int{js.usingMid, len(f.using)}, right)
 		if err != nil {
 			return err
 		}
-		rr.Index += leftCols
-		eq, err := compareExprs("=", lr, rr)
+		eq, err := compareExprs("=", l, r)
 		if err != nil {
 			return err
 		}
 		*into = append(*into, eq)
-		// The right column is merged into the left one: hide it from
-		// unqualified references and from *.
-		f.cols[rr.Index].Hidden = true
+		m := l
+		if js.full {
+			t := CommonType([]types.T{l.Type(), r.Type()})
+			if l, err = coerceResult(l, t); err != nil {
+				return err
+			}
+			if r, err = coerceResult(r, t); err != nil {
+				return err
+			}
+			m = &Func{Name: "coalesce", Args: []Expr{l, r}, T: t}
+		}
+		merged = append(merged, &usingCol{name: name, expr: m})
 	}
+	// * lists the merged columns, then the left side's and the right
+	// side's others, in written order.
+	keep := func(items []starItem) []starItem {
+		var out []starItem
+		for _, it := range items {
+			if it.u != nil && !dropped[it.u] || it.u == nil && !f.cols[it.col].Merged {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
+	lstar, rstar := keep(f.star[js.star:js.starMid]), keep(f.star[js.starMid:])
+	if js.rightFirst {
+		lstar, rstar = rstar, lstar
+	}
+	star := f.star[:js.star:js.star]
+	for _, m := range merged {
+		star = append(star, starItem{u: m})
+	}
+	f.star = append(append(star, lstar...), rstar...)
+	using := f.using[:js.using:js.using]
+	for _, m := range f.using[js.using:] {
+		if !dropped[m] {
+			using = append(using, m)
+		}
+	}
+	f.using = append(using, merged...)
 	return nil
 }
 
@@ -141,13 +295,10 @@ type outerSpec struct {
 	parent *scope
 }
 
-// outerJoin binds a LEFT (or RIGHT) JOIN as one relation.
+// outerJoin binds a LEFT, RIGHT or FULL JOIN as one relation.
 func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, error) {
 	leftExpr, rightExpr := it.LeftExpr, it.RightExpr
 	right, full := it.Join == sqlparser.RightJoinType, it.Join == parse.FullJoin
-	if full && it.Condition != nil && len(it.Condition.Using) > 0 {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "FULL JOIN ... USING is not supported; write the condition with ON")
-	}
 	if right {
 		leftExpr, rightExpr = rightExpr, leftExpr
 	}
@@ -161,17 +312,42 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 	}
 	both := &fromResult{}
 	both.cols = append(append([]Column{}, lf.cols...), rf.cols...)
+	both.appendShifted(lf.star, lf.using, 0)
+	js := joinSides{colMid: len(lf.cols), starMid: len(both.star), usingMid: len(both.using), full: full, rightFirst: right}
+	both.appendShifted(rf.star, rf.using, len(lf.cols))
 	var on []Expr
-	if err := b.joinCondition(it.Condition, both, len(lf.cols), s, &on); err != nil {
+	if err := b.joinCondition(it.Condition, both, js, s, &on); err != nil {
 		return nil, err
 	}
 	spec := &outerSpec{lf: lf, rf: rf, on: on, right: right, full: full, parent: s.parent}
-	cols := both.cols // USING may have hidden some of the right side's
+	r := &relation{outer: spec, cols: both.cols, star: both.star, using: both.using}
 	if right {
-		nl := len(lf.cols)
-		cols = append(append([]Column{}, both.cols[nl:]...), both.cols[:nl]...)
+		// Written order: the right side (rf) first.
+		nl, nr := len(lf.cols), len(rf.cols)
+		r.cols = append(append([]Column{}, both.cols[nl:]...), both.cols[:nl]...)
+		pos := map[int]int{}
+		for i := 0; i < nl; i++ {
+			pos[i] = nr + i
+		}
+		for j := 0; j < nr; j++ {
+			pos[nl+j] = j
+		}
+		moved := map[*usingCol]*usingCol{}
+		r.using = nil
+		for _, u := range both.using {
+			moved[u] = &usingCol{name: u.name, expr: remap(u.expr, pos)}
+			r.using = append(r.using, moved[u])
+		}
+		r.star = nil
+		for _, it := range both.star {
+			if it.u != nil {
+				r.star = append(r.star, starItem{u: moved[it.u]})
+			} else {
+				r.star = append(r.star, starItem{col: pos[it.col]})
+			}
+		}
 	}
-	return &relation{outer: spec, cols: cols}, nil
+	return r, nil
 }
 
 // planOuter plans an outer join. filters are conjuncts over the relation's
@@ -348,7 +524,7 @@ func (b *binder) view(v *catalog.View) (Node, error) {
 func derived(n Node, alias string, names sqlparser.Columns) (*relation, error) {
 	r := &relation{node: n, alias: alias}
 	for _, c := range n.Columns() {
-		c.Table = alias
+		c.Table, c.Merged = alias, false
 		if c.T.Family == types.Unknown {
 			c.T = tText
 		}

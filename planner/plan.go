@@ -21,6 +21,10 @@ type Column struct {
 	Table  string // the table name or alias it comes from, "" if computed
 	T      types.T
 	Hidden bool // not expanded by *, e.g. a hidden rowid
+	// Merged marks a column a USING join merged with another: unqualified
+	// names and * see the merged column (scope.using) instead, qualified
+	// names and t.* still see this one.
+	Merged bool
 	// TableOID and Attr identify a base-table column for RowDescription
 	// (0 when computed).
 	TableID uint32

@@ -9,7 +9,12 @@ import (
 // FROM clause, in FROM order, plus the enclosing queries' scopes for
 // correlated references.
 type scope struct {
-	cols   []Column
+	cols []Column
+	// using and star are the FROM clause's merged USING columns and the
+	// order of an unqualified * (see fromResult); star nil means every
+	// visible column in order.
+	using  []*usingCol
+	star   []starItem
 	parent *scope
 	// agg collects aggregate calls while binding a select list, HAVING or
 	// ORDER BY of a grouped query; nil where aggregates are not allowed.
@@ -24,31 +29,45 @@ type scope struct {
 	aliases map[string]Expr
 }
 
-// resolve finds the column qualifier.name, searching enclosing scopes.
-func (s *scope) resolve(qualifier, name string) (*ColRef, error) {
+// resolve finds the column qualifier.name, searching enclosing scopes: a
+// column reference, or the expression of a merged USING column.
+func (s *scope) resolve(qualifier, name string) (Expr, error) {
 	depth := 0
 	for sc := s; sc != nil; sc = sc.parent {
-		idx := -1
+		var found Expr
+		n := 0
+		if qualifier == "" {
+			for _, u := range sc.using {
+				if u.name == name {
+					found, n = u.expr, n+1
+				}
+			}
+		}
 		for i, c := range sc.cols {
 			if c.Name != name || (qualifier != "" && c.Table != qualifier) {
 				continue
 			}
-			if c.Hidden && qualifier == "" && name != "rowid" {
+			if (c.Hidden || c.Merged) && qualifier == "" && name != "rowid" {
 				continue
 			}
-			if idx >= 0 {
-				return nil, pgerror.Newf(pgerror.AmbiguousColumn, "column reference %q is ambiguous", name)
-			}
-			idx = i
+			found, n = &ColRef{Index: i, T: c.T, Name: qualifiedName(c)}, n+1
 		}
-		if idx >= 0 {
-			c := sc.cols[idx]
-			if depth > 0 {
-				for in := s; in != sc; in = in.parent {
-					in.correlated = true
-				}
+		if n > 1 {
+			return nil, pgerror.Newf(pgerror.AmbiguousColumn, "column reference %q is ambiguous", name)
+		}
+		if n == 1 {
+			if depth == 0 {
+				return found, nil
 			}
-			return &ColRef{Index: idx, Outer: depth, T: c.T, Name: qualifiedName(c)}, nil
+			for in := s; in != sc; in = in.parent {
+				in.correlated = true
+			}
+			return mapExpr(found, func(x Expr) (Expr, error) {
+				if c, ok := x.(*ColRef); ok && c.Outer == 0 {
+					return &ColRef{Index: c.Index, Outer: depth, T: c.T, Name: c.Name}, nil
+				}
+				return x, nil
+			})
 		}
 		depth++
 	}
