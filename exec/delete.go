@@ -27,7 +27,7 @@ func newDelete(rs *runState, env *eval.Env, n *planner.Delete) (Operator, error)
 		return nil, err
 	}
 	return &deleteOp{dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
-		returning: n.Returning, t: ticker{rs: rs}, collect: true}}, nil
+		returning: n.Returning, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
 }
 
 func (o *deleteOp) Next() ([]types.Datum, error) {

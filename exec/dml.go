@@ -123,6 +123,14 @@ func readsTable(n planner.Node, t *catalog.Table) bool {
 	return false
 }
 
+// mustCollect reports whether an UPDATE or DELETE of t must collect its
+// input before writing: when its reads are not of a statement-start view
+// (Ctx.Read), which hides the statement's own writes, or when t has
+// triggers, whose statements read the transaction as it is.
+func mustCollect(rs *runState, t *catalog.Table) bool {
+	return rs.ctx.Read == nil || len(t.Triggers) > 0
+}
+
 // dmlBase is what INSERT, UPDATE and DELETE share: the input (collected
 // into a row buffer first when it reads the written table, so that a
 // statement never sees its own writes: the Halloween problem), RETURNING,

@@ -8,10 +8,11 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
-// updateOp rewrites the rows its input produces. It always collects the
-// target rows first (spilling past the memory budget) and only then
-// writes, so an updated row is never seen again by the scan that found
-// it (the Halloween problem). Each SET expression is evaluated over the
+// updateOp rewrites the rows its input produces, one at a time as
+// PostgreSQL does when the statement reads a view of the transaction
+// taken at its start (Ctx.Read); otherwise it collects the target rows
+// first (see mustCollect), so an updated row is never seen again by the
+// scan that found it (the Halloween problem). Each SET expression is evaluated over the
 // old row; the new row is coerced to the column types and written with
 // index.Update (23505 if it collides with another row), between the
 // row's BEFORE and AFTER UPDATE triggers.
@@ -42,7 +43,7 @@ func newUpdate(rs *runState, env *eval.Env, n *planner.Update) (Operator, error)
 		set[i] = a.Col
 	}
 	return &updateOp{node: n, set: set, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
-		returning: n.Returning, t: ticker{rs: rs}, collect: true}}, nil
+		returning: n.Returning, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
 }
 
 func (o *updateOp) Next() ([]types.Datum, error) { return o.run(o.update) }
