@@ -458,6 +458,11 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 			}
 		}
 		input = aggNode
+		if len(groupBy) == 0 {
+			if mm := b.minMaxAggregate(from, conjuncts, agg.calls, aggNode.Cols); mm != nil {
+				input = mm
+			}
+		}
 		if having != nil {
 			if empty := emptyIfFalse(aggNode, having); empty != nil && b.enabled("constant_folding") {
 				input = empty

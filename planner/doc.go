@@ -63,4 +63,5 @@ var Rules = []string{
 	"stream_agg",       // streaming aggregation over input in group order
 	"topn",             // ORDER BY ... LIMIT as a bounded heap
 	"scan_memo",        // a correlated subquery's rescans become hash lookups
+	"minmax_index",     // min/max of a column read from the first key in order
 }
