@@ -235,6 +235,7 @@ type fromItem struct {
 	join         string // "", ",", "CROSS JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"
 	table, alias string
 	on           *node
+	using        string // USING (using) instead of ON
 }
 
 // selectQ is a SELECT; with order, its rows are ORDER BY every output
@@ -304,6 +305,9 @@ func (q *selectQ) fromOnly() string {
 		if f.on != nil {
 			b.WriteString(" ON " + f.on.String())
 		}
+		if f.using != "" {
+			b.WriteString(" USING (" + f.using + ")")
+		}
 	}
 	return b.String()
 }
@@ -360,8 +364,8 @@ func (q *selectQ) variants() []*selectQ {
 	for i := range q.from {
 		if i > 0 {
 			add(func(c *selectQ) { c.from = append(c.from[:i:i], c.from[i+1:]...) })
-			if q.from[i].on != nil {
-				add(func(c *selectQ) { c.from[i].join = "CROSS JOIN"; c.from[i].on = nil })
+			if q.from[i].on != nil || q.from[i].using != "" {
+				add(func(c *selectQ) { c.from[i].join = "CROSS JOIN"; c.from[i].on, c.from[i].using = nil, "" })
 				for _, o := range q.from[i].on.simpler() {
 					add(func(c *selectQ) { c.from[i].on = o })
 				}

@@ -407,6 +407,10 @@ func (g *gen) from() ([]fromItem, []scol) {
 				l := pickOf(g, tsc)
 				if r := g.colOf(visible, l.t, false); r != nil && (g.chance(0.8) || f.join == "FULL JOIN") {
 					on = mk(tBool, "(", leaf(l.t, l.ref), " = ", r, ")")
+					// Columns of one name may join by USING instead.
+					if name := colName(l.ref); name == colName(r.String()) && g.chance(0.4) {
+						f.using = name
+					}
 					// PostgreSQL runs FULL JOIN only on equalities.
 					if f.join != "FULL JOIN" && g.chance(0.3) {
 						on = mk(tBool, "(", on, " AND ", g.pred(both, 1), ")")
@@ -417,7 +421,9 @@ func (g *gen) from() ([]fromItem, []scol) {
 				} else {
 					on = g.pred(both, 1)
 				}
-				f.on = on
+				if f.using == "" {
+					f.on = on
+				}
 			}
 		}
 		items = append(items, f)
@@ -642,4 +648,12 @@ func (g *gen) contents() []stmt {
 		out = append(out, queryStmt{&query{left: q, limit: -1}})
 	}
 	return out
+}
+
+// colName is the column name of a qualified reference alias.column.
+func colName(ref string) string {
+	if i := strings.LastIndexByte(ref, '.'); i >= 0 {
+		return ref[i+1:]
+	}
+	return ref
 }

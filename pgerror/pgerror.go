@@ -34,6 +34,7 @@ const (
 	AmbiguousColumn            Code = "42702"
 	DuplicateTable             Code = "42P07"
 	DuplicateObject            Code = "42710"
+	DuplicateAlias             Code = "42712"
 	DuplicateColumn            Code = "42701"
 	DuplicateDatabase          Code = "42P04"
 	InvalidTableDefinition     Code = "42P16"

@@ -13,6 +13,18 @@ import (
 // selectStatement plans a SELECT, a UNION or a VALUES statement. s is a
 // fresh scope whose parent is the enclosing query's scope (or nil).
 func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, error) {
+	var with *sqlparser.With
+	switch st := st.(type) {
+	case *sqlparser.Select:
+		with = st.With
+	case *sqlparser.Union:
+		with = st.With
+	}
+	restore, err := b.with(with)
+	defer restore()
+	if err != nil {
+		return nil, err
+	}
 	switch st := st.(type) {
 	case *sqlparser.Select:
 		if call, name, ok := seriesCall(st); ok {
@@ -20,11 +32,11 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 		}
 		return b.selectNode(st, s)
 	case *sqlparser.Union:
-		left, err := b.selectStatement(st.Left, &scope{parent: s.parent})
+		left, err := b.selectStatement(st.Left, &scope{parent: s.parent, owner: s})
 		if err != nil {
 			return nil, err
 		}
-		right, err := b.selectStatement(st.Right, &scope{parent: s.parent})
+		right, err := b.selectStatement(st.Right, &scope{parent: s.parent, owner: s})
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +137,7 @@ func setOp(op SetOpKind, all bool, left, right Node) (Node, error) {
 func (b *binder) orderLimitOutput(n Node, orderBy sqlparser.OrderBy, limit *sqlparser.Limit, s *scope) (Node, error) {
 	if len(orderBy) > 0 {
 		cols := n.Columns()
-		out := &scope{cols: cols, parent: s.parent}
+		out := &scope{cols: cols, parent: s.parent, owner: s}
 		var keys []SortKey
 		for _, o := range orderBy {
 			var x Expr
@@ -165,7 +177,7 @@ func (b *binder) limit(n Node, limit *sqlparser.Limit, s *scope) (Node, error) {
 		if e == nil {
 			return nil, nil
 		}
-		x, err := b.expr(e, &scope{parent: s.parent})
+		x, err := b.expr(e, &scope{parent: s.parent, owner: s})
 		if err != nil {
 			return nil, err
 		}
@@ -197,9 +209,6 @@ type selectItem struct {
 
 // selectNode plans one SELECT block.
 func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
-	if sel.With != nil {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "WITH is not supported")
-	}
 	from, err := b.fromClause(sel.From, s)
 	if err != nil {
 		return nil, err
@@ -920,7 +929,7 @@ func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node
 	args := make([]Expr, 3)
 	t := tInt4
 	for i, e := range call.Exprs {
-		x, err := b.expr(e, &scope{parent: s.parent, aggContext: "FROM"})
+		x, err := b.expr(e, &scope{parent: s.parent, owner: s, aggContext: "FROM"})
 		if err != nil {
 			return nil, err
 		}

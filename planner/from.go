@@ -173,7 +173,7 @@ func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, js joi
 		return nil
 	}
 	if c.On != nil {
-		sc := &scope{cols: f.cols, using: f.using, parent: s.parent, aggContext: "JOIN conditions"}
+		sc := &scope{cols: f.cols, using: f.using, parent: s.parent, owner: s, aggContext: "JOIN conditions"}
 		on, err := b.boolExpr(c.On, sc)
 		if err != nil {
 			return err
@@ -434,6 +434,11 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 		if alias == "" {
 			alias = name
 		}
+		if e.Qualifier.IsEmpty() {
+			if r, err := b.cteRelation(name, alias, it.Columns, s); r != nil || err != nil {
+				return r, err
+			}
+		}
 		// pg_catalog / information_schema (pgcatalog.go): a qualified name
 		// is always virtual; an unqualified one is when no user table or
 		// view has the name (checked below, before "dual").
@@ -475,7 +480,7 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 		}
 		return nil, terr
 	case *sqlparser.DerivedTable:
-		n, err := b.selectStatement(e.Select, &scope{parent: s.parent})
+		n, err := b.selectStatement(e.Select, &scope{parent: s.parent, owner: s})
 		if err != nil {
 			return nil, err
 		}

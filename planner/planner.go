@@ -43,6 +43,7 @@ func (p *Planner) Plan(st *parse.Statement, paramTypes []types.T) (Node, []types
 type binder struct {
 	p      *Planner
 	params []types.T
+	ctes   []cteDef // the WITH queries in scope, innermost last
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
@@ -74,7 +75,7 @@ func (b *binder) compound(c *parse.Compound, s *scope) (Node, error) {
 		if !ok {
 			return nil, pgerror.New(pgerror.SyntaxError, "set operation operand is not a query")
 		}
-		return b.selectStatement(ts, &scope{parent: s.parent})
+		return b.selectStatement(ts, &scope{parent: s.parent, owner: s})
 	}
 	left, err := side(c.Left)
 	if err != nil {

@@ -16,6 +16,11 @@ type scope struct {
 	using  []*usingCol
 	star   []starItem
 	parent *scope
+	// owner, for a query nested in another's FROM, set operation, join
+	// condition or LIMIT (bound with the other's parent as its parent),
+	// is that other query's scope: what the nested query reads from
+	// enclosing queries, its owner reads too.
+	owner *scope
 	// agg collects aggregate calls while binding a select list, HAVING or
 	// ORDER BY of a grouped query; nil where aggregates are not allowed.
 	agg *aggCollector
@@ -60,7 +65,9 @@ func (s *scope) resolve(qualifier, name string) (Expr, error) {
 				return found, nil
 			}
 			for in := s; in != sc; in = in.parent {
-				in.correlated = true
+				for o := in; o != nil; o = o.owner {
+					o.correlated = true
+				}
 			}
 			return mapExpr(found, func(x Expr) (Expr, error) {
 				if c, ok := x.(*ColRef); ok && c.Outer == 0 {
