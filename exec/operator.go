@@ -157,6 +157,7 @@ type runState struct {
 	env     *eval.Env
 	cache   map[*planner.Subquery]*subqueryResult
 	memos   map[*planner.Scan]*memoTable
+	works   map[int]*rowBuffer // WITH RECURSIVE's work tables by ID
 }
 
 func newRunState(ctx *Ctx) *runState {
@@ -294,6 +295,10 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		return newDistinct(rs, in), nil
 	case *planner.SetOp:
 		return newSetOp(rs, env, n)
+	case *planner.RecursiveUnion:
+		return newRecursive(rs, env, n), nil
+	case *planner.WorkTable:
+		return newWorkTable(rs, n)
 	case *planner.Insert:
 		return newInsert(rs, env, n)
 	case *planner.Update:

@@ -244,6 +244,9 @@ func (b *rowBuffer) add(row []types.Datum) error {
 	return b.file.write(row)
 }
 
+// empty reports whether no row was added.
+func (b *rowBuffer) empty() bool { return len(b.rows) == 0 && b.file == nil }
+
 // iter returns an iterator over every row added so far.
 func (b *rowBuffer) iter() *bufferIter { return &bufferIter{b: b} }
 

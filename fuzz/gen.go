@@ -347,7 +347,7 @@ func (g *gen) compare(sc []scol, depth int) *node {
 func (g *gen) subqueryPred(sc []scol, depth int) *node {
 	t := pickOf(g, g.tables)
 	a := g.newAlias()
-	inner := g.scopeOf(t, a)
+	from, inner := g.subFrom(t, a, sc)
 	all := append(append([]scol(nil), inner...), sc...)
 	var where *node
 	if g.chance(0.8) {
@@ -356,11 +356,32 @@ func (g *gen) subqueryPred(sc []scol, depth int) *node {
 		where = leaf(tBool, "TRUE")
 	}
 	if g.chance(0.5) {
-		return mk(tBool, pickOf(g, []string{"EXISTS (", "NOT EXISTS ("}), "SELECT 1 FROM "+t.name+" AS "+a+" WHERE ", where, ")")
+		return mk(tBool, pickOf(g, []string{"EXISTS (", "NOT EXISTS ("}), "SELECT 1 FROM ", from, " WHERE ", where, ")")
 	}
 	c := pickOf(g, inner)
 	lhs := g.expr(sc, c.t, depth)
-	return mk(tBool, "(", lhs, pickOf(g, []string{" IN (", " NOT IN ("}), "SELECT "+c.ref+" FROM "+t.name+" AS "+a+" WHERE ", where, "))")
+	return mk(tBool, "(", lhs, pickOf(g, []string{" IN (", " NOT IN ("}), "SELECT "+c.ref+" FROM ", from, " WHERE ", where, "))")
+}
+
+// subFrom returns a subquery's FROM over table t as alias a, and its
+// scope: the table, or often something that also reads the enclosing
+// scope sc: a derived table filtered by it, or a join whose ON reads it.
+func (g *gen) subFrom(t *table, a string, sc []scol) (*node, []scol) {
+	inner := g.scopeOf(t, a)
+	switch {
+	case len(sc) > 0 && g.chance(0.15):
+		a2 := g.newAlias()
+		both := append(g.scopeOf(t, a2), sc...)
+		return mk(tBool, "(SELECT * FROM "+t.name+" AS "+a2+" WHERE ", g.pred(both, 1), ") AS "+a), inner
+	case len(sc) > 0 && g.chance(0.15):
+		t2 := pickOf(g, g.tables)
+		b := g.newAlias()
+		second := g.scopeOf(t2, b)
+		on := append(append(append([]scol(nil), inner...), second...), sc...)
+		join := pickOf(g, []string{" JOIN ", " LEFT JOIN "})
+		return mk(tBool, t.name+" AS "+a+join+t2.name+" AS "+b+" ON ", g.pred(on, 1)), append(inner, second...)
+	}
+	return leaf(tBool, t.name+" AS "+a), inner
 }
 
 // scalarSubquery returns a subquery yielding one value of type t: an
@@ -368,18 +389,18 @@ func (g *gen) subqueryPred(sc []scol, depth int) *node {
 func (g *gen) scalarSubquery(sc []scol, t typ, depth int) *node {
 	tb := pickOf(g, g.tables)
 	a := g.newAlias()
-	inner := g.scopeOf(tb, a)
+	from, inner := g.subFrom(tb, a, sc)
 	all := append(append([]scol(nil), inner...), sc...)
 	where := g.pred(all, depth)
 	switch {
 	case t == tBigint && g.chance(0.4):
-		return mk(t, "(SELECT count(*) FROM "+tb.name+" AS "+a+" WHERE ", where, ")")
+		return mk(t, "(SELECT count(*) FROM ", from, " WHERE ", where, ")")
 	default:
 		c := g.colOf(inner, t, true)
 		if c == nil {
 			return nil
 		}
-		return mk(t, "(SELECT "+pickOf(g, []string{"max", "min"})+"(", c, ") FROM "+tb.name+" AS "+a+" WHERE ", where, ")")
+		return mk(t, "(SELECT "+pickOf(g, []string{"max", "min"})+"(", c, ") FROM ", from, " WHERE ", where, ")")
 	}
 }
 

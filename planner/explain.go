@@ -137,6 +137,14 @@ func describe(n Node) string {
 		return "Distinct (hash)"
 	case *LockRows:
 		return "LockRows " + v.Table.Name + " " + v.Lock.String()
+	case *RecursiveUnion:
+		s := "RecursiveUnion " + v.Name
+		if v.All {
+			s += " all"
+		}
+		return s
+	case *WorkTable:
+		return "WorkTable " + v.Name + " (the previous run's rows)"
 	case *SetOp:
 		s := map[SetOpKind]string{Union: "Union", Intersect: "Intersect", Except: "Except"}[v.Op]
 		if v.All {

@@ -335,6 +335,26 @@ type SetOp struct {
 	Cols  []Column
 }
 
+// RecursiveUnion is a WITH RECURSIVE query: Init's rows, then Step's,
+// run again and again, each run reading (through WorkTable ID) the rows
+// the previous run produced, until a run produces none. Without All
+// (UNION), a row equal to one already produced is dropped.
+type RecursiveUnion struct {
+	Init, Step Node
+	All        bool
+	ID         int
+	Name       string // the WITH query's name, for EXPLAIN
+	Cols       []Column
+}
+
+// WorkTable reads the rows the previous run of RecursiveUnion ID
+// produced.
+type WorkTable struct {
+	ID   int
+	Name string
+	Cols []Column
+}
+
 // OnConflict is what an INSERT does with a row whose key exists.
 type OnConflict uint8
 
@@ -383,38 +403,42 @@ type Delete struct {
 	Cols      []Column
 }
 
-func (n *Scan) Columns() []Column       { return n.Cols }
-func (n *Values) Columns() []Column     { return n.Cols }
-func (n *Series) Columns() []Column     { return n.Cols }
-func (n *Filter) Columns() []Column     { return n.Input.Columns() }
-func (n *Project) Columns() []Column    { return n.Cols }
-func (n *Join) Columns() []Column       { return n.Cols }
-func (n *LookupJoin) Columns() []Column { return n.Cols }
-func (n *Aggregate) Columns() []Column  { return n.Cols }
-func (n *Sort) Columns() []Column       { return n.Input.Columns() }
-func (n *TopN) Columns() []Column       { return n.Input.Columns() }
-func (n *Limit) Columns() []Column      { return n.Input.Columns() }
-func (n *Distinct) Columns() []Column   { return n.Input.Columns() }
-func (n *LockRows) Columns() []Column   { return n.Input.Columns() }
-func (n *SetOp) Columns() []Column      { return n.Cols }
-func (n *Insert) Columns() []Column     { return n.Cols }
-func (n *Update) Columns() []Column     { return n.Cols }
-func (n *Delete) Columns() []Column     { return n.Cols }
+func (n *Scan) Columns() []Column           { return n.Cols }
+func (n *Values) Columns() []Column         { return n.Cols }
+func (n *Series) Columns() []Column         { return n.Cols }
+func (n *Filter) Columns() []Column         { return n.Input.Columns() }
+func (n *Project) Columns() []Column        { return n.Cols }
+func (n *Join) Columns() []Column           { return n.Cols }
+func (n *LookupJoin) Columns() []Column     { return n.Cols }
+func (n *Aggregate) Columns() []Column      { return n.Cols }
+func (n *Sort) Columns() []Column           { return n.Input.Columns() }
+func (n *TopN) Columns() []Column           { return n.Input.Columns() }
+func (n *Limit) Columns() []Column          { return n.Input.Columns() }
+func (n *Distinct) Columns() []Column       { return n.Input.Columns() }
+func (n *LockRows) Columns() []Column       { return n.Input.Columns() }
+func (n *SetOp) Columns() []Column          { return n.Cols }
+func (n *RecursiveUnion) Columns() []Column { return n.Cols }
+func (n *WorkTable) Columns() []Column      { return n.Cols }
+func (n *Insert) Columns() []Column         { return n.Cols }
+func (n *Update) Columns() []Column         { return n.Cols }
+func (n *Delete) Columns() []Column         { return n.Cols }
 
-func (n *Scan) Children() []Node       { return nil }
-func (n *Values) Children() []Node     { return nil }
-func (n *Series) Children() []Node     { return nil }
-func (n *Filter) Children() []Node     { return []Node{n.Input} }
-func (n *Project) Children() []Node    { return []Node{n.Input} }
-func (n *Join) Children() []Node       { return []Node{n.Left, n.Right} }
-func (n *LookupJoin) Children() []Node { return []Node{n.Left} }
-func (n *Aggregate) Children() []Node  { return []Node{n.Input} }
-func (n *Sort) Children() []Node       { return []Node{n.Input} }
-func (n *TopN) Children() []Node       { return []Node{n.Input} }
-func (n *Limit) Children() []Node      { return []Node{n.Input} }
-func (n *Distinct) Children() []Node   { return []Node{n.Input} }
-func (n *LockRows) Children() []Node   { return []Node{n.Input} }
-func (n *SetOp) Children() []Node      { return []Node{n.Left, n.Right} }
-func (n *Insert) Children() []Node     { return []Node{n.Input} }
-func (n *Update) Children() []Node     { return []Node{n.Input} }
-func (n *Delete) Children() []Node     { return []Node{n.Input} }
+func (n *Scan) Children() []Node           { return nil }
+func (n *Values) Children() []Node         { return nil }
+func (n *Series) Children() []Node         { return nil }
+func (n *Filter) Children() []Node         { return []Node{n.Input} }
+func (n *Project) Children() []Node        { return []Node{n.Input} }
+func (n *Join) Children() []Node           { return []Node{n.Left, n.Right} }
+func (n *LookupJoin) Children() []Node     { return []Node{n.Left} }
+func (n *Aggregate) Children() []Node      { return []Node{n.Input} }
+func (n *Sort) Children() []Node           { return []Node{n.Input} }
+func (n *TopN) Children() []Node           { return []Node{n.Input} }
+func (n *Limit) Children() []Node          { return []Node{n.Input} }
+func (n *Distinct) Children() []Node       { return []Node{n.Input} }
+func (n *LockRows) Children() []Node       { return []Node{n.Input} }
+func (n *SetOp) Children() []Node          { return []Node{n.Left, n.Right} }
+func (n *RecursiveUnion) Children() []Node { return []Node{n.Init, n.Step} }
+func (n *WorkTable) Children() []Node      { return nil }
+func (n *Insert) Children() []Node         { return []Node{n.Input} }
+func (n *Update) Children() []Node         { return []Node{n.Input} }
+func (n *Delete) Children() []Node         { return []Node{n.Input} }

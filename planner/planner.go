@@ -44,6 +44,7 @@ type binder struct {
 	p      *Planner
 	params []types.T
 	ctes   []cteDef // the WITH queries in scope, innermost last
+	works  int      // WorkTable IDs handed out
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
