@@ -295,6 +295,12 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		return newDistinct(rs, in), nil
 	case *planner.SetOp:
 		return newSetOp(rs, env, n)
+	case *planner.Window:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newWindow(rs, env, n, in), nil
 	case *planner.RecursiveUnion:
 		return newRecursive(rs, env, n), nil
 	case *planner.WorkTable:

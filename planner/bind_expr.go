@@ -150,17 +150,38 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		return b.expr(e.Expr, s)
 	case *sqlparser.FuncExpr:
 		return b.funcExpr(e, s)
+	case *sqlparser.ArgumentLessWindowExpr, *sqlparser.NtileExpr, *sqlparser.LagLeadExpr, *sqlparser.FirstOrLastValueExpr, *sqlparser.NTHValueExpr:
+		x, _, err := b.windowExpr(e, s)
+		return x, err
 	case *sqlparser.CountStar:
+		if x, ok, err := b.windowExpr(e, s); ok {
+			return x, err
+		}
 		return b.aggregate(s, AggCall{Func: "count_star", T: tInt8}, nil)
 	case *sqlparser.Count:
+		if x, ok, err := b.windowExpr(e, s); ok {
+			return x, err
+		}
 		return b.aggregate(s, AggCall{Func: "count", Distinct: e.Distinct, T: tInt8}, e.Args)
 	case *sqlparser.Sum:
+		if x, ok, err := b.windowExpr(e, s); ok {
+			return x, err
+		}
 		return b.aggregate(s, AggCall{Func: "sum", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
 	case *sqlparser.Avg:
+		if x, ok, err := b.windowExpr(e, s); ok {
+			return x, err
+		}
 		return b.aggregate(s, AggCall{Func: "avg", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
 	case *sqlparser.Min:
+		if x, ok, err := b.windowExpr(e, s); ok {
+			return x, err
+		}
 		return b.aggregate(s, AggCall{Func: "min", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
 	case *sqlparser.Max:
+		if x, ok, err := b.windowExpr(e, s); ok {
+			return x, err
+		}
 		return b.aggregate(s, AggCall{Func: "max", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
 	case *sqlparser.GroupConcatExpr:
 		sep := e.Separator

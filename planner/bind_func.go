@@ -117,10 +117,10 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 		}
 		return nil, pgerror.Newf(pgerror.GroupingError, "aggregate functions are not allowed in %s", ctx)
 	}
-	collector := s.agg
-	s.agg = nil // no nested aggregates
+	collector, win := s.agg, s.win
+	s.agg, s.win = nil, nil // no nested aggregates, no window functions inside
 	s.aggContext = "aggregate function calls"
-	defer func() { s.agg = collector; s.aggContext = "" }()
+	defer func() { s.agg, s.win = collector, win; s.aggContext = "" }()
 	for _, a := range args {
 		if _, ok := any(a).(*sqlparser.StarExpr); ok && call.Func == "count" {
 			call.Func = "count_star"
@@ -143,72 +143,8 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 	if call.Func == "count" && len(call.Args) == 0 {
 		call.Func = "count_star"
 	}
-	var err error
-	switch call.Func {
-	case "count", "count_star":
-		call.T = tInt8
-	case "sum":
-		if err := oneArg(call); err != nil {
-			return nil, err
-		}
-		x := call.Args[0]
-		if x.Type().Family == types.Unknown {
-			if call.Args[0], err = coerce(x, tFloat8); err != nil {
-				return nil, err
-			}
-		}
-		switch f := call.Args[0].Type().Family; {
-		case isInteger(f):
-			call.T = tInt8
-		case isNumeric(f):
-			call.T = call.Args[0].Type()
-		default:
-			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", call.Args[0].Type())
-		}
-	case "avg":
-		if err := oneArg(call); err != nil {
-			return nil, err
-		}
-		if call.Args[0].Type().Family == types.Unknown {
-			if call.Args[0], err = coerce(call.Args[0], tFloat8); err != nil {
-				return nil, err
-			}
-		}
-		if !isNumeric(call.Args[0].Type().Family) {
-			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", call.Args[0].Type())
-		}
-		call.T = tFloat8
-		if isInteger(call.Args[0].Type().Family) || call.Args[0].Type().Family == types.Numeric {
-			call.T = types.T{Family: types.Numeric}
-		}
-	case "min", "max":
-		if err := oneArg(call); err != nil {
-			return nil, err
-		}
-		if call.Args[0].Type().Family == types.Unknown {
-			if call.Args[0], err = coerce(call.Args[0], tText); err != nil {
-				return nil, err
-			}
-		}
-		call.T = call.Args[0].Type()
-	case "string_agg":
-		if len(call.Args) != 2 {
-			return nil, pgerror.New(pgerror.UndefinedFunction, "function string_agg requires two arguments")
-		}
-		for i := range call.Args {
-			if call.Args[i], err = assign(call.Args[i], tText); err != nil {
-				return nil, err
-			}
-		}
-		call.T = tText
-	case "bool_and", "bool_or":
-		if err := oneArg(call); err != nil {
-			return nil, err
-		}
-		if call.Args[0], err = coerceBool(call.Args[0]); err != nil {
-			return nil, err
-		}
-		call.T = tBool
+	if err := aggType(&call); err != nil {
+		return nil, err
 	}
 	return collector.add(call), nil
 }
@@ -281,4 +217,77 @@ func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlpar
 		return out, nil
 	}
 	return nil, err
+}
+
+// aggType checks an aggregate call's arguments, coercing them where
+// PostgreSQL would, and sets its result type.
+func aggType(call *AggCall) error {
+	var err error
+	switch call.Func {
+	case "count", "count_star":
+		call.T = tInt8
+	case "sum":
+		if err := oneArg(*call); err != nil {
+			return err
+		}
+		x := call.Args[0]
+		if x.Type().Family == types.Unknown {
+			if call.Args[0], err = coerce(x, tFloat8); err != nil {
+				return err
+			}
+		}
+		switch f := call.Args[0].Type().Family; {
+		case isInteger(f):
+			call.T = tInt8
+		case isNumeric(f):
+			call.T = call.Args[0].Type()
+		default:
+			return pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", call.Args[0].Type())
+		}
+	case "avg":
+		if err := oneArg(*call); err != nil {
+			return err
+		}
+		if call.Args[0].Type().Family == types.Unknown {
+			if call.Args[0], err = coerce(call.Args[0], tFloat8); err != nil {
+				return err
+			}
+		}
+		if !isNumeric(call.Args[0].Type().Family) {
+			return pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", call.Args[0].Type())
+		}
+		call.T = tFloat8
+		if isInteger(call.Args[0].Type().Family) || call.Args[0].Type().Family == types.Numeric {
+			call.T = types.T{Family: types.Numeric}
+		}
+	case "min", "max":
+		if err := oneArg(*call); err != nil {
+			return err
+		}
+		if call.Args[0].Type().Family == types.Unknown {
+			if call.Args[0], err = coerce(call.Args[0], tText); err != nil {
+				return err
+			}
+		}
+		call.T = call.Args[0].Type()
+	case "string_agg":
+		if len(call.Args) != 2 {
+			return pgerror.New(pgerror.UndefinedFunction, "function string_agg requires two arguments")
+		}
+		for i := range call.Args {
+			if call.Args[i], err = assign(call.Args[i], tText); err != nil {
+				return err
+			}
+		}
+		call.T = tText
+	case "bool_and", "bool_or":
+		if err := oneArg(*call); err != nil {
+			return err
+		}
+		if call.Args[0], err = coerceBool(call.Args[0]); err != nil {
+			return err
+		}
+		call.T = tBool
+	}
+	return nil
 }

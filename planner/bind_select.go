@@ -227,9 +227,19 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		conjuncts = append(conjuncts, splitAnd(w)...)
 	}
 
-	// The select list, with aggregates collected.
+	// The select list, with aggregates and window functions collected.
 	agg := &aggCollector{}
-	s.agg, s.aggContext = agg, ""
+	win := &winCollector{named: map[string]*sqlparser.WindowSpecification{}}
+	for _, nw := range sel.Windows {
+		for _, d := range nw.Windows {
+			name := d.Name.Lowered()
+			if _, dup := win.named[name]; dup {
+				return nil, pgerror.Newf(pgerror.WindowingError, "window %q is already defined", d.Name.String())
+			}
+			win.named[name] = d.WindowSpec
+		}
+	}
+	s.agg, s.aggContext, s.win = agg, "", win
 	var items []selectItem
 	for _, se := range sel.SelectExprs.Exprs {
 		switch se := se.(type) {
@@ -304,6 +314,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	}
 
 	// GROUP BY.
+	s.win = nil
 	var groupBy []Expr
 	if sel.GroupBy != nil {
 		s.agg, s.aggContext = nil, "GROUP BY"
@@ -351,7 +362,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		desc   bool
 	}
 	var order []orderItem
-	s.agg, s.aggContext = agg, ""
+	s.agg, s.aggContext, s.win = agg, "", win
 	for _, o := range sel.OrderBy {
 		oi := orderItem{output: -1, desc: o.Direction == sqlparser.DescOrder}
 		if i, ok := ordinal(o.Expr); ok {
@@ -376,7 +387,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		}
 		order = append(order, oi)
 	}
-	s.agg = nil
+	s.agg, s.win = nil, nil
 
 	grouped := len(groupBy) > 0 || len(agg.calls) > 0 || having != nil
 	correlated := false
@@ -404,6 +415,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 			all = append(all, k.Expr)
 		}
 	}
+	all = append(all, win.exprs()...)
 	for _, e := range all {
 		colRefs(e, needed)
 		// A correlated subquery in ORDER BY, HAVING, GROUP BY or an
@@ -466,6 +478,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				}
 			}
 		}
+		if err := win.rewrite(rewrite); err != nil {
+			return nil, err
+		}
 		input = aggNode
 		if len(groupBy) == 0 {
 			if mm := b.minMaxAggregate(from, conjuncts, agg.calls, aggNode.Cols); mm != nil {
@@ -477,6 +492,20 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				input = empty
 			} else {
 				input = &Filter{Input: input, Pred: having}
+			}
+		}
+	}
+
+	// Window functions, over the (grouped) rows.
+	if len(win.calls) > 0 {
+		var cols []int
+		input, cols = b.windows(input, win)
+		for i := range items {
+			items[i].expr = replaceWinRefs(items[i].expr, cols)
+		}
+		for i := range order {
+			if order[i].expr != nil {
+				order[i].expr = replaceWinRefs(order[i].expr, cols)
 			}
 		}
 	}
@@ -622,6 +651,25 @@ func columnName(e sqlparser.Expr) string {
 		return "string_agg"
 	case *sqlparser.ExistsExpr:
 		return "exists"
+	case *sqlparser.ArgumentLessWindowExpr:
+		return map[sqlparser.ArgumentLessWindowExprType]string{
+			sqlparser.CumeDistExprType: "cume_dist", sqlparser.DenseRankExprType: "dense_rank",
+			sqlparser.PercentRankExprType: "percent_rank", sqlparser.RankExprType: "rank",
+			sqlparser.RowNumberExprType: "row_number"}[e.Type]
+	case *sqlparser.NtileExpr:
+		return "ntile"
+	case *sqlparser.NTHValueExpr:
+		return "nth_value"
+	case *sqlparser.LagLeadExpr:
+		if e.Type == sqlparser.LeadExprType {
+			return "lead"
+		}
+		return "lag"
+	case *sqlparser.FirstOrLastValueExpr:
+		if e.Type == sqlparser.LastValueExprType {
+			return "last_value"
+		}
+		return "first_value"
 	case *sqlparser.Subquery:
 		// A scalar subquery is named after its (first) query's column.
 		sel := e.Select

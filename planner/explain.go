@@ -133,6 +133,26 @@ func describe(n Node) string {
 			s += " offset " + v.Offset.String()
 		}
 		return s
+	case *Window:
+		s := "Window"
+		if len(v.Partition) > 0 {
+			s += " partition by (" + joinExprs(v.Partition, ", ") + ")"
+		}
+		if len(v.Order) > 0 {
+			keys := make([]string, len(v.Order))
+			for i, k := range v.Order {
+				keys[i] = k.Expr.String()
+				if k.Desc {
+					keys[i] += " desc"
+				}
+			}
+			s += " order by (" + strings.Join(keys, ", ") + ")"
+		}
+		fns := make([]string, len(v.Funcs))
+		for i, f := range v.Funcs {
+			fns[i] = f.Func + "(" + joinExprs(f.Args, ", ") + ")"
+		}
+		return s + ": " + strings.Join(fns, ", ")
 	case *Distinct:
 		return "Distinct (hash)"
 	case *LockRows:

@@ -24,6 +24,9 @@ type scope struct {
 	// agg collects aggregate calls while binding a select list, HAVING or
 	// ORDER BY of a grouped query; nil where aggregates are not allowed.
 	agg *aggCollector
+	// win collects window function calls while binding a select list or
+	// ORDER BY; nil where window functions are not allowed.
+	win *winCollector
 	// aggContext names the clause for the "not allowed" error.
 	aggContext string
 	// correlated is set on the subquery scope when a column of an

@@ -210,6 +210,13 @@ func nodeExprSlots(n Node) []*Expr {
 			list(v.Aggs[i].Args)
 			keys(v.Aggs[i].OrderBy)
 		}
+	case *Window:
+		list(v.Partition)
+		keys(v.Order)
+		for i := range v.Funcs {
+			list(v.Funcs[i].Args)
+			each(&v.Funcs[i].Frame.Start.Offset, &v.Funcs[i].Frame.End.Offset)
+		}
 	case *Sort:
 		keys(v.Keys)
 	case *TopN:

@@ -107,6 +107,10 @@ func operandStart(out []token) int {
 				return -1
 			}
 			j = m
+			if j > 1 && out[j-1].is("over") && out[j-2].isPunct(")") {
+				j -= 2 // f(...) OVER (...): continue with the call
+				continue
+			}
 			if j > 0 && out[j].isPunct("[") && isOperand(out[j-1]) && !out[j-1].is("array") {
 				j-- // subscript: continue with the subscripted operand
 				continue
