@@ -179,7 +179,7 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 		return nil, unsupported(r.sql, tn.pos, "array types are not supported")
 	}
 	rest := elem[next:]
-	var cons []token
+	var cons, nullity []token
 	for j := 0; j < len(rest); j++ {
 		t := rest[j]
 		switch {
@@ -224,12 +224,22 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 			cons = append(cons, rest[j+1:end]...)
 			cons = append(cons, raw(")", t.pos))
 			j = end - 1
+		case t.is("not") && j+1 < len(rest) && rest[j+1].is("null"), t.is("null"):
+			// [NOT] NULL may follow other constraints in PostgreSQL
+			// (id INT PRIMARY KEY NOT NULL); vitess wants it first.
+			n := 1
+			if t.is("not") {
+				n = 2
+			}
+			nullity = append(nullity, rest[j:j+n]...)
+			j += n - 1
 		default:
 			cons = append(cons, t)
 		}
 	}
 	out := []token{elem[0]}
 	out = append(out, r.addType(tn, tn.pos)...)
+	out = append(out, nullity...)
 	return append(out, cons...), nil
 }
 

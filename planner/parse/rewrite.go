@@ -225,6 +225,13 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, t)
 			out = append(out, r.addType(tn, tn.pos)...)
 			i = next - 1
+		case t.is("as") && i+1 < len(toks) && toks[i+1].kind == tkIdent && !toks[i+1].is("identity") && aliasEnd(toks, i+2):
+			// AS label: PostgreSQL takes any keyword as a label (SELECT 1
+			// AS key, 2 AS default); vitess only a non-reserved one.
+			label := toks[i+1]
+			label.kind = tkQIdent
+			out = append(out, t, label)
+			i++
 		case t.kind == tkIdent && literalTypes[t.val] && !(len(out) > 0 && (out[len(out)-1].isPunct(".") || out[len(out)-1].isOp("::"))):
 			tn, next, ok, err := parseType(r.sql, toks, i)
 			if err == nil && ok && next < len(toks) && toks[next].kind == tkString && next > i {
@@ -647,4 +654,23 @@ func fullJoins(toks []token) []token {
 		out = append(out, t)
 	}
 	return out
+}
+
+// aliasEnd reports whether toks[i] can follow an AS label: the end, a
+// comma, a closing parenthesis or a clause keyword.
+func aliasEnd(toks []token, i int) bool {
+	if i >= len(toks) {
+		return true
+	}
+	t := toks[i]
+	return t.isPunct(",") || t.isPunct(")") || t.isPunct(";") || t.kind == tkIdent && labelFollowers[t.val]
+}
+
+// labelFollowers are the keywords that may follow a select-list or FROM
+// label.
+var labelFollowers = map[string]bool{
+	"from": true, "where": true, "group": true, "having": true, "order": true, "limit": true,
+	"offset": true, "fetch": true, "union": true, "except": true, "intersect": true, "window": true,
+	"into": true, "on": true, "using": true, "join": true, "left": true, "right": true, "inner": true,
+	"cross": true, "full": true, "natural": true, "returning": true, "for": true,
 }
