@@ -4,6 +4,7 @@ import (
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
@@ -19,9 +20,11 @@ import (
 // after.
 type insertOp struct {
 	dmlBase
-	node *planner.Insert
-	row  []types.Datum
-	ins  *index.Inserter
+	node    *planner.Insert
+	row     []types.Datum
+	newRow  []types.Datum // ON CONFLICT DO UPDATE's new version of a row
+	ins     *index.Inserter
+	touched map[string]bool // master keys written (ON CONFLICT DO UPDATE)
 }
 
 var _ DMLOperator = (*insertOp)(nil)
@@ -63,54 +66,77 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 			return nil, err
 		}
 	}
+	if o.node.Arbiter != nil {
+		if written, handled, err := o.onConflict(o.row); handled || err != nil {
+			return written, err
+		}
+	}
 	if o.ins == nil {
 		o.ins = index.NewInserter(o.rs.ctx.RW, t)
 	}
 	err := o.ins.Insert(o.row)
 	if err != nil {
-		if o.node.Conflict == planner.ConflictIgnore && pgerror.HasCode(err, pgerror.UniqueViolation) {
+		if o.node.Conflict == planner.ConflictIgnore && o.node.Arbiter == nil && pgerror.HasCode(err, pgerror.UniqueViolation) {
 			return nil, nil
 		}
 		return nil, err
 	}
+	o.touch(o.row)
 	return o.row, o.fire("after", "insert", nil, o.row, nil)
 }
 
 // deleteConflicts deletes the rows of t that share row's primary key or
 // the non-NULL values of one of its unique indexes.
 func deleteConflicts(rs *runState, t *catalog.Table, row []types.Datum) error {
-	rw := rs.ctx.RW
 	var victims [][]types.Datum
-	if !t.HiddenRowID {
+	keys := []*catalog.Index{nil}
+	for _, idx := range t.Indexes {
+		if idx.Unique {
+			keys = append(keys, idx)
+		}
+	}
+	for _, idx := range keys {
+		rows, err := conflicts(rs.ctx.RW, t, idx, row)
+		if err != nil {
+			return err
+		}
+		victims = append(victims, rows...)
+	}
+	for _, v := range victims {
+		// A row may conflict on several keys; deleting it twice is
+		// harmless (kv deletes of absent keys are no-ops).
+		if err := index.Delete(rs.ctx.RW, t, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// conflicts returns the rows of t that share row's primary key (idx nil)
+// or its non-NULL values of the unique index idx.
+func conflicts(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index, row []types.Datum) ([][]types.Datum, error) {
+	var pks [][]types.Datum
+	if idx == nil {
+		if t.HiddenRowID {
+			return nil, nil
+		}
 		pk := make([]types.Datum, len(t.PrimaryKey))
 		for i, o := range t.PrimaryKey {
 			pk[i] = row[o]
 		}
-		old := make([]types.Datum, len(t.Columns))
-		found, err := index.Get(rw, t, pk, old)
-		if err != nil {
-			return err
-		}
-		if found {
-			victims = append(victims, old)
-		}
-	}
-	for _, idx := range t.Indexes {
-		if !idx.Unique {
-			continue
-		}
+		pks = append(pks, pk)
+	} else {
 		vals := make([]types.Datum, len(idx.Columns))
 		for i, o := range idx.Columns {
 			vals[i] = row[o]
 		}
 		if hasNull(vals) {
-			continue
+			return nil, nil
 		}
 		it, err := index.ScanIndex(rw, t, idx, index.Span{Lo: vals, Hi: vals}, false)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		var pks [][]types.Datum
 		for it.Next() {
 			e := it.Row()
 			pk := make([]types.Datum, len(t.PrimaryKey))
@@ -124,25 +150,82 @@ func deleteConflicts(rs *runState, t *catalog.Table, row []types.Datum) error {
 			err = cerr
 		}
 		if err != nil {
-			return err
-		}
-		for _, pk := range pks {
-			old := make([]types.Datum, len(t.Columns))
-			found, err := index.Get(rw, t, pk, old)
-			if err != nil {
-				return err
-			}
-			if found {
-				victims = append(victims, old)
-			}
+			return nil, err
 		}
 	}
-	for _, v := range victims {
-		// A row may conflict on several keys; deleting it twice is
-		// harmless (kv deletes of absent keys are no-ops).
-		if err := index.Delete(rw, t, v); err != nil {
-			return err
+	var out [][]types.Datum
+	for _, pk := range pks {
+		old := make([]types.Datum, len(t.Columns))
+		found, err := index.Get(rw, t, pk, old)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			out = append(out, old)
 		}
 	}
-	return nil
+	return out, nil
+}
+
+// onConflict handles a proposed row that conflicts on the arbiter key of
+// ON CONFLICT: DO NOTHING skips it; DO UPDATE applies SET (over the
+// existing row and the proposed one) to the existing row unless WHERE
+// rejects it. A row this statement inserted or updated already may not
+// be updated again (21000, as in PostgreSQL). handled is false when there
+// is no conflict and the row is to be inserted.
+func (o *insertOp) onConflict(row []types.Datum) (written []types.Datum, handled bool, err error) {
+	t := o.table
+	rows, err := conflicts(o.rs.ctx.RW, t, o.node.Arbiter.Index, row)
+	if err != nil || len(rows) == 0 {
+		return nil, false, err
+	}
+	old := rows[0]
+	if o.node.Conflict == planner.ConflictIgnore {
+		return nil, true, nil
+	}
+	o.key = index.MasterKeyOfRow(o.key[:0], t, old)
+	if o.touched[string(o.key)] {
+		e := pgerror.New(pgerror.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time")
+		e.Hint = "Ensure that no rows proposed for insertion within the same command have duplicate constrained values."
+		return nil, true, e
+	}
+	if err := o.lockRow(old); err != nil {
+		return nil, true, err
+	}
+	both := append(append(make([]types.Datum, 0, 2*len(old)), old...), row...)
+	ok, err := passes(o.env, o.node.UpdateWhere, both)
+	if err != nil || !ok {
+		return nil, true, err
+	}
+	o.newRow = append(o.newRow[:0], old...)
+	for _, a := range o.node.Set {
+		d, err := eval.Eval(o.env, a.Expr, both)
+		if err != nil {
+			return nil, true, err
+		}
+		o.newRow[a.Col] = d
+	}
+	if err := coerceRow(o.rs, t, o.newRow, false, true); err != nil {
+		return nil, true, err
+	}
+	if err := o.fire("before", "update", old, o.newRow, nil); err != nil {
+		return nil, true, err
+	}
+	if err := index.Update(o.rs.ctx.RW, t, old, o.newRow); err != nil {
+		return nil, true, err
+	}
+	o.touch(o.newRow)
+	return o.newRow, true, o.fire("after", "update", old, o.newRow, nil)
+}
+
+// touch remembers a row the statement wrote (ON CONFLICT DO UPDATE only).
+func (o *insertOp) touch(row []types.Datum) {
+	if o.node.Conflict != planner.ConflictUpdate {
+		return
+	}
+	if o.touched == nil {
+		o.touched = map[string]bool{}
+	}
+	o.key = index.MasterKeyOfRow(o.key[:0], o.table, row)
+	o.touched[string(o.key)] = true
 }

@@ -121,10 +121,13 @@ func generatedAlways(c catalog.Column, update bool) error {
 // SYSTEM VALUE / OVERRIDING USER VALUE: a GENERATED ALWAYS identity column
 // takes a given value only with the first; the second replaces given
 // values of such columns by their sequence's.
-func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overriding string) (Node, error) {
+func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overriding string, oc *parse.OnConflictClause, as string) (Node, error) {
 	t, alias, err := b.targetTable(ins.Table)
 	if err != nil {
 		return nil, err
+	}
+	if as != "" {
+		alias = as
 	}
 	// The target columns.
 	var targets []int
@@ -256,6 +259,11 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	if len(ins.OnDup) > 0 {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "ON DUPLICATE KEY UPDATE is not supported")
 	}
+	if oc != nil {
+		if err := b.onConflict(n, oc, alias); err != nil {
+			return nil, err
+		}
+	}
 	if ret != nil {
 		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
 			return nil, err
@@ -295,11 +303,25 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	n := &Update{Table: t, Input: input}
-	// A column assigned twice takes its rightmost value, as in SQLite
-	// and MySQL (PostgreSQL refuses with 42601; the corpus expects
-	// SQLite's answer: docs/conformance.md).
-	seen := map[int]int{} // column ordinal -> its entry in n.Set
-	for _, ue := range up.Exprs {
+	if n.Set, err = b.assignments(up.Exprs, t, s); err != nil {
+		return nil, err
+	}
+	if ret != nil {
+		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// assignments binds a SET list over scope s. A column assigned twice
+// takes its rightmost value, as in SQLite and MySQL (PostgreSQL refuses
+// with 42601; the corpus expects SQLite's answer: docs/conformance.md).
+func (b *binder) assignments(exprs sqlparser.UpdateExprs, t *catalog.Table, s *scope) ([]Assignment, error) {
+	var set []Assignment
+	var err error
+	seen := map[int]int{} // column ordinal -> its entry in set
+	for _, ue := range exprs {
 		name := ue.Name.Name.String()
 		i := t.ColumnOrdinal(name)
 		if i < 0 || t.Columns[i].Hidden {
@@ -322,18 +344,13 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 			return nil, assignError(err, name, t.Columns[i].Type, xt)
 		}
 		if k, ok := seen[i]; ok {
-			n.Set[k].Expr = x
+			set[k].Expr = x
 			continue
 		}
-		seen[i] = len(n.Set)
-		n.Set = append(n.Set, Assignment{Col: i, Expr: x})
+		seen[i] = len(set)
+		set = append(set, Assignment{Col: i, Expr: x})
 	}
-	if ret != nil {
-		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
-			return nil, err
-		}
-	}
-	return n, nil
+	return set, nil
 }
 
 func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr) (Node, error) {
@@ -356,4 +373,77 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr) (Node
 		}
 	}
 	return n, nil
+}
+
+// onConflict binds INSERT's ON CONFLICT clause into n: the arbiter key
+// the target names, and DO UPDATE's SET and WHERE over the existing row
+// (as the table or its alias) and the proposed one (as EXCLUDED).
+func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string) error {
+	t := n.Table
+	if n.Conflict != ConflictError {
+		return pgerror.New(pgerror.SyntaxError, "ON CONFLICT with INSERT OR REPLACE / IGNORE")
+	}
+	switch {
+	case len(oc.Columns) > 0:
+		want := map[int]bool{}
+		for _, name := range oc.Columns {
+			i := t.ColumnOrdinal(name)
+			if i < 0 || t.Columns[i].Hidden {
+				return pgerror.Newf(pgerror.UndefinedColumn, "column %q does not exist", name)
+			}
+			want[i] = true
+		}
+		same := func(cols []int) bool {
+			if len(cols) != len(want) {
+				return false
+			}
+			for _, c := range cols {
+				if !want[c] {
+					return false
+				}
+			}
+			return true
+		}
+		if !t.HiddenRowID && same(t.PrimaryKey) {
+			n.Arbiter = &Arbiter{}
+		}
+		for _, idx := range t.Indexes {
+			if n.Arbiter == nil && idx.Unique && same(idx.Columns) {
+				n.Arbiter = &Arbiter{Index: idx}
+			}
+		}
+		if n.Arbiter == nil {
+			return pgerror.New(pgerror.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+		}
+	case oc.Constraint != "":
+		if !t.HiddenRowID && oc.Constraint == t.PrimaryKeyName {
+			n.Arbiter = &Arbiter{}
+		} else if idx := t.IndexByName(oc.Constraint); idx != nil && idx.Unique {
+			n.Arbiter = &Arbiter{Index: idx}
+		} else {
+			return pgerror.Newf(pgerror.UndefinedObject, "constraint %q for table %q does not exist", oc.Constraint, t.Name)
+		}
+	case oc.Update:
+		return pgerror.New(pgerror.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name")
+	}
+	if !oc.Update {
+		n.Conflict = ConflictIgnore
+		return nil
+	}
+	n.Conflict = ConflictUpdate
+	s := tableScope(t, alias)
+	for i, c := range t.Columns {
+		s.cols = append(s.cols, Column{Name: c.Name, Table: "excluded", T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1)})
+	}
+	var err error
+	if n.Set, err = b.assignments(oc.Set, t, s); err != nil {
+		return err
+	}
+	if oc.Where != nil {
+		s.aggContext = "WHERE"
+		if n.UpdateWhere, err = b.boolExpr(oc.Where, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }

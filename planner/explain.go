@@ -176,6 +176,8 @@ func describe(n Node) string {
 		switch v.Conflict {
 		case ConflictIgnore:
 			s += " on conflict ignore"
+		case ConflictUpdate:
+			s += " on conflict update"
 		case ConflictReplace:
 			s += " on conflict replace"
 		}

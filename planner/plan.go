@@ -362,6 +362,7 @@ const (
 	ConflictError   OnConflict = iota // 23505
 	ConflictIgnore                    // INSERT OR IGNORE / ON CONFLICT DO NOTHING
 	ConflictReplace                   // INSERT OR REPLACE / REPLACE INTO
+	ConflictUpdate                    // ON CONFLICT ... DO UPDATE
 )
 
 // Insert writes each Input row into Table. Input rows are full-width (one
@@ -377,6 +378,19 @@ type Insert struct {
 	Conflict  OnConflict
 	Returning []Expr
 	Cols      []Column
+	// Arbiter, when set, is the unique key ON CONFLICT names: a row
+	// conflicting on it is skipped (ConflictIgnore) or updated
+	// (ConflictUpdate); a conflict on another key is still 23505.
+	Arbiter *Arbiter
+	// ConflictUpdate's SET list and WHERE, over the existing row followed
+	// by the row proposed for insertion (EXCLUDED).
+	Set         []Assignment
+	UpdateWhere Expr
+}
+
+// Arbiter is the primary key (Index nil) or a unique index of a table.
+type Arbiter struct {
+	Index *catalog.Index
 }
 
 // Update rewrites the rows Input produces (full-width rows of Table, from a

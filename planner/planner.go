@@ -57,7 +57,7 @@ func (b *binder) statement(st *parse.Statement) (Node, error) {
 	case sqlparser.TableStatement:
 		return b.selectStatement(ast, &scope{})
 	case *sqlparser.Insert:
-		return b.insert(ast, st.Returning, st.Overriding)
+		return b.insert(ast, st.Returning, st.Overriding, st.OnConflict, st.InsertAlias)
 	case *sqlparser.Update:
 		return b.update(ast, st.Returning)
 	case *sqlparser.Delete:

@@ -226,6 +226,10 @@ func nodeExprSlots(n Node) []*Expr {
 		each(&v.Count, &v.Offset)
 	case *Insert:
 		list(v.Returning)
+		for i := range v.Set {
+			each(&v.Set[i].Expr)
+		}
+		each(&v.UpdateWhere)
 	case *Update:
 		for i := range v.Set {
 			each(&v.Set[i].Expr)

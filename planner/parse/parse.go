@@ -44,6 +44,12 @@ type Statement struct {
 	// Overriding is "system" or "user" for INSERT ... OVERRIDING SYSTEM
 	// VALUE / OVERRIDING USER VALUE, else "".
 	Overriding string
+	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
+	// without it), or nil.
+	OnConflict *OnConflictClause
+	// InsertAlias is INSERT INTO t AS alias's alias (vitess has no
+	// grammar for it; the AST names the table alone), or "".
+	InsertAlias string
 	// Explained is the statement under EXPLAIN; AST is then a
 	// *sqlparser.ExplainStmt whose Statement is Explained.AST (nil when the
 	// inner statement has no vitess tree, e.g. a Compound).

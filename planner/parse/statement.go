@@ -98,6 +98,23 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 		st.Returning = s.SelectExprs.Exprs
 		toks = toks[:k]
 	}
+	if toks[0].is("insert") {
+		var err error
+		if toks, st.OnConflict, err = r.onConflict(toks); err != nil {
+			return st, err
+		}
+		// INSERT INTO name [. name] AS alias
+		if len(toks) > 2 && toks[1].is("into") {
+			k := 3
+			for k+1 < len(toks) && toks[k].isPunct(".") {
+				k += 2
+			}
+			if k+1 < len(toks) && toks[k].is("as") && (toks[k+1].kind == tkIdent || toks[k+1].kind == tkQIdent) {
+				st.InsertAlias = toks[k+1].val
+				toks = append(toks[:k:k], toks[k+2:]...)
+			}
+		}
+	}
 	ast, err := r.vitessParse(toks)
 	if err != nil {
 		return st, err
@@ -160,4 +177,84 @@ func (r *rewriter) explain(toks []token) (Statement, error) {
 	st.Explained = &in
 	st.NumParams = in.NumParams
 	return st, nil
+}
+
+// OnConflictClause is INSERT ... ON CONFLICT [(columns) | ON CONSTRAINT
+// name] DO NOTHING | DO UPDATE SET ... [WHERE ...].
+type OnConflictClause struct {
+	Columns    []string // the conflict target's columns, if written
+	Constraint string   // ON CONSTRAINT name, if written
+	Update     bool     // DO UPDATE (else DO NOTHING)
+	Set        sqlparser.UpdateExprs
+	Where      sqlparser.Expr // DO UPDATE ... WHERE
+}
+
+// onConflict cuts INSERT's ON CONFLICT clause (at parenthesis depth 0) off
+// toks and parses it; the DO UPDATE's SET list and WHERE are parsed as
+// those of an UPDATE.
+func (r *rewriter) onConflict(toks []token) ([]token, *OnConflictClause, error) {
+	depth, k := 0, -1
+	for i, t := range toks {
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case depth == 0 && t.is("on") && i+1 < len(toks) && toks[i+1].is("conflict"):
+			k = i
+		}
+		if k >= 0 {
+			break
+		}
+	}
+	if k < 0 {
+		return toks, nil, nil
+	}
+	oc := &OnConflictClause{}
+	c := &cursor{r: r, toks: toks, i: k + 2}
+	switch {
+	case c.i < len(toks) && toks[c.i].isPunct("("):
+		end := matchForward(toks, c.i)
+		if end < 0 {
+			return nil, nil, syntaxErr(r.sql, toks[c.i].pos, "unterminated conflict target")
+		}
+		for _, part := range splitTop(toks[c.i+1 : end]) {
+			if len(part) != 1 || part[0].kind != tkIdent && part[0].kind != tkQIdent {
+				return nil, nil, unsupported(r.sql, toks[c.i].pos, "ON CONFLICT targets other than column names are not supported")
+			}
+			oc.Columns = append(oc.Columns, part[0].val)
+		}
+		c.i = end + 1
+		if c.peek("where") {
+			return nil, nil, unsupported(r.sql, toks[c.i].pos, "ON CONFLICT (...) WHERE (a partial index's predicate) is not supported")
+		}
+	case c.peek("on") && c.i+2 < len(toks) && toks[c.i+1].is("constraint"):
+		oc.Constraint = toks[c.i+2].val
+		c.i += 3
+	}
+	if !c.peek("do") || c.i+1 >= len(toks) {
+		return nil, nil, syntaxErr(r.sql, toks[min(c.i, len(toks)-1)].pos, "DO NOTHING or DO UPDATE expected after ON CONFLICT")
+	}
+	c.i++
+	switch {
+	case c.peek("nothing") && c.i+1 == len(toks):
+	case c.peek("update") && c.i+1 < len(toks) && toks[c.i+1].is("set"):
+		oc.Update = true
+		upd := append([]token{raw("update kvsql_excluded set", toks[c.i].pos)}, toks[c.i+2:]...)
+		ast, err := r.vitessParse(upd)
+		if err != nil {
+			return nil, nil, err
+		}
+		u, ok := ast.(*sqlparser.Update)
+		if !ok || u.OrderBy != nil || u.Limit != nil {
+			return nil, nil, syntaxErr(r.sql, toks[c.i].pos, "syntax error in ON CONFLICT DO UPDATE")
+		}
+		oc.Set = u.Exprs
+		if u.Where != nil {
+			oc.Where = u.Where.Expr
+		}
+	default:
+		return nil, nil, syntaxErr(r.sql, toks[c.i].pos, "syntax error at or near %q", toks[c.i].val)
+	}
+	return toks[:k], oc, nil
 }
