@@ -31,7 +31,11 @@ func newDelete(rs *runState, env *eval.Env, n *planner.Delete) (Operator, error)
 }
 
 func (o *deleteOp) Next() ([]types.Datum, error) {
-	return o.run(func(row []types.Datum) ([]types.Datum, error) {
+	return o.run(func(in []types.Datum) ([]types.Datum, error) {
+		row, dup := o.targetRow(in)
+		if dup {
+			return nil, nil
+		}
 		if err := o.lockRow(row); err != nil {
 			return nil, err
 		}

@@ -149,10 +149,33 @@ type dmlBase struct {
 	affected int64
 	done     bool
 	out      []types.Datum
-	key      []byte // lockRow's scratch
+	key      []byte          // lockRow's and targetRow's scratch
+	seen     map[string]bool // target rows met (see targetRow)
 }
 
 func (b *dmlBase) RowsAffected() int64 { return b.affected }
+
+// targetRow returns the target table's row at the start of an input row
+// (UPDATE ... FROM and DELETE ... USING join other tables' columns after
+// it), and whether the statement has met that row before: through a
+// join a target row may come more than once, and PostgreSQL changes it
+// once, with the first match.
+func (b *dmlBase) targetRow(row []types.Datum) ([]types.Datum, bool) {
+	nc := len(b.table.Columns)
+	if len(row) <= nc {
+		return row, false
+	}
+	old := row[:nc:nc]
+	b.key = index.MasterKeyOfRow(b.key[:0], b.table, old)
+	if b.seen[string(b.key)] {
+		return old, true
+	}
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	b.seen[string(b.key)] = true
+	return old, false
+}
 
 // lockRow takes the lock of a row the statement is about to change (see
 // Ctx.LockRow).

@@ -48,16 +48,20 @@ func newUpdate(rs *runState, env *eval.Env, n *planner.Update) (Operator, error)
 
 func (o *updateOp) Next() ([]types.Datum, error) { return o.run(o.update) }
 
-func (o *updateOp) update(old []types.Datum) ([]types.Datum, error) {
-	if len(old) != len(o.table.Columns) {
-		return nil, pgerror.Newf(pgerror.Internal, "exec: update input of %d columns for %q", len(old), o.table.Name)
+func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
+	if len(in) < len(o.table.Columns) {
+		return nil, pgerror.Newf(pgerror.Internal, "exec: update input of %d columns for %q", len(in), o.table.Name)
+	}
+	old, dup := o.targetRow(in)
+	if dup {
+		return nil, nil
 	}
 	if err := o.lockRow(old); err != nil {
 		return nil, err
 	}
 	o.newRow = append(o.newRow[:0], old...)
 	for _, a := range o.node.Set {
-		d, err := eval.Eval(o.env, a.Expr, old)
+		d, err := eval.Eval(o.env, a.Expr, in)
 		if err != nil {
 			return nil, err
 		}

@@ -273,32 +273,42 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 }
 
 // dmlInput plans the scan that finds the rows an UPDATE or DELETE changes.
-func (b *binder) dmlInput(t *catalog.Table, alias string, where *sqlparser.Where, s *scope) (Node, error) {
-	var filters []Expr
+// dmlInput plans the rows an UPDATE or DELETE of t changes: t's rows
+// that pass where, joined (UPDATE ... FROM, DELETE ... USING) with the
+// from items, whose columns follow t's. s, t's scope, gains the from
+// items' columns for the SET list.
+func (b *binder) dmlInput(t *catalog.Table, alias string, from []sqlparser.TableExpr, where *sqlparser.Where, s *scope) (Node, error) {
+	f := &fromResult{}
+	r := &relation{table: t, alias: alias, cols: s.cols}
+	f.add(r)
+	for _, it := range from {
+		if err := b.fromItem(it, s, f); err != nil {
+			return nil, err
+		}
+	}
+	s.cols, s.star, s.using = f.cols, f.star, f.using
+	filters := append([]Expr{}, f.conds...)
 	if where != nil {
 		s.aggContext = "WHERE"
 		w, err := b.boolExpr(where.Expr, s)
 		if err != nil {
 			return nil, err
 		}
-		filters = splitAnd(w)
+		filters = append(filters, splitAnd(w)...)
 	}
-	f := &fromResult{}
-	r := &relation{table: t, alias: alias, cols: s.cols}
-	f.add(r)
 	return b.joinTree(f, filters, nil, s)
 }
 
 func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node, error) {
-	if len(up.TableExprs) != 1 || up.Limit != nil || len(up.OrderBy) > 0 {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "UPDATE with several tables, ORDER BY or LIMIT is not supported")
+	if up.Limit != nil || len(up.OrderBy) > 0 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
 	}
 	t, alias, err := b.targetTable(up.TableExprs[0])
 	if err != nil {
 		return nil, err
 	}
 	s := tableScope(t, alias)
-	input, err := b.dmlInput(t, alias, up.Where, s)
+	input, err := b.dmlInput(t, alias, up.TableExprs[1:], up.Where, s)
 	if err != nil {
 		return nil, err
 	}
@@ -353,16 +363,26 @@ func (b *binder) assignments(exprs sqlparser.UpdateExprs, t *catalog.Table, s *s
 	return set, nil
 }
 
-func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr) (Node, error) {
-	if len(del.TableExprs) != 1 || len(del.Targets) > 0 || del.Limit != nil || len(del.OrderBy) > 0 {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "DELETE with several tables, ORDER BY or LIMIT is not supported")
+func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as string) (Node, error) {
+	if del.Limit != nil || len(del.OrderBy) > 0 || len(del.Targets) > 1 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "DELETE with several targets, ORDER BY or LIMIT is not supported")
 	}
-	t, alias, err := b.targetTable(del.TableExprs[0])
+	target, using := del.TableExprs[0], del.TableExprs[1:]
+	if len(del.Targets) == 1 {
+		// DELETE FROM t USING u, ...: vitess names t among Targets and
+		// lists the USING tables.
+		target = &sqlparser.AliasedTableExpr{Expr: del.Targets[0]}
+		using = del.TableExprs
+	}
+	t, alias, err := b.targetTable(target)
 	if err != nil {
 		return nil, err
 	}
+	if as != "" {
+		alias = as
+	}
 	s := tableScope(t, alias)
-	input, err := b.dmlInput(t, alias, del.Where, s)
+	input, err := b.dmlInput(t, alias, using, del.Where, s)
 	if err != nil {
 		return nil, err
 	}

@@ -57,11 +57,11 @@ func (b *binder) statement(st *parse.Statement) (Node, error) {
 	case sqlparser.TableStatement:
 		return b.selectStatement(ast, &scope{})
 	case *sqlparser.Insert:
-		return b.insert(ast, st.Returning, st.Overriding, st.OnConflict, st.InsertAlias)
+		return b.insert(ast, st.Returning, st.Overriding, st.OnConflict, st.TargetAlias)
 	case *sqlparser.Update:
 		return b.update(ast, st.Returning)
 	case *sqlparser.Delete:
-		return b.delete(ast, st.Returning)
+		return b.delete(ast, st.Returning, st.TargetAlias)
 	}
 	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "statement not supported: %s", st.SQL)
 }

@@ -47,9 +47,10 @@ type Statement struct {
 	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
 	// without it), or nil.
 	OnConflict *OnConflictClause
-	// InsertAlias is INSERT INTO t AS alias's alias (vitess has no
-	// grammar for it; the AST names the table alone), or "".
-	InsertAlias string
+	// TargetAlias is the alias of INSERT INTO t AS alias and of DELETE
+	// FROM t [AS] alias USING ... (vitess has no grammar for them; the
+	// AST names the table alone), or "".
+	TargetAlias string
 	// Explained is the statement under EXPLAIN; AST is then a
 	// *sqlparser.ExplainStmt whose Statement is Explained.AST (nil when the
 	// inner statement has no vitess tree, e.g. a Compound).

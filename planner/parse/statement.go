@@ -98,6 +98,24 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 		st.Returning = s.SelectExprs.Exprs
 		toks = toks[:k]
 	}
+	if toks[0].is("update") {
+		toks = updateFrom(toks)
+	}
+	if toks[0].is("delete") && len(toks) > 3 && toks[1].is("from") && findEnd(toks, 0, map[string]bool{"using": true}) < len(toks) {
+		// DELETE FROM name [. name] [AS] alias USING ...
+		k := 3
+		for k+1 < len(toks) && toks[k].isPunct(".") {
+			k += 2
+		}
+		a := k
+		if a < len(toks) && toks[a].is("as") {
+			a++
+		}
+		if a < len(toks) && (toks[a].kind == tkIdent && !toks[a].is("using") || toks[a].kind == tkQIdent) {
+			st.TargetAlias = toks[a].val
+			toks = append(toks[:k:k], toks[a+1:]...)
+		}
+	}
 	if toks[0].is("insert") {
 		var err error
 		if toks, st.OnConflict, err = r.onConflict(toks); err != nil {
@@ -110,7 +128,7 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 				k += 2
 			}
 			if k+1 < len(toks) && toks[k].is("as") && (toks[k+1].kind == tkIdent || toks[k+1].kind == tkQIdent) {
-				st.InsertAlias = toks[k+1].val
+				st.TargetAlias = toks[k+1].val
 				toks = append(toks[:k:k], toks[k+2:]...)
 			}
 		}
@@ -257,4 +275,37 @@ func (r *rewriter) onConflict(toks []token) ([]token, *OnConflictClause, error) 
 		return nil, nil, syntaxErr(r.sql, toks[c.i].pos, "syntax error at or near %q", toks[c.i].val)
 	}
 	return toks[:k], oc, nil
+}
+
+// updateFrom spells PostgreSQL's UPDATE t SET ... FROM items WHERE ... as
+// vitess's multi-table UPDATE t, items SET ... WHERE ...; the planner
+// takes the first table as the target and joins the others.
+func updateFrom(toks []token) []token {
+	depth, set, from, end := 0, -1, -1, len(toks)
+	for i, t := range toks {
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case depth != 0:
+		case set < 0 && t.is("set"):
+			set = i
+		case set >= 0 && from < 0 && t.is("from"):
+			from = i
+		case from >= 0 && t.is("where"):
+			end = i
+		}
+		if end < len(toks) {
+			break
+		}
+	}
+	if set < 0 || from < 0 || from+1 >= end {
+		return toks
+	}
+	out := append([]token{}, toks[:set]...)
+	out = append(out, raw(",", toks[from].pos))
+	out = append(out, toks[from+1:end]...)
+	out = append(out, toks[set:from]...)
+	return append(out, toks[end:]...)
 }
