@@ -130,6 +130,12 @@ func (rs *runState) subqueryValue(env *eval.Env, sq *planner.Subquery, row []typ
 	case planner.SubScalar, planner.SubExists:
 		return res.value, nil
 	}
+	if len(res.vals) == 0 {
+		// Over no rows the answer is known without the left operand,
+		// which PostgreSQL does not evaluate then (its errors with it).
+		empty := sq.Kind == planner.SubAll || sq.Kind == planner.SubIn && sq.Not
+		return types.NewBool(empty), nil
+	}
 	x, err := eval.Eval(env, sq.X, row)
 	if err != nil {
 		return types.Null, err
