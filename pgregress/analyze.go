@@ -247,7 +247,7 @@ var Features = []Feature{
 			seq(t, "reset", "role") || seq(t, "session", "authorization") || seq(t, "owner", "to")
 	}},
 	{"partitioning (PARTITION BY/OF)", func(t []token) bool {
-		return seq(t, "partition", "of") || (first(t, "create") && seq(t, "partition", "by")) || seq(t, "attach", "partition") || seq(t, "detach", "partition")
+		return seq(t, "partition", "of") || (first(t, "create") && seqTop(t, "partition", "by")) || seq(t, "attach", "partition") || seq(t, "detach", "partition")
 	}},
 }
 
@@ -277,6 +277,17 @@ func has(t []token, w string) bool {
 func seq(t []token, a, b string) bool {
 	for i := 0; i+1 < len(t); i++ {
 		if t[i].kind == tWord && t[i].text == a && t[i+1].kind == tWord && t[i+1].text == b {
+			return true
+		}
+	}
+	return false
+}
+
+// seqTop is seq outside parentheses (PARTITION BY of a table, not of a
+// window).
+func seqTop(t []token, a, b string) bool {
+	for i := 0; i+1 < len(t); i++ {
+		if t[i].depth == 0 && t[i].kind == tWord && t[i].text == a && t[i+1].kind == tWord && t[i+1].text == b {
 			return true
 		}
 	}

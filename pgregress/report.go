@@ -114,6 +114,22 @@ the results differs.
 	}
 	fmt.Fprintln(w)
 
+	byCode := map[string]int{}
+	for c, n := range all {
+		code := "results differ (no error)"
+		if len(c) > 6 && c[5] == ' ' && strings.IndexFunc(c[:5], func(r rune) bool { return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z') }) < 0 {
+			code = c[:5]
+		} else if strings.HasPrefix(c, "no error where") {
+			code = "no error where PostgreSQL raises one"
+		}
+		byCode[code] += n
+	}
+	fmt.Fprintf(w, "The same, rolled up by the SQLSTATE %s answered:\n\n| statements | SQLSTATE or kind |\n|---:|---|\n", r.Subject)
+	for _, c := range sortedClasses(byCode) {
+		fmt.Fprintf(w, "| %d | %s |\n", c.n, code(c.class))
+	}
+	fmt.Fprintln(w)
+
 	feats := map[string]*Tally{}
 	for _, f := range r.Files {
 		for name, t := range f.Features {

@@ -93,6 +93,8 @@ type Diff struct {
 	Class     string `json:"class"`
 	Reference string `json:"reference"`
 	Subject   string `json:"subject"`
+	// First is the first row that differs, when rows differ.
+	First string `json:"first_difference,omitempty"`
 }
 
 // Percent is 100*Agree/Scored.
@@ -364,7 +366,7 @@ func (r *fileRun) runScript(name string, rep *FileReport, when string) error {
 		} else {
 			rep.Classes[class]++
 			if len(rep.Diffs) < maxDiffs {
-				rep.Diffs = append(rep.Diffs, Diff{Line: it.Line, SQL: clip(sql, 300), Class: class, Reference: clip(ro.String(), 300), Subject: clip(so.String(), 300)})
+				rep.Diffs = append(rep.Diffs, Diff{Line: it.Line, SQL: clip(sql, 300), Class: class, Reference: clip(ro.String(), 300), Subject: clip(so.String(), 300), First: FirstDifference(&ro, &so, sql)})
 			}
 		}
 		for _, f := range FeaturesOf(sql) {
