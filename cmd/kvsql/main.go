@@ -7,6 +7,7 @@
 //	kvsql catalog import FILE --data DIR
 //	kvsql check --data DIR
 //	kvsql fuzz [--seed N] [--duration D] [--pg] [--out DIR]
+//	kvsql pgregress [--corpus DIR] [--self] [FILE...]
 package main
 
 import (
@@ -26,6 +27,7 @@ commands:
   conformance  score the sqllogictest corpus on kvsql and PostgreSQL; update docs/conformance.md
   bench     run the benchmark suite beside PostgreSQL
   fuzz      generate random SQL; judge kvsql by TLP, NoREC, index checks and (--pg) PostgreSQL 15
+  pgregress run PostgreSQL's regression files on kvsql and PostgreSQL 15; update docs/pgregress.md
   version   print the version
 `
 
@@ -54,6 +56,8 @@ func main() {
 		err = runBench(args)
 	case "fuzz":
 		err = runFuzz(args)
+	case "pgregress":
+		err = runPGRegress(args)
 	case "version", "--version":
 		fmt.Println("kvsql", Version)
 	case "help", "-h", "--help":

@@ -24,6 +24,7 @@ var rank = map[string]int{
 	"bench":              90,
 	"fuzz":               90,
 	"sqllogictest":       90,
+	"pgregress":          90,
 	"internal/testkit":   90,
 	"internal/crashtest": 90,
 	"internal/layers":    90,
