@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -83,6 +84,9 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
+		if ast.Select != nil {
+			return s.createTableAs(ctx, t, ast)
+		}
 		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways)
 	case *sqlparser.DropTable:
 		for _, tn := range ast.FromTables {
@@ -168,8 +172,8 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			return nil
 		}
 	}
-	if ct.Select != nil || ct.OptLike != nil || ct.TableSpec == nil {
-		return pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE ... AS / LIKE is not supported")
+	if ct.OptLike != nil || ct.TableSpec == nil {
+		return pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE ... (LIKE ...) is not supported")
 	}
 	def := catalog.TableDef{Name: name}
 	for _, cd := range ct.TableSpec.Columns {
@@ -242,6 +246,63 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 	}
 	t.setCatalog(next)
 	return nil
+}
+
+// createTableAs runs CREATE TABLE name AS query: a table with the query's
+// output columns (their names and types; no primary key) filled with its
+// rows, in one transaction. The tag is SELECT n, as in PostgreSQL.
+func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.CreateTable) (string, error) {
+	name := ct.Table.Name.String()
+	if ct.IfNotExists {
+		if _, err := t.cat.Table(s.database, name); err == nil {
+			return "CREATE TABLE AS", nil
+		}
+	}
+	if ct.TableSpec != nil && len(ct.TableSpec.Columns) > 0 {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE name (columns) AS is not supported")
+	}
+	query := parse.Statement{AST: ct.Select}
+	plan, _, err := s.planner(t.cat).Plan(&query, nil)
+	if err != nil {
+		return "", err
+	}
+	def := catalog.TableDef{Name: name}
+	seen := map[string]bool{}
+	for _, c := range plan.Columns() {
+		if c.Hidden {
+			continue
+		}
+		if seen[c.Name] {
+			return "", pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		typ := c.T
+		if typ.Family == types.Unknown {
+			typ = types.T{Family: types.Text}
+		}
+		def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: typ})
+	}
+	next, err := t.cat.CreateTable(t.kv, s.database, def)
+	if err != nil {
+		return "", err
+	}
+	t.setCatalog(next)
+	tbl, err := next.Table(s.database, name)
+	if err != nil {
+		return "", err
+	}
+	ins, _, err := s.planner(next).Plan(&parse.Statement{AST: &sqlparser.Insert{
+		Table: &sqlparser.AliasedTableExpr{Expr: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(tbl.Name)}},
+		Rows:  ct.Select,
+	}}, nil)
+	if err != nil {
+		return "", err
+	}
+	n, err := exec.Run(s.execCtx(ctx, t, nil), ins)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("SELECT %d", n), nil
 }
 
 func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) catalog.ForeignKey {

@@ -232,7 +232,12 @@ func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Resu
 		res, err = s.show(st.p.Show)
 	case kindCopy:
 		if st.p.Copy.From {
-			return nil, pgerror.New(pgerror.FeatureNotSupported, "COPY FROM STDIN needs the wire protocol")
+			// The wire runs COPY FROM through Copy's spec; here only when
+			// there is none: report why (e.g. 42P01), else the protocol.
+			if _, err = s.copySpec(st.p.Copy); err == nil {
+				err = pgerror.New(pgerror.FeatureNotSupported, "COPY FROM STDIN needs the wire protocol")
+			}
+			break
 		}
 		res, err = s.copyTo(ctx, st.p.Copy)
 	case kindDDL:
