@@ -22,6 +22,8 @@ const (
 	InvalidTransactionState    Code = "25000"
 	ActiveSQLTransaction       Code = "25001"
 	NoActiveSQLTransaction     Code = "25P01"
+	DuplicateCursor            Code = "42P03"
+	InvalidCursorName          Code = "34000"
 	InFailedSQLTransaction     Code = "25P02"
 	ReadOnlySQLTransaction     Code = "25006"
 	SerializationFailure       Code = "40001"

@@ -23,6 +23,7 @@ type Session struct {
 	user     string
 	pid      uint32
 	cur      *txn // the explicit transaction, or nil
+	cursors  map[string]*cursorState
 
 	settings map[string]string
 	changed  map[string]string
@@ -128,6 +129,10 @@ func (s *Session) Close() error {
 	if s.cur != nil {
 		s.db.rollback(s.cur)
 		s.cur = nil
+	}
+	s.closeCursors()
+	for _, c := range s.cursors {
+		c.close()
 	}
 	return nil
 }

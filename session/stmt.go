@@ -52,6 +52,7 @@ const (
 	kindCopy
 	kindDDL
 	kindEmpty
+	kindCursor
 )
 
 func (st *stmt) kind() kind {
@@ -67,6 +68,8 @@ func (st *stmt) kind() kind {
 		return kindShow
 	case p.Copy != nil:
 		return kindCopy
+	case p.Cursor != nil:
+		return kindCursor
 	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil:
 		return kindDDL
 	}
@@ -186,6 +189,8 @@ func (st *stmt) Columns() []backend.Column {
 		return []backend.Column{{Name: "QUERY PLAN", Type: types.T{Family: types.Text}}}
 	case kindShow:
 		return []backend.Column{{Name: showName(st.p.Show.Name), Type: types.T{Family: types.Text}}}
+	case kindCursor:
+		return st.s.cursorColumns(st.p.Cursor)
 	}
 	return nil
 }
@@ -242,6 +247,8 @@ func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Resu
 		res, err = s.copyTo(ctx, st.p.Copy)
 	case kindDDL:
 		res, err = s.ddl(ctx, st.p)
+	case kindCursor:
+		res, err = s.cursorStmt(ctx, st.p.Cursor, params)
 	case kindExplain:
 		res, err = s.explain(ctx, st, params)
 	default:

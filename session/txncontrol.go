@@ -35,6 +35,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		}
 		t := s.cur
 		s.cur = nil
+		s.closeCursors()
 		if t.failed {
 			s.db.rollback(t)
 			return &staticResult{tag: "ROLLBACK"}, nil
@@ -48,6 +49,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 			s.db.rollback(s.cur)
 			s.cur = nil
 		}
+		s.closeCursors()
 		return &staticResult{tag: "ROLLBACK"}, nil
 	case *sqlparser.Savepoint:
 		if s.cur == nil {

@@ -64,6 +64,7 @@ type Statement struct {
 	Reindex   *ReindexStmt
 	Vacuum    *VacuumStmt
 	Truncate  *TruncateStmt
+	Cursor    *CursorStmt
 	Trigger   *TriggerStmt
 	Database  *DatabaseStmt
 

@@ -1,0 +1,251 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
+)
+
+// A cursor (DECLARE ... CURSOR FOR query) keeps its query's operator open
+// in the transaction and the rows fetched so far, so FETCH and MOVE can go
+// forwards and back. Its position is 0 before the first row, k on row k,
+// and one past the last row after it. A cursor lives until CLOSE or the
+// end of its transaction; WITH HOLD cursors are read whole at DECLARE and
+// outlive it.
+type cursorState struct {
+	cols []backend.Column
+	op   exec.Operator // nil once exhausted
+	rows [][]types.Datum
+	pos  int64
+	hold bool
+}
+
+// row returns row k (1-based), reading the query as far as needed; nil
+// when the query has fewer rows.
+func (c *cursorState) row(k int64) ([]types.Datum, error) {
+	for int64(len(c.rows)) < k && c.op != nil {
+		r, err := c.op.Next()
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			err := c.op.Close()
+			c.op = nil
+			if err != nil {
+				return nil, err
+			}
+			break
+		}
+		c.rows = append(c.rows, append([]types.Datum(nil), r...))
+	}
+	if k < 1 || k > int64(len(c.rows)) {
+		return nil, nil
+	}
+	return c.rows[k-1], nil
+}
+
+// total reads every row and returns how many there are.
+func (c *cursorState) total() (int64, error) {
+	for c.op != nil {
+		if _, err := c.row(int64(len(c.rows)) + 1); err != nil {
+			return 0, err
+		}
+	}
+	return int64(len(c.rows)), nil
+}
+
+func (c *cursorState) close() {
+	if c.op != nil {
+		_ = c.op.Close()
+		c.op = nil
+	}
+}
+
+// closeCursors ends the cursors of the finished transaction (all but the
+// held ones).
+func (s *Session) closeCursors() {
+	for name, c := range s.cursors {
+		if !c.hold {
+			c.close()
+			delete(s.cursors, name)
+		}
+	}
+}
+
+// cursorColumns are the columns a FETCH of the named cursor returns.
+func (s *Session) cursorColumns(cs *parse.CursorStmt) []backend.Column {
+	if cs.Op != "fetch" {
+		return nil
+	}
+	if c, ok := s.cursors[cs.Name]; ok {
+		return c.cols
+	}
+	return nil
+}
+
+func (s *Session) cursorStmt(ctx context.Context, cs *parse.CursorStmt, params []types.Datum) (backend.Result, error) {
+	switch cs.Op {
+	case "declare":
+		return s.declare(ctx, cs, params)
+	case "close":
+		if cs.Name == "" {
+			for name, c := range s.cursors {
+				c.close()
+				delete(s.cursors, name)
+			}
+			return &staticResult{tag: "CLOSE CURSOR ALL"}, nil
+		}
+		c, ok := s.cursors[cs.Name]
+		if !ok {
+			return nil, pgerror.Newf(pgerror.InvalidCursorName, "cursor %q does not exist", cs.Name)
+		}
+		c.close()
+		delete(s.cursors, cs.Name)
+		return &staticResult{tag: "CLOSE CURSOR"}, nil
+	}
+	c, ok := s.cursors[cs.Name]
+	if !ok {
+		return nil, pgerror.Newf(pgerror.InvalidCursorName, "cursor %q does not exist", cs.Name)
+	}
+	rows, err := c.fetch(cs)
+	if err != nil {
+		return nil, err
+	}
+	tag := fmt.Sprintf("FETCH %d", len(rows))
+	if cs.Op == "move" {
+		return &staticResult{tag: fmt.Sprintf("MOVE %d", len(rows))}, nil
+	}
+	return &staticResult{rows: rows, tag: tag}, nil
+}
+
+// declare opens a cursor: in the transaction block, or, WITH HOLD, read
+// whole in a transaction of its own (or the block's).
+func (s *Session) declare(ctx context.Context, cs *parse.CursorStmt, params []types.Datum) (backend.Result, error) {
+	if s.cur == nil && !cs.Hold {
+		return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+	}
+	if _, dup := s.cursors[cs.Name]; dup {
+		return nil, pgerror.Newf(pgerror.DuplicateCursor, "cursor %q already exists", cs.Name)
+	}
+	c := &cursorState{hold: cs.Hold}
+	open := func(t *txn) error {
+		plan, _, err := s.planner(t.cat).Plan(cs.Query, nil)
+		if err != nil {
+			return err
+		}
+		for _, col := range plan.Columns() {
+			if !col.Hidden {
+				c.cols = append(c.cols, backend.Column{Name: col.Name, Type: col.T, TableOID: col.TableID, Attr: col.Attr})
+			}
+		}
+		op, err := exec.Build(s.execCtx(context.WithoutCancel(ctx), t, params), plan)
+		if err != nil {
+			return err
+		}
+		c.op = op
+		if cs.Hold {
+			_, err = c.total()
+		}
+		return err
+	}
+	var err error
+	if cs.Hold {
+		err = s.inTxn(open)
+	} else {
+		err = open(s.cur)
+	}
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	if s.cursors == nil {
+		s.cursors = map[string]*cursorState{}
+	}
+	s.cursors[cs.Name] = c
+	return &staticResult{tag: "DECLARE CURSOR"}, nil
+}
+
+// fetch moves the cursor as cs says and returns the rows it passes over
+// (FETCH) or would (MOVE counts them).
+func (c *cursorState) fetch(cs *parse.CursorStmt) ([][]types.Datum, error) {
+	var out [][]types.Datum
+	// step moves by one in a direction; false past either end.
+	step := func(d int64) (bool, error) {
+		next := c.pos + d
+		if next < 1 {
+			c.pos = 0
+			return false, nil
+		}
+		r, err := c.row(next)
+		if err != nil {
+			return false, err
+		}
+		if r == nil {
+			c.pos = int64(len(c.rows)) + 1
+			return false, nil
+		}
+		c.pos = next
+		out = append(out, r)
+		return true, nil
+	}
+	// jump goes to row k (from the end when negative) and returns it.
+	jump := func(k int64) error {
+		if k < 0 {
+			n, err := c.total()
+			if err != nil {
+				return err
+			}
+			k = n + 1 + k
+			if k < 0 {
+				k = 0
+			}
+		}
+		if k == 0 {
+			c.pos = 0
+			return nil
+		}
+		c.pos = k - 1
+		_, err := step(1)
+		return err
+	}
+	switch cs.Dir {
+	case "first":
+		return out, jump(1)
+	case "last":
+		return out, jump(-1)
+	case "absolute":
+		return out, jump(cs.Count)
+	case "relative":
+		if cs.Count == 0 {
+			if r, err := c.row(c.pos); err != nil || r == nil {
+				return out, err
+			} else {
+				return append(out, r), nil
+			}
+		}
+		target := c.pos + cs.Count
+		if target < 0 {
+			target = 0
+		}
+		return out, jump(target)
+	}
+	d := int64(1)
+	if cs.Dir == "prior" {
+		d = -1
+	}
+	for i := int64(0); cs.All || i < cs.Count; i++ {
+		ok, err := step(d)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+	}
+	return out, nil
+}
