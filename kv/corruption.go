@@ -58,6 +58,9 @@ type CorruptionError struct {
 	Read []byte
 	// Err is Pebble's report.
 	Err error
+	// block is set by VerifyPebble when the damage is one data block's,
+	// between the readable keys Lo and Hi (both exclusive).
+	block bool
 }
 
 func (e *CorruptionError) Error() string {
@@ -65,7 +68,12 @@ func (e *CorruptionError) Error() string {
 	if file == "" {
 		file = "the store"
 	}
-	return fmt.Sprintf("kv: data corrupted in %s: %v", file, e.Err)
+	// Pebble joins a detail carrier to its report: keep the first line.
+	msg := fmt.Sprint(e.Err)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return fmt.Sprintf("kv: data corrupted in %s: %s", file, msg)
 }
 
 // Is makes errors.Is(err, ErrCorruption) true.

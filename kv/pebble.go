@@ -33,6 +33,11 @@ type PebbleOptions struct {
 	// IgnoreDamageFile opens a store whose DamageFile exists read-write
 	// (`kvsql check --repair`); without it such a store opens read-only.
 	IgnoreDamageFile bool
+	// Repair opens the store for `kvsql check --repair`: the DamageFile
+	// is ignored, automatic compactions are off (they would meet the
+	// damage before Excise removes it) and damage found does not stop
+	// writes.
+	Repair bool
 }
 
 // DefaultCacheSize is the block cache size used when PebbleOptions.CacheSize
@@ -56,6 +61,8 @@ type pebbleEngine struct {
 	// damage is the damage found in the store (corruption.go): once it is
 	// set, writes are refused with ErrStoreDamaged.
 	damage *damageState
+	// repair is PebbleOptions.Repair.
+	repair bool
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -85,7 +92,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	}
 	damage := &damageState{fs: fs, dir: dir, onDamage: opts.OnDamage}
 	readOnly := opts.ReadOnly
-	if !opts.IgnoreDamageFile {
+	if !opts.IgnoreDamageFile && !opts.Repair {
 		recorded, err := RecordedDamage(fs, dir)
 		if err != nil {
 			return nil, fmt.Errorf("kv: read %s: %w", DamageFile, err)
@@ -134,6 +141,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	// partitioned past that) a point read in a big table walks a two-level
 	// index, one more block per read (the point-select scaling series in
 	// docs/benchmarks.md).
+	popts.DisableAutomaticCompactions = opts.Repair
 	for i := range popts.Levels {
 		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 		popts.Levels[i].IndexBlockSize = 256 << 10
@@ -145,7 +153,23 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		}
 		return nil, fmt.Errorf("kv: open pebble store %q: %w", dir, err)
 	}
-	return &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage}, nil
+	return &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair}, nil
+}
+
+// Excise removes every key in [start, end) from e, a Pebble engine opened
+// with PebbleOptions.Repair, without reading them: sstables inside the
+// range are dropped and those that straddle it are narrowed to the keys
+// outside it (Pebble's DB.Excise), so a damaged block inside the range is
+// never read again.
+func Excise(e Engine, start, end []byte) error {
+	pe, ok := e.(*pebbleEngine)
+	if !ok || !pe.repair {
+		return errors.New("kv: Excise needs a Pebble engine opened with Repair")
+	}
+	if err := pe.db.Excise(context.Background(), pebble.KeyRange{Start: start, End: end}); err != nil {
+		return fmt.Errorf("kv: excise: %w", err)
+	}
+	return nil
 }
 
 // Damage implements DamageReporter.
@@ -158,7 +182,7 @@ func (e *pebbleEngine) writable() error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	if d := e.damage.get(); d != nil {
+	if d := e.damage.get(); d != nil && !e.repair {
 		return fmt.Errorf("%w (damaged file %s)", ErrStoreDamaged, d.File)
 	}
 	return nil

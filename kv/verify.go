@@ -86,10 +86,15 @@ func VerifyPebble(fs vfs.FS, dir string) (*Verification, error) {
 	seen := map[string]bool{}
 	var files []string
 	bounds := map[string][2][]byte{}
+	// live holds the bounds of every table (virtual ones included) on a
+	// backing file: damage outside all of them is unreachable (what an
+	// Excise left behind, see Repair).
+	live := map[string][][2][]byte{}
 	for _, level := range levels {
 		for _, t := range level {
 			path := fs.PathJoin(dir, fmt.Sprintf("%s.sst", t.BackingSSTNum))
 			lo, hi := t.Smallest.UserKey, t.Largest.UserKey
+			live[path] = append(live[path], [2][]byte{cloneBytes(lo), cloneBytes(hi)})
 			if b, ok := bounds[path]; ok {
 				// Virtual sstables share a backing file: widen.
 				if bytes.Compare(b[0], lo) < 0 {
@@ -115,11 +120,26 @@ func VerifyPebble(fs vfs.FS, dir string) (*Verification, error) {
 		}
 		v.Tables++
 		v.Blocks += blocks
-		if dmg != nil {
+		if dmg != nil && reachable(dmg, live[path]) {
 			v.Damaged = append(v.Damaged, dmg)
 		}
 	}
 	return v, nil
+}
+
+// reachable reports whether damage in the keys between dmg.Lo and dmg.Hi
+// (exclusive, for a located data block; the file's bounds otherwise)
+// lies within one of the tables using the file.
+func reachable(dmg *CorruptionError, tables [][2][]byte) bool {
+	if !dmg.block {
+		return true
+	}
+	for _, t := range tables {
+		if bytes.Compare(t[0], dmg.Hi) < 0 && bytes.Compare(t[1], dmg.Lo) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // verifySSTable reads every block of the sstable at path and checks its
@@ -206,7 +226,7 @@ func verifySSTable(fs vfs.FS, path string, lo, hi []byte) (int, *CorruptionError
 		_ = it.Close()
 	}
 	if bytes.Compare(dlo, dhi) > 0 {
-		dlo, dhi = lo, hi
+		return n, &CorruptionError{File: path, Lo: lo, Hi: hi, Err: dataErr}, nil
 	}
-	return n, &CorruptionError{File: path, Lo: dlo, Hi: dhi, Err: dataErr}, nil
+	return n, &CorruptionError{File: path, Lo: dlo, Hi: dhi, Err: dataErr, block: true}, nil
 }

@@ -6,11 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/session"
-	"github.com/kvsql/kvsql/types"
 )
 
 // TestDamagedBlock flips a byte in the sstable block that holds rows of
@@ -21,45 +19,7 @@ import (
 func TestDamagedBlock(t *testing.T) {
 	for _, target := range []string{"master", "index"} {
 		t.Run(target, func(t *testing.T) {
-			dir := t.TempDir()
-			db, err := session.Open(session.Options{Dir: dir, NoSync: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := db.Session("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			testkit.Must(t, s, "CREATE TABLE good (id INT PRIMARY KEY, v TEXT)")
-			testkit.Must(t, s, "INSERT INTO good SELECT g, 'good' FROM generate_series(1, 100) g")
-			testkit.Must(t, s, "CREATE TABLE bad (id INT PRIMARY KEY, v INT, pad TEXT)")
-			testkit.Must(t, s, "CREATE INDEX bad_v ON bad (v)")
-			testkit.Must(t, s, "INSERT INTO bad SELECT g, g, repeat('x', 100) FROM generate_series(1, 3000) g")
-			tbl, err := db.Catalog().Table(session.DefaultDatabase, "bad")
-			if err != nil {
-				t.Fatal(err)
-			}
-			_ = s.Close()
-			if err := db.Close(); err != nil {
-				t.Fatal(err)
-			}
-			space := tbl.ID
-			if target == "index" {
-				space = tbl.Indexes[0].ID
-			}
-			key := encoding.EncodeKey(nil, space, []types.Datum{types.NewInt(1500)}, []encoding.Direction{encoding.Ascending})
-			ssts := testkit.SSTables(t, dir)
-			var flipped bool
-			for _, sst := range ssts {
-				if blk, ok := testkit.DataBlockHolding(t, sst, key); ok {
-					testkit.FlipByte(t, sst, int64(blk.Offset+blk.Length/2))
-					flipped = true
-					break
-				}
-			}
-			if !flipped {
-				t.Fatalf("no sstable block holds the key")
-			}
+			dir, _ := testkit.DamagedStore(t, target)
 			for run := range 2 {
 				db, err := session.Open(session.Options{Dir: dir, NoSync: true})
 				if err != nil {

@@ -10,6 +10,10 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
+
+	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/session"
+	"github.com/kvsql/kvsql/types"
 )
 
 // Tools to damage a copy of a real Pebble store, for the corruption
@@ -110,4 +114,49 @@ func FlipByte(t testing.TB, path string, off int64) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// DamagedStore makes a Pebble store in a temporary directory with two
+// tables, good (100 rows) and bad (3,000 rows, index bad_v on v = id),
+// closes it (its rows go to sstables) and flips a byte in the middle of
+// the data block that holds bad's row 1500, in bad's master file
+// (target "master") or in bad_v (target "index"). It returns the
+// directory and the damaged sstable.
+func DamagedStore(t testing.TB, target string) (dir, sst string) {
+	t.Helper()
+	dir = t.TempDir()
+	db, err := session.Open(session.Options{Dir: dir, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.Session("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Must(t, s, "CREATE TABLE good (id INT PRIMARY KEY, v TEXT)")
+	Must(t, s, "INSERT INTO good SELECT g, 'good' FROM generate_series(1, 100) g")
+	Must(t, s, "CREATE TABLE bad (id INT PRIMARY KEY, v INT, pad TEXT)")
+	Must(t, s, "CREATE INDEX bad_v ON bad (v)")
+	Must(t, s, "INSERT INTO bad SELECT g, g, repeat('x', 100) FROM generate_series(1, 3000) g")
+	tbl, err := db.Catalog().Table(session.DefaultDatabase, "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	space := tbl.ID
+	if target == "index" {
+		space = tbl.Indexes[0].ID
+	}
+	key := encoding.EncodeKey(nil, space, []types.Datum{types.NewInt(1500)}, []encoding.Direction{encoding.Ascending})
+	for _, sst := range SSTables(t, dir) {
+		if blk, ok := DataBlockHolding(t, sst, key); ok {
+			FlipByte(t, sst, int64(blk.Offset+blk.Length/2))
+			return dir, sst
+		}
+	}
+	t.Fatalf("no sstable block holds %s", encoding.Pretty(key))
+	return "", ""
 }
