@@ -86,6 +86,9 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	if err := CheckWAL(opts.FS, dir); err != nil {
 		return nil, err
 	}
+	if err := CheckManifest(opts.FS, dir); err != nil {
+		return nil, err
+	}
 	fs := opts.FS
 	if fs == nil {
 		fs = vfs.Default

@@ -62,6 +62,14 @@ func VerifyPebble(fs vfs.FS, dir string) (*Verification, error) {
 		// Opening would replay the log up to the damage only; the
 		// sstables can still be checked.
 	}
+	if err := CheckManifest(fs, dir); err != nil {
+		var dmg *WALDamageError
+		if !errors.As(err, &dmg) {
+			return nil, err
+		}
+		v.Manifest = err
+		return v, nil
+	}
 	db, err := pebble.Open(dir, &pebble.Options{
 		FS:       fs,
 		ReadOnly: true,

@@ -128,6 +128,9 @@ func Open(opts Options) (*DB, error) {
 	cat, err := catalog.Open(eng)
 	if err != nil {
 		_ = eng.Close()
+		if errors.Is(err, kv.ErrCorruption) {
+			return nil, fmt.Errorf("the catalog cannot be read, the store is damaged: %w (stop here: run `kvsql check` and restore the data directory from a backup; see docs/operations.md)", err)
+		}
 		return nil, err
 	}
 	db.eng = eng
