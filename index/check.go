@@ -118,6 +118,12 @@ func CheckTable(r kv.Reader, t *catalog.Table) ([]Problem, error) {
 		}
 	}
 	if err := it.Err(); err != nil {
+		if errors.Is(err, kv.ErrCorruption) {
+			// Damaged storage is not an index problem: the caller reports
+			// it once (kvsql check names the damaged file).
+			it.Close()
+			return nil, err
+		}
 		// A master record that does not decode: report it and go on with
 		// the indexes.
 		add("", "", "master file: %v", err)
@@ -166,6 +172,10 @@ func CheckTable(r kv.Reader, t *catalog.Table) ([]Problem, error) {
 					pkVals[i] = row[o]
 				}
 				found, err := Get(r, t, pkVals, master)
+				if errors.Is(err, kv.ErrCorruption) {
+					kit.Close()
+					return nil, err
+				}
 				if err != nil {
 					add(idx.Name, pretty, "master row %s: %v", prettyPK(t, pk), err)
 					continue

@@ -26,6 +26,18 @@ type PebbleOptions struct {
 	FS vfs.FS
 	// ReadOnly opens the store without allowing writes.
 	ReadOnly bool
+	// OnDamage, if set, is told once of each damaged file Pebble finds
+	// (on the goroutine that found it: keep it short); unset, the engine
+	// logs one line. See CorruptionError.
+	OnDamage func(*CorruptionError)
+	// IgnoreDamageFile opens a store whose DamageFile exists read-write
+	// (`kvsql check --repair`); without it such a store opens read-only.
+	IgnoreDamageFile bool
+	// Repair opens the store for `kvsql check --repair`: the DamageFile
+	// is ignored, automatic compactions are off (they would meet the
+	// damage before Excise removes it) and damage found does not stop
+	// writes.
+	Repair bool
 }
 
 // DefaultCacheSize is the block cache size used when PebbleOptions.CacheSize
@@ -46,6 +58,11 @@ type pebbleEngine struct {
 	// to write its log at all, and a flush at Close would rotate the WAL
 	// and die inside Pebble.
 	failed *atomic.Bool
+	// damage is the damage found in the store (corruption.go): once it is
+	// set, writes are refused with ErrStoreDamaged.
+	damage *damageState
+	// repair is PebbleOptions.Repair.
+	repair bool
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -60,9 +77,37 @@ var _ Engine = (*pebbleEngine)(nil)
 // damaged anywhere but in a torn tail of the newest one is refused with a
 // *WALDamageError, where Pebble would stop replaying at the damage and
 // silently drop every commit after it.
+//
+// Damaged sstables are events, not crashes (corruption.go): the engine
+// records them, turns read-only and fails the reads that meet them with a
+// *CorruptionError. A store whose DamageFile exists opens read-only
+// (unless opts.IgnoreDamageFile), and Damage reports what was recorded.
 func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	if err := CheckWAL(opts.FS, dir); err != nil {
 		return nil, err
+	}
+	if err := CheckManifest(opts.FS, dir); err != nil {
+		return nil, err
+	}
+	fs := opts.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	damage := &damageState{fs: fs, dir: dir, onDamage: opts.OnDamage}
+	readOnly := opts.ReadOnly
+	if !opts.IgnoreDamageFile && !opts.Repair {
+		recorded, err := RecordedDamage(fs, dir)
+		if err != nil {
+			return nil, fmt.Errorf("kv: read %s: %w", DamageFile, err)
+		}
+		if len(recorded) > 0 {
+			readOnly = true
+			damage.mu.first = recorded[0]
+			damage.mu.files = map[string]bool{}
+			for _, r := range recorded {
+				damage.mu.files[r.File] = true
+			}
+		}
 	}
 	cacheSize := opts.CacheSize
 	if cacheSize <= 0 {
@@ -80,10 +125,17 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		Cache:              cache,
 		MemTableSize:       memTableSize,
 		FS:                 opts.FS,
-		ReadOnly:           opts.ReadOnly,
+		ReadOnly:           readOnly,
 		Merger:             concatMerger,
 		Logger:             quietLogger{t: &logThrottle{}, failed: failed},
 		FormatMajorVersion: pebble.FormatNewest,
+		EventListener: &pebble.EventListener{
+			// Pebble's default calls Logger.Fatalf: a crash, on every
+			// start when a compaction meets the damage.
+			DataCorruption: func(info pebble.DataCorruptionInfo) {
+				damage.report(&CorruptionError{File: info.Path, Lo: cloneBytes(info.Bounds.Start), Hi: cloneBytes(info.Bounds.End.Key), Err: info.Details})
+			},
+		},
 	}
 	// Bloom filters on every level spare most sstable reads for absent
 	// keys: uniqueness checks and point reads of missing rows. Index
@@ -92,15 +144,51 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	// partitioned past that) a point read in a big table walks a two-level
 	// index, one more block per read (the point-select scaling series in
 	// docs/benchmarks.md).
+	popts.DisableAutomaticCompactions = opts.Repair
 	for i := range popts.Levels {
 		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 		popts.Levels[i].IndexBlockSize = 256 << 10
 	}
 	db, err := pebble.Open(dir, popts)
 	if err != nil {
+		if pebble.IsCorruptionError(err) {
+			return nil, fmt.Errorf("kv: open pebble store %q: %w (the store's MANIFEST or another file Pebble reads at open is damaged: run `kvsql check` and restore the data directory from a backup; see docs/operations.md)", dir, &CorruptionError{Err: err})
+		}
 		return nil, fmt.Errorf("kv: open pebble store %q: %w", dir, err)
 	}
-	return &pebbleEngine{db: db, readOnly: opts.ReadOnly, failed: failed}, nil
+	return &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair}, nil
+}
+
+// Excise removes every key in [start, end) from e, a Pebble engine opened
+// with PebbleOptions.Repair, without reading them: sstables inside the
+// range are dropped and those that straddle it are narrowed to the keys
+// outside it (Pebble's DB.Excise), so a damaged block inside the range is
+// never read again.
+func Excise(e Engine, start, end []byte) error {
+	pe, ok := e.(*pebbleEngine)
+	if !ok || !pe.repair {
+		return errors.New("kv: Excise needs a Pebble engine opened with Repair")
+	}
+	if err := pe.db.Excise(context.Background(), pebble.KeyRange{Start: start, End: end}); err != nil {
+		return fmt.Errorf("kv: excise: %w", err)
+	}
+	return nil
+}
+
+// Damage implements DamageReporter.
+func (e *pebbleEngine) Damage() *CorruptionError { return e.damage.get() }
+
+// writable refuses writes to a store found damaged: nothing new should
+// be built on it (an index entry from a damaged master row, say) before
+// an operator looked at it.
+func (e *pebbleEngine) writable() error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	if d := e.damage.get(); d != nil && !e.repair {
+		return fmt.Errorf("%w (damaged file %s)", ErrStoreDamaged, d.File)
+	}
+	return nil
 }
 
 // quietLogger drops Pebble's informational messages (one per flush and
@@ -187,7 +275,7 @@ func pebbleGet(r pebble.Reader, key []byte) ([]byte, error) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("kv: get: %w", err)
+		return nil, fmt.Errorf("kv: get: %w", corruptionError(err, key))
 	}
 	out := make([]byte, len(v))
 	copy(out, v)
@@ -207,24 +295,24 @@ func (e *pebbleEngine) NewIter(opts IterOptions) (Iterator, error) {
 
 // Set implements Writer; the write is not synced (see Flush).
 func (e *pebbleEngine) Set(key, value []byte) error {
-	if e.closed.Load() {
-		return ErrClosed
+	if err := e.writable(); err != nil {
+		return err
 	}
 	return e.wrapWrite(e.db.Set(key, value, pebble.NoSync))
 }
 
 // Delete implements Writer.
 func (e *pebbleEngine) Delete(key []byte) error {
-	if e.closed.Load() {
-		return ErrClosed
+	if err := e.writable(); err != nil {
+		return err
 	}
 	return e.wrapWrite(e.db.Delete(key, pebble.NoSync))
 }
 
 // DeleteRange implements Writer.
 func (e *pebbleEngine) DeleteRange(start, end []byte) error {
-	if e.closed.Load() {
-		return ErrClosed
+	if err := e.writable(); err != nil {
+		return err
 	}
 	if !rangeNonEmpty(start, end) {
 		return nil
@@ -234,8 +322,8 @@ func (e *pebbleEngine) DeleteRange(start, end []byte) error {
 
 // Merge implements Writer.
 func (e *pebbleEngine) Merge(key, operand []byte) error {
-	if e.closed.Load() {
-		return ErrClosed
+	if err := e.writable(); err != nil {
+		return err
 	}
 	return e.wrapWrite(e.db.Merge(key, operand, pebble.NoSync))
 }
@@ -376,6 +464,9 @@ func (b *pebbleBatch) Merge(key, operand []byte) error {
 // Commit implements Batch.
 func (b *pebbleBatch) Commit(sync bool) error {
 	if err := b.usable(); err != nil {
+		return err
+	}
+	if err := b.eng.writable(); err != nil {
 		return err
 	}
 	b.committed = true

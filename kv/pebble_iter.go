@@ -15,6 +15,10 @@ import (
 type pebbleIter struct {
 	it     *pebble.Iterator
 	closed bool
+	// lower is the lower bound and seek the last seek key (a reused
+	// buffer, valid when sought): what a corruption error names as read.
+	lower, seek []byte
+	sought      bool
 }
 
 var _ Iterator = (*pebbleIter)(nil)
@@ -22,29 +26,34 @@ var _ Iterator = (*pebbleIter)(nil)
 func newPebbleIter(r pebble.Reader, opts IterOptions) (*pebbleIter, error) {
 	// Pebble keeps the bound slices for the iterator's life; copy them so
 	// the caller may reuse theirs.
+	lower := cloneBytes(opts.LowerBound)
 	it, err := r.NewIter(&pebble.IterOptions{
-		LowerBound: cloneBytes(opts.LowerBound),
+		LowerBound: lower,
 		UpperBound: cloneBytes(opts.UpperBound),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("kv: new iterator: %w", err)
+		return nil, fmt.Errorf("kv: new iterator: %w", corruptionError(err, lower))
 	}
-	return &pebbleIter{it: it}, nil
+	return &pebbleIter{it: it, lower: lower}, nil
 }
 
 func (i *pebbleIter) First() bool {
+	i.sought = false
 	return !i.closed && i.it.First()
 }
 
 func (i *pebbleIter) Last() bool {
+	i.sought = false
 	return !i.closed && i.it.Last()
 }
 
 func (i *pebbleIter) SeekGE(key []byte) bool {
+	i.seek, i.sought = append(i.seek[:0], key...), true
 	return !i.closed && i.it.SeekGE(key)
 }
 
 func (i *pebbleIter) SeekLT(key []byte) bool {
+	i.seek, i.sought = append(i.seek[:0], key...), true
 	return !i.closed && i.it.SeekLT(key)
 }
 
@@ -86,11 +95,15 @@ func (i *pebbleIter) Error() error {
 		return ErrClosed
 	}
 	if err := i.it.Error(); err != nil {
-		return fmt.Errorf("kv: iterate: %w", err)
+		read := i.lower
+		if i.sought {
+			read = i.seek
+		}
+		return fmt.Errorf("kv: iterate: %w", corruptionError(err, read))
 	}
 	if i.it.Valid() {
 		if _, err := i.it.ValueAndErr(); err != nil {
-			return fmt.Errorf("kv: iterate: %w", err)
+			return fmt.Errorf("kv: iterate: %w", corruptionError(err, i.it.Key()))
 		}
 	}
 	return nil

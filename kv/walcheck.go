@@ -25,10 +25,16 @@ type WALDamageError struct {
 	Offset int64
 	// Reason says why the damage is not a torn tail.
 	Reason string
+	// What names the kind of file; "" means "write-ahead log".
+	What string
 }
 
 func (e *WALDamageError) Error() string {
-	return fmt.Sprintf("kv: write-ahead log %s is damaged at offset %d: %s; refusing to open the store, since replaying it would lose committed data (restore the data directory from a backup; see docs/operations.md)", e.File, e.Offset, e.Reason)
+	what := e.What
+	if what == "" {
+		what = "write-ahead log"
+	}
+	return fmt.Sprintf("kv: %s %s is damaged at offset %d: %s; refusing to open the store, since replaying it would lose committed data (restore the data directory from a backup; see docs/operations.md)", what, e.File, e.Offset, e.Reason)
 }
 
 // CheckWAL reads the live write-ahead logs of the Pebble store in dir
@@ -221,6 +227,79 @@ func validChunkAfter(data []byte, off int64, logNum uint32) int64 {
 		}
 		end := i + hdr + int(binary.LittleEndian.Uint16(data[i+4:]))
 		// A chunk never crosses a block boundary.
+		if end > len(data) || (i/walBlockSize) != ((end-1)/walBlockSize) {
+			continue
+		}
+		c := crc32.Checksum(data[i+6:end], castagnoli)
+		if binary.LittleEndian.Uint32(data[i:]) == (c>>15|c<<17)+0xa282ead8 {
+			return int64(i)
+		}
+	}
+	return -1
+}
+
+// CheckManifest reads the current MANIFEST of the Pebble store in dir
+// the way CheckWAL reads a log. Pebble's own replay treats the first bad
+// record as the end of the MANIFEST, a torn write's tail; when a valid
+// record follows, the damage is not a tail, and opening would silently
+// forget every version edit after it (and the sstables they added), so
+// it is a *WALDamageError naming the MANIFEST. fs nil means the
+// operating system's.
+func CheckManifest(fs vfs.FS, dir string) error {
+	if fs == nil {
+		fs = vfs.Default
+	}
+	if _, err := fs.Stat(dir); err != nil {
+		return nil
+	}
+	desc, err := pebble.Peek(dir, fs)
+	if err != nil || !desc.Exists {
+		return nil // Pebble's Open reports what Peek cannot read
+	}
+	path := desc.ManifestFilename
+	f, err := fs.Open(path)
+	if err != nil {
+		return fmt.Errorf("kv: open manifest: %w", err)
+	}
+	defer f.Close()
+	rr := record.NewReader(f, 0)
+	var off int64
+	for {
+		off = rr.Offset()
+		r, err := rr.Next()
+		if err == nil {
+			_, err = io.Copy(io.Discard, r)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if !record.IsInvalidRecord(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				return fmt.Errorf("kv: read manifest %s: %w", path, err)
+			}
+			break
+		}
+	}
+	data, err := readAll(fs, path)
+	if err != nil {
+		return err
+	}
+	if at := validLegacyChunkAfter(data, off); at >= 0 {
+		return &WALDamageError{File: path, Offset: off, What: "MANIFEST", Reason: fmt.Sprintf("a valid record follows at offset %d", at)}
+	}
+	return nil
+}
+
+// validLegacyChunkAfter is validChunkAfter for the MANIFEST's chunks,
+// which carry no log number: checksum (4), length (2), type 1-4.
+func validLegacyChunkAfter(data []byte, off int64) int64 {
+	const hdr = 7
+	for i := int(off) + 1; i+hdr <= len(data); i++ {
+		typ := data[i+6]
+		if typ < 1 || typ > 4 {
+			continue
+		}
+		end := i + hdr + int(binary.LittleEndian.Uint16(data[i+4:]))
 		if end > len(data) || (i/walBlockSize) != ((end-1)/walBlockSize) {
 			continue
 		}

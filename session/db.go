@@ -106,6 +106,7 @@ type committed struct {
 
 // Open opens (or creates) a store.
 func Open(opts Options) (*DB, error) {
+	db := &DB{opts: opts, seqCache: map[seqKey]*seqBlock{}}
 	eng := opts.Engine
 	if eng == nil {
 		var err error
@@ -118,7 +119,7 @@ func Open(opts Options) (*DB, error) {
 			if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 				return nil, fmt.Errorf("kvsql: %w", err)
 			}
-			eng, err = kv.OpenPebble(opts.Dir, kv.PebbleOptions{CacheSize: opts.CacheSize})
+			eng, err = kv.OpenPebble(opts.Dir, kv.PebbleOptions{CacheSize: opts.CacheSize, OnDamage: db.logDamage})
 			if err != nil {
 				return nil, err
 			}
@@ -127,9 +128,12 @@ func Open(opts Options) (*DB, error) {
 	cat, err := catalog.Open(eng)
 	if err != nil {
 		_ = eng.Close()
+		if errors.Is(err, kv.ErrCorruption) {
+			return nil, fmt.Errorf("the catalog cannot be read, the store is damaged: %w (stop here: run `kvsql check` and restore the data directory from a backup; see docs/operations.md)", err)
+		}
 		return nil, err
 	}
-	db := &DB{eng: eng, opts: opts, seqCache: map[seqKey]*seqBlock{}}
+	db.eng = eng
 	db.mu.cat = cat
 	db.cat.Store(cat)
 	db.mu.active = map[uint64]int{}
@@ -405,6 +409,9 @@ func (db *DB) commit(t *txn) error {
 // REQUIRES: db.mu held.
 func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 	if err := db.failedErr(); err != nil {
+		return 0, err
+	}
+	if err := db.damagedErr("COMMIT"); err != nil {
 		return 0, err
 	}
 	if !db.validLocked(t, reads) {

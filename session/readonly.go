@@ -66,11 +66,16 @@ func (st *stmt) writes() (string, bool) {
 }
 
 // checkReadOnly refuses a writing statement in a read-only transaction.
+// A damaged store refuses writes the same way (damage.go).
 func (s *Session) checkReadOnly(st *stmt) error {
-	if name, w := st.writes(); w && s.readOnlyNow() {
+	name, w := st.writes()
+	if !w {
+		return nil
+	}
+	if s.readOnlyNow() {
 		return pgerror.Newf(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", name)
 	}
-	return nil
+	return s.db.damagedErr(name)
 }
 
 // commandName is the command PostgreSQL names in errors: the statement's

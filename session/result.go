@@ -41,6 +41,9 @@ type queryResult struct {
 	err    error
 	closed bool
 	done   func() // ends an autocommit transaction
+	// fixErr, if set, rewrites the error that stops the rows (damaged
+	// storage: DB.storageError).
+	fixErr func(error) error
 }
 
 var _ backend.Result = (*queryResult)(nil)
@@ -51,6 +54,9 @@ func (r *queryResult) Next() bool {
 	}
 	row, err := r.op.Next()
 	if err != nil {
+		if r.fixErr != nil {
+			err = r.fixErr(err)
+		}
 		r.err = err
 		return false
 	}

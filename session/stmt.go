@@ -207,11 +207,30 @@ func (st *stmt) Copy() *backend.CopySpec {
 	if err != nil {
 		return nil
 	}
+	db := st.s.db
+	if insert := spec.Insert; insert != nil {
+		spec.Insert = func(ctx context.Context, rows [][]types.Datum) error { return db.storageError(insert(ctx, rows)) }
+	}
+	if finish := spec.Finish; finish != nil {
+		spec.Finish = func(ctx context.Context, err error) error { return db.storageError(finish(ctx, err)) }
+	}
+	if rows := spec.Rows; rows != nil {
+		spec.Rows = func(ctx context.Context) (backend.Result, error) {
+			r, err := rows(ctx)
+			return r, db.storageError(err)
+		}
+	}
 	return spec
 }
 
-// Execute implements backend.Statement.
+// Execute implements backend.Statement. Errors caused by damaged storage
+// become XX001 or 25006 (damage.go).
 func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
+	res, err := st.execute(ctx, params)
+	return res, st.s.db.storageError(err)
+}
+
+func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
 	s := st.s
 	k := st.kind()
 	if s.cur != nil && s.cur.failed && k != kindTxn {
@@ -294,7 +313,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			}
 			return nil, err
 		}
-		r := &queryResult{op: op, width: len(st.cols)}
+		r := &queryResult{op: op, width: len(st.cols), fixErr: s.db.storageError}
 		if auto {
 			r.done = func() { s.db.rollback(t) } // read-only: nothing to commit
 		}

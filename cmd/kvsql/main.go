@@ -5,7 +5,7 @@
 //	kvsql slt [flags] PATH...
 //	kvsql catalog export --data DIR --format xml|json
 //	kvsql catalog import FILE --data DIR
-//	kvsql check --data DIR
+//	kvsql check --data DIR [--repair]
 //	kvsql fuzz [--seed N] [--duration D] [--pg] [--out DIR]
 //	kvsql pgregress [--corpus DIR] [--self] [FILE...]
 package main
@@ -23,7 +23,7 @@ commands:
   serve     run the PostgreSQL wire server (default 127.0.0.1:5433, data in ./kvsql-data)
   slt       run sqllogictest files in process or against a server
   catalog   export or import the catalog document (XML or JSON)
-  check     verify that every index agrees with its master file
+  check     verify the storage (WAL, MANIFEST, sstable checksums) and that every index agrees with its master file; --repair rebuilds indexes
   conformance  score the sqllogictest corpus on kvsql and PostgreSQL; update docs/conformance.md
   bench     run the benchmark suite beside PostgreSQL
   fuzz      generate random SQL; judge kvsql by TLP, NoREC, index checks and (--pg) PostgreSQL 15

@@ -10,12 +10,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/kvsql/kvsql"
+	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/wire"
 )
 
@@ -86,6 +88,10 @@ func runServe(args []string) error {
 		return err
 	}
 	defer db.Close()
+	if d := db.Damage(); d != nil {
+		logger.Warn("the store is damaged: serving READ-ONLY (reads of undamaged tables work, writes get 25006); stop the server and run `kvsql check` (docs/operations.md)",
+			"file", d.File, "damage", d.Err, "record", filepath.Join(*data, kv.DamageFile))
+	}
 	srv, err := wire.NewServer(cfg, db)
 	if err != nil {
 		return err

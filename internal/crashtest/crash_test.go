@@ -39,7 +39,11 @@ func TestCrash(t *testing.T) {
 		s = time.Now().UnixNano()
 	}
 	t.Logf("seed %d (replay with -crash.seed=%d)", s, s)
-	r := rand.New(rand.NewSource(s))
+	runCrash(t, rand.New(rand.NewSource(s)), *clients, nkills)
+}
+
+// runCrash is TestCrash with nclients writers and nkills kills.
+func runCrash(t *testing.T, r *rand.Rand, nclients, nkills int) {
 
 	srv := newServer(t)
 	srv.start(t)
@@ -55,7 +59,7 @@ func TestCrash(t *testing.T) {
 	}
 	_ = c.Close(ctx)
 
-	models := make([]*clientModel, *clients)
+	models := make([]*clientModel, nclients)
 	for i := range models {
 		models[i] = newClientModel(i)
 	}

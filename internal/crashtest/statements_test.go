@@ -1,0 +1,201 @@
+package crashtest
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+var bigRows = flag.Int("crash.rows", 200_000, "rows of the table TestCrashStatements backfills and alters (issue 21 asks for 1,000,000; see below)")
+
+// TestCrashStatements kills the server with SIGKILL while one long
+// statement runs, and checks after the restart that the statement is
+// wholly present or wholly absent and that `kvsql check` is clean:
+//
+//   - copy: COPY FROM STDIN of 100,000 rows (pgx CopyFrom);
+//   - create-index: CREATE INDEX's backfill over -crash.rows rows;
+//   - alter: ALTER TABLE ADD COLUMN ... NOT NULL DEFAULT over the same
+//     rows (kvsql records the default in the catalog rather than
+//     rewriting every row, so this statement is short);
+//
+// Each kill lands while the statement is in flight (it is sent, then
+// the server is killed before it can finish: the delay is a fraction of
+// the statement's time measured on a first, unkilled run). The table
+// has 200,000 rows by default, not the issue's 1,000,000: filling it
+// alone takes ~1 s per 100,000 rows on two shared cores, and the whole
+// test must stay well inside CI's budget (-crash.rows=1000000 runs the
+// issue's size).
+func TestCrashStatements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a large table and kills the server several times")
+	}
+	ctx := context.Background()
+	srv := newServer(t)
+	srv.start(t)
+	c := connect(t, srv)
+	mustExec(t, c, "CREATE TABLE big (id INT PRIMARY KEY, v INT NOT NULL, pad TEXT)")
+	mustExec(t, c, fmt.Sprintf("INSERT INTO big SELECT g, g %% 1000, 'pad' FROM generate_series(1, %d) g", *bigRows))
+	mustExec(t, c, "CREATE TABLE copied (id INT PRIMARY KEY, v INT, s TEXT)")
+	_ = c.Close(ctx)
+
+	const copyRows = 100_000
+	col := 0 // the column ALTER TABLE adds is w<col>
+	stmts := []struct {
+		name string
+		run  func(c *pgx.Conn) error
+		// present reports whether the statement's effect is there, and
+		// fails the test if it is there in part.
+		present func(t *testing.T, c *pgx.Conn) bool
+		undo    func(t *testing.T, c *pgx.Conn) // makes the statement runnable again
+	}{
+		{
+			name: "copy",
+			run: func(c *pgx.Conn) error {
+				rows := make([][]any, copyRows)
+				for i := range rows {
+					rows[i] = []any{int32(i), int32(i % 77), fmt.Sprintf("row %d", i)}
+				}
+				_, err := c.CopyFrom(ctx, pgx.Identifier{"copied"}, []string{"id", "v", "s"}, pgx.CopyFromRows(rows))
+				return err
+			},
+			present: func(t *testing.T, c *pgx.Conn) bool {
+				n := count(t, c, "SELECT count(*) FROM copied")
+				if n != 0 && n != copyRows {
+					t.Fatalf("copied has %d rows after the crash: COPY was partly applied", n)
+				}
+				return n == copyRows
+			},
+			undo: func(t *testing.T, c *pgx.Conn) { mustExec(t, c, "DELETE FROM copied") },
+		},
+		{
+			name: "create-index",
+			run: func(c *pgx.Conn) error {
+				_, err := c.Exec(ctx, "CREATE INDEX big_v ON big (v)")
+				return err
+			},
+			present: func(t *testing.T, c *pgx.Conn) bool {
+				n := count(t, c, "SELECT count(*) FROM pg_indexes WHERE indexname = 'big_v'")
+				if n == 1 {
+					// Read through the index: every row is in it.
+					if got := count(t, c, "SELECT count(*) FROM big WHERE v >= 0 AND v < 1000"); got != *bigRows {
+						t.Fatalf("big_v finds %d of %d rows", got, *bigRows)
+					}
+				}
+				return n == 1
+			},
+			undo: func(t *testing.T, c *pgx.Conn) { mustExec(t, c, "DROP INDEX big_v") },
+		},
+		{
+			name: "alter",
+			run: func(c *pgx.Conn) error {
+				_, err := c.Exec(ctx, fmt.Sprintf("ALTER TABLE big ADD COLUMN w%d INT NOT NULL DEFAULT 7", col))
+				return err
+			},
+			present: func(t *testing.T, c *pgx.Conn) bool {
+				var n int
+				err := c.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM big WHERE w%d = 7", col)).Scan(&n)
+				var pe *pgconn.PgError
+				if errors.As(err, &pe) && pe.Code == "42703" {
+					return false
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n != *bigRows {
+					t.Fatalf("column w is 7 in %d of %d rows after the crash", n, *bigRows)
+				}
+				return true
+			},
+			// DROP COLUMN is not supported: the next run adds another.
+			undo: func(*testing.T, *pgx.Conn) { col++ },
+		},
+	}
+	r := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for _, st := range stmts {
+		t.Run(st.name, func(t *testing.T) {
+			// A first run, not killed, measures the statement.
+			c := connect(t, srv)
+			start := time.Now()
+			if err := st.run(c); err != nil {
+				t.Fatalf("unkilled run: %v", err)
+			}
+			took := time.Since(start)
+			if !st.present(t, c) {
+				t.Fatal("the unkilled run left no effect")
+			}
+			st.undo(t, c)
+			_ = c.Close(ctx)
+			outcomes := map[bool]int{}
+			for k := range 2 {
+				c := connect(t, srv)
+				done := make(chan error, 1)
+				go func() { done <- st.run(c) }()
+				delay := took/10 + time.Duration(r.Int63n(int64(took*6/10)+1))
+				time.Sleep(delay)
+				srv.kill()
+				err := <-done
+				srv.check(t)
+				srv.start(t)
+				c2 := connect(t, srv)
+				in := st.present(t, c2)
+				if err == nil && !in {
+					t.Fatalf("kill %d: the statement was acknowledged but is gone", k)
+				}
+				outcomes[in]++
+				if in {
+					st.undo(t, c2)
+				} else if st.name == "alter" {
+					col++ // a fresh name either way: simpler bookkeeping
+				}
+				_ = c2.Close(ctx)
+				t.Logf("kill %d after %v of ~%v: acknowledged=%v, present after restart=%v", k, delay.Round(time.Millisecond), took.Round(time.Millisecond), err == nil, in)
+			}
+		})
+	}
+}
+
+// TestCrash8Writers is TestCrash with 8 writers committing at once, so
+// kills land in the middle of group commits: after each restart every
+// acknowledged commit is there, no transaction is partly applied, and
+// `kvsql check` is clean.
+func TestCrash8Writers(t *testing.T) {
+	n := 6
+	if testing.Short() {
+		n = 2
+	}
+	s := time.Now().UnixNano()
+	t.Logf("seed %d", s)
+	runCrash(t, rand.New(rand.NewSource(s)), 8, n)
+}
+
+func connect(t *testing.T, s *server) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), s.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func mustExec(t *testing.T, c *pgx.Conn, q string) {
+	t.Helper()
+	if _, err := c.Exec(context.Background(), q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func count(t *testing.T, c *pgx.Conn, q string) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRow(context.Background(), q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}

@@ -1,0 +1,162 @@
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
+
+	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/session"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Tools to damage a copy of a real Pebble store, for the corruption
+// tests: find the sstables, the block of an sstable that holds a key,
+// its index block; flip a byte.
+
+// SSTables returns the paths of the sstables in dir, sorted.
+func SSTables(t testing.TB, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(m)
+	return m
+}
+
+// Block is a byte range of an sstable file.
+type Block struct{ Offset, Length uint64 }
+
+// readerOptions opens kvsql's sstables: the merger's name must match.
+func readerOptions() sstable.ReaderOptions {
+	return sstable.ReaderOptions{Merger: &pebble.Merger{Name: "kvsql.concat", Merge: pebble.DefaultMerger.Merge}}
+}
+
+// SSTLayout returns the data blocks and the index blocks of the sstable
+// at path.
+func SSTLayout(t testing.TB, path string) (data, index []Block) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sstable.NewMemReader(b, readerOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	l, err := r.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range l.Data {
+		data = append(data, Block{d.Offset, d.Length})
+	}
+	for _, h := range append(l.Index, l.TopIndex) {
+		if h.Length > 0 {
+			index = append(index, Block{h.Offset, h.Length})
+		}
+	}
+	return data, index
+}
+
+// DataBlockHolding returns the data block of the sstable at path that
+// holds the first key >= key, and whether there is one: it flips a byte
+// of each block in turn, in memory, and sees which flip makes a seek to
+// key fail.
+func DataBlockHolding(t testing.TB, path string, key []byte) (Block, bool) {
+	t.Helper()
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := SSTLayout(t, path)
+	for _, blk := range data {
+		b := bytes.Clone(orig)
+		b[blk.Offset+blk.Length/2] ^= 0xff
+		r, err := sstable.NewMemReader(b, readerOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := r.NewPointIter(context.Background(), sstable.IterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kv := it.SeekGE(key, 0)
+		failed := kv == nil && it.Error() != nil
+		_ = it.Close()
+		_ = r.Close()
+		if failed {
+			return blk, true
+		}
+	}
+	return Block{}, false
+}
+
+// FlipByte flips every bit of the byte at off in the file at path.
+func FlipByte(t testing.TB, path string, off int64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off < 0 || off >= int64(len(b)) {
+		t.Fatalf("flip at %d: %s has %d bytes", off, path, len(b))
+	}
+	b[off] ^= 0xff
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// DamagedStore makes a Pebble store in a temporary directory with two
+// tables, good (100 rows) and bad (3,000 rows, index bad_v on v = id),
+// closes it (its rows go to sstables) and flips a byte in the middle of
+// the data block that holds bad's row 1500, in bad's master file
+// (target "master") or in bad_v (target "index"). It returns the
+// directory and the damaged sstable.
+func DamagedStore(t testing.TB, target string) (dir, sst string) {
+	t.Helper()
+	dir = t.TempDir()
+	db, err := session.Open(session.Options{Dir: dir, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.Session("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Must(t, s, "CREATE TABLE good (id INT PRIMARY KEY, v TEXT)")
+	Must(t, s, "INSERT INTO good SELECT g, 'good' FROM generate_series(1, 100) g")
+	Must(t, s, "CREATE TABLE bad (id INT PRIMARY KEY, v INT, pad TEXT)")
+	Must(t, s, "CREATE INDEX bad_v ON bad (v)")
+	Must(t, s, "INSERT INTO bad SELECT g, g, repeat('x', 100) FROM generate_series(1, 3000) g")
+	tbl, err := db.Catalog().Table(session.DefaultDatabase, "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	space := tbl.ID
+	if target == "index" {
+		space = tbl.Indexes[0].ID
+	}
+	key := encoding.EncodeKey(nil, space, []types.Datum{types.NewInt(1500)}, []encoding.Direction{encoding.Ascending})
+	for _, sst := range SSTables(t, dir) {
+		if blk, ok := DataBlockHolding(t, sst, key); ok {
+			FlipByte(t, sst, int64(blk.Offset+blk.Length/2))
+			return dir, sst
+		}
+	}
+	t.Fatalf("no sstable block holds %s", encoding.Pretty(key))
+	return "", ""
+}
