@@ -209,6 +209,11 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			args = append(args, e.To)
 		}
 		return b.call("substr", args, s)
+	case *sqlparser.LocateExpr:
+		if e.Pos != nil {
+			return nil, pgerror.New(pgerror.UndefinedFunction, "function locate(unknown, unknown, integer) does not exist")
+		}
+		return b.call("strpos", []sqlparser.Expr{e.Str, e.SubStr}, s)
 	case *sqlparser.TrimFuncExpr:
 		name := "btrim"
 		switch e.Type {

@@ -649,6 +649,8 @@ func columnName(e sqlparser.Expr) string {
 		return "case"
 	case *sqlparser.GroupConcatExpr:
 		return "string_agg"
+	case *sqlparser.LocateExpr:
+		return "position"
 	case *sqlparser.ExistsExpr:
 		return "exists"
 	case *sqlparser.ArgumentLessWindowExpr:

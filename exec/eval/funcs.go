@@ -76,6 +76,8 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return extreme(args, e.Name == "greatest", e.T), nil
 	case "concat":
 		return concatFunc(e, args, ""), nil
+	case "format":
+		return formatFunc(e, args)
 	case "concat_ws":
 		if len(args) == 0 || args[0].IsNull() {
 			return types.Null, nil
@@ -102,6 +104,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return d, err
 	}
 	if d, ok, err := stringFunc(e, args); ok {
+		return d, err
+	}
+	if d, ok, err := textFunc(env, e, args); ok {
 		return d, err
 	}
 	return types.Null, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", e.Name)

@@ -55,6 +55,10 @@ func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
 					c.Replace(&sqlparser.NotExpr{Expr: n})
 				}
 			}
+		case *sqlparser.FuncExpr:
+			if name := n.Name.String(); strings.HasPrefix(name, markerFunc) {
+				n.Name = sqlparser.NewIdentifierCI(strings.TrimPrefix(name, markerFunc))
+			}
 		case *sqlparser.JoinTableExpr:
 			if n.Join == sqlparser.LeftJoinType && n.Condition != nil && stripFullJoinMarker(n.Condition) {
 				n.Join = FullJoin

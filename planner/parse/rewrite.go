@@ -225,6 +225,10 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, t)
 			out = append(out, r.addType(tn, tn.pos)...)
 			i = next - 1
+		case t.kind == tkIdent && plainFuncs[t.val] && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
+			// A PostgreSQL function vitess has MySQL grammar for: call it
+			// by a marker name the fix-up turns back (fixup.go).
+			out = append(out, raw(markerFunc+t.val, t.pos))
 		case t.is("as") && i+1 < len(toks) && toks[i+1].kind == tkIdent && !toks[i+1].is("identity") && aliasEnd(toks, i+2):
 			// AS label: PostgreSQL takes any keyword as a label (SELECT 1
 			// AS key, 2 AS default); vitess only a non-reserved one.
@@ -390,7 +394,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 					continue
 				}
 				b.WriteString("| " + regexOps[t.val] + " |")
-			case "=", "<", ">", "<=", ">=", "<>", "!=", "+", "-", "*", "/", "%":
+			case "=", "<", ">", "<=", ">=", "<>", "!=", "+", "-", "*", "/", "%", "<<", ">>":
 				b.WriteString(t.val)
 			case "?":
 				r.qmarks++
@@ -611,6 +615,17 @@ func notOperands(toks []token) []token {
 		i = end - 1
 	}
 	return out
+}
+
+// markerFunc prefixes the name of a function call in plainFuncs.
+const markerFunc = "kvsql_fn_"
+
+// plainFuncs are PostgreSQL functions whose names vitess parses with
+// MySQL's own grammar (ltrim(s) with one argument, regexp_replace with
+// MySQL's arguments): they reach the binder as plain calls.
+var plainFuncs = map[string]bool{
+	"ltrim": true, "rtrim": true, "regexp_replace": true, "regexp_like": true,
+	"regexp_substr": true, "regexp_instr": true,
 }
 
 // markerFullJoin is the first conjunct of ON, or the first USING column,

@@ -1,0 +1,305 @@
+package eval
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+const codeInvalidParameterValue pgerror.Code = "22023"
+
+// textFunc runs split_part, translate, chr, ascii, starts_with, the
+// regexp_ functions and gcd/lcm on non-NULL arguments; ok is false for
+// other names.
+func textFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err error) {
+	text := func(s string) (types.Datum, bool, error) { return types.NewText(s), true, nil }
+	switch e.Name {
+	case "split_part":
+		n := args[2].I
+		if n == 0 {
+			return types.Null, true, pgerror.New(codeInvalidParameterValue, "field position must not be zero")
+		}
+		var parts []string
+		if args[1].S == "" {
+			parts = []string{args[0].S}
+		} else {
+			parts = strings.Split(args[0].S, args[1].S)
+		}
+		if args[0].S == "" {
+			return text("")
+		}
+		if n < 0 {
+			n += int64(len(parts)) + 1
+		}
+		if n < 1 || n > int64(len(parts)) {
+			return text("")
+		}
+		return text(parts[n-1])
+	case "translate":
+		from, to := []rune(args[1].S), []rune(args[2].S)
+		var b strings.Builder
+		for _, r := range args[0].S {
+			i := indexRune(from, r)
+			switch {
+			case i < 0:
+				b.WriteRune(r)
+			case i < len(to):
+				b.WriteRune(to[i])
+			}
+		}
+		return text(b.String())
+	case "chr":
+		c := args[0].I
+		if c == 0 {
+			return types.Null, true, pgerror.New(pgerror.ProgramLimitExceeded, "null character not permitted")
+		}
+		if c < 0 || c > utf8.MaxRune || (c >= 0xD800 && c <= 0xDFFF) {
+			return types.Null, true, pgerror.New(pgerror.ProgramLimitExceeded, "requested character too large for encoding: "+itoa64(c))
+		}
+		return text(string(rune(c)))
+	case "ascii":
+		r, _ := utf8.DecodeRuneInString(args[0].S)
+		if args[0].S == "" {
+			r = 0
+		}
+		return types.NewInt(int64(r)), true, nil
+	case "starts_with":
+		return types.NewBool(strings.HasPrefix(args[0].S, args[1].S)), true, nil
+	case "gcd", "lcm":
+		a, b := args[0].I, args[1].I
+		g := gcd(a, b)
+		if e.Name == "gcd" {
+			if g < 0 { // gcd(minint, minint) or (minint, 0)
+				return types.Null, true, intOutOfRange(e.T.Family)
+			}
+			d, err := checkIntRange(g, e.T.Family)
+			return d, true, err
+		}
+		if a == 0 || b == 0 {
+			return types.NewInt(0), true, nil
+		}
+		l := a / g * b
+		if l/b != a/g || l == -l {
+			return types.Null, true, intOutOfRange(e.T.Family)
+		}
+		if l < 0 {
+			l = -l
+		}
+		d, err := checkIntRange(l, e.T.Family)
+		return d, true, err
+	case "regexp_replace", "regexp_like", "regexp_count", "regexp_substr":
+		return regexpFunc(env, e, args)
+	}
+	return types.Null, false, nil
+}
+
+func indexRune(rs []rune, r rune) int {
+	for i, x := range rs {
+		if x == r {
+			return i
+		}
+	}
+	return -1
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	if a < 0 {
+		a = -a
+	}
+	return a
+}
+
+func itoa64(v int64) string {
+	return types.NewInt(v).String()
+}
+
+// regexpFunc runs regexp_replace(s, pattern, replacement [, flags]),
+// regexp_like(s, pattern [, flags]), regexp_count(s, pattern [, start
+// [, flags]]) and regexp_substr(s, pattern [, start [, n [, flags]]]) with
+// Go's RE2, whose syntax agrees with PostgreSQL's for common patterns;
+// flags g (all matches) and i (case-insensitive) are understood, the
+// others are 0A000.
+func regexpFunc(env *Env, e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+	flags := ""
+	switch {
+	case e.Name == "regexp_replace" && len(args) == 4,
+		e.Name == "regexp_like" && len(args) == 3,
+		e.Name == "regexp_count" && len(args) == 4,
+		e.Name == "regexp_substr" && len(args) == 5:
+		flags = args[len(args)-1].S
+	}
+	global, fold := false, false
+	for _, f := range flags {
+		switch f {
+		case 'g':
+			global = true
+		case 'i':
+			fold = true
+		case 'c':
+			fold = false
+		default:
+			return types.Null, true, pgerror.Newf(pgerror.FeatureNotSupported, "regular expression flag %q is not supported", string(f))
+		}
+	}
+	if global && e.Name != "regexp_replace" {
+		return types.Null, true, pgerror.Newf(codeInvalidParameterValue, "%s() does not support the \"global\" option", e.Name)
+	}
+	re, err := env.regexp(args[1].S, fold)
+	if err != nil {
+		return types.Null, true, err
+	}
+	s := args[0].S
+	start := int64(1)
+	if (e.Name == "regexp_count" || e.Name == "regexp_substr") && len(args) > 2 {
+		if start = args[2].I; start < 1 {
+			return types.Null, true, pgerror.Newf(codeInvalidParameterValue, "invalid value for parameter \"start\": %d", start)
+		}
+	}
+	from := byteOffset(s, start-1)
+	switch e.Name {
+	case "regexp_replace":
+		repl := pgReplacement(args[2].S)
+		if global {
+			return types.NewText(re.ReplaceAllString(s, repl)), true, nil
+		}
+		loc := re.FindStringSubmatchIndex(s)
+		if loc == nil {
+			return types.NewText(s), true, nil
+		}
+		out := re.ExpandString(nil, repl, s, loc)
+		return types.NewText(s[:loc[0]] + string(out) + s[loc[1]:]), true, nil
+	case "regexp_like":
+		return types.NewBool(re.MatchString(s)), true, nil
+	case "regexp_count":
+		return types.NewInt(int64(len(re.FindAllStringIndex(s[from:], -1)))), true, nil
+	}
+	n := int64(1)
+	if len(args) > 3 {
+		if n = args[3].I; n < 1 {
+			return types.Null, true, pgerror.Newf(codeInvalidParameterValue, "invalid value for parameter \"n\": %d", n)
+		}
+	}
+	all := re.FindAllString(s[from:], int(min(n, 1<<20)))
+	if int64(len(all)) < n {
+		return types.Null, true, nil
+	}
+	return types.NewText(all[n-1]), true, nil
+}
+
+// pgReplacement turns PostgreSQL's replacement text (\1..\9 for groups,
+// \& for the match, \\ for a backslash) into Go's template syntax.
+func pgReplacement(r string) string {
+	var b strings.Builder
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c == '$':
+			b.WriteString("$$")
+		case c == '\\' && i+1 < len(r) && r[i+1] >= '1' && r[i+1] <= '9':
+			b.WriteString("${" + string(r[i+1]) + "}")
+			i++
+		case c == '\\' && i+1 < len(r) && r[i+1] == '&':
+			b.WriteString("${0}")
+			i++
+		case c == '\\' && i+1 < len(r) && r[i+1] == '\\':
+			b.WriteByte('\\')
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// formatFunc is format(fmt, args...): %s (text, NULL as empty), %I
+// (quoted identifier), %L (quoted literal, NULL as NULL), %% and
+// positions %n$; widths and other conversions are 0A000.
+func formatFunc(e *planner.Func, args []types.Datum) (types.Datum, error) {
+	if args[0].IsNull() {
+		return types.Null, nil
+	}
+	f := args[0].S
+	var b strings.Builder
+	next := 1
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		if i >= len(f) {
+			return types.Null, pgerror.New(codeInvalidParameterValue, "unterminated format() type specifier")
+		}
+		if f[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		arg := next
+		if j := strings.IndexByte(f[i:], '$'); j > 0 && allDigits(f[i:i+j]) {
+			n := 0
+			for _, c := range f[i : i+j] {
+				n = n*10 + int(c-'0')
+			}
+			arg, i = n, i+j+1
+			if i >= len(f) {
+				return types.Null, pgerror.New(codeInvalidParameterValue, "unterminated format() type specifier")
+			}
+		}
+		if arg >= len(args) || arg < 1 {
+			return types.Null, pgerror.New(codeInvalidParameterValue, "too few arguments for format()")
+		}
+		next = arg + 1
+		d := args[arg]
+		var s string
+		if !d.IsNull() {
+			s = FormatText(d, e.Args[arg].Type())
+		}
+		switch f[i] {
+		case 's':
+			b.WriteString(s)
+		case 'I':
+			if d.IsNull() {
+				return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
+			}
+			b.WriteString(quoteIdent(s))
+		case 'L':
+			if d.IsNull() {
+				b.WriteString("NULL")
+			} else {
+				b.WriteString("'" + strings.ReplaceAll(s, "'", "''") + "'")
+			}
+		default:
+			return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "format() conversion %%%c is not supported", f[i])
+		}
+	}
+	return types.NewText(b.String()), nil
+}
+
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// quoteIdent quotes s as PostgreSQL's quote_ident does: only when needed.
+func quoteIdent(s string) string {
+	plain := s != ""
+	for i, c := range s {
+		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && (c >= '0' && c <= '9' || c == '$')) {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
