@@ -22,6 +22,7 @@ const (
 	InvalidTransactionState    Code = "25000"
 	ActiveSQLTransaction       Code = "25001"
 	NoActiveSQLTransaction     Code = "25P01"
+	IdleInTransactionTimeout   Code = "25P03"
 	DuplicateCursor            Code = "42P03"
 	InvalidCursorName          Code = "34000"
 	InFailedSQLTransaction     Code = "25P02"

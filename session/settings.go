@@ -14,32 +14,33 @@ import (
 // defaultSettings are a new session's settings (PostgreSQL's names).
 func defaultSettings() map[string]string {
 	return map[string]string{
-		"application_name":              "",
-		"client_encoding":               "UTF8",
-		"server_encoding":               "UTF8",
-		"datestyle":                     "ISO, MDY",
-		"timezone":                      "UTC",
-		"intervalstyle":                 "postgres",
-		"integer_datetimes":             "on",
-		"standard_conforming_strings":   "on",
-		"statement_timeout":             "0",
-		"lock_timeout":                  "0",
-		"deadlock_timeout":              "1s",
-		"work_mem":                      "64MB",
-		"search_path":                   `"$user", public`,
-		"transaction_isolation":         "read committed",
-		"default_transaction_isolation": "read committed",
-		"default_transaction_read_only": "off",
-		"transaction_read_only":         "off",
-		"server_version":                "15.0 (kvsql)",
-		"server_version_num":            "150000",
-		"max_identifier_length":         "63",
-		"extra_float_digits":            "1",
-		"lc_messages":                   "C",
-		"lc_collate":                    "C",
-		"lc_ctype":                      "C",
-		"is_superuser":                  "on",
-		"bytea_output":                  "hex",
+		"application_name":                    "",
+		"client_encoding":                     "UTF8",
+		"server_encoding":                     "UTF8",
+		"datestyle":                           "ISO, MDY",
+		"timezone":                            "UTC",
+		"intervalstyle":                       "postgres",
+		"integer_datetimes":                   "on",
+		"standard_conforming_strings":         "on",
+		"statement_timeout":                   "0",
+		"lock_timeout":                        "0",
+		"idle_in_transaction_session_timeout": "0",
+		"deadlock_timeout":                    "1s",
+		"work_mem":                            "64MB",
+		"search_path":                         `"$user", public`,
+		"transaction_isolation":               "read committed",
+		"default_transaction_isolation":       "read committed",
+		"default_transaction_read_only":       "off",
+		"transaction_read_only":               "off",
+		"server_version":                      "15.0 (kvsql)",
+		"server_version_num":                  "150000",
+		"max_identifier_length":               "63",
+		"extra_float_digits":                  "1",
+		"lc_messages":                         "C",
+		"lc_collate":                          "C",
+		"lc_ctype":                            "C",
+		"is_superuser":                        "on",
+		"bytea_output":                        "hex",
 	}
 }
 
@@ -142,7 +143,7 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			}
 			return &staticResult{tag: "SET"}, nil
 		}
-	case "statement_timeout", "lock_timeout":
+	case "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout":
 		if _, ok := parseDuration(value); !ok {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter %q: %q", name, value)
 		}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
@@ -123,8 +124,25 @@ func (c *conn) loop() {
 				return
 			}
 		}
+		// idle_in_transaction_session_timeout: a read deadline while a
+		// transaction is open and nothing is buffered.
+		idle := time.Duration(0)
+		if c.sess != nil && c.rd.Buffered() == 0 {
+			idle = c.idleInTransactionTimeout()
+		}
+		if idle > 0 {
+			c.nc().SetReadDeadline(time.Now().Add(idle))
+		}
 		msg, err := c.receive()
+		if idle > 0 {
+			c.nc().SetReadDeadline(time.Time{})
+		}
 		if err != nil {
+			var ne net.Error
+			if idle > 0 && errors.As(err, &ne) && ne.Timeout() {
+				c.fatal(pgerror.New(pgerror.IdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout"))
+				return
+			}
 			c.readFailed(err)
 			return
 		}

@@ -22,6 +22,23 @@ func (c *conn) statementTimeout() time.Duration {
 	return parseTimeout(v)
 }
 
+// idleInTransactionTimeout is how long the client may keep a transaction
+// open without sending anything (idle_in_transaction_session_timeout), or
+// 0 when it is not in a transaction or there is no limit.
+func (c *conn) idleInTransactionTimeout() time.Duration {
+	var v string
+	inTxn := false
+	c.guard("Session.Setting", func() error {
+		inTxn = c.sess.TxnStatus() != 'I'
+		v = c.sess.Setting("idle_in_transaction_session_timeout")
+		return nil
+	})
+	if !inTxn {
+		return 0
+	}
+	return parseTimeout(v)
+}
+
 func parseTimeout(v string) time.Duration {
 	v = strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "'"))
 	if v == "" {
