@@ -241,6 +241,7 @@ type fromItem struct {
 // selectQ is a SELECT; with order, its rows are ORDER BY every output
 // column, a total order of the output, so LIMIT is deterministic.
 type selectQ struct {
+	with     []string // WITH queries: "name AS (query)"
 	distinct bool
 	items    []*node
 	from     []fromItem
@@ -253,6 +254,9 @@ type selectQ struct {
 
 func (q *selectQ) String() string {
 	var b strings.Builder
+	if len(q.with) > 0 {
+		b.WriteString("WITH " + strings.Join(q.with, ", ") + " ")
+	}
 	b.WriteString("SELECT ")
 	if q.distinct {
 		b.WriteString("DISTINCT ")

@@ -458,6 +458,7 @@ func (g *gen) from() ([]fromItem, []scol) {
 // non-nil, its items have those types (for a set operation's right side)
 // and it is plain.
 func (g *gen) selectQ(types []typ) *selectQ {
+	given := types
 	from, sc := g.from()
 	q := &selectQ{from: from, limit: -1}
 	if g.chance(0.7) {
@@ -482,6 +483,9 @@ func (g *gen) selectQ(types []typ) *selectQ {
 				}
 			}
 			q.items = append(q.items, g.expr(sc, t, 2))
+		}
+		if given == nil && g.chance(0.15) {
+			q.items = append(q.items, g.window(sc))
 		}
 		q.distinct = g.chance(0.2)
 	case 2: // grouped
@@ -580,6 +584,7 @@ func (g *gen) query() *query {
 	g.alias = 0
 	l := g.selectQ(nil)
 	if g.chance(0.75) {
+		g.withQueries(l)
 		return &query{left: l, limit: -1}
 	}
 	l.order, l.limit = false, -1
@@ -598,6 +603,62 @@ func (g *gen) query() *query {
 		}
 	}
 	return q
+}
+
+// withQueries turns some of q's tables into WITH queries over them (the
+// same columns, some rows filtered out), named after their alias.
+func (g *gen) withQueries(q *selectQ) {
+	for i := range q.from {
+		f := &q.from[i]
+		if !g.chance(0.15) {
+			continue
+		}
+		var t *table
+		for _, c := range g.tables {
+			if c.name == f.table {
+				t = c
+			}
+		}
+		if t == nil {
+			continue
+		}
+		name := "w" + f.alias
+		def := "SELECT * FROM " + t.name + " AS x"
+		if g.chance(0.6) {
+			def += " WHERE " + g.pred(g.scopeOf(t, "x"), 1).String()
+		}
+		q.with = append(q.with, name+" AS ("+def+")")
+		f.table = name
+	}
+}
+
+// window returns a window function call over sc whose value does not
+// depend on the order of rows the window leaves undecided (ties).
+func (g *gen) window(sc []scol) *node {
+	p, o := pickOf(g, sc), pickOf(g, sc)
+	part := "PARTITION BY " + p.ref
+	switch g.pick(6) {
+	case 0:
+		return leaf(tBigint, "count(*) OVER ("+part+")")
+	case 1:
+		return leaf(tBigint, "rank() OVER ("+part+" ORDER BY "+o.ref+")")
+	case 2:
+		return leaf(tBigint, "dense_rank() OVER (ORDER BY "+o.ref+" DESC)")
+	case 3:
+		if o.t == tBool {
+			return leaf(tBigint, "count("+o.ref+") OVER (ORDER BY "+p.ref+")")
+		}
+		return leaf(o.t, pickOf(g, []string{"max", "min"})+"("+o.ref+") OVER ("+part+")")
+	case 4:
+		if o.t == tInt {
+			return leaf(tBigint, "sum("+o.ref+") OVER ("+part+")")
+		}
+		return leaf(tBigint, "count("+o.ref+") OVER ("+part+")")
+	}
+	if o.t == tBool {
+		return leaf(tBigint, "count(*) OVER ()")
+	}
+	return leaf(o.t, pickOf(g, []string{"max", "min"})+"("+o.ref+") OVER (ORDER BY "+p.ref+")")
 }
 
 // tlp returns a TLP check over a fresh SELECT without WHERE, GROUP BY or
