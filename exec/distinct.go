@@ -149,3 +149,32 @@ type partitionSource struct {
 }
 
 func (p *partitionSource) next() ([]types.Datum, error) { return p.r.next() }
+
+// distinctOnOp produces the first row of each run of input rows that are
+// equal (NULLs too) in cols: SELECT DISTINCT ON over sorted input.
+type distinctOnOp struct {
+	input Operator
+	cols  []int
+	prev  []types.Datum
+	seen  bool
+}
+
+func (d *distinctOnOp) Next() ([]types.Datum, error) {
+	for {
+		row, err := d.input.Next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		key := make([]types.Datum, len(d.cols))
+		for i, c := range d.cols {
+			key[i] = row[c]
+		}
+		if d.seen && rowsIdentical(d.prev, key) {
+			continue
+		}
+		d.prev, d.seen = copyRow(key), true
+		return row, nil
+	}
+}
+
+func (d *distinctOnOp) Close() error { return d.input.Close() }

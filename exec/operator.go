@@ -293,6 +293,12 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 			return nil, err
 		}
 		return newDistinct(rs, in), nil
+	case *planner.DistinctOn:
+		in, err := rs.build(env, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &distinctOnOp{input: in, cols: n.Cols}, nil
 	case *planner.SetOp:
 		return newSetOp(rs, env, n)
 	case *planner.Window:

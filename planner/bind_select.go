@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -241,7 +242,8 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	}
 	s.agg, s.aggContext, s.win = agg, "", win
 	var items []selectItem
-	for _, se := range sel.SelectExprs.Exprs {
+	selectExprs, distinctOn := splitDistinctOn(sel.SelectExprs.Exprs)
+	for _, se := range selectExprs {
 		switch se := se.(type) {
 		case *sqlparser.StarExpr:
 			q := se.TableName.Name.String()
@@ -363,19 +365,19 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	}
 	var order []orderItem
 	s.agg, s.aggContext, s.win = agg, "", win
-	for _, o := range sel.OrderBy {
-		oi := orderItem{output: -1, desc: o.Direction == sqlparser.DescOrder}
-		if i, ok := ordinal(o.Expr); ok {
+	orderItemOf := func(e sqlparser.Expr, desc bool, clause string) (orderItem, error) {
+		oi := orderItem{output: -1, desc: desc}
+		if i, ok := ordinal(e); ok {
 			if i < 1 || i > len(items) {
-				return nil, pgerror.Newf(pgerror.InvalidColumnReference, "ORDER BY position %d is not in select list", i)
+				return oi, pgerror.Newf(pgerror.InvalidColumnReference, "%s position %d is not in select list", clause, i)
 			}
 			oi.output = i - 1
-		} else if cn, ok := o.Expr.(*sqlparser.ColName); ok && cn.Qualifier.IsEmpty() && outputIndex(items, cn.Name.String()) >= 0 {
+		} else if cn, ok := e.(*sqlparser.ColName); ok && cn.Qualifier.IsEmpty() && outputIndex(items, cn.Name.String()) >= 0 {
 			oi.output = outputIndex(items, cn.Name.String())
 		} else {
-			x, err := b.expr(o.Expr, s)
+			x, err := b.expr(e, s)
 			if err != nil {
-				return nil, err
+				return oi, err
 			}
 			oi.expr = x
 			for i, it := range items {
@@ -385,7 +387,23 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				}
 			}
 		}
+		return oi, nil
+	}
+	for _, o := range sel.OrderBy {
+		oi, err := orderItemOf(o.Expr, o.Direction == sqlparser.DescOrder, "ORDER BY")
+		if err != nil {
+			return nil, err
+		}
 		order = append(order, oi)
+	}
+	// DISTINCT ON's expressions follow ORDER BY's rules.
+	var dons []orderItem
+	for _, e := range distinctOn {
+		oi, err := orderItemOf(e, false, "SELECT DISTINCT ON")
+		if err != nil {
+			return nil, err
+		}
+		dons = append(dons, oi)
 	}
 	s.agg, s.win = nil, nil
 
@@ -407,6 +425,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	all = append(all, groupBy...)
 	all = append(all, having)
 	for _, o := range order {
+		all = append(all, o.expr)
+	}
+	for _, o := range dons {
 		all = append(all, o.expr)
 	}
 	for _, c := range agg.calls {
@@ -478,6 +499,13 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				}
 			}
 		}
+		for i := range dons {
+			if dons[i].expr != nil {
+				if dons[i].expr, err = rewrite(dons[i].expr); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if err := win.rewrite(rewrite); err != nil {
 			return nil, err
 		}
@@ -508,6 +536,11 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				order[i].expr = replaceWinRefs(order[i].expr, cols)
 			}
 		}
+		for i := range dons {
+			if dons[i].expr != nil {
+				dons[i].expr = replaceWinRefs(dons[i].expr, cols)
+			}
+		}
 	}
 
 	// Projection: the select list, then ORDER BY expressions not in it.
@@ -534,6 +567,32 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 			idx = len(proj.Exprs) - 1
 		}
 		keys = append(keys, SortKey{Expr: &ColRef{Index: idx, T: proj.Cols[idx].T, Name: proj.Cols[idx].Name}, Desc: o.desc, NullsFirst: o.desc})
+	}
+	// DISTINCT ON: its columns, which the sort must put first.
+	var donCols []int
+	for _, o := range dons {
+		idx := o.output
+		for i, e := range proj.Exprs {
+			if idx < 0 && o.expr != nil && e.String() == o.expr.String() {
+				idx = i // an ORDER BY expression's hidden column
+			}
+		}
+		if idx < 0 {
+			proj.Exprs = append(proj.Exprs, o.expr)
+			proj.Cols = append(proj.Cols, Column{Name: o.expr.String(), T: o.expr.Type(), Hidden: true})
+			idx = len(proj.Exprs) - 1
+		}
+		donCols = append(donCols, idx)
+	}
+	if len(donCols) > 0 {
+		if len(keys) == 0 {
+			for _, c := range donCols {
+				keys = append(keys, SortKey{Expr: &ColRef{Index: c, T: proj.Cols[c].T, Name: proj.Cols[c].Name}})
+			}
+		}
+		if !leadingKeys(keys, donCols) {
+			return nil, pgerror.New(pgerror.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+		}
 	}
 	// FOR UPDATE / FOR SHARE: the locked table's primary key rides along
 	// in hidden columns to the LockRows node.
@@ -564,6 +623,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		if !(b.enabled("index_order") && providesOrder(n, keys)) {
 			n = &Sort{Input: n, Keys: keys}
 		}
+	}
+	if len(donCols) > 0 {
+		n = &DistinctOn{Input: n, Cols: donCols}
 	}
 	if lockKey != nil {
 		n = &LockRows{Input: n, Table: lockTable, Key: lockKey, Lock: rowLock(sel.Lock)}
@@ -1037,4 +1099,41 @@ func rowLock(l sqlparser.Lock) RowLock {
 		return RowLock{Wait: LockSkip}
 	}
 	return RowLock{}
+}
+
+// splitDistinctOn takes the marker item the dialect layer puts last for
+// SELECT DISTINCT ON (exprs) off a select list, returning the list and
+// the expressions (nil without DISTINCT ON).
+func splitDistinctOn(exprs []sqlparser.SelectExpr) ([]sqlparser.SelectExpr, []sqlparser.Expr) {
+	if len(exprs) == 0 {
+		return exprs, nil
+	}
+	ae, ok := exprs[len(exprs)-1].(*sqlparser.AliasedExpr)
+	if !ok {
+		return exprs, nil
+	}
+	f, ok := ae.Expr.(*sqlparser.FuncExpr)
+	if !ok || f.Name.String() != parse.MarkerDistinctOn {
+		return exprs, nil
+	}
+	return exprs[:len(exprs)-1], f.Exprs
+}
+
+// leadingKeys reports whether the first len(cols) sort keys are the
+// columns cols, in any order.
+func leadingKeys(keys []SortKey, cols []int) bool {
+	if len(keys) < len(cols) {
+		return false
+	}
+	want := map[int]bool{}
+	for _, c := range cols {
+		want[c] = true
+	}
+	for _, k := range keys[:len(cols)] {
+		ref, ok := k.Expr.(*ColRef)
+		if !ok || !want[ref.Index] {
+			return false
+		}
+	}
+	return true
 }

@@ -155,6 +155,12 @@ func describe(n Node) string {
 		return s + ": " + strings.Join(fns, ", ")
 	case *Distinct:
 		return "Distinct (hash)"
+	case *DistinctOn:
+		cols := make([]string, len(v.Cols))
+		for i, c := range v.Cols {
+			cols[i] = v.Input.Columns()[c].Name
+		}
+		return "DistinctOn (" + strings.Join(cols, ", ") + ") first row of each"
 	case *LockRows:
 		return "LockRows " + v.Table.Name + " " + v.Lock.String()
 	case *RecursiveUnion:

@@ -316,6 +316,14 @@ type Distinct struct {
 	Input Node
 }
 
+// DistinctOn keeps the first row of each run of rows with equal values in
+// columns Cols (NULLs equal): SELECT DISTINCT ON over input sorted with
+// those columns first.
+type DistinctOn struct {
+	Input Node
+	Cols  []int
+}
+
 // SetOpKind is UNION, INTERSECT or EXCEPT.
 type SetOpKind uint8
 
@@ -429,6 +437,7 @@ func (n *Sort) Columns() []Column           { return n.Input.Columns() }
 func (n *TopN) Columns() []Column           { return n.Input.Columns() }
 func (n *Limit) Columns() []Column          { return n.Input.Columns() }
 func (n *Distinct) Columns() []Column       { return n.Input.Columns() }
+func (n *DistinctOn) Columns() []Column     { return n.Input.Columns() }
 func (n *LockRows) Columns() []Column       { return n.Input.Columns() }
 func (n *SetOp) Columns() []Column          { return n.Cols }
 func (n *RecursiveUnion) Columns() []Column { return n.Cols }
@@ -449,6 +458,7 @@ func (n *Sort) Children() []Node           { return []Node{n.Input} }
 func (n *TopN) Children() []Node           { return []Node{n.Input} }
 func (n *Limit) Children() []Node          { return []Node{n.Input} }
 func (n *Distinct) Children() []Node       { return []Node{n.Input} }
+func (n *DistinctOn) Children() []Node     { return []Node{n.Input} }
 func (n *LockRows) Children() []Node       { return []Node{n.Input} }
 func (n *SetOp) Children() []Node          { return []Node{n.Left, n.Right} }
 func (n *RecursiveUnion) Children() []Node { return []Node{n.Init, n.Step} }

@@ -225,6 +225,20 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, t)
 			out = append(out, r.addType(tn, tn.pos)...)
 			i = next - 1
+		case t.is("distinct") && i+2 < len(toks) && toks[i+1].is("on") && toks[i+2].isPunct("(") && len(out) > 0 && out[len(out)-1].is("select"):
+			// SELECT DISTINCT ON (e, ...) items: vitess has no grammar for
+			// it; a marker call after the last item carries the
+			// expressions to the binder (MarkerDistinctOn).
+			end := matchForward(toks, i+2)
+			if end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, "unterminated DISTINCT ON")
+			}
+			last := findEnd(toks, end+1, selectListEnd)
+			marker := append([]token{raw(",", t.pos), raw(MarkerDistinctOn+"(", t.pos)}, toks[i+3:end]...)
+			marker = append(marker, raw(")", t.pos))
+			rest := append(append(append([]token{}, toks[end+1:last]...), marker...), toks[last:]...)
+			toks = append(toks[:i:i], rest...)
+			i--
 		case t.kind == tkIdent && plainFuncs[t.val] && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
 			// A PostgreSQL function vitess has MySQL grammar for: call it
 			// by a marker name the fix-up turns back (fixup.go).
@@ -616,6 +630,17 @@ func notOperands(toks []token) []token {
 	}
 	return out
 }
+
+// selectListEnd are the keywords that end a select list.
+var selectListEnd = map[string]bool{
+	"from": true, "where": true, "group": true, "having": true, "order": true, "limit": true,
+	"offset": true, "fetch": true, "union": true, "intersect": true, "except": true,
+	"window": true, "into": true, "for": true,
+}
+
+// MarkerDistinctOn names the call that stands, as the last select item,
+// for SELECT DISTINCT ON (its arguments): the binder takes it out.
+const MarkerDistinctOn = "kvsql_distinct_on"
 
 // markerFunc prefixes the name of a function call in plainFuncs.
 const markerFunc = "kvsql_fn_"
