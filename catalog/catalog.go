@@ -91,8 +91,19 @@ type Table struct {
 	// Triggers fire, in this order, on the table's writes; they are
 	// dropped with the table.
 	Triggers []*Trigger `json:"triggers,omitempty"`
+	// Checks are the table's CHECK constraints: a row they find false
+	// (not NULL) is refused with 23514.
+	Checks []Check `json:"checks,omitempty"`
 	// NextColumnID is the ID the next added column gets.
 	NextColumnID uint32 `json:"nextColumnID"`
+}
+
+// Check is a CHECK constraint: Expr is SQL text over the table's columns,
+// parsed when a statement writing the table is planned (the catalog
+// parses no SQL).
+type Check struct {
+	Name string `json:"name"`
+	Expr string `json:"expr"`
 }
 
 // Trigger is a row trigger in SQLite's form: before or after each row an
@@ -358,6 +369,7 @@ func cloneTable(t *Table) *Table {
 	n.Indexes = append([]*Index(nil), t.Indexes...)
 	n.ForeignKeys = append([]ForeignKey(nil), t.ForeignKeys...)
 	n.Triggers = append([]*Trigger(nil), t.Triggers...)
+	n.Checks = append([]Check(nil), t.Checks...)
 	return &n
 }
 

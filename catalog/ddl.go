@@ -18,6 +18,7 @@ type TableDef struct {
 	PrimaryKeyDesc []bool   // optional, one per PrimaryKey entry
 	Uniques        []UniqueDef
 	ForeignKeys    []ForeignKey
+	Checks         []Check // names already chosen (see session)
 }
 
 // UniqueDef is a UNIQUE table constraint; it becomes a unique index.
@@ -174,6 +175,7 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		}
 		t.ForeignKeys = append(t.ForeignKeys, fk)
 	}
+	t.Checks = append(t.Checks, def.Checks...)
 	if err := writeTable(w, t); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
@@ -212,6 +213,12 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 			}
 		}
 		t.Triggers = append(t.Triggers, &Trigger{Name: dtr.Name, Timing: dtr.Timing, Event: dtr.Event, Columns: dtr.Columns, When: dtr.When, Body: dtr.Statements})
+	}
+	for _, dc := range dt.Checks {
+		if dc.Name == "" || strings.TrimSpace(dc.Expr) == "" {
+			return nil, docError("%s / Check: checkName and the expression are required", where)
+		}
+		t.Checks = append(t.Checks, Check{Name: dc.Name, Expr: dc.Expr})
 	}
 	if dt.KeyLayout != "" && dt.KeyLayout != t.MasterKeyLayout() {
 		return nil, docError("%s: keyLayout %q does not match the table's key, which is %q", where, dt.KeyLayout, t.MasterKeyLayout())

@@ -73,6 +73,13 @@ type docTable struct {
 	UniqueKeys   []docUK      `xml:"uniqueKeys>uniqueKey,omitempty" json:"uniqueKeys,omitempty"`
 	IndexFiles   []docIndex   `xml:"IndexFiles>IndexFile,omitempty" json:"IndexFiles,omitempty"`
 	Triggers     []docTrigger `xml:"Triggers>Trigger,omitempty" json:"Triggers,omitempty"`
+	Checks       []docCheck   `xml:"Checks>Check,omitempty" json:"Checks,omitempty"`
+}
+
+// docCheck is a CHECK constraint: its expression as SQL text.
+type docCheck struct {
+	Name string `xml:"checkName,attr" json:"checkName"`
+	Expr string `xml:",chardata" json:"expr"`
 }
 
 // docTrigger is a row trigger: its statements and condition as SQL text.
@@ -274,6 +281,9 @@ func tableDoc(t *Table) docTable {
 	}
 	for _, tr := range t.Triggers {
 		dt.Triggers = append(dt.Triggers, docTrigger{Name: tr.Name, Timing: tr.Timing, Event: tr.Event, Columns: tr.Columns, When: tr.When, Statements: tr.Body})
+	}
+	for _, c := range t.Checks {
+		dt.Checks = append(dt.Checks, docCheck{Name: c.Name, Expr: c.Expr})
 	}
 	for _, fk := range t.ForeignKeys {
 		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns})

@@ -123,6 +123,37 @@ func readsTable(n planner.Node, t *catalog.Table) bool {
 	return false
 }
 
+// checkRow refuses a row that a CHECK constraint finds false (23514,
+// naming the constraint, with the row in the detail as PostgreSQL puts
+// it); NULL passes.
+func checkRow(env *eval.Env, t *catalog.Table, checks []planner.CheckExpr, row []types.Datum) error {
+	for _, c := range checks {
+		d, err := eval.Eval(env, c.Expr, row)
+		if err != nil {
+			return err
+		}
+		if d.IsNull() || d.Bool() {
+			continue
+		}
+		vals := make([]string, 0, len(row))
+		for i, v := range row {
+			if t.Columns[i].Hidden {
+				continue
+			}
+			if v.IsNull() {
+				vals = append(vals, "null")
+			} else {
+				vals = append(vals, eval.FormatText(v, t.Columns[i].Type))
+			}
+		}
+		e := pgerror.Newf(pgerror.CheckViolation, "new row for relation %q violates check constraint %q", t.Name, c.Name)
+		e.Detail = "Failing row contains (" + strings.Join(vals, ", ") + ")."
+		e.Schema, e.Table, e.Constraint = "public", t.Name, c.Name
+		return e
+	}
+	return nil
+}
+
 // mustCollect reports whether an UPDATE or DELETE of t must collect its
 // input before writing: when its reads are not of a statement-start view
 // (Ctx.Read), which hides the statement's own writes, or when t has

@@ -264,6 +264,9 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 			return nil, err
 		}
 	}
+	if n.Checks, err = b.checks(t); err != nil {
+		return nil, err
+	}
 	if ret != nil {
 		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
 			return nil, err
@@ -314,6 +317,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 	}
 	n := &Update{Table: t, Input: input}
 	if n.Set, err = b.assignments(up.Exprs, t, s); err != nil {
+		return nil, err
+	}
+	if n.Checks, err = b.checks(t); err != nil {
 		return nil, err
 	}
 	if ret != nil {
@@ -466,4 +472,57 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string)
 		}
 	}
 	return nil
+}
+
+// checks binds t's CHECK constraints over its full-width row.
+func (b *binder) checks(t *catalog.Table) ([]CheckExpr, error) {
+	var out []CheckExpr
+	for _, c := range t.Checks {
+		x, err := checkExprOf(b, t, c.Expr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, CheckExpr{Name: c.Name, Expr: x})
+	}
+	return out, nil
+}
+
+// BindCheck binds a CHECK constraint's expression over t's row, with
+// PostgreSQL's errors for one that is not boolean, reads an unknown
+// column, or holds an aggregate or a subquery.
+func (p *Planner) BindCheck(t *catalog.Table, expr string) error {
+	_, err := checkExprOf(&binder{p: p}, t, expr)
+	return err
+}
+
+// checkExprOf parses and binds a CHECK expression.
+func checkExprOf(b *binder, t *catalog.Table, expr string) (Expr, error) {
+	st, err := parse.ParseOne("SELECT (" + expr + ")")
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := st.AST.(*sqlparser.Select)
+	if !ok || len(sel.SelectExprs.Exprs) != 1 {
+		return nil, pgerror.New(pgerror.SyntaxError, "syntax error in CHECK constraint")
+	}
+	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+	if !ok {
+		return nil, pgerror.New(pgerror.SyntaxError, "syntax error in CHECK constraint")
+	}
+	s := tableScope(t, t.Name)
+	s.aggContext = "check constraints"
+	x, err := b.expr(ae.Expr, s)
+	if err != nil {
+		return nil, err
+	}
+	if f := x.Type().Family; f != types.Bool && f != types.Unknown {
+		return nil, pgerror.Newf(pgerror.DatatypeMismatch, "argument of CHECK must be type boolean, not type %s", x.Type())
+	}
+	if x, err = coerceBool(x); err != nil {
+		return nil, err
+	}
+	if hasSubquery(x) {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "cannot use subquery in check constraint")
+	}
+	return x, nil
 }

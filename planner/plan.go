@@ -394,6 +394,15 @@ type Insert struct {
 	// by the row proposed for insertion (EXCLUDED).
 	Set         []Assignment
 	UpdateWhere Expr
+	// Checks are the table's CHECK constraints over a full-width row.
+	Checks []CheckExpr
+}
+
+// CheckExpr is a bound CHECK constraint: a row for which Expr is false
+// is refused (23514); NULL passes.
+type CheckExpr struct {
+	Name string
+	Expr Expr
 }
 
 // Arbiter is the primary key (Index nil) or a unique index of a table.
@@ -409,6 +418,7 @@ type Update struct {
 	Set       []Assignment
 	Returning []Expr
 	Cols      []Column
+	Checks    []CheckExpr // the table's CHECK constraints
 }
 
 // Assignment is one SET col = expr.

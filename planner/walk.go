@@ -226,6 +226,9 @@ func nodeExprSlots(n Node) []*Expr {
 		each(&v.Count, &v.Offset)
 	case *Insert:
 		list(v.Returning)
+		for i := range v.Checks {
+			each(&v.Checks[i].Expr)
+		}
 		for i := range v.Set {
 			each(&v.Set[i].Expr)
 		}
@@ -233,6 +236,9 @@ func nodeExprSlots(n Node) []*Expr {
 	case *Update:
 		for i := range v.Set {
 			each(&v.Set[i].Expr)
+		}
+		for i := range v.Checks {
+			each(&v.Checks[i].Expr)
 		}
 		list(v.Returning)
 	case *Delete:

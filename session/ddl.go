@@ -87,7 +87,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if ast.Select != nil {
 			return s.createTableAs(ctx, t, ast)
 		}
-		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways)
+		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.Checks)
 	case *sqlparser.DropTable:
 		for _, tn := range ast.FromTables {
 			next, err := cat.DropTable(t.kv, db, tn.Name.String())
@@ -142,6 +142,9 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		t.setCatalog(cat)
 		return "DROP VIEW", nil
 	case *sqlparser.AlterTable:
+		if len(p.Checks) > 0 {
+			return "", pgerror.New(pgerror.FeatureNotSupported, "CHECK constraints in ALTER TABLE are not supported")
+		}
 		return s.alterTable(ctx, t, p, ast)
 	}
 	return "", pgerror.Newf(pgerror.FeatureNotSupported, "statement not supported: %s", p.SQL)
@@ -165,7 +168,7 @@ func truncate(t *txn, tbl *catalog.Table) error {
 // createTable turns CREATE TABLE into a catalog.TableDef.
 // createTable runs CREATE TABLE; identityAlways names the columns declared
 // GENERATED ALWAYS AS IDENTITY.
-func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways []string) error {
+func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways []string, checks []parse.CheckDef) error {
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
 		if _, err := t.cat.Table(s.database, name); err == nil {
@@ -232,6 +235,9 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			return pgerror.New(pgerror.FeatureNotSupported, "CHECK constraints are not supported")
 		}
 	}
+	if err := checkDefs(&def, checks); err != nil {
+		return err
+	}
 	// PRIMARY KEY implies NOT NULL.
 	for i := range def.Columns {
 		for _, pk := range def.PrimaryKey {
@@ -244,8 +250,63 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 	if err != nil {
 		return err
 	}
+	if len(def.Checks) > 0 {
+		tbl, err := next.Table(s.database, name)
+		if err != nil {
+			return err
+		}
+		for _, c := range tbl.Checks {
+			if err := s.planner(next).BindCheck(tbl, c.Expr); err != nil {
+				return err
+			}
+		}
+	}
 	t.setCatalog(next)
 	return nil
+}
+
+// checkDefs adds CREATE TABLE's CHECK constraints to def, named as
+// PostgreSQL names them when the user did not: table_column_check when
+// the expression reads one column, else table_check (a number added on
+// a clash). The expressions are bound once the table exists.
+func checkDefs(def *catalog.TableDef, checks []parse.CheckDef) error {
+	used := map[string]bool{}
+	for _, c := range checks {
+		name := c.Name
+		if name != "" && used[name] {
+			return pgerror.Newf(pgerror.DuplicateObject, "check constraint %q already exists", name)
+		}
+		if name == "" {
+			base := def.Name + "_check"
+			if cols := checkColumns(c.Expr); len(cols) == 1 {
+				base = def.Name + "_" + cols[0] + "_check"
+			}
+			name = base
+			for i := 1; used[name]; i++ {
+				name = fmt.Sprintf("%s%d", base, i)
+			}
+		}
+		used[name] = true
+		def.Checks = append(def.Checks, catalog.Check{Name: name, Expr: c.Expr})
+	}
+	return nil
+}
+
+// checkColumns returns the distinct column names a CHECK expression
+// reads (nil when it does not parse: binding reports that).
+func checkColumns(expr string) []string {
+	st, err := parse.ParseOne("SELECT (" + expr + ")")
+	if err != nil || st.AST == nil {
+		return nil
+	}
+	var cols []string
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if c, ok := n.(*sqlparser.ColName); ok && !slices.Contains(cols, c.Name.Lowered()) {
+			cols = append(cols, c.Name.Lowered())
+		}
+		return true, nil
+	}, st.AST)
+	return cols
 }
 
 // createTableAs runs CREATE TABLE name AS query: a table with the query's

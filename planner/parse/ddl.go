@@ -79,19 +79,30 @@ func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
 		return nil, syntaxErr(r.sql, toks[open].pos, "unterminated column list")
 	}
 	out := append([]token{}, toks[:open+1]...)
-	for k, elem := range splitTop(toks[open+1 : closing]) {
-		if k > 0 {
+	first := true
+	for _, elem := range splitTop(toks[open+1 : closing]) {
+		var item []token
+		if len(elem) > 0 && elem[0].kind == tkIdent && tableConstraintWords[elem[0].val] {
+			rest, err := r.takeCheck(elem, "")
+			if err != nil {
+				return nil, err
+			}
+			if len(rest) == 0 {
+				continue // a CHECK constraint: Statement.Checks has it
+			}
+			item = rest
+		} else {
+			col, err := r.columnDef(elem)
+			if err != nil {
+				return nil, err
+			}
+			item = col
+		}
+		if !first {
 			out = append(out, raw(",", elem0pos(elem, toks[open].pos)))
 		}
-		if len(elem) > 0 && elem[0].kind == tkIdent && tableConstraintWords[elem[0].val] {
-			out = append(out, elem...)
-			continue
-		}
-		col, err := r.columnDef(elem)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, col...)
+		first = false
+		out = append(out, item...)
 	}
 	rest := toks[closing+1:]
 	if len(rest) > 0 && rest[0].is("with") {
@@ -178,7 +189,10 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 	if tn.Array {
 		return nil, unsupported(r.sql, tn.pos, "array types are not supported")
 	}
-	rest := elem[next:]
+	rest, err := r.takeCheck(elem[next:], elem[0].val)
+	if err != nil {
+		return nil, err
+	}
 	var cons, nullity []token
 	for j := 0; j < len(rest); j++ {
 		t := rest[j]
@@ -387,4 +401,38 @@ func item0(item []token, def token) token {
 		return item[0]
 	}
 	return def
+}
+
+// CheckDef is a CHECK constraint of CREATE TABLE: its name if written,
+// the column it was written on ("" for a table constraint) and its
+// expression as the user wrote it.
+type CheckDef struct {
+	Name, Column, Expr string
+}
+
+// takeCheck removes every [CONSTRAINT name] CHECK (expr) [NO INHERIT |
+// NOT VALID] from toks, a column's constraints or a table constraint,
+// recording each in r.checks with column as its column.
+func (r *rewriter) takeCheck(toks []token, column string) ([]token, error) {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		j, name := i, ""
+		if toks[j].is("constraint") && j+2 < len(toks) && toks[j+2].is("check") {
+			name, j = toks[j+1].val, j+2
+		}
+		if !toks[j].is("check") || j+1 >= len(toks) || !toks[j+1].isPunct("(") {
+			out = append(out, toks[i])
+			continue
+		}
+		end := matchForward(toks, j+1)
+		if end < 0 || end == j+2 {
+			return nil, syntaxErr(r.sql, toks[j].pos, "syntax error in CHECK constraint")
+		}
+		r.checks = append(r.checks, CheckDef{Name: name, Column: column, Expr: r.sql[toks[j+2].pos:toks[end].pos]})
+		i = end
+		for i+1 < len(toks) && (toks[i+1].is("no") && i+2 < len(toks) && toks[i+2].is("inherit") || toks[i+1].is("not") && i+2 < len(toks) && toks[i+2].is("valid")) {
+			i += 2
+		}
+	}
+	return out, nil
 }

@@ -47,6 +47,9 @@ type Statement struct {
 	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
 	// without it), or nil.
 	OnConflict *OnConflictClause
+	// Checks are CREATE TABLE's CHECK constraints, column and table
+	// level, taken out of the text vitess parses.
+	Checks []CheckDef
 	// TargetAlias is the alias of INSERT INTO t AS alias and of DELETE
 	// FROM t [AS] alias USING ... (vitess has no grammar for them; the
 	// AST names the table alone), or "".
@@ -238,7 +241,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 		return Statement{}, err
 	}
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
-	st.IdentityAlways, st.Overriding = r.identityAlways, r.overriding
+	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	return st, nil
 }
 

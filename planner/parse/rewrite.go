@@ -62,6 +62,7 @@ type rewriter struct {
 	// text to Statement.IdentityAlways and Statement.Overriding.
 	identityAlways []string
 	overriding     string
+	checks         []CheckDef
 }
 
 // addType records tn and returns the marker tokens that stand for it.
