@@ -166,6 +166,10 @@ type ForeignKey struct {
 	Columns    []string `json:"columns"`
 	RefTable   string   `json:"refTable"`
 	RefColumns []string `json:"refColumns"`
+	// OnDelete is what deleting a referenced row does to the referencing
+	// ones: "" (NO ACTION) or "restrict" refuse it, "cascade" deletes
+	// them, "set null" empties their columns.
+	OnDelete string `json:"onDelete,omitempty"`
 }
 
 // View is a named query.

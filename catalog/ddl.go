@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kvsql/kvsql/encoding"
@@ -525,6 +526,28 @@ func (c *Catalog) DropTrigger(w kv.Writer, db, name string) (*Catalog, error) {
 	for _, x := range t.Triggers {
 		if x != tr {
 			nt.Triggers = append(nt.Triggers, x)
+		}
+	}
+	if err := writeTable(w, nt); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Tables[nt.Name] = nt
+	return n, nil
+}
+
+// DropForeignKey removes the foreign key fk from table name (DROP TABLE
+// ... CASCADE of the table it references).
+func (c *Catalog) DropForeignKey(w kv.Writer, db, name string, fk ForeignKey) (*Catalog, error) {
+	t, err := c.Table(db, name)
+	if err != nil {
+		return nil, err
+	}
+	nt := cloneTable(t)
+	nt.ForeignKeys = nt.ForeignKeys[:0]
+	for _, x := range t.ForeignKeys {
+		if x.Name != fk.Name || x.RefTable != fk.RefTable || !slices.Equal(x.Columns, fk.Columns) {
+			nt.ForeignKeys = append(nt.ForeignKeys, x)
 		}
 	}
 	if err := writeTable(w, nt); err != nil {

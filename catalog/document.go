@@ -123,6 +123,7 @@ type docFK struct {
 	Attributes []string `xml:"fkAttribute" json:"fkAttribute"`
 	RefTable   string   `xml:"references>refTable" json:"refTable"`
 	RefAttrs   []string `xml:"references>refAttribute" json:"refAttribute"`
+	OnDelete   string   `xml:"onDelete,attr,omitempty" json:"onDelete,omitempty"`
 }
 
 type docUK struct {
@@ -286,7 +287,7 @@ func tableDoc(t *Table) docTable {
 		dt.Checks = append(dt.Checks, docCheck{Name: c.Name, Expr: c.Expr})
 	}
 	for _, fk := range t.ForeignKeys {
-		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns})
+		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns, OnDelete: fk.OnDelete})
 	}
 	for _, idx := range t.Indexes {
 		if idx.Constraint {

@@ -9,11 +9,13 @@ import (
 )
 
 // deleteOp removes the rows its input produces (full-width rows of the
-// table) with their index entries. Like updateOp it collects the rows
-// before deleting any, so the scan never runs over its own deletions.
+// table) with their index entries, after releasing the rows that
+// reference them (foreign keys: refuse, cascade or set null). Like
+// updateOp it reads a statement-start view, or collects its input first.
 // Each row's BEFORE and AFTER DELETE triggers run around its deletion.
 type deleteOp struct {
 	dmlBase
+	node *planner.Delete
 }
 
 var _ DMLOperator = (*deleteOp)(nil)
@@ -26,7 +28,7 @@ func newDelete(rs *runState, env *eval.Env, n *planner.Delete) (Operator, error)
 	if err != nil {
 		return nil, err
 	}
-	return &deleteOp{dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
+	return &deleteOp{node: n, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
 		returning: n.Returning, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
 }
 
@@ -40,6 +42,9 @@ func (o *deleteOp) Next() ([]types.Datum, error) {
 			return nil, err
 		}
 		if err := o.fire("before", "delete", row, nil, nil); err != nil {
+			return nil, err
+		}
+		if err := releaseReferences(o.rs.ctx.RW, o.node.Referenced, row, nil); err != nil {
 			return nil, err
 		}
 		if err := index.Delete(o.rs.ctx.RW, o.table, row); err != nil {

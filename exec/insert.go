@@ -74,6 +74,12 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 			return written, err
 		}
 	}
+	// Foreign keys are checked for the row written, as PostgreSQL's
+	// referential triggers do (not for a proposed row ON CONFLICT
+	// updates instead).
+	if err := checkReferences(o.rs.ctx.RW, o.node.FKs, o.row, nil); err != nil {
+		return nil, err
+	}
 	if o.ins == nil {
 		o.ins = index.NewInserter(o.rs.ctx.RW, t)
 	}
@@ -212,6 +218,12 @@ func (o *insertOp) onConflict(row []types.Datum) (written []types.Datum, handled
 		return nil, true, err
 	}
 	if err := checkRow(o.env, t, o.node.Checks, o.newRow); err != nil {
+		return nil, true, err
+	}
+	if err := checkReferences(o.rs.ctx.RW, o.node.FKs, o.newRow, old); err != nil {
+		return nil, true, err
+	}
+	if err := releaseReferences(o.rs.ctx.RW, o.node.Referenced, old, o.newRow); err != nil {
 		return nil, true, err
 	}
 	if err := o.fire("before", "update", old, o.newRow, nil); err != nil {

@@ -73,6 +73,12 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 	if err := checkRow(o.env, o.table, o.node.Checks, o.newRow); err != nil {
 		return nil, err
 	}
+	if err := checkReferences(o.rs.ctx.RW, o.node.FKs, o.newRow, old); err != nil {
+		return nil, err
+	}
+	if err := releaseReferences(o.rs.ctx.RW, o.node.Referenced, old, o.newRow); err != nil {
+		return nil, err
+	}
 	if err := o.fire("before", "update", old, o.newRow, o.set); err != nil {
 		return nil, err
 	}

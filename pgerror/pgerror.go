@@ -51,6 +51,7 @@ const (
 	UniqueViolation            Code = "23505"
 	NotNullViolation           Code = "23502"
 	ForeignKeyViolation        Code = "23503"
+	InvalidForeignKey          Code = "42830"
 	CheckViolation             Code = "23514"
 	InvalidTextRepresentation  Code = "22P02"
 	DivisionByZero             Code = "22012"

@@ -2,6 +2,8 @@ package planner
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
@@ -267,6 +269,9 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	if n.Checks, err = b.checks(t); err != nil {
 		return nil, err
 	}
+	if n.FKs, n.Referenced, err = b.foreignKeys(t); err != nil {
+		return nil, err
+	}
 	if ret != nil {
 		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
 			return nil, err
@@ -320,6 +325,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	if n.Checks, err = b.checks(t); err != nil {
+		return nil, err
+	}
+	if n.FKs, n.Referenced, err = b.foreignKeys(t); err != nil {
 		return nil, err
 	}
 	if ret != nil {
@@ -393,6 +401,9 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 		return nil, err
 	}
 	n := &Delete{Table: t, Input: input}
+	if _, n.Referenced, err = b.foreignKeys(t); err != nil {
+		return nil, err
+	}
 	if ret != nil {
 		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
 			return nil, err
@@ -525,4 +536,138 @@ func checkExprOf(b *binder, t *catalog.Table, expr string) (Expr, error) {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "cannot use subquery in check constraint")
 	}
 	return x, nil
+}
+
+// foreignKeys resolves t's foreign keys (fks) and those of every table
+// of its database that reference t (refs, with the keys referencing the
+// tables a cascading delete reaches).
+func (b *binder) foreignKeys(t *catalog.Table) (fks, refs []FKRef, err error) {
+	return b.foreignKeysDepth(t, 0)
+}
+
+func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRef, err error) {
+	tables, err := b.p.Catalog.Tables(t.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, child := range tables {
+		for _, fk := range child.ForeignKeys {
+			if child.ID != t.ID && fk.RefTable != t.Name {
+				continue
+			}
+			r, err := b.fkRef(child, fk)
+			if err != nil {
+				return nil, nil, err
+			}
+			if child.ID == t.ID {
+				fks = append(fks, r)
+			}
+			if r.Parent.ID == t.ID {
+				if r.OnDelete == "cascade" && depth < 16 {
+					if _, r.ChildRefs, err = b.foreignKeysDepth(child, depth+1); err != nil {
+						return nil, nil, err
+					}
+				}
+				refs = append(refs, r)
+			}
+		}
+	}
+	return fks, refs, nil
+}
+
+// fkRef resolves one foreign key of child: the parent's key it names
+// (its primary key when the key lists no columns) must be the primary key
+// or a unique index's columns.
+func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, error) {
+	r := FKRef{Name: fk.Name, Child: child, OnDelete: fk.OnDelete}
+	if r.Name == "" {
+		r.Name = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
+	}
+	parent, err := b.p.Catalog.Table(child.DB, fk.RefTable)
+	if err != nil {
+		return r, err
+	}
+	r.Parent = parent
+	for _, c := range fk.Columns {
+		i := child.ColumnOrdinal(c)
+		if i < 0 {
+			return r, pgerror.Newf(pgerror.UndefinedColumn, "column %q referenced in foreign key constraint does not exist", c)
+		}
+		r.ChildCols = append(r.ChildCols, i)
+	}
+	refCols := fk.RefColumns
+	if len(refCols) == 0 {
+		for _, o := range parent.PrimaryKey {
+			refCols = append(refCols, parent.Columns[o].Name)
+		}
+	}
+	for _, c := range refCols {
+		i := parent.ColumnOrdinal(c)
+		if i < 0 {
+			return r, pgerror.Newf(pgerror.UndefinedColumn, "column %q referenced in foreign key constraint does not exist", c)
+		}
+		r.ParentCols = append(r.ParentCols, i)
+	}
+	if len(r.ParentCols) != len(r.ChildCols) {
+		return r, pgerror.New(pgerror.InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree")
+	}
+	sameSet := func(a []int) bool {
+		if len(a) != len(r.ParentCols) {
+			return false
+		}
+		for _, x := range a {
+			if !slices.Contains(r.ParentCols, x) {
+				return false
+			}
+		}
+		return true
+	}
+	if !parent.HiddenRowID && sameSet(parent.PrimaryKey) {
+		// Look up in primary key order.
+		r.ParentCols, r.ChildCols = reorder(parent.PrimaryKey, r.ParentCols, r.ChildCols)
+		return r, nil
+	}
+	for _, idx := range parent.Indexes {
+		if idx.Unique && sameSet(idx.Columns) {
+			r.ParentIndex = idx
+			r.ParentCols, r.ChildCols = reorder(idx.Columns, r.ParentCols, r.ChildCols)
+			return r, nil
+		}
+	}
+	return r, pgerror.Newf(pgerror.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table %q", parent.Name)
+}
+
+// reorder puts parent columns (and the child columns paired with them) in
+// the order of key.
+func reorder(key, parent, child []int) ([]int, []int) {
+	var p, c []int
+	for _, k := range key {
+		i := slices.Index(parent, k)
+		p, c = append(p, parent[i]), append(c, child[i])
+	}
+	return p, c
+}
+
+// CheckForeignKeys resolves t's foreign keys as a write would, and
+// checks that each pair of columns is comparable: PostgreSQL's errors for
+// a missing table or column, a key that is not unique, and
+// incompatible types (42804).
+func (p *Planner) CheckForeignKeys(t *catalog.Table) error {
+	b := &binder{p: p}
+	for _, fk := range t.ForeignKeys {
+		r, err := b.fkRef(t, fk)
+		if err != nil {
+			return err
+		}
+		for i := range r.ChildCols {
+			ct, pt := t.Columns[r.ChildCols[i]].Type, r.Parent.Columns[r.ParentCols[i]].Type
+			if !comparableTypes(ct, pt) {
+				e := pgerror.Newf(pgerror.DatatypeMismatch, "foreign key constraint %q cannot be implemented", r.Name)
+				e.Detail = fmt.Sprintf("Key columns %q and %q are of incompatible types: %s and %s.",
+					t.Columns[r.ChildCols[i]].Name, r.Parent.Columns[r.ParentCols[i]].Name, ct, pt)
+				return e
+			}
+		}
+	}
+	return nil
 }

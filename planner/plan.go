@@ -396,6 +396,27 @@ type Insert struct {
 	UpdateWhere Expr
 	// Checks are the table's CHECK constraints over a full-width row.
 	Checks []CheckExpr
+	// FKs are the table's foreign keys: each new row's key must exist.
+	FKs []FKRef
+	// Referenced are the foreign keys referencing the table (for ON
+	// CONFLICT DO UPDATE).
+	Referenced []FKRef
+}
+
+// FKRef is a foreign key resolved for a write: Child's columns
+// ChildCols reference Parent's ParentCols, which are its primary key
+// (ParentIndex nil) or the columns of the unique index ParentIndex.
+type FKRef struct {
+	Name        string
+	Child       *catalog.Table
+	ChildCols   []int
+	Parent      *catalog.Table
+	ParentIndex *catalog.Index
+	ParentCols  []int
+	OnDelete    string // as catalog.ForeignKey
+	// ChildRefs, for ON DELETE CASCADE, are the keys referencing Child,
+	// whose rows a cascading delete releases in turn.
+	ChildRefs []FKRef
 }
 
 // CheckExpr is a bound CHECK constraint: a row for which Expr is false
@@ -419,6 +440,10 @@ type Update struct {
 	Returning []Expr
 	Cols      []Column
 	Checks    []CheckExpr // the table's CHECK constraints
+	// FKs, the table's foreign keys, are checked for changed keys;
+	// Referenced, the keys that reference the table, for a changed
+	// referenced key.
+	FKs, Referenced []FKRef
 }
 
 // Assignment is one SET col = expr.
@@ -433,6 +458,9 @@ type Delete struct {
 	Input     Node
 	Returning []Expr
 	Cols      []Column
+	// Referenced are the foreign keys referencing the table: their
+	// OnDelete says what a deleted row does to the rows referencing it.
+	Referenced []FKRef
 }
 
 func (n *Scan) Columns() []Column           { return n.Cols }

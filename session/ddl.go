@@ -90,6 +90,10 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.Checks)
 	case *sqlparser.DropTable:
 		for _, tn := range ast.FromTables {
+			var err error
+			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade); err != nil {
+				return "", err
+			}
 			next, err := cat.DropTable(t.kv, db, tn.Name.String())
 			if err != nil {
 				if ast.IfExists && pgerror.HasCode(err, pgerror.UndefinedTable) {
@@ -250,7 +254,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 	if err != nil {
 		return err
 	}
-	if len(def.Checks) > 0 {
+	if len(def.Checks) > 0 || len(def.ForeignKeys) > 0 {
 		tbl, err := next.Table(s.database, name)
 		if err != nil {
 			return err
@@ -260,9 +264,47 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 				return err
 			}
 		}
+		if err := s.planner(next).CheckForeignKeys(tbl); err != nil {
+			return err
+		}
 	}
 	t.setCatalog(next)
 	return nil
+}
+
+// dropReferences lets DROP TABLE name go ahead of the foreign keys of
+// other tables that reference it: refused (2BP01) unless CASCADE, which
+// drops those constraints, as PostgreSQL does.
+func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool) (*catalog.Catalog, error) {
+	tables, err := cat.Tables(db)
+	if err != nil {
+		return cat, err
+	}
+	for _, child := range tables {
+		if child.Name == name {
+			continue
+		}
+		for _, fk := range child.ForeignKeys {
+			if fk.RefTable != name {
+				continue
+			}
+			fkName := fk.Name
+			if fkName == "" {
+				fkName = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
+			}
+			if !cascade {
+				e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", name)
+				e.Detail = fmt.Sprintf("constraint %s on table %s depends on table %s", fkName, child.Name, name)
+				e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
+				return cat, e
+			}
+			if cat, err = cat.DropForeignKey(t.kv, db, child.Name, fk); err != nil {
+				return cat, err
+			}
+		}
+	}
+	t.setCatalog(cat)
+	return cat, nil
 }
 
 // checkDefs adds CREATE TABLE's CHECK constraints to def, named as
@@ -368,7 +410,20 @@ func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.Creat
 
 func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) catalog.ForeignKey {
 	fk := catalog.ForeignKey{Name: name, Columns: cols, RefTable: ref.ReferencedTable.Name.String()}
+	switch ref.OnDelete {
+	case sqlparser.Restrict:
+		fk.OnDelete = "restrict"
+	case sqlparser.Cascade:
+		fk.OnDelete = "cascade"
+	case sqlparser.SetNull:
+		fk.OnDelete = "set null"
+	case sqlparser.SetDefault:
+		fk.OnDelete = "set default"
+	}
 	for _, c := range ref.ReferencedColumns {
+		if c.String() == parse.MarkerPrimaryKey {
+			continue // REFERENCES t: its primary key
+		}
 		fk.RefColumns = append(fk.RefColumns, c.String())
 	}
 	return fk

@@ -87,6 +87,9 @@ func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
 			if err != nil {
 				return nil, err
 			}
+			if rest, err = r.refClause(rest); err != nil {
+				return nil, err
+			}
 			if len(rest) == 0 {
 				continue // a CHECK constraint: Statement.Checks has it
 			}
@@ -104,6 +107,11 @@ func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
 		first = false
 		out = append(out, item...)
 	}
+	for _, fk := range r.columnFKs {
+		out = append(out, raw(",", toks[closing].pos))
+		out = append(out, fk...)
+	}
+	r.columnFKs = nil
 	rest := toks[closing+1:]
 	if len(rest) > 0 && rest[0].is("with") {
 		n, err := r.storageParams(rest)
@@ -191,6 +199,9 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 	}
 	rest, err := r.takeCheck(elem[next:], elem[0].val)
 	if err != nil {
+		return nil, err
+	}
+	if rest, err = r.takeReferences(rest, elem[0]); err != nil {
 		return nil, err
 	}
 	var cons, nullity []token
@@ -432,6 +443,109 @@ func (r *rewriter) takeCheck(toks []token, column string) ([]token, error) {
 		i = end
 		for i+1 < len(toks) && (toks[i+1].is("no") && i+2 < len(toks) && toks[i+2].is("inherit") || toks[i+1].is("not") && i+2 < len(toks) && toks[i+2].is("valid")) {
 			i += 2
+		}
+	}
+	return out, nil
+}
+
+// markerPrimaryKey stands for the referenced table's primary key in a
+// REFERENCES clause that names no columns (vitess requires a list).
+const markerPrimaryKey = "kvsql_pk"
+
+// MarkerPrimaryKey is markerPrimaryKey for the session, which resolves it.
+const MarkerPrimaryKey = markerPrimaryKey
+
+// takeReferences moves a column's REFERENCES clause (vitess parses no ON
+// DELETE there, nor a missing column list) to a table-level FOREIGN KEY
+// appended to the column list.
+func (r *rewriter) takeReferences(toks []token, col token) ([]token, error) {
+	for i, t := range toks {
+		if !t.is("references") {
+			continue
+		}
+		end := i + 1
+		for end < len(toks) && (toks[end].kind == tkIdent || toks[end].kind == tkQIdent || toks[end].isPunct(".")) && !refWords[toks[end].val] {
+			end++ // the table name
+		}
+		if end < len(toks) && toks[end].isPunct("(") {
+			if end = matchForward(toks, end); end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, "unterminated REFERENCES column list")
+			}
+			end++
+		}
+		for end < len(toks) {
+			switch u := toks[end]; {
+			case u.is("on") && end+2 < len(toks):
+				end += 2 // ON DELETE | UPDATE, then the action
+				if toks[end].is("set") || toks[end].is("no") {
+					end++
+				}
+				end++
+			case u.is("match") || u.is("initially"):
+				end += 2
+			case u.is("deferrable"):
+				end++
+			case u.is("not") && end+1 < len(toks) && toks[end+1].is("deferrable"):
+				end += 2
+			default:
+				goto done
+			}
+		}
+	done:
+		end = min(end, len(toks))
+		clause, err := r.refClause(toks[i:end])
+		if err != nil {
+			return nil, err
+		}
+		fk := []token{raw("foreign key (", t.pos), col, raw(")", t.pos)}
+		r.columnFKs = append(r.columnFKs, append(fk, clause...))
+		return append(append([]token{}, toks[:i]...), toks[end:]...), nil
+	}
+	return toks, nil
+}
+
+// refWords end the table name of a REFERENCES clause.
+var refWords = map[string]bool{
+	"on": true, "match": true, "deferrable": true, "not": true, "initially": true,
+	"null": true, "primary": true, "unique": true, "default": true, "constraint": true,
+	"check": true, "generated": true, "collate": true, "references": true,
+}
+
+// refClause rewrites a REFERENCES clause for vitess: a missing column list
+// becomes the primary-key marker, and DEFERRABLE / INITIALLY IMMEDIATE
+// (which change nothing here) are dropped; INITIALLY DEFERRED is 0A000.
+func (r *rewriter) refClause(toks []token) ([]token, error) {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.is("references"):
+			out = append(out, t)
+			j := i + 1
+			for j < len(toks) && (toks[j].kind == tkIdent || toks[j].kind == tkQIdent || toks[j].isPunct(".")) && !refWords[toks[j].val] {
+				out = append(out, toks[j])
+				j++
+			}
+			if j >= len(toks) || !toks[j].isPunct("(") {
+				out = append(out, raw("("+markerPrimaryKey+")", t.pos))
+			}
+			i = j - 1
+		case t.is("deferrable"), t.is("not") && i+1 < len(toks) && toks[i+1].is("deferrable"):
+			if t.is("not") {
+				i++
+			}
+		case t.is("initially") && i+1 < len(toks):
+			if toks[i+1].is("deferred") {
+				return nil, unsupported(r.sql, t.pos, "INITIALLY DEFERRED constraints are not supported")
+			}
+			i++
+		case t.is("match") && i+1 < len(toks):
+			if !toks[i+1].is("simple") {
+				return nil, unsupported(r.sql, t.pos, "MATCH %s foreign keys are not supported", strings.ToUpper(toks[i+1].val))
+			}
+			i++
+		default:
+			out = append(out, t)
 		}
 	}
 	return out, nil

@@ -47,6 +47,8 @@ type Statement struct {
 	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
 	// without it), or nil.
 	OnConflict *OnConflictClause
+	// Cascade is DROP TABLE ... CASCADE.
+	Cascade bool
 	// Checks are CREATE TABLE's CHECK constraints, column and table
 	// level, taken out of the text vitess parses.
 	Checks []CheckDef

@@ -63,6 +63,7 @@ type rewriter struct {
 	identityAlways []string
 	overriding     string
 	checks         []CheckDef
+	columnFKs      [][]token // FOREIGN KEY elements made of column REFERENCES
 }
 
 // addType records tn and returns the marker tokens that stand for it.

@@ -48,6 +48,7 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		toks, err = r.alterTable(toks)
 	case first.is("drop") && (second.is("table") || second.is("view")):
 		if n := len(toks); n > 2 && (toks[n-1].is("cascade") || toks[n-1].is("restrict")) {
+			st.Cascade = toks[n-1].is("cascade")
 			toks = toks[:n-1]
 		}
 	case first.is("insert") || first.is("update") || first.is("delete"):

@@ -1,0 +1,202 @@
+package exec
+
+import (
+	"strings"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Foreign keys are checked row by row as the statement writes, through
+// the transaction as it is (it sees the statement's own earlier writes):
+// a referencing row's key must exist in the referenced table (MATCH
+// SIMPLE: a NULL in the key skips the check), and a referenced row that
+// is deleted or loses its key must not be referenced, unless ON DELETE
+// CASCADE or SET NULL says what happens to the referencing rows.
+
+func pick(row []types.Datum, cols []int) []types.Datum {
+	out := make([]types.Datum, len(cols))
+	for i, c := range cols {
+		out[i] = row[c]
+	}
+	return out
+}
+
+// keyText renders "Key (a, b)=(1, x)" for an error detail.
+func keyText(t *catalog.Table, cols []int, vals []types.Datum) string {
+	names := make([]string, len(cols))
+	texts := make([]string, len(vals))
+	for i, c := range cols {
+		names[i] = t.Columns[c].Name
+		if vals[i].IsNull() {
+			texts[i] = "null"
+		} else {
+			texts[i] = eval.FormatText(vals[i], t.Columns[c].Type)
+		}
+	}
+	return "Key (" + strings.Join(names, ", ") + ")=(" + strings.Join(texts, ", ") + ")"
+}
+
+// checkReferences checks that row's foreign keys exist; with old (an
+// UPDATE), keys that did not change are not looked up.
+func checkReferences(rw kv.ReadWriter, fks []planner.FKRef, row, old []types.Datum) error {
+	for _, fk := range fks {
+		vals := pick(row, fk.ChildCols)
+		if hasNull(vals) || old != nil && rowsIdentical(vals, pick(old, fk.ChildCols)) {
+			continue
+		}
+		found := false
+		var err error
+		if fk.ParentIndex == nil {
+			found, err = index.Get(rw, fk.Parent, vals, make([]types.Datum, len(fk.Parent.Columns)))
+		} else {
+			found, err = index.GetUnique(rw, fk.Parent, fk.ParentIndex, vals, make([]types.Datum, len(fk.Parent.Columns)))
+		}
+		if err != nil {
+			return err
+		}
+		if !found {
+			e := pgerror.Newf(pgerror.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", fk.Child.Name, fk.Name)
+			e.Detail = keyText(fk.Child, fk.ChildCols, vals) + " is not present in table \"" + fk.Parent.Name + "\"."
+			e.Schema, e.Table, e.Constraint = "public", fk.Child.Name, fk.Name
+			return e
+		}
+	}
+	return nil
+}
+
+// referencing returns the rows of fk's child table whose key is vals:
+// through an index that starts with the key's columns, else by reading
+// the whole table.
+func referencing(rw kv.ReadWriter, fk planner.FKRef, vals []types.Datum) ([][]types.Datum, error) {
+	child := fk.Child
+	var it index.RowIter
+	var err error
+	viaIndex := false
+	for _, idx := range child.Indexes {
+		if idx.Form == catalog.FormInverted || len(idx.Columns) < len(fk.ChildCols) {
+			continue
+		}
+		span := make([]types.Datum, len(fk.ChildCols))
+		ok := true
+		for i, c := range idx.Columns[:len(fk.ChildCols)] {
+			k := indexOf(fk.ChildCols, c)
+			if k < 0 {
+				ok = false
+				break
+			}
+			span[i] = vals[k]
+		}
+		if ok {
+			it, err = index.ScanIndex(rw, child, idx, index.Span{Lo: span, Hi: span}, false)
+			viaIndex = true
+			break
+		}
+	}
+	if !viaIndex {
+		it, err = index.ScanMaster(rw, child, index.Span{}, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var pks [][]types.Datum
+	var rows [][]types.Datum
+	for it.Next() {
+		r := it.Row()
+		if !rowsIdentical(pick(r, fk.ChildCols), vals) {
+			continue
+		}
+		if viaIndex {
+			pks = append(pks, pick(r, child.PrimaryKey))
+		} else {
+			rows = append(rows, copyRow(r))
+		}
+	}
+	err = it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, pk := range pks {
+		full := make([]types.Datum, len(child.Columns))
+		found, err := index.Get(rw, child, pk, full)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			rows = append(rows, full)
+		}
+	}
+	return rows, nil
+}
+
+func indexOf(xs []int, x int) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// releaseReferences handles the rows referencing old, a row of the
+// referenced table that is deleted (newRow nil) or updated: NO ACTION and
+// RESTRICT refuse while any reference it (23503); on delete, CASCADE
+// deletes them (and what references them, as planned) and SET NULL
+// empties their key columns.
+func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []types.Datum) error {
+	for _, fk := range refs {
+		vals := pick(old, fk.ParentCols)
+		if hasNull(vals) || newRow != nil && rowsIdentical(vals, pick(newRow, fk.ParentCols)) {
+			continue
+		}
+		rows, err := referencing(rw, fk, vals)
+		if err != nil || len(rows) == 0 {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		action := fk.OnDelete
+		if newRow != nil {
+			action = "" // ON UPDATE is NO ACTION
+		}
+		switch action {
+		case "cascade":
+			for _, r := range rows {
+				if err := releaseReferences(rw, fk.ChildRefs, r, nil); err != nil {
+					return err
+				}
+				if err := index.Delete(rw, fk.Child, r); err != nil {
+					return err
+				}
+			}
+		case "set null":
+			for _, r := range rows {
+				nr := append([]types.Datum(nil), r...)
+				for _, c := range fk.ChildCols {
+					if fk.Child.Columns[c].NotNull {
+						return index.NotNullViolation(fk.Child, c)
+					}
+					nr[c] = types.Null
+				}
+				if err := index.Update(rw, fk.Child, r, nr); err != nil {
+					return err
+				}
+			}
+		default:
+			e := pgerror.Newf(pgerror.ForeignKeyViolation, "update or delete on table %q violates foreign key constraint %q on table %q", fk.Parent.Name, fk.Name, fk.Child.Name)
+			e.Detail = keyText(fk.Parent, fk.ParentCols, vals) + " is still referenced from table \"" + fk.Child.Name + "\"."
+			e.Schema, e.Table, e.Constraint = "public", fk.Child.Name, fk.Name
+			return e
+		}
+	}
+	return nil
+}
