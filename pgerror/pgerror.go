@@ -24,6 +24,8 @@ const (
 	NoActiveSQLTransaction     Code = "25P01"
 	IdleInTransactionTimeout   Code = "25P03"
 	DuplicateCursor            Code = "42P03"
+	DuplicatePreparedStatement Code = "42P05"
+	InvalidSQLStatementName    Code = "26000"
 	InvalidCursorName          Code = "34000"
 	InFailedSQLTransaction     Code = "25P02"
 	ReadOnlySQLTransaction     Code = "25006"

@@ -24,6 +24,7 @@ type Session struct {
 	pid      uint32
 	cur      *txn // the explicit transaction, or nil
 	cursors  map[string]*cursorState
+	prepared map[string]*stmt // PREPARE's statements
 
 	settings map[string]string
 	changed  map[string]string

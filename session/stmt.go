@@ -53,6 +53,7 @@ const (
 	kindDDL
 	kindEmpty
 	kindCursor
+	kindPrepared
 )
 
 func (st *stmt) kind() kind {
@@ -70,6 +71,8 @@ func (st *stmt) kind() kind {
 		return kindCopy
 	case p.Cursor != nil:
 		return kindCursor
+	case p.Prepare != nil, p.Execute != nil, p.Deallocate != nil:
+		return kindPrepared
 	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil:
 		return kindDDL
 	}
@@ -191,6 +194,8 @@ func (st *stmt) Columns() []backend.Column {
 		return []backend.Column{{Name: showName(st.p.Show.Name), Type: types.T{Family: types.Text}}}
 	case kindCursor:
 		return st.s.cursorColumns(st.p.Cursor)
+	case kindPrepared:
+		return st.s.preparedColumns(st.p)
 	}
 	return nil
 }
@@ -268,6 +273,8 @@ func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Resu
 		res, err = s.ddl(ctx, st.p)
 	case kindCursor:
 		res, err = s.cursorStmt(ctx, st.p.Cursor, params)
+	case kindPrepared:
+		res, err = s.preparedStmt(ctx, st.p)
 	case kindExplain:
 		res, err = s.explain(ctx, st, params)
 	default:

@@ -61,17 +61,20 @@ type Statement struct {
 	// inner statement has no vitess tree, e.g. a Compound).
 	Explained *Statement
 
-	Set       *SetStmt
-	Show      *ShowStmt
-	Copy      *CopyStmt
-	DropIndex *DropIndexStmt
-	Analyze   *AnalyzeStmt
-	Reindex   *ReindexStmt
-	Vacuum    *VacuumStmt
-	Truncate  *TruncateStmt
-	Cursor    *CursorStmt
-	Trigger   *TriggerStmt
-	Database  *DatabaseStmt
+	Set        *SetStmt
+	Show       *ShowStmt
+	Copy       *CopyStmt
+	DropIndex  *DropIndexStmt
+	Analyze    *AnalyzeStmt
+	Reindex    *ReindexStmt
+	Vacuum     *VacuumStmt
+	Truncate   *TruncateStmt
+	Cursor     *CursorStmt
+	Prepare    *PrepareStmt
+	Execute    *ExecuteStmt
+	Deallocate *DeallocateStmt
+	Trigger    *TriggerStmt
+	Database   *DatabaseStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")

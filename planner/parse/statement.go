@@ -31,6 +31,8 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.vacuum(toks)
 	case first.is("declare") || first.is("fetch") || first.is("move") || first.is("close"):
 		return r.cursor(toks)
+	case first.is("prepare") || first.is("execute") || first.is("deallocate"):
+		return r.prepared(toks)
 	case first.is("truncate"):
 		return r.truncate(toks)
 	case first.is("create") && (second.is("trigger") || (second.is("temp") || second.is("temporary")) && len(toks) > 2 && toks[2].is("trigger")),
