@@ -124,17 +124,7 @@ func referencing(rw kv.ReadWriter, fk planner.FKRef, vals []types.Datum) ([][]ty
 	if err != nil {
 		return nil, err
 	}
-	for _, pk := range pks {
-		full := make([]types.Datum, len(child.Columns))
-		found, err := index.Get(rw, child, pk, full)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			rows = append(rows, full)
-		}
-	}
-	return rows, nil
+	return getRows(rw, child, pks, rows)
 }
 
 func indexOf(xs []int, x int) int {

@@ -162,15 +162,20 @@ func conflicts(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index, row []typ
 			return nil, err
 		}
 	}
-	var out [][]types.Datum
+	return getRows(rw, t, pks, nil)
+}
+
+// getRows appends to out the rows of t with the primary keys pks (those
+// that exist).
+func getRows(rw kv.Reader, t *catalog.Table, pks, out [][]types.Datum) ([][]types.Datum, error) {
 	for _, pk := range pks {
-		old := make([]types.Datum, len(t.Columns))
-		found, err := index.Get(rw, t, pk, old)
+		row := make([]types.Datum, len(t.Columns))
+		found, err := index.Get(rw, t, pk, row)
 		if err != nil {
 			return nil, err
 		}
 		if found {
-			out = append(out, old)
+			out = append(out, row)
 		}
 	}
 	return out, nil

@@ -266,10 +266,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 			return nil, err
 		}
 	}
-	if n.Checks, err = b.checks(t); err != nil {
-		return nil, err
-	}
-	if n.FKs, n.Referenced, err = b.foreignKeys(t); err != nil {
+	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
 		return nil, err
 	}
 	if ret != nil {
@@ -324,10 +321,7 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 	if n.Set, err = b.assignments(up.Exprs, t, s); err != nil {
 		return nil, err
 	}
-	if n.Checks, err = b.checks(t); err != nil {
-		return nil, err
-	}
-	if n.FKs, n.Referenced, err = b.foreignKeys(t); err != nil {
+	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
 		return nil, err
 	}
 	if ret != nil {
@@ -483,6 +477,16 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string)
 		}
 	}
 	return nil
+}
+
+// constraints binds what a row written to t must satisfy: its CHECK
+// constraints, its foreign keys and the keys that reference it.
+func (b *binder) constraints(t *catalog.Table) (checks []CheckExpr, fks, refs []FKRef, err error) {
+	if checks, err = b.checks(t); err != nil {
+		return nil, nil, nil, err
+	}
+	fks, refs, err = b.foreignKeys(t)
+	return checks, fks, refs, err
 }
 
 // checks binds t's CHECK constraints over its full-width row.
