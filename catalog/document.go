@@ -284,7 +284,7 @@ func tableDoc(t *Table) docTable {
 		dt.Triggers = append(dt.Triggers, docTrigger{Name: tr.Name, Timing: tr.Timing, Event: tr.Event, Columns: tr.Columns, When: tr.When, Statements: tr.Body})
 	}
 	for _, c := range t.Checks {
-		dt.Checks = append(dt.Checks, docCheck{Name: c.Name, Expr: c.Expr})
+		dt.Checks = append(dt.Checks, docCheck(c))
 	}
 	for _, fk := range t.ForeignKeys {
 		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns, OnDelete: fk.OnDelete})
