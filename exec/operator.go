@@ -250,6 +250,9 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n.OneTime {
+			return &gateOp{env: env, input: in, pred: n.Pred}, nil
+		}
 		return &filterOp{env: env, input: in, pred: n.Pred}, nil
 	case *planner.Project:
 		in, err := rs.build(env, n.Input)

@@ -44,24 +44,27 @@
 //
 //   - Statistics are row counts and distinct counts from ANALYZE, or a
 //     live row-count estimate; selectivities are fixed guesses otherwise.
-//   - Conjuncts with correlated subqueries are not pushed below joins: they
-//     run after the join tree, in FROM order.
+//   - Conjuncts with correlated subqueries run over the relation or the
+//     first join that has every column they read, never inside a scan's
+//     access path; they are not decorrelated into joins.
 package planner
 
 // Rules are the names of the optimizer rules, each of which can be
 // disabled through Planner.Disabled.
 var Rules = []string{
-	"constant_folding", // NULL-strict operators, AND/OR with constants, always-false filters
-	"filter_pushdown",  // conjuncts move into scans and joins
-	"column_pruning",   // joins carry only the columns the query reads
-	"index_select",     // index and primary-key access paths instead of full scans
-	"index_only",       // no master get when the index holds every needed column
-	"index_order",      // no sort when a key scan delivers the order
-	"join_order",       // smallest-first, equality-connected join order
-	"hash_join",        // hash joins on equalities (else nested loops)
-	"lookup_join",      // index-lookup joins for small outer sides
-	"stream_agg",       // streaming aggregation over input in group order
-	"topn",             // ORDER BY ... LIMIT as a bounded heap
-	"scan_memo",        // a correlated subquery's rescans become hash lookups
-	"minmax_index",     // min/max of a column read from the first key in order
+	"constant_folding",     // NULL-strict operators, AND/OR with constants, always-false filters
+	"filter_pushdown",      // conjuncts move into scans and joins
+	"column_pruning",       // joins carry only the columns the query reads
+	"index_select",         // index and primary-key access paths instead of full scans
+	"index_only",           // no master get when the index holds every needed column
+	"index_order",          // no sort when a key scan delivers the order
+	"join_order",           // smallest-first, equality-connected join order
+	"hash_join",            // hash joins on equalities (else nested loops)
+	"lookup_join",          // index-lookup joins for small outer sides
+	"stream_agg",           // streaming aggregation over input in group order
+	"topn",                 // ORDER BY ... LIMIT as a bounded heap
+	"scan_memo",            // a correlated subquery's rescans become hash lookups
+	"minmax_index",         // min/max of a column read from the first key in order
+	"outer_join_reduction", // a LEFT/RIGHT JOIN whose null-extended rows WHERE discards plans as an inner join
+	"one_time_filter",      // conjuncts over no column of the query's rows are judged before its input runs
 }

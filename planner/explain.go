@@ -78,6 +78,9 @@ func describe(n Node) string {
 	case *Series:
 		return fmt.Sprintf("Series %s to %s step %s", v.Start, v.Stop, v.Step)
 	case *Filter:
+		if v.OneTime {
+			return "One-Time Filter " + v.Pred.String()
+		}
 		return "Filter " + v.Pred.String()
 	case *Project:
 		return "Project " + joinExprs(v.Exprs, ", ")

@@ -47,6 +47,12 @@ func alwaysFalse(e Expr) bool {
 	return ok && !v
 }
 
+// alwaysTrue reports whether a filter predicate is the constant TRUE.
+func alwaysTrue(e Expr) bool {
+	v, ok := boolConst(e)
+	return ok && v
+}
+
 // foldStrict returns a NULL constant of type t when any operand is a NULL
 // constant (the operator is strict), else nil.
 func foldStrict(t types.T, operands ...Expr) Expr {

@@ -319,6 +319,11 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 	if err := b.joinCondition(it.Condition, both, js, s, &on); err != nil {
 		return nil, err
 	}
+	if right && (it.Condition == nil || len(it.Condition.Using) == 0) {
+		// * lists the written left side (rf) first; a USING join has
+		// ordered its columns already.
+		both.star = append(append([]starItem{}, both.star[js.starMid:]...), both.star[:js.starMid]...)
+	}
 	spec := &outerSpec{lf: lf, rf: rf, on: on, right: right, full: full, parent: s.parent}
 	r := &relation{outer: spec, cols: both.cols, star: both.star, using: both.using}
 	if right {
@@ -350,6 +355,61 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 	return r, nil
 }
 
+// innerFromOuter plans a LEFT or RIGHT JOIN as an inner join, when a
+// filter above it is never true for a row the join would null-extend
+// (PostgreSQL's outer-join reduction): the two sides' relations join as one
+// FROM list, in any order, with the ON condition and the filters among
+// their conjuncts. filters are over the written layout; no filter is left.
+func (b *binder) innerFromOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
+	nl, nr := len(o.lf.cols), len(o.rf.cols)
+	both := &fromResult{}
+	for _, r := range o.lf.rels {
+		both.add(r)
+	}
+	for _, r := range o.rf.rels {
+		both.add(r)
+	}
+	conds := append([]Expr{}, o.lf.conds...)
+	toBoth := map[int]int{} // rf position → both position
+	for j := 0; j < nr; j++ {
+		toBoth[j] = nl + j
+	}
+	for _, c := range o.rf.conds {
+		moved, err := remapDeep(c, toBoth)
+		if err != nil {
+			return nil, nil, err
+		}
+		conds = append(conds, moved)
+	}
+	conds = append(conds, o.on...)
+	written := map[int]int{} // written position → both position
+	for i := 0; i < nl+nr; i++ {
+		switch {
+		case !o.right:
+			written[i] = i
+		case i < nr:
+			written[i] = nl + i
+		default:
+			written[i] = i - nr
+		}
+	}
+	for _, f := range filters {
+		moved, err := remapDeep(f, written)
+		if err != nil {
+			return nil, nil, err
+		}
+		conds = append(conds, moved)
+	}
+	n, err := b.joinTree(both, conds, nil, &scope{cols: both.cols, parent: o.parent})
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.right {
+		n = writtenOrder(n, nl, nr)
+	}
+	return n, nil, nil
+}
+
 // planOuter plans an outer join. filters are conjuncts over the relation's
 // columns (in written order); those that read only the preserved side are
 // pushed into it, the rest are returned to run above the join.
@@ -360,6 +420,19 @@ func (b *binder) planOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
 			return i - nr, i >= nr
 		}
 		return i, i < nl
+	}
+	if !o.full && b.enabled("outer_join_reduction") {
+		nullable := map[int]bool{}
+		for i := 0; i < nl+nr; i++ {
+			if _, in := preserved(i); !in {
+				nullable[i] = true
+			}
+		}
+		for _, f := range filters {
+			if rejectsNulls(f, nullable) {
+				return b.innerFromOuter(o, filters)
+			}
+		}
 	}
 	leftConds := append([]Expr{}, o.lf.conds...)
 	var rest []Expr
@@ -401,22 +474,83 @@ func (b *binder) planOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
 	}
 	var n Node = b.outerJoinNode(ln, rn, rightRel, o.on, nl, cols)
 	if o.right {
-		// a RIGHT JOIN b ran as b LEFT JOIN a: put a's columns first
-		// again, as written.
-		p := &Project{Input: n}
-		for i := 0; i < nr; i++ {
-			c := cols[nl+i]
-			p.Exprs = append(p.Exprs, &ColRef{Index: nl + i, T: c.T, Name: qualifiedName(c)})
-			p.Cols = append(p.Cols, c)
-		}
-		for i := 0; i < nl; i++ {
-			c := cols[i]
-			p.Exprs = append(p.Exprs, &ColRef{Index: i, T: c.T, Name: qualifiedName(c)})
-			p.Cols = append(p.Cols, c)
-		}
-		n = p
+		n = writtenOrder(n, nl, nr)
 	}
 	return n, rest, nil
+}
+
+// writtenOrder puts the columns of a RIGHT JOIN b, which ran as b LEFT
+// JOIN a (b's nl columns first), back in the order written: a's first.
+func writtenOrder(n Node, nl, nr int) Node {
+	cols := n.Columns()
+	p := &Project{Input: n}
+	for i := 0; i < nr; i++ {
+		c := cols[nl+i]
+		p.Exprs = append(p.Exprs, &ColRef{Index: nl + i, T: c.T, Name: qualifiedName(c)})
+		p.Cols = append(p.Cols, c)
+	}
+	for i := 0; i < nl; i++ {
+		c := cols[i]
+		p.Exprs = append(p.Exprs, &ColRef{Index: i, T: c.T, Name: qualifiedName(c)})
+		p.Cols = append(p.Cols, c)
+	}
+	return p
+}
+
+// rejectsNulls reports whether filter f is never true (NULL or false) for
+// a row whose nullable columns are all NULL: a conservative reading of
+// PostgreSQL's strictness, enough to see that WHERE b.x > 0 discards
+// every row a LEFT JOIN b null-extended.
+func rejectsNulls(f Expr, nullable map[int]bool) bool {
+	switch x := f.(type) {
+	case *And:
+		for _, a := range x.Args {
+			if rejectsNulls(a, nullable) {
+				return true
+			}
+		}
+		return false
+	case *Or:
+		for _, a := range x.Args {
+			if !rejectsNulls(a, nullable) {
+				return false
+			}
+		}
+		return len(x.Args) > 0
+	case *IsNull:
+		return x.Not && nullOnNull(x.X, nullable)
+	case *IsBool:
+		// IS TRUE and IS FALSE are false for NULL; IS NOT ... is true.
+		return !x.Not && nullOnNull(x.X, nullable)
+	case *Subquery:
+		// x IN / op ANY (subquery) is NULL or false for a NULL x; NOT
+		// IN and ALL are true over no rows.
+		return (x.Kind == SubIn && !x.Not || x.Kind == SubAny) && nullOnNull(x.X, nullable)
+	}
+	return nullOnNull(f, nullable)
+}
+
+// nullOnNull reports whether e is NULL whenever the nullable columns are:
+// a column itself, or a strict operator over such an expression.
+func nullOnNull(e Expr, nullable map[int]bool) bool {
+	switch x := e.(type) {
+	case *ColRef:
+		return x.Outer == 0 && nullable[x.Index]
+	case *BinOp:
+		if x.Op == "IS DISTINCT FROM" || x.Op == "IS NOT DISTINCT FROM" {
+			return false
+		}
+		return nullOnNull(x.L, nullable) || nullOnNull(x.R, nullable)
+	case *UnaryOp:
+		return nullOnNull(x.X, nullable)
+	case *Cast:
+		return nullOnNull(x.X, nullable)
+	case *Like:
+		return nullOnNull(x.X, nullable) || nullOnNull(x.Pattern, nullable)
+	case *In:
+		return nullOnNull(x.X, nullable)
+	}
+	return false
 }
 
 // aliasedTable resolves a table, view or derived table in FROM.

@@ -29,6 +29,7 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		}
 		return n, nil
 	}
+	conjuncts = joinSharedSubqueries(conjuncts)
 	owner := make([]int, len(f.cols)) // column → relation
 	for i, r := range f.rels {
 		for j := range r.cols {
@@ -45,13 +46,62 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		return out
 	}
 
+	if needed != nil {
+		// Columns read only inside correlated subqueries must survive
+		// pruning too.
+		deep := map[int]bool{}
+		for c := range needed {
+			deep[c] = true
+		}
+		for _, c := range conjuncts {
+			if hasCorrelatedSubquery(c) {
+				colRefsDeep(c, deep)
+			}
+		}
+		needed = deep
+	}
+
 	// Classify conjuncts.
 	local := make([][]Expr, len(f.rels)) // per relation, in its own layout
 	var multi []Expr                     // over several relations (FROM layout)
 	var post []Expr                      // after all joins (FROM layout)
+	var gate []Expr                      // judged once, before any row is read
+	// Conjuncts with correlated subqueries run where every relation whose
+	// columns they (or their subqueries) read has been joined, as
+	// PostgreSQL places them: over one relation, on top of its scan.
+	type deferred struct {
+		c   Expr
+		rel map[int]bool
+	}
+	var corrMulti []deferred
+	corrLocal := make([][]Expr, len(f.rels))
 	for _, c := range conjuncts {
 		rs := relsOf(c)
+		if hasCorrelatedSubquery(c) {
+			cols := map[int]bool{}
+			colRefsDeep(c, cols)
+			rs = map[int]bool{}
+			for col := range cols {
+				rs[owner[col]] = true
+			}
+		}
 		switch {
+		case alwaysTrue(c) && b.enabled("constant_folding"):
+			// WHERE TRUE, or a view's: nothing to judge.
+		case b.enabled("one_time_filter") && len(rs) == 0 && !readsVolatile(c):
+			gate = append(gate, c)
+		case hasCorrelatedSubquery(c) && b.enabled("filter_pushdown") && len(rs) == 1:
+			var ri int
+			for ri = range rs {
+			}
+			r := f.rels[ri]
+			moved, err := remapDeep(c, shift(r.offset, len(r.cols)))
+			if err != nil {
+				return nil, err
+			}
+			corrLocal[ri] = append(corrLocal[ri], moved)
+		case hasCorrelatedSubquery(c) && b.enabled("filter_pushdown") && len(rs) > 1:
+			corrMulti = append(corrMulti, deferred{c, rs})
 		case hasCorrelatedSubquery(c) || !b.enabled("filter_pushdown"):
 			post = append(post, c)
 		case len(rs) == 0:
@@ -98,22 +148,30 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 				}
 			}
 		}
+		var n Node
+		var rows float64
 		if r.table != nil {
 			sc := b.chooseScan(r.table, r.alias, r.cols, local[i], relNeeded)
-			plans[i] = &planned{node: sc, rows: sc.Rows, rel: r, idx: i}
-			continue
-		}
-		n, filters := r.node, local[i]
-		if r.outer != nil {
-			var err error
-			if n, filters, err = b.planOuter(r.outer, filters); err != nil {
-				return nil, err
+			n, rows = sc, sc.Rows
+		} else {
+			filters := append(local[i], corrLocal[i]...)
+			corrLocal[i] = nil
+			n = r.node
+			if r.outer != nil {
+				var err error
+				if n, filters, err = b.planOuter(r.outer, filters); err != nil {
+					return nil, err
+				}
+			}
+			rows = estimateRows(n)
+			if len(filters) > 0 {
+				n = &Filter{Input: n, Pred: andOf(filters)}
+				rows *= math.Pow(0.3, float64(len(filters)))
 			}
 		}
-		rows := estimateRows(n)
-		if len(filters) > 0 {
-			n = &Filter{Input: n, Pred: andOf(filters)}
-			rows *= math.Pow(0.3, float64(len(filters)))
+		if len(corrLocal[i]) > 0 {
+			n = &Filter{Input: n, Pred: andOf(corrLocal[i])}
+			rows *= math.Pow(0.3, float64(len(corrLocal[i])))
 		}
 		plans[i] = &planned{node: n, rows: rows, rel: r, idx: i}
 	}
@@ -274,6 +332,27 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		if len(on) > 0 {
 			rows *= 0.5
 		}
+		var waiting []deferred
+		for _, d := range corrMulti {
+			ready := true
+			for ri := range d.rel {
+				ready = ready && joined[ri]
+			}
+			if !ready {
+				waiting = append(waiting, d)
+				continue
+			}
+			moved, err := remapDeep(d.c, layout)
+			if err != nil {
+				return nil, err
+			}
+			node = &Filter{Input: node, Pred: moved}
+			rows *= 0.3
+		}
+		corrMulti = waiting
+	}
+	for _, d := range corrMulti {
+		post = append(post, d.c) // not reached: every relation is joined by now
 	}
 	post = append(post, pending...)
 
@@ -299,7 +378,58 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 	if len(post) > 0 {
 		node = &Filter{Input: node, Pred: andOf(post)}
 	}
+	if len(gate) > 0 {
+		node = &Filter{Input: node, Pred: andOf(gate), OneTime: true}
+	}
 	return node, nil
+}
+
+// joinSharedSubqueries ANDs together the conjuncts that hold the same
+// correlated subquery plan (NOT (x NOT BETWEEN a AND b) binds x once and
+// compares it twice): a plan reads its outer row by position, so the
+// conjuncts must run over the same row, and move together.
+func joinSharedSubqueries(conjuncts []Expr) []Expr {
+	parent := make([]int, len(conjuncts))
+	for i := range parent {
+		parent[i] = i
+	}
+	root := func(i int) int {
+		for parent[i] != i {
+			i = parent[i]
+		}
+		return i
+	}
+	first := map[Node]int{} // plan → a conjunct holding it
+	shared := false
+	for i, c := range conjuncts {
+		walkExpr(c, func(x Expr) bool {
+			if sq, ok := x.(*Subquery); ok && sq.Correlated {
+				if g, seen := first[sq.Plan]; seen {
+					if a, b := root(g), root(i); a != b {
+						parent[b] = a
+						shared = true
+					}
+				} else {
+					first[sq.Plan] = i
+				}
+			}
+			return true
+		})
+	}
+	if !shared {
+		return conjuncts
+	}
+	members := map[int][]Expr{}
+	for i, c := range conjuncts {
+		members[root(i)] = append(members[root(i)], c)
+	}
+	var out []Expr
+	for i := range conjuncts {
+		if ms, ok := members[i]; ok {
+			out = append(out, andOf(ms))
+		}
+	}
+	return out
 }
 
 // shift maps FROM-layout columns [offset, offset+n) to 0..n-1.

@@ -85,7 +85,7 @@ func rowOnly(e Expr) bool {
 		case *Subquery:
 			ok = false
 		case *Func:
-			if x.Name == "random" {
+			if volatileFunc(x.Name) {
 				ok = false
 			}
 		}

@@ -131,6 +131,10 @@ type Series struct {
 type Filter struct {
 	Input Node
 	Pred  Expr
+	// OneTime marks a predicate that reads no column of the input's rows
+	// (only constants, parameters and enclosing rows): it is judged once,
+	// and the input is not read at all when it fails.
+	OneTime bool
 }
 
 // Project computes Exprs over each input row.

@@ -1,6 +1,10 @@
 package planner
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kvsql/kvsql/pgerror"
+)
 
 // walkExpr calls fn on e and, while fn returns true, on its children. It
 // does not enter subquery plans.
@@ -96,6 +100,50 @@ func colRefs(e Expr, into map[int]bool) {
 	})
 }
 
+// colRefsDeep is colRefs that also sees the columns of the current row
+// read by correlated subqueries inside e (their references one level out).
+func colRefsDeep(e Expr, into map[int]bool) {
+	colRefs(e, into)
+	walkExpr(e, func(x Expr) bool {
+		if sq, ok := x.(*Subquery); ok && sq.Correlated {
+			// The callback only records: mapOuterRefs puts each
+			// reference back unchanged.
+			_ = mapOuterRefs(sq.Plan, 1, func(c *ColRef) (Expr, error) {
+				into[c.Index] = true
+				return c, nil
+			})
+		}
+		return true
+	})
+}
+
+// remapDeep is remap that also moves the references correlated subqueries
+// inside e make to the current row. It rewrites those subqueries' plans in
+// place, so e must be placed once, where position describes its row.
+func remapDeep(e Expr, position map[int]int) (Expr, error) {
+	move := func(c *ColRef) (*ColRef, error) {
+		p, ok := position[c.Index]
+		if !ok {
+			return nil, pgerror.Newf(pgerror.Internal, "planner: column %s is not in the row a filter moved to", c.Name)
+		}
+		return &ColRef{Index: p, Outer: c.Outer, T: c.T, Name: c.Name}, nil
+	}
+	seen := map[Node]bool{}
+	return mapExpr(e, func(x Expr) (Expr, error) {
+		switch x := x.(type) {
+		case *ColRef:
+			if x.Outer == 0 {
+				return move(x)
+			}
+		case *Subquery:
+			if x.Correlated {
+				return x, mapOuterRefsOnce(x.Plan, 1, func(c *ColRef) (Expr, error) { return move(c) }, seen)
+			}
+		}
+		return x, nil
+	})
+}
+
 // hasCorrelatedSubquery reports whether e contains a correlated subquery.
 func hasCorrelatedSubquery(e Expr) bool {
 	found := false
@@ -121,7 +169,7 @@ func isConstant(e Expr) bool {
 		case *Subquery:
 			ok = false
 		case *Func:
-			if c.Name == "random" {
+			if volatileFunc(c.Name) {
 				ok = false
 			}
 		}
@@ -250,8 +298,17 @@ func nodeExprSlots(n Node) []*Expr {
 // mapOuterRefs rewrites, in place, the references plan makes (at any
 // subquery depth inside it) to the row of the query depth levels out:
 // fn returns the replacement for such a ColRef (whose Outer is relative
-// to where it stands).
+// to where it stands). A subquery plan reached twice (BETWEEN binds its
+// operand twice) is rewritten once.
 func mapOuterRefs(plan Node, depth int, fn func(*ColRef) (Expr, error)) error {
+	return mapOuterRefsOnce(plan, depth, fn, map[Node]bool{})
+}
+
+func mapOuterRefsOnce(plan Node, depth int, fn func(*ColRef) (Expr, error), seen map[Node]bool) error {
+	if seen[plan] {
+		return nil
+	}
+	seen[plan] = true
 	for _, slot := range nodeExprSlots(plan) {
 		e, err := mapExpr(*slot, func(x Expr) (Expr, error) {
 			switch x := x.(type) {
@@ -261,7 +318,7 @@ func mapOuterRefs(plan Node, depth int, fn func(*ColRef) (Expr, error)) error {
 				}
 			case *Subquery:
 				if x.Correlated {
-					return x, mapOuterRefs(x.Plan, depth+1, fn)
+					return x, mapOuterRefsOnce(x.Plan, depth+1, fn, seen)
 				}
 			}
 			return x, nil
@@ -272,7 +329,7 @@ func mapOuterRefs(plan Node, depth int, fn func(*ColRef) (Expr, error)) error {
 		*slot = e
 	}
 	for _, c := range plan.Children() {
-		if err := mapOuterRefs(c, depth, fn); err != nil {
+		if err := mapOuterRefsOnce(c, depth, fn, seen); err != nil {
 			return err
 		}
 	}
@@ -304,4 +361,28 @@ func ColumnsRead(e Expr) (cols []int, ok bool) {
 	}
 	slices.Sort(cols)
 	return cols, true
+}
+
+// volatileFunc reports whether a function may answer differently on each
+// call within one statement (PostgreSQL's VOLATILE), so a call must not be
+// evaluated once for many rows.
+func volatileFunc(name string) bool {
+	switch name {
+	case "random", "nextval", "setval", "gen_random_uuid", "clock_timestamp", "timeofday":
+		return true
+	}
+	return false
+}
+
+// readsVolatile reports whether e calls a volatile function outside its
+// subqueries.
+func readsVolatile(e Expr) bool {
+	found := false
+	walkExpr(e, func(x Expr) bool {
+		if f, ok := x.(*Func); ok && volatileFunc(f.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
