@@ -459,7 +459,11 @@ func (b *binder) planOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	rn, err := b.joinTree(o.rf, o.rf.conds, nil, &scope{cols: o.rf.cols, parent: o.parent})
+	on, rightConds, err := b.pushOnToNullable(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	rn, err := b.joinTree(o.rf, rightConds, nil, &scope{cols: o.rf.cols, parent: o.parent})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -469,14 +473,45 @@ func (b *binder) planOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
 		rightRel = o.rf.rels[0]
 	}
 	if o.full {
-		j, err := fullJoinNode(ln, rn, o.on, nl, cols)
+		j, err := fullJoinNode(ln, rn, on, nl, cols)
 		return j, rest, err
 	}
-	var n Node = b.outerJoinNode(ln, rn, rightRel, o.on, nl, cols)
+	var n Node = b.outerJoinNode(ln, rn, rightRel, on, nl, cols)
 	if o.right {
 		n = writtenOrder(n, nl, nr)
 	}
 	return n, rest, nil
+}
+
+// pushOnToNullable moves the ON conjuncts of a LEFT (or swapped RIGHT)
+// JOIN that read only the nullable side's columns (besides constants and
+// enclosing rows) into that side, as filters of its own: a row they reject
+// could match nothing anyway, so the preserved rows meet the same matches.
+// It returns the ON conjuncts left and the nullable side's conditions.
+func (b *binder) pushOnToNullable(o *outerSpec) (on, rightConds []Expr, err error) {
+	rightConds = append([]Expr{}, o.rf.conds...)
+	if o.full || !b.enabled("filter_pushdown") {
+		return o.on, rightConds, nil
+	}
+	nl, nr := len(o.lf.cols), len(o.rf.cols)
+	for _, c := range joinSharedSubqueries(o.on) {
+		cols := map[int]bool{}
+		colRefsDeep(c, cols)
+		nullableOnly := !readsVolatile(c)
+		for col := range cols {
+			nullableOnly = nullableOnly && col >= nl
+		}
+		if !nullableOnly {
+			on = append(on, c)
+			continue
+		}
+		moved, err := remapDeep(c, shiftDown(nl, nl+nr))
+		if err != nil {
+			return nil, nil, err
+		}
+		rightConds = append(rightConds, moved)
+	}
+	return on, rightConds, nil
 }
 
 // writtenOrder puts the columns of a RIGHT JOIN b, which ran as b LEFT

@@ -57,6 +57,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "DROP INDEX", nil
 	case p.Analyze != nil:
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
+	case p.AlterColumn != nil:
+		return "ALTER TABLE", s.alterNotNull(t, p.AlterColumn)
 	case p.Truncate != nil:
 		if p.Truncate.RestartIdentity {
 			return "", pgerror.New(pgerror.FeatureNotSupported, "TRUNCATE ... RESTART IDENTITY is not supported")
@@ -509,6 +511,23 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 			}
 			tag = "CREATE INDEX"
 			if err := s.createIndex(t, p, tableName, o.IndexDefinition); err != nil {
+				return "", err
+			}
+		case *sqlparser.AlterColumn:
+			if err := s.alterDefault(ctx, t, tableName, o); err != nil {
+				return "", err
+			}
+		case *sqlparser.RenameColumn:
+			if err := s.renameColumn(t, tableName, o); err != nil {
+				return "", err
+			}
+		case *sqlparser.RenameTableName:
+			if err := s.renameTable(t, tableName, o); err != nil {
+				return "", err
+			}
+			tableName = o.Table.Name.String()
+		case *sqlparser.DropColumn:
+			if err := s.dropColumn(t, tableName, o); err != nil {
 				return "", err
 			}
 		default:

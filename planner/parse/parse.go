@@ -75,6 +75,8 @@ type Statement struct {
 	Deallocate *DeallocateStmt
 	Trigger    *TriggerStmt
 	Database   *DatabaseStmt
+	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL.
+	AlterColumn *AlterColumnStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")

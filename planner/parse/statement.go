@@ -47,6 +47,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 	case first.is("create"):
 		return r.create(toks)
 	case first.is("alter") && second.is("table"):
+		if st, ok, err := r.alterColumn(toks); ok {
+			return st, err
+		}
 		toks, err = r.alterTable(toks)
 	case first.is("drop") && (second.is("table") || second.is("view")):
 		if n := len(toks); n > 2 && (toks[n-1].is("cascade") || toks[n-1].is("restrict")) {

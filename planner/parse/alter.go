@@ -1,0 +1,113 @@
+package parse
+
+import "strings"
+
+// AlterColumnStmt is ALTER TABLE t ALTER [COLUMN] c SET NOT NULL or DROP
+// NOT NULL: vitess's grammar (MySQL's, which changes a column's
+// nullability with MODIFY) has no shape for them.
+type AlterColumnStmt struct {
+	Table, Column string
+	NotNull       bool // SET NOT NULL; false: DROP NOT NULL
+}
+
+// alterColumn parses the ALTER TABLE forms vitess cannot: ALTER [COLUMN] c
+// {SET | DROP} NOT NULL, and ALTER [COLUMN] c [SET DATA] TYPE, which kvsql
+// refuses by name. ok is false for every other ALTER TABLE, which goes to
+// vitess (SET/DROP DEFAULT, RENAME, ADD and DROP COLUMN, ...).
+func (r *rewriter) alterColumn(toks []token) (st Statement, ok bool, err error) {
+	c := &cursor{r: r, toks: toks, i: 2}
+	c.accept("only")
+	if c.peek("if") {
+		return st, false, nil
+	}
+	names, err := c.qualifiedName()
+	if err != nil || !c.accept("alter") {
+		return st, false, nil
+	}
+	c.accept("column")
+	col, err := c.name()
+	if err != nil {
+		return st, false, nil
+	}
+	at := func(words ...string) bool {
+		for j, w := range words {
+			if c.i+j >= len(toks) || !toks[c.i+j].is(w) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case at("set", "not", "null"), at("drop", "not", "null"):
+		st.AlterColumn = &AlterColumnStmt{Table: names[len(names)-1], Column: col, NotNull: at("set")}
+		c.i += 3
+		return st, true, c.end()
+	case at("type"), at("set", "data", "type"):
+		return st, true, unsupported(r.sql, toks[c.i].pos, "ALTER TABLE ... ALTER COLUMN ... TYPE is not supported")
+	}
+	return st, false, nil
+}
+
+// RenameIdentifier rewrites SQL text (a CHECK constraint's expression) so
+// that every identifier old, other than a function's name, reads name;
+// strings and comments are left alone.
+func RenameIdentifier(sql, old, name string) (string, error) {
+	toks, err := lex(sql)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	last := 0
+	for i, t := range toks {
+		if (t.kind != tkIdent && t.kind != tkQIdent) || t.val != old {
+			continue
+		}
+		if i+1 < len(toks) && toks[i+1].isPunct("(") {
+			continue
+		}
+		b.WriteString(sql[last:t.pos])
+		b.WriteString(quoteIdentIfNeeded(name))
+		last = t.end
+	}
+	b.WriteString(sql[last:])
+	return b.String(), nil
+}
+
+// Mentions reports whether SQL text names any of the identifiers (in any
+// role: kvsql keeps views, triggers and checks as text, so a change that
+// could break one refuses rather than guess).
+func Mentions(sql string, names ...string) bool {
+	toks, err := lex(sql)
+	if err != nil {
+		return true
+	}
+	for _, t := range toks {
+		if t.kind == tkIdent || t.kind == tkQIdent {
+			for _, n := range names {
+				if t.val == n {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// quoteIdentIfNeeded writes name bare when it reads back as itself
+// (lower case letters, digits and underscores, not starting with a
+// digit), else double-quoted.
+func quoteIdentIfNeeded(name string) string {
+	bare := name != ""
+	for i, r := range name {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			bare = false
+		}
+	}
+	if bare {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
