@@ -247,6 +247,7 @@ type selectQ struct {
 	from     []fromItem
 	where    *node
 	groupBy  []*node
+	sets     string // "ROLLUP" or "CUBE" around groupBy, or ""
 	having   *node
 	order    bool
 	limit    int // < 0: none
@@ -270,11 +271,17 @@ func (q *selectQ) String() string {
 	b.WriteString(q.fromWhere())
 	if len(q.groupBy) > 0 {
 		b.WriteString(" GROUP BY ")
+		if q.sets != "" {
+			b.WriteString(q.sets + " (")
+		}
 		for i, g := range q.groupBy {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString(g.String())
+		}
+		if q.sets != "" {
+			b.WriteString(")")
 		}
 	}
 	if q.having != nil {
@@ -362,8 +369,11 @@ func (q *selectQ) variants() []*selectQ {
 	if q.limit >= 0 {
 		add(func(c *selectQ) { c.limit = -1 })
 	}
+	if q.sets != "" {
+		add(func(c *selectQ) { c.sets = "" })
+	}
 	if len(q.groupBy) > 0 {
-		add(func(c *selectQ) { c.groupBy = nil; c.having = nil })
+		add(func(c *selectQ) { c.groupBy = nil; c.sets = ""; c.having = nil })
 	}
 	for i := range q.from {
 		if i > 0 {

@@ -497,6 +497,9 @@ func (g *gen) selectQ(types []typ) *selectQ {
 			q.items = append(q.items, leaf(c.t, c.ref))
 		}
 		q.items = append(q.items, g.aggregates(sc)...)
+		if g.chance(0.1) {
+			q.sets = pickOf(g, []string{"ROLLUP", "CUBE"})
+		}
 		// Subqueries above the grouping may read the group keys.
 		if g.chance(0.25) {
 			if sq := g.scalarSubquery(keys, pickOf(g, []typ{tInt, tBigint, tText}), 1); sq != nil {

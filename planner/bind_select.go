@@ -14,6 +14,8 @@ import (
 // selectStatement plans a SELECT, a UNION or a VALUES statement. s is a
 // fresh scope whose parent is the enclosing query's scope (or nil).
 func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, error) {
+	branch := b.setOpBranch
+	b.setOpBranch = false
 	var with *sqlparser.With
 	switch st := st.(type) {
 	case *sqlparser.Select:
@@ -31,12 +33,18 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 		if call, name, ok := seriesCall(st); ok {
 			return b.series(call, name, s)
 		}
+		if n, ok, err := b.groupingSetsQuery(st, s); ok {
+			return n, err
+		}
+		b.keepUnknown = branch
 		return b.selectNode(st, s)
 	case *sqlparser.Union:
+		b.setOpBranch = true
 		left, err := b.selectStatement(st.Left, &scope{parent: s.parent, owner: s})
 		if err != nil {
 			return nil, err
 		}
+		b.setOpBranch = true
 		right, err := b.selectStatement(st.Right, &scope{parent: s.parent, owner: s})
 		if err != nil {
 			return nil, err
@@ -210,6 +218,8 @@ type selectItem struct {
 
 // selectNode plans one SELECT block.
 func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
+	forceGroup, keepUnknown := b.forceGroup, b.keepUnknown
+	b.forceGroup, b.keepUnknown = false, false
 	from, err := b.fromClause(sel.From, s)
 	if err != nil {
 		return nil, err
@@ -407,7 +417,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	}
 	s.agg, s.win = nil, nil
 
-	grouped := len(groupBy) > 0 || len(agg.calls) > 0 || having != nil
+	grouped := len(groupBy) > 0 || len(agg.calls) > 0 || having != nil || forceGroup
 	correlated := false
 	for _, c := range conjuncts {
 		correlated = correlated || hasCorrelatedSubquery(c)
@@ -549,7 +559,10 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		proj.Exprs = append(proj.Exprs, it.expr)
 		c := it.col
 		c.Name, c.T = it.name, it.expr.Type()
-		if c.T.Family == types.Unknown {
+		if c.T.Family == types.Unknown && !keepUnknown {
+			// A set operation's branch leaves an untyped NULL or
+			// literal to the operation, which resolves it against the
+			// other branch (SELECT NULL UNION SELECT 1 is an integer).
 			c.T = tText
 			proj.Exprs[len(proj.Exprs)-1], _ = coerce(it.expr, tText)
 		}

@@ -45,6 +45,14 @@ type binder struct {
 	params []types.T
 	ctes   []cteDef // the WITH queries in scope, innermost last
 	works  int      // WorkTable IDs handed out
+	// forceGroup makes the next SELECT block an aggregation even with no
+	// GROUP BY or aggregate: the empty grouping set of ROLLUP, CUBE or
+	// GROUPING SETS yields one row.
+	forceGroup bool
+	// setOpBranch marks the next query bound as a branch of a set
+	// operation; keepUnknown tells its SELECT block to leave untyped
+	// output columns for the operation to resolve.
+	setOpBranch, keepUnknown bool
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
@@ -76,6 +84,7 @@ func (b *binder) compound(c *parse.Compound, s *scope) (Node, error) {
 		if !ok {
 			return nil, pgerror.New(pgerror.SyntaxError, "set operation operand is not a query")
 		}
+		b.setOpBranch = true
 		return b.selectStatement(ts, &scope{parent: s.parent, owner: s})
 	}
 	left, err := side(c.Left)

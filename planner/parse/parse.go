@@ -267,6 +267,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = seriesInFrom(toks)
 	toks = notOperands(toks)
 	toks = fullJoins(toks)
+	toks = groupingSets(toks)
 	toks, err = r.exprs(toks)
 	if err != nil {
 		return nil, err

@@ -655,6 +655,45 @@ var plainFuncs = map[string]bool{
 	"regexp_substr": true, "regexp_instr": true,
 }
 
+// MarkerGroupingSets names the call that stands for GROUP BY's GROUPING
+// SETS (...); MarkerEmptySet for an empty grouping set () among its
+// arguments. ROLLUP (...) and CUBE (...) already parse as calls.
+const (
+	MarkerGroupingSets = "kvsql_grouping_sets"
+	MarkerEmptySet     = "kvsql_empty_set"
+)
+
+// groupingSets spells GROUPING SETS (...) as a call of MarkerGroupingSets
+// and an empty set () inside it as MarkerEmptySet().
+func groupingSets(toks []token) []token {
+	var out []token
+	var open []int // parenthesis depths of GROUPING SETS lists
+	depth := 0
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.is("grouping") && i+2 < len(toks) && toks[i+1].is("sets") && toks[i+2].isPunct("("):
+			out = append(out, raw(MarkerGroupingSets, t.pos))
+			open = append(open, depth)
+			i++
+			continue
+		case len(open) > 0 && t.isPunct("(") && i+1 < len(toks) && toks[i+1].isPunct(")") && depth > open[len(open)-1]:
+			out = append(out, raw(MarkerEmptySet, t.pos), t, toks[i+1])
+			i++
+			continue
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+			if len(open) > 0 && depth == open[len(open)-1] {
+				open = open[:len(open)-1]
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 // markerFullJoin is the first conjunct of ON, or the first USING column,
 // of a FULL [OUTER] JOIN written as a LEFT JOIN (see fullJoins).
 const markerFullJoin = "kvsql_full_join"
