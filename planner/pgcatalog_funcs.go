@@ -123,6 +123,9 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 		for _, v := range g.views() {
 			names[v.Name] = oidView(v.Name)
 		}
+		for _, s := range g.sequences() {
+			names[s.Name] = int64(s.ID)
+		}
 	} else {
 		for _, t := range pgTypes {
 			names[t.name] = t.oid

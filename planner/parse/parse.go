@@ -75,6 +75,7 @@ type Statement struct {
 	Deallocate *DeallocateStmt
 	Trigger    *TriggerStmt
 	Database   *DatabaseStmt
+	Sequence   *SequenceStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")
