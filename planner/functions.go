@@ -160,6 +160,7 @@ var funcs = map[string]funcSig{
 	"pg_backend_pid":    {0, 0, fixed(types.Int4)},
 	// Sequence functions (exec/eval seqFunc; planner/sequence.go binds
 	// their first argument). kvsql_seq_* read SELECT * FROM seq's row.
+	"quote_ident":            {1, 1, fixed(types.Text)},
 	"nextval":                {1, 1, fixed(types.Int8)},
 	"currval":                {1, 1, fixed(types.Int8)},
 	"setval":                 {2, 3, fixed(types.Int8)},

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -137,4 +138,46 @@ func sequenceRelation(s *catalog.Sequence) Node {
 func (g *vgen) sequences() []*catalog.Sequence {
 	seqs, _ := g.cat.Sequences(g.db)
 	return seqs
+}
+
+// seqTypeOID is the type OID of a sequence's data type.
+func seqTypeOID(typ string) int64 {
+	switch typ {
+	case "smallint":
+		return int64(types.Int2.OID())
+	case "integer":
+		return int64(types.Int4.OID())
+	}
+	return int64(types.Int8.OID())
+}
+
+func pgSequence(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, s := range g.sequences() {
+		out = append(out, vrow(int64(s.ID), seqTypeOID(s.Type), s.Start, s.Increment, s.Max, s.Min, s.Cache, s.Cycle))
+	}
+	return out
+}
+
+func pgSequences(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, s := range g.sequences() {
+		last := &Func{Name: "pg_sequence_last_value", Args: []Expr{textConst(s.Name)}, T: tInt8}
+		out = append(out, vrow("public", s.Name, currentUser(), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
+	}
+	return out
+}
+
+func isSequences(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, s := range g.sequences() {
+		prec := map[string]int{"smallint": 16, "integer": 32, "bigint": 64}[s.Type]
+		cycle := "NO"
+		if s.Cycle {
+			cycle = "YES"
+		}
+		out = append(out, vrow(g.db, "public", s.Name, s.Type, prec, 2, 0, strconv.FormatInt(s.Start, 10),
+			strconv.FormatInt(s.Min, 10), strconv.FormatInt(s.Max, 10), strconv.FormatInt(s.Increment, 10), cycle))
+	}
+	return out
 }

@@ -76,6 +76,12 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return extreme(args, e.Name == "greatest", e.T), nil
 	case "concat":
 		return concatFunc(e, args, ""), nil
+	case "format_type":
+		// Not strict in PostgreSQL: a NULL typmod means none (psql's \d
+		// of a sequence passes NULL).
+		if len(args) == 2 && !args[0].IsNull() && args[1].IsNull() {
+			return types.NewText(planner.FormatType(datumInt(args[0]), -1)), nil
+		}
 	case "format":
 		return formatFunc(e, args)
 	case "concat_ws":
