@@ -62,6 +62,9 @@ type Database struct {
 	Name   string
 	Tables map[string]*Table
 	Views  map[string]*View
+	// Sequences are the database's sequences (CREATE SEQUENCE), in the
+	// relation namespace with tables, views and indexes.
+	Sequences map[string]*Sequence
 }
 
 // Table describes one table and the layout of its master file and index
@@ -352,7 +355,11 @@ func (c *Catalog) clone() *Catalog {
 // modified, and returns that copy.
 func (n *Catalog) cloneDB(db string) *Database {
 	old := n.dbs[db]
-	d := &Database{Name: old.Name, Tables: make(map[string]*Table, len(old.Tables)), Views: make(map[string]*View, len(old.Views))}
+	d := &Database{Name: old.Name, Tables: make(map[string]*Table, len(old.Tables)), Views: make(map[string]*View, len(old.Views)),
+		Sequences: make(map[string]*Sequence, len(old.Sequences))}
+	for k, v := range old.Sequences {
+		d.Sequences[k] = v
+	}
 	for k, v := range old.Tables {
 		d.Tables[k] = v
 	}

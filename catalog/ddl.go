@@ -59,7 +59,7 @@ func (c *Catalog) CreateDatabase(w kv.Writer, name string) (*Catalog, error) {
 		return nil, err
 	}
 	n := c.clone()
-	n.dbs[name] = &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}}
+	n.dbs[name] = &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}}
 	return n, nil
 }
 
@@ -77,7 +77,12 @@ func (c *Catalog) DropDatabase(w kv.Writer, name string) (*Catalog, error) {
 		}
 		delete(n.stats, t.ID)
 	}
-	for _, p := range [][]byte{tablePrefix(name), viewPrefix(name)} {
+	for _, s := range d.Sequences {
+		if err := w.Delete(SeqStateKey(s.ID)); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range [][]byte{tablePrefix(name), viewPrefix(name), sequenceDefPrefix(name)} {
 		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
 			return nil, err
 		}
@@ -94,6 +99,9 @@ func (c *Catalog) relationExists(d *Database, name string) error {
 		return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
 	}
 	if _, ok := d.Views[name]; ok {
+		return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+	}
+	if _, ok := d.Sequences[name]; ok {
 		return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
 	}
 	for _, t := range d.Tables {

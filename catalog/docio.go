@@ -88,7 +88,7 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 		if _, dup := c.dbs[ddb.Name]; dup {
 			return nil, docError("%s: duplicate dbName", where)
 		}
-		d := &Database{Name: ddb.Name, Tables: map[string]*Table{}, Views: map[string]*View{}}
+		d := &Database{Name: ddb.Name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}}
 		c.dbs[d.Name] = d
 		names := map[string]string{} // relation names (tables, views, indexes) in d
 		for i := range ddb.Tables {
@@ -108,6 +108,26 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			}
 			names[dv.Name] = vw
 			d.Views[dv.Name] = &View{Name: dv.Name, SQL: dv.Query, Columns: dv.Columns}
+		}
+		for _, ds := range ddb.Sequences {
+			sw := fmt.Sprintf("%s / Sequence %q", where, ds.Name)
+			if ds.Name == "" {
+				return nil, docError("%s / Sequence: sequenceName is missing", where)
+			}
+			if prev, dup := names[ds.Name]; dup {
+				return nil, docError("%s: name already used by %s", sw, prev)
+			}
+			names[ds.Name] = sw
+			if err := im.claim(ds.ID, sw); err != nil {
+				return nil, err
+			}
+			id := uint64(ds.ID)
+			s := &Sequence{ID: id, Name: ds.Name, Type: ds.Type, Start: ds.Start, Increment: ds.Increment,
+				Min: ds.Min, Max: ds.Max, Cache: ds.Cache, Cycle: ds.Cycle != 0, OwnedTable: ds.OwnedTable, OwnedColumn: ds.OwnedColumn}
+			if err := CheckSequence(s); err != nil {
+				return nil, docError("%s: %v", sw, err)
+			}
+			d.Sequences[s.Name] = s
 		}
 	}
 	return c, nil

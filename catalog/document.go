@@ -56,6 +56,23 @@ type docDB struct {
 	Name   string     `xml:"dbName,attr" json:"dbName"`
 	Tables []docTable `xml:"Tables>Table" json:"Tables"`
 	Views  []docView  `xml:"Views>View,omitempty" json:"Views,omitempty"`
+	// Sequences are the CREATE SEQUENCE definitions; their counters are
+	// data (SeqStateKey) and are not part of the document.
+	Sequences []docSequence `xml:"Sequences>Sequence,omitempty" json:"Sequences,omitempty"`
+}
+
+type docSequence struct {
+	Name        string `xml:"sequenceName,attr" json:"sequenceName"`
+	ID          num    `xml:"id,attr" json:"id"`
+	Type        string `xml:"type,attr" json:"type"`
+	Start       int64  `xml:"start,attr" json:"start"`
+	Increment   int64  `xml:"increment,attr" json:"increment"`
+	Min         int64  `xml:"minValue,attr" json:"minValue"`
+	Max         int64  `xml:"maxValue,attr" json:"maxValue"`
+	Cache       int64  `xml:"cache,attr" json:"cache"`
+	Cycle       num    `xml:"cycle,attr" json:"cycle"`
+	OwnedTable  string `xml:"ownedTable,attr,omitempty" json:"ownedTable,omitempty"`
+	OwnedColumn string `xml:"ownedColumn,attr,omitempty" json:"ownedColumn,omitempty"`
 }
 
 type docTable struct {
@@ -256,6 +273,12 @@ func toDoc(c *Catalog) docRoot {
 		views, _ := c.Views(dbName)
 		for _, v := range views {
 			ddb.Views = append(ddb.Views, docView{Name: v.Name, Query: v.SQL, Columns: v.Columns})
+		}
+		seqs, _ := c.Sequences(dbName)
+		for _, s := range seqs {
+			ddb.Sequences = append(ddb.Sequences, docSequence{Name: s.Name, ID: num(s.ID), Type: s.Type, Start: s.Start,
+				Increment: s.Increment, Min: s.Min, Max: s.Max, Cache: s.Cache, Cycle: flagNum(s.Cycle),
+				OwnedTable: s.OwnedTable, OwnedColumn: s.OwnedColumn})
 		}
 		root.DataBases = append(root.DataBases, ddb)
 	}

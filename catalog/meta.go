@@ -129,6 +129,11 @@ func Load(r kv.Reader) (*Catalog, error) {
 	var tables []*Table
 	var views []*View
 	var viewDBs []string
+	type seqDesc struct {
+		key, value []byte
+		parts      []types.Datum
+	}
+	var seqs []seqDesc
 	for ok := it.First(); ok; ok = it.Next() {
 		_, parts, err := encoding.DecodeKey(it.Key())
 		if err != nil {
@@ -143,7 +148,7 @@ func Load(r kv.Reader) (*Catalog, error) {
 			if err := json.Unmarshal(it.Value(), &d); err != nil {
 				return nil, corrupt(it.Key(), err)
 			}
-			c.dbs[d.Name] = &Database{Name: d.Name, Tables: map[string]*Table{}, Views: map[string]*View{}}
+			c.dbs[d.Name] = &Database{Name: d.Name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}}
 		case tagTable:
 			t := new(Table)
 			if err := json.Unmarshal(it.Value(), t); err != nil {
@@ -160,6 +165,8 @@ func Load(r kv.Reader) (*Catalog, error) {
 			}
 			views = append(views, v)
 			viewDBs = append(viewDBs, parts[1].S)
+		case tagSeqDef:
+			seqs = append(seqs, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagStats:
 			s := new(Stats)
 			if err := json.Unmarshal(it.Value(), s); err != nil {
@@ -184,6 +191,11 @@ func Load(r kv.Reader) (*Catalog, error) {
 			return nil, pgerror.Newf(pgerror.DataCorrupted, "catalog: view %q belongs to missing database %q", v.Name, viewDBs[i])
 		}
 		d.Views[v.Name] = v
+	}
+	for _, s := range seqs {
+		if err := loadSequence(c, s.key, s.parts, s.value); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -218,6 +230,11 @@ func Install(w kv.Writer, c *Catalog) error {
 				return err
 			}
 		}
+		for _, s := range d.Sequences {
+			if err := writeJSON(w, SequenceDefKey(db, s.Name), s); err != nil {
+				return err
+			}
+		}
 	}
 	for _, s := range c.stats {
 		if err := writeStats(w, s); err != nil {
@@ -228,9 +245,10 @@ func Install(w kv.Writer, c *Catalog) error {
 }
 
 // ClearMeta deletes every descriptor key (databases, tables, views,
-// stats) but keeps the format version, the id counter and sequences.
+// stats, sequence definitions) but keeps the format version, the id
+// counter and the counters of serial columns and sequences.
 func ClearMeta(w kv.Writer) error {
-	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats} {
+	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef} {
 		p := metaKey(text(tag))
 		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
 			return err

@@ -73,6 +73,8 @@ type Ctx struct {
 	// current_database(), current_user and pg_backend_pid().
 	Database, User string
 	BackendPID     int32
+	// Seq runs the sequence functions (nextval, ...); nil: they fail.
+	Seq eval.Sequences
 	// ReadOnly is set for statements that write nothing and whose reads
 	// need no validation (autocommit queries): scans may then read master
 	// rows through one iterator per scan (index.MasterReader).
@@ -172,7 +174,7 @@ func newRunState(ctx *Ctx) *runState {
 		ctx.Stats = newStats()
 	}
 	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery,
-		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID}
+		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq}
 	return rs
 }
 

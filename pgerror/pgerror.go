@@ -86,6 +86,10 @@ const (
 	DataCorrupted              Code = "XX001"
 	IOError                    Code = "58030"
 	Internal                   Code = "XX000"
+	// ObjectNotInPrerequisiteState is currval/lastval before nextval.
+	ObjectNotInPrerequisiteState Code = "55000"
+	// SequenceGeneratorLimitExceeded is nextval past a sequence's bound.
+	SequenceGeneratorLimitExceeded Code = "2200H"
 )
 
 // Error is an error with a SQLSTATE. Detail and Hint are optional and are

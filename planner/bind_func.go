@@ -46,6 +46,11 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 	if x, ok, err := b.catalogFunc(name, bound); ok { // pgcatalog_funcs.go
 		return x, err
 	}
+	if seqFuncs[name] {
+		if err := b.bindSeqArgs(name, bound); err != nil {
+			return nil, err
+		}
+	}
 	t, err := FuncReturnType(name, argTypes)
 	if err != nil {
 		return nil, err

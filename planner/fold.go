@@ -121,7 +121,7 @@ func emptyIfFalse(n Node, pred Expr) Node {
 // argument (exec's evalFunc handles their NULLs).
 var nonStrictFuncs = map[string]bool{
 	"coalesce": true, "ifnull": true, "nullif": true, "greatest": true, "least": true,
-	"concat": true, "concat_ws": true, "format": true,
+	"concat": true, "concat_ws": true, "format": true, "format_type": true,
 }
 
 // foldStrictFunc returns a NULL constant of type t for a call of a strict

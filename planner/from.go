@@ -636,6 +636,9 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			}
 			return derived(n, alias, it.Columns)
 		}
+		if seq, serr := b.p.Catalog.Sequence(b.p.DB, name); serr == nil {
+			return derived(sequenceRelation(seq), alias, it.Columns)
+		}
 		if e.Qualifier.IsEmpty() {
 			if n, ok, err := b.virtualRelation("", name); ok || err != nil {
 				if err != nil {

@@ -158,11 +158,22 @@ var funcs = map[string]funcSig{
 	"current_user":      {0, 0, fixed(types.Text)},
 	"session_user":      {0, 0, fixed(types.Text)},
 	"pg_backend_pid":    {0, 0, fixed(types.Int4)},
-	"||":                {2, 2, fixed(types.Text)},
-	"~":                 {2, 2, fixed(types.Bool)},
-	"~*":                {2, 2, fixed(types.Bool)},
-	"!~":                {2, 2, fixed(types.Bool)},
-	"!~*":               {2, 2, fixed(types.Bool)},
+	// Sequence functions (exec/eval seqFunc; planner/sequence.go binds
+	// their first argument). kvsql_seq_* read SELECT * FROM seq's row.
+	"quote_ident":            {1, 1, fixed(types.Text)},
+	"nextval":                {1, 1, fixed(types.Int8)},
+	"currval":                {1, 1, fixed(types.Int8)},
+	"setval":                 {2, 3, fixed(types.Int8)},
+	"lastval":                {0, 0, fixed(types.Int8)},
+	"pg_sequence_last_value": {1, 1, fixed(types.Int8)},
+	"kvsql_seq_last_value":   {1, 1, fixed(types.Int8)},
+	"kvsql_seq_log_cnt":      {1, 1, fixed(types.Int8)},
+	"kvsql_seq_is_called":    {1, 1, fixed(types.Bool)},
+	"||":                     {2, 2, fixed(types.Text)},
+	"~":                      {2, 2, fixed(types.Bool)},
+	"~*":                     {2, 2, fixed(types.Bool)},
+	"!~":                     {2, 2, fixed(types.Bool)},
+	"!~*":                    {2, 2, fixed(types.Bool)},
 	// PostgreSQL catalog functions (exec/eval/funcs_pg.go; the ones that
 	// read the catalog are bound in pgcatalog_funcs.go).
 	"format_type":                     {2, 2, fixed(types.Text)},

@@ -123,6 +123,14 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 		for _, v := range g.views() {
 			names[v.Name] = oidView(v.Name)
 		}
+		// System catalogs psql names as 'pg_catalog.pg_class'::regclass
+		// (\d seq's pg_depend query), under PostgreSQL's OIDs.
+		for name, oid := range map[string]int64{"pg_class": 1259, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_namespace": 2615} {
+			names[name] = oid
+		}
+		for _, s := range g.sequences() {
+			names[s.Name] = int64(s.ID)
+		}
 	} else {
 		for _, t := range pgTypes {
 			names[t.name] = t.oid

@@ -9,6 +9,9 @@ var infoSchemaRelations map[string]*vrel
 
 func init() {
 	infoSchemaRelations = map[string]*vrel{
+		"sequences": {vcols("sequence_catalog", "t", "sequence_schema", "t", "sequence_name", "t", "data_type", "t",
+			"numeric_precision", "i4", "numeric_precision_radix", "i4", "numeric_scale", "i4", "start_value", "t",
+			"minimum_value", "t", "maximum_value", "t", "increment", "t", "cycle_option", "t"), isSequences},
 		"schemata": {vcols("catalog_name", "t", "schema_name", "t", "schema_owner", "t"), isSchemata},
 		"tables": {vcols("table_catalog", "t", "table_schema", "t", "table_name", "t", "table_type", "t",
 			"is_insertable_into", "t", "is_typed", "t"), isTables},

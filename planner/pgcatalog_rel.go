@@ -214,12 +214,18 @@ func init() {
 			"pubinsert", "b", "pubupdate", "b", "pubdelete", "b", "pubtruncate", "b", "pubviaroot", "b"), vempty},
 		"pg_publication_rel":       {vcols("oid", "o", "prpubid", "o", "prrelid", "o", "prqual", "t", "prattrs", "t"), vempty},
 		"pg_publication_namespace": {vcols("oid", "o", "pnpubid", "o", "pnnspid", "o"), vempty},
-		"pg_trigger":               {vcols("oid", "o", "tgrelid", "o", "tgname", "t", "tgenabled", "t", "tgisinternal", "b"), vempty},
-		"pg_rewrite":               {vcols("oid", "o", "rulename", "t", "ev_class", "o", "ev_type", "t"), vempty},
-		"pg_extension":             {vcols("oid", "o", "extname", "t", "extowner", "o", "extnamespace", "o", "extversion", "t"), vempty},
-		"pg_enum":                  {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), vempty},
-		"pg_range":                 {vcols("rngtypid", "o", "rngsubtype", "o", "rngmultitypid", "o"), vempty},
-		"pg_sequence":              {vcols("seqrelid", "o", "seqtypid", "o", "seqstart", "i8", "seqincrement", "i8"), vempty},
+		"pg_depend": {vcols("classid", "o", "objid", "o", "objsubid", "i4", "refclassid", "o", "refobjid", "o",
+			"refobjsubid", "i4", "deptype", "t"), vempty},
+		"pg_trigger":   {vcols("oid", "o", "tgrelid", "o", "tgname", "t", "tgenabled", "t", "tgisinternal", "b"), vempty},
+		"pg_rewrite":   {vcols("oid", "o", "rulename", "t", "ev_class", "o", "ev_type", "t"), vempty},
+		"pg_extension": {vcols("oid", "o", "extname", "t", "extowner", "o", "extnamespace", "o", "extversion", "t"), vempty},
+		"pg_enum":      {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), vempty},
+		"pg_range":     {vcols("rngtypid", "o", "rngsubtype", "o", "rngmultitypid", "o"), vempty},
+		"pg_sequence": {vcols("seqrelid", "o", "seqtypid", "o", "seqstart", "i8", "seqincrement", "i8",
+			"seqmax", "i8", "seqmin", "i8", "seqcache", "i8", "seqcycle", "b"), pgSequence},
+		"pg_sequences": {vcols("schemaname", "t", "sequencename", "t", "sequenceowner", "t", "data_type", "t",
+			"start_value", "i8", "min_value", "i8", "max_value", "i8", "increment_by", "i8", "cycle", "b",
+			"cache_size", "i8", "last_value", "i8"), pgSequences},
 		"pg_collation": {vcols("oid", "o", "collname", "t", "collnamespace", "o", "collowner", "o",
 			"collprovider", "t", "collisdeterministic", "b", "collencoding", "i4", "collcollate", "t", "collctype", "t"), pgCollation},
 		"pg_tablespace": {vcols("oid", "o", "spcname", "t", "spcowner", "o", "spcacl", "t", "spcoptions", "t"), pgTablespace},
@@ -254,6 +260,9 @@ func pgClass(g *vgen) [][]Expr {
 	}
 	for _, v := range g.views() {
 		rel(oidView(v.Name), v.Name, "v", 0, len(g.viewColumns(v)), false)
+	}
+	for _, s := range g.sequences() {
+		rel(int64(s.ID), s.Name, "S", 0, 3, false)
 	}
 	return out
 }

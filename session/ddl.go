@@ -83,6 +83,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "CREATE TRIGGER", s.createTrigger(t, p.Trigger)
 	case p.Trigger != nil:
 		return "DROP TRIGGER", s.dropTrigger(t, p.Trigger)
+	case p.Sequence != nil:
+		return s.sequenceStmt(t, p.Sequence)
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
@@ -98,10 +100,21 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 			}
 			next, err := cat.DropTable(t.kv, db, tn.Name.String())
 			if err != nil {
+				if _, serr := cat.Sequence(db, tn.Name.String()); serr == nil {
+					e := pgerror.Newf(pgerror.WrongObjectType, "%q is not a table", tn.Name.String())
+					e.Hint = "Use DROP SEQUENCE to remove a sequence."
+					return "", e
+				}
 				if ast.IfExists && pgerror.HasCode(err, pgerror.UndefinedTable) {
 					continue
 				}
 				return "", err
+			}
+			// A sequence OWNED BY one of the table's columns goes with it.
+			for _, seq := range next.OwnedSequences(db, tn.Name.String()) {
+				if next, err = next.DropSequence(t.kv, db, seq); err != nil {
+					return "", err
+				}
 			}
 			cat = next
 		}

@@ -2,7 +2,10 @@ package session
 
 import (
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
 )
 
 // Sequences (serial columns and hidden row ids) are counters kept in the
@@ -37,4 +40,182 @@ func (db *DB) nextVal(t *catalog.Table, col int) (int64, error) {
 	v := b.next
 	b.next++
 	return v, nil
+}
+
+// The sequences of CREATE SEQUENCE. Their definitions are catalog
+// descriptors (transactional, like any DDL); their counters
+// (catalog.SeqState) are read and written straight in the engine under
+// seqMu, outside any transaction, so nextval and setval are never rolled
+// back and two sessions never get the same value. A counter write is not
+// synced on its own: the next commit's sync carries it (the WAL keeps
+// order), as for serial columns.
+
+// seqLogVals is PostgreSQL's SEQ_LOG_VALS: how many values a nextval
+// pretends to log ahead. kvsql writes every value; the count only makes
+// log_cnt read as PostgreSQL's does.
+const seqLogVals = 32
+
+// seqNext advances s and returns its new value (PostgreSQL's
+// nextval_internal with a cache of one value).
+func (db *DB) seqNext(s *catalog.Sequence) (int64, error) {
+	db.seqMu.Lock()
+	defer db.seqMu.Unlock()
+	st, err := catalog.ReadSeqState(db.eng, s)
+	if err != nil {
+		return 0, err
+	}
+	next, last, result := st.Last, st.Last, st.Last
+	log, fetch, rescnt := st.LogCnt, int64(1), int64(0)
+	if !st.IsCalled {
+		rescnt, fetch = 1, 0
+	}
+	if log < fetch || !st.IsCalled {
+		fetch += seqLogVals
+		log = fetch
+	}
+	inc, lo, hi := s.Increment, s.Min, s.Max
+	for fetch > 0 {
+		if inc > 0 {
+			if hi >= 0 && next > hi-inc || hi < 0 && next+inc > hi {
+				if rescnt > 0 {
+					break
+				}
+				if !s.Cycle {
+					return 0, pgerror.Newf(pgerror.SequenceGeneratorLimitExceeded, "nextval: reached maximum value of sequence %q (%d)", s.Name, hi)
+				}
+				next = lo
+			} else {
+				next += inc
+			}
+		} else {
+			if lo < 0 && next < lo-inc || lo >= 0 && next+inc < lo {
+				if rescnt > 0 {
+					break
+				}
+				if !s.Cycle {
+					return 0, pgerror.Newf(pgerror.SequenceGeneratorLimitExceeded, "nextval: reached minimum value of sequence %q (%d)", s.Name, lo)
+				}
+				next = hi
+			} else {
+				next += inc
+			}
+		}
+		fetch--
+		if rescnt < 1 {
+			log--
+			rescnt++
+			last, result = next, next
+		}
+	}
+	log -= fetch
+	if err := catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: last, IsCalled: true, LogCnt: log}); err != nil {
+		return 0, pgerror.Wrap(err, pgerror.IOError)
+	}
+	return result, nil
+}
+
+// seqSet is setval: 22003 for a value outside the sequence's bounds.
+func (db *DB) seqSet(s *catalog.Sequence, v int64, isCalled bool) error {
+	if v < s.Min || v > s.Max {
+		return pgerror.Newf(pgerror.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence %q (%d..%d)", v, s.Name, s.Min, s.Max)
+	}
+	db.seqMu.Lock()
+	defer db.seqMu.Unlock()
+	if err := catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: v, IsCalled: isCalled}); err != nil {
+		return pgerror.Wrap(err, pgerror.IOError)
+	}
+	return nil
+}
+
+// seqState reads the counter of s.
+func (db *DB) seqState(s *catalog.Sequence) (catalog.SeqState, error) {
+	db.seqMu.Lock()
+	defer db.seqMu.Unlock()
+	return catalog.ReadSeqState(db.eng, s)
+}
+
+// seqOps implements eval.Sequences for one statement: names are looked
+// up in the catalog the statement runs against, currval and lastval are
+// the session's.
+type seqOps struct {
+	s   *Session
+	cat *catalog.Catalog
+}
+
+var _ eval.Sequences = seqOps{}
+
+// resolve finds the sequence a nextval argument names: a regclass OID
+// (bigint) or text parsed as PostgreSQL parses a relation name.
+func (o seqOps) resolve(ref types.Datum) (*catalog.Sequence, error) {
+	if ref.Kind == types.KindInt {
+		if s := o.cat.SequenceByID(o.s.database, uint64(ref.I)); s != nil {
+			return s, nil
+		}
+		return nil, pgerror.Newf(pgerror.Internal, "could not open relation with OID %d", ref.I)
+	}
+	name, err := planner.SequenceRefName(ref.S)
+	if err != nil {
+		return nil, err
+	}
+	return o.cat.Sequence(o.s.database, name)
+}
+
+func (o seqOps) NextVal(ref types.Datum) (int64, error) {
+	s, err := o.resolve(ref)
+	if err != nil {
+		return 0, err
+	}
+	v, err := o.s.db.seqNext(s)
+	if err != nil {
+		return 0, err
+	}
+	o.s.currvals[s.ID] = v
+	o.s.lastSeq = s.ID
+	return v, nil
+}
+
+func (o seqOps) CurrVal(ref types.Datum) (int64, error) {
+	s, err := o.resolve(ref)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := o.s.currvals[s.ID]
+	if !ok {
+		return 0, pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "currval of sequence %q is not yet defined in this session", s.Name)
+	}
+	return v, nil
+}
+
+func (o seqOps) SetVal(ref types.Datum, v int64, isCalled bool) (int64, error) {
+	s, err := o.resolve(ref)
+	if err != nil {
+		return 0, err
+	}
+	if err := o.s.db.seqSet(s, v, isCalled); err != nil {
+		return 0, err
+	}
+	if isCalled {
+		o.s.currvals[s.ID] = v
+	}
+	return v, nil
+}
+
+func (o seqOps) LastVal() (int64, error) {
+	notYet := pgerror.New(pgerror.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
+	if o.s.lastSeq == 0 {
+		return 0, notYet
+	}
+	if o.cat.SequenceByID(o.s.database, o.s.lastSeq) == nil {
+		return 0, notYet
+	}
+	return o.s.currvals[o.s.lastSeq], nil
+}
+
+func (o seqOps) State(ref types.Datum) (last, logCnt int64, isCalled bool, err error) {
+	s, err := o.resolve(ref)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	st, err := o.s.db.seqState(s)
+	return st.Last, st.LogCnt, st.IsCalled, err
 }

@@ -31,6 +31,11 @@ type Session struct {
 	// triggers holds the parsed triggers this session has fired, with
 	// their prepared statements.
 	triggers map[*catalog.Trigger]*compiledTrigger
+	// currvals are the values nextval (and setval) last gave each
+	// sequence in this session, by sequence ID; lastSeq is the sequence
+	// of the last nextval (0: none). currval and lastval read them.
+	currvals map[uint64]int64
+	lastSeq  uint64
 	// mu guards nothing but the settings map against the wire server's
 	// concurrent Setting reads (statement_timeout).
 	mu sync.Mutex
@@ -77,7 +82,7 @@ func (db *DB) Session(database string) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{db: db, database: database, user: "kvsql", pid: db.nextPID.Add(1),
-		settings: db.defaultSettings(), changed: map[string]string{}}
+		settings: db.defaultSettings(), changed: map[string]string{}, currvals: map[uint64]int64{}}
 	return s, nil
 }
 
@@ -212,6 +217,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Database:   s.database,
 		User:       s.user,
 		BackendPID: int32(s.pid),
+		Seq:        seqOps{s: s, cat: t.cat},
 	}
 }
 

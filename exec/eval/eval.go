@@ -33,8 +33,22 @@ type Env struct {
 	// "kvsql".
 	Database, User string
 	BackendPID     int32
+	// Seq runs nextval, currval, setval and lastval and reads a
+	// sequence's state; nil makes them fail (0A000).
+	Seq Sequences
 
 	cache *patternCache
+}
+
+// Sequences is what the sequence functions need from the session: a
+// sequence is named by ref, a text name or a regclass OID (bigint).
+type Sequences interface {
+	NextVal(ref types.Datum) (int64, error)
+	CurrVal(ref types.Datum) (int64, error)
+	SetVal(ref types.Datum, v int64, isCalled bool) (int64, error)
+	LastVal() (int64, error)
+	// State is the counter as SELECT * FROM seq shows it.
+	State(ref types.Datum) (last, logCnt int64, isCalled bool, err error)
 }
 
 // Value is Eval with a column of the current row read in place: small

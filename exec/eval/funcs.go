@@ -76,6 +76,12 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return extreme(args, e.Name == "greatest", e.T), nil
 	case "concat":
 		return concatFunc(e, args, ""), nil
+	case "format_type":
+		// Not strict in PostgreSQL: a NULL typmod means none (psql's \d
+		// of a sequence passes NULL).
+		if len(args) == 2 && !args[0].IsNull() && args[1].IsNull() {
+			return types.NewText(planner.FormatType(datumInt(args[0]), -1)), nil
+		}
 	case "format":
 		return formatFunc(e, args)
 	case "concat_ws":
@@ -88,6 +94,8 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return types.Null, nil
 	}
 	switch e.Name {
+	case "nextval", "currval", "setval", "lastval", "kvsql_seq_last_value", "kvsql_seq_log_cnt", "kvsql_seq_is_called", "pg_sequence_last_value":
+		return seqFunc(env, e.Name, args)
 	case "||":
 		if len(args) == 2 {
 			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type()), nil
@@ -164,4 +172,50 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// seqFunc runs a sequence function through env.Seq. The kvsql_seq_*
+// functions read a sequence's state for SELECT * FROM seq;
+// pg_sequence_last_value is NULL until the first nextval, as in
+// PostgreSQL.
+func seqFunc(env *Env, name string, args []types.Datum) (types.Datum, error) {
+	if env.Seq == nil {
+		return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "%s is not available here", name)
+	}
+	var v int64
+	var err error
+	switch name {
+	case "nextval":
+		v, err = env.Seq.NextVal(args[0])
+	case "currval":
+		v, err = env.Seq.CurrVal(args[0])
+	case "lastval":
+		v, err = env.Seq.LastVal()
+	case "setval":
+		called := true
+		if len(args) > 2 {
+			called = args[2].I != 0
+		}
+		v, err = env.Seq.SetVal(args[0], args[1].I, called)
+	default:
+		last, logCnt, isCalled, serr := env.Seq.State(args[0])
+		if serr != nil {
+			return types.Null, serr
+		}
+		switch name {
+		case "kvsql_seq_is_called":
+			return types.NewBool(isCalled), nil
+		case "kvsql_seq_log_cnt":
+			return types.NewInt(logCnt), nil
+		case "pg_sequence_last_value":
+			if !isCalled {
+				return types.Null, nil
+			}
+		}
+		return types.NewInt(last), nil
+	}
+	if err != nil {
+		return types.Null, err
+	}
+	return types.NewInt(v), nil
 }

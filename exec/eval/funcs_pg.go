@@ -16,6 +16,8 @@ import (
 // false when e is not one of these functions.
 func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err error) {
 	switch e.Name {
+	case "quote_ident":
+		return types.NewText(quoteIdent(args[0].S)), true, nil
 	case "format_type":
 		if len(args) == 2 {
 			return types.NewText(planner.FormatType(datumInt(args[0]), datumInt(args[1]))), true, nil

@@ -75,6 +75,7 @@ type Statement struct {
 	Deallocate *DeallocateStmt
 	Trigger    *TriggerStmt
 	Database   *DatabaseStmt
+	Sequence   *SequenceStmt
 	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL.
 	AlterColumn *AlterColumnStmt
 

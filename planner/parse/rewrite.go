@@ -241,6 +241,11 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			rest := append(append(append([]token{}, toks[end+1:last]...), marker...), toks[last:]...)
 			toks = append(toks[:i:i], rest...)
 			i--
+		case t.kind == tkIdent && (t.val == "last_value" || t.val == "first_value") && !(i+1 < len(toks) && toks[i+1].isPunct("(")):
+			// A column named like a window function (a sequence's
+			// last_value): vitess reserves the word, so quote it.
+			t.kind = tkQIdent
+			out = append(out, t)
 		case t.kind == tkIdent && plainFuncs[t.val] && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
 			// A PostgreSQL function vitess has MySQL grammar for: call it
 			// by a marker name the fix-up turns back (fixup.go).

@@ -40,6 +40,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.trigger(toks)
 	case first.is("explain"):
 		return r.explain(toks)
+	case (first.is("create") || first.is("alter") || first.is("drop")) && second.is("sequence"),
+		first.is("create") && (second.is("temp") || second.is("temporary")) && len(toks) > 2 && toks[2].is("sequence"):
+		return r.sequence(toks)
 	case (first.is("create") || first.is("drop")) && second.is("database"):
 		return r.database(toks)
 	case first.is("drop") && second.is("index"):
