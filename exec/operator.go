@@ -334,6 +334,9 @@ func (rs *runState) buildJoin(env *eval.Env, n *planner.Join) (Operator, error) 
 	if err != nil {
 		return nil, err
 	}
+	if n.Algo == planner.Apply {
+		return &applyOp{rs: rs, env: env, n: n, left: left, lw: len(n.Left.Columns()), rw: len(n.Right.Columns())}, nil
+	}
 	right, err := rs.build(env, n.Right)
 	if err != nil {
 		_ = left.Close()

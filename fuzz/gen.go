@@ -422,6 +422,12 @@ func (g *gen) from() ([]fromItem, []scol) {
 			if f.join == "," {
 				visible = nil
 			}
+			if f.join != "RIGHT JOIN" && f.join != "FULL JOIN" && g.chance(0.1) {
+				// A LATERAL subquery reading the items before it.
+				a2 := g.newAlias()
+				inner := append(g.scopeOf(t, a2), sc...)
+				f.table = "LATERAL (SELECT * FROM " + t.name + " AS " + a2 + " WHERE " + g.pred(inner, 1).String() + ")"
+			}
 			if f.join != "CROSS JOIN" && f.join != "," {
 				both := append(append([]scol(nil), visible...), tsc...)
 				var on *node

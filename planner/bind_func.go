@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -22,6 +23,13 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 			call.T = tText
 		}
 		return b.aggregate(s, call, e.Exprs)
+	}
+	if name == parse.MarkerNullOf && len(e.Exprs) == 1 {
+		x, err := b.expr(e.Exprs[0], s)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{Value: types.Null, T: x.Type()}, nil
 	}
 	return b.call(name, e.Exprs, s)
 }

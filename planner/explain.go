@@ -350,6 +350,13 @@ func describeJoin(j *Join) string {
 		}
 		return s
 	}
+	if j.Algo == Apply {
+		s := fmt.Sprintf("Apply (%s): right side runs per left row", kind)
+		if j.On != nil {
+			s += " on " + j.On.String()
+		}
+		return s
+	}
 	s := fmt.Sprintf("NestedLoopJoin (%s)", kind)
 	if j.On != nil {
 		s += " on " + j.On.String()

@@ -23,6 +23,11 @@ type relation struct {
 	// columns in order.
 	star  []starItem
 	using []*usingCol
+	// lateral marks a LATERAL subquery that reads the FROM items before
+	// it: its plan's references one level out (ColRef.Outer 1) are
+	// positions in the FROM-order layout, and it runs once per row of
+	// the relations joined before it (an Apply join).
+	lateral bool
 }
 
 // usingCol is a column a USING join merged: its unqualified name stands
@@ -112,6 +117,14 @@ func (b *binder) fromClause(items []sqlparser.TableExpr, s *scope) (*fromResult,
 func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error {
 	switch it := it.(type) {
 	case *sqlparser.AliasedTableExpr:
+		if dt, ok := it.Expr.(*sqlparser.DerivedTable); ok && dt.Lateral && len(f.cols) > 0 {
+			r, err := b.lateral(f, s, func(ls *scope) (*relation, error) { return b.aliasedTable(it, ls) })
+			if err != nil {
+				return err
+			}
+			f.add(r)
+			return nil
+		}
 		r, err := b.aliasedTable(it, s)
 		if err != nil || r == nil {
 			return err
@@ -143,7 +156,14 @@ func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error
 			}
 			return b.joinCondition(it.Condition, f, js, s, &f.conds)
 		case sqlparser.LeftJoinType, sqlparser.RightJoinType, parse.FullJoin:
-			r, err := b.outerJoin(it, s)
+			var r *relation
+			var err error
+			if len(f.cols) > 0 && holdsLateral(it) {
+				// a, LATERAL (...) b RIGHT JOIN c: the whole join reads a.
+				r, err = b.lateral(f, s, func(ls *scope) (*relation, error) { return b.outerJoin(it, ls) })
+			} else {
+				r, err = b.outerJoin(it, s)
+			}
 			if err != nil {
 				return err
 			}
@@ -173,7 +193,7 @@ func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, js joi
 		return nil
 	}
 	if c.On != nil {
-		sc := &scope{cols: f.cols, using: f.using, parent: s.parent, owner: s, aggContext: "JOIN conditions"}
+		sc := &scope{cols: f.cols, using: f.using, parent: s.joinParent(), owner: s, aggContext: "JOIN conditions"}
 		on, err := b.boolExpr(c.On, sc)
 		if err != nil {
 			return err
@@ -306,9 +326,22 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 	if err != nil {
 		return nil, err
 	}
-	rf, err := b.fromClause([]sqlparser.TableExpr{rightExpr}, s)
-	if err != nil {
-		return nil, err
+	var rf *fromResult
+	if at, ok := rightExpr.(*sqlparser.AliasedTableExpr); ok && !right && !full {
+		if dt, ok := at.Expr.(*sqlparser.DerivedTable); ok && dt.Lateral {
+			// LEFT JOIN LATERAL (...): the subquery reads the left side.
+			r, err := b.lateral(lf, s, func(ls *scope) (*relation, error) { return b.aliasedTable(at, ls) })
+			if err != nil {
+				return nil, err
+			}
+			rf = &fromResult{}
+			rf.add(r)
+		}
+	}
+	if rf == nil {
+		if rf, err = b.fromClause([]sqlparser.TableExpr{rightExpr}, s); err != nil {
+			return nil, err
+		}
 	}
 	both := &fromResult{}
 	both.cols = append(append([]Column{}, lf.cols...), rf.cols...)
@@ -458,6 +491,16 @@ func (b *binder) planOuter(o *outerSpec, filters []Expr) (Node, []Expr, error) {
 	ln, err := b.joinTree(o.lf, leftConds, nil, &scope{cols: o.lf.cols, parent: o.parent})
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(o.rf.rels) == 1 && o.rf.rels[0].lateral {
+		// LEFT JOIN LATERAL: the subquery runs per left row (ln keeps
+		// FROM order, which its references use), ON over both.
+		cols := append(append([]Column{}, o.lf.cols...), o.rf.cols...)
+		j := &Join{Type: LeftJoin, Algo: Apply, Left: ln, Right: o.rf.rels[0].node, Cols: cols, Rows: estimateRows(ln)}
+		if len(o.on) > 0 {
+			j.On = andOf(o.on)
+		}
+		return j, rest, nil
 	}
 	on, rightConds, err := b.pushOnToNullable(o)
 	if err != nil {
@@ -695,6 +738,52 @@ func (b *binder) view(v *catalog.View) (Node, error) {
 		n = p
 	}
 	return n, nil
+}
+
+// lateral binds a FROM item that holds a LATERAL subquery: the FROM
+// items before it (f) are in scope, one level out, as an enclosing
+// query's columns would be. bind binds the item in a scope whose parent
+// is theirs. An item that reads none of them is an ordinary relation.
+func (b *binder) lateral(f *fromResult, s *scope, bind func(*scope) (*relation, error)) (*relation, error) {
+	left := &scope{cols: f.cols, star: f.star, using: f.using, parent: s.parent, owner: s, lateralOnly: true}
+	r, err := bind(&scope{parent: left, owner: s})
+	if err != nil {
+		return nil, err
+	}
+	if r.outer != nil {
+		// An outer join is planned now: WHERE's filters stay above the
+		// Apply join that runs it.
+		if r.node, _, err = b.planOuter(r.outer, nil); err != nil {
+			return nil, err
+		}
+		r.outer = nil
+	}
+	reads := false
+	_ = mapOuterRefs(r.node, 1, func(c *ColRef) (Expr, error) {
+		reads = true
+		return c, nil
+	})
+	r.lateral = reads
+	return r, nil
+}
+
+// holdsLateral reports whether a join tree has a LATERAL subquery among
+// its items.
+func holdsLateral(it sqlparser.TableExpr) bool {
+	switch it := it.(type) {
+	case *sqlparser.AliasedTableExpr:
+		dt, ok := it.Expr.(*sqlparser.DerivedTable)
+		return ok && dt.Lateral
+	case *sqlparser.ParenTableExpr:
+		for _, e := range it.Exprs {
+			if holdsLateral(e) {
+				return true
+			}
+		}
+	case *sqlparser.JoinTableExpr:
+		return holdsLateral(it.LeftExpr) || holdsLateral(it.RightExpr)
+	}
+	return false
 }
 
 // derived wraps a planned subquery as a relation named alias.

@@ -180,7 +180,7 @@ func indexOfExpr(list []sqlparser.Expr, e sqlparser.Expr) int {
 }
 
 // groupingBranch is sel grouped by set alone: the grouping expressions of
-// all that set leaves out read NULL in its select list and HAVING (not
+// all that set leaves out read a NULL of their type in its select list and HAVING (not
 // inside aggregate arguments), grouping(...) becomes its bit mask, and
 // ORDER BY and LIMIT are left to the whole.
 func groupingBranch(sel *sqlparser.Select, set, all []sqlparser.Expr) *sqlparser.Select {
@@ -192,6 +192,9 @@ func groupingBranch(sel *sqlparser.Select, set, all []sqlparser.Expr) *sqlparser
 	}
 	absent := func(e sqlparser.Expr) bool {
 		return indexOfExpr(all, e) >= 0 && indexOfExpr(set, e) < 0
+	}
+	nullOf := func(e sqlparser.Expr) sqlparser.Expr {
+		return &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI(parse.MarkerNullOf), Exprs: []sqlparser.Expr{e}}
 	}
 	inSubquery := 0
 	replace := func(node sqlparser.SQLNode) sqlparser.SQLNode {
@@ -206,7 +209,7 @@ func groupingBranch(sel *sqlparser.Select, set, all []sqlparser.Expr) *sqlparser
 				// Inside a subquery only a qualified name can be told
 				// from the subquery's own columns.
 				if absent(x) && (inSubquery == 0 || !x.Qualifier.IsEmpty()) {
-					c.Replace(&sqlparser.NullVal{})
+					c.Replace(nullOf(x))
 				}
 				return false
 			case *sqlparser.FuncExpr:
@@ -226,12 +229,12 @@ func groupingBranch(sel *sqlparser.Select, set, all []sqlparser.Expr) *sqlparser
 					return false
 				}
 				if inSubquery == 0 && absent(x) {
-					c.Replace(&sqlparser.NullVal{})
+					c.Replace(nullOf(x))
 					return false
 				}
 			case sqlparser.Expr:
 				if inSubquery == 0 && absent(x) {
-					c.Replace(&sqlparser.NullVal{})
+					c.Replace(nullOf(x))
 					return false
 				}
 			}

@@ -30,6 +30,15 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		return n, nil
 	}
 	conjuncts = joinSharedSubqueries(conjuncts)
+	hasLateral := false
+	for _, r := range f.rels {
+		hasLateral = hasLateral || r.lateral
+	}
+	if hasLateral {
+		// A LATERAL subquery reads the columns before it through its
+		// own plan: keep them all, and keep FROM order.
+		needed = nil
+	}
 	owner := make([]int, len(f.cols)) // column → relation
 	for i, r := range f.rels {
 		for j := range r.cols {
@@ -85,11 +94,19 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 				rs[owner[col]] = true
 			}
 		}
+		touchesLateral := false
+		for ri := range rs {
+			touchesLateral = touchesLateral || f.rels[ri].lateral
+		}
 		switch {
 		case alwaysTrue(c) && b.enabled("constant_folding"):
 			// WHERE TRUE, or a view's: nothing to judge.
 		case b.enabled("one_time_filter") && len(rs) == 0 && !readsVolatile(c):
 			gate = append(gate, c)
+		case touchesLateral:
+			// Run above the Apply join, never inside its right side,
+			// where enclosing rows sit one level further out.
+			post = append(post, c)
 		case hasCorrelatedSubquery(c) && b.enabled("filter_pushdown") && len(rs) == 1:
 			var ri int
 			for ri = range rs {
@@ -223,7 +240,8 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 	// Greedy join ordering.
 	order := make([]*planned, len(plans))
 	copy(order, plans)
-	if b.enabled("join_order") {
+	reorder := b.enabled("join_order") && !hasLateral
+	if reorder {
 		sort.SliceStable(order, func(i, j int) bool { return order[i].rows < order[j].rows })
 	}
 	cur := order[0]
@@ -248,7 +266,7 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		// Pick the next relation: connected by an equality if possible,
 		// smallest estimate first.
 		pick := 0
-		if b.enabled("join_order") {
+		if reorder {
 			best := math.Inf(1)
 			for i, p := range remaining {
 				keys := 0
@@ -268,6 +286,26 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		}
 		next := remaining[pick]
 		remaining = append(remaining[:pick:pick], remaining[pick+1:]...)
+		if next.rel.lateral {
+			// The subquery's references to the relations before it
+			// move from FROM positions to the joined row's.
+			right := next.node
+			if err := mapOuterRefs(right, 1, func(c *ColRef) (Expr, error) {
+				p, ok := layout[c.Index]
+				if !ok {
+					return nil, pgerror.Newf(pgerror.Internal, "planner: LATERAL reads column %s, which is not joined before it", c.Name)
+				}
+				return &ColRef{Index: p, Outer: c.Outer, T: c.T, Name: c.Name}, nil
+			}); err != nil {
+				return nil, err
+			}
+			joined[next.idx] = true
+			cols := append(append([]Column{}, node.Columns()...), right.Columns()...)
+			addLayout(next, true)
+			node = &Join{Type: InnerJoin, Algo: Apply, Left: node, Right: right, Cols: cols, Rows: rows * next.rows}
+			rows *= next.rows
+			continue
+		}
 
 		// The conjuncts that become evaluable with next joined.
 		var lkeys, rkeys, rkeysFull []Expr

@@ -166,6 +166,10 @@ type JoinAlgo uint8
 const (
 	NestedLoop JoinAlgo = iota
 	HashJoin
+	// Apply runs Right once per Left row, with that row as the
+	// innermost enclosing row (ColRef.Outer 1 in Right reads it): a
+	// LATERAL subquery. Only Inner and Left joins.
+	Apply
 )
 
 // Join combines Left and Right rows; output rows are the left row followed

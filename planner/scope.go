@@ -35,6 +35,20 @@ type scope struct {
 	// outputAliases are the select list's aliases, visible to ORDER BY and
 	// GROUP BY by name.
 	aliases map[string]Expr
+	// lateralOnly marks the scope of the FROM items before a LATERAL
+	// item: the subqueries inside that item may read them, its join
+	// conditions may not.
+	lateralOnly bool
+}
+
+// joinParent is the scope a join condition's enclosing references
+// resolve in: s's parent, less the FROM items only LATERAL may read.
+func (s *scope) joinParent() *scope {
+	p := s.parent
+	for p != nil && p.lateralOnly {
+		p = p.parent
+	}
+	return p
 }
 
 // resolve finds the column qualifier.name, searching enclosing scopes: a

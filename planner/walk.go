@@ -328,8 +328,12 @@ func mapOuterRefsOnce(plan Node, depth int, fn func(*ColRef) (Expr, error), seen
 		}
 		*slot = e
 	}
-	for _, c := range plan.Children() {
-		if err := mapOuterRefsOnce(c, depth, fn, seen); err != nil {
+	for i, c := range plan.Children() {
+		d := depth
+		if j, ok := plan.(*Join); ok && j.Algo == Apply && i == 1 {
+			d++ // the right side has the left row as one more enclosing row
+		}
+		if err := mapOuterRefsOnce(c, d, fn, seen); err != nil {
 			return err
 		}
 	}

@@ -663,9 +663,12 @@ var plainFuncs = map[string]bool{
 // MarkerGroupingSets names the call that stands for GROUP BY's GROUPING
 // SETS (...); MarkerEmptySet for an empty grouping set () among its
 // arguments. ROLLUP (...) and CUBE (...) already parse as calls.
+// MarkerNullOf(e) is a NULL of e's type: what a grouping expression a
+// grouping set leaves out reads.
 const (
 	MarkerGroupingSets = "kvsql_grouping_sets"
 	MarkerEmptySet     = "kvsql_empty_set"
+	MarkerNullOf       = "kvsql_null_of"
 )
 
 // groupingSets spells GROUPING SETS (...) as a call of MarkerGroupingSets
