@@ -273,6 +273,9 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 	if da.Length > 1<<30 {
 		return Column{}, docError("%s: length %d is too large", where, da.Length)
 	}
+	if da.Scale != 0 && (fam != types.Numeric || da.Scale > da.Length) {
+		return Column{}, docError("%s: scale %d needs a numeric of at least that precision", where, da.Scale)
+	}
 	dv, err := parseDatum(da.DefaultValue)
 	if err != nil {
 		return Column{}, docError("%s: defaultValue: %v", where, err)
@@ -281,7 +284,7 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 		return Column{}, docError("%s: defaultValue %q is not a %s", where, da.DefaultValue, da.Type)
 	}
 	return Column{
-		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: fam, Width: int32(da.Length)},
+		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: fam, Width: int32(da.Length), Scale: int32(da.Scale)},
 		NotNull: da.IsNull == 0, Default: da.Default, DefaultValue: dv, Serial: da.Serial == 1, Hidden: da.Hidden == 1,
 		IdentityAlways: da.Identity == "always",
 	}, nil

@@ -114,6 +114,7 @@ type docAttr struct {
 	ColumnID     num    `xml:"columnID,attr" json:"columnID"`
 	Type         string `xml:"type,attr" json:"type"`
 	Length       num    `xml:"length,attr,omitempty" json:"length,omitempty"`
+	Scale        num    `xml:"scale,attr,omitempty" json:"scale,omitempty"`
 	IsNull       num    `xml:"isnull,attr" json:"isnull"`
 	Default      string `xml:"default,attr,omitempty" json:"default,omitempty"`
 	DefaultValue string `xml:"defaultValue,attr,omitempty" json:"defaultValue,omitempty"`
@@ -295,7 +296,7 @@ func tableDoc(t *Table) docTable {
 	}
 	for _, c := range t.Columns {
 		dt.Structure = append(dt.Structure, docAttr{
-			Name: c.Name, ColumnID: num(c.ID), Type: typeName(c.Type.Family), Length: num(c.Type.Width),
+			Name: c.Name, ColumnID: num(c.ID), Type: typeName(c.Type.Family), Length: num(c.Type.Width), Scale: num(c.Type.Scale),
 			IsNull: flagNum(!c.NotNull), Default: c.Default, DefaultValue: formatDatum(c.DefaultValue),
 			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden),
 		})

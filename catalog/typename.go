@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/cockroachdb/apd/v3"
 	"strconv"
 	"strings"
 
@@ -85,6 +86,8 @@ func formatDatum(d types.Datum) string {
 		return "float:" + strconv.FormatFloat(d.F, 'g', -1, 64)
 	case types.KindText:
 		return "text:" + d.S
+	case types.KindDecimal:
+		return "decimal:" + d.S
 	case types.KindBytes:
 		return "bytes:" + hex.EncodeToString([]byte(d.S))
 	}
@@ -118,6 +121,12 @@ func parseDatum(s string) (types.Datum, error) {
 		return types.NewFloat(f), err
 	case "text":
 		return types.NewText(val), nil
+	case "decimal":
+		var x apd.Decimal
+		if !types.ParseDecimal(val, &x) {
+			return types.Null, fmt.Errorf("value %q is not a number", s)
+		}
+		return types.NewDecimal(&x), nil
 	case "bytes":
 		b, err := hex.DecodeString(val)
 		return types.NewBytes(b), err

@@ -1,8 +1,11 @@
 package encoding
 
 import (
+	"strconv"
+
 	"cmp"
 	"flag"
+	"github.com/cockroachdb/apd/v3"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -32,6 +35,23 @@ func newRand(t testing.TB) *rand.Rand {
 var keyKinds = []types.Kind{
 	types.KindNull, types.KindBool, types.KindInt, types.KindFloat,
 	types.KindText, types.KindBytes, types.KindDate, types.KindTimestamp,
+	types.KindDecimal,
+}
+
+// randDecimal draws numerics of many scales (1.5 and 1.50 alike), with
+// the special values and long coefficients.
+func randDecimal(r *rand.Rand) types.Datum {
+	switch r.IntN(6) {
+	case 0:
+		return types.Datum{Kind: types.KindDecimal, S: []string{"NaN", "Infinity", "-Infinity", "0", "0.00", "-0.5", "0.50", "1e3", "100", "10.0"}[r.IntN(10)]}
+	case 1:
+		var x apd.Decimal
+		x.Coeff.SetString(strconv.FormatUint(r.Uint64(), 10)+strconv.FormatUint(r.Uint64(), 10), 10)
+		x.Exponent, x.Negative = int32(r.IntN(60)-40), r.IntN(2) == 0
+		return types.NewDecimal(&x)
+	}
+	x := apd.New(int64(r.IntN(2001)-1000), int32(r.IntN(9)-6))
+	return types.NewDecimal(x)
 }
 
 // randInt favours values near the encoding's length boundaries.
@@ -94,6 +114,8 @@ func randDatum(r *rand.Rand, k types.Kind) types.Datum {
 		return types.NewDate(randInt(r))
 	case types.KindTimestamp:
 		return types.NewTimestamp(randInt(r))
+	case types.KindDecimal:
+		return randDecimal(r)
 	}
 	return types.Null
 }
@@ -114,6 +136,15 @@ func compareKey(a, b types.Datum) int {
 		return cmp.Compare(a.F, b.F)
 	case types.KindText, types.KindBytes:
 		return strings.Compare(a.S, b.S)
+	case types.KindDecimal:
+		var x, y apd.Decimal
+		a.Decimal(&x)
+		b.Decimal(&y)
+		xn, yn := x.Form == apd.NaN, y.Form == apd.NaN
+		if xn || yn {
+			return cmp.Compare(boolInt(xn), boolInt(yn))
+		}
+		return x.Cmp(&y)
 	}
 	return cmp.Compare(a.I, b.I)
 }
@@ -137,6 +168,18 @@ func sameDatum(a, b types.Datum) bool {
 // keyCanonical is what a key round trip must return for d: -0 becomes +0
 // and every NaN the canonical NaN.
 func keyCanonical(d types.Datum) types.Datum {
+	if d.Kind == types.KindDecimal {
+		// A key keeps the value, not its display scale.
+		var x apd.Decimal
+		d.Decimal(&x)
+		if x.Form == apd.Finite {
+			x.Reduce(&x)
+			if x.Exponent > 0 {
+				_, _ = apd.BaseContext.WithPrecision(2000).Quantize(&x, &x, 0)
+			}
+		}
+		return types.NewDecimal(&x)
+	}
 	if d.Kind == types.KindFloat {
 		if math.IsNaN(d.F) {
 			d.F = math.Float64frombits(canonicalNaN)

@@ -16,7 +16,7 @@ import (
 //
 // Any dir other than Descending encodes ascending.
 //
-// d must have a valid Kind (types.KindNull through types.KindTimestamp);
+// d must have a valid Kind (types.KindNull through types.KindDecimal);
 // any other kind is a programming error and panics.
 func EncodeKeyDatum(b []byte, d types.Datum, dir Direction) []byte {
 	start := len(b)
@@ -49,6 +49,8 @@ func appendKeyAsc(b []byte, d types.Datum) []byte {
 		return appendIntAsc(append(b, tagDate), d.I)
 	case types.KindTimestamp:
 		return appendIntAsc(append(b, tagTimestamp), d.I)
+	case types.KindDecimal:
+		return appendDecimalAsc(b, d)
 	}
 	panic(fmt.Sprintf("encoding: cannot encode datum of kind %v", d.Kind))
 }
@@ -103,6 +105,8 @@ func DecodeKeyDatum(b []byte) (rest []byte, d types.Datum, dir Direction, err er
 		if t == tagTimestamp {
 			d.Kind = types.KindTimestamp
 		}
+	case t == tagDecNegInf, t == tagDecNeg, t == tagDecZero, t == tagDecPos, t == tagDecPosInf, t == tagDecNaN:
+		rest, d, err = decodeDecimalBody(t, b, mask)
 	default:
 		return nil, types.Null, dir, corruptf("key value: unknown tag 0x%02x", t^mask)
 	}

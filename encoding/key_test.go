@@ -239,7 +239,10 @@ func TestInt64Fixed(t *testing.T) {
 func TestDecodeKeyCorrupt(t *testing.T) {
 	for _, bad := range []string{
 		"",               // empty
-		"00", "12", "70", // reserved tags
+		"00", "1b", "70", // reserved tags
+		"16", "1629", "162901", // decimal without exponent or terminator
+		"16290100",   // trailing zero digit: not canonical
+		"16290c00",   // digit byte out of range
 		"68", "6f01", // truncated ints
 		"6820",               // 32 in the 1-byte form: inline is canonical
 		"690010",             // leading zero byte
@@ -268,7 +271,7 @@ func TestDecodeKeyCorrupt(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := DecodeKey([]byte{0x05, 0x29, 0x12}); !errors.Is(err, ErrCorrupt) {
+	if _, _, err := DecodeKey([]byte{0x05, 0x29, 0x1b}); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("DecodeKey with a bad second value: %v", err)
 	}
 	if msg := func() string {

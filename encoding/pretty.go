@@ -84,7 +84,8 @@ func PrettyRow(value []byte) string {
 
 // PrettyDatum renders one value as Pretty does. Unlike types.Datum.String
 // it keeps kinds apart: a float always has a '.', an exponent, or is
-// NaN/Infinity, so 1 (int) and 1.0 (float) differ.
+// NaN/Infinity, so 1 (int) and 1.0 (float) differ, and a numeric says
+// so (1.50::numeric).
 func PrettyDatum(d types.Datum) string {
 	if d.Kind == types.KindFloat && !math.IsInf(d.F, 0) && !math.IsNaN(d.F) {
 		s := strconv.FormatFloat(d.F, 'g', -1, 64)
@@ -92,6 +93,9 @@ func PrettyDatum(d types.Datum) string {
 			s += ".0"
 		}
 		return s
+	}
+	if d.Kind == types.KindDecimal {
+		return d.S + "::numeric"
 	}
 	return d.String()
 }

@@ -3,6 +3,7 @@ package encoding
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/cockroachdb/apd/v3"
 	"math"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -21,6 +22,7 @@ const (
 	rowBytes     = 6 // uvarint length + bytes
 	rowDate      = 7 // zigzag uvarint
 	rowTimestamp = 8 // zigzag uvarint
+	rowDecimal   = 9 // uvarint length + the value's text ("101.50")
 	rowTagBits   = 4
 	rowTagMask   = 1<<rowTagBits - 1
 )
@@ -60,10 +62,13 @@ func EncodeRow(b []byte, colIDs []uint32, vals []types.Datum) []byte {
 		case types.KindFloat:
 			b = appendUvarint(b, gap<<rowTagBits|rowFloat)
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.F))
-		case types.KindText, types.KindBytes:
+		case types.KindText, types.KindBytes, types.KindDecimal:
 			tag := uint64(rowText)
-			if d.Kind == types.KindBytes {
+			switch d.Kind {
+			case types.KindBytes:
 				tag = rowBytes
+			case types.KindDecimal:
+				tag = rowDecimal
 			}
 			b = appendUvarint(b, gap<<rowTagBits|tag)
 			b = appendUvarint(b, uint64(len(d.S)))
@@ -207,7 +212,7 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 		}
 		d = types.NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(b)))
 		b = b[8:]
-	case rowText, rowBytes:
+	case rowText, rowBytes, rowDecimal:
 		l, n := readUvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) {
 			return nil, corruptf("row: bad string length")
@@ -215,10 +220,17 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 		end := n + int(l)
 		if dst != nil {
 			d.Kind = types.KindText
-			if tag == rowBytes {
+			switch tag {
+			case rowBytes:
 				d.Kind = types.KindBytes
+			case rowDecimal:
+				d.Kind = types.KindDecimal
 			}
 			d.S = string(b[n:end])
+			var x apd.Decimal
+			if tag == rowDecimal && !types.ParseDecimal(d.S, &x) {
+				return nil, corruptf("row: bad decimal %q", d.S)
+			}
 		}
 		b = b[end:]
 	default:

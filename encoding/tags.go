@@ -36,6 +36,12 @@ const SystemSpace uint64 = 1
 const (
 	tagFalse     byte = 0x10
 	tagTrue      byte = 0x11
+	tagDecNegInf byte = 0x12 // decimals (keydecimal.go): -Infinity
+	tagDecNeg    byte = 0x13 // + tagged int -exponent + digits
+	tagDecZero   byte = 0x15
+	tagDecPos    byte = 0x16 // + tagged int exponent + digits
+	tagDecPosInf byte = 0x17
+	tagDecNaN    byte = 0x1a // NaN sorts above every other decimal
 	tagFloat     byte = 0x14 // + 8 bytes
 	tagDate      byte = 0x18 // + a tagged int (days)
 	tagTimestamp byte = 0x19 // + a tagged int (microseconds)

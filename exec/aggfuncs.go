@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/cockroachdb/apd/v3"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ func newAggState(call *planner.AggCall) (aggState, error) {
 	case "count_star", "count":
 		s = &countState{star: call.Func == "count_star"}
 	case "sum":
-		s = &sumState{}
+		s = &sumState{numeric: call.T.Family == types.Numeric}
 	case "avg":
 		s = &avgState{}
 	case "min":
@@ -74,12 +75,17 @@ func (s *countState) add(args []types.Datum) (int64, error) {
 }
 func (s *countState) result() (types.Datum, error) { return types.NewInt(s.n), nil }
 
-// sumState sums integers exactly in an int64 (22003 past its range, where
-// PostgreSQL would move on to NUMERIC) and floats as float64.
+// sumState sums integers exactly in an int64, floats as float64 and
+// numerics exactly. When the result is NUMERIC (sum of bigint), an int64
+// overflow moves the sum on to a decimal as PostgreSQL's does; otherwise
+// it is 22003.
 type sumState struct {
+	numeric      bool // the result type is NUMERIC
 	any, isFloat bool
+	isDec        bool // dec holds part of the sum
 	i            int64
 	f            float64
+	dec          apd.Decimal
 }
 
 func (s *sumState) add(args []types.Datum) (int64, error) {
@@ -90,7 +96,11 @@ func (s *sumState) add(args []types.Datum) (int64, error) {
 	case types.KindInt:
 		r := s.i + d.I
 		if (r > s.i) != (d.I > 0) {
-			return 0, pgerror.New(pgerror.NumericValueOutOfRange, "bigint out of range")
+			if !s.numeric {
+				return 0, pgerror.New(pgerror.NumericValueOutOfRange, "bigint out of range")
+			}
+			s.addDecimal(d)
+			break
 		}
 		s.i = r
 	case types.KindFloat:
@@ -100,11 +110,18 @@ func (s *sumState) add(args []types.Datum) (int64, error) {
 			s.f = d.F // not 0 + d.F: like PostgreSQL's float8pl from the first value, sum(-0) is -0
 		}
 		s.isFloat = true
+	case types.KindDecimal:
+		s.addDecimal(d)
 	default:
 		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", d.Kind)
 	}
 	s.any = true
 	return 0, nil
+}
+
+func (s *sumState) addDecimal(d types.Datum) {
+	s.isDec = true
+	eval.AddDecimal(&s.dec, d)
 }
 
 func (s *sumState) result() (types.Datum, error) {
@@ -115,42 +132,35 @@ func (s *sumState) result() (types.Datum, error) {
 		return types.NewFloat(s.f), nil
 	case s.isFloat:
 		return types.NewFloat(s.f + float64(s.i)), nil
+	case s.isDec || s.numeric:
+		var total apd.Decimal
+		total.Set(&s.dec)
+		eval.AddDecimal(&total, types.NewInt(s.i))
+		return eval.DecimalResult(&total)
 	}
 	return types.NewInt(s.i), nil
 }
 
-// avgState averages in float64; integer inputs are summed exactly while
-// the sum fits an int64.
+// avgState averages floats in float64, and integers and numerics exactly
+// (the result NUMERIC, the quotient's scale PostgreSQL's division's).
 type avgState struct {
-	n     int64
-	i     int64
-	f     float64
-	exact bool // i holds the integer part exactly; false once it overflowed
-	init  bool
+	sum sumState
+	n   int64
 }
 
 func (s *avgState) add(args []types.Datum) (int64, error) {
 	d := args[0]
-	if !s.init {
-		s.init, s.exact = true, true
-	}
 	switch d.Kind {
 	case types.KindNull:
 		return 0, nil
-	case types.KindInt:
-		if s.exact {
-			r := s.i + d.I
-			if (r > s.i) == (d.I > 0) {
-				s.i = r
-				break
-			}
-			s.exact = false
-			s.f += float64(s.i)
-			s.i = 0
-		}
-		s.f += float64(d.I)
 	case types.KindFloat:
-		s.f += d.F // from 0, as PostgreSQL's float8_accum: avg(-0) is 0
+		s.sum.f += d.F // from 0, as PostgreSQL's float8_accum: avg(-0) is 0
+		s.sum.isFloat, s.sum.any = true, true
+	case types.KindInt, types.KindDecimal:
+		s.sum.numeric = true
+		if _, err := s.sum.add(args); err != nil {
+			return 0, err
+		}
 	default:
 		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", d.Kind)
 	}
@@ -162,7 +172,14 @@ func (s *avgState) result() (types.Datum, error) {
 	if s.n == 0 {
 		return types.Null, nil
 	}
-	return types.NewFloat((s.f + float64(s.i)) / float64(s.n)), nil
+	if s.sum.isFloat {
+		return types.NewFloat(s.sum.f / float64(s.n)), nil
+	}
+	total, err := s.sum.result()
+	if err != nil {
+		return types.Null, err
+	}
+	return eval.DecimalDiv(total, types.NewInt(s.n))
 }
 
 // minMaxState keeps the least (sign 1) or greatest (sign -1) non-NULL

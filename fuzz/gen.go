@@ -542,13 +542,13 @@ func (g *gen) aggregates(sc []scol) []*node {
 		case 1:
 			out = append(out, mk(tBigint, "count(", ref, ")"))
 		case 2:
-			if c.t.numeric() && !(g.avoid && c.t == tBigint) { // knownIssues: sum-bigint
+			if c.t.numeric() {
 				out = append(out, mk(tFloat, "sum(", ref, ")"))
 				continue
 			}
 			out = append(out, mk(tBigint, "count(DISTINCT ", ref, ")"))
 		case 3:
-			if c.t.numeric() && !(g.avoid && c.t == tBigint) {
+			if c.t.numeric() {
 				out = append(out, mk(tFloat, "avg(", ref, ")"))
 				continue
 			}

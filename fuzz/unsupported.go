@@ -26,8 +26,4 @@ func unsupported(r result) string {
 // that hit them, so that a run (CI's, the package's test) reports what is
 // new; without it, they are found again. Remove an entry, and its
 // avoidance in gen.go, with the fix.
-var knownIssues = []struct{ name, repro string }{
-	{"sum-bigint", `CREATE TABLE t (c BIGINT); INSERT INTO t VALUES (1), (9223372036854775807), (3000000000), (-9223372036854775807);
-SELECT sum(c) FROM t WHERE c > 0;  -- kvsql: 22003 bigint out of range; PostgreSQL: 9223372039854775808 (numeric)
-SELECT avg(c) FROM t WHERE c <> 1; -- kvsql: 1000000170.6666666; PostgreSQL: 1000000000.00000000`},
-}
+var knownIssues = []struct{ name, repro string }{}

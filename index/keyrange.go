@@ -1,6 +1,7 @@
 package index
 
 import (
+	"github.com/cockroachdb/apd/v3"
 	"math"
 
 	"github.com/kvsql/kvsql/types"
@@ -51,8 +52,11 @@ func (r ValueRange) IsPoint() bool {
 //   - an integer with a float4 or float8 in float8: the column value is
 //     rounded to float8 first, so an int8 column's values 2^53 and
 //     2^53+1 both equal float8 2^53;
-//   - floats and numerics among themselves as float8 (kvsql's numeric is
-//     a float64), NaN equal to NaN and above every number, -0 equal to 0.
+//   - floats among themselves, and a float with a numeric, as float8,
+//     NaN equal to NaN and above every number, -0 equal to 0; a numeric
+//     column compared with a float is not narrowed (several numerics
+//     round to one float8);
+//   - a numeric column with an integer or a numeric exactly.
 //
 // Values of any other family must have the column's kind; they compare
 // as themselves. A value of an unrelated kind yields every value (no
@@ -69,21 +73,36 @@ func KeyRange(col types.Family, op string, v types.Datum, vf types.Family) Value
 			cmp = func(c int64) int { return cmpFloat64(float64(c), v.F) }
 		case v.Kind == types.KindFloat:
 			cmp = func(c int64) int { return cmpIntFloat64(c, v.F) }
+		case v.Kind == types.KindDecimal:
+			var x apd.Decimal
+			v.Decimal(&x)
+			cmp = func(c int64) int { return cmpIntDecimal(c, &x) }
 		default:
 			return ValueRange{NoLo: true, NoHi: true}
 		}
 		return intRange(op, lo, hi, cmp)
-	case col == types.Float4 || col == types.Float8 || col == types.Numeric:
+	case col == types.Float4 || col == types.Float8:
 		switch {
 		case v.Kind == types.KindFloat:
 			return floatRange(op, func(c float64) int { return cmpFloat64(c, v.F) })
-		case v.Kind == types.KindInt && col == types.Numeric && !isFloatFamily(vf):
-			return floatRange(op, func(c float64) int { return -cmpIntFloat64(v.I, c) })
 		case v.Kind == types.KindInt:
 			f := float64(v.I)
 			return floatRange(op, func(c float64) int { return cmpFloat64(c, f) })
+		case v.Kind == types.KindDecimal:
+			f := types.DecimalFloat(v)
+			return floatRange(op, func(c float64) int { return cmpFloat64(c, f) })
 		}
 		return ValueRange{NoLo: true, NoHi: true}
+	case col == types.Numeric:
+		switch v.Kind {
+		case types.KindInt:
+			var x apd.Decimal
+			x.SetInt64(v.I)
+			v = types.NewDecimal(&x)
+		case types.KindDecimal:
+		default:
+			return ValueRange{NoLo: true, NoHi: true}
+		}
 	}
 	if v.Kind != col.Kind() {
 		return ValueRange{NoLo: true, NoHi: true}
@@ -323,4 +342,15 @@ func cmpIntFloat64(i int64, f float64) int {
 		return 1
 	}
 	return 0
+}
+
+// cmpIntDecimal compares an int64 with a decimal exactly (NaN above
+// every number).
+func cmpIntDecimal(i int64, x *apd.Decimal) int {
+	if x.Form == apd.NaN || x.Form == apd.NaNSignaling {
+		return -1
+	}
+	var c apd.Decimal
+	c.SetInt64(i)
+	return c.Cmp(x)
 }

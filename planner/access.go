@@ -220,14 +220,15 @@ func scanNeeded(t *catalog.Table, needed map[int]bool, filter Expr) []int {
 }
 
 // covers reports whether idx (with the primary key it stores) holds every
-// needed column.
+// needed column. A NUMERIC column never is: a key keeps its number, not
+// its display scale.
 func covers(t *catalog.Table, idx *catalog.Index, needed map[int]bool) bool {
 	have := map[int]bool{}
 	for _, c := range idx.Columns {
-		have[c] = true
+		have[c] = t.Columns[c].Type.Family != types.Numeric
 	}
 	for _, c := range t.PrimaryKey {
-		have[c] = true
+		have[c] = t.Columns[c].Type.Family != types.Numeric
 	}
 	for c := range needed {
 		if !have[c] {

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strconv"
 	"strings"
@@ -110,6 +111,14 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			}
 			if c, ok := x.(*Const); ok && c.Value.Kind == types.KindFloat {
 				return &Const{Value: types.NewFloat(-c.Value.F), T: c.T}, nil
+			}
+			if c, ok := x.(*Const); ok && c.Value.Kind == types.KindDecimal {
+				var d apd.Decimal
+				c.Value.Decimal(&d)
+				if !d.IsZero() {
+					d.Negative = !d.Negative
+				}
+				return &Const{Value: types.NewDecimal(&d), T: c.T}, nil
 			}
 			x, err = coerceNumeric(x)
 			if err != nil {
@@ -270,6 +279,15 @@ func intConst(i int64) *Const {
 	return &Const{Value: types.NewInt(i), T: tInt8}
 }
 
+// numericLiteral is a NUMERIC constant written as s.
+func numericLiteral(s string) (Expr, error) {
+	var x apd.Decimal
+	if !types.ParseDecimal(s, &x) {
+		return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid number %q", s)
+	}
+	return &Const{Value: types.NewDecimal(&x), T: types.T{Family: types.Numeric}}, nil
+}
+
 func literal(e *sqlparser.Literal) (Expr, error) {
 	switch e.Type {
 	case sqlparser.StrVal:
@@ -277,19 +295,12 @@ func literal(e *sqlparser.Literal) (Expr, error) {
 	case sqlparser.IntVal:
 		i, err := strconv.ParseInt(e.Val, 10, 64)
 		if err != nil {
-			f, ferr := strconv.ParseFloat(e.Val, 64)
-			if ferr != nil {
-				return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid number %q", e.Val)
-			}
-			return &Const{Value: types.NewFloat(f), T: types.T{Family: types.Numeric}}, nil
+			return numericLiteral(e.Val)
 		}
 		return intConst(i), nil
 	case sqlparser.FloatVal, sqlparser.DecimalVal:
-		f, err := strconv.ParseFloat(e.Val, 64)
-		if err != nil {
-			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid number %q", e.Val)
-		}
-		return &Const{Value: types.NewFloat(f), T: types.T{Family: types.Numeric}}, nil
+		// 1.5 and 1e3 are NUMERIC constants, as in PostgreSQL.
+		return numericLiteral(e.Val)
 	case sqlparser.HexVal:
 		raw, err := decodeHex(e.Val)
 		if err != nil {
@@ -654,12 +665,14 @@ var binaryOps = map[sqlparser.BinaryExprOperator]string{
 	sqlparser.ModOp:        "%",
 	sqlparser.BitAndOp:     "&",
 	sqlparser.BitOrOp:      "|",
-	sqlparser.BitXorOp:     "#",
 	sqlparser.ShiftLeftOp:  "<<",
 	sqlparser.ShiftRightOp: ">>",
 }
 
 func (b *binder) binary(e *sqlparser.BinaryExpr, s *scope) (Expr, error) {
+	if e.Operator == sqlparser.BitXorOp {
+		return b.call("power", []sqlparser.Expr{e.Left, e.Right}, s) // PostgreSQL's ^
+	}
 	op := binaryOps[e.Operator]
 	l, err := b.expr(e.Left, s)
 	if err != nil {

@@ -46,6 +46,11 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		bound[i], argTypes[i] = x, x.Type()
 	}
 	switch name {
+	case "pg_typeof":
+		if len(bound) == 1 {
+			t := argTypes[0]
+			return &Const{Value: types.NewText(FormatType(columnTypeOID(t), int64(t.Typmod()))), T: tText}, nil
+		}
 	case "current_database", "current_schema", "current_user", "session_user", "version":
 		if len(bound) == 0 {
 			return &Func{Name: name, T: tText}, nil
@@ -250,6 +255,8 @@ func aggType(call *AggCall) error {
 			}
 		}
 		switch f := call.Args[0].Type().Family; {
+		case f == types.Int8, f == types.Numeric:
+			call.T = types.T{Family: types.Numeric}
 		case isInteger(f):
 			call.T = tInt8
 		case isNumeric(f):

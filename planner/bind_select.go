@@ -702,6 +702,20 @@ func (s *scope) aliasRef(c *sqlparser.ColName) (Expr, bool) {
 }
 
 // columnName is the output name PostgreSQL gives an unaliased expression.
+// castColumnName is PostgreSQL's name for a cast column: the type's
+// typname ('1.5'::numeric is "numeric", 1::integer "int4").
+func castColumnName(name string) string {
+	lower := strings.ToLower(name)
+	t, err := typeFromName(name, nil, nil)
+	if err != nil || strings.HasPrefix(lower, "reg") || lower == "oid" {
+		return lower
+	}
+	if pt, ok := pgTypeByOID(columnTypeOID(t)); ok {
+		return pt.name
+	}
+	return lower
+}
+
 func columnName(e sqlparser.Expr) string {
 	switch e := e.(type) {
 	case *sqlparser.ColName:
@@ -719,7 +733,15 @@ func columnName(e sqlparser.Expr) string {
 	case *sqlparser.Max:
 		return "max"
 	case *sqlparser.CastExpr:
-		return columnName(e.Expr)
+		// A cast keeps its operand's name; a constant's takes the type's.
+		if _, inner := e.Expr.(*sqlparser.CastExpr); !inner {
+			if n := columnName(e.Expr); n != "?column?" {
+				return n
+			}
+		} else if n := columnName(e.Expr.(*sqlparser.CastExpr).Expr); n != "?column?" {
+			return n
+		}
+		return castColumnName(e.Type.Type)
 	case *sqlparser.CaseExpr:
 		return "case"
 	case *sqlparser.GroupConcatExpr:

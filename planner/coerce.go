@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strconv"
 	"strings"
@@ -84,6 +85,22 @@ func castConst(c *Const, t types.T) (Expr, error) {
 		return &Const{T: t}, nil
 	}
 	switch {
+	case t.Family == types.Numeric && t.Width > 0:
+		return &Cast{X: c, T: t}, nil // NUMERIC(p, s) rounds and checks at run time
+	case v.Kind == types.KindText && t.Family == types.Numeric:
+		var x apd.Decimal
+		if !types.ParseDecimal(v.S, &x) {
+			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type numeric: %q", v.S)
+		}
+		return &Const{Value: types.NewDecimal(&x), T: t}, nil
+	case v.Kind == types.KindInt && t.Family == types.Numeric:
+		var x apd.Decimal
+		x.SetInt64(v.I)
+		return &Const{Value: types.NewDecimal(&x), T: t}, nil
+	case v.Kind == types.KindDecimal && t.Family == types.Numeric:
+		return &Const{Value: v, T: t}, nil
+	case v.Kind == types.KindDecimal && t.Family == types.Float8:
+		return &Const{Value: types.NewFloat(types.DecimalFloat(v)), T: t}, nil
 	case v.Kind == types.KindText && isInteger(t.Family):
 		i, err := strconv.ParseInt(strings.TrimSpace(v.S), 10, 64)
 		if err != nil {
@@ -202,7 +219,7 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 	case "double precision", "double", "float8":
 		return tFloat8, nil
 	case "numeric", "decimal", "dec":
-		return types.T{Family: types.Numeric}, nil
+		return numericType(name, length, scale)
 	case "text", "clob", "string", "name", "json", "jsonb", "uuid":
 		return tText, nil
 	case "varchar", "character varying", "nvarchar", "varchar2", "nchar varying":
@@ -225,8 +242,26 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 	case "regclass", "regtype", "oid", "regproc", "regnamespace":
 		return tInt8, nil
 	}
-	_ = scale
 	return types.T{}, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
+}
+
+// numericType is NUMERIC, NUMERIC(p) or NUMERIC(p, s), with
+// PostgreSQL's limits on p and s (22023).
+func numericType(name string, precision, scale *int) (types.T, error) {
+	if precision == nil {
+		return types.T{Family: types.Numeric}, nil
+	}
+	p, s := *precision, 0
+	if scale != nil {
+		s = *scale
+	}
+	if p < 1 || p > types.MaxNumericPrecision {
+		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "NUMERIC precision %d must be between 1 and %d", p, types.MaxNumericPrecision)
+	}
+	if s < 0 || s > p {
+		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "NUMERIC scale %d must be between 0 and precision %d", s, p)
+	}
+	return types.T{Family: types.Numeric, Width: int32(p), Scale: int32(s)}, nil
 }
 
 // TypeFromName maps a SQL type name (as the dialect layer canonicalizes

@@ -26,7 +26,7 @@ func sameAsFirst(args []types.T) types.T { return args[0] }
 func floatOrNumeric(args []types.T) types.T {
 	for _, a := range args {
 		if a.Family == types.Numeric {
-			return a
+			return types.T{Family: types.Numeric}
 		}
 	}
 	return types.T{Family: types.Float8}
@@ -60,7 +60,7 @@ func CommonType(args []types.T) types.T {
 }
 
 func isNumericFamily(f types.Family) bool {
-	return f.Kind() == types.KindInt || f.Kind() == types.KindFloat
+	return f.Kind() == types.KindInt || f.Kind() == types.KindFloat || f == types.Numeric
 }
 
 func widerNumber(a, b types.Family) types.Family {

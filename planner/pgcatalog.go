@@ -290,14 +290,8 @@ func (g *vgen) databaseOID(name string) int64 {
 	return oidDatabaseBase + int64(i)
 }
 
-// typmod is PostgreSQL's atttypmod for t: width+4 for varchar(n) and
-// char(n), -1 otherwise.
-func typmod(t types.T) int64 {
-	if t.Width > 0 && (t.Family == types.Varchar || t.Family == types.Char) {
-		return int64(t.Width) + 4
-	}
-	return -1
-}
+// typmod is PostgreSQL's atttypmod for t (see types.T.Typmod).
+func typmod(t types.T) int64 { return int64(t.Typmod()) }
 
 // VirtualRelations lists every virtual relation as "schema.name", sorted
 // (for tests and documentation).

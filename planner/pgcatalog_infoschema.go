@@ -83,6 +83,9 @@ func isColumns(g *vgen) [][]Expr {
 			prec, radix = 53, 2
 		case types.Numeric:
 			radix = 10
+			if t.Width > 0 {
+				prec, scale = int(t.Width), int(t.Scale)
+			}
 		case types.Date:
 			dtPrec = 0
 		case types.Timestamp, types.TimestampTZ:

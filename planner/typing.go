@@ -39,15 +39,15 @@ func commonType(a, b types.T) types.T {
 	case b.Family == types.Unknown:
 		return a
 	case a.Family == b.Family:
-		if a.Width != b.Width {
+		if a != b {
 			return types.T{Family: a.Family}
 		}
 		return a
 	case isNumeric(a.Family) && isNumeric(b.Family):
 		if numericRank(a.Family) >= numericRank(b.Family) {
-			return a
+			return types.T{Family: a.Family}
 		}
-		return b
+		return types.T{Family: b.Family}
 	case isText(a.Family) && isText(b.Family):
 		return tText
 	case (a.Family == types.Date || a.Family == types.Timestamp || a.Family == types.TimestampTZ) &&

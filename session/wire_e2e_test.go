@@ -629,3 +629,57 @@ func TestWireEveryCatalogRelation(t *testing.T) {
 		t.Errorf("foreign key definition: %q, %v", def, err)
 	}
 }
+
+// TestWireNumericExact: NUMERIC parameters and results round-trip through
+// pgtype.Numeric exactly, scale included, in text and binary formats.
+func TestWireNumericExact(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	mustExec(t, ts.Connect(t, pgx.QueryExecModeSimpleProtocol),
+		`CREATE TABLE ledger (id INT PRIMARY KEY, amt NUMERIC(30,12))`)
+	for i, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			conn := ts.Connect(t, m.mode)
+			for j, s := range []string{"12345678901234567.123456789012", "-0.000000000001", "0.10", "NaN"} {
+				var in pgtype.Numeric
+				if err := in.Scan(s); err != nil {
+					t.Fatal(err)
+				}
+				var echo, plus pgtype.Numeric
+				if err := conn.QueryRow(ctx, `SELECT $1::numeric, $1::numeric + 1`, in).Scan(&echo, &plus); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+				if v, _ := echo.Value(); v != s {
+					t.Errorf("%s echoed as %v", s, v)
+				}
+				if s == "NaN" {
+					continue
+				}
+				if _, err := conn.Exec(ctx, `INSERT INTO ledger VALUES ($1, $2)`, 10*i+j, in); err != nil {
+					t.Fatalf("insert %s: %v", s, err)
+				}
+				var stored pgtype.Numeric
+				if err := conn.QueryRow(ctx, `SELECT amt FROM ledger WHERE id = $1`, 10*i+j).Scan(&stored); err != nil {
+					t.Fatal(err)
+				}
+				want, _ := new(big.Rat).SetString(s)
+				got, _ := new(big.Rat).SetString(fmt.Sprint(must(stored.Value())))
+				if got.Cmp(want) != 0 || stored.Exp != -12 {
+					t.Errorf("%s stored as %v (exp %d), want the same number at scale 12", s, must(stored.Value()), stored.Exp)
+				}
+			}
+			// 0.01 summed 10000 times is exactly 100.00.
+			var sum string
+			if err := conn.QueryRow(ctx, `SELECT sum(0.01::numeric(10,2))::text FROM generate_series(1, 10000)`).Scan(&sum); err != nil || sum != "100.00" {
+				t.Errorf("sum = %q, %v; want 100.00", sum, err)
+			}
+		})
+	}
+}
+
+func must(v any, err error) any {
+	if err != nil {
+		return err
+	}
+	return v
+}

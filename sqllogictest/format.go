@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/types"
 )
 
 // FormatValue renders one result value the way SQLite's reference runner
@@ -203,7 +206,9 @@ func toText(v any) string {
 		case math.IsNaN(x):
 			return "NaN"
 		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
+		// As PostgreSQL's float8out: exponent form only below 1e-4 or
+		// from 1e15 on.
+		return eval.FormatText(types.NewFloat(x), types.T{Family: types.Float8})
 	case bool:
 		if x {
 			return "true"

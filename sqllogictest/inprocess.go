@@ -81,8 +81,8 @@ func goValue(d types.Datum) any {
 		return d.I
 	case types.KindFloat:
 		return d.F
-	case types.KindText:
-		return d.S
+	case types.KindText, types.KindDecimal:
+		return d.S // a numeric as PostgreSQL prints it, exactly
 	case types.KindBytes:
 		return []byte(d.S)
 	case types.KindDate:

@@ -199,10 +199,7 @@ func fromText(oid uint32, b []byte) (any, error) {
 	case pgtype.Float4OID, pgtype.Float8OID:
 		return strconv.ParseFloat(s, 64)
 	case pgtype.NumericOID:
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return n, nil
-		}
-		return strconv.ParseFloat(s, 64)
+		return s, nil // exactly as PostgreSQL prints it; I and R columns read its number
 	case pgtype.BoolOID:
 		return s == "t" || s == "true", nil
 	case pgtype.ByteaOID:
@@ -219,19 +216,12 @@ func fromText(oid uint32, b []byte) (any, error) {
 func fromDecoded(v any) any {
 	switch x := v.(type) {
 	case pgtype.Numeric:
-		if x.NaN {
-			return "NaN"
-		}
-		if x.Exp >= 0 {
-			if n, err := x.Int64Value(); err == nil && n.Valid {
-				return n.Int64
-			}
-		}
-		f, err := x.Float64Value()
-		if err != nil || !f.Valid {
+		// Its text, exactly as PostgreSQL prints it (scale kept).
+		v, err := x.Value()
+		if err != nil || v == nil {
 			return nil
 		}
-		return f.Float64
+		return v
 	case nil, bool, string, []byte, time.Time, int64, int32, int16, float64, float32:
 		return v
 	}

@@ -101,7 +101,7 @@ func TestWireValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []any{int64(1), int64(2), int64(3), 1.5, 2.25, int64(7), 7.5, true, "x", []byte{0, 0xff}, nil, "2024-02-29"}
+	want := []any{int64(1), int64(2), int64(3), 1.5, 2.25, "7", "7.50", true, "x", []byte{0, 0xff}, nil, "2024-02-29"}
 	if len(rows) != 1 || len(rows[0]) != len(want) {
 		t.Fatalf("rows = %#v", rows)
 	}

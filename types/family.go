@@ -38,7 +38,7 @@ var families = [...]familyInfo{
 	Int8:        {"bigint", KindInt, 20},
 	Float4:      {"real", KindFloat, 700},
 	Float8:      {"double precision", KindFloat, 701},
-	Numeric:     {"numeric", KindFloat, 1700},
+	Numeric:     {"numeric", KindDecimal, 1700},
 	Text:        {"text", KindText, 25},
 	Varchar:     {"character varying", KindText, 1043},
 	Char:        {"character", KindText, 1042},
@@ -73,18 +73,36 @@ func FamilyByOID(oid uint32) (Family, bool) {
 }
 
 // T is a SQL type: a family and, for VARCHAR(n) and CHAR(n), a width
-// (0 means unbounded).
+// (0 means unbounded); for NUMERIC(p, s), Width is the precision p (0:
+// unconstrained) and Scale the scale s.
 type T struct {
 	Family Family
 	Width  int32
+	Scale  int32
 }
 
 func (t T) String() string {
 	if t.Width > 0 && (t.Family == Varchar || t.Family == Char) {
 		return t.Family.String() + "(" + strconv.Itoa(int(t.Width)) + ")"
 	}
+	if t.Width > 0 && t.Family == Numeric {
+		return "numeric(" + strconv.Itoa(int(t.Width)) + "," + strconv.Itoa(int(t.Scale)) + ")"
+	}
 	return t.Family.String()
 }
 
 // Kind is the physical form of values of type t.
 func (t T) Kind() Kind { return t.Family.Kind() }
+
+// Typmod is the type modifier PostgreSQL records for t (atttypmod, and
+// RowDescription's): n+4 for VARCHAR(n) and CHAR(n), (p<<16 | s)+4 for
+// NUMERIC(p, s), -1 for none.
+func (t T) Typmod() int32 {
+	switch {
+	case t.Width > 0 && (t.Family == Varchar || t.Family == Char):
+		return t.Width + 4
+	case t.Width > 0 && t.Family == Numeric:
+		return (t.Width<<16 | t.Scale) + 4
+	}
+	return -1
+}

@@ -10,9 +10,8 @@
 //   - Datum, a value: a small struct (no interface, no pointer) so that
 //     rows are plain []Datum slices that cost no allocation per value.
 //
-// # Caveats
-//
-// NUMERIC is stored as a float64 and is therefore not exact.
+// NUMERIC is exact: a KindDecimal datum holds its value's text, scale
+// kept, and arithmetic runs on github.com/cockroachdb/apd (decimal.go).
 package types
 
 import (
@@ -33,9 +32,10 @@ const (
 	KindBytes
 	KindDate      // I holds days since 1970-01-01
 	KindTimestamp // I holds microseconds since 1970-01-01 00:00:00 UTC
+	KindDecimal   // S holds the value as PostgreSQL prints it ("101.50", "NaN")
 )
 
-var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp"}
+var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp", "decimal"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -48,7 +48,7 @@ func (k Kind) String() string {
 //
 // Which field holds the value depends on Kind: KindBool and KindInt,
 // KindDate and KindTimestamp use I (a bool is 0 or 1); KindFloat uses F;
-// KindText and KindBytes use S (bytes are stored in a string so a Datum is
+// KindText, KindBytes and KindDecimal use S (bytes are stored in a string so a Datum is
 // immutable and comparable without copying).
 type Datum struct {
 	Kind Kind
@@ -107,6 +107,8 @@ func (d Datum) String() string {
 		return FormatDate(d.I)
 	case KindTimestamp:
 		return FormatTimestamp(d.I)
+	case KindDecimal:
+		return d.S
 	}
 	return "?"
 }

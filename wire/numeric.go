@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/binary"
-	"math"
 	"strconv"
 	"strings"
 
@@ -29,34 +28,30 @@ const (
 	numericHeader = 8
 )
 
-// appendNumericBinary encodes f (kvsql's NUMERIC representation) in
-// PostgreSQL's binary NUMERIC format, digits as in the shortest decimal
-// string that reads back as f.
-func appendNumericBinary(b []byte, f float64) []byte {
+// appendNumericBinary encodes a NUMERIC value, given as its text
+// ("-123.45", "NaN", "Infinity"), in PostgreSQL's binary NUMERIC format.
+func appendNumericBinary(b []byte, s string) []byte {
 	header := func(ndigits, weight int, sign uint16, dscale int) []byte {
 		b = binary.BigEndian.AppendUint16(b, uint16(ndigits))
 		b = binary.BigEndian.AppendUint16(b, uint16(int16(weight)))
 		b = binary.BigEndian.AppendUint16(b, sign)
 		return binary.BigEndian.AppendUint16(b, uint16(dscale))
 	}
-	switch {
-	case math.IsNaN(f):
+	switch s {
+	case "NaN":
 		return header(0, 0, numericNaN, 0)
-	case math.IsInf(f, 1):
+	case "Infinity":
 		return header(0, 0, numericPInf, 0)
-	case math.IsInf(f, -1):
+	case "-Infinity":
 		return header(0, 0, numericNInf, 0)
 	}
 	sign := uint16(numericPos)
-	if f < 0 {
-		sign, f = numericNeg, -f
+	if strings.HasPrefix(s, "-") {
+		sign, s = numericNeg, s[1:]
 	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
 	intPart, frac, _ := strings.Cut(s, ".")
 	dscale := len(frac)
-	if intPart == "0" {
-		intPart = ""
-	}
+	intPart = strings.TrimLeft(intPart, "0")
 	// Pad both parts to whole groups of four decimal digits.
 	if r := len(intPart) % 4; r != 0 {
 		intPart = strings.Repeat("0", 4-r) + intPart
@@ -66,7 +61,7 @@ func appendNumericBinary(b []byte, f float64) []byte {
 	}
 	all := intPart + frac
 	digits := make([]uint16, 0, len(all)/4)
-	for i := 0; i < len(all); i += 4 {
+	for i := 0; i+4 <= len(all); i += 4 {
 		v, _ := strconv.Atoi(all[i : i+4])
 		digits = append(digits, uint16(v))
 	}
@@ -88,11 +83,11 @@ func appendNumericBinary(b []byte, f float64) []byte {
 	return b
 }
 
-// decodeNumericBinary reads PostgreSQL's binary NUMERIC into a float64
-// (kvsql's NUMERIC representation; precision beyond float64 is lost).
-func decodeNumericBinary(raw []byte) (float64, error) {
-	bad := func(why string) (float64, error) {
-		return 0, pgerror.Newf(pgerror.ProtocolViolation, "invalid binary numeric: %s", why)
+// decodeNumericBinary reads PostgreSQL's binary NUMERIC into its text,
+// exactly, with the display scale the value carries.
+func decodeNumericBinary(raw []byte) (string, error) {
+	bad := func(why string) (string, error) {
+		return "", pgerror.Newf(pgerror.ProtocolViolation, "invalid binary numeric: %s", why)
 	}
 	if len(raw) < numericHeader {
 		return bad("short header")
@@ -100,26 +95,26 @@ func decodeNumericBinary(raw []byte) (float64, error) {
 	ndigits := int(int16(binary.BigEndian.Uint16(raw[0:])))
 	weight := int(int16(binary.BigEndian.Uint16(raw[2:])))
 	sign := binary.BigEndian.Uint16(raw[4:])
+	dscale := int(int16(binary.BigEndian.Uint16(raw[6:])))
 	if ndigits < 0 || len(raw) != numericHeader+2*ndigits {
 		return bad("digit count does not match length")
 	}
 	switch sign {
 	case numericNaN:
-		return math.NaN(), nil
+		return "NaN", nil
 	case numericPInf:
-		return math.Inf(1), nil
+		return "Infinity", nil
 	case numericNInf:
-		return math.Inf(-1), nil
+		return "-Infinity", nil
 	case numericPos, numericNeg:
 	default:
 		return bad("unknown sign")
 	}
-	// Build the decimal string and let ParseFloat round it correctly.
-	var sb strings.Builder
-	if sign == numericNeg {
-		sb.WriteByte('-')
+	if dscale < 0 || dscale > 16383 {
+		return bad("display scale out of range")
 	}
-	sb.WriteString("0.")
+	// The digits as one decimal string, and where its point falls.
+	var sb strings.Builder
 	for i := 0; i < ndigits; i++ {
 		d := binary.BigEndian.Uint16(raw[numericHeader+2*i:])
 		if d > 9999 {
@@ -129,12 +124,33 @@ func decodeNumericBinary(raw []byte) (float64, error) {
 		sb.WriteString(strings.Repeat("0", 4-len(s)))
 		sb.WriteString(s)
 	}
-	// The string is 0.d1d2... = value / 10000^(weight+1).
-	sb.WriteString("e")
-	sb.WriteString(strconv.Itoa(4 * (weight + 1)))
-	f, err := strconv.ParseFloat(sb.String(), 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return bad(err.Error())
+	digits := sb.String()
+	point := 4 * (weight + 1) // digits before the point
+	var intPart, frac string
+	switch {
+	case point <= 0:
+		frac = strings.Repeat("0", -point) + digits
+	case point >= len(digits):
+		intPart = digits + strings.Repeat("0", point-len(digits))
+	default:
+		intPart, frac = digits[:point], digits[point:]
 	}
-	return f, nil
+	intPart = strings.TrimLeft(intPart, "0")
+	if intPart == "" {
+		intPart = "0"
+	}
+	// The display scale decides the fraction: pad, or drop digits beyond
+	// it (PostgreSQL sends none).
+	if len(frac) < dscale {
+		frac += strings.Repeat("0", dscale-len(frac))
+	}
+	frac = frac[:dscale]
+	out := intPart
+	if dscale > 0 {
+		out += "." + frac
+	}
+	if sign == numericNeg && strings.Trim(out, "0.") != "" {
+		out = "-" + out
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strconv"
 	"strings"
@@ -46,14 +47,8 @@ func typeSize(f types.Family) int16 {
 	return -1
 }
 
-// typeModifier is RowDescription's atttypmod: width+4 for VARCHAR(n) and
-// CHAR(n), as PostgreSQL stores it; otherwise -1.
-func typeModifier(t types.T) int32 {
-	if t.Width > 0 && (t.Family == types.Varchar || t.Family == types.Char) {
-		return t.Width + 4
-	}
-	return -1
-}
+// typeModifier is RowDescription's atttypmod (see types.T.Typmod).
+func typeModifier(t types.T) int32 { return t.Typmod() }
 
 // appendText appends d in PostgreSQL's text output format for type t:
 // the engine's own text rendering (eval.AppendText, which casts to text
@@ -90,18 +85,20 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 			return binary.BigEndian.AppendUint32(b, uint32(d.I)), nil
 		}
 		return binary.BigEndian.AppendUint64(b, uint64(d.I)), nil
-	case types.Float4, types.Float8, types.Numeric:
+	case types.Numeric:
+		if d.Kind != types.KindDecimal {
+			break
+		}
+		return appendNumericBinary(b, d.S), nil
+	case types.Float4, types.Float8:
 		f, ok := floatOf(d)
 		if !ok {
 			break
 		}
-		switch t.Family {
-		case types.Float4:
+		if t.Family == types.Float4 {
 			return binary.BigEndian.AppendUint32(b, math.Float32bits(float32(f))), nil
-		case types.Float8:
-			return binary.BigEndian.AppendUint64(b, math.Float64bits(f)), nil
 		}
-		return appendNumericBinary(b, f), nil
+		return binary.BigEndian.AppendUint64(b, math.Float64bits(f)), nil
 	case types.Text, types.Varchar, types.Char, types.Unknown:
 		if d.Kind != types.KindText {
 			break
@@ -132,6 +129,8 @@ func floatOf(d types.Datum) (float64, bool) {
 		return d.F, true
 	case types.KindInt:
 		return float64(d.I), true
+	case types.KindDecimal:
+		return types.DecimalFloat(d), true
 	}
 	return 0, false
 }
@@ -181,7 +180,13 @@ func decodeText(oid uint32, s string) (types.Datum, error) {
 			return types.Null, badText(fam.String(), s)
 		}
 		return types.NewInt(v), nil
-	case types.Float4, types.Float8, types.Numeric:
+	case types.Numeric:
+		var x apd.Decimal
+		if !types.ParseDecimal(s, &x) {
+			return types.Null, badText("numeric", s)
+		}
+		return types.NewDecimal(&x), nil
+	case types.Float4, types.Float8:
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
 			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
@@ -300,11 +305,11 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 	case types.Float8:
 		return types.NewFloat(math.Float64frombits(binary.BigEndian.Uint64(raw))), nil
 	case types.Numeric:
-		f, err := decodeNumericBinary(raw)
+		s, err := decodeNumericBinary(raw)
 		if err != nil {
 			return types.Null, err
 		}
-		return types.NewFloat(f), nil
+		return types.Datum{Kind: types.KindDecimal, S: s}, nil
 	case types.Bytea:
 		return types.NewBytes(raw), nil
 	case types.Date:

@@ -58,11 +58,13 @@ func evalBinOp(env *Env, e *planner.BinOp, row []types.Datum) (types.Datum, erro
 // result type, whose range bounds integer results.
 func arith(op string, l, r types.Datum, t types.T) (types.Datum, error) {
 	switch {
-	case l.Kind == types.KindInt && r.Kind == types.KindInt:
+	case l.Kind == types.KindInt && r.Kind == types.KindInt && t.Family != types.Numeric:
 		if t.Kind() == types.KindFloat {
 			return floatArith(op, float64(l.I), float64(r.I), t)
 		}
 		return intArith(op, l.I, r.I, t)
+	case isNumber(l) && isNumber(r) && t.Kind() != types.KindFloat && l.Kind != types.KindFloat && r.Kind != types.KindFloat:
+		return decimalArith(op, l, r)
 	case isNumber(l) && isNumber(r):
 		return floatArith(op, toFloat(l), toFloat(r), t)
 	case l.Kind == types.KindDate || r.Kind == types.KindDate:
@@ -71,11 +73,16 @@ func arith(op string, l, r types.Datum, t types.T) (types.Datum, error) {
 	return types.Null, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", l.Kind, op, r.Kind)
 }
 
-func isNumber(d types.Datum) bool { return d.Kind == types.KindInt || d.Kind == types.KindFloat }
+func isNumber(d types.Datum) bool {
+	return d.Kind == types.KindInt || d.Kind == types.KindFloat || d.Kind == types.KindDecimal
+}
 
 func toFloat(d types.Datum) float64 {
-	if d.Kind == types.KindInt {
+	switch d.Kind {
+	case types.KindInt:
 		return float64(d.I)
+	case types.KindDecimal:
+		return decimalFloat(d)
 	}
 	return d.F
 }
@@ -304,6 +311,8 @@ func evalUnary(env *Env, e *planner.UnaryOp, row []types.Datum) (types.Datum, er
 			return checkIntRange(-x.I, intFamily(e.T))
 		case types.KindFloat:
 			return types.NewFloat(-x.F), nil
+		case types.KindDecimal:
+			return decimalArith("-", types.Datum{Kind: types.KindDecimal, S: "0"}, x)
 		}
 	case "+":
 		if isNumber(x) {

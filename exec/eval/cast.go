@@ -43,6 +43,8 @@ func defaultType(k types.Kind) types.T {
 		return types.T{Family: types.Date}
 	case types.KindTimestamp:
 		return types.T{Family: types.Timestamp}
+	case types.KindDecimal:
+		return types.T{Family: types.Numeric}
 	}
 	return types.T{Family: types.Unknown}
 }
@@ -74,7 +76,9 @@ func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
 		return castToBool(d, from, to)
 	case types.Int2, types.Int4, types.Int8:
 		return castToInt(d, from, to)
-	case types.Float4, types.Float8, types.Numeric:
+	case types.Numeric:
+		return castToNumeric(d, from, to)
+	case types.Float4, types.Float8:
 		return castToFloat(d, from, to)
 	case types.Text, types.Varchar, types.Char:
 		return castToText(d, from, to), nil
@@ -153,6 +157,17 @@ func castToInt(d types.Datum, from, to types.T) (types.Datum, error) {
 		return checkIntRange(d.I, to.Family)
 	case types.KindBool:
 		return types.NewInt(d.I), nil
+	case types.KindDecimal:
+		i, ok := decimalToInt(d)
+		switch {
+		case d.S == "NaN":
+			return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "cannot convert NaN to %s", to.Family)
+		case strings.HasSuffix(d.S, "Infinity"):
+			return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "cannot convert infinity to %s", to.Family)
+		case !ok:
+			return types.Null, intOutOfRange(to.Family)
+		}
+		return checkIntRange(i, to.Family)
 	case types.KindFloat:
 		f := d.F
 		if from.Family == types.Numeric {
@@ -194,6 +209,11 @@ func castToFloat(d types.Datum, from, to types.T) (types.Datum, error) {
 		f = float64(d.I)
 	case types.KindFloat:
 		f = d.F
+	case types.KindDecimal:
+		f = decimalFloat(d)
+		if math.IsInf(f, 0) && !strings.HasSuffix(d.S, "Infinity") {
+			return types.Null, floatOverflow(to)
+		}
 	case types.KindText:
 		return parseFloat(d.S, to)
 	default:

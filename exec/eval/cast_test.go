@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kvsql/kvsql/types"
@@ -22,7 +23,10 @@ func TestCast(t *testing.T) {
 		{types.NewText(" 42 "), ty(types.Int2), "42"},
 		{types.NewText("4_2"), ty(types.Int4), "ERROR 22P02"},
 		{types.NewText("0x1p3"), ty(types.Float8), "ERROR 22P02"},
-		{types.NewText("1e400"), ty(types.Numeric), "ERROR 22003"},
+		{types.NewText("1e400"), ty(types.Numeric), "1" + strings.Repeat("0", 400)},
+		{types.NewText("1e131073"), ty(types.Numeric), "ERROR 22003"},
+		{types.NewText(" 1.50 "), ty(types.Numeric), "1.50"},
+		{types.NewText("1.5x"), ty(types.Numeric), "ERROR 22P02"},
 		{types.NewText("Infinity"), ty(types.Numeric), "Infinity"},
 		{types.NewText("on"), ty(types.Bool), "t"},
 		{types.NewText("2024-01-02 03:04:05"), ty(types.Date), "2024-01-02"},

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/cockroachdb/apd/v3"
 	"hash/maphash"
 	"math"
 	"strings"
@@ -25,7 +26,7 @@ func classOf(k types.Kind) int {
 	switch k {
 	case types.KindBool:
 		return classBool
-	case types.KindInt, types.KindFloat:
+	case types.KindInt, types.KindFloat, types.KindDecimal:
 		return classNumber
 	case types.KindText:
 		return classText
@@ -59,6 +60,14 @@ func Compare(a, b types.Datum) int {
 			return cmpFloat(a.F, b.F)
 		case types.KindText, types.KindBytes:
 			return strings.Compare(a.S, b.S)
+		case types.KindDecimal:
+			if a.S == b.S {
+				return 0
+			}
+			var x, y apd.Decimal
+			a.Decimal(&x)
+			b.Decimal(&y)
+			return decimalCompare(&x, &y)
 		}
 		return 0
 	}
@@ -68,6 +77,21 @@ func Compare(a, b types.Datum) int {
 	}
 	switch ca {
 	case classNumber:
+		switch {
+		case a.Kind == types.KindFloat || b.Kind == types.KindFloat:
+			// numeric meets float8 as float8, as PostgreSQL casts it.
+			if a.Kind == types.KindDecimal {
+				return cmpFloat(decimalFloat(a), b.F)
+			}
+			if b.Kind == types.KindDecimal {
+				return cmpFloat(a.F, decimalFloat(b))
+			}
+		case a.Kind == types.KindDecimal || b.Kind == types.KindDecimal:
+			var x, y apd.Decimal
+			_ = toDecimal(a, &x)
+			_ = toDecimal(b, &y)
+			return decimalCompare(&x, &y)
+		}
 		if a.Kind == types.KindInt {
 			return cmpIntFloat(a.I, b.F)
 		}
@@ -103,6 +127,29 @@ func Hash(h *maphash.Hash, d types.Datum) {
 			maphash.WriteComparable(h, uint64(0x7ff8000000000001))
 		case f >= -(1<<63) && f < 1<<63 && f == math.Trunc(f):
 			maphash.WriteComparable(h, int64(f)) // also folds -0 into 0
+		default:
+			maphash.WriteComparable(h, math.Float64bits(f))
+		}
+	case types.KindDecimal:
+		h.WriteByte(2)
+		var x apd.Decimal
+		d.Decimal(&x)
+		if x.Form == apd.Finite {
+			var r apd.Decimal
+			r.Reduce(&x)
+			if r.Exponent >= 0 {
+				if i, err := r.Int64(); err == nil {
+					maphash.WriteComparable(h, i) // as the equal int
+					return
+				}
+			}
+		}
+		f := decimalFloat(d)
+		switch {
+		case math.IsNaN(f):
+			maphash.WriteComparable(h, uint64(0x7ff8000000000001))
+		case f >= -(1<<63) && f < 1<<63 && f == math.Trunc(f):
+			maphash.WriteComparable(h, int64(f))
 		default:
 			maphash.WriteComparable(h, math.Float64bits(f))
 		}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"github.com/cockroachdb/apd/v3"
 	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -287,8 +288,22 @@ func evalTo(env *Env, x planner.Expr, row []types.Datum, t types.T) (types.Datum
 	if err != nil {
 		return d, err
 	}
-	if d.Kind == types.KindInt && t.Kind() == types.KindFloat {
-		return types.NewFloat(float64(d.I)), nil
+	return promote(d, t), nil
+}
+
+// promote converts a number to t's number kind where the planner leaves
+// arms of mixed number types side by side: an int to a float or a
+// numeric, a numeric to a float.
+func promote(d types.Datum, t types.T) types.Datum {
+	switch {
+	case d.Kind == types.KindInt && t.Kind() == types.KindFloat:
+		return types.NewFloat(float64(d.I))
+	case d.Kind == types.KindDecimal && t.Kind() == types.KindFloat:
+		return types.NewFloat(decimalFloat(d))
+	case d.Kind == types.KindInt && t.Family == types.Numeric:
+		var x apd.Decimal
+		x.SetInt64(d.I)
+		return types.NewDecimal(&x)
 	}
-	return d, nil
+	return d
 }

@@ -43,7 +43,7 @@ func AppendText(b []byte, d types.Datum, t types.T) []byte {
 		return strconv.AppendInt(b, d.I, 10)
 	case types.KindFloat:
 		return appendFloat(b, d.F, t.Family)
-	case types.KindText:
+	case types.KindText, types.KindDecimal:
 		return append(b, d.S...)
 	case types.KindBytes:
 		b = append(b, '\\', 'x')

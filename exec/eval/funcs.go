@@ -137,10 +137,7 @@ func extreme(args []types.Datum, greatest bool, t types.T) types.Datum {
 			best = d
 		}
 	}
-	if best.Kind == types.KindInt && t.Kind() == types.KindFloat {
-		best = types.NewFloat(float64(best.I))
-	}
-	return best
+	return promote(best, t)
 }
 
 // concatFunc is concat and concat_ws: NULL arguments are skipped, others

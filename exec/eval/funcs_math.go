@@ -21,6 +21,11 @@ const (
 func mathFunc(e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err error) {
 	// PostgreSQL picks round(numeric) or round(float8) by argument type.
 	numeric := e.T.Family == types.Numeric || (len(e.Args) > 0 && e.Args[0].Type().Family == types.Numeric)
+	if numeric || (len(args) > 0 && args[0].Kind == types.KindDecimal) {
+		if d, ok, err := decimalMath(e.Name, args); ok {
+			return d, true, err
+		}
+	}
 	switch e.Name {
 	case "abs":
 		x := args[0]

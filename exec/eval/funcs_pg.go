@@ -95,6 +95,9 @@ func datumInt(d types.Datum) int64 {
 		return d.I
 	case types.KindFloat:
 		return int64(d.F)
+	case types.KindDecimal:
+		n, _ := decimalToInt(d)
+		return n
 	case types.KindText:
 		n, _ := strconv.ParseInt(strings.TrimSpace(d.S), 10, 64)
 		return n

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/cockroachdb/apd/v3"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,8 +22,12 @@ func i4(v int64) planner.Expr   { return &planner.Const{Value: types.NewInt(v), 
 func i8(v int64) planner.Expr   { return &planner.Const{Value: types.NewInt(v), T: ty(types.Int8)} }
 func f8(v float64) planner.Expr { return &planner.Const{Value: types.NewFloat(v), T: ty(types.Float8)} }
 func f4(v float64) planner.Expr { return &planner.Const{Value: types.NewFloat(v), T: ty(types.Float4)} }
+
+// num is a NUMERIC constant written as v's shortest decimal form.
 func num(v float64) planner.Expr {
-	return &planner.Const{Value: types.NewFloat(v), T: ty(types.Numeric)}
+	var x apd.Decimal
+	types.ParseDecimal(strconv.FormatFloat(v, 'f', -1, 64), &x)
+	return &planner.Const{Value: types.NewDecimal(&x), T: ty(types.Numeric)}
 }
 func txt(s string) planner.Expr { return &planner.Const{Value: types.NewText(s), T: ty(types.Text)} }
 func bl(b bool) planner.Expr    { return &planner.Const{Value: types.NewBool(b), T: ty(types.Bool)} }

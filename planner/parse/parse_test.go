@@ -288,7 +288,6 @@ func TestErrors(t *testing.T) {
 		{`SELECT /* x`, pgerror.SyntaxError, 8},
 		{`SELECT $a$ x`, pgerror.SyntaxError, 8},
 		{`SELECT a | b`, pgerror.FeatureNotSupported, 10},
-		{`SELECT a ^ b`, pgerror.FeatureNotSupported, 10},
 		{`SELECT a FROM t WHERE`, pgerror.SyntaxError, 0},
 		{`SELECT a FROM t WHERE b = = 1`, pgerror.SyntaxError, 27},
 		{`CREATE TABLE t (a int, b int,)`, pgerror.SyntaxError, 0},
