@@ -743,7 +743,8 @@ func (b *binder) view(v *catalog.View) (Node, error) {
 // lateral binds a FROM item that holds a LATERAL subquery: the FROM
 // items before it (f) are in scope, one level out, as an enclosing
 // query's columns would be. bind binds the item in a scope whose parent
-// is theirs. An item that reads none of them is an ordinary relation.
+// is theirs, and may be called twice: an item that reads none of them is
+// bound again as an ordinary relation.
 func (b *binder) lateral(f *fromResult, s *scope, bind func(*scope) (*relation, error)) (*relation, error) {
 	left := &scope{cols: f.cols, star: f.star, using: f.using, parent: s.parent, owner: s, lateralOnly: true}
 	r, err := bind(&scope{parent: left, owner: s})
@@ -763,7 +764,13 @@ func (b *binder) lateral(f *fromResult, s *scope, bind func(*scope) (*relation, 
 		reads = true
 		return c, nil
 	})
-	r.lateral = reads
+	if !reads {
+		// Bound one level deeper than it needs: its references to
+		// enclosing queries are one level too far out. Bind it again as
+		// the ordinary relation it is.
+		return bind(s)
+	}
+	r.lateral = true
 	return r, nil
 }
 
