@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math"
 	"github.com/cockroachdb/apd/v3"
 	"hash/maphash"
 	"slices"
@@ -34,6 +35,11 @@ func newAggState(call *planner.AggCall) (aggState, error) {
 		s = &sumState{numeric: call.T.Family == types.Numeric}
 	case "avg":
 		s = &avgState{}
+	case "stddev_samp", "stddev_pop", "var_samp", "var_pop":
+		s = &varianceState{
+			sample: call.Func == "stddev_samp" || call.Func == "var_samp",
+			root:   call.Func == "stddev_samp" || call.Func == "stddev_pop",
+		}
 	case "min":
 		s = &minMaxState{sign: 1}
 	case "max":
@@ -180,6 +186,67 @@ func (s *avgState) result() (types.Datum, error) {
 		return types.Null, err
 	}
 	return eval.DecimalDiv(total, types.NewInt(s.n))
+}
+
+// varianceState computes var_samp, var_pop and the standard deviations
+// as PostgreSQL does: exactly in NUMERIC for integers and numerics
+// (sums of x and x², then one division at select_div_scale's scale),
+// and for floats with the Youngs-Cramer update of float8_accum, so the
+// answers agree to the last digit.
+type varianceState struct {
+	sample, root bool
+	n            int64
+	numeric      bool
+	sumX, sumX2  apd.Decimal // numeric inputs
+	fn, fx, fxx  float64     // float inputs: N, Sx, Sxx
+}
+
+func (s *varianceState) add(args []types.Datum) (int64, error) {
+	d := args[0]
+	switch d.Kind {
+	case types.KindNull:
+		return 0, nil
+	case types.KindFloat:
+		old := s.fn
+		s.fn++
+		s.fx += d.F
+		if old > 0 {
+			tmp := d.F*s.fn - s.fx
+			s.fxx += tmp * tmp / (s.fn * old)
+		} else if math.IsInf(d.F, 0) || math.IsNaN(d.F) {
+			s.fxx = math.NaN()
+		}
+	case types.KindInt, types.KindDecimal:
+		s.numeric = true
+		eval.AddDecimal(&s.sumX, d)
+		sq, err := eval.DecimalMul(d, d)
+		if err != nil {
+			return 0, err
+		}
+		eval.AddDecimal(&s.sumX2, sq)
+	default:
+		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function variance(%s) does not exist", d.Kind)
+	}
+	s.n++
+	return 0, nil
+}
+
+func (s *varianceState) result() (types.Datum, error) {
+	if s.n == 0 || (s.sample && s.n == 1) {
+		return types.Null, nil
+	}
+	if !s.numeric {
+		den := s.fn
+		if s.sample {
+			den--
+		}
+		v := s.fxx / den
+		if s.root {
+			v = math.Sqrt(v)
+		}
+		return types.NewFloat(v), nil
+	}
+	return eval.DecimalVariance(&s.sumX, &s.sumX2, s.n, s.sample, s.root)
 }
 
 // minMaxState keeps the least (sign 1) or greatest (sign -1) non-NULL

@@ -182,6 +182,13 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			return x, err
 		}
 		return b.aggregate(s, AggCall{Func: "avg", Distinct: e.Distinct}, []sqlparser.Expr{e.Arg})
+	case *sqlparser.Std, *sqlparser.StdDev, *sqlparser.StdSamp, *sqlparser.StdPop,
+		*sqlparser.Variance, *sqlparser.VarSamp, *sqlparser.VarPop:
+		name, arg, over := statAggregate(e)
+		if over != nil {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s as a window function is not supported", name)
+		}
+		return b.aggregate(s, AggCall{Func: name}, []sqlparser.Expr{arg})
 	case *sqlparser.Min:
 		if x, ok, err := b.windowExpr(e, s); ok {
 			return x, err
@@ -843,4 +850,26 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 		return e, nil
 	}
 	return &Cast{X: e, T: t}, nil
+}
+
+// statAggregate names a statistics aggregate as PostgreSQL does (stddev
+// and variance are the sample forms) and returns its argument and OVER.
+func statAggregate(e sqlparser.Expr) (name string, arg sqlparser.Expr, over *sqlparser.OverClause) {
+	switch e := e.(type) {
+	case *sqlparser.Std:
+		return "stddev_samp", e.Arg, e.OverClause
+	case *sqlparser.StdDev:
+		return "stddev_samp", e.Arg, e.OverClause
+	case *sqlparser.StdSamp:
+		return "stddev_samp", e.Arg, e.OverClause
+	case *sqlparser.StdPop:
+		return "stddev_pop", e.Arg, e.OverClause
+	case *sqlparser.Variance:
+		return "var_samp", e.Arg, e.OverClause
+	case *sqlparser.VarSamp:
+		return "var_samp", e.Arg, e.OverClause
+	case *sqlparser.VarPop:
+		return "var_pop", e.Arg, e.OverClause
+	}
+	return "", nil, nil
 }

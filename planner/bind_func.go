@@ -17,6 +17,10 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 			name = "string_agg"
 		case "total":
 			name = "sum"
+		case "stddev":
+			name = "stddev_samp"
+		case "variance":
+			name = "var_samp"
 		}
 		call := AggCall{Func: name}
 		if name == "string_agg" {
@@ -279,6 +283,23 @@ func aggType(call *AggCall) error {
 		call.T = tFloat8
 		if isInteger(call.Args[0].Type().Family) || call.Args[0].Type().Family == types.Numeric {
 			call.T = types.T{Family: types.Numeric}
+		}
+	case "stddev_samp", "stddev_pop", "var_samp", "var_pop":
+		if err := oneArg(*call); err != nil {
+			return err
+		}
+		if call.Args[0].Type().Family == types.Unknown {
+			if call.Args[0], err = coerce(call.Args[0], tFloat8); err != nil {
+				return err
+			}
+		}
+		switch f := call.Args[0].Type().Family; {
+		case isInteger(f), f == types.Numeric:
+			call.T = types.T{Family: types.Numeric}
+		case isFloat(f):
+			call.T = tFloat8
+		default:
+			return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, call.Args[0].Type())
 		}
 	case "min", "max":
 		if err := oneArg(*call); err != nil {

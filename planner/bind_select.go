@@ -730,6 +730,13 @@ func columnName(e sqlparser.Expr) string {
 		return "avg"
 	case *sqlparser.Min:
 		return "min"
+	case *sqlparser.StdDev:
+		return "stddev"
+	case *sqlparser.Variance:
+		return "variance"
+	case *sqlparser.Std, *sqlparser.StdSamp, *sqlparser.StdPop, *sqlparser.VarSamp, *sqlparser.VarPop:
+		name, _, _ := statAggregate(e)
+		return name
 	case *sqlparser.Max:
 		return "max"
 	case *sqlparser.CastExpr:

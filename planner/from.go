@@ -767,8 +767,12 @@ func (b *binder) lateral(f *fromResult, s *scope, bind func(*scope) (*relation, 
 	if !reads {
 		// Bound one level deeper than it needs: its references to
 		// enclosing queries are one level too far out. Bind it again as
-		// the ordinary relation it is.
-		return bind(s)
+		// the ordinary relation it is, unless it names an item before it
+		// that folding took away (WHERE x.a <> NULL): then it stays an
+		// Apply join's right side, where its levels are right.
+		if plain, err := bind(s); err == nil {
+			return plain, nil
+		}
 	}
 	r.lateral = true
 	return r, nil

@@ -591,3 +591,49 @@ func estimateLnDweight(x *apd.Decimal) int64 {
 	ln := math.Log(digits) + float64(dweight)*2.302585092994046
 	return int64(math.Log10(math.Abs(ln)))
 }
+
+// DecimalMul is the NUMERIC product a * b.
+func DecimalMul(a, b types.Datum) (types.Datum, error) { return decimalArith("*", a, b) }
+
+// DecimalVariance finishes var_samp/var_pop (stddev with root) from n
+// values whose sum is sumX and sum of squares sumX2, as PostgreSQL's
+// numeric_stddev_internal: (n·sumX2 − sumX²) / (n·(n−1) or n²) at
+// select_div_scale's scale, and its square root at that scale; a
+// numerator that is not positive gives 0.
+func DecimalVariance(sumX, sumX2 *apd.Decimal, n int64, sample, root bool) (types.Datum, error) {
+	if isNaN(sumX) || isNaN(sumX2) || sumX.Form == apd.Infinite || sumX2.Form == apd.Infinite {
+		return types.Datum{Kind: types.KindDecimal, S: "NaN"}, nil
+	}
+	var sq, nx2, num apd.Decimal
+	N := apd.New(n, 0)
+	if _, err := exact.Mul(&sq, sumX, sumX); err != nil {
+		return types.Null, numericOverflow()
+	}
+	if _, err := exact.Mul(&nx2, N, sumX2); err != nil {
+		return types.Null, numericOverflow()
+	}
+	if _, err := exact.Sub(&num, &nx2, &sq); err != nil {
+		return types.Null, numericOverflow()
+	}
+	if num.Sign() <= 0 {
+		return types.Datum{Kind: types.KindDecimal, S: "0"}, nil
+	}
+	den := apd.New(n*n, 0)
+	if sample {
+		den = apd.New(n*(n-1), 0)
+	}
+	scale := selectDivScale(&num, den)
+	var v apd.Decimal
+	if err := divide(&v, &num, den, scale); err != nil {
+		return types.Null, numericOverflow()
+	}
+	if root {
+		var r apd.Decimal
+		if _, err := roundingCtx(adjusted(&v)/2+int64(scale)+8, apd.RoundDown).Sqrt(&r, &v); err != nil {
+			return types.Null, numericOverflow()
+		}
+		rescale(&r, scale)
+		v = r
+	}
+	return decimalResult(&v)
+}
