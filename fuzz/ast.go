@@ -15,9 +15,10 @@ const (
 	tFloat // DOUBLE PRECISION; also stands for numeric results (sum of BIGINT, avg)
 	tText
 	tBool
+	tFrom // not a value: a subquery's FROM item, which the reducer never puts in an expression's place
 )
 
-var typeNames = [...]string{"INTEGER", "BIGINT", "DOUBLE PRECISION", "TEXT", "BOOLEAN"}
+var typeNames = [...]string{"INTEGER", "BIGINT", "DOUBLE PRECISION", "TEXT", "BOOLEAN", "FROM"}
 
 func (t typ) String() string { return typeNames[t] }
 func (t typ) numeric() bool  { return t <= tFloat }
@@ -83,7 +84,9 @@ func (n *node) simpler() []*node {
 		}
 	}
 	walk(n)
-	out = append(out, plainLiteral(n.t))
+	if n.t != tFrom {
+		out = append(out, plainLiteral(n.t))
+	}
 	for i, p := range n.parts {
 		c, ok := p.(*node)
 		if !ok {

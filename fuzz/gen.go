@@ -372,16 +372,16 @@ func (g *gen) subFrom(t *table, a string, sc []scol) (*node, []scol) {
 	case len(sc) > 0 && g.chance(0.15):
 		a2 := g.newAlias()
 		both := append(g.scopeOf(t, a2), sc...)
-		return mk(tBool, "(SELECT * FROM "+t.name+" AS "+a2+" WHERE ", g.pred(both, 1), ") AS "+a), inner
+		return mk(tFrom, "(SELECT * FROM "+t.name+" AS "+a2+" WHERE ", g.pred(both, 1), ") AS "+a), inner
 	case len(sc) > 0 && g.chance(0.15):
 		t2 := pickOf(g, g.tables)
 		b := g.newAlias()
 		second := g.scopeOf(t2, b)
 		on := append(append(append([]scol(nil), inner...), second...), sc...)
 		join := pickOf(g, []string{" JOIN ", " LEFT JOIN "})
-		return mk(tBool, t.name+" AS "+a+join+t2.name+" AS "+b+" ON ", g.pred(on, 1)), append(inner, second...)
+		return mk(tFrom, t.name+" AS "+a+join+t2.name+" AS "+b+" ON ", g.pred(on, 1)), append(inner, second...)
 	}
-	return leaf(tBool, t.name+" AS "+a), inner
+	return leaf(tFrom, t.name+" AS "+a), inner
 }
 
 // scalarSubquery returns a subquery yielding one value of type t: an
