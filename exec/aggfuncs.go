@@ -1,9 +1,9 @@
 package exec
 
 import (
-	"math"
 	"github.com/cockroachdb/apd/v3"
 	"hash/maphash"
+	"math"
 	"slices"
 	"strings"
 

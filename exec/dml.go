@@ -55,6 +55,15 @@ func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq, width
 	return nil
 }
 
+// AssignValue converts d for storage in a column of type ct, as a write
+// does (see assignValue); ALTER COLUMN ... TYPE uses it for the new values.
+func AssignValue(d types.Datum, ct types.T) (types.Datum, error) {
+	if d.IsNull() {
+		return d, nil
+	}
+	return assignValue(d, ct)
+}
+
 // assignValue converts d for storage in a column of type ct: a string
 // longer than VARCHAR(n)/CHAR(n) is 22001 unless only spaces are cut;
 // integers outside SMALLINT/INTEGER are 22003; REAL rounds to float32.

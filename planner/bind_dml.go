@@ -510,6 +510,48 @@ func (p *Planner) BindCheck(t *catalog.Table, expr string) error {
 	return err
 }
 
+// BindConversion binds how ALTER COLUMN ... TYPE computes column col's
+// new value of type to from a row of t: the USING expression (text; ""
+// for the column itself), converted as an assignment converts. A
+// conversion PostgreSQL does not do by assignment is 42804 with its hint.
+func (p *Planner) BindConversion(t *catalog.Table, col int, using string, to types.T) (Expr, error) {
+	b := &binder{p: p}
+	name := t.Columns[col].Name
+	var x Expr = &ColRef{Index: col, T: t.Columns[col].Type, Name: name}
+	if using != "" {
+		st, err := parse.ParseOne("SELECT (" + using + ")")
+		if err != nil {
+			return nil, err
+		}
+		sel, ok := st.AST.(*sqlparser.Select)
+		ae, ok2 := (*sqlparser.AliasedExpr)(nil), false
+		if ok && len(sel.SelectExprs.Exprs) == 1 {
+			ae, ok2 = sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+		}
+		if !ok2 {
+			return nil, pgerror.New(pgerror.SyntaxError, "syntax error in USING expression")
+		}
+		s := tableScope(t, t.Name)
+		s.aggContext = "transform expressions"
+		if x, err = b.expr(ae.Expr, s); err != nil {
+			return nil, err
+		}
+		if hasSubquery(x) {
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "cannot use subquery in transform expression")
+		}
+	}
+	out, err := assign(x, to)
+	if err != nil {
+		if !pgerror.HasCode(err, pgerror.DatatypeMismatch) {
+			return nil, err
+		}
+		e := pgerror.Newf(pgerror.DatatypeMismatch, "column %q cannot be cast automatically to type %s", name, to)
+		e.Hint = fmt.Sprintf("You might need to specify \"USING %s::%s\".", name, to)
+		return nil, e
+	}
+	return out, nil
+}
+
 // checkExprOf parses and binds a CHECK expression.
 func checkExprOf(b *binder, t *catalog.Table, expr string) (Expr, error) {
 	st, err := parse.ParseOne("SELECT (" + expr + ")")

@@ -37,6 +37,8 @@ func TestAlterTableSurvivesRestart(t *testing.T) {
 		"UPDATE t2 SET d = d + 1 WHERE a % 3 = 0",
 		"DELETE FROM t2 WHERE a % 11 = 0",
 		"INSERT INTO t2 (a, cc) VALUES (1000, 'new')",
+		"ALTER TABLE t2 ALTER COLUMN d TYPE numeric(12,2) USING d / 4.0",
+		"ALTER TABLE t2 ALTER COLUMN a TYPE bigint",
 	} {
 		if _, err := s.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -53,7 +55,7 @@ func TestAlterTableSurvivesRestart(t *testing.T) {
 		}
 	}
 	check(db)
-	want := `456 "v4" "v3" 0`
+	want := `456 "v4" "v3" 0.00`
 	got := func(db *session.DB) string {
 		t.Helper()
 		s, err := db.Session("")
@@ -88,5 +90,8 @@ func TestAlterTableSurvivesRestart(t *testing.T) {
 	}
 	if len(tbl.Indexes) != 2 || tbl.IndexByName("t_bd") != nil {
 		t.Errorf("indexes after DROP COLUMN b: %v, want t_c and t_d", tbl.Indexes)
+	}
+	if d := tbl.Columns[tbl.ColumnOrdinal("d")].Type; d.String() != "numeric(12,2)" {
+		t.Errorf("column d after ALTER TYPE: %s, want numeric(12,2)", d)
 	}
 }

@@ -1,13 +1,22 @@
 package parse
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
-// AlterColumnStmt is ALTER TABLE t ALTER [COLUMN] c SET NOT NULL or DROP
-// NOT NULL: vitess's grammar (MySQL's, which changes a column's
-// nullability with MODIFY) has no shape for them.
+// AlterColumnStmt is ALTER TABLE t ALTER [COLUMN] c SET NOT NULL, DROP
+// NOT NULL or [SET DATA] TYPE: vitess's grammar (MySQL's, which changes a
+// column with MODIFY) has no shape for them.
 type AlterColumnStmt struct {
 	Table, Column string
 	NotNull       bool // SET NOT NULL; false: DROP NOT NULL
+	// Type, when set, is ALTER ... TYPE: the type's name (words joined by
+	// one space, lower case) and modifiers, and the USING expression's
+	// text ("" for none).
+	Type     string
+	TypeArgs []int
+	Using    string
 }
 
 // alterColumn parses the ALTER TABLE forms vitess cannot: ALTER [COLUMN] c
@@ -43,7 +52,53 @@ func (r *rewriter) alterColumn(toks []token) (st Statement, ok bool, err error) 
 		c.i += 3
 		return st, true, c.end()
 	case at("type"), at("set", "data", "type"):
-		return st, true, unsupported(r.sql, toks[c.i].pos, "ALTER TABLE ... ALTER COLUMN ... TYPE is not supported")
+		if at("set") {
+			c.i += 2
+		}
+		c.i++
+		a := &AlterColumnStmt{Table: names[len(names)-1], Column: col}
+		var words []string
+		for !c.done() && toks[c.i].kind == tkIdent && !toks[c.i].is("using") && !toks[c.i].is("collate") {
+			words = append(words, toks[c.i].val)
+			c.i++
+		}
+		if len(words) == 0 {
+			return st, true, c.errHere()
+		}
+		a.Type = strings.Join(words, " ")
+		if !c.done() && toks[c.i].isPunct("(") {
+			c.i++
+			for !c.done() && !toks[c.i].isPunct(")") {
+				if toks[c.i].kind != tkNumber {
+					return st, true, c.errHere()
+				}
+				n, err := strconv.Atoi(toks[c.i].val)
+				if err != nil {
+					return st, true, c.errHere()
+				}
+				a.TypeArgs = append(a.TypeArgs, n)
+				c.i++
+				if !c.done() && toks[c.i].isPunct(",") {
+					c.i++
+				}
+			}
+			if c.done() {
+				return st, true, c.errHere()
+			}
+			c.i++
+		}
+		if !c.done() && toks[c.i].isPunct("[") {
+			return st, true, unsupported(r.sql, toks[c.i].pos, "arrays are not supported")
+		}
+		if c.accept("using") {
+			if c.done() {
+				return st, true, c.errHere()
+			}
+			a.Using = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(r.sql[toks[c.i].pos:]), ";"))
+			c.i = len(toks)
+		}
+		st.AlterColumn = a
+		return st, true, c.end()
 	}
 	return st, false, nil
 }

@@ -1,0 +1,148 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+)
+
+// alterType is ALTER TABLE t ALTER [COLUMN] c [SET DATA] TYPE type [USING
+// expr]: every row's value is converted (the USING expression, or the
+// column itself, by an assignment conversion: 42804 where PostgreSQL
+// needs USING), then the table is rewritten under its new descriptor:
+// each row's master record and index entries are deleted and written
+// again, so keys over the column take the new type's encoding and unique
+// indexes judge the new values (23505). A column that a foreign key, a
+// view or a trigger depends on is refused.
+func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStmt) error {
+	tbl, err := t.cat.Table(s.database, a.Table)
+	if err != nil {
+		return err
+	}
+	i := tbl.ColumnOrdinal(a.Column)
+	if i < 0 || tbl.Columns[i].Hidden {
+		return columnMissing(a.Column, a.Table)
+	}
+	var length, scale *int
+	if len(a.TypeArgs) > 0 {
+		length = &a.TypeArgs[0]
+	}
+	if len(a.TypeArgs) > 1 {
+		scale = &a.TypeArgs[1]
+	}
+	to, err := planner.TypeFromName(a.Type, length, scale)
+	if err != nil {
+		return err
+	}
+	if tbl.Columns[i].Serial || tbl.Columns[i].IdentityAlways {
+		if to.Kind() != types.KindInt {
+			return pgerror.Newf(pgerror.FeatureNotSupported, "cannot change serial or identity column %q to type %s", a.Column, to)
+		}
+	}
+	if err := s.typeChangeDependents(t, tbl, a.Column); err != nil {
+		return err
+	}
+	conv, err := s.planner(t.cat).BindConversion(tbl, i, a.Using, to)
+	if err != nil {
+		return err
+	}
+	env := &eval.Env{Ctx: ctx, Now: time.Now(), Database: s.database}
+
+	// Convert every row first: a failing value leaves nothing half done.
+	var olds, news [][]types.Datum
+	it, err := index.ScanMaster(t.kv, tbl, index.Span{}, false)
+	if err != nil {
+		return err
+	}
+	for it.Next() {
+		old := append([]types.Datum(nil), it.Row()...)
+		v, err := eval.Eval(env, conv, old)
+		if err == nil {
+			v, err = exec.AssignValue(v, to)
+		}
+		if err != nil {
+			it.Close()
+			return err
+		}
+		nw := append([]types.Datum(nil), old...)
+		nw[i] = v
+		olds, news = append(olds, old), append(news, nw)
+	}
+	if err := it.Err(); err != nil {
+		it.Close()
+		return err
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+
+	next, err := t.cat.AlterTable(t.kv, s.database, a.Table, func(nt *catalog.Table) error {
+		nt.Columns[i].Type = to
+		if dv := nt.Columns[i].DefaultValue; !dv.IsNull() {
+			v, err := eval.CastFrom(dv, tbl.Columns[i].Type, to)
+			if err == nil {
+				v, err = exec.AssignValue(v, to)
+			}
+			if err != nil {
+				return err
+			}
+			nt.Columns[i].DefaultValue = v
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	ntbl, err := next.Table(s.database, a.Table)
+	if err != nil {
+		return err
+	}
+	for _, old := range olds {
+		if err := index.Delete(t.kv, tbl, old); err != nil {
+			return err
+		}
+	}
+	for _, nw := range news {
+		if err := index.Insert(t.kv, ntbl, nw); err != nil {
+			return err
+		}
+	}
+	t.setCatalog(next)
+	return nil
+}
+
+// typeChangeDependents refuses a type change of col that a foreign key
+// (either way), a view or a trigger depends on.
+func (s *Session) typeChangeDependents(t *txn, tbl *catalog.Table, col string) error {
+	for _, fk := range tbl.ForeignKeys {
+		if slicesContains(fk.Columns, col) {
+			return pgerror.Newf(pgerror.FeatureNotSupported, "cannot alter type of column %q: foreign key %s uses it", col, fk.Name)
+		}
+	}
+	tables, err := t.cat.Tables(s.database)
+	if err != nil {
+		return err
+	}
+	for _, other := range tables {
+		for _, fk := range other.ForeignKeys {
+			if fk.RefTable == tbl.Name && slicesContains(fk.RefColumns, col) {
+				return pgerror.Newf(pgerror.FeatureNotSupported, "cannot alter type of column %q: foreign key %s on table %s references it", col, fk.Name, other.Name)
+			}
+		}
+	}
+	if dep := s.textDependent(t, tbl.Name, col); dep != "" {
+		e := pgerror.New(pgerror.FeatureNotSupported, "cannot alter type of a column used by a view or rule")
+		e.Detail = fmt.Sprintf("%s depends on column %q", dep, col)
+		return e
+	}
+	return nil
+}
