@@ -99,6 +99,8 @@ type Table struct {
 	Checks []Check `json:"checks,omitempty"`
 	// NextColumnID is the ID the next added column gets.
 	NextColumnID uint32 `json:"nextColumnID"`
+	// Comment is COMMENT ON TABLE's text, "" for none.
+	Comment string `json:"comment,omitempty"`
 }
 
 // Check is a CHECK constraint: Expr is SQL text over the table's columns,
@@ -148,6 +150,8 @@ type Column struct {
 	IdentityAlways bool `json:"identityAlways,omitempty"`
 	// Hidden columns (the hidden row id) are not part of SELECT *.
 	Hidden bool `json:"hidden,omitempty"`
+	// Comment is COMMENT ON COLUMN's text, "" for none.
+	Comment string `json:"comment,omitempty"`
 }
 
 // Index describes one index file.
@@ -159,6 +163,7 @@ type Index struct {
 	Desc    []bool `json:"desc"`
 	Unique  bool   `json:"unique,omitempty"`
 	Form    Form   `json:"form"`
+	Comment string `json:"comment,omitempty"` // COMMENT ON INDEX's text
 	// Constraint is set for indexes made from a UNIQUE table constraint.
 	Constraint bool `json:"constraint,omitempty"`
 }
@@ -180,6 +185,7 @@ type View struct {
 	Name    string   `json:"name"`
 	SQL     string   `json:"sql"`
 	Columns []string `json:"columns,omitempty"`
+	Comment string   `json:"comment,omitempty"` // COMMENT ON VIEW's text
 }
 
 // Stats are a table's statistics as last computed by ANALYZE.

@@ -440,6 +440,24 @@ func (c *Catalog) CreateView(w kv.Writer, db string, v View) (*Catalog, error) {
 	return n, nil
 }
 
+// SetViewComment replaces a view's COMMENT ON text; 42P01 if there is no
+// such view.
+func (c *Catalog) SetViewComment(w kv.Writer, db, name, comment string) (*Catalog, error) {
+	v, err := c.View(db, name)
+	if err != nil {
+		return nil, err
+	}
+	nv := *v
+	nv.Columns = append([]string(nil), v.Columns...)
+	nv.Comment = comment
+	if err := writeView(w, db, &nv); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Views[name] = &nv
+	return n, nil
+}
+
 // DropView removes a view; 42P01 if it does not exist.
 func (c *Catalog) DropView(w kv.Writer, db, name string) (*Catalog, error) {
 	if _, err := c.View(db, name); err != nil {

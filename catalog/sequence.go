@@ -39,6 +39,7 @@ type Sequence struct {
 	// (dropped with its table), or are empty.
 	OwnedTable  string `json:"ownedTable,omitempty"`
 	OwnedColumn string `json:"ownedColumn,omitempty"`
+	Comment     string `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text
 }
 
 // SeqState is a sequence's counter: the last value nextval returned (or

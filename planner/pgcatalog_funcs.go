@@ -77,9 +77,15 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 			return nil, false, nil
 		}
 		return &Const{Value: types.Null, T: tInt8}, true, nil
-	case "obj_description", "col_description", "shobj_description":
-		// kvsql stores no comments.
-		if len(args) < 1 || len(args) > 2 {
+	case "obj_description", "col_description":
+		if len(args) < 1 || len(args) > 2 || (name == "col_description" && len(args) != 2) {
+			return nil, false, nil
+		}
+		x, err := g.descriptionCall(name, args)
+		return x, true, err
+	case "shobj_description":
+		// No comments on shared objects (databases, roles).
+		if len(args) != 2 {
 			return nil, false, nil
 		}
 		return &Const{Value: types.Null, T: tText}, true, nil

@@ -203,7 +203,7 @@ func init() {
 			"conindid", "o", "conparentid", "o", "confrelid", "o", "confupdtype", "t", "confdeltype", "t",
 			"confmatchtype", "t", "conislocal", "b", "coninhcount", "i4", "connoinherit", "b",
 			"conkey", "t", "confkey", "t", "conbin", "t"), pgConstraint},
-		"pg_description":   {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "description", "t"), vempty},
+		"pg_description":   {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "description", "t"), pgDescription},
 		"pg_shdescription": {vcols("objoid", "o", "classoid", "o", "description", "t"), vempty},
 		"pg_inherits":      {vcols("inhrelid", "o", "inhparent", "o", "inhseqno", "i4", "inhdetachpending", "b"), vempty},
 		"pg_policy": {vcols("oid", "o", "polname", "t", "polrelid", "o", "polcmd", "t", "polpermissive", "b",

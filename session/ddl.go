@@ -57,6 +57,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "DROP INDEX", nil
 	case p.Analyze != nil:
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
+	case p.Comment != nil:
+		return "COMMENT", s.comment(t, p.Comment)
 	case p.AlterColumn != nil && p.AlterColumn.Type != "":
 		return "ALTER TABLE", s.alterType(ctx, t, p.AlterColumn)
 	case p.AlterColumn != nil:

@@ -76,8 +76,10 @@ type Statement struct {
 	Trigger    *TriggerStmt
 	Database   *DatabaseStmt
 	Sequence   *SequenceStmt
-	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL.
+	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL
+	// or TYPE.
 	AlterColumn *AlterColumnStmt
+	Comment     *CommentStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")

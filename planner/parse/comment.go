@@ -1,0 +1,59 @@
+package parse
+
+// CommentStmt is COMMENT ON {TABLE | VIEW | INDEX | SEQUENCE} name IS text
+// and COMMENT ON COLUMN table.column IS text; Text nil is IS NULL (the
+// comment removed).
+type CommentStmt struct {
+	Kind   string // "table", "view", "index", "sequence" or "column"
+	Name   string // the object's name; for a column, its table's
+	Column string
+	Text   *string
+}
+
+// comment parses COMMENT ON. Object kinds kvsql keeps no comment for are
+// 0A000, so a dump's comments never vanish silently.
+func (r *rewriter) comment(toks []token) (st Statement, err error) {
+	c := &cursor{r: r, toks: toks, i: 1}
+	if err := c.expect("on"); err != nil {
+		return st, err
+	}
+	if c.done() {
+		return st, c.errHere()
+	}
+	kind := toks[c.i]
+	cs := &CommentStmt{Kind: kind.val}
+	c.i++
+	switch {
+	case kind.is("table"), kind.is("view"), kind.is("index"), kind.is("sequence"):
+		names, err := c.qualifiedName()
+		if err != nil {
+			return st, err
+		}
+		cs.Name = names[len(names)-1]
+	case kind.is("column"):
+		names, err := c.qualifiedName()
+		if err != nil {
+			return st, err
+		}
+		if len(names) < 2 {
+			return st, syntaxErr(r.sql, kind.pos, "column name must be qualified")
+		}
+		cs.Name, cs.Column = names[len(names)-2], names[len(names)-1]
+	default:
+		return st, unsupported(r.sql, kind.pos, "COMMENT ON %s is not supported", kind.val)
+	}
+	if err := c.expect("is"); err != nil {
+		return st, err
+	}
+	switch {
+	case c.accept("null"):
+	case !c.done() && toks[c.i].kind == tkString:
+		text := toks[c.i].val
+		cs.Text = &text
+		c.i++
+	default:
+		return st, c.errHere()
+	}
+	st.Comment = cs
+	return st, c.end()
+}

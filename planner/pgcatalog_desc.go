@@ -1,0 +1,88 @@
+package planner
+
+// vdesc is one COMMENT ON text: the object's OID, and for a column its
+// attnum (0 for the object itself).
+type vdesc struct {
+	oid  int64
+	sub  int
+	text string
+}
+
+// descriptions lists the catalog's comments: tables with their columns,
+// indexes, views and sequences.
+func (g *vgen) descriptions() []vdesc {
+	var out []vdesc
+	for _, t := range g.tables() {
+		if t.Comment != "" {
+			out = append(out, vdesc{oid: int64(t.ID), text: t.Comment})
+		}
+		cols, nums := visibleColumns(t)
+		for i, c := range cols {
+			if c.Comment != "" {
+				out = append(out, vdesc{oid: int64(t.ID), sub: nums[i], text: c.Comment})
+			}
+		}
+		for _, idx := range t.Indexes {
+			if idx.Comment != "" {
+				out = append(out, vdesc{oid: int64(idx.ID), text: idx.Comment})
+			}
+		}
+	}
+	for _, v := range g.views() {
+		if v.Comment != "" {
+			out = append(out, vdesc{oid: oidView(v.Name), text: v.Comment})
+		}
+	}
+	for _, s := range g.sequences() {
+		if s.Comment != "" {
+			out = append(out, vdesc{oid: int64(s.ID), text: s.Comment})
+		}
+	}
+	return out
+}
+
+// pgDescription is pg_description: every comment, all on pg_class objects
+// (classoid 1259).
+func pgDescription(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, d := range g.descriptions() {
+		out = append(out, vrow(d.oid, int64(1259), d.sub, d.text))
+	}
+	return out
+}
+
+// descriptionCall binds obj_description(oid [, catalog]) and
+// col_description(oid, attnum) as a CASE over the comments that exist.
+func (g *vgen) descriptionCall(name string, args []Expr) (Expr, error) {
+	oid, err := coerce(args[0], tInt8)
+	if err != nil {
+		return nil, err
+	}
+	c := &Case{Operand: oid, T: tText}
+	if name == "col_description" {
+		num, err := coerce(args[1], tInt4)
+		if err != nil {
+			return nil, err
+		}
+		byTable := map[int64]*Case{}
+		for _, d := range g.descriptions() {
+			if d.sub == 0 {
+				continue
+			}
+			inner := byTable[d.oid]
+			if inner == nil {
+				inner = &Case{Operand: num, T: tText}
+				byTable[d.oid] = inner
+				c.Whens = append(c.Whens, When{Cond: oidConst(d.oid), Val: inner})
+			}
+			inner.Whens = append(inner.Whens, When{Cond: intConst(int64(d.sub)), Val: textConst(d.text)})
+		}
+		return finishCase(c), nil
+	}
+	for _, d := range g.descriptions() {
+		if d.sub == 0 {
+			c.Whens = append(c.Whens, When{Cond: oidConst(d.oid), Val: textConst(d.text)})
+		}
+	}
+	return finishCase(c), nil
+}

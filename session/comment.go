@@ -1,0 +1,72 @@
+package session
+
+import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+)
+
+// comment is COMMENT ON: the text is kept in the object's catalog entry
+// (pg_description, obj_description and col_description read it, and so
+// psql's \d+ and pg_dump); IS NULL removes it.
+func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
+	text := ""
+	if c.Text != nil {
+		text = *c.Text
+	}
+	var next *catalog.Catalog
+	var err error
+	switch c.Kind {
+	case "table", "column":
+		tbl, terr := t.cat.Table(s.database, c.Name)
+		if terr != nil {
+			return terr
+		}
+		col := -1
+		if c.Kind == "column" {
+			if col = tbl.ColumnOrdinal(c.Column); col < 0 || tbl.Columns[col].Hidden {
+				return columnMissing(c.Column, c.Name)
+			}
+		}
+		next, err = t.cat.AlterTable(t.kv, s.database, c.Name, func(nt *catalog.Table) error {
+			if col >= 0 {
+				nt.Columns[col].Comment = text
+			} else {
+				nt.Comment = text
+			}
+			return nil
+		})
+	case "index":
+		tbl, idx, ierr := t.cat.Index(s.database, c.Name)
+		if ierr != nil {
+			return ierr
+		}
+		next, err = t.cat.AlterTable(t.kv, s.database, tbl.Name, func(nt *catalog.Table) error {
+			for i, x := range nt.Indexes {
+				if x.Name == idx.Name {
+					cp := *x
+					cp.Comment = text
+					nt.Indexes[i] = &cp
+				}
+			}
+			return nil
+		})
+	case "view":
+		next, err = t.cat.SetViewComment(t.kv, s.database, c.Name, text)
+	case "sequence":
+		seq, serr := t.cat.Sequence(s.database, c.Name)
+		if serr != nil {
+			return serr
+		}
+		ns := *seq
+		ns.Comment = text
+		next, err = t.cat.AlterSequence(t.kv, s.database, ns)
+	default:
+		return pgerror.Newf(pgerror.FeatureNotSupported, "COMMENT ON %s is not supported", c.Kind)
+	}
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
