@@ -101,6 +101,12 @@ type Table struct {
 	NextColumnID uint32 `json:"nextColumnID"`
 	// Comment is COMMENT ON TABLE's text, "" for none.
 	Comment string `json:"comment,omitempty"`
+	// MatView, for a materialized view, is its query's SQL text: the
+	// table holds the query's rows as of the last REFRESH, and only
+	// REFRESH writes it. MatViewEmpty marks one created or refreshed WITH
+	// NO DATA, which cannot be read until refreshed.
+	MatView      string `json:"matView,omitempty"`
+	MatViewEmpty bool   `json:"matViewEmpty,omitempty"`
 }
 
 // Check is a CHECK constraint: Expr is SQL text over the table's columns,

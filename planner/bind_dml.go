@@ -38,6 +38,9 @@ func (b *binder) targetTable(te sqlparser.TableExpr) (*catalog.Table, string, er
 		}
 		return nil, "", err
 	}
+	if t.MatView != "" && !b.p.WriteMatView {
+		return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change materialized view %q", t.Name)
+	}
 	alias := at.As.String()
 	if alias == "" {
 		alias = t.Name

@@ -665,6 +665,11 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			return derived(n, alias, it.Columns)
 		}
 		t, terr := b.p.Catalog.Table(b.p.DB, name)
+		if terr == nil && t.MatViewEmpty {
+			e := pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "materialized view %q has not been populated", name)
+			e.Hint = "Use the REFRESH MATERIALIZED VIEW command."
+			return nil, e
+		}
 		if terr == nil {
 			r := &relation{table: t, alias: alias}
 			for i, c := range t.Columns {

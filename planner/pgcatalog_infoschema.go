@@ -43,6 +43,9 @@ func isSchemata(g *vgen) [][]Expr {
 func isTables(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range g.tables() {
+		if t.MatView != "" {
+			continue // information_schema knows no materialized views
+		}
 		out = append(out, vrow(g.db, "public", t.Name, "BASE TABLE", "YES", "NO"))
 	}
 	for _, v := range g.views() {
@@ -99,6 +102,9 @@ func isColumns(g *vgen) [][]Expr {
 			prec, radix, scale, dtPrec, g.db, "pg_catalog", ty.name, "NO", "NEVER", updatable))
 	}
 	for _, t := range g.tables() {
+		if t.MatView != "" {
+			continue
+		}
 		cols, nums := visibleColumns(t)
 		for i, c := range cols {
 			var def any

@@ -231,7 +231,9 @@ func init() {
 		"pg_tablespace": {vcols("oid", "o", "spcname", "t", "spcowner", "o", "spcacl", "t", "spcoptions", "t"), pgTablespace},
 		"pg_tables": {vcols("schemaname", "t", "tablename", "t", "tableowner", "t", "tablespace", "t",
 			"hasindexes", "b", "hasrules", "b", "hastriggers", "b", "rowsecurity", "b"), pgTables},
-		"pg_views":   {vcols("schemaname", "t", "viewname", "t", "viewowner", "t", "definition", "t"), pgViews},
+		"pg_views": {vcols("schemaname", "t", "viewname", "t", "viewowner", "t", "definition", "t"), pgViews},
+		"pg_matviews": {vcols("schemaname", "t", "matviewname", "t", "matviewowner", "t", "tablespace", "t",
+			"hasindexes", "b", "ispopulated", "b", "definition", "t"), pgMatviews},
 		"pg_indexes": {vcols("schemaname", "t", "tablename", "t", "indexname", "t", "tablespace", "t", "indexdef", "t"), pgIndexes},
 	}
 }
@@ -253,7 +255,11 @@ func pgClass(g *vgen) [][]Expr {
 	}
 	for _, t := range g.tables() {
 		cols, _ := visibleColumns(t)
-		rel(int64(t.ID), t.Name, "r", oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0)
+		kind := "r"
+		if t.MatView != "" {
+			kind = "m"
+		}
+		rel(int64(t.ID), t.Name, kind, oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0)
 	}
 	for _, ix := range g.indexes() {
 		rel(ix.oid, ix.name, "i", oidBtreeAM, len(ix.cols), false)
@@ -401,7 +407,20 @@ func pgTablespace(*vgen) [][]Expr {
 func pgTables(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range g.tables() {
+		if t.MatView != "" {
+			continue
+		}
 		out = append(out, vrow("public", t.Name, currentUser(), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
+	}
+	return out
+}
+
+func pgMatviews(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, t := range g.tables() {
+		if t.MatView != "" {
+			out = append(out, vrow("public", t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, t.MatView))
+		}
 	}
 	return out
 }

@@ -19,6 +19,9 @@ type Planner struct {
 	// RowCount estimates a table's rows when no ANALYZE statistics exist;
 	// nil means a fixed guess.
 	RowCount func(t *catalog.Table) float64
+	// WriteMatView lets an INSERT write a materialized view (REFRESH
+	// fills one so); statements from clients never may.
+	WriteMatView bool
 }
 
 // Plan plans a query or DML statement. paramTypes are the types the client

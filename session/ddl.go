@@ -59,6 +59,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
 	case p.Comment != nil:
 		return "COMMENT", s.comment(t, p.Comment)
+	case p.MatView != nil:
+		return s.matView(ctx, t, p.MatView)
 	case p.AlterColumn != nil && p.AlterColumn.Type != "":
 		return "ALTER TABLE", s.alterType(ctx, t, p.AlterColumn)
 	case p.AlterColumn != nil:
@@ -101,6 +103,11 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 			var err error
 			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade); err != nil {
 				return "", err
+			}
+			if tbl, err := cat.Table(db, tn.Name.String()); err == nil && tbl.MatView != "" {
+				e := pgerror.Newf(pgerror.WrongObjectType, "%q is not a table", tn.Name.String())
+				e.Hint = "Use DROP MATERIALIZED VIEW to remove a materialized view."
+				return "", e
 			}
 			next, err := cat.DropTable(t.kv, db, tn.Name.String())
 			if err != nil {
@@ -383,8 +390,14 @@ func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.Creat
 	if ct.TableSpec != nil && len(ct.TableSpec.Columns) > 0 {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE name (columns) AS is not supported")
 	}
-	query := parse.Statement{AST: ct.Select}
-	plan, _, err := s.planner(t.cat).Plan(&query, nil)
+	return s.createFromQuery(ctx, t, name, &parse.Statement{AST: ct.Select}, "", true)
+}
+
+// createFromQuery creates table name with the query's output columns and,
+// when fill, its rows. matView, when set, makes it a materialized view
+// remembering that query text.
+func (s *Session) createFromQuery(ctx context.Context, t *txn, name string, query *parse.Statement, matView string, fill bool) (string, error) {
+	plan, _, err := s.planner(t.cat).Plan(query, nil)
 	if err != nil {
 		return "", err
 	}
@@ -408,23 +421,47 @@ func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.Creat
 	if err != nil {
 		return "", err
 	}
+	if matView != "" {
+		if next, err = next.AlterTable(t.kv, s.database, name, func(nt *catalog.Table) error {
+			nt.MatView, nt.MatViewEmpty = matView, !fill
+			return nil
+		}); err != nil {
+			return "", err
+		}
+	}
 	t.setCatalog(next)
-	tbl, err := next.Table(s.database, name)
-	if err != nil {
-		return "", err
+	if !fill {
+		return "SELECT 0", nil
 	}
-	ins, _, err := s.planner(next).Plan(&parse.Statement{AST: &sqlparser.Insert{
-		Table: &sqlparser.AliasedTableExpr{Expr: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(tbl.Name)}},
-		Rows:  ct.Select,
-	}}, nil)
-	if err != nil {
-		return "", err
-	}
-	n, err := exec.Run(s.execCtx(ctx, t, nil), ins)
+	n, err := s.fillFromQuery(ctx, t, name, query)
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("SELECT %d", n), nil
+}
+
+// fillFromQuery inserts the query's rows into table name (also a
+// materialized view's, which only this writes).
+func (s *Session) fillFromQuery(ctx context.Context, t *txn, name string, query *parse.Statement) (int64, error) {
+	rows := query.AST
+	if rows == nil {
+		return 0, pgerror.New(pgerror.FeatureNotSupported, "this query cannot fill a table")
+	}
+	sel, ok := rows.(sqlparser.TableStatement)
+	if !ok {
+		return 0, pgerror.New(pgerror.FeatureNotSupported, "this query cannot fill a table")
+	}
+	p := s.planner(t.cat)
+	p.WriteMatView = true
+	ins, _, err := p.Plan(&parse.Statement{AST: &sqlparser.Insert{
+		Table: &sqlparser.AliasedTableExpr{Expr: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(name)}},
+		Rows:  sel,
+	}}, nil)
+	if err != nil {
+		return 0, err
+	}
+	n, err := exec.Run(s.execCtx(ctx, t, nil), ins)
+	return int64(n), err
 }
 
 func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) catalog.ForeignKey {

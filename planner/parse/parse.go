@@ -80,6 +80,7 @@ type Statement struct {
 	// or TYPE.
 	AlterColumn *AlterColumnStmt
 	Comment     *CommentStmt
+	MatView     *MatViewStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")

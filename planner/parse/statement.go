@@ -37,6 +37,8 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.truncate(toks)
 	case first.is("comment"):
 		return r.comment(toks)
+	case (first.is("create") || first.is("refresh") || first.is("drop")) && second.is("materialized") && len(toks) > 2 && toks[2].is("view"):
+		return r.matView(toks)
 	case first.is("create") && (second.is("trigger") || (second.is("temp") || second.is("temporary")) && len(toks) > 2 && toks[2].is("trigger")),
 		first.is("drop") && second.is("trigger"):
 		return r.trigger(toks)
