@@ -73,13 +73,9 @@ func isLiteral(e sqlparser.Expr) bool {
 // checked: 23502 if one holds NULL) or DROP NOT NULL (42P16 for a
 // primary-key column).
 func (s *Session) alterNotNull(t *txn, a *parse.AlterColumnStmt) error {
-	tbl, err := t.cat.Table(s.database, a.Table)
+	tbl, i, err := s.tableColumn(t, a.Table, a.Column)
 	if err != nil {
 		return err
-	}
-	i := tbl.ColumnOrdinal(a.Column)
-	if i < 0 || tbl.Columns[i].Hidden {
-		return columnMissing(a.Column, a.Table)
 	}
 	if !a.NotNull && containsOrdinal(tbl.PrimaryKey, i) {
 		return pgerror.Newf(pgerror.InvalidTableDefinition, "column %q is in a primary key", a.Column)
@@ -219,6 +215,20 @@ func (s *Session) textDependent(t *txn, table, col string) string {
 		}
 	}
 	return ""
+}
+
+// tableColumn looks up table and its visible column col: the table's
+// 42P01, or 42703 for a missing column.
+func (s *Session) tableColumn(t *txn, table, col string) (*catalog.Table, int, error) {
+	tbl, err := t.cat.Table(s.database, table)
+	if err != nil {
+		return nil, -1, err
+	}
+	i := tbl.ColumnOrdinal(col)
+	if i < 0 || tbl.Columns[i].Hidden {
+		return nil, -1, columnMissing(col, table)
+	}
+	return tbl, i, nil
 }
 
 func columnMissing(col, table string) error {

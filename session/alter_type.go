@@ -24,13 +24,9 @@ import (
 // indexes judge the new values (23505). A column that a foreign key, a
 // view or a trigger depends on is refused.
 func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStmt) error {
-	tbl, err := t.cat.Table(s.database, a.Table)
+	tbl, i, err := s.tableColumn(t, a.Table, a.Column)
 	if err != nil {
 		return err
-	}
-	i := tbl.ColumnOrdinal(a.Column)
-	if i < 0 || tbl.Columns[i].Hidden {
-		return columnMissing(a.Column, a.Table)
 	}
 	var length, scale *int
 	if len(a.TypeArgs) > 0 {

@@ -18,15 +18,13 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 	var err error
 	switch c.Kind {
 	case "table", "column":
-		tbl, terr := t.cat.Table(s.database, c.Name)
-		if terr != nil {
-			return terr
-		}
 		col := -1
 		if c.Kind == "column" {
-			if col = tbl.ColumnOrdinal(c.Column); col < 0 || tbl.Columns[col].Hidden {
-				return columnMissing(c.Column, c.Name)
+			if _, col, err = s.tableColumn(t, c.Name, c.Column); err != nil {
+				return err
 			}
+		} else if _, err = t.cat.Table(s.database, c.Name); err != nil {
+			return err
 		}
 		next, err = t.cat.AlterTable(t.kv, s.database, c.Name, func(nt *catalog.Table) error {
 			if col >= 0 {
