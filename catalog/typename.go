@@ -27,6 +27,7 @@ var docTypeNames = map[types.Family]string{
 	types.Date:        "date",
 	types.Timestamp:   "timestamp",
 	types.TimestampTZ: "timestamptz",
+	types.UUID:        "uuid",
 }
 
 func typeName(f types.Family) string {

@@ -721,7 +721,12 @@ func columnName(e sqlparser.Expr) string {
 	case *sqlparser.ColName:
 		return e.Name.String()
 	case *sqlparser.FuncExpr:
-		return e.Name.Lowered()
+		switch name := e.Name.Lowered(); name {
+		case "||", "~", "~*", "!~", "!~*":
+			return "?column?" // an operator the dialect layer spells as a call
+		default:
+			return name
+		}
 	case *sqlparser.CountStar, *sqlparser.Count:
 		return "count"
 	case *sqlparser.Sum:

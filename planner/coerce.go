@@ -87,6 +87,12 @@ func castConst(c *Const, t types.T) (Expr, error) {
 	switch {
 	case t.Family == types.Numeric && t.Width > 0:
 		return &Cast{X: c, T: t}, nil // NUMERIC(p, s) rounds and checks at run time
+	case v.Kind == types.KindText && t.Family == types.UUID:
+		u, ok := types.ParseUUID(v.S)
+		if !ok {
+			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type uuid: %q", v.S)
+		}
+		return &Const{Value: types.NewText(u), T: t}, nil
 	case v.Kind == types.KindText && t.Family == types.Numeric:
 		var x apd.Decimal
 		if !types.ParseDecimal(v.S, &x) {
@@ -220,7 +226,9 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return tFloat8, nil
 	case "numeric", "decimal", "dec":
 		return numericType(name, length, scale)
-	case "text", "clob", "string", "name", "json", "jsonb", "uuid":
+	case "uuid":
+		return types.T{Family: types.UUID}, nil
+	case "text", "clob", "string", "name", "json", "jsonb":
 		return tText, nil
 	case "varchar", "character varying", "nvarchar", "varchar2", "nchar varying":
 		return types.T{Family: types.Varchar, Width: width}, nil

@@ -147,6 +147,7 @@ var funcs = map[string]funcSig{
 	"mod":               {2, 2, modType},
 	"pi":                {0, 0, fixed(types.Float8)},
 	"random":            {0, 0, fixed(types.Float8)},
+	"gen_random_uuid":   {0, 0, fixed(types.UUID)},
 	"now":               {0, 0, fixed(types.TimestampTZ)},
 	"current_timestamp": {0, 0, fixed(types.TimestampTZ)},
 	"localtimestamp":    {0, 0, fixed(types.Timestamp)},

@@ -58,6 +58,8 @@ var pgTypes = []pgType{
 	{1231, "_numeric", "numeric[]", -1, false, "A", 1700, 0, "i"},
 	{1700, "numeric", "numeric", -1, false, "N", 0, 1231, "i"},
 	{2205, "regclass", "regclass", 4, true, "N", 0, 0, "i"},
+	{2950, "uuid", "uuid", 16, false, "U", 0, 2951, "c"},
+	{2951, "_uuid", "uuid[]", -1, false, "A", 2950, 0, "i"},
 	{2206, "regtype", "regtype", 4, true, "N", 0, 0, "i"},
 }
 

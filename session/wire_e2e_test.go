@@ -683,3 +683,44 @@ func must(v any, err error) any {
 	}
 	return v
 }
+
+// TestWireUUID: a UUID parameter and result round-trip through
+// pgtype.UUID in every protocol mode (binary where pgx asks for it), and
+// the column reports PostgreSQL's uuid OID.
+func TestWireUUID(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	mustExec(t, ts.Connect(t, pgx.QueryExecModeSimpleProtocol),
+		`CREATE TABLE things (id UUID PRIMARY KEY DEFAULT gen_random_uuid(), n INT)`)
+	want := pgtype.UUID{Bytes: [16]byte{0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11}, Valid: true}
+	for i, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			conn := ts.Connect(t, m.mode)
+			id := want
+			id.Bytes[15] = byte(i)
+			if _, err := conn.Exec(ctx, `INSERT INTO things VALUES ($1, $2)`, id, i); err != nil {
+				t.Fatal(err)
+			}
+			var got pgtype.UUID
+			var text string
+			if err := conn.QueryRow(ctx, `SELECT id, id::text FROM things WHERE n = $1`, i).Scan(&got, &text); err != nil {
+				t.Fatal(err)
+			}
+			if got != id || text != fmt.Sprintf("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a%02x", i) {
+				t.Errorf("got %v (%s), want %v", got, text, id)
+			}
+			rows, err := conn.Query(ctx, `SELECT gen_random_uuid()`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fd := rows.FieldDescriptions(); len(fd) != 1 || fd[0].DataTypeOID != 2950 {
+				t.Errorf("field descriptions %+v, want one uuid (2950)", fd)
+			}
+			rows.Close()
+		})
+	}
+	conn := ts.Connect(t, pgx.QueryExecModeExec)
+	if _, err := conn.Exec(ctx, `INSERT INTO things (id, n) VALUES ('not-a-uuid', 9)`); pgErrCode(err) != "22P02" {
+		t.Errorf("bad uuid: %v, want 22P02", err)
+	}
+}

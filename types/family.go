@@ -22,6 +22,7 @@ const (
 	Date
 	Timestamp
 	TimestampTZ
+	UUID // KindText holding the canonical form, lower-case 8-4-4-4-12 hex (its order is the bytes')
 )
 
 type familyInfo struct {
@@ -46,6 +47,7 @@ var families = [...]familyInfo{
 	Date:        {"date", KindDate, 1082},
 	Timestamp:   {"timestamp without time zone", KindTimestamp, 1114},
 	TimestampTZ: {"timestamp with time zone", KindTimestamp, 1184},
+	UUID:        {"uuid", KindText, 2950},
 }
 
 // Kind is the physical form of the family's values.

@@ -121,3 +121,37 @@ func hexString(s string) string {
 	}
 	return string(b)
 }
+
+// ParseUUID reads a UUID as PostgreSQL's uuid_in does: 32 hex digits in
+// either case, optionally in braces, optionally with a hyphen after any
+// group of four digits; it returns the canonical lower-case
+// 8-4-4-4-12 form.
+func ParseUUID(s string) (string, bool) {
+	if len(s) >= 2 && s[0] == '{' && s[len(s)-1] == '}' {
+		s = s[1 : len(s)-1]
+	}
+	var hex [32]byte
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
+			c += 'a' - 'A'
+		case c == '-' && n > 0 && n%4 == 0 && n < 32 && i+1 < len(s) && s[i+1] != '-':
+			continue
+		default:
+			return "", false
+		}
+		if n == 32 {
+			return "", false
+		}
+		hex[n] = c
+		n++
+	}
+	if n != 32 {
+		return "", false
+	}
+	h := string(hex[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32], true
+}

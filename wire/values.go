@@ -3,10 +3,11 @@ package wire
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/kvsql/kvsql/exec/eval"
 
@@ -43,6 +44,8 @@ func typeSize(f types.Family) int16 {
 		return 4
 	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ:
 		return 8
+	case types.UUID:
+		return 16
 	}
 	return -1
 }
@@ -104,6 +107,12 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 			break
 		}
 		return append(b, d.S...), nil
+	case types.UUID:
+		raw, err := hex.DecodeString(strings.ReplaceAll(d.S, "-", ""))
+		if d.Kind != types.KindText || err != nil || len(raw) != 16 {
+			break
+		}
+		return append(b, raw...), nil
 	case types.Bytea:
 		if d.Kind != types.KindBytes && d.Kind != types.KindText {
 			break
@@ -164,6 +173,12 @@ func decodeText(oid uint32, s string) (types.Datum, error) {
 		return types.NewText(s), nil
 	}
 	switch fam {
+	case types.UUID:
+		u, ok := types.ParseUUID(s)
+		if !ok {
+			return types.Null, badText("uuid", s)
+		}
+		return types.NewText(u), nil
 	case types.Bool:
 		v, ok := parseBool(s)
 		if !ok {
@@ -292,6 +307,9 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 		return types.Null, pgerror.Newf(pgerror.ProtocolViolation, "incorrect binary data format: %s needs %d bytes, got %d", fam, need, len(raw))
 	}
 	switch fam {
+	case types.UUID:
+		u, _ := types.ParseUUID(hex.EncodeToString(raw))
+		return types.NewText(u), nil
 	case types.Bool:
 		return types.NewBool(raw[0] != 0), nil
 	case types.Int2:

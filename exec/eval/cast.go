@@ -82,6 +82,13 @@ func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
 		return castToFloat(d, from, to)
 	case types.Text, types.Varchar, types.Char:
 		return castToText(d, from, to), nil
+	case types.UUID:
+		if d.Kind == types.KindText {
+			if u, ok := types.ParseUUID(d.S); ok {
+				return types.NewText(u), nil
+			}
+			return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type uuid: %q", d.S)
+		}
 	case types.Bytea:
 		switch d.Kind {
 		case types.KindBytes:

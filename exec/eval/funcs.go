@@ -1,6 +1,8 @@
 package eval
 
 import (
+	crand "crypto/rand"
+	"encoding/hex"
 	"math/rand/v2"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -31,6 +33,8 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return types.NewDate(floorDiv(env.Now.UnixMicro(), microsPerDay)), nil
 	case "random":
 		return types.NewFloat(rand.Float64()), nil
+	case "gen_random_uuid":
+		return types.NewText(randomUUID()), nil
 	case "pi":
 		return types.NewFloat(3.141592653589793), nil
 	case "version":
@@ -215,4 +219,14 @@ func seqFunc(env *Env, name string, args []types.Datum) (types.Datum, error) {
 		return types.Null, err
 	}
 	return types.NewInt(v), nil
+}
+
+// randomUUID is a version 4 (random) UUID in canonical form.
+func randomUUID() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
