@@ -28,6 +28,8 @@ var docTypeNames = map[types.Family]string{
 	types.Timestamp:   "timestamp",
 	types.TimestampTZ: "timestamptz",
 	types.UUID:        "uuid",
+	types.JSON:        "json",
+	types.JSONB:       "jsonb",
 }
 
 func typeName(f types.Family) string {

@@ -68,6 +68,12 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return nil, err
 		}
 	}
+	if t, ok, err := jsonCall(name, bound); ok { // json.go
+		if err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: bound, T: t}, nil
+	}
 	t, err := FuncReturnType(name, argTypes)
 	if err != nil {
 		return nil, err

@@ -228,7 +228,11 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return numericType(name, length, scale)
 	case "uuid":
 		return types.T{Family: types.UUID}, nil
-	case "text", "clob", "string", "name", "json", "jsonb":
+	case "json":
+		return types.T{Family: types.JSON}, nil
+	case "jsonb":
+		return types.T{Family: types.JSONB}, nil
+	case "text", "clob", "string", "name":
 		return tText, nil
 	case "varchar", "character varying", "nvarchar", "varchar2", "nchar varying":
 		return types.T{Family: types.Varchar, Width: width}, nil

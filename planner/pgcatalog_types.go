@@ -32,6 +32,8 @@ var pgTypes = []pgType{
 	{23, "int4", "integer", 4, true, "N", 0, 1007, "i"},
 	{25, "text", "text", -1, false, "S", 0, 1009, "i"},
 	{26, "oid", "oid", 4, true, "N", 0, 1028, "i"},
+	{114, "json", "json", -1, false, "U", 0, 199, "i"},
+	{199, "_json", "json[]", -1, false, "A", 114, 0, "i"},
 	{30, "oidvector", "oidvector", -1, false, "A", 26, 1013, "i"},
 	{700, "float4", "real", 4, true, "N", 0, 1021, "i"},
 	{701, "float8", "double precision", 8, true, "N", 0, 1022, "d"},
@@ -60,6 +62,8 @@ var pgTypes = []pgType{
 	{2205, "regclass", "regclass", 4, true, "N", 0, 0, "i"},
 	{2950, "uuid", "uuid", 16, false, "U", 0, 2951, "c"},
 	{2951, "_uuid", "uuid[]", -1, false, "A", 2950, 0, "i"},
+	{3802, "jsonb", "jsonb", -1, false, "U", 0, 3807, "i"},
+	{3807, "_jsonb", "jsonb[]", -1, false, "A", 3802, 0, "i"},
 	{2206, "regtype", "regtype", 4, true, "N", 0, 0, "i"},
 }
 

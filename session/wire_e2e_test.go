@@ -724,3 +724,39 @@ func TestWireUUID(t *testing.T) {
 		t.Errorf("bad uuid: %v, want 22P02", err)
 	}
 }
+
+// TestWireJSONB: a map[string]any parameter is stored as jsonb and read
+// back into a map in every protocol mode (pgx sends jsonb in binary with
+// its version byte where it can); invalid documents are 22P02.
+func TestWireJSONB(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	mustExec(t, ts.Connect(t, pgx.QueryExecModeSimpleProtocol), `CREATE TABLE docs (id INT PRIMARY KEY, body JSONB)`)
+	for i, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			conn := ts.Connect(t, m.mode)
+			in := map[string]any{"name": "kv", "tags": []any{"a", "b"}, "n": float64(i)}
+			var arg any = in
+			if m.mode == pgx.QueryExecModeExec || m.mode == pgx.QueryExecModeSimpleProtocol {
+				// Without a Describe pgx cannot encode a map for a
+				// parameter of unknown type (against PostgreSQL too).
+				arg = fmt.Sprintf(`{"name": "kv", "tags": ["a", "b"], "n": %d}`, i)
+			}
+			if _, err := conn.Exec(ctx, `INSERT INTO docs VALUES ($1, $2)`, i, arg); err != nil {
+				t.Fatal(err)
+			}
+			var out map[string]any
+			var tag string
+			if err := conn.QueryRow(ctx, `SELECT body, body -> 'tags' ->> 1 FROM docs WHERE id = $1`, i).Scan(&out, &tag); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(out) != fmt.Sprint(in) || tag != "b" {
+				t.Errorf("got %v and %q, want %v and b", out, tag, in)
+			}
+		})
+	}
+	conn := ts.Connect(t, pgx.QueryExecModeExec)
+	if _, err := conn.Exec(ctx, `INSERT INTO docs VALUES (99, 'not json')`); pgErrCode(err) != "22P02" {
+		t.Errorf("bad json: %v, want 22P02", err)
+	}
+}

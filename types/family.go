@@ -22,7 +22,9 @@ const (
 	Date
 	Timestamp
 	TimestampTZ
-	UUID // KindText holding the canonical form, lower-case 8-4-4-4-12 hex (its order is the bytes')
+	UUID  // KindText holding the canonical form, lower-case 8-4-4-4-12 hex (its order is the bytes')
+	JSON  // KindText: the input text, validated
+	JSONB // KindText: the normalised text (keys sorted and unique, PostgreSQL's spacing)
 )
 
 type familyInfo struct {
@@ -48,6 +50,8 @@ var families = [...]familyInfo{
 	Timestamp:   {"timestamp without time zone", KindTimestamp, 1114},
 	TimestampTZ: {"timestamp with time zone", KindTimestamp, 1184},
 	UUID:        {"uuid", KindText, 2950},
+	JSON:        {"json", KindText, 114},
+	JSONB:       {"jsonb", KindText, 3802},
 }
 
 // Kind is the physical form of the family's values.

@@ -107,6 +107,14 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 			break
 		}
 		return append(b, d.S...), nil
+	case types.JSON, types.JSONB:
+		if d.Kind != types.KindText {
+			break
+		}
+		if t.Family == types.JSONB {
+			b = append(b, 1) // jsonb's binary form: a version byte, then the text
+		}
+		return append(b, d.S...), nil
 	case types.UUID:
 		raw, err := hex.DecodeString(strings.ReplaceAll(d.S, "-", ""))
 		if d.Kind != types.KindText || err != nil || len(raw) != 16 {
@@ -173,6 +181,8 @@ func decodeText(oid uint32, s string) (types.Datum, error) {
 		return types.NewText(s), nil
 	}
 	switch fam {
+	case types.JSON, types.JSONB:
+		return eval.JSONText(s, fam)
 	case types.UUID:
 		u, ok := types.ParseUUID(s)
 		if !ok {
@@ -307,6 +317,13 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 		return types.Null, pgerror.Newf(pgerror.ProtocolViolation, "incorrect binary data format: %s needs %d bytes, got %d", fam, need, len(raw))
 	}
 	switch fam {
+	case types.JSONB:
+		if len(raw) == 0 || raw[0] != 1 {
+			return types.Null, pgerror.New(pgerror.ProtocolViolation, "unsupported jsonb version number")
+		}
+		return eval.JSONText(string(raw[1:]), fam)
+	case types.JSON:
+		return eval.JSONText(string(raw), fam)
 	case types.UUID:
 		u, _ := types.ParseUUID(hex.EncodeToString(raw))
 		return types.NewText(u), nil

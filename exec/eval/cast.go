@@ -82,6 +82,8 @@ func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
 		return castToFloat(d, from, to)
 	case types.Text, types.Varchar, types.Char:
 		return castToText(d, from, to), nil
+	case types.JSON, types.JSONB:
+		return castToJSON(d, from, to)
 	case types.UUID:
 		if d.Kind == types.KindText {
 			if u, ok := types.ParseUUID(d.S); ok {

@@ -88,6 +88,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		}
 	case "format":
 		return formatFunc(e, args)
+	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
+		d, _, err := jsonFunc(e, args)
+		return d, err
 	case "concat_ws":
 		if len(args) == 0 || args[0].IsNull() {
 			return types.Null, nil
@@ -101,6 +104,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	case "nextval", "currval", "setval", "lastval", "kvsql_seq_last_value", "kvsql_seq_log_cnt", "kvsql_seq_is_called", "pg_sequence_last_value":
 		return seqFunc(env, e.Name, args)
 	case "||":
+		if len(args) == 2 && e.T.Family == types.JSONB {
+			return jsonbConcat(args[0], args[1])
+		}
 		if len(args) == 2 {
 			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type()), nil
 		}
@@ -108,6 +114,10 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		if len(args) == 2 {
 			return evalRegexOp(env, e.Name, args[0], args[1])
 		}
+	case "->", "->>", "#>", "#>>", "@>", "<@", "jsonb_typeof", "json_typeof", "jsonb_array_length",
+		"json_array_length", "jsonb_pretty", "to_jsonb", "to_json":
+		d, _, err := jsonFunc(e, args)
+		return d, err
 	}
 	if d, ok, err := pgFunc(env, e, args); ok { // funcs_pg.go
 		return d, err

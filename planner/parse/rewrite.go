@@ -26,11 +26,15 @@ const (
 // column placed between two `|` operators (see rewriter.emit).
 var regexOps = map[string]string{
 	"~": "kvsql_op_re", "~*": "kvsql_op_re_ci", "!~": "kvsql_op_nre", "!~*": "kvsql_op_nre_ci",
+	"->": "kvsql_op_jget", "->>": "kvsql_op_jtext", "#>": "kvsql_op_jpath", "#>>": "kvsql_op_jpathtext",
+	"@>": "kvsql_op_jcontains", "<@": "kvsql_op_jcontained",
 }
 
 // regexMarkers is regexOps inverted.
 var regexMarkers = map[string]string{
 	"kvsql_op_re": "~", "kvsql_op_re_ci": "~*", "kvsql_op_nre": "!~", "kvsql_op_nre_ci": "!~*",
+	"kvsql_op_jget": "->", "kvsql_op_jtext": "->>", "kvsql_op_jpath": "#>", "kvsql_op_jpathtext": "#>>",
+	"kvsql_op_jcontains": "@>", "kvsql_op_jcontained": "<@",
 }
 
 // exprKeywords are reserved words after which an expression starts: an
@@ -409,7 +413,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 			switch t.val {
 			case "||":
 				b.WriteByte('|')
-			case "~", "~*", "!~", "!~*":
+			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@":
 				if t.val == "~" && (k == 0 || !isOperand(toks[k-1])) {
 					b.WriteByte('~')
 					continue

@@ -1,0 +1,594 @@
+package eval
+
+import (
+	"encoding/json"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// JSON and JSONB. A json datum is its input text (validated); a jsonb
+// datum is the normalised text PostgreSQL prints for it: object keys
+// unique (the last wins) and sorted shorter first, then bytewise,
+// numbers as NUMERIC prints them, ", " and ": " between items. Operators
+// parse the text into a tree of nil, bool, string, json.Number, []any
+// and jsonObject.
+
+// jsonObject keeps an object's members in order; for jsonb the order is
+// the sorted one and keys are unique.
+type jsonObject struct {
+	keys []string
+	vals []any
+}
+
+func (o *jsonObject) get(k string) (any, bool) {
+	for i := len(o.keys) - 1; i >= 0; i-- { // the last duplicate wins
+		if o.keys[i] == k {
+			return o.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// parseJSON reads one JSON document; errors are 22P02 as json_in's.
+func parseJSON(s, _ string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	v, err := readJSON(dec)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = pgerror.New(pgerror.InvalidTextRepresentation, "trailing data")
+		}
+	}
+	if err != nil {
+		return nil, pgerror.New(pgerror.InvalidTextRepresentation, "invalid input syntax for type json") // json's message for jsonb too
+	}
+	return v, nil
+}
+
+func readJSON(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '[':
+			arr := []any{}
+			for dec.More() {
+				v, err := readJSON(dec)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			_, err := dec.Token()
+			return arr, err
+		case '{':
+			obj := &jsonObject{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, _ := kt.(string)
+				v, err := readJSON(dec)
+				if err != nil {
+					return nil, err
+				}
+				obj.keys, obj.vals = append(obj.keys, k), append(obj.vals, v)
+			}
+			_, err := dec.Token()
+			return obj, err
+		}
+		return nil, pgerror.New(pgerror.InvalidTextRepresentation, "unexpected delimiter")
+	}
+	return tok, nil
+}
+
+// normalize makes v a jsonb value: keys unique (last wins) and sorted.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+	case *jsonObject:
+		last := map[string]int{}
+		for i, k := range x.keys {
+			last[k] = i
+		}
+		n := &jsonObject{}
+		for i, k := range x.keys {
+			if last[k] == i {
+				n.keys, n.vals = append(n.keys, k), append(n.vals, normalize(x.vals[i]))
+			}
+		}
+		sort.Sort(byJSONBKey{n})
+		return n
+	}
+	return v
+}
+
+// byJSONBKey is jsonb's key order: shorter first, then bytewise.
+type byJSONBKey struct{ o *jsonObject }
+
+func (b byJSONBKey) Len() int { return len(b.o.keys) }
+func (b byJSONBKey) Less(i, j int) bool {
+	a, c := b.o.keys[i], b.o.keys[j]
+	if len(a) != len(c) {
+		return len(a) < len(c)
+	}
+	return a < c
+}
+func (b byJSONBKey) Swap(i, j int) {
+	b.o.keys[i], b.o.keys[j] = b.o.keys[j], b.o.keys[i]
+	b.o.vals[i], b.o.vals[j] = b.o.vals[j], b.o.vals[i]
+}
+
+// writeJSON renders v as jsonb_out does (sep ": " and ", "); build is
+// json_build_object's spacing (" : ").
+func writeJSON(b *strings.Builder, v any, keySep string) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case json.Number:
+		var d apd.Decimal
+		if types.ParseDecimal(string(x), &d) {
+			b.WriteString(types.DecimalText(&d))
+		} else {
+			b.WriteString(string(x))
+		}
+	case string:
+		writeJSONString(b, x)
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeJSON(b, e, keySep)
+		}
+		b.WriteByte(']')
+	case *jsonObject:
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeJSONString(b, k)
+			b.WriteString(keySep)
+			writeJSON(b, x.vals[i], keySep)
+		}
+		b.WriteByte('}')
+	}
+}
+
+// writeJSONString quotes s as PostgreSQL's escape_json does.
+func writeJSONString(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				b.WriteString(`\u00`)
+				b.WriteString(strconv.FormatInt(int64(r>>4), 16))
+				b.WriteString(strconv.FormatInt(int64(r&15), 16))
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+}
+
+func jsonbText(v any) string {
+	var b strings.Builder
+	writeJSON(&b, v, ": ")
+	return b.String()
+}
+
+// castToJSON converts text (or json, or jsonb) to json or jsonb.
+func castToJSON(d types.Datum, from, to types.T) (types.Datum, error) {
+	if d.Kind != types.KindText {
+		return types.Null, cannotCast(from, to)
+	}
+	if to.Family == types.JSON && (from.Family == types.JSON || from.Family == types.JSONB) {
+		return d, nil
+	}
+	if to.Family == types.JSONB && from.Family == types.JSONB {
+		return d, nil
+	}
+	v, err := parseJSON(d.S, to.Family.String())
+	if err != nil {
+		return types.Null, err
+	}
+	if to.Family == types.JSON {
+		return d, nil
+	}
+	return types.NewText(jsonbText(normalize(v))), nil
+}
+
+// JSONText validates s as a value of family f (JSON or JSONB) and returns
+// the datum a column of that type holds: the text itself for json, the
+// normalised text for jsonb. The wire server reads parameters with it.
+func JSONText(s string, f types.Family) (types.Datum, error) {
+	return castToJSON(types.NewText(s), types.T{Family: types.Text}, types.T{Family: f})
+}
+
+// jsonScalarText is ->>'s text of a value: strings unquoted, null NULL.
+func jsonScalarText(v any) types.Datum {
+	switch x := v.(type) {
+	case nil:
+		return types.Null
+	case string:
+		return types.NewText(x)
+	}
+	return types.NewText(jsonbText(v))
+}
+
+// jsonStep is one -> step: an object's member by key or an array's
+// element by index (negative counts from the end).
+func jsonStep(v any, key types.Datum) (any, bool) {
+	switch x := v.(type) {
+	case *jsonObject:
+		if key.Kind == types.KindText {
+			return x.get(key.S)
+		}
+	case []any:
+		i := int64(-1)
+		switch key.Kind {
+		case types.KindInt:
+			i = key.I
+		case types.KindText:
+			n, err := strconv.ParseInt(key.S, 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			i = n
+		}
+		if i < 0 {
+			i += int64(len(x))
+		}
+		if i >= 0 && i < int64(len(x)) {
+			return x[i], true
+		}
+	}
+	return nil, false
+}
+
+// jsonPath reads a text[] path written as '{a,b,0}'.
+func jsonPath(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "malformed array literal: %q", s)
+	}
+	inner := strings.TrimSpace(s[1 : len(s)-1])
+	if inner == "" {
+		return nil, nil
+	}
+	parts := strings.Split(inner, ",")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"`)
+	}
+	return parts, nil
+}
+
+// jsonContains is jsonb's @>: every member of b is in a (arrays: every
+// element of b matches some element of a; a scalar array contains its
+// element).
+func jsonContains(a, b any) bool {
+	switch y := b.(type) {
+	case *jsonObject:
+		x, ok := a.(*jsonObject)
+		if !ok {
+			return false
+		}
+		for i, k := range y.keys {
+			v, ok := x.get(k)
+			if !ok || !jsonContains(v, y.vals[i]) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		x, ok := a.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range y {
+			found := false
+			for _, f := range x {
+				if _, isArr := e.([]any); !isArr {
+					if _, fArr := f.([]any); fArr {
+						continue
+					}
+				}
+				if jsonContains(f, e) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	if x, ok := a.([]any); ok {
+		for _, f := range x {
+			if jsonEqualScalar(f, b) {
+				return true
+			}
+		}
+		return false
+	}
+	return jsonEqualScalar(a, b)
+}
+
+func jsonEqualScalar(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		var p, q apd.Decimal
+		return types.ParseDecimal(string(x), &p) && types.ParseDecimal(string(y), &q) && p.Cmp(&q) == 0
+	case *jsonObject, []any:
+		return false
+	}
+	return a == b
+}
+
+func jsonTypeof(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+// toJSONValue is a SQL value as a JSON value (to_jsonb and the build
+// functions): numbers stay numbers, booleans booleans, json documents
+// documents, everything else its text.
+func toJSONValue(d types.Datum, t types.T) (any, error) {
+	switch {
+	case d.IsNull():
+		return nil, nil
+	case t.Family == types.JSON || t.Family == types.JSONB:
+		return parseJSON(d.S, t.Family.String())
+	case d.Kind == types.KindBool:
+		return d.Bool(), nil
+	case d.Kind == types.KindInt, d.Kind == types.KindDecimal:
+		return json.Number(FormatText(d, t)), nil
+	case d.Kind == types.KindFloat:
+		s := FormatText(d, t)
+		if s == "NaN" || strings.HasSuffix(s, "Infinity") {
+			return s, nil
+		}
+		return json.Number(s), nil
+	}
+	return FormatText(d, t), nil
+}
+
+// jsonFunc runs the JSON operators and functions; ok is false for other
+// names. Arguments are non-NULL except for the build functions.
+func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+	doc := func(i int) (any, error) { return parseJSON(args[i].S, e.Args[i].Type().Family.String()) }
+	switch e.Name {
+	case "->", "->>", "#>", "#>>":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		var steps []types.Datum
+		if e.Name[0] == '#' {
+			path, err := jsonPath(args[1].S)
+			if err != nil {
+				return types.Null, true, err
+			}
+			for _, p := range path {
+				steps = append(steps, types.NewText(p))
+			}
+		} else {
+			steps = []types.Datum{args[1]}
+		}
+		for _, k := range steps {
+			var ok bool
+			if v, ok = jsonStep(v, k); !ok {
+				return types.Null, true, nil
+			}
+		}
+		if e.Name == "->>" || e.Name == "#>>" {
+			return jsonScalarText(v), true, nil
+		}
+		// json's parts print in jsonb's form: kvsql keeps no source
+		// text of a part.
+		return types.NewText(jsonbText(v)), true, nil
+	case "@>", "<@":
+		a, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		b, err := doc(1)
+		if err != nil {
+			return types.Null, true, err
+		}
+		if e.Name == "<@" {
+			a, b = b, a
+		}
+		return types.NewBool(jsonContains(a, b)), true, nil
+	case "jsonb_typeof", "json_typeof":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		return types.NewText(jsonTypeof(v)), true, nil
+	case "jsonb_array_length", "json_array_length":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		arr, ok := v.([]any)
+		if !ok {
+			what := "scalar"
+			if _, obj := v.(*jsonObject); obj {
+				what = "non-array"
+			}
+			return types.Null, true, pgerror.Newf(pgerror.InvalidParameterValue, "cannot get array length of a %s", what)
+		}
+		return types.NewInt(int64(len(arr))), true, nil
+	case "jsonb_pretty":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		var b strings.Builder
+		writePretty(&b, v, 0)
+		return types.NewText(b.String()), true, nil
+	case "to_jsonb", "to_json":
+		v, err := toJSONValue(args[0], e.Args[0].Type())
+		if err != nil {
+			return types.Null, true, err
+		}
+		if e.Name == "to_jsonb" {
+			v = normalize(v)
+		}
+		return types.NewText(jsonbText(v)), true, nil
+	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
+		vals := make([]any, len(args))
+		for i := range args {
+			v, err := toJSONValue(args[i], e.Args[i].Type())
+			if err != nil {
+				return types.Null, true, err
+			}
+			vals[i] = v
+		}
+		var out any = vals
+		if strings.HasSuffix(e.Name, "object") {
+			obj := &jsonObject{}
+			for i := 0; i < len(args); i += 2 {
+				if args[i].IsNull() {
+					return types.Null, true, pgerror.New(pgerror.NullValueNotAllowed, "argument 1: key must not be null")
+				}
+				obj.keys, obj.vals = append(obj.keys, FormatText(args[i], e.Args[i].Type())), append(obj.vals, vals[i+1])
+			}
+			out = obj
+		}
+		var b strings.Builder
+		if e.Name[:5] == "jsonb" {
+			writeJSON(&b, normalize(out), ": ")
+		} else {
+			writeJSON(&b, out, " : ")
+		}
+		return types.NewText(b.String()), true, nil
+	}
+	return types.Null, false, nil
+}
+
+// writePretty is jsonb_pretty's layout: four-space indents, one member
+// or element a line.
+func writePretty(b *strings.Builder, v any, depth int) {
+	indent := func(n int) { b.WriteString(strings.Repeat("    ", n)) }
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 0 {
+			b.WriteString("[\n")
+			indent(depth)
+			b.WriteString("]")
+			return
+		}
+		b.WriteString("[\n")
+		for i, e := range x {
+			indent(depth + 1)
+			writePretty(b, e, depth+1)
+			if i < len(x)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		indent(depth)
+		b.WriteByte(']')
+	case *jsonObject:
+		if len(x.keys) == 0 {
+			b.WriteString("{\n")
+			indent(depth)
+			b.WriteString("}")
+			return
+		}
+		b.WriteString("{\n")
+		for i, k := range x.keys {
+			indent(depth + 1)
+			writeJSONString(b, k)
+			b.WriteString(": ")
+			writePretty(b, x.vals[i], depth+1)
+			if i < len(x.keys)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		indent(depth)
+		b.WriteByte('}')
+	default:
+		b.WriteString(jsonbText(v))
+	}
+}
+
+// jsonbConcat is jsonb || jsonb: two objects merge (the right side's
+// values win); otherwise both sides, a non-array wrapped as a
+// one-element array, are concatenated as arrays.
+func jsonbConcat(l, r types.Datum) (types.Datum, error) {
+	a, err := parseJSON(l.S, "jsonb")
+	if err != nil {
+		return types.Null, err
+	}
+	b, err := parseJSON(r.S, "jsonb")
+	if err != nil {
+		return types.Null, err
+	}
+	ao, aObj := a.(*jsonObject)
+	bo, bObj := b.(*jsonObject)
+	if aObj && bObj {
+		m := &jsonObject{keys: append(append([]string(nil), ao.keys...), bo.keys...), vals: append(append([]any(nil), ao.vals...), bo.vals...)}
+		return types.NewText(jsonbText(normalize(m))), nil
+	}
+	asArray := func(v any) []any {
+		if arr, ok := v.([]any); ok {
+			return arr
+		}
+		return []any{v}
+	}
+	return types.NewText(jsonbText(append(asArray(a), asArray(b)...))), nil
+}
