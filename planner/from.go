@@ -407,6 +407,18 @@ func (b *binder) innerFromOuter(o *outerSpec, filters []Expr) (Node, []Expr, err
 	for j := 0; j < nr; j++ {
 		toBoth[j] = nl + j
 	}
+	for _, r := range o.rf.rels {
+		if !r.lateral {
+			continue
+		}
+		// A LATERAL subquery of the right side reads the items before
+		// it at rf positions, which move behind lf's columns.
+		if err := mapOuterRefs(r.node, 1, func(c *ColRef) (Expr, error) {
+			return &ColRef{Index: toBoth[c.Index], Outer: c.Outer, T: c.T, Name: c.Name}, nil
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, c := range o.rf.conds {
 		moved, err := remapDeep(c, toBoth)
 		if err != nil {
