@@ -69,6 +69,7 @@ func AllWorkloads(sc Scales, seed uint64, workDir string) []Workload {
 	ws = append(ws, bulkWorkloads(sc)...)
 	ws = append(ws, indexWorkloads(sc, seed)...)
 	ws = append(ws, analyticWorkloads(sc)...)
+	ws = append(ws, numericWorkloads(sc, seed)...)
 	ws = append(ws, scalingWorkloads(sc, seed)...)
 	ws = append(ws, inprocWorkloads(sc, seed)...)
 	return ws

@@ -43,7 +43,9 @@ var keyKinds = []types.Kind{
 func randDecimal(r *rand.Rand) types.Datum {
 	switch r.IntN(6) {
 	case 0:
-		return types.Datum{Kind: types.KindDecimal, S: []string{"NaN", "Infinity", "-Infinity", "0", "0.00", "-0.5", "0.50", "1e3", "100", "10.0"}[r.IntN(10)]}
+		var x apd.Decimal
+		types.ParseDecimal([]string{"NaN", "Infinity", "-Infinity", "0", "0.00", "-0.5", "0.50", "1e3", "100", "10.0"}[r.IntN(10)], &x)
+		return types.NewDecimal(&x)
 	case 1:
 		var x apd.Decimal
 		x.Coeff.SetString(strconv.FormatUint(r.Uint64(), 10)+strconv.FormatUint(r.Uint64(), 10), 10)

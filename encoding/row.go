@@ -3,7 +3,6 @@ package encoding
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/cockroachdb/apd/v3"
 	"math"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -227,8 +226,7 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 				d.Kind = types.KindDecimal
 			}
 			d.S = string(b[n:end])
-			var x apd.Decimal
-			if tag == rowDecimal && !types.ParseDecimal(d.S, &x) {
+			if tag == rowDecimal && !types.IsDecimalText(d.S) {
 				return nil, corruptf("row: bad decimal %q", d.S)
 			}
 		}

@@ -92,6 +92,10 @@ type sumState struct {
 	i            int64
 	f            float64
 	dec          apd.Decimal
+	// fast: fastSum at fastScale holds the numerics that fit an int64.
+	fast      bool
+	fastSum   int64
+	fastScale int
 }
 
 func (s *sumState) add(args []types.Datum) (int64, error) {
@@ -127,7 +131,43 @@ func (s *sumState) add(args []types.Datum) (int64, error) {
 
 func (s *sumState) addDecimal(d types.Datum) {
 	s.isDec = true
+	if d.Kind == types.KindDecimal && s.fastAdd(d.S) {
+		return
+	}
 	eval.AddDecimal(&s.dec, d)
+}
+
+// fastAdd adds a numeric of at most 18 digits to the integer running sum
+// fast (coefficient at scale fastScale) and reports whether it could:
+// a sum of NUMERIC(12,2) values never leaves integer arithmetic.
+func (s *sumState) fastAdd(text string) bool {
+	coef, scale, ok := types.DecimalInt64(text)
+	if !ok {
+		return false
+	}
+	if !s.fast {
+		s.fast, s.fastScale = true, scale
+	}
+	for scale < s.fastScale {
+		if coef > math.MaxInt64/10 || coef < math.MinInt64/10 {
+			return false
+		}
+		coef *= 10
+		scale++
+	}
+	for s.fastScale < scale {
+		if s.fastSum > math.MaxInt64/10 || s.fastSum < math.MinInt64/10 {
+			return false
+		}
+		s.fastSum *= 10
+		s.fastScale++
+	}
+	r := s.fastSum + coef
+	if (r > s.fastSum) != (coef > 0) {
+		return false
+	}
+	s.fastSum = r
+	return true
 }
 
 func (s *sumState) result() (types.Datum, error) {
@@ -142,6 +182,9 @@ func (s *sumState) result() (types.Datum, error) {
 		var total apd.Decimal
 		total.Set(&s.dec)
 		eval.AddDecimal(&total, types.NewInt(s.i))
+		if s.fast {
+			eval.AddDecimal(&total, types.NewDecimal(apd.New(s.fastSum, int32(-s.fastScale))))
+		}
 		return eval.DecimalResult(&total)
 	}
 	return types.NewInt(s.i), nil

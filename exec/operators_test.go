@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
 )
 
 func TestFilterProjectLimit(t *testing.T) {
@@ -171,5 +172,33 @@ func TestUnknownAggregate(t *testing.T) {
 	n := &planner.Aggregate{Input: values([]any{1}), Aggs: []planner.AggCall{agg("median", false, col(0))}, Strategy: planner.ScalarAgg, Cols: cols(1)}
 	if _, err := Build(ctx, n); !pgerror.HasCode(err, pgerror.UndefinedFunction) {
 		t.Fatalf("want 42883, got %v", err)
+	}
+}
+
+// TestNumericSumFastPath: the integer running sum of numerics gives the
+// exact decimal answer across scales and past int64, where it hands over
+// to apd.
+func TestNumericSumFastPath(t *testing.T) {
+	dec := func(s string) types.Datum { return types.Datum{Kind: types.KindDecimal, S: s} }
+	for _, c := range []struct {
+		in   []types.Datum
+		want string
+	}{
+		{[]types.Datum{dec("1.5"), dec("2.25"), dec("-0.75")}, "3.00"},
+		{[]types.Datum{dec("0"), dec("1.50"), types.NewInt(2)}, "3.50"},
+		{[]types.Datum{dec("999999999999999999"), dec("999999999999999999"), dec("0.1")}, "1999999999999999998.1"},
+		{[]types.Datum{dec("12345678901234567890.5"), dec("0.25")}, "12345678901234567890.75"},
+		{[]types.Datum{dec("1.5"), dec("NaN")}, "NaN"},
+	} {
+		s := &sumState{numeric: true}
+		for _, d := range c.in {
+			if _, err := s.add([]types.Datum{d}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.result()
+		if err != nil || got.S != c.want {
+			t.Errorf("sum%v = %v, %v; want %s", c.in, got, err, c.want)
+		}
 	}
 }

@@ -139,3 +139,64 @@ func sign(negative bool) int {
 	}
 	return 1
 }
+
+// IsDecimalText reports whether s has the form DecimalText writes (an
+// optional minus, digits, an optional point and digits; NaN, Infinity,
+// -Infinity): a cheap check for decoders, which keep the text as it is.
+func IsDecimalText(s string) bool {
+	switch s {
+	case "NaN", "Infinity", "-Infinity":
+		return true
+	}
+	if strings.HasPrefix(s, "-") {
+		s = s[1:]
+	}
+	digits, point := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !point && digits > 0:
+			point = true
+		default:
+			return false
+		}
+	}
+	return digits > 0 && s[len(s)-1] != '.'
+}
+
+// DecimalInt64 reads decimal text of the form DecimalText writes as an
+// int64 coefficient and its scale (digits after the point), when it has
+// at most 18 digits; ok is false otherwise (too long, NaN, infinite).
+// Sums use it to stay in integer arithmetic.
+func DecimalInt64(s string) (coef int64, scale int, ok bool) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 19 {
+		return 0, 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			coef = coef*10 + int64(c-'0')
+			n++
+			if scale > 0 || i > 0 && s[i-1] == '.' {
+				scale++
+			}
+		case c == '.' && scale == 0:
+		default:
+			return 0, 0, false
+		}
+	}
+	if n == 0 || n > 18 {
+		return 0, 0, false
+	}
+	if neg {
+		coef = -coef
+	}
+	return coef, scale, true
+}
