@@ -313,6 +313,9 @@ type outerSpec struct {
 	right  bool        // written as RIGHT JOIN: rf's columns come first
 	full   bool        // FULL JOIN: both sides are preserved
 	parent *scope
+	// rightLateral marks LEFT JOIN LATERAL: rf is the one subquery, which
+	// reads lf's columns (a LATERAL item inside rf reads rf's own).
+	rightLateral bool
 }
 
 // outerJoin binds a LEFT, RIGHT or FULL JOIN as one relation.
@@ -327,6 +330,7 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 		return nil, err
 	}
 	var rf *fromResult
+	rightLateral := false
 	if at, ok := rightExpr.(*sqlparser.AliasedTableExpr); ok && !right && !full {
 		if dt, ok := at.Expr.(*sqlparser.DerivedTable); ok && dt.Lateral {
 			// LEFT JOIN LATERAL (...): the subquery reads the left side.
@@ -336,6 +340,7 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 			}
 			rf = &fromResult{}
 			rf.add(r)
+			rightLateral = true
 		}
 	}
 	if rf == nil {
@@ -357,7 +362,7 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 		// ordered its columns already.
 		both.star = append(append([]starItem{}, both.star[js.starMid:]...), both.star[:js.starMid]...)
 	}
-	spec := &outerSpec{lf: lf, rf: rf, on: on, right: right, full: full, parent: s.parent}
+	spec := &outerSpec{lf: lf, rf: rf, on: on, right: right, full: full, parent: s.parent, rightLateral: rightLateral}
 	r := &relation{outer: spec, cols: both.cols, star: both.star, using: both.using}
 	if right {
 		// Written order: the right side (rf) first.
@@ -408,7 +413,7 @@ func (b *binder) innerFromOuter(o *outerSpec, filters []Expr) (Node, []Expr, err
 		toBoth[j] = nl + j
 	}
 	for _, r := range o.rf.rels {
-		if !r.lateral {
+		if !r.lateral || o.rightLateral {
 			continue
 		}
 		// A LATERAL subquery of the right side reads the items before

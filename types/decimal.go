@@ -148,9 +148,7 @@ func IsDecimalText(s string) bool {
 	case "NaN", "Infinity", "-Infinity":
 		return true
 	}
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	digits, point := 0, false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
