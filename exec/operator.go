@@ -153,13 +153,14 @@ func Drain(op Operator, keep func(row []types.Datum)) (int64, error) {
 // runState is shared by every operator of one execution: the Ctx, the
 // uncorrelated-subquery cache and the expression environment.
 type runState struct {
-	ctx     *Ctx
-	goctx   context.Context
-	workMem int64
-	env     *eval.Env
-	cache   map[*planner.Subquery]*subqueryResult
-	memos   map[*planner.Scan]*memoTable
-	works   map[int]*rowBuffer // WITH RECURSIVE's work tables by ID
+	ctx      *Ctx
+	goctx    context.Context
+	workMem  int64
+	env      *eval.Env
+	cache    map[*planner.Subquery]*subqueryResult
+	subMemos map[*planner.Subquery]*subqueryMemo // correlated subqueries' results by input
+	memos    map[*planner.Scan]*memoTable
+	works    map[int]*rowBuffer // WITH RECURSIVE's work tables by ID
 }
 
 func newRunState(ctx *Ctx) *runState {

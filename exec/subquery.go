@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"slices"
 
 	"github.com/kvsql/kvsql/exec/eval"
@@ -40,11 +42,75 @@ func (rs *runState) subquery(env *eval.Env, sq *planner.Subquery, row []types.Da
 		}
 		return rs.subqueryValue(env, sq, row, res)
 	}
-	res, err := rs.runSubquery(env, sq, row, false)
+	m := rs.memoOf(sq)
+	var key string
+	if m.pure {
+		key = m.key(env, row)
+		if res, ok := m.results[key]; ok {
+			return rs.subqueryValue(env, sq, row, res)
+		}
+	}
+	res, err := rs.runSubquery(env, sq, row, m.pure)
 	if err != nil {
 		return types.Null, err
 	}
+	if m.pure && len(m.results) < maxMemoEntries {
+		m.results[key] = res
+	}
 	return rs.subqueryValue(env, sq, row, res)
+}
+
+// subqueryMemo holds a correlated subquery's results by the values of
+// the enclosing columns it reads: a subquery run per row of a join
+// usually sees few distinct inputs. Only a subquery whose answer depends
+// on nothing but those values (no volatile function) is memoized.
+type subqueryMemo struct {
+	refs    []planner.OuterRef
+	pure    bool
+	results map[string]*subqueryResult
+	buf     []byte
+}
+
+// maxMemoEntries bounds one subquery's memo; later inputs just run.
+const maxMemoEntries = 10000
+
+func (rs *runState) memoOf(sq *planner.Subquery) *subqueryMemo {
+	if m, ok := rs.subMemos[sq]; ok {
+		return m
+	}
+	refs, pure := planner.SubqueryInputs(sq)
+	m := &subqueryMemo{refs: refs, pure: pure, results: map[string]*subqueryResult{}}
+	if rs.subMemos == nil {
+		rs.subMemos = map[*planner.Subquery]*subqueryMemo{}
+	}
+	rs.subMemos[sq] = m
+	return m
+}
+
+// key is the exact values (kind and bits: -0 is not 0, 1.50 not 1.5) of
+// the enclosing columns the subquery reads, for row and env's enclosing
+// rows.
+func (m *subqueryMemo) key(env *eval.Env, row []types.Datum) string {
+	b := m.buf[:0]
+	for _, r := range m.refs {
+		var src []types.Datum
+		if r.Level == 1 {
+			src = row
+		} else if i := len(env.Outer) - (r.Level - 1); i >= 0 {
+			src = env.Outer[i]
+		}
+		var d types.Datum
+		if r.Index < len(src) {
+			d = src[r.Index]
+		}
+		b = append(b, byte(d.Kind))
+		b = binary.LittleEndian.AppendUint64(b, uint64(d.I))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.F))
+		b = binary.AppendUvarint(b, uint64(len(d.S)))
+		b = append(b, d.S...)
+	}
+	m.buf = b
+	return string(b)
 }
 
 // runSubquery runs the plan and gathers what its kind needs. With index,

@@ -390,3 +390,59 @@ func readsVolatile(e Expr) bool {
 	})
 	return found
 }
+
+// OuterRef is a column of an enclosing row that a subquery's plan reads:
+// Level 1 is the row the subquery runs for, 2 the one enclosing that, and
+// so on; Index is the column.
+type OuterRef struct{ Level, Index int }
+
+// SubqueryInputs returns the enclosing columns sq's plan reads, and
+// whether its answer depends on nothing else: false when the plan calls
+// a volatile function (random(), nextval, ...), whose answers may differ
+// between runs for the same inputs. The executor memoizes a correlated
+// subquery's results by these columns' values.
+func SubqueryInputs(sq *Subquery) (refs []OuterRef, pure bool) {
+	seen := map[OuterRef]bool{}
+	pure = true
+	visited := map[Node]bool{}
+	var walkPlan func(n Node, depth int)
+	walk := func(e Expr, depth int) {
+		walkExpr(e, func(x Expr) bool {
+			switch x := x.(type) {
+			case *ColRef:
+				if x.Outer >= depth {
+					r := OuterRef{Level: x.Outer - depth + 1, Index: x.Index}
+					if !seen[r] {
+						seen[r] = true
+						refs = append(refs, r)
+					}
+				}
+			case *Func:
+				if volatileFunc(x.Name) {
+					pure = false
+				}
+			case *Subquery:
+				walkPlan(x.Plan, depth+1)
+			}
+			return true
+		})
+	}
+	walkPlan = func(n Node, depth int) {
+		if visited[n] {
+			return
+		}
+		visited[n] = true
+		for _, slot := range nodeExprSlots(n) {
+			walk(*slot, depth)
+		}
+		for i, c := range n.Children() {
+			d := depth
+			if j, ok := n.(*Join); ok && j.Algo == Apply && i == 1 {
+				d++
+			}
+			walkPlan(c, d)
+		}
+	}
+	walkPlan(sq.Plan, 1)
+	return refs, pure
+}
