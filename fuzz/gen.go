@@ -523,7 +523,7 @@ func (g *gen) selectQ(types []typ) *selectQ {
 	}
 	if g.chance(0.4) {
 		q.order = true
-		if g.chance(0.6) {
+		if g.chance(0.6) && q.sets == "" { // see query.ordered
 			q.limit = g.pick(6)
 		}
 	}
