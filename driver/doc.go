@@ -40,13 +40,17 @@
 //     connections; sql.DB.Close closes it.
 //   - conn is one session: it runs statements (directly or prepared) and
 //     transaction control.
-//   - stmt is one prepared statement; rows streams a query's result;
-//     values.go converts between Go values and types.Datum.
+//   - stmt is one prepared statement; rows streams a query's result
+//     (rows left open while the connection runs other statements, in a
+//     transaction or on a *sql.Conn, keep streaming, as portals do on a
+//     PostgreSQL connection); values.go converts between Go values and
+//     types.Datum.
 //
 // # Values
 //
 // Rows come back as the Go types a lib/pq user gets: int64 for the
-// integer types, float64 for real and double precision, string for text,
+// integer types, float64 for real (the value PostgreSQL prints: 1.1, not
+// float32's 1.100000023841858) and double precision, string for text,
 // varchar and char, []byte for bytea, bool, and time.Time (UTC) for date,
 // timestamp and timestamptz. NUMERIC comes back as a string (its text, as
 // PostgreSQL prints it). Arguments may be any value database/sql accepts;
@@ -68,14 +72,15 @@
 //
 // # Caveats
 //
-//   - Query plans and row streams share the session, as portals share a
-//     PostgreSQL connection: rows left open while the same connection runs
-//     other statements keep reading the snapshot they started with.
 //   - statement_timeout, which the wire server enforces, is not: give the
 //     statement's context a deadline instead.
 //   - COPY FROM STDIN needs the wire protocol (0A000).
+//   - Query takes one statement (42601 otherwise, as from pgx); Exec
+//     without arguments takes several, run in order.
 //   - A connection returned to the pool inside a transaction block that
 //     database/sql did not start (Exec("BEGIN")) is discarded and its
 //     transaction rolled back: use BeginTx, or a *sql.Conn held for the
 //     whole block.
+//   - Opening a file store takes a process-wide lock for as long as
+//     Pebble needs to open (or, for the last handle, close) it.
 package driver

@@ -120,7 +120,7 @@ func TestValues(t *testing.T) {
 	db := open(t, ":memory:")
 	mustExec(t, db, `CREATE TABLE v (i2 SMALLINT, i4 INT, i8 BIGINT, f4 REAL, f8 DOUBLE PRECISION,
 		n NUMERIC, t TEXT, vc VARCHAR(5), c CHAR(3), b BYTEA, ok BOOLEAN, d DATE, ts TIMESTAMP, tz TIMESTAMPTZ)`)
-	mustExec(t, db, `INSERT INTO v VALUES (1, 2, 3, 1.5, 2.25, 101.5, 'text', 'vc', 'abc', '\x00ff', true,
+	mustExec(t, db, `INSERT INTO v VALUES (1, 2, 3, 1.1, 2.25, 101.5, 'text', 'vc', 'abc', '\x00ff', true,
 		'2024-02-29', '2024-02-29 13:14:15.123456', '2024-02-29 13:14:15+00')`)
 	mustExec(t, db, "INSERT INTO v (i4) VALUES (NULL)")
 
@@ -146,7 +146,7 @@ func TestValues(t *testing.T) {
 		typ string
 		v   any
 	}{
-		{"INT2", int64(1)}, {"INT4", int64(2)}, {"INT8", int64(3)}, {"FLOAT4", 1.5}, {"FLOAT8", 2.25},
+		{"INT2", int64(1)}, {"INT4", int64(2)}, {"INT8", int64(3)}, {"FLOAT4", 1.1}, {"FLOAT8", 2.25},
 		{"NUMERIC", "101.5"}, {"TEXT", "text"}, {"VARCHAR", "vc"}, {"BPCHAR", "abc"}, {"BYTEA", []byte{0, 0xff}},
 		{"BOOL", true}, {"DATE", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)}, {"TIMESTAMP", ts},
 		{"TIMESTAMPTZ", time.Date(2024, 2, 29, 13, 14, 15, 0, time.UTC)},
@@ -681,5 +681,22 @@ func TestConcurrent(t *testing.T) {
 	}
 	if n := count(t, db, "SELECT n FROM counter"); n != workers*each {
 		t.Errorf("counter %d, want %d", n, workers*each)
+	}
+}
+
+// TestDatabaseOption: "?database=NAME" opens sessions on another
+// database of the same store.
+func TestDatabaseOption(t *testing.T) {
+	dir := t.TempDir()
+	main := open(t, "file:"+dir)
+	mustExec(t, main, "CREATE DATABASE other")
+	other := open(t, "file:"+dir+"?database=other")
+	mustExec(t, other, "CREATE TABLE only_other (x INT PRIMARY KEY)")
+	var name string
+	if err := other.QueryRow("SELECT current_database()").Scan(&name); err != nil || name != "other" {
+		t.Errorf("current_database() = %q, %v; want other", name, err)
+	}
+	if _, err := main.Exec("SELECT * FROM only_other"); code(err) != "42P01" {
+		t.Errorf("the default database sees other's table: %v, want 42P01", err)
 	}
 }

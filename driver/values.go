@@ -3,7 +3,9 @@ package driver
 import (
 	"database/sql/driver"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,6 +84,9 @@ func value(d types.Datum, t types.T) driver.Value {
 		}
 		return d.I
 	case types.KindFloat:
+		if t.Family == types.Float4 {
+			return float4Value(d.F)
+		}
 		return d.F
 	case types.KindText:
 		return d.S
@@ -93,6 +98,20 @@ func value(d types.Datum, t types.T) driver.Value {
 		return time.UnixMicro(d.I).UTC()
 	}
 	return string(eval.AppendText(nil, d, t))
+}
+
+// float4Value is a REAL value as the float64 closest to its printed form
+// (1.1, not 1.100000023841858, the float32 nearest 1.1 widened): what
+// lib/pq reads from PostgreSQL's text.
+func float4Value(f float64) float64 {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return f
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
+	if err != nil {
+		return f
+	}
+	return r
 }
 
 // numericValue is a NUMERIC result: its text as PostgreSQL prints it
