@@ -95,7 +95,7 @@ func runBench(args []string) error {
 		return err
 	}
 	// The report names the flags that shape the figures, not where files go.
-	invocation := "kvsql bench"
+	invocation := "go run -tags bench ./cmd/kvsql bench"
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name != "out" && f.Name != "cpuprofile" {
 			invocation += " --" + f.Name + "=" + f.Value.String()
