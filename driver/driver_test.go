@@ -297,6 +297,14 @@ func TestExecScript(t *testing.T) {
 		t.Errorf("sum = %d, want 30", n)
 	}
 	mustExec(t, db, "")
+	rows, err := db.Query(" ; ")
+	if err != nil {
+		t.Fatalf("empty query: %v", err)
+	}
+	if cols, _ := rows.Columns(); len(cols) != 0 || rows.Next() {
+		t.Errorf("empty query: columns %q, a row: %v", cols, rows.Err())
+	}
+	rows.Close()
 	if _, err := db.Exec("SELECT $1"); code(err) != "08P01" {
 		t.Errorf("a placeholder without an argument: %v, want 08P01", err)
 	}
