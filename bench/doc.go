@@ -1,7 +1,8 @@
 // Package bench is kvsql's benchmark suite: it measures kvsql beside
 // PostgreSQL 15 (through the wire protocol) and SQLite (in process) on the
 // same machine, in one run, and writes the ratios and plots to
-// docs/benchmarks.md. "kvsql bench" (cmd/kvsql/bench.go) is its front end.
+// docs/benchmarks.md. "kvsql bench" (cmd/kvsql/bench.go, in a kvsql built
+// with -tags bench) is its front end.
 //
 // The few main types:
 //
@@ -10,7 +11,11 @@
 //     (fsync on); StartKvsql runs "kvsql serve" (sync on). Stop stops and
 //     deletes either.
 //   - Embedded: an engine in this process, KvsqlEmbedded (kvsql.Open) or
-//     SQLiteEmbedded (modernc.org/sqlite, WAL, synchronous=FULL).
+//     SQLiteEmbedded (modernc.org/sqlite, WAL, synchronous=FULL). The
+//     package does not import SQLite's driver: the program running the
+//     suite registers it ("kvsql bench" does when built with -tags bench),
+//     so the server binary, which imports this package for StartPostgres,
+//     does not link SQLite.
 //   - Workload: a name, a Setup that loads its data into a Target once
 //     (workloads that share tables share a dataset), and a Run that
 //     measures once and returns Measures (TPS, ops/s, rows/s, p50/p99 ms,

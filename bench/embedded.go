@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/kvsql/kvsql"
 	"github.com/kvsql/kvsql/types"
 	"github.com/kvsql/kvsql/wire/backend"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // Embedded is an engine running in the benchmark's own process: kvsql
@@ -113,8 +112,16 @@ type SQLiteEmbedded struct {
 	db *sql.DB
 }
 
-// OpenSQLiteEmbedded opens a SQLite database file in dir.
+// OpenSQLiteEmbedded opens a SQLite database file in dir. The program
+// must have registered modernc.org/sqlite's "sqlite" driver (a blank
+// import): the package does not, so that importing it (as kvsql fuzz and
+// kvsql conformance do, for StartPostgres) does not link SQLite into the
+// server binary. "kvsql bench" registers it (cmd/kvsql/bench.go, built
+// with -tags bench).
 func OpenSQLiteEmbedded(dir string) (*SQLiteEmbedded, error) {
+	if !slices.Contains(sql.Drivers(), "sqlite") {
+		return nil, errors.New(`bench: no "sqlite" database/sql driver is registered: the program must import _ "modernc.org/sqlite"`)
+	}
 	db, err := sql.Open("sqlite", filepath.Join(dir, "bench.sqlite")+"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
 	if err != nil {
 		return nil, err

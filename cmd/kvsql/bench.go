@@ -1,3 +1,10 @@
+//go:build bench
+
+// This file is built only with -tags bench: the suite links SQLite
+// (modernc.org/sqlite, pure Go but large) for its in-process comparison,
+// and the server should not pay for that in build time and size.
+// nobench.go stands in for it otherwise.
+
 package main
 
 import (
@@ -13,6 +20,8 @@ import (
 	"syscall"
 
 	"github.com/kvsql/kvsql/bench"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver bench.OpenSQLiteEmbedded opens
 )
 
 // runBench implements "kvsql bench": start a throwaway PostgreSQL 15 and
@@ -86,7 +95,7 @@ func runBench(args []string) error {
 		return err
 	}
 	// The report names the flags that shape the figures, not where files go.
-	invocation := "kvsql bench"
+	invocation := "go run -tags bench ./cmd/kvsql bench"
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name != "out" && f.Name != "cpuprofile" {
 			invocation += " --" + f.Name + "=" + f.Value.String()

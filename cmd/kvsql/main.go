@@ -8,6 +8,7 @@
 //	kvsql check --data DIR [--repair]
 //	kvsql fuzz [--seed N] [--duration D] [--pg] [--out DIR]
 //	kvsql pgregress [--corpus DIR] [--self] [FILE...]
+//	kvsql bench [--quick] [--out FILE] (built with -tags bench)
 package main
 
 import (
@@ -25,7 +26,7 @@ commands:
   catalog   export or import the catalog document (XML or JSON)
   check     verify the storage (WAL, MANIFEST, sstable checksums) and that every index agrees with its master file; --repair rebuilds indexes
   conformance  score the sqllogictest corpus on kvsql and PostgreSQL; update docs/conformance.md
-  bench     run the benchmark suite beside PostgreSQL
+  bench     run the benchmark suite beside PostgreSQL and SQLite (in a kvsql built with -tags bench)
   fuzz      generate random SQL; judge kvsql by TLP, NoREC, index checks and (--pg) PostgreSQL 15
   pgregress run PostgreSQL's regression files on kvsql and PostgreSQL 15; update docs/pgregress.md
   version   print the version

@@ -13,14 +13,16 @@ import (
 const module = "github.com/kvsql/kvsql"
 
 // rank places every package of the module in its layer; a package may
-// import only packages of a lower rank. From the top: the command, the
-// programs and test support built on the engine, the embedded API, the
+// import only packages of a lower rank. From the top: the command and the
+// examples, the programs and test support built on the engine, the
+// database/sql driver, the embedded API, the
 // wire server, the session layer, the contract between those two, the
 // executor and planner, the master and index files, the catalog, the
 // key-value engines, the key encoding, and the shared vocabulary of values
 // and errors. A new package must be given its place here.
 var rank = map[string]int{
 	"cmd/kvsql":          100,
+	"examples/embedded":  100,
 	"bench":              90,
 	"fuzz":               90,
 	"sqllogictest":       90,
@@ -28,6 +30,7 @@ var rank = map[string]int{
 	"internal/testkit":   90,
 	"internal/crashtest": 90,
 	"internal/layers":    90,
+	"driver":             85, // database/sql over the embedded API and sessions
 	"":                   80, // the root package: the embedded API
 	"wire":               70,
 	"session":            60,
