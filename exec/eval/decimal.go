@@ -317,8 +317,6 @@ func castToNumeric(d types.Datum, from, t types.T) (types.Datum, error) {
 		if err := toDecimal(d, &x); err != nil {
 			return types.Null, err
 		}
-	case types.KindBool:
-		return types.Null, cannotCast(from, t)
 	default:
 		return types.Null, cannotCast(from, t)
 	}

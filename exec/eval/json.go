@@ -37,7 +37,7 @@ func (o *jsonObject) get(k string) (any, bool) {
 }
 
 // parseJSON reads one JSON document; errors are 22P02 as json_in's.
-func parseJSON(s, _ string) (any, error) {
+func parseJSON(s string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	v, err := readJSON(dec)
@@ -222,7 +222,7 @@ func castToJSON(d types.Datum, from, to types.T) (types.Datum, error) {
 	if to.Family == types.JSONB && from.Family == types.JSONB {
 		return d, nil
 	}
-	v, err := parseJSON(d.S, to.Family.String())
+	v, err := parseJSON(d.S)
 	if err != nil {
 		return types.Null, err
 	}
@@ -388,7 +388,7 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 	case d.IsNull():
 		return nil, nil
 	case t.Family == types.JSON || t.Family == types.JSONB:
-		return parseJSON(d.S, t.Family.String())
+		return parseJSON(d.S)
 	case d.Kind == types.KindBool:
 		return d.Bool(), nil
 	case d.Kind == types.KindInt, d.Kind == types.KindDecimal:
@@ -406,7 +406,7 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 // jsonFunc runs the JSON operators and functions; ok is false for other
 // names. Arguments are non-NULL except for the build functions.
 func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
-	doc := func(i int) (any, error) { return parseJSON(args[i].S, e.Args[i].Type().Family.String()) }
+	doc := func(i int) (any, error) { return parseJSON(args[i].S) }
 	switch e.Name {
 	case "->", "->>", "#>", "#>>":
 		v, err := doc(0)
@@ -570,11 +570,11 @@ func writePretty(b *strings.Builder, v any, depth int) {
 // values win); otherwise both sides, a non-array wrapped as a
 // one-element array, are concatenated as arrays.
 func jsonbConcat(l, r types.Datum) (types.Datum, error) {
-	a, err := parseJSON(l.S, "jsonb")
+	a, err := parseJSON(l.S)
 	if err != nil {
 		return types.Null, err
 	}
-	b, err := parseJSON(r.S, "jsonb")
+	b, err := parseJSON(r.S)
 	if err != nil {
 		return types.Null, err
 	}

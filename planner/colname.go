@@ -1,0 +1,111 @@
+package planner
+
+import (
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// Output column names, as PostgreSQL derives them from expressions.
+
+// castColumnName is PostgreSQL's name for a cast column: the type's
+// typname ('1.5'::numeric is "numeric", 1::integer "int4").
+func castColumnName(name string) string {
+	lower := strings.ToLower(name)
+	t, err := typeFromName(name, nil, nil)
+	if err != nil || strings.HasPrefix(lower, "reg") || lower == "oid" {
+		return lower
+	}
+	if pt, ok := pgTypeByOID(columnTypeOID(t)); ok {
+		return pt.name
+	}
+	return lower
+}
+
+// columnName is the output name PostgreSQL gives an unaliased expression.
+func columnName(e sqlparser.Expr) string {
+	switch e := e.(type) {
+	case *sqlparser.ColName:
+		return e.Name.String()
+	case *sqlparser.FuncExpr:
+		switch name := e.Name.Lowered(); name {
+		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@":
+			return "?column?" // an operator the dialect layer spells as a call
+		default:
+			return name
+		}
+	case *sqlparser.CountStar, *sqlparser.Count:
+		return "count"
+	case *sqlparser.Sum:
+		return "sum"
+	case *sqlparser.Avg:
+		return "avg"
+	case *sqlparser.Min:
+		return "min"
+	case *sqlparser.StdDev:
+		return "stddev"
+	case *sqlparser.Variance:
+		return "variance"
+	case *sqlparser.Std, *sqlparser.StdSamp, *sqlparser.StdPop, *sqlparser.VarSamp, *sqlparser.VarPop:
+		name, _, _ := statAggregate(e)
+		return name
+	case *sqlparser.Max:
+		return "max"
+	case *sqlparser.CastExpr:
+		// A cast keeps its operand's name; a constant's takes the type's.
+		if _, inner := e.Expr.(*sqlparser.CastExpr); !inner {
+			if n := columnName(e.Expr); n != "?column?" {
+				return n
+			}
+		} else if n := columnName(e.Expr.(*sqlparser.CastExpr).Expr); n != "?column?" {
+			return n
+		}
+		return castColumnName(e.Type.Type)
+	case *sqlparser.CaseExpr:
+		return "case"
+	case *sqlparser.GroupConcatExpr:
+		return "string_agg"
+	case *sqlparser.LocateExpr:
+		return "position"
+	case *sqlparser.ExistsExpr:
+		return "exists"
+	case *sqlparser.ArgumentLessWindowExpr:
+		return map[sqlparser.ArgumentLessWindowExprType]string{
+			sqlparser.CumeDistExprType: "cume_dist", sqlparser.DenseRankExprType: "dense_rank",
+			sqlparser.PercentRankExprType: "percent_rank", sqlparser.RankExprType: "rank",
+			sqlparser.RowNumberExprType: "row_number"}[e.Type]
+	case *sqlparser.NtileExpr:
+		return "ntile"
+	case *sqlparser.NTHValueExpr:
+		return "nth_value"
+	case *sqlparser.LagLeadExpr:
+		if e.Type == sqlparser.LeadExprType {
+			return "lead"
+		}
+		return "lag"
+	case *sqlparser.FirstOrLastValueExpr:
+		if e.Type == sqlparser.LastValueExprType {
+			return "last_value"
+		}
+		return "first_value"
+	case *sqlparser.Subquery:
+		// A scalar subquery is named after its (first) query's column.
+		sel := e.Select
+		for {
+			u, ok := sel.(*sqlparser.Union)
+			if !ok {
+				break
+			}
+			sel = u.Left
+		}
+		if s, ok := sel.(*sqlparser.Select); ok && len(s.SelectExprs.Exprs) == 1 {
+			if ae, ok := s.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr); ok {
+				if !ae.As.IsEmpty() {
+					return ae.As.String()
+				}
+				return columnName(ae.Expr)
+			}
+		}
+	}
+	return "?column?"
+}
