@@ -213,14 +213,14 @@ func (t *Table) ColumnOrdinal(name string) int {
 }
 
 // ValueColumns returns the ordinals of the columns stored in the master
-// value: every column not in the primary key, and NUMERIC key columns, in
-// column order.
+// value: every column not in the primary key, and key columns whose key
+// form does not restore the value (types.T.KeyExact), in column order.
 func (t *Table) ValueColumns() []int {
 	var out []int
 	for i := range t.Columns {
 		// A NUMERIC key column is also kept in the value: its key holds
 		// the number, not its display scale (1.50 keys as 1.5).
-		if !containsInt(t.PrimaryKey, i) || t.Columns[i].Type.Family == types.Numeric {
+		if !containsInt(t.PrimaryKey, i) || !t.Columns[i].Type.KeyExact() {
 			out = append(out, i)
 		}
 	}

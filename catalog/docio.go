@@ -260,7 +260,11 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 	if da.ColumnID == 0 || uint64(da.ColumnID) >= uint64(t.NextColumnID) || da.ColumnID > 1<<32-1 {
 		return Column{}, docError("%s: columnID %d is outside [1, nextColumnID=%d)", where, da.ColumnID, t.NextColumnID)
 	}
-	fam, ok := parseTypeName(da.Type)
+	typ, ok := parseType(da.Type)
+	fam := typ.Family
+	if typ.IsArray() {
+		fam = typ.Elem
+	}
 	if !ok {
 		return Column{}, docError("%s: unknown type %q", where, da.Type)
 	}
@@ -280,11 +284,11 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 	if err != nil {
 		return Column{}, docError("%s: defaultValue: %v", where, err)
 	}
-	if !dv.IsNull() && dv.Kind != fam.Kind() {
+	if !dv.IsNull() && dv.Kind != typ.Kind() {
 		return Column{}, docError("%s: defaultValue %q is not a %s", where, da.DefaultValue, da.Type)
 	}
 	return Column{
-		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: fam, Width: int32(da.Length), Scale: int32(da.Scale)},
+		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: typ.Family, Elem: typ.Elem, Width: int32(da.Length), Scale: int32(da.Scale)},
 		NotNull: da.IsNull == 0, Default: da.Default, DefaultValue: dv, Serial: da.Serial == 1, Hidden: da.Hidden == 1,
 		IdentityAlways: da.Identity == "always",
 	}, nil
@@ -315,7 +319,7 @@ func keyColumns(t *Table, attrs []docKeyAttr, where string) ([]int, []bool, erro
 			return nil, nil, docError("%s: direction %q is neither asc nor desc", w, a.Direction)
 		}
 		if want := keyEncodingName(t.Columns[o].Type, desc[i]); a.Encoding != "" && a.Encoding != want {
-			return nil, nil, docError("%s: encoding %q, but a %s key column is encoded as %q", w, a.Encoding, typeName(t.Columns[o].Type.Family), want)
+			return nil, nil, docError("%s: encoding %q, but a %s key column is encoded as %q", w, a.Encoding, typeNameOf(t.Columns[o].Type), want)
 		}
 		ords[i] = o
 	}

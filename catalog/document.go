@@ -296,7 +296,7 @@ func tableDoc(t *Table) docTable {
 	}
 	for _, c := range t.Columns {
 		dt.Structure = append(dt.Structure, docAttr{
-			Name: c.Name, ColumnID: num(c.ID), Type: typeName(c.Type.Family), Length: num(c.Type.Width), Scale: num(c.Type.Scale),
+			Name: c.Name, ColumnID: num(c.ID), Type: typeNameOf(c.Type), Length: num(c.Type.Width), Scale: num(c.Type.Scale),
 			IsNull: flagNum(!c.NotNull), Default: c.Default, DefaultValue: formatDatum(c.DefaultValue),
 			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden),
 		})

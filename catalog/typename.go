@@ -39,6 +39,25 @@ func typeName(f types.Family) string {
 	return f.String()
 }
 
+// typeNameOf is typeName for a whole type: an array type is its element
+// type's name followed by [].
+func typeNameOf(t types.T) string {
+	if t.IsArray() {
+		return typeName(t.Elem) + "[]"
+	}
+	return typeName(t.Family)
+}
+
+// parseType is the inverse of typeNameOf (without width and scale).
+func parseType(s string) (types.T, bool) {
+	if elem, ok := strings.CutSuffix(s, "[]"); ok {
+		f, ok := parseTypeName(elem)
+		return types.T{Family: types.Array, Elem: f}, ok
+	}
+	f, ok := parseTypeName(s)
+	return types.T{Family: f}, ok
+}
+
 func parseTypeName(s string) (types.Family, bool) {
 	for f, n := range docTypeNames {
 		if n == s {
@@ -93,6 +112,8 @@ func formatDatum(d types.Datum) string {
 		return "decimal:" + d.S
 	case types.KindBytes:
 		return "bytes:" + hex.EncodeToString([]byte(d.S))
+	case types.KindArray:
+		return "array:" + hex.EncodeToString([]byte(d.S))
 	}
 	return "?"
 }
@@ -133,6 +154,12 @@ func parseDatum(s string) (types.Datum, error) {
 	case "bytes":
 		b, err := hex.DecodeString(val)
 		return types.NewBytes(b), err
+	case "array":
+		b, err := hex.DecodeString(val)
+		if err == nil && !types.ArrayValid(string(b)) {
+			err = fmt.Errorf("value %q is not an array", s)
+		}
+		return types.Datum{Kind: types.KindArray, S: string(b)}, err
 	}
 	return types.Null, fmt.Errorf("value %q has unknown kind %q", s, kind)
 }

@@ -179,8 +179,8 @@ func bind(oids []uint32, args []driver.NamedValue) ([]types.Datum, error) {
 		if i < 0 || i >= len(oids) {
 			return nil, fmt.Errorf("kvsql: argument ordinal %d out of range", a.Ordinal)
 		}
-		f, _ := types.FamilyByOID(oids[i])
-		d, err := datum(a.Value, types.T{Family: f})
+		t, _ := types.TypeByOID(oids[i])
+		d, err := datum(a.Value, t)
 		if err != nil {
 			return nil, err
 		}

@@ -35,7 +35,7 @@ func newRand(t testing.TB) *rand.Rand {
 var keyKinds = []types.Kind{
 	types.KindNull, types.KindBool, types.KindInt, types.KindFloat,
 	types.KindText, types.KindBytes, types.KindDate, types.KindTimestamp,
-	types.KindDecimal,
+	types.KindDecimal, types.KindArray,
 }
 
 // randDecimal draws numerics of many scales (1.5 and 1.50 alike), with
@@ -118,6 +118,16 @@ func randDatum(r *rand.Rand, k types.Kind) types.Datum {
 		return types.NewTimestamp(randInt(r))
 	case types.KindDecimal:
 		return randDecimal(r)
+	case types.KindArray:
+		// Arrays of NUMERIC (values of many scales), NULL elements mixed
+		// in, short so that prefixes and equal elements are common.
+		elems := make([]types.Datum, r.IntN(4))
+		for i := range elems {
+			if r.IntN(6) > 0 {
+				elems[i] = randDecimal(r)
+			}
+		}
+		return types.NewArray(elems)
 	}
 	return types.Null
 }
@@ -147,6 +157,17 @@ func compareKey(a, b types.Datum) int {
 			return cmp.Compare(boolInt(xn), boolInt(yn))
 		}
 		return x.Cmp(&y)
+	case types.KindArray:
+		// PostgreSQL's array_cmp: element by element (a NULL element
+		// after every value), then the shorter array first.
+		xs, _ := types.ArrayElems(nil, a)
+		ys, _ := types.ArrayElems(nil, b)
+		for i := 0; i < len(xs) && i < len(ys); i++ {
+			if c := compareKey(xs[i], ys[i]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(len(xs), len(ys))
 	}
 	return cmp.Compare(a.I, b.I)
 }
@@ -170,6 +191,13 @@ func sameDatum(a, b types.Datum) bool {
 // keyCanonical is what a key round trip must return for d: -0 becomes +0
 // and every NaN the canonical NaN.
 func keyCanonical(d types.Datum) types.Datum {
+	if d.Kind == types.KindArray {
+		elems, _ := types.ArrayElems(nil, d)
+		for i := range elems {
+			elems[i] = keyCanonical(elems[i])
+		}
+		return types.NewArray(elems)
+	}
 	if d.Kind == types.KindDecimal {
 		// A key keeps the value, not its display scale.
 		var x apd.Decimal

@@ -16,7 +16,7 @@ import (
 //
 // Any dir other than Descending encodes ascending.
 //
-// d must have a valid Kind (types.KindNull through types.KindDecimal);
+// d must have a valid Kind (types.KindNull through types.KindArray);
 // any other kind is a programming error and panics.
 func EncodeKeyDatum(b []byte, d types.Datum, dir Direction) []byte {
 	start := len(b)
@@ -51,6 +51,8 @@ func appendKeyAsc(b []byte, d types.Datum) []byte {
 		return appendIntAsc(append(b, tagTimestamp), d.I)
 	case types.KindDecimal:
 		return appendDecimalAsc(b, d)
+	case types.KindArray:
+		return appendArrayAsc(b, d)
 	}
 	panic(fmt.Sprintf("encoding: cannot encode datum of kind %v", d.Kind))
 }
@@ -107,6 +109,8 @@ func DecodeKeyDatum(b []byte) (rest []byte, d types.Datum, dir Direction, err er
 		}
 	case t == tagDecNegInf, t == tagDecNeg, t == tagDecZero, t == tagDecPos, t == tagDecPosInf, t == tagDecNaN:
 		rest, d, err = decodeDecimalBody(t, b, mask)
+	case t == tagArray:
+		rest, d, err = decodeArrayBody(b, mask)
 	default:
 		return nil, types.Null, dir, corruptf("key value: unknown tag 0x%02x", t^mask)
 	}

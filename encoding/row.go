@@ -12,16 +12,17 @@ import (
 // Row value tags (the low 4 bits of each column header). Unlike key tags
 // they need not sort; they only name the kind of the body that follows.
 const (
-	rowNull      = 0 // no body
-	rowFalse     = 1 // no body
-	rowTrue      = 2 // no body
-	rowInt       = 3 // zigzag uvarint
-	rowFloat     = 4 // 8 bytes, IEEE bits little-endian (exact, -0 and NaN kept)
-	rowText      = 5 // uvarint length + bytes
-	rowBytes     = 6 // uvarint length + bytes
-	rowDate      = 7 // zigzag uvarint
-	rowTimestamp = 8 // zigzag uvarint
-	rowDecimal   = 9 // uvarint length + the value's text ("101.50")
+	rowNull      = 0  // no body
+	rowFalse     = 1  // no body
+	rowTrue      = 2  // no body
+	rowInt       = 3  // zigzag uvarint
+	rowFloat     = 4  // 8 bytes, IEEE bits little-endian (exact, -0 and NaN kept)
+	rowText      = 5  // uvarint length + bytes
+	rowBytes     = 6  // uvarint length + bytes
+	rowDate      = 7  // zigzag uvarint
+	rowTimestamp = 8  // zigzag uvarint
+	rowDecimal   = 9  // uvarint length + the value's text ("101.50")
+	rowArray     = 15 // uvarint length + the elements (types.AppendArray)
 	rowTagBits   = 4
 	rowTagMask   = 1<<rowTagBits - 1
 )
@@ -61,13 +62,15 @@ func EncodeRow(b []byte, colIDs []uint32, vals []types.Datum) []byte {
 		case types.KindFloat:
 			b = appendUvarint(b, gap<<rowTagBits|rowFloat)
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.F))
-		case types.KindText, types.KindBytes, types.KindDecimal:
+		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray:
 			tag := uint64(rowText)
 			switch d.Kind {
 			case types.KindBytes:
 				tag = rowBytes
 			case types.KindDecimal:
 				tag = rowDecimal
+			case types.KindArray:
+				tag = rowArray
 			}
 			b = appendUvarint(b, gap<<rowTagBits|tag)
 			b = appendUvarint(b, uint64(len(d.S)))
@@ -211,7 +214,7 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 		}
 		d = types.NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(b)))
 		b = b[8:]
-	case rowText, rowBytes, rowDecimal:
+	case rowText, rowBytes, rowDecimal, rowArray:
 		l, n := readUvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) {
 			return nil, corruptf("row: bad string length")
@@ -224,10 +227,15 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 				d.Kind = types.KindBytes
 			case rowDecimal:
 				d.Kind = types.KindDecimal
+			case rowArray:
+				d.Kind = types.KindArray
 			}
 			d.S = string(b[n:end])
 			if tag == rowDecimal && !types.IsDecimalText(d.S) {
 				return nil, corruptf("row: bad decimal %q", d.S)
+			}
+			if tag == rowArray && !types.ArrayValid(d.S) {
+				return nil, corruptf("row: bad array")
 			}
 		}
 		b = b[end:]

@@ -47,6 +47,7 @@ const (
 	tagTimestamp byte = 0x19 // + a tagged int (microseconds)
 	tagText      byte = 0x1c // + escaped bytes + 0x00 0x01
 	tagBytes     byte = 0x1d // + escaped bytes + 0x00 0x01
+	tagArray     byte = 0x1e // + each element's tagged encoding + 0x00 (keyarray.go)
 
 	// Integers: the tag gives the sign and the number of bytes that follow,
 	// so that more negative numbers have smaller tags.

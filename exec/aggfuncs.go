@@ -50,6 +50,8 @@ func newAggState(call *planner.AggCall) (aggState, error) {
 		s = &boolState{}
 	case "string_agg":
 		s = &stringAggState{orderBy: call.OrderBy}
+	case "array_agg":
+		s = &arrayAggState{orderBy: call.OrderBy}
 	default:
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", call.Func)
 	}
@@ -378,6 +380,34 @@ func (s *stringAggState) result() (types.Datum, error) {
 		return types.Datum{Kind: types.KindBytes, S: b.String()}, nil
 	}
 	return types.NewText(b.String()), nil
+}
+
+// arrayAggState collects array_agg's values, NULLs included, in input
+// order or its ORDER BY's.
+type arrayAggState struct {
+	orderBy []planner.SortKey
+	items   [][]types.Datum // value, keys...
+}
+
+func (s *arrayAggState) add(args []types.Datum) (int64, error) {
+	item := copyRow(args)
+	s.items = append(s.items, item)
+	return rowSize(item), nil
+}
+
+func (s *arrayAggState) result() (types.Datum, error) {
+	if len(s.items) == 0 {
+		return types.Null, nil
+	}
+	if len(s.orderBy) > 0 {
+		sk := sortKeys{keys: s.orderBy, width: 1}
+		slices.SortStableFunc(s.items, sk.compare)
+	}
+	elems := make([]types.Datum, len(s.items))
+	for i, it := range s.items {
+		elems[i] = it[0]
+	}
+	return types.NewArray(elems), nil
 }
 
 // distinctState feeds inner only the first occurrence of each argument

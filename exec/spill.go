@@ -154,7 +154,7 @@ func appendRow(b []byte, row []types.Datum) []byte {
 		case types.KindNull:
 		case types.KindFloat:
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.F))
-		case types.KindText, types.KindBytes, types.KindDecimal:
+		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray:
 			b = binary.AppendUvarint(b, uint64(len(d.S)))
 			b = append(b, d.S...)
 		default:
@@ -186,7 +186,7 @@ func readRow(r *bufio.Reader, row []types.Datum) ([]types.Datum, error) {
 				return nil, err
 			}
 			d.F = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
-		case types.KindText, types.KindBytes, types.KindDecimal:
+		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray:
 			l, err := binary.ReadUvarint(r)
 			if err != nil {
 				return nil, err

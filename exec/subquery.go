@@ -195,6 +195,8 @@ func (rs *runState) subqueryValue(env *eval.Env, sq *planner.Subquery, row []typ
 	switch sq.Kind {
 	case planner.SubScalar, planner.SubExists:
 		return res.value, nil
+	case planner.SubArray:
+		return types.NewArray(res.vals), nil
 	}
 	if len(res.vals) == 0 {
 		// Over no rows the answer is known without the left operand,

@@ -225,10 +225,10 @@ func scanNeeded(t *catalog.Table, needed map[int]bool, filter Expr) []int {
 func covers(t *catalog.Table, idx *catalog.Index, needed map[int]bool) bool {
 	have := map[int]bool{}
 	for _, c := range idx.Columns {
-		have[c] = t.Columns[c].Type.Family != types.Numeric
+		have[c] = t.Columns[c].Type.KeyExact()
 	}
 	for _, c := range t.PrimaryKey {
-		have[c] = t.Columns[c].Type.Family != types.Numeric
+		have[c] = t.Columns[c].Type.KeyExact()
 	}
 	for c := range needed {
 		if !have[c] {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -205,6 +206,9 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			sep = strings.ReplaceAll(sep[1:len(sep)-1], "''", "'")
 		}
 		args := append([]sqlparser.Expr{}, e.Exprs...)
+		if sep == parse.MarkerArrayAgg && len(args) == 1 {
+			return b.aggregateOrdered(s, AggCall{Func: "array_agg", Distinct: e.Distinct}, args, e.OrderBy)
+		}
 		if len(args) == 1 {
 			args = append(args, sqlparser.NewStrLiteral(sep))
 		}
@@ -486,6 +490,18 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 	op, ok := comparisonOps[e.Operator]
 	if !ok {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported comparison")
+	}
+	if f, ok := e.Right.(*sqlparser.FuncExpr); ok && len(f.Exprs) == 1 &&
+		(f.Name.Lowered() == parse.MarkerAny || f.Name.Lowered() == parse.MarkerAll) {
+		x, err := b.expr(e.Left, s)
+		if err != nil {
+			return nil, err
+		}
+		a, err := b.expr(f.Exprs[0], s)
+		if err != nil {
+			return nil, err
+		}
+		return anyAllArray(op, f.Name.Lowered() == parse.MarkerAll, x, a) // array.go
 	}
 	if e.Modifier != sqlparser.Missing {
 		sq, ok := e.Right.(*sqlparser.Subquery)
@@ -832,6 +848,17 @@ func coerceResult(x Expr, t types.T) (Expr, error) {
 }
 
 func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Expr, error) {
+	if f, ok := x.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == parse.MarkerArray && len(f.Exprs) == 0 {
+		// ARRAY[]::t[]: the cast gives the empty array its type.
+		t, err := typeFromName(ct.Type, ct.Length, ct.Scale)
+		if err != nil {
+			return nil, err
+		}
+		if !t.IsArray() {
+			return nil, pgerror.Newf("42846", "cannot cast type text[] to %s", t)
+		}
+		return &Const{Value: types.NewArray(nil), T: t}, nil
+	}
 	e, err := b.expr(x, s)
 	if err != nil {
 		return nil, err

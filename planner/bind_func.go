@@ -28,6 +28,11 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		}
 		return b.aggregate(s, call, e.Exprs)
 	}
+	if name == parse.MarkerArraySub && len(e.Exprs) == 1 {
+		if sq, ok := e.Exprs[0].(*sqlparser.Subquery); ok {
+			return b.subquery(SubArray, sq, nil, "", false, s)
+		}
+	}
 	if name == parse.MarkerNullOf && len(e.Exprs) == 1 {
 		x, err := b.expr(e.Exprs[0], s)
 		if err != nil {
@@ -67,6 +72,12 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		if err := b.bindSeqArgs(name, bound); err != nil {
 			return nil, err
 		}
+	}
+	if t, ok, err := arrayCall(name, bound); ok { // array.go
+		if err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: bound, T: t}, nil
 	}
 	if t, ok, err := jsonCall(name, bound); ok { // json.go
 		if err != nil {
@@ -199,13 +210,19 @@ func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlpar
 	switch kind {
 	case SubExists:
 		return out, nil
-	case SubScalar:
+	case SubScalar, SubArray:
 		if len(cols) != 1 {
 			return nil, pgerror.New(pgerror.SyntaxError, "subquery must return only one column")
 		}
 		out.T = cols[0].T
 		if out.T.Family == types.Unknown {
 			out.T = tText
+		}
+		if kind == SubArray {
+			if out.T.IsArray() {
+				return nil, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+			}
+			out.T = types.ArrayOf(out.T)
 		}
 		return out, nil
 	}
@@ -317,6 +334,23 @@ func aggType(call *AggCall) error {
 			}
 		}
 		call.T = call.Args[0].Type()
+	case "array_agg":
+		if err := oneArg(*call); err != nil {
+			return err
+		}
+		if call.Args[0].Type().Family == types.Unknown {
+			if call.Args[0], err = coerce(call.Args[0], tText); err != nil {
+				return err
+			}
+		}
+		if call.Args[0].Type().IsArray() {
+			return pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+		}
+		call.T = types.ArrayOf(call.Args[0].Type())
+		if call.Distinct && len(call.OrderBy) == 0 {
+			// PostgreSQL sorts a DISTINCT aggregate's input.
+			call.OrderBy = []SortKey{{Expr: call.Args[0]}}
+		}
 	case "string_agg":
 		if len(call.Args) != 2 {
 			return pgerror.New(pgerror.UndefinedFunction, "function string_agg requires two arguments")

@@ -18,6 +18,16 @@ func coerce(x Expr, t types.T) (Expr, error) {
 	if xt == t {
 		return x, nil
 	}
+	if xt.IsArray() && t.IsArray() {
+		// Arrays convert implicitly where their elements do.
+		if xt.Elem == t.Elem && t.Width == 0 {
+			return x, nil
+		}
+		if _, err := coerce(&Const{T: xt.ElemType()}, t.ElemType()); err != nil {
+			return nil, pgerror.Newf(pgerror.DatatypeMismatch, "expression is of type %s but type %s was expected", xt, t)
+		}
+		return &Cast{X: x, T: t}, nil
+	}
 	switch {
 	case xt.Family == types.Unknown:
 		if c, ok := x.(*Const); ok {
@@ -83,6 +93,9 @@ func castConst(c *Const, t types.T) (Expr, error) {
 	v := c.Value
 	if v.Kind == types.KindNull {
 		return &Const{T: t}, nil
+	}
+	if t.IsArray() && v.Kind == types.KindText {
+		return arrayConst(c, t)
 	}
 	switch {
 	case t.Family == types.Numeric && t.Width > 0:
@@ -204,6 +217,20 @@ func checkIntRange(i int64, t types.T) error {
 // dialect layer, plus SQLite's and MySQL's spellings) to a type.
 func typeFromName(name string, length, scale *int) (types.T, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
+	if elem, ok := strings.CutSuffix(n, "[]"); ok || len(n) > 1 && n[0] == '_' {
+		// name[], or PostgreSQL's internal array name (_int4).
+		if !ok {
+			elem = n[1:]
+		}
+		et, err := typeFromName(elem, length, scale)
+		if err != nil {
+			return et, err
+		}
+		if types.ArrayOID(et.Family) == 0 {
+			return types.T{}, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
+		}
+		return types.ArrayOf(et), nil
+	}
 	width := int32(0)
 	if length != nil {
 		width = int32(*length)

@@ -3,6 +3,8 @@ package planner
 import (
 	"strings"
 
+	"github.com/kvsql/kvsql/planner/parse"
+
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -15,6 +17,9 @@ func castColumnName(name string) string {
 	t, err := typeFromName(name, nil, nil)
 	if err != nil || strings.HasPrefix(lower, "reg") || lower == "oid" {
 		return lower
+	}
+	if t.IsArray() {
+		t = t.ElemType() // '{1}'::int[] is named int4
 	}
 	if pt, ok := pgTypeByOID(columnTypeOID(t)); ok {
 		return pt.name
@@ -29,8 +34,14 @@ func columnName(e sqlparser.Expr) string {
 		return e.Name.String()
 	case *sqlparser.FuncExpr:
 		switch name := e.Name.Lowered(); name {
-		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@":
+		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&":
 			return "?column?" // an operator the dialect layer spells as a call
+		case parse.MarkerArray, parse.MarkerArraySub:
+			return "array"
+		case parse.MarkerSubscript, parse.MarkerSlice:
+			if len(e.Exprs) > 0 {
+				return columnName(e.Exprs[0]) // tags[1] is named tags
+			}
 		default:
 			return name
 		}
@@ -64,6 +75,9 @@ func columnName(e sqlparser.Expr) string {
 	case *sqlparser.CaseExpr:
 		return "case"
 	case *sqlparser.GroupConcatExpr:
+		if strings.Trim(e.Separator, "'") == parse.MarkerArrayAgg {
+			return "array_agg"
+		}
 		return "string_agg"
 	case *sqlparser.LocateExpr:
 		return "position"

@@ -133,6 +133,9 @@ const (
 	// SubAny / SubAll: X op ANY|ALL (subquery).
 	SubAny
 	SubAll
+	// SubArray yields ARRAY(subquery): the single column of every row,
+	// in order, as an array (empty for no rows).
+	SubArray
 )
 
 // Subquery is a nested query used as a value. Correlated subqueries refer

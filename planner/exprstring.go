@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -107,7 +108,20 @@ func (e *Case) String() string {
 
 func (e *Cast) String() string { return e.X.String() + "::" + e.T.String() }
 
-func (e *Func) String() string { return e.Name + "(" + joinExprs(e.Args, ", ") + ")" }
+func (e *Func) String() string {
+	switch e.Name {
+	case parse.MarkerArray:
+		return "ARRAY[" + joinExprs(e.Args, ", ") + "]"
+	case parse.MarkerSubscript:
+		return e.Args[0].String() + "[" + e.Args[1].String() + "]"
+	case parse.MarkerSlice:
+		return e.Args[0].String() + "[" + e.Args[1].String() + ":" + e.Args[2].String() + "]"
+	}
+	if op, q, ok := strings.Cut(e.Name, " "); ok && (q == "any" || q == "all") && len(e.Args) == 2 {
+		return e.Args[0].String() + " " + op + " " + strings.ToUpper(q) + " (" + e.Args[1].String() + ")"
+	}
+	return e.Name + "(" + joinExprs(e.Args, ", ") + ")"
+}
 
 func (e *Subquery) String() string {
 	switch e.Kind {
@@ -122,6 +136,8 @@ func (e *Subquery) String() string {
 		return e.X.String() + " " + e.Op + " ANY(subquery)"
 	case SubAll:
 		return e.X.String() + " " + e.Op + " ALL(subquery)"
+	case SubArray:
+		return "ARRAY(subquery)"
 	}
 	return "(subquery)"
 }

@@ -190,8 +190,6 @@ var funcs = map[string]funcSig{
 	"pg_get_expr":                     {2, 3, fixed(types.Text)},
 	"pg_encoding_to_char":             {1, 1, fixed(types.Text)},
 	"pg_get_statisticsobjdef_columns": {1, 1, fixed(types.Text)},
-	"array_to_string":                 {2, 3, fixed(types.Text)},
-	"= any":                           {2, 2, fixed(types.Bool)},
 	"pg_size_pretty":                  {1, 1, fixed(types.Text)},
 }
 

@@ -102,6 +102,9 @@ func FormatType(oid, typmod int64) string {
 	if typmod < 0 {
 		return t.format
 	}
+	if t.category == "A" && t.elem != 0 {
+		return FormatType(t.elem, typmod) + "[]"
+	}
 	switch oid {
 	case 1043:
 		return "character varying(" + strconv.FormatInt(typmod-4, 10) + ")"
@@ -119,5 +122,5 @@ func columnTypeOID(t types.T) int64 {
 	if t.Family == types.Unknown {
 		return 25
 	}
-	return int64(t.Family.OID())
+	return int64(t.OID())
 }

@@ -38,6 +38,15 @@ func commonType(a, b types.T) types.T {
 		return b
 	case b.Family == types.Unknown:
 		return a
+	case a.IsArray() || b.IsArray():
+		if !a.IsArray() || !b.IsArray() {
+			return types.T{}
+		}
+		e := commonType(a.ElemType(), b.ElemType())
+		if e.Family == types.Unknown {
+			return types.T{}
+		}
+		return types.ArrayOf(e)
 	case a.Family == b.Family:
 		if a != b {
 			return types.T{Family: a.Family}

@@ -117,11 +117,11 @@ func (s *Session) evalArgs(ctx context.Context, args []sqlparser.Expr, oids []ui
 		return nil, err
 	}
 	for i, oid := range oids {
-		f, _ := types.FamilyByOID(oid)
-		if row[i].IsNull() || f == types.Unknown {
+		t, _ := types.TypeByOID(oid)
+		if row[i].IsNull() || t.Family == types.Unknown {
 			continue
 		}
-		if row[i], err = eval.Cast(row[i], types.T{Family: f}); err != nil {
+		if row[i], err = eval.Cast(row[i], t); err != nil {
 			return nil, err
 		}
 	}

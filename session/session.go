@@ -157,8 +157,8 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	for i := range stmts {
 		st := &stmt{s: s, p: &stmts[i]}
 		for _, oid := range paramOIDs {
-			f, _ := types.FamilyByOID(oid)
-			st.declared = append(st.declared, types.T{Family: f})
+			t, _ := types.TypeByOID(oid)
+			st.declared = append(st.declared, t)
 		}
 		if paramOIDs != nil && len(stmts) == 1 {
 			switch st.kind() {

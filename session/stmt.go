@@ -172,7 +172,7 @@ func (st *stmt) ParamOIDs() []uint32 {
 	}
 	oids := make([]uint32, len(ts))
 	for i, t := range ts {
-		oids[i] = t.Family.OID()
+		oids[i] = t.OID()
 	}
 	return oids
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kvsql/kvsql"
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -61,6 +62,9 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 		row := make([]any, len(r))
 		for j, d := range r {
 			row[j] = goValue(d)
+			if d.Kind == types.KindArray && j < len(last.Columns) {
+				row[j] = string(eval.AppendText(nil, d, last.Columns[j].Type)) // as the wire sends it
+			}
 		}
 		rows[i] = row
 	}

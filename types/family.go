@@ -25,6 +25,7 @@ const (
 	UUID  // KindText holding the canonical form, lower-case 8-4-4-4-12 hex (its order is the bytes')
 	JSON  // KindText: the input text, validated
 	JSONB // KindText: the normalised text (keys sorted and unique, PostgreSQL's spacing)
+	Array // KindArray: a one-dimensional array of T.Elem (array.go)
 )
 
 type familyInfo struct {
@@ -52,6 +53,7 @@ var families = [...]familyInfo{
 	UUID:        {"uuid", KindText, 2950},
 	JSON:        {"json", KindText, 114},
 	JSONB:       {"jsonb", KindText, 3802},
+	Array:       {"array", KindArray, 0},
 }
 
 // Kind is the physical form of the family's values.
@@ -71,7 +73,7 @@ func (f Family) String() string {
 // FamilyByOID returns the family with the given PostgreSQL OID.
 func FamilyByOID(oid uint32) (Family, bool) {
 	for f, info := range families {
-		if info.oid == oid && Family(f) != Unknown {
+		if info.oid == oid && Family(f) != Unknown && Family(f) != Array {
 			return Family(f), true
 		}
 	}
@@ -80,14 +82,19 @@ func FamilyByOID(oid uint32) (Family, bool) {
 
 // T is a SQL type: a family and, for VARCHAR(n) and CHAR(n), a width
 // (0 means unbounded); for NUMERIC(p, s), Width is the precision p (0:
-// unconstrained) and Scale the scale s.
+// unconstrained) and Scale the scale s. An array type has Family Array,
+// its elements' family in Elem, and their Width and Scale.
 type T struct {
 	Family Family
+	Elem   Family
 	Width  int32
 	Scale  int32
 }
 
 func (t T) String() string {
+	if t.Family == Array {
+		return t.ElemType().String() + "[]"
+	}
 	if t.Width > 0 && (t.Family == Varchar || t.Family == Char) {
 		return t.Family.String() + "(" + strconv.Itoa(int(t.Width)) + ")"
 	}
@@ -104,6 +111,9 @@ func (t T) Kind() Kind { return t.Family.Kind() }
 // RowDescription's): n+4 for VARCHAR(n) and CHAR(n), (p<<16 | s)+4 for
 // NUMERIC(p, s), -1 for none.
 func (t T) Typmod() int32 {
+	if t.Family == Array {
+		t = t.ElemType()
+	}
 	switch {
 	case t.Width > 0 && (t.Family == Varchar || t.Family == Char):
 		return t.Width + 4

@@ -33,9 +33,10 @@ const (
 	KindDate      // I holds days since 1970-01-01
 	KindTimestamp // I holds microseconds since 1970-01-01 00:00:00 UTC
 	KindDecimal   // S holds the value as PostgreSQL prints it ("101.50", "NaN")
+	KindArray     // S holds the elements (types.AppendArray)
 )
 
-var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp", "decimal"}
+var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp", "decimal", "array"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -109,6 +110,19 @@ func (d Datum) String() string {
 		return FormatTimestamp(d.I)
 	case KindDecimal:
 		return d.S
+	case KindArray:
+		elems, err := ArrayElems(nil, d)
+		if err != nil {
+			return "<bad array>"
+		}
+		b := []byte{'{'}
+		for i, e := range elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e.String()...)
+		}
+		return string(append(b, '}'))
 	}
 	return "?"
 }

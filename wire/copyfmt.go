@@ -167,7 +167,7 @@ func (k *copyCodec) record(rec []byte, emit func([]types.Datum) error) error {
 		if f.null {
 			continue
 		}
-		d, err := decodeText(k.cols[i].Type.Family.OID(), f.text)
+		d, err := decodeText(k.cols[i].Type.OID(), f.text)
 		if err != nil {
 			return pgerror.Newf(pgerror.CodeOf(err), "%s (COPY line %d, column %q)", err.Error(), k.line, k.cols[i].Name)
 		}
@@ -373,7 +373,7 @@ func (k *copyCodec) binaryRows(emit func([]types.Datum) error) error {
 			if l == -1 {
 				continue
 			}
-			d, err := decodeBinary(k.cols[i].Type.Family.OID(), k.buf[q:q+l])
+			d, err := decodeBinary(k.cols[i].Type.OID(), k.buf[q:q+l])
 			if err != nil {
 				return pgerror.Newf(pgerror.InvalidTextRepresentation, "%s (COPY tuple %d, column %q)", err.Error(), k.line, k.cols[i].Name)
 			}

@@ -35,7 +35,7 @@ type portal struct {
 func rowDescription(cols []backend.Column, formats []int16) *pgproto3.RowDescription {
 	rd := &pgproto3.RowDescription{Fields: make([]pgproto3.FieldDescription, len(cols))}
 	for i, col := range cols {
-		oid := col.Type.Family.OID()
+		oid := col.Type.OID()
 		if col.Type.Family == types.Unknown {
 			oid = types.Text.OID() // PostgreSQL resolves unknown outputs to text
 		}

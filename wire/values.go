@@ -69,6 +69,11 @@ func appendText(b []byte, t types.T, d types.Datum) []byte {
 // appendBinary appends d in PostgreSQL's binary format for type t.
 func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 	switch t.Family {
+	case types.Array:
+		if d.Kind != types.KindArray {
+			break
+		}
+		return appendArrayBinary(b, t, d)
 	case types.Bool:
 		if d.Kind != types.KindBool {
 			break
@@ -176,6 +181,9 @@ func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
 // decodeText parses the text form s of a value of type oid. Unknown OIDs
 // (0, 705, or a type kvsql does not have) keep the raw text.
 func decodeText(oid uint32, s string) (types.Datum, error) {
+	if t, ok := types.TypeByOID(oid); ok && t.IsArray() {
+		return eval.CastFrom(types.NewText(s), types.T{Family: types.Unknown}, t)
+	}
 	fam, ok := types.FamilyByOID(oid)
 	if !ok {
 		return types.NewText(s), nil
@@ -305,6 +313,9 @@ func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // decodeBinary parses the binary form of a value of type oid.
 func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
+	if t, ok := types.TypeByOID(oid); ok && t.IsArray() {
+		return decodeArrayBinary(t, raw)
+	}
 	fam, ok := types.FamilyByOID(oid)
 	if !ok {
 		if oid == 0 || oid == oidUnknown {

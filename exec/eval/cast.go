@@ -72,6 +72,8 @@ func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
 	switch to.Family {
 	case types.Unknown:
 		return d, nil
+	case types.Array:
+		return castToArray(d, from, to)
 	case types.Bool:
 		return castToBool(d, from, to)
 	case types.Int2, types.Int4, types.Int8:

@@ -19,6 +19,7 @@ const (
 	classText
 	classBytes
 	classTime
+	classArray
 	classNull // last: NULL sorts after everything
 )
 
@@ -34,6 +35,8 @@ func classOf(k types.Kind) int {
 		return classBytes
 	case types.KindDate, types.KindTimestamp:
 		return classTime
+	case types.KindArray:
+		return classArray
 	}
 	return classNull
 }
@@ -68,6 +71,8 @@ func Compare(a, b types.Datum) int {
 			a.Decimal(&x)
 			b.Decimal(&y)
 			return decimalCompare(&x, &y)
+		case types.KindArray:
+			return compareArrays(a, b)
 		}
 		return 0
 	}
@@ -162,6 +167,12 @@ func Hash(h *maphash.Hash, d types.Datum) {
 	case types.KindDate, types.KindTimestamp:
 		h.WriteByte(5)
 		maphash.WriteComparable(h, timeMicros(d))
+	case types.KindArray:
+		h.WriteByte(6)
+		elems, _ := types.ArrayElems(nil, d)
+		for _, e := range elems {
+			Hash(h, e)
+		}
 	}
 }
 

@@ -48,6 +48,8 @@ func AppendText(b []byte, d types.Datum, t types.T) []byte {
 	case types.KindBytes:
 		b = append(b, '\\', 'x')
 		return hex.AppendEncode(b, []byte(d.S))
+	case types.KindArray:
+		return appendArrayText(b, d, t)
 	case types.KindDate:
 		return append(b, types.FormatDate(d.I)...)
 	case types.KindTimestamp:

@@ -61,6 +61,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		args = append(args, d)
 	}
 
+	if d, ok, err := arrayFunc(env, e, args); ok { // array.go
+		return d, err
+	}
 	switch e.Name {
 	case "nullif":
 		if len(args) != 2 {

@@ -53,36 +53,6 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		return types.NewText(sizePretty(datumInt(args[0]))), true, nil
 	case "pg_get_statisticsobjdef_columns":
 		return types.Null, true, nil
-	case "array_to_string":
-		elems, nulls := parseArrayText(datumText(args[0], e.Args[0].Type()))
-		var out []string
-		for i, el := range elems {
-			if nulls[i] {
-				if len(args) < 3 {
-					continue
-				}
-				el = datumText(args[2], e.Args[2].Type())
-			}
-			out = append(out, el)
-		}
-		return types.NewText(strings.Join(out, datumText(args[1], e.Args[1].Type()))), true, nil
-	case "= any":
-		// x = ANY(array): true if an element equals x (compared as text),
-		// else NULL if an element is NULL, else false.
-		x := datumText(args[0], e.Args[0].Type())
-		elems, nulls := parseArrayText(datumText(args[1], e.Args[1].Type()))
-		sawNull := false
-		for i, el := range elems {
-			if nulls[i] {
-				sawNull = true
-			} else if el == x {
-				return types.NewBool(true), true, nil
-			}
-		}
-		if sawNull {
-			return types.Null, true, nil
-		}
-		return types.NewBool(false), true, nil
 	}
 	return types.Null, false, nil
 }
@@ -110,49 +80,6 @@ func datumText(d types.Datum, t types.T) string {
 		return d.S
 	}
 	return FormatText(d, t)
-}
-
-// parseArrayText splits a one-dimensional array in PostgreSQL's text form
-// ("{a,\"b c\",NULL}") into its elements; nulls[i] marks an unquoted NULL.
-// Text that is not in braces is one element; "{}" has none.
-func parseArrayText(s string) (elems []string, nulls []bool) {
-	s = strings.TrimSpace(s)
-	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
-		return []string{s}, []bool{false}
-	}
-	body := s[1 : len(s)-1]
-	if strings.TrimSpace(body) == "" {
-		return nil, nil
-	}
-	var cur strings.Builder
-	quoted, inQuote := false, false
-	flush := func() {
-		el := cur.String()
-		if !quoted {
-			el = strings.TrimSpace(el)
-		}
-		elems = append(elems, el)
-		nulls = append(nulls, !quoted && strings.EqualFold(el, "NULL"))
-		cur.Reset()
-		quoted = false
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case c == '\\' && i+1 < len(body):
-			i++
-			cur.WriteByte(body[i])
-		case c == '"':
-			inQuote = !inQuote
-			quoted = true
-		case c == ',' && !inQuote:
-			flush()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	flush()
-	return elems, nulls
 }
 
 // sizePretty is PostgreSQL's pg_size_pretty(bigint): bytes below 10 kB,

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/kvsql/kvsql/planner"
@@ -33,18 +32,18 @@ func TestPgFuncs(t *testing.T) {
 		{fn("pg_get_expr", txt("'x'"), i8(1)), "'x'"},
 		{fn("pg_encoding_to_char", i4(6)), "UTF8"},
 		{fn("pg_encoding_to_char", i4(0)), "SQL_ASCII"},
-		{fn("array_to_string", txt("{a,b,c}"), txt(", ")), "a, b, c"},
-		{fn("array_to_string", txt("{a,NULL,c}"), txt(",")), "a,c"},
-		{fn("array_to_string", txt("{a,NULL,c}"), txt(","), txt("*")), "a,*,c"},
-		{fn("array_to_string", txt(`{"x,y","q\"z",NULL}`), txt("|")), `x,y|q"z`},
-		{fn("array_to_string", txt("{}"), txt(",")), ""},
-		{fn("array_to_string", null(types.Text), txt(",")), "NULL"},
-		{fn("= any", txt("d"), txt("{d,f}")), "t"},
-		{fn("= any", txt("m"), txt("{d,f}")), "f"},
-		{fn("= any", txt("m"), txt("{d,NULL}")), "NULL"},
-		{fn("= any", i8(10), txt("{0,10}")), "t"},
-		{fn("= any", txt("x"), txt("{}")), "f"},
-		{fn("= any", txt("x"), null(types.Text)), "NULL"},
+		{arrFn("array_to_string", tText, textArr("a", "b", "c"), txt(", ")), "a, b, c"},
+		{arrFn("array_to_string", tText, textArr("a", nil, "c"), txt(",")), "a,c"},
+		{arrFn("array_to_string", tText, textArr("a", nil, "c"), txt(","), txt("*")), "a,*,c"},
+		{arrFn("array_to_string", tText, textArr(), txt(",")), ""},
+		{arrFn("array_to_string", tText, &planner.Const{T: types.ArrayOf(tText)}, txt(",")), "NULL"},
+		{arrFn("= any", tBool, txt("d"), textArr("d", "f")), "t"},
+		{arrFn("= any", tBool, txt("m"), textArr("d", "f")), "f"},
+		{arrFn("= any", tBool, txt("m"), textArr("d", nil)), "NULL"},
+		{arrFn("<> all", tBool, txt("m"), textArr("d", "f")), "t"},
+		{arrFn("= any", tBool, txt("x"), textArr()), "f"},
+		{arrFn("= all", tBool, txt("x"), textArr()), "t"},
+		{arrFn("= any", tBool, txt("x"), &planner.Const{T: types.ArrayOf(tText)}), "NULL"},
 		{fn("pg_is_in_recovery"), "f"},
 		{fn("pg_size_pretty", i8(0)), "0 bytes"},
 		{fn("pg_size_pretty", i8(10239)), "10239 bytes"},
@@ -63,24 +62,24 @@ func TestPgFuncs(t *testing.T) {
 	}
 }
 
-func TestParseArrayText(t *testing.T) {
-	cases := []struct {
-		in    string
-		elems []string
-		nulls []bool
-	}{
-		{"{}", nil, nil},
-		{"{a}", []string{"a"}, []bool{false}},
-		{"{ a , b }", []string{"a", "b"}, []bool{false, false}},
-		{`{"NULL",NULL}`, []string{"NULL", "NULL"}, []bool{false, true}},
-		{`{"a\\b","c d"}`, []string{`a\b`, "c d"}, []bool{false, false}},
-		{"plain", []string{"plain"}, []bool{false}},
-		{"{,}", []string{"", ""}, []bool{false, false}},
-	}
-	for _, c := range cases {
-		elems, nulls := parseArrayText(c.in)
-		if !reflect.DeepEqual(elems, c.elems) || !reflect.DeepEqual(nulls, c.nulls) {
-			t.Errorf("parseArrayText(%q) = %q %v, want %q %v", c.in, elems, nulls, c.elems, c.nulls)
+var (
+	tText = types.T{Family: types.Text}
+	tBool = types.T{Family: types.Bool}
+)
+
+// arrFn is a call of an array function or ANY/ALL comparison, typed by
+// hand (the planner types these through arrayCall, not FuncReturnType).
+func arrFn(name string, t types.T, args ...planner.Expr) planner.Expr {
+	return &planner.Func{Name: name, Args: args, T: t}
+}
+
+// textArr is a text[] constant; a nil element is NULL.
+func textArr(elems ...any) planner.Expr {
+	ds := make([]types.Datum, len(elems))
+	for i, e := range elems {
+		if s, ok := e.(string); ok {
+			ds[i] = types.NewText(s)
 		}
 	}
+	return &planner.Const{Value: types.NewArray(ds), T: types.ArrayOf(tText)}
 }

@@ -194,9 +194,6 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 	if !ok {
 		return nil, syntaxErr(r.sql, elem[1].pos, "type name expected")
 	}
-	if tn.Array {
-		return nil, unsupported(r.sql, tn.pos, "array types are not supported")
-	}
 	rest, err := r.takeCheck(elem[next:], elem[0].val)
 	if err != nil {
 		return nil, err

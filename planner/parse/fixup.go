@@ -16,22 +16,17 @@ const FullJoin sqlparser.JoinType = 100
 // into the contract documented in doc.go.
 func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
 	post := func(c *sqlparser.Cursor) bool {
-		if e, ok := anyFixup(c.Node()); ok { // pgcompat.go
-			c.Replace(e)
-			return true
-		}
 		switch n := c.Node().(type) {
 		case *sqlparser.CastExpr:
 			if n.Type == nil {
 				break
 			}
 			if tn, ok := r.markedType(n.Type.Type, n.Type.Length); ok {
-				n.Type.Type, n.Type.Length, n.Type.Scale = tn.Name, tn.Length, tn.Scale
-				n.Array = tn.Array
+				n.Type.Type, n.Type.Length, n.Type.Scale = tn.spelled(), tn.Length, tn.Scale
 			}
 		case *sqlparser.ColumnType:
 			if tn, ok := r.markedType(n.Type, n.Length); ok {
-				n.Type, n.Length, n.Scale = tn.Name, tn.Length, tn.Scale
+				n.Type, n.Length, n.Scale = tn.spelled(), tn.Length, tn.Scale
 			}
 		case *sqlparser.BinaryExpr:
 			if n.Operator == sqlparser.BitOrOp {

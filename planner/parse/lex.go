@@ -163,7 +163,10 @@ func lex(sql string) ([]token, error) {
 				i += 2
 				continue
 			}
-			return nil, syntaxErr(sql, i, `syntax error at or near ":"`)
+			// A lone colon separates an array slice's bounds (a[1:2]);
+			// the rewriter refuses it anywhere else.
+			toks = append(toks, token{tkPunct, ":", i, i + 1})
+			i++
 		case strings.IndexByte(opChars, c) >= 0:
 			end := lexOp(sql, i)
 			toks = append(toks, token{tkOp, sql[i:end], i, end})

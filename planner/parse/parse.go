@@ -264,9 +264,6 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	if toks, err = r.arrayForms(toks); err != nil { // pgcompat.go
-		return nil, err
-	}
 	toks = valuesRows(toks)
 	toks = seriesInFrom(toks)
 	toks = notOperands(toks)

@@ -10,16 +10,16 @@ import (
 
 func TestArrayForms(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{`SELECT ARRAY(SELECT rolname FROM pg_roles ORDER BY 1)`,
-			"select (select concat('{', coalesce(string_agg(cast(kvsql_arr.kvsql_elem as text), ','), ''), '}') from (select rolname from pg_roles order by 1 asc) as kvsql_arr(kvsql_elem)) from dual"},
-		{`SELECT 'd' = any(stxkind) FROM s`, "select `= any`('d', stxkind) from s"},
-		{`SELECT 1 WHERE oid = ANY (pol.polroles) AND x = SOME(y)`, "select 1 from dual where `= any`(oid, pol.polroles) and `= any`(x, y)"},
+		{`SELECT ARRAY(SELECT rolname FROM pg_roles ORDER BY 1)`, "select kvsql_array_sub((select rolname from pg_roles order by 1 asc)) from dual"},
+		{`SELECT 'd' = any(stxkind) FROM s`, "select 'd' = kvsql_any(stxkind) from s"},
+		{`SELECT 1 WHERE oid = ANY (pol.polroles) AND x < SOME(y) AND z <> ALL (w)`, "select 1 from dual where oid = kvsql_any(pol.polroles) and x < kvsql_any(y) and z != kvsql_all(w)"},
 		// A subquery stays vitess's = ANY (subquery).
 		{`SELECT 1 WHERE a = ANY (SELECT b FROM u)`, "select 1 from dual where a = any (select b from u)"},
-		// Nested: ARRAY() holding = ANY().
-		{`SELECT ARRAY(SELECT r FROM t WHERE oid = any (x))`,
-			"select (select concat('{', coalesce(string_agg(cast(kvsql_arr.kvsql_elem as text), ','), ''), '}') from (select r from t where `= any`(oid, x)) as kvsql_arr(kvsql_elem)) from dual"},
+		{`SELECT ARRAY(SELECT r FROM t WHERE oid = any (x))`, "select kvsql_array_sub((select r from t where oid = kvsql_any(x))) from dual"},
 		{`SELECT x::pg_catalog.regnamespace::pg_catalog.text`, "select cast(cast(x as regnamespace) as text) from dual"},
+		{`SELECT ARRAY[1, 2][1], a[2:], a[:1], f(x)[1][2], (a || b)[1:2]`, "select kvsql_subscript(kvsql_array(1, 2), 1), kvsql_slice(a, 2, null), kvsql_slice(a, null, 1), kvsql_subscript(kvsql_subscript(f(x), 1), 2), kvsql_slice(`||`(a, b), 1, 2) from dual"},
+		{`SELECT a[1] + 1, -a[i + 1]`, "select kvsql_subscript(a, 1) + 1, -kvsql_subscript(a, i + 1) from dual"},
+		{`SELECT a && b, x::int[], '{}'::_text`, "select `&&`(a, b), cast(x as integer[]), cast('{}' as _text) from dual"},
 	}
 	for _, c := range cases {
 		st, err := ParseOne(c.in)
@@ -31,11 +31,14 @@ func TestArrayForms(t *testing.T) {
 			t.Errorf("%s\n    got  %s\n    want %s", c.in, got, c.want)
 		}
 	}
-	// Only = is rewritten; the user cannot spell the marker.
-	for _, in := range []string{`SELECT 1 WHERE a < ANY (x)`, `SELECT kvsql_any(1)`} {
+	// The user cannot spell a marker; a lone colon or bracket is an error.
+	for _, in := range []string{`SELECT kvsql_any(1)`, `SELECT 1:2`, `SELECT a[1:2:3]`, `SELECT [1]`} {
 		if _, err := ParseOne(in); err == nil || pgerror.CodeOf(err) != pgerror.SyntaxError {
 			t.Errorf("%s: %v, want a syntax error", in, err)
 		}
+	}
+	if _, err := ParseOne(`SELECT ARRAY[[1, 2], [3, 4]]`); pgerror.CodeOf(err) != pgerror.FeatureNotSupported {
+		t.Errorf("a two-dimensional array: %v, want 0A000", err)
 	}
 }
 

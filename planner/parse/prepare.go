@@ -95,10 +95,10 @@ func (r *rewriter) prepared(toks []token) (Statement, error) {
 			if err != nil {
 				return st, err
 			}
-			if !ok || next != len(part) || tn.Array {
+			if !ok || next != len(part) {
 				return st, syntaxErr(r.sql, part[0].pos, "type name expected in PREPARE")
 			}
-			p.Types = append(p.Types, TypeRef{Name: tn.Name, Length: tn.Length, Scale: tn.Scale})
+			p.Types = append(p.Types, TypeRef{Name: tn.spelled(), Length: tn.Length, Scale: tn.Scale})
 		}
 		c.i = end + 1
 	}

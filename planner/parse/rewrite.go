@@ -27,14 +27,14 @@ const (
 var regexOps = map[string]string{
 	"~": "kvsql_op_re", "~*": "kvsql_op_re_ci", "!~": "kvsql_op_nre", "!~*": "kvsql_op_nre_ci",
 	"->": "kvsql_op_jget", "->>": "kvsql_op_jtext", "#>": "kvsql_op_jpath", "#>>": "kvsql_op_jpathtext",
-	"@>": "kvsql_op_jcontains", "<@": "kvsql_op_jcontained",
+	"@>": "kvsql_op_jcontains", "<@": "kvsql_op_jcontained", "&&": "kvsql_op_overlap",
 }
 
 // regexMarkers is regexOps inverted.
 var regexMarkers = map[string]string{
 	"kvsql_op_re": "~", "kvsql_op_re_ci": "~*", "kvsql_op_nre": "!~", "kvsql_op_nre_ci": "!~*",
 	"kvsql_op_jget": "->", "kvsql_op_jtext": "->>", "kvsql_op_jpath": "#>", "kvsql_op_jpathtext": "#>>",
-	"kvsql_op_jcontains": "@>", "kvsql_op_jcontained": "<@",
+	"kvsql_op_jcontains": "@>", "kvsql_op_jcontained": "<@", "kvsql_op_overlap": "&&",
 }
 
 // exprKeywords are reserved words after which an expression starts: an
@@ -121,7 +121,7 @@ func operandStart(out []token) int {
 				j-- // subscript: continue with the subscripted operand
 				continue
 			}
-			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].kind == tkQIdent) {
+			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].kind == tkQIdent || out[j-1].kind == tkRaw && strings.HasPrefix(out[j-1].val, markerPrefix)) {
 				j-- // function call or ARRAY[...]
 			} else {
 				return j
@@ -207,6 +207,81 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, r.addType(tn, tn.pos)...)
 			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 			i = next - 1
+		case t.is("array") && i+1 < len(toks) && (toks[i+1].isPunct("[") || toks[i+1].isPunct("(")):
+			// ARRAY[e, ...] is a call of MarkerArray, ARRAY(subquery) one
+			// of MarkerArraySub with the subquery as its argument.
+			end := matchForward(toks, i+1)
+			if end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, "syntax error at end of input")
+			}
+			var spliced []token
+			if toks[i+1].isPunct("[") {
+				spliced = append(spliced, raw(MarkerArray, t.pos), token{kind: tkPunct, val: "(", pos: t.pos})
+				spliced = append(spliced, toks[i+2:end]...)
+				spliced = append(spliced, token{kind: tkPunct, val: ")", pos: toks[end].pos})
+			} else {
+				spliced = append(spliced, raw(MarkerArraySub, t.pos), token{kind: tkPunct, val: "(", pos: t.pos})
+				spliced = append(spliced, toks[i+1:end+1]...)
+				spliced = append(spliced, token{kind: tkPunct, val: ")", pos: toks[end].pos})
+			}
+			toks = append(append(toks[:i:i], spliced...), toks[end+1:]...)
+			i--
+		case t.isPunct("[") && len(out) > 0 && isOperand(out[len(out)-1]):
+			// x[i] and x[lo:hi] are calls of MarkerSubscript and
+			// MarkerSlice (a missing bound is NULL).
+			start := operandStart(out)
+			end := matchForward(toks, i)
+			if start < 0 || end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, `syntax error at or near "["`)
+			}
+			inner := toks[i+1 : end]
+			colon := -1
+			depth := 0
+			for k, x := range inner {
+				switch {
+				case x.isPunct("(") || x.isPunct("["):
+					depth++
+				case x.isPunct(")") || x.isPunct("]"):
+					depth--
+				case x.isPunct(":") && depth == 0 && colon < 0:
+					colon = k
+				}
+			}
+			name := MarkerSubscript
+			var args []token
+			if colon >= 0 {
+				name = MarkerSlice
+				lo, hi := inner[:colon], inner[colon+1:]
+				if len(lo) == 0 {
+					lo = []token{raw("null", t.pos)}
+				}
+				if len(hi) == 0 {
+					hi = []token{raw("null", toks[end].pos)}
+				}
+				args = append(append(append(args, lo...), raw(",", inner[colon].pos)), hi...)
+			} else {
+				if len(inner) == 0 {
+					return nil, syntaxErr(r.sql, toks[end].pos, `syntax error at or near "]"`)
+				}
+				args = inner
+			}
+			head := []token{raw(name, t.pos), {kind: tkPunct, val: "(", pos: t.pos}}
+			out = append(out[:start], append(head, out[start:]...)...)
+			out = append(out, raw(",", t.pos))
+			spliced := append(append([]token{}, args...), token{kind: tkPunct, val: ")", pos: toks[end].pos})
+			toks = append(append(toks[:i+1:i+1], spliced...), toks[end+1:]...)
+		case t.isPunct("[") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")):
+			return nil, unsupported(r.sql, t.pos, "multidimensional arrays are not supported")
+		case (t.is("any") || t.is("some") || t.is("all")) && i+2 < len(toks) && toks[i+1].isPunct("(") &&
+			len(out) > 0 && out[len(out)-1].kind == tkOp && isComparison(out[len(out)-1].val) && !startsQuery(toks[i+2]):
+			// x op ANY (array) / op ALL (array): a call of MarkerAny or
+			// MarkerAll on the comparison's right (vitess only has the
+			// subquery forms, which stay as they are).
+			name := MarkerAny
+			if t.is("all") {
+				name = MarkerAll
+			}
+			out = append(out, raw(name, t.pos))
 		case t.isPunct("("):
 			isCast := len(out) > 0 && out[len(out)-1].is("cast") && (len(out) < 2 || !out[len(out)-2].isPunct("."))
 			castParen = append(castParen, isCast)
@@ -294,6 +369,34 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			op.pos = t.pos
 			out = append(out, op)
 			i = end
+		case t.is("array_agg") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")) &&
+			(topLevelOrderBy(toks[i+2:max(matchForward(toks, i+1), i+2)]) > 0 || i+2 < len(toks) && toks[i+2].is("distinct")):
+			// array_agg([DISTINCT] x [ORDER BY y]) has the spelling of
+			// string_agg's vitess form with a separator no user text can
+			// produce (MarkerArrayAgg).
+			end := matchForward(toks, i+1)
+			inner := toks[i+2 : end]
+			ob := topLevelOrderBy(inner)
+			argEnd := ob
+			if ob < 0 {
+				argEnd = len(inner)
+			}
+			arg, err := r.exprs(inner[:argEnd])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, raw("group_concat", t.pos), toks[i+1])
+			out = append(out, arg...)
+			if ob >= 0 {
+				order, err := r.exprs(inner[ob+2:])
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, raw("order by", inner[ob].pos))
+				out = append(out, order...)
+			}
+			out = append(out, raw("separator '"+MarkerArrayAgg+"'", t.pos), toks[end])
+			i = end
 		case t.is("string_agg") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
 			// string_agg(x, 'sep' ORDER BY y) has vitess's spelling
 			// group_concat(x ORDER BY y SEPARATOR 'sep').
@@ -367,6 +470,20 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 	return out, nil
 }
 
+// isComparison reports whether op is a comparison operator.
+func isComparison(op string) bool {
+	switch op {
+	case "=", "<>", "!=", "<", "<=", ">", ">=":
+		return true
+	}
+	return false
+}
+
+// startsQuery reports whether t starts a subquery inside parentheses.
+func startsQuery(t token) bool {
+	return t.is("select") || t.is("values") || t.is("with") || t.is("table") || t.isPunct("(")
+}
+
 // vitessWords are unquoted words PostgreSQL accepts but vitess would
 // read as MySQL syntax; kvsql refuses them rather than guess.
 var vitessWords = map[string]bool{"regexp": true, "rlike": true, "binary": true, "div": true, "xor": true}
@@ -413,7 +530,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 			switch t.val {
 			case "||":
 				b.WriteByte('|')
-			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@":
+			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&":
 				if t.val == "~" && (k == 0 || !isOperand(toks[k-1])) {
 					b.WriteByte('~')
 					continue
@@ -432,8 +549,8 @@ func (r *rewriter) emit(toks []token) (string, error) {
 				return "", unsupported(r.sql, t.pos, "operator %s is not supported", t.val)
 			}
 		case tkPunct:
-			if t.val == "[" || t.val == "]" {
-				return "", unsupported(r.sql, t.pos, "arrays are not supported")
+			if t.val == "[" || t.val == "]" || t.val == ":" {
+				return "", syntaxErr(r.sql, t.pos, "syntax error at or near %q", t.val)
 			}
 			b.WriteString(t.val)
 		}
@@ -650,6 +767,25 @@ var selectListEnd = map[string]bool{
 	"offset": true, "fetch": true, "union": true, "intersect": true, "except": true,
 	"window": true, "into": true, "for": true,
 }
+
+// Array markers: ARRAY[e, ...] is MarkerArray(e, ...), ARRAY(subquery)
+// MarkerArraySub((subquery)), x[i] MarkerSubscript(x, i), x[lo:hi]
+// MarkerSlice(x, lo, hi) with NULL for a missing bound, and x op ANY|SOME
+// (array) / x op ALL (array) compare x with MarkerAny(array) /
+// MarkerAll(array).
+const (
+	MarkerArray     = "kvsql_array"
+	MarkerArraySub  = "kvsql_array_sub"
+	MarkerSubscript = "kvsql_subscript"
+	MarkerSlice     = "kvsql_slice"
+	MarkerAny       = "kvsql_any"
+	MarkerAll       = "kvsql_all"
+	// MarkerArrayAgg is the separator of the group_concat standing for
+	// array_agg(x ORDER BY y), as vitess keeps it: an escaped NUL byte
+	// (user text reaches vitess with its backslashes doubled, and holds
+	// no NUL).
+	MarkerArrayAgg = `\0kvsql_array_agg`
+)
 
 // MarkerDistinctOn names the call that stands, as the last select item,
 // for SELECT DISTINCT ON (its arguments): the binder takes it out.

@@ -14,6 +14,15 @@ type typeName struct {
 	pos    int    // byte offset of the type name in the original text
 }
 
+// spelled is the name the binder receives: the canonical name, followed
+// by [] for an array type.
+func (tn typeName) spelled() string {
+	if tn.Array {
+		return tn.Name + "[]"
+	}
+	return tn.Name
+}
+
 // typeAliases maps single-word type names to their canonical name.
 var typeAliases = map[string]string{
 	"int": "integer", "integer": "integer", "int4": "integer", "mediumint": "integer",

@@ -1,0 +1,353 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Arrays: ARRAY[...], subscripts and slices (the dialect layer's marker
+// calls), the array operators and functions, typed as PostgreSQL's
+// polymorphic anyarray/anyelement signatures resolve them; eval runs them
+// (exec/eval/array.go).
+
+// arrayCall types an array constructor, subscript, operator or function
+// call, coercing its arguments; ok is false for other names, and for the
+// operators @> <@ || when no operand is an array.
+func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
+	fail := func() (types.T, bool, error) {
+		return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+	}
+	// arr makes args[i] an array: an untyped literal or parameter becomes
+	// an array of elem (text when elem is unknown too), a text value
+	// (pg_catalog's array columns) is read as one.
+	arr := func(i int, elem types.T) error {
+		at := args[i].Type()
+		if at.IsArray() {
+			return nil
+		}
+		if elem.Family == types.Unknown {
+			elem = tText
+		}
+		if at.Family == types.Unknown || isText(at.Family) {
+			args[i], err = coerceOrCast(args[i], types.ArrayOf(elem))
+			return err
+		}
+		return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+	}
+	intArg := func(i int) error {
+		args[i], err = coerce(args[i], tInt4)
+		if err == nil && !isInteger(args[i].Type().Family) {
+			err = pgerror.Newf(pgerror.DatatypeMismatch, "array subscript must have type integer")
+		}
+		return err
+	}
+	anyArray := func() bool {
+		for _, a := range args {
+			if a.Type().IsArray() {
+				return true
+			}
+		}
+		return false
+	}
+	switch name {
+	case parse.MarkerArray:
+		et := types.T{Family: types.Unknown}
+		for _, a := range args {
+			if a.Type().IsArray() {
+				return t, true, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+			}
+			if a.Type().Family != types.Unknown {
+				if et.Family == types.Unknown {
+					et = a.Type()
+					continue
+				}
+				if c := commonType(et, a.Type()); c.Family != types.Unknown {
+					et = c
+				} else {
+					return t, true, pgerror.Newf(pgerror.DatatypeMismatch, "ARRAY types %s and %s cannot be matched", et, a.Type())
+				}
+			}
+		}
+		if len(args) == 0 {
+			e := pgerror.New("42P18", "cannot determine type of empty array")
+			e.Hint = "Explicitly cast to the desired type, for example ARRAY[]::integer[]."
+			return t, true, e
+		}
+		if et.Family == types.Unknown {
+			et = tText
+		}
+		if et.Family == types.Varchar || et.Family == types.Char {
+			et.Width = 0
+		}
+		for i := range args {
+			if args[i], err = coerceResult(args[i], et); err != nil {
+				return t, true, err
+			}
+		}
+		return types.ArrayOf(et), true, nil
+	case parse.MarkerSubscript, parse.MarkerSlice:
+		if err := arr(0, types.T{}); err != nil {
+			return t, true, pgerror.Newf(pgerror.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", args[0].Type())
+		}
+		for i := 1; i < len(args); i++ {
+			if err := intArg(i); err != nil {
+				return t, true, err
+			}
+		}
+		if name == parse.MarkerSlice {
+			return args[0].Type(), true, nil
+		}
+		return args[0].Type().ElemType(), true, nil
+	case "@>", "<@", "&&":
+		if !anyArray() {
+			return t, false, nil
+		}
+		if err := bothArrays(args); err != nil {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), name, args[1].Type())
+		}
+		return tBool, true, nil
+	case "||":
+		if !anyArray() || len(args) != 2 {
+			return t, false, nil
+		}
+		l, r := args[0].Type(), args[1].Type()
+		switch {
+		case l.IsArray() && r.IsArray(), l.IsArray() && r.Family == types.Unknown, r.IsArray() && l.Family == types.Unknown:
+			// An untyped literal beside an array is an array, as
+			// PostgreSQL resolves anyarray || unknown.
+			if err := bothArrays(args); err != nil {
+				return t, true, err
+			}
+		case l.IsArray():
+			if args[1], err = coerceResult(args[1], l.ElemType()); err != nil {
+				return t, true, err
+			}
+		default:
+			if args[0], err = coerceResult(args[0], r.ElemType()); err != nil {
+				return t, true, err
+			}
+		}
+		if args[0].Type().IsArray() {
+			return args[0].Type(), true, nil
+		}
+		return args[1].Type(), true, nil
+	case "array_append", "array_prepend", "array_cat", "array_remove", "array_position", "array_positions", "array_replace":
+		ai, ei := 0, 1
+		if name == "array_prepend" {
+			ai, ei = 1, 0
+		}
+		want := map[string]int{"array_replace": 3, "array_position": -1}[name]
+		if want == 0 {
+			want = 2
+		}
+		if want == -1 && (len(args) < 2 || len(args) > 3) || want > 0 && len(args) != want {
+			return fail()
+		}
+		if name == "array_cat" {
+			if err := bothArrays(args); err != nil {
+				return fail()
+			}
+			return args[0].Type(), true, nil
+		}
+		if err := arr(ai, args[ei].Type()); err != nil {
+			return t, true, err
+		}
+		et := args[ai].Type().ElemType()
+		for _, i := range []int{ei, 2} {
+			if i < len(args) && !(i == 2 && name == "array_position") {
+				if args[i], err = coerceResult(args[i], et); err != nil {
+					return t, true, err
+				}
+			}
+		}
+		if len(args) == 3 && name == "array_position" {
+			if err := intArg(2); err != nil {
+				return t, true, err
+			}
+		}
+		switch name {
+		case "array_position":
+			return tInt4, true, nil
+		case "array_positions":
+			return types.ArrayOf(tInt4), true, nil
+		}
+		return args[ai].Type(), true, nil
+	case "array_length", "array_lower", "array_upper", "array_ndims", "array_dims", "cardinality":
+		n := 2
+		if name == "array_ndims" || name == "array_dims" || name == "cardinality" {
+			n = 1
+		}
+		if len(args) != n {
+			return fail()
+		}
+		if err := arr(0, types.T{}); err != nil {
+			return t, true, err
+		}
+		if n == 2 {
+			if err := intArg(1); err != nil {
+				return t, true, err
+			}
+		}
+		if name == "array_dims" {
+			return tText, true, nil
+		}
+		return tInt4, true, nil
+	case "array_to_string":
+		if len(args) < 2 || len(args) > 3 {
+			return fail()
+		}
+		if err := arr(0, types.T{}); err != nil {
+			return t, true, err
+		}
+		for i := 1; i < len(args); i++ {
+			if args[i], err = coerce(args[i], tText); err != nil {
+				return t, true, err
+			}
+		}
+		return tText, true, nil
+	case "string_to_array":
+		if len(args) < 2 || len(args) > 3 {
+			return fail()
+		}
+		for i := range args {
+			if args[i], err = coerce(args[i], tText); err != nil {
+				return t, true, err
+			}
+		}
+		return types.ArrayOf(tText), true, nil
+	}
+	return t, false, nil
+}
+
+// bothArrays brings two array operands to one array type: an untyped
+// side takes the other's type; element types meet in their common type.
+func bothArrays(args []Expr) (err error) {
+	l, r := args[0].Type(), args[1].Type()
+	switch {
+	case l.IsArray() && !r.IsArray():
+		args[1], err = coerceOrCast(args[1], l)
+		return err
+	case r.IsArray() && !l.IsArray():
+		args[0], err = coerceOrCast(args[0], r)
+		return err
+	}
+	et := commonType(l.ElemType(), r.ElemType())
+	if et.Family == types.Unknown {
+		return pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s || %s", l, r)
+	}
+	at := types.ArrayOf(types.T{Family: et.Family})
+	for i := range args {
+		if args[i].Type().ElemType().Family != et.Family {
+			args[i] = &Cast{X: args[i], T: at}
+		}
+	}
+	return nil
+}
+
+// coerceOrCast converts an untyped literal or parameter, or text, to the
+// array type t (text is read in array_in's form at run time).
+func coerceOrCast(x Expr, t types.T) (Expr, error) {
+	switch xt := x.Type(); {
+	case xt.Family == types.Unknown:
+		return coerce(x, t)
+	case isText(xt.Family):
+		return &Cast{X: x, T: t}, nil
+	case xt.IsArray():
+		if xt.Elem == t.Elem {
+			return x, nil
+		}
+		return &Cast{X: x, T: t}, nil
+	}
+	return nil, pgerror.Newf(pgerror.DatatypeMismatch, "expression is of type %s but type %s was expected", x.Type(), t)
+}
+
+// anyAllArray binds x op ANY (arr) and x op ALL (arr) over an array
+// value: the array takes x's type when it is untyped (an IN list sent as
+// one parameter), and x and the elements compare in their compareType.
+func anyAllArray(op string, all bool, x, a Expr) (Expr, error) {
+	var err error
+	elem := x.Type()
+	if elem.Family == types.Unknown {
+		if a.Type().IsArray() {
+			elem = a.Type().ElemType()
+		} else {
+			elem = tText
+		}
+	}
+	if !a.Type().IsArray() {
+		if a.Type().Family != types.Unknown && !isText(a.Type().Family) {
+			return nil, pgerror.Newf(pgerror.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
+		}
+		if a, err = coerceOrCast(a, types.ArrayOf(elem)); err != nil {
+			return nil, err
+		}
+	}
+	et := a.Type().ElemType()
+	if !comparableTypes(x.Type(), et) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, et)
+	}
+	ct := compareType(x.Type(), et)
+	if ct.Family == types.Unknown {
+		ct = tText
+	}
+	if x, err = coerceCompare(x, ct); err != nil {
+		return nil, err
+	}
+	if ct.Family != et.Family && !(isNumeric(ct.Family) && isNumeric(et.Family) && !isFloat(ct.Family)) && !(isText(ct.Family) && isText(et.Family)) {
+		a = &Cast{X: a, T: types.ArrayOf(ct)}
+	}
+	q := " any"
+	if all {
+		q = " all"
+	}
+	if op == "!=" {
+		op = "<>"
+	}
+	return &Func{Name: op + q, Args: []Expr{x, a}, T: tBool}, nil
+}
+
+// typeList is argument types as an error message lists them.
+func typeList(args []Expr) string {
+	s := ""
+	for i, a := range args {
+		if i > 0 {
+			s += ", "
+		}
+		s += a.Type().String()
+	}
+	return s
+}
+
+// arrayConst reads a text constant in array_in's form as an array of t's
+// elements at plan time, each element converted as castConst converts a
+// literal; where an element needs run-time conversion, the whole value
+// is cast at run time.
+func arrayConst(c *Const, t types.T) (Expr, error) {
+	texts, nulls, detail, multi, ok := types.ParseArrayText(c.Value.S)
+	if multi {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+	}
+	if !ok {
+		e := pgerror.Newf(pgerror.InvalidTextRepresentation, "malformed array literal: %q", c.Value.S)
+		e.Detail = detail
+		return nil, e
+	}
+	et := t.ElemType()
+	out := make([]types.Datum, len(texts))
+	for i, s := range texts {
+		if nulls[i] {
+			continue
+		}
+		x, err := castConst(&Const{Value: types.NewText(s), T: types.T{Family: types.Unknown}}, et)
+		if err != nil {
+			return nil, err
+		}
+		ec, ok := x.(*Const)
+		if !ok {
+			return &Cast{X: c, T: t}, nil
+		}
+		out[i] = ec.Value
+	}
+	return &Const{Value: types.NewArray(out), T: t}, nil
+}
