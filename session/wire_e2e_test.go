@@ -760,3 +760,74 @@ func TestWireJSONB(t *testing.T) {
 		t.Errorf("bad json: %v, want 22P02", err)
 	}
 }
+
+// TestWireArrays: arrays travel through pgx as Go slices in every
+// protocol mode (binary array_send/array_recv where pgx chooses it, text
+// otherwise), and `= ANY($1)` with a slice parameter is how drivers send
+// an IN list: its parameter is typed as an array of the column's type.
+func TestWireArrays(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	mustExec(t, ts.Connect(t, pgx.QueryExecModeSimpleProtocol),
+		`CREATE TABLE posts (id INT PRIMARY KEY, tags TEXT[], scores INT[], amts NUMERIC(6,2)[])`)
+	for i, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			conn := ts.Connect(t, m.mode)
+			tags := []string{"go", "a b", `q"uote`, "", "NULL", fmt.Sprint(i)}
+			scores := []int32{3, -1, 2147483647, int32(i)}
+			if _, err := conn.Exec(ctx, `INSERT INTO posts VALUES ($1, $2, $3, '{1.5,2}')`, i, tags, scores); err != nil {
+				t.Fatal(err)
+			}
+			var gotTags []string
+			var gotScores []int32
+			var text string
+			if err := conn.QueryRow(ctx, `SELECT tags, scores, scores::text FROM posts WHERE id = $1`, i).Scan(&gotTags, &gotScores, &text); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(gotTags) != fmt.Sprint(tags) || fmt.Sprint(gotScores) != fmt.Sprint(scores) {
+				t.Errorf("got %q %v, want %q %v", gotTags, gotScores, tags, scores)
+			}
+			if want := fmt.Sprintf("{3,-1,2147483647,%d}", i); text != want {
+				t.Errorf("scores::text = %s, want %s", text, want)
+			}
+			var ids []int32
+			rows, err := conn.Query(ctx, `SELECT id FROM posts WHERE id = ANY($1) ORDER BY id`, []int32{0, int32(i), 99})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var id int32
+				if err := rows.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			if rows.Err() != nil {
+				t.Fatal(rows.Err())
+			}
+			if want := map[bool]string{true: "[0]", false: fmt.Sprintf("[0 %d]", i)}[i == 0]; fmt.Sprint(ids) != want {
+				t.Errorf("= ANY($1): %v, want %s", ids, want)
+			}
+			var n int
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM posts WHERE $1 = ANY(tags)`, "go").Scan(&n); err != nil || n != i+1 {
+				t.Errorf("$1 = ANY(tags): %d %v, want %d", n, err, i+1)
+			}
+			var amts []string
+			if err := conn.QueryRow(ctx, `SELECT amts::text[] FROM posts WHERE id = $1`, i).Scan(&amts); err != nil || fmt.Sprint(amts) != "[1.50 2.00]" {
+				t.Errorf("numeric(6,2)[]: %v %v", amts, err)
+			}
+			rows, err = conn.Query(ctx, `SELECT scores FROM posts LIMIT 1`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fd := rows.FieldDescriptions(); len(fd) != 1 || fd[0].DataTypeOID != 1007 {
+				t.Errorf("field descriptions %+v, want one int4[] (1007)", fd)
+			}
+			rows.Close()
+		})
+	}
+	conn := ts.Connect(t, pgx.QueryExecModeExec)
+	if _, err := conn.Exec(ctx, `INSERT INTO posts (id, scores) VALUES (100, '{1,x}')`); pgErrCode(err) != "22P02" {
+		t.Errorf("bad array: %v, want 22P02", err)
+	}
+}
