@@ -73,3 +73,47 @@ const (
 	maxInt64 = 1<<63 - 1
 	minInt64 = -1 << 63
 )
+
+// unnestOp produces the elements of a planner.Unnest's array.
+type unnestOp struct {
+	rs     *runState
+	env    *eval.Env
+	node   *planner.Unnest
+	opened bool
+	elems  []types.Datum
+	i      int
+	row    [2]types.Datum
+}
+
+var _ Operator = (*unnestOp)(nil)
+
+func (u *unnestOp) Next() ([]types.Datum, error) {
+	if !u.opened {
+		u.opened = true
+		d, err := eval.Eval(u.env, u.node.Array, nil)
+		if err != nil {
+			return nil, err
+		}
+		if !d.IsNull() {
+			if u.elems, err = types.ArrayElems(nil, d); err != nil {
+				return nil, pgerror.New(pgerror.DataCorrupted, "malformed array value")
+			}
+		}
+	}
+	if u.i >= len(u.elems) {
+		return nil, nil
+	}
+	if u.i++; u.i%1024 == 0 {
+		if err := u.rs.canceled(); err != nil {
+			return nil, err
+		}
+	}
+	u.row[0] = u.elems[u.i-1]
+	if u.node.Ordinality {
+		u.row[1] = types.NewInt(int64(u.i))
+		return u.row[:2], nil
+	}
+	return u.row[:1], nil
+}
+
+func (u *unnestOp) Close() error { return nil }

@@ -4,6 +4,7 @@ import (
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // Arrays: ARRAY[...], subscripts and slices (the dialect layer's marker
@@ -350,4 +351,98 @@ func arrayConst(c *Const, t types.T) (Expr, error) {
 		out[i] = ec.Value
 	}
 	return &Const{Value: types.NewArray(out), T: t}, nil
+}
+
+// unnestFunc is the name the dialect layer gives unnest in FROM (see
+// seriesFunc).
+const unnestFunc = "kvsql_unnest"
+
+// unnest plans unnest(array) [WITH ORDINALITY] in FROM: one row per
+// element, in a column called column (and ordinality, bigint).
+func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
+	if len(call.Exprs) != 1 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "unnest of more than one array is not supported")
+	}
+	x, err := b.expr(call.Exprs[0], &scope{parent: s.parent, owner: s, aggContext: "FROM"})
+	if err != nil {
+		return nil, err
+	}
+	if !x.Type().IsArray() {
+		if x.Type().Family != types.Unknown && !isText(x.Type().Family) {
+			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function unnest(%s) does not exist", x.Type())
+		}
+		if x, err = coerceOrCast(x, types.ArrayOf(tText)); err != nil {
+			return nil, err
+		}
+	}
+	n := &Unnest{Array: x, Ordinality: ordinality, Cols: []Column{{Name: column, T: x.Type().ElemType()}}}
+	if ordinality {
+		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return n, nil
+}
+
+// srfAlias names the lateral unnest srfSelect adds; user text cannot
+// spell it (kvsql_ names are the dialect layer's), and * skips it.
+const srfAlias = "kvsql_srf"
+
+// srfSelect rewrites a query with unnest(...) as a whole select item
+// (PostgreSQL's set-returning function in the select list: one output
+// row per element of each input row) into the same query over
+// FROM ..., LATERAL unnest(...) AS kvsql_srf(kvsql_v), the item reading
+// kvsql_v. ok is false when the select list has no such item. The query's
+// tree is not modified: a copy is returned.
+func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error) {
+	if sel.SelectExprs == nil {
+		return nil, false, nil
+	}
+	at := -1
+	for i, se := range sel.SelectExprs.Exprs {
+		ae, isAliased := se.(*sqlparser.AliasedExpr)
+		if !isAliased {
+			continue
+		}
+		if f, isFunc := ae.Expr.(*sqlparser.FuncExpr); isFunc && f.Name.Lowered() == "unnest" && f.Qualifier.IsEmpty() {
+			if at >= 0 {
+				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return nil, false, nil
+	}
+	if sel.GroupBy != nil || sel.Having != nil {
+		return nil, true, pgerror.New(pgerror.FeatureNotSupported, "set-returning functions in a grouped query are not supported")
+	}
+	ae := sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr)
+	name := ae.As
+	if name.IsEmpty() {
+		name = sqlparser.NewIdentifierCI("unnest")
+	}
+	call := *ae.Expr.(*sqlparser.FuncExpr)
+	call.Name = sqlparser.NewIdentifierCI(unnestFunc)
+	inner := &sqlparser.Select{
+		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI("kvsql_v")}}},
+		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
+	}
+	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
+	cp := *sel
+	cp.From = nil
+	for _, f := range sel.From {
+		if a, isAliased := f.(*sqlparser.AliasedTableExpr); isAliased {
+			if tn, isName := a.Expr.(sqlparser.TableName); isName && tn.Name.String() == "dual" && tn.Qualifier.IsEmpty() {
+				continue
+			}
+		}
+		cp.From = append(cp.From, f)
+	}
+	if len(cp.From) > 0 {
+		srf.Expr.(*sqlparser.DerivedTable).Lateral = true
+	}
+	cp.From = append(cp.From, srf)
+	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
+	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier("kvsql_v", sqlparser.NewTableName(srfAlias)), As: name}
+	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
+	return &cp, true, nil
 }

@@ -30,8 +30,20 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 	}
 	switch st := st.(type) {
 	case *sqlparser.Select:
-		if call, name, ok := seriesCall(st); ok {
+		if call, name, ord, ok := seriesCall(st); ok {
+			if call.Name.Lowered() == unnestFunc {
+				return b.unnest(call, name, ord, s) // array.go
+			}
+			if ord {
+				return nil, pgerror.New(pgerror.FeatureNotSupported, "generate_series WITH ORDINALITY is not supported")
+			}
 			return b.series(call, name, s)
+		}
+		if rewritten, ok, err := srfSelect(st); ok { // array.go
+			if err != nil {
+				return nil, err
+			}
+			st = rewritten
 		}
 		if n, ok, err := b.groupingSetsQuery(st, s); ok {
 			return n, err
@@ -260,6 +272,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 			found := false
 			col := func(i int) {
 				c := s.cols[i]
+				if c.Table == srfAlias {
+					return // the select list's own unnest (srfSelect)
+				}
 				found = true
 				items = append(items, selectItem{expr: &ColRef{Index: i, T: c.T, Name: qualifiedName(c)}, name: c.Name, col: c})
 			}
@@ -728,16 +743,24 @@ func containsAggRef(e Expr) bool {
 // dual), column being generate_series or the table's alias.
 const seriesFunc = "kvsql_generate_series"
 
-func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string, ok bool) {
-	if sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) != 1 || sel.Where != nil || sel.GroupBy != nil || len(sel.OrderBy) > 0 {
-		return nil, "", false
+func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string, ordinality, ok bool) {
+	if sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) < 1 || len(sel.SelectExprs.Exprs) > 2 ||
+		sel.Where != nil || sel.GroupBy != nil || len(sel.OrderBy) > 0 {
+		return nil, "", false, false
 	}
 	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
 	if !ok {
-		return nil, "", false
+		return nil, "", false, false
+	}
+	if len(sel.SelectExprs.Exprs) == 2 {
+		o, ok := sel.SelectExprs.Exprs[1].(*sqlparser.AliasedExpr)
+		if c, isCol := o.Expr.(*sqlparser.ColName); !ok || !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
+			return nil, "", false, false
+		}
+		ordinality = true
 	}
 	f, ok := ae.Expr.(*sqlparser.FuncExpr)
-	return f, ae.As.String(), ok && f.Name.Lowered() == seriesFunc
+	return f, ae.As.String(), ordinality, ok && (f.Name.Lowered() == seriesFunc || f.Name.Lowered() == unnestFunc)
 }
 
 // series plans generate_series(start, stop [, step]) over integers; its

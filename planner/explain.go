@@ -77,6 +77,11 @@ func describe(n Node) string {
 		return fmt.Sprintf("Values (%d rows)", len(v.Rows))
 	case *Series:
 		return fmt.Sprintf("Series %s to %s step %s", v.Start, v.Stop, v.Step)
+	case *Unnest:
+		if v.Ordinality {
+			return "Unnest " + v.Array.String() + " WITH ORDINALITY"
+		}
+		return "Unnest " + v.Array.String()
 	case *Filter:
 		if v.OneTime {
 			return "One-Time Filter " + v.Pred.String()

@@ -127,6 +127,16 @@ type Series struct {
 	Cols              []Column
 }
 
+// Unnest produces one row per element of Array (unnest in FROM), in
+// order, with the element's 1-based position as a second column when
+// Ordinality is set. Array is evaluated when the node opens (it may read
+// enclosing rows: FROM t, LATERAL unnest(t.tags)).
+type Unnest struct {
+	Array      Expr
+	Ordinality bool
+	Cols       []Column
+}
+
 // Filter passes the rows for which Pred is true.
 type Filter struct {
 	Input Node
@@ -474,6 +484,7 @@ type Delete struct {
 func (n *Scan) Columns() []Column           { return n.Cols }
 func (n *Values) Columns() []Column         { return n.Cols }
 func (n *Series) Columns() []Column         { return n.Cols }
+func (n *Unnest) Columns() []Column         { return n.Cols }
 func (n *Filter) Columns() []Column         { return n.Input.Columns() }
 func (n *Project) Columns() []Column        { return n.Cols }
 func (n *Join) Columns() []Column           { return n.Cols }
@@ -495,6 +506,7 @@ func (n *Delete) Columns() []Column         { return n.Cols }
 func (n *Scan) Children() []Node           { return nil }
 func (n *Values) Children() []Node         { return nil }
 func (n *Series) Children() []Node         { return nil }
+func (n *Unnest) Children() []Node         { return nil }
 func (n *Filter) Children() []Node         { return []Node{n.Input} }
 func (n *Project) Children() []Node        { return []Node{n.Input} }
 func (n *Join) Children() []Node           { return []Node{n.Left, n.Right} }

@@ -241,6 +241,8 @@ func nodeExprSlots(n Node) []*Expr {
 		}
 	case *Series:
 		each(&v.Start, &v.Stop, &v.Step)
+	case *Unnest:
+		each(&v.Array)
 	case *Filter:
 		each(&v.Pred)
 	case *Project:

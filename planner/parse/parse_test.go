@@ -389,7 +389,8 @@ func TestSeriesInFrom(t *testing.T) {
 	for _, c := range []struct{ sql, want string }{
 		{"SELECT x FROM generate_series(1, 3) AS t(x)", "select x from (select kvsql_generate_series(1, 3) as generate_series from dual) as t(x)"},
 		{"SELECT * FROM generate_series(1, 3) WHERE true", "select * from (select kvsql_generate_series(1, 3) as generate_series from dual) as generate_series where true"},
-		{"SELECT a FROM t JOIN generate_series(1, 2) g ON g = a", "select a from t join (select kvsql_generate_series(1, 2) as g from dual) as g on g = a"},
+		{"SELECT a FROM t JOIN generate_series(1, 2) g ON g = a", "select a from t join lateral (select kvsql_generate_series(1, 2) as g from dual) as g on g = a"},
+		{"SELECT * FROM unnest(a) WITH ORDINALITY AS u(x, n), t, unnest(t.b)", "select * from (select kvsql_unnest(a) as unnest, kvsql_ordinality as `ordinality` from dual) as u(x, n), t, lateral (select kvsql_unnest(t.b) as unnest from dual) as unnest"},
 		{"SELECT g.g FROM generate_series(1, 2) AS g", "select g.g from (select kvsql_generate_series(1, 2) as g from dual) as g"},
 	} {
 		st, err := ParseOne(c.sql)

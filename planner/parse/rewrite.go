@@ -273,7 +273,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 		case t.isPunct("[") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")):
 			return nil, unsupported(r.sql, t.pos, "multidimensional arrays are not supported")
 		case (t.is("any") || t.is("some") || t.is("all")) && i+2 < len(toks) && toks[i+1].isPunct("(") &&
-			len(out) > 0 && out[len(out)-1].kind == tkOp && isComparison(out[len(out)-1].val) && !startsQuery(toks[i+2]):
+			len(out) > 0 && out[len(out)-1].kind == tkOp && comparisonOps[out[len(out)-1].val] && !startsQuery(toks[i+2]):
 			// x op ANY (array) / op ALL (array): a call of MarkerAny or
 			// MarkerAll on the comparison's right (vitess only has the
 			// subquery forms, which stay as they are).
@@ -470,15 +470,6 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 	return out, nil
 }
 
-// isComparison reports whether op is a comparison operator.
-func isComparison(op string) bool {
-	switch op {
-	case "=", "<>", "!=", "<", "<=", ">", ">=":
-		return true
-	}
-	return false
-}
-
 // startsQuery reports whether t starts a subquery inside parentheses.
 func startsQuery(t token) bool {
 	return t.is("select") || t.is("values") || t.is("with") || t.is("table") || t.isPunct("(")
@@ -667,21 +658,31 @@ func seriesInFrom(toks []token) []token {
 			fromCtx[d] = true
 		case t.kind == tkIdent && fromEnds[t.val]:
 			fromCtx[d] = false
-		case t.is("generate_series") && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
-			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].isPunct(",")):
+		case (t.is("generate_series") || t.is("unnest")) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")):
 			end := matchForward(toks, i+1)
 			if end < 0 {
 				break
 			}
-			out = append(out, raw("( select kvsql_generate_series", t.pos))
+			if toks[i-1].is("join") || toks[i-1].isPunct(",") {
+				// A function in FROM may read the items before it, as if
+				// LATERAL were written (PostgreSQL's rule).
+				out = append(out, raw("lateral", t.pos))
+			}
+			out = append(out, raw("( select kvsql_"+t.val, t.pos))
 			out = append(out, toks[i+1:end+1]...)
 			next := end + 1
+			ordinality := next+1 < len(toks) && toks[next].is("with") && toks[next+1].is("ordinality")
+			if ordinality {
+				next += 2
+				end += 2
+			}
 			aliased := next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
 				toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])
 			// The column is named like the table: generate_series, or the
 			// alias when it has no column list (FROM generate_series(1, 3) g
 			// has column g, as in PostgreSQL).
-			column := raw("generate_series", t.pos)
+			column := raw(t.val, t.pos)
 			if a := next; aliased {
 				if toks[a].is("as") {
 					a++
@@ -691,9 +692,14 @@ func seriesInFrom(toks []token) []token {
 					column = toks[a]
 				}
 			}
-			out = append(out, raw("as", t.pos), column, raw("from dual )", t.pos))
+			out = append(out, raw("as", t.pos), column)
+			if ordinality {
+				// WITH ORDINALITY: a second column numbering the rows.
+				out = append(out, raw(", "+MarkerOrdinality+" as ordinality", t.pos))
+			}
+			out = append(out, raw("from dual )", t.pos))
 			if !aliased {
-				out = append(out, raw("as generate_series", t.pos))
+				out = append(out, raw("as "+t.val, t.pos))
 			}
 			i = end
 			continue
@@ -779,7 +785,10 @@ const (
 	MarkerSubscript = "kvsql_subscript"
 	MarkerSlice     = "kvsql_slice"
 	MarkerAny       = "kvsql_any"
-	MarkerAll       = "kvsql_all"
+	// MarkerOrdinality is the second select item of a table function's
+	// derived table WITH ORDINALITY.
+	MarkerOrdinality = "kvsql_ordinality"
+	MarkerAll        = "kvsql_all"
 	// MarkerArrayAgg is the separator of the group_concat standing for
 	// array_agg(x ORDER BY y), as vitess keeps it: an escaped NUL byte
 	// (user text reaches vitess with its backslashes doubled, and holds
