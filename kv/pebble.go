@@ -63,6 +63,9 @@ type pebbleEngine struct {
 	damage *damageState
 	// repair is PebbleOptions.Repair.
 	repair bool
+	// diskFull is set when the store opened read-only for lack of space
+	// (diskfull.go): writes are refused with it.
+	diskFull *DiskFullError
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -95,6 +98,19 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	}
 	damage := &damageState{fs: fs, dir: dir, onDamage: opts.OnDamage}
 	readOnly := opts.ReadOnly
+	var diskFull *DiskFullError
+	if !readOnly {
+		var err error
+		if diskFull, err = checkDiskSpace(fs, dir); err != nil {
+			return nil, err
+		}
+		if diskFull != nil {
+			if opts.Repair {
+				return nil, fmt.Errorf("kv: cannot repair the store: %w", diskFull)
+			}
+			readOnly = true
+		}
+	}
 	if !opts.IgnoreDamageFile && !opts.Repair {
 		recorded, err := RecordedDamage(fs, dir)
 		if err != nil {
@@ -156,7 +172,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		}
 		return nil, fmt.Errorf("kv: open pebble store %q: %w", dir, err)
 	}
-	return &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair}, nil
+	return &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair, diskFull: diskFull}, nil
 }
 
 // Excise removes every key in [start, end) from e, a Pebble engine opened
@@ -175,6 +191,9 @@ func Excise(e Engine, start, end []byte) error {
 	return nil
 }
 
+// DiskFull implements DiskFullReporter.
+func (e *pebbleEngine) DiskFull() *DiskFullError { return e.diskFull }
+
 // Damage implements DamageReporter.
 func (e *pebbleEngine) Damage() *CorruptionError { return e.damage.get() }
 
@@ -187,6 +206,9 @@ func (e *pebbleEngine) writable() error {
 	}
 	if d := e.damage.get(); d != nil && !e.repair {
 		return fmt.Errorf("%w (damaged file %s)", ErrStoreDamaged, d.File)
+	}
+	if e.diskFull != nil {
+		return fmt.Errorf("kv: write: %w", e.diskFull)
 	}
 	return nil
 }
@@ -247,10 +269,21 @@ func (t *logThrottle) allow(format string, now time.Time) (int, bool) {
 }
 
 // Fatalf is called by Pebble on broken invariants (corruption) and on a
-// failed WAL write, and must not return.
+// failed WAL write, and must not return: it logs the message and panics
+// with a *FatalError carrying the first error argument (a full disk's
+// ENOSPC, say).
 func (l quietLogger) Fatalf(format string, args ...any) {
 	l.failed.Store(true)
-	log.Panicf("pebble: "+format, args...)
+	msg := fmt.Sprintf("pebble: "+format, args...)
+	log.Print(msg)
+	fe := &FatalError{Msg: msg}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			fe.Err = err
+			break
+		}
+	}
+	panic(fe)
 }
 
 func writeOpts(sync bool) *pebble.WriteOptions {

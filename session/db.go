@@ -414,6 +414,9 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 	if err := db.damagedErr("COMMIT"); err != nil {
 		return 0, err
 	}
+	if err := db.diskFullErr(); err != nil {
+		return 0, err
+	}
 	if !db.validLocked(t, reads) {
 		db.stats.conflicts.Add(1)
 		return 0, errSerialization
@@ -499,10 +502,11 @@ func (db *DB) setFailed(err error) {
 	db.failed.CompareAndSwap(nil, &err)
 }
 
-// failedErr returns the recorded engine failure as a 58030 error, or nil.
+// failedErr returns the recorded engine failure as a 58030 error (53100
+// for a full disk), or nil.
 func (db *DB) failedErr() error {
 	if p := db.failed.Load(); p != nil {
-		return pgerror.Wrap(*p, pgerror.IOError)
+		return ioError(*p)
 	}
 	return nil
 }

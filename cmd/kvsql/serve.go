@@ -92,6 +92,10 @@ func runServe(args []string) error {
 		logger.Warn("the store is damaged: serving READ-ONLY (reads of undamaged tables work, writes get 25006); stop the server and run `kvsql check` (docs/operations.md)",
 			"file", d.File, "damage", d.Err, "record", filepath.Join(*data, kv.DamageFile))
 	}
+	if d := db.DiskFull(); d != nil {
+		logger.Warn("the disk is full: serving READ-ONLY (reads work, writes get 53100); free space on the disk, then restart the server (docs/operations.md)",
+			"data", d.Dir, "free_bytes", d.Avail, "needed_bytes", d.Need)
+	}
 	srv, err := wire.NewServer(cfg, db)
 	if err != nil {
 		return err

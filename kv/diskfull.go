@@ -1,0 +1,123 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// A full disk (issue 22). Pebble's read-write Open flushes the memtables
+// it replayed from the write-ahead logs before it returns, and retries a
+// failed flush forever: on a disk too full for that flush the server
+// never listened. OpenPebble therefore looks at the free space first; if
+// it is less than the live logs' size plus diskHeadroom, the store opens
+// read-only (Pebble then replays the logs into memory and writes
+// nothing), reads work, and every write is refused with a
+// *DiskFullError, which wraps syscall.ENOSPC (SQLSTATE 53100 in package
+// session). Freeing space and restarting the server makes it writable
+// again.
+//
+// A write-ahead log write that fails with ENOSPC on a running server is
+// fatal to Pebble's commit pipeline (it calls Logger.Fatalf); the engine
+// turns that into a panic carrying the error (a *FatalError), so the
+// caller can tell a full disk from other I/O errors.
+
+// diskHeadroom is the free space a read-write open needs beyond the size
+// of the logs it replays: a new log, the MANIFEST and OPTIONS files.
+const diskHeadroom = 4 << 20
+
+// DiskFullError is what the writes of a store opened read-only on a full
+// disk return (wrapped).
+type DiskFullError struct {
+	// Dir is the data directory; Avail the free bytes found at open;
+	// Need what a read-write open needs (the live logs to flush plus
+	// some headroom).
+	Dir         string
+	Avail, Need uint64
+}
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("kv: no space left on device for the store in %s: %d bytes free, a read-write open needs %d (to flush %d bytes of write-ahead log); the store is read-only until space is freed and it is reopened",
+		e.Dir, e.Avail, e.Need, e.Need-min(e.Need, diskHeadroom))
+}
+
+// Unwrap makes errors.Is(err, syscall.ENOSPC) true.
+func (e *DiskFullError) Unwrap() error { return syscall.ENOSPC }
+
+// DiskFullReporter is implemented by engines that open read-only on a
+// full disk.
+type DiskFullReporter interface {
+	// DiskFull returns why the store opened read-only for lack of space,
+	// or nil.
+	DiskFull() *DiskFullError
+}
+
+// DiskFullOf returns e's *DiskFullError, or nil.
+func DiskFullOf(e Engine) *DiskFullError {
+	if d, ok := e.(DiskFullReporter); ok {
+		return d.DiskFull()
+	}
+	return nil
+}
+
+// IsDiskFull reports whether err is (or wraps) a full-disk error.
+func IsDiskFull(err error) bool { return errors.Is(err, syscall.ENOSPC) }
+
+// checkDiskSpace returns a *DiskFullError when the file system holding
+// the existing store in dir has less free space than a read-write open
+// needs, else nil. A store that does not exist yet, or a file system
+// that cannot tell its free space (vfs.NewMem), is not checked.
+func checkDiskSpace(fs vfs.FS, dir string) (*DiskFullError, error) {
+	desc, err := pebble.Peek(dir, fs)
+	if err != nil || !desc.Exists {
+		return nil, nil // Open reports what Peek cannot read
+	}
+	usage, err := fs.GetDiskUsage(dir)
+	if err != nil {
+		return nil, nil
+	}
+	minLive, err := minUnflushedLog(fs, desc.ManifestFilename)
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.List(dir)
+	if err != nil {
+		return nil, fmt.Errorf("kv: list store %q: %w", dir, err)
+	}
+	var wal uint64
+	for _, name := range names {
+		stem, ok := strings.CutSuffix(name, ".log")
+		if !ok {
+			continue
+		}
+		if num, err := strconv.ParseUint(stem, 10, 64); err != nil || num < minLive {
+			continue
+		}
+		if st, err := fs.Stat(fs.PathJoin(dir, name)); err == nil {
+			wal += uint64(st.Size())
+		}
+	}
+	need := wal + diskHeadroom
+	if usage.AvailBytes >= need {
+		return nil, nil
+	}
+	return &DiskFullError{Dir: dir, Avail: usage.AvailBytes, Need: need}, nil
+}
+
+// FatalError is the panic value of the engine's Pebble logger's Fatalf
+// (a failed write-ahead log write or sync, a broken invariant): Msg is
+// Pebble's message, Err the first error among its arguments, if any.
+type FatalError struct {
+	Msg string
+	Err error
+}
+
+func (e *FatalError) Error() string { return e.Msg }
+
+// Unwrap returns the error Pebble reported.
+func (e *FatalError) Unwrap() error { return e.Err }
