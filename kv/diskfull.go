@@ -5,43 +5,61 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// A full disk (issue 22). Pebble's read-write Open flushes the memtables
-// it replayed from the write-ahead logs before it returns, and retries a
-// failed flush forever: on a disk too full for that flush the server
-// never listened. OpenPebble therefore looks at the free space first; if
-// it is less than the live logs' size plus diskHeadroom, the store opens
+// A full disk (issue 22).
+//
+// On a running server, a write-ahead log write that fails with ENOSPC is
+// fatal to Pebble's commit pipeline (it calls Logger.Fatalf; the engine
+// turns that into a panic carrying the error, a *FatalError, so the
+// caller can tell a full disk from other I/O errors), and no commit can
+// succeed again before the store is reopened. The engine therefore
+// refuses a write before Pebble sees it when the disk's free space, less
+// the write, would fall below a reserve (spaceGuard: 1% of the disk,
+// between diskHeadroom and 1 GiB): the write fails with a
+// *DiskFullError (wrapping syscall.ENOSPC; SQLSTATE 53100 in package
+// session), nothing is written, and writes succeed again as soon as
+// space is freed, without a restart. The reserve also leaves room for
+// the flushes and compactions already under way.
+//
+// At open, Pebble's read-write Open flushes the memtables it replayed
+// from the write-ahead logs before it returns, and retries a failed
+// flush forever: on a disk too full for that flush the server never
+// listened. OpenPebble therefore looks at the free space first; if it is
+// less than the live logs' size plus diskHeadroom, the store opens
 // read-only (Pebble then replays the logs into memory and writes
 // nothing), reads work, and every write is refused with a
-// *DiskFullError, which wraps syscall.ENOSPC (SQLSTATE 53100 in package
-// session). Freeing space and restarting the server makes it writable
-// again.
-//
-// A write-ahead log write that fails with ENOSPC on a running server is
-// fatal to Pebble's commit pipeline (it calls Logger.Fatalf); the engine
-// turns that into a panic carrying the error (a *FatalError), so the
-// caller can tell a full disk from other I/O errors.
+// *DiskFullError (AtOpen). Freeing space and restarting the server makes
+// it writable again.
 
 // diskHeadroom is the free space a read-write open needs beyond the size
 // of the logs it replays: a new log, the MANIFEST and OPTIONS files.
 const diskHeadroom = 4 << 20
 
-// DiskFullError is what the writes of a store opened read-only on a full
-// disk return (wrapped).
+// DiskFullError is what a write refused for lack of space returns
+// (wrapped): on a store opened read-only on a full disk (AtOpen), or
+// while the free space is below the reserve.
 type DiskFullError struct {
-	// Dir is the data directory; Avail the free bytes found at open;
-	// Need what a read-write open needs (the live logs to flush plus
-	// some headroom).
+	// Dir is the data directory; Avail the free bytes found; Need what a
+	// read-write open needs (the live logs to flush plus some headroom)
+	// or, for a refused write, the reserve plus the write's size.
 	Dir         string
 	Avail, Need uint64
+	// AtOpen says the store opened read-only: only a restart with more
+	// free space makes it writable.
+	AtOpen bool
 }
 
 func (e *DiskFullError) Error() string {
+	if !e.AtOpen {
+		return fmt.Sprintf("kv: no space left on device for the store in %s: %d bytes free, the write needs %d with the reserve kept for flushes and compactions", e.Dir, e.Avail, e.Need)
+	}
 	return fmt.Sprintf("kv: no space left on device for the store in %s: %d bytes free, a read-write open needs %d (to flush %d bytes of write-ahead log); the store is read-only until space is freed and it is reopened",
 		e.Dir, e.Avail, e.Need, e.Need-min(e.Need, diskHeadroom))
 }
@@ -106,7 +124,56 @@ func checkDiskSpace(fs vfs.FS, dir string) (*DiskFullError, error) {
 	if usage.AvailBytes >= need {
 		return nil, nil
 	}
-	return &DiskFullError{Dir: dir, Avail: usage.AvailBytes, Need: need}, nil
+	return &DiskFullError{Dir: dir, Avail: usage.AvailBytes, Need: need, AtOpen: true}, nil
+}
+
+// spaceGuard refuses writes that would leave less than reserve bytes
+// free. It asks the file system at most every spaceCheckInterval, or
+// for every write once the free space it last saw, less what it has
+// admitted since, comes near the reserve.
+type spaceGuard struct {
+	fs      vfs.FS
+	dir     string
+	reserve uint64
+	mu      sync.Mutex
+	avail   uint64    // free bytes at the last look
+	at      time.Time // when
+	since   uint64    // bytes admitted since
+}
+
+// spaceCheckInterval is the longest a spaceGuard trusts its estimate.
+const spaceCheckInterval = time.Second
+
+// newSpaceGuard returns the guard for the store in dir, or nil when the
+// file system cannot tell its free space.
+func newSpaceGuard(fs vfs.FS, dir string) *spaceGuard {
+	usage, err := fs.GetDiskUsage(dir)
+	if err != nil {
+		return nil
+	}
+	reserve := min(max(usage.TotalBytes/100, diskHeadroom), 1<<30)
+	return &spaceGuard{fs: fs, dir: dir, reserve: reserve, avail: usage.AvailBytes, at: time.Now()}
+}
+
+// admit reports whether a write of n bytes may go ahead: nil, or a
+// *DiskFullError.
+func (g *spaceGuard) admit(n uint64) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	est := g.avail - min(g.avail, g.since)
+	if time.Since(g.at) > spaceCheckInterval || est < 2*g.reserve+n {
+		usage, err := g.fs.GetDiskUsage(g.dir)
+		if err != nil {
+			return nil // cannot tell: let Pebble try
+		}
+		g.avail, g.at, g.since = usage.AvailBytes, time.Now(), 0
+		est = g.avail
+	}
+	if est < g.reserve+n {
+		return &DiskFullError{Dir: g.dir, Avail: est, Need: g.reserve + n}
+	}
+	g.since += n
+	return nil
 }
 
 // FatalError is the panic value of the engine's Pebble logger's Fatalf

@@ -66,6 +66,10 @@ type pebbleEngine struct {
 	// diskFull is set when the store opened read-only for lack of space
 	// (diskfull.go): writes are refused with it.
 	diskFull *DiskFullError
+	// space refuses writes while the disk's free space is below its
+	// reserve (diskfull.go); nil on a read-only store or a file system
+	// that cannot tell its free space.
+	space *spaceGuard
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -172,7 +176,11 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		}
 		return nil, fmt.Errorf("kv: open pebble store %q: %w", dir, err)
 	}
-	return &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair, diskFull: diskFull}, nil
+	e := &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair, diskFull: diskFull}
+	if !readOnly {
+		e.space = newSpaceGuard(fs, dir)
+	}
+	return e, nil
 }
 
 // Excise removes every key in [start, end) from e, a Pebble engine opened
@@ -200,7 +208,7 @@ func (e *pebbleEngine) Damage() *CorruptionError { return e.damage.get() }
 // writable refuses writes to a store found damaged: nothing new should
 // be built on it (an index entry from a damaged master row, say) before
 // an operator looked at it.
-func (e *pebbleEngine) writable() error {
+func (e *pebbleEngine) writable(size int) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
@@ -209,6 +217,11 @@ func (e *pebbleEngine) writable() error {
 	}
 	if e.diskFull != nil {
 		return fmt.Errorf("kv: write: %w", e.diskFull)
+	}
+	if e.space != nil && !e.repair {
+		if err := e.space.admit(uint64(size)); err != nil {
+			return fmt.Errorf("kv: write: %w", err)
+		}
 	}
 	return nil
 }
@@ -328,7 +341,7 @@ func (e *pebbleEngine) NewIter(opts IterOptions) (Iterator, error) {
 
 // Set implements Writer; the write is not synced (see Flush).
 func (e *pebbleEngine) Set(key, value []byte) error {
-	if err := e.writable(); err != nil {
+	if err := e.writable(len(key) + len(value)); err != nil {
 		return err
 	}
 	return e.wrapWrite(e.db.Set(key, value, pebble.NoSync))
@@ -336,7 +349,7 @@ func (e *pebbleEngine) Set(key, value []byte) error {
 
 // Delete implements Writer.
 func (e *pebbleEngine) Delete(key []byte) error {
-	if err := e.writable(); err != nil {
+	if err := e.writable(len(key)); err != nil {
 		return err
 	}
 	return e.wrapWrite(e.db.Delete(key, pebble.NoSync))
@@ -344,7 +357,7 @@ func (e *pebbleEngine) Delete(key []byte) error {
 
 // DeleteRange implements Writer.
 func (e *pebbleEngine) DeleteRange(start, end []byte) error {
-	if err := e.writable(); err != nil {
+	if err := e.writable(len(start) + len(end)); err != nil {
 		return err
 	}
 	if !rangeNonEmpty(start, end) {
@@ -355,7 +368,7 @@ func (e *pebbleEngine) DeleteRange(start, end []byte) error {
 
 // Merge implements Writer.
 func (e *pebbleEngine) Merge(key, operand []byte) error {
-	if err := e.writable(); err != nil {
+	if err := e.writable(len(key) + len(operand)); err != nil {
 		return err
 	}
 	return e.wrapWrite(e.db.Merge(key, operand, pebble.NoSync))
@@ -499,7 +512,7 @@ func (b *pebbleBatch) Commit(sync bool) error {
 	if err := b.usable(); err != nil {
 		return err
 	}
-	if err := b.eng.writable(); err != nil {
+	if err := b.eng.writable(b.b.Len()); err != nil {
 		return err
 	}
 	b.committed = true

@@ -422,6 +422,9 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 		return 0, errSerialization
 	}
 	if err := engineCall(func() error { return t.kv.Commit(false) }); err != nil {
+		if refusedForSpace(err) {
+			return 0, ioError(err) // nothing was written
+		}
 		// The engine may hold part of what failed (in its WAL buffer): stop
 		// accepting commits until a restart recovers a known state.
 		db.setFailed(err)

@@ -18,12 +18,27 @@ import (
 //   - on a store opened on a full disk (read-only, kv.DiskFullError):
 //     every write (DML, DDL, COPY FROM, COMMIT of a writing transaction,
 //     nextval); reads work;
+//   - on a running server, every write that would leave less free space
+//     than the engine's reserve: nothing is written, and writes work
+//     again once space is freed;
 //   - on a running server whose write-ahead log write failed with
-//     ENOSPC: that commit and every later one (DB.failed), until the
-//     server is restarted; reads work.
+//     ENOSPC all the same (the reserve was eaten by something else):
+//     that commit and every later one (DB.failed), until the server is
+//     restarted; reads work.
 
-// diskFullHint is the hint of every 53100 error.
-const diskFullHint = "Check free disk space. Reads still work; writes are refused until space is freed and the server is restarted (see docs/operations.md, \"A full disk\")."
+// The hints of the 53100 errors: after a write was refused, and when
+// only a restart helps.
+const (
+	diskFullHint        = "Check free disk space. Reads still work; writes work again once space is freed (see docs/operations.md, \"A full disk\")."
+	diskFullRestartHint = "Check free disk space. Reads still work; writes are refused until space is freed and the server is restarted (see docs/operations.md, \"A full disk\")."
+)
+
+// refusedForSpace reports whether err is a write the engine refused for
+// lack of space before writing anything (the store stays usable).
+func refusedForSpace(err error) bool {
+	var df *kv.DiskFullError
+	return errors.As(err, &df) && !df.AtOpen
+}
 
 // DiskFull returns why the store opened read-only for lack of space, or
 // nil.
@@ -51,10 +66,9 @@ func ioError(err error) error {
 	return diskFullError(file, err)
 }
 
-// diskFullError is PostgreSQL's disk_full error for file (a file of the
-// store that could not grow; "" when the store opened read-only on a
-// full disk and no write was tried: the message then names the data
-// directory).
+// diskFullError is PostgreSQL's disk_full error for file, the file of
+// the store that could not grow; "" when the engine refused the write
+// before trying it (the message then names the data directory).
 func diskFullError(file string, cause error) error {
 	msg := fmt.Sprintf("could not extend file %q: No space left on device", filepath.Base(file))
 	var df *kv.DiskFullError
@@ -64,7 +78,10 @@ func diskFullError(file string, cause error) error {
 		msg = "could not extend file: No space left on device"
 	}
 	e := pgerror.Newf(pgerror.DiskFull, "%s%w", msg, errMessageOnly{cause})
-	e.Hint = diskFullHint
+	e.Hint = diskFullRestartHint
+	if refusedForSpace(cause) {
+		e.Hint = diskFullHint
+	}
 	return e
 }
 

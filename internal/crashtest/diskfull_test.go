@@ -17,13 +17,14 @@ import (
 )
 
 // TestDiskFull fills a small file system (a 64 MiB tmpfs, 40 MiB of it
-// taken by another file) through a real server until a write fails, then stops the server and restarts it on
+// taken by other files) through a real server until a write fails, then stops the server and restarts it on
 // the still-full disk (issue 22 item 6), once after SIGTERM and once
 // after SIGKILL. It checks what PostgreSQL does on a full disk:
 //
 //   - the write that finds the disk full, and every later one, gets
 //     53100 disk_full ("could not extend file ...: No space left on
-//     device"), and the server keeps answering reads;
+//     device"), and the server keeps answering reads; once space is
+//     freed, writes work again without a restart;
 //   - a restart on the full disk listens (it used to retry the flush of
 //     the replayed write-ahead log forever), answers reads with every
 //     acknowledged row, and refuses writes with 53100;
@@ -37,10 +38,13 @@ func TestDiskFull(t *testing.T) {
 		t.Skip("fills a 64 MiB file system through a server and restarts it")
 	}
 	mnt := mountTmpfs(t, "64m")
-	// Another program's 40 MiB: freeing it at the end gives the store
+	// Other programs' files: other1 (8 MiB) is removed while the server
+	// runs on the full disk, other2 (32 MiB) at the end, giving the store
 	// room to flush its write-ahead logs.
-	if err := os.WriteFile(filepath.Join(mnt, "other"), make([]byte, 40<<20), 0o644); err != nil {
-		t.Fatal(err)
+	for f, size := range map[string]int{"other1": 8 << 20, "other2": 32 << 20} {
+		if err := os.WriteFile(filepath.Join(mnt, f), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv := &server{bin: buildKvsql(t), data: filepath.Join(mnt, "data"), addr: testkit.FreeAddr(t)}
 	if err := os.MkdirAll(srv.data, 0o755); err != nil {
@@ -54,12 +58,14 @@ func TestDiskFull(t *testing.T) {
 
 	// 2,000 rows of 256 hex characters a statement: about 0.5 MiB that
 	// does not compress away. Count the acknowledged rows.
+	batch := func(from int) string {
+		return fmt.Sprintf(`INSERT INTO t SELECT g, md5(g::text)||md5((g+1)::text)||md5((g+2)::text)||md5((g+3)::text)||md5((g+4)::text)||md5((g+5)::text)||md5((g+6)::text)||md5((g+7)::text)
+			FROM generate_series(%d, %d) g`, from, from+1999)
+	}
 	acked := 0
 	var fullErr error
 	for i := 0; i < 1000 && fullErr == nil; i++ {
-		_, err := c.Exec(ctx, fmt.Sprintf(`INSERT INTO t SELECT g, md5(g::text)||md5((g+1)::text)||md5((g+2)::text)||md5((g+3)::text)||md5((g+4)::text)||md5((g+5)::text)||md5((g+6)::text)||md5((g+7)::text)
-			FROM generate_series(%d, %d) g`, acked, acked+1999))
-		if err != nil {
+		if _, err := c.Exec(ctx, batch(acked)); err != nil {
 			fullErr = err
 			break
 		}
@@ -68,11 +74,20 @@ func TestDiskFull(t *testing.T) {
 	if fullErr == nil {
 		t.Fatal("1,000 statements filled no disk")
 	}
-	t.Logf("%d rows acknowledged before the disk was full", acked)
+	t.Logf("%d rows acknowledged before the disk was full; then: %v", acked, fullErr)
 	wantDiskFull(t, fullErr, "the write that filled the disk")
-	// The running server still answers reads, and refuses writes.
+	// The running server still answers reads, and refuses the write
+	// again.
 	wantCount(t, c, "SELECT count(*) FROM t", acked)
-	wantCode(t, c, "INSERT INTO t VALUES (-1, 'x')", "53100", "No space left on device")
+	wantCode(t, c, batch(acked), "53100", "No space left on device")
+	wantCount(t, c, "SELECT count(*) FROM t", acked)
+	// Space freed while it runs: writes work again, without a restart.
+	if err := os.Remove(filepath.Join(mnt, "other1")); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, batch(acked))
+	acked += 2000
+	mustExec(t, c, "CREATE TABLE u (a INT)")
 	_ = c.Close(ctx)
 	noPanic(t, srv, "the server that filled the disk")
 
@@ -91,7 +106,7 @@ func TestDiskFull(t *testing.T) {
 		wantCount(t, c, "SELECT count(*) FROM t", acked)
 		wantCount(t, c, "SELECT count(DISTINCT id) FROM t WHERE id >= 0 AND id < "+fmt.Sprint(acked), acked)
 		wantCode(t, c, "INSERT INTO t VALUES (-1, 'x')", "53100", "No space left on device")
-		wantCode(t, c, "CREATE TABLE u (a INT)", "53100", "No space left on device")
+		wantCode(t, c, "CREATE TABLE v (a INT)", "53100", "No space left on device")
 		wantCode(t, c, "DELETE FROM t WHERE id < 10", "53100", "No space left on device")
 		mustExec(t, c, "BEGIN")
 		wantCode(t, c, "UPDATE t SET v = 'y' WHERE id = 1", "53100", "No space left on device")
@@ -118,7 +133,7 @@ func TestDiskFull(t *testing.T) {
 	t.Logf("kvsql check on the full disk took %v", took.Round(time.Millisecond))
 
 	// Space is back: a restart takes writes again.
-	for _, f := range []string{"filler", "other"} {
+	for _, f := range []string{"filler", "other2"} {
 		if err := os.Remove(filepath.Join(mnt, f)); err != nil {
 			t.Fatal(err)
 		}
