@@ -141,8 +141,9 @@ type spaceGuard struct {
 	since   uint64    // bytes admitted since
 }
 
-// spaceCheckInterval is the longest a spaceGuard trusts its estimate.
-const spaceCheckInterval = time.Second
+// spaceCheckInterval is the longest a spaceGuard trusts its estimate (a
+// variable for tests).
+var spaceCheckInterval = time.Second
 
 // newSpaceGuard returns the guard for the store in dir, or nil when the
 // file system cannot tell its free space.

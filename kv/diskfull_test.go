@@ -1,0 +1,80 @@
+package kv
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// TestPebbleDiskFull drives the engine's full-disk handling with a file
+// system whose free space the test sets: a write that would leave less
+// than the reserve is refused with a *DiskFullError (ENOSPC) and nothing
+// is written, reads go on, and writes work again once space is back; a
+// store reopened on a disk too full to flush its write-ahead log opens
+// read-only (reads work, writes are refused, AtOpen), and writable again
+// once there is room.
+func TestPebbleDiskFull(t *testing.T) {
+	defer func(d time.Duration) { spaceCheckInterval = d }(spaceCheckInterval)
+	spaceCheckInterval = 0
+	const total = 1 << 30 // the reserve is 1%: about 10.7 MB
+	fs := vfs.NewMem()
+	plenty := vfs.DiskUsage{AvailBytes: total / 2, TotalBytes: total}
+	full := vfs.DiskUsage{AvailBytes: 1 << 20, TotalBytes: total}
+	fs.TestingSetDiskUsage(plenty)
+	e, err := OpenPebble("db", PebbleOptions{FS: fs, CacheSize: 1 << 20})
+	must(t, err)
+	must(t, e.Set([]byte("a"), []byte("1")))
+
+	fs.TestingSetDiskUsage(full)
+	wantDiskFull(t, e.Set([]byte("b"), []byte("2")), false)
+	b := e.NewBatch()
+	must(t, b.Set([]byte("b"), []byte("2")))
+	wantDiskFull(t, b.Commit(true), false)
+	must(t, b.Close())
+	wantGet(t, e, "a", sp("1"))
+	wantGet(t, e, "b", nil)
+
+	fs.TestingSetDiskUsage(plenty)
+	must(t, e.Set([]byte("b"), []byte("2")))
+	must(t, e.Flush())
+	// A copy of the store as a crash leaves it: the WAL holds a and b.
+	if _, err := vfs.Clone(fs, fs, "db", "crashed"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, e.Close())
+
+	fs.TestingSetDiskUsage(full)
+	e, err = OpenPebble("crashed", PebbleOptions{FS: fs, CacheSize: 1 << 20})
+	must(t, err)
+	if d := DiskFullOf(e); d == nil || !d.AtOpen {
+		t.Fatalf("opened on a full disk: DiskFull() = %v, want AtOpen", d)
+	}
+	wantGet(t, e, "a", sp("1"))
+	wantGet(t, e, "b", sp("2"))
+	wantDiskFull(t, e.Set([]byte("c"), []byte("3")), true)
+	must(t, e.Close())
+	if _, err := OpenPebble("crashed", PebbleOptions{FS: fs, Repair: true}); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("repair on a full disk: %v, want ENOSPC", err)
+	}
+
+	fs.TestingSetDiskUsage(plenty)
+	e, err = OpenPebble("crashed", PebbleOptions{FS: fs, CacheSize: 1 << 20})
+	must(t, err)
+	if d := DiskFullOf(e); d != nil {
+		t.Fatalf("opened with room: DiskFull() = %v", d)
+	}
+	must(t, e.Set([]byte("c"), []byte("3")))
+	wantGet(t, e, "b", sp("2"))
+	must(t, e.Close())
+}
+
+func wantDiskFull(t *testing.T, err error, atOpen bool) {
+	t.Helper()
+	var df *DiskFullError
+	if !errors.Is(err, syscall.ENOSPC) || !errors.As(err, &df) || df.AtOpen != atOpen {
+		t.Fatalf("got %v, want a *DiskFullError (AtOpen %v)", err, atOpen)
+	}
+}
