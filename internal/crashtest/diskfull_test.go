@@ -28,7 +28,8 @@ import (
 //   - a restart on the full disk listens (it used to retry the flush of
 //     the replayed write-ahead log forever), answers reads with every
 //     acknowledged row, and refuses writes with 53100;
-//   - `kvsql check` on the full disk finishes promptly;
+//   - `kvsql check` and `kvsql catalog export` on the full disk finish
+//     promptly;
 //   - once space is freed, a restart accepts writes again;
 //   - the server never panics.
 //
@@ -131,6 +132,11 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("kvsql check on a full disk: %v\n%s", err, out)
 	}
 	t.Logf("kvsql check on the full disk took %v", took.Round(time.Millisecond))
+	// So does `kvsql catalog export`, which opens the store for writing.
+	out, err = exec.CommandContext(checkCtx, srv.bin, "catalog", "export", "--data", srv.data).CombinedOutput()
+	if checkCtx.Err() != nil || err != nil || !strings.Contains(string(out), `tableName="t"`) {
+		t.Errorf("kvsql catalog export on a full disk: %v %v\n%s", checkCtx.Err(), err, out)
+	}
 
 	// Space is back: a restart takes writes again.
 	for _, f := range []string{"filler", "other2"} {
