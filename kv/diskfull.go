@@ -3,9 +3,11 @@ package kv
 import (
 	"errors"
 	"fmt"
+	"log"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -127,6 +129,57 @@ func checkDiskSpace(fs vfs.FS, dir string) (*DiskFullError, error) {
 	return &DiskFullError{Dir: dir, Avail: usage.AvailBytes, Need: need, AtOpen: true}, nil
 }
 
+// BallastFile is the emergency ballast in a store's directory
+// (PebbleOptions.Ballast): zeros that hold space for the next open. As
+// in CockroachDB, it is given up when the disk is too full for the
+// store to open writable, and made again once space allows.
+const BallastFile = "KVSQL-BALLAST"
+
+// removeBallast deletes the ballast of the store in dir, if there is
+// one, to make room for a read-write open; it reports whether it did.
+func removeBallast(fs vfs.FS, dir string, why *DiskFullError) bool {
+	path := fs.PathJoin(dir, BallastFile)
+	st, err := fs.Stat(path)
+	if err != nil {
+		return false
+	}
+	if err := fs.Remove(path); err != nil {
+		log.Printf("kvsql: the disk is full (%d bytes free, %d needed to open the store writable); could not remove the emergency ballast %s: %v", why.Avail, why.Need, path, err)
+		return false
+	}
+	log.Printf("kvsql: the disk is full (%d bytes free, %d needed to open the store writable): removed the emergency ballast %s (%d bytes) to make room; it is made again once there is room for it", why.Avail, why.Need, path, st.Size())
+	return true
+}
+
+// makeBallast writes the ballast file of size bytes (zeros, written so
+// that the space is really taken), replacing a partial one; on error
+// nothing is left behind.
+func makeBallast(fs vfs.FS, dir string, size int64) error {
+	path := fs.PathJoin(dir, BallastFile)
+	tmp := path + ".tmp"
+	f, err := fs.Create(tmp, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	for left := size; left > 0 && err == nil; left -= int64(len(buf)) {
+		_, err = f.Write(buf[:min(left, int64(len(buf)))])
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = fs.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = fs.Remove(tmp)
+	}
+	return err
+}
+
 // spaceGuard refuses writes that would leave less than reserve bytes
 // free. It asks the file system at most every spaceCheckInterval, or
 // for every write once the free space it last saw, less what it has
@@ -139,21 +192,54 @@ type spaceGuard struct {
 	avail   uint64    // free bytes at the last look
 	at      time.Time // when
 	since   uint64    // bytes admitted since
+	// ballast is PebbleOptions.Ballast; making is set while a goroutine
+	// writes a missing ballast.
+	ballast int64
+	making  atomic.Bool
 }
 
 // spaceCheckInterval is the longest a spaceGuard trusts its estimate (a
 // variable for tests).
 var spaceCheckInterval = time.Second
 
+// reserveFor is the free space kept for flushes, compactions and the
+// write-ahead log on a disk of total bytes: 1%, between diskHeadroom
+// and 1 GiB.
+func reserveFor(total uint64) uint64 { return min(max(total/100, diskHeadroom), 1<<30) }
+
 // newSpaceGuard returns the guard for the store in dir, or nil when the
-// file system cannot tell its free space.
-func newSpaceGuard(fs vfs.FS, dir string) *spaceGuard {
+// file system cannot tell its free space. A positive ballast is the size
+// of the ballast file to keep (made now if missing and there is room).
+func newSpaceGuard(fs vfs.FS, dir string, ballast int64) *spaceGuard {
 	usage, err := fs.GetDiskUsage(dir)
 	if err != nil {
 		return nil
 	}
-	reserve := min(max(usage.TotalBytes/100, diskHeadroom), 1<<30)
-	return &spaceGuard{fs: fs, dir: dir, reserve: reserve, avail: usage.AvailBytes, at: time.Now()}
+	g := &spaceGuard{fs: fs, dir: dir, reserve: reserveFor(usage.TotalBytes), avail: usage.AvailBytes, at: time.Now(), ballast: ballast}
+	g.maybeMakeBallast(usage.AvailBytes, false)
+	return g
+}
+
+// maybeMakeBallast makes the ballast if it is missing and avail leaves
+// room for it and twice the reserve (on a new goroutine if background).
+func (g *spaceGuard) maybeMakeBallast(avail uint64, background bool) {
+	if g.ballast <= 0 || avail < uint64(g.ballast)+2*g.reserve || !g.making.CompareAndSwap(false, true) {
+		return
+	}
+	run := func() {
+		defer g.making.Store(false)
+		if _, err := g.fs.Stat(g.fs.PathJoin(g.dir, BallastFile)); err == nil {
+			return
+		}
+		if err := makeBallast(g.fs, g.dir, g.ballast); err != nil {
+			log.Printf("kvsql: could not make the emergency ballast in %s: %v", g.dir, err)
+		}
+	}
+	if background {
+		go run()
+	} else {
+		run()
+	}
 }
 
 // admit reports whether a write of n bytes may go ahead: nil, or a
@@ -169,6 +255,7 @@ func (g *spaceGuard) admit(n uint64) error {
 		}
 		g.avail, g.at, g.since = usage.AvailBytes, time.Now(), 0
 		est = g.avail
+		g.maybeMakeBallast(est, true)
 	}
 	if est < g.reserve+n {
 		return &DiskFullError{Dir: g.dir, Avail: est, Need: g.reserve + n}

@@ -33,6 +33,12 @@ type PebbleOptions struct {
 	// IgnoreDamageFile opens a store whose DamageFile exists read-write
 	// (`kvsql check --repair`); without it such a store opens read-only.
 	IgnoreDamageFile bool
+	// Ballast, if positive, is the size of an emergency ballast file
+	// (BallastFile) kept in the store's directory: it is deleted at open
+	// when the disk is too full to flush the write-ahead logs, so the
+	// store opens writable, and made again once space allows
+	// (diskfull.go).
+	Ballast int64
 	// Repair opens the store for `kvsql check --repair`: the DamageFile
 	// is ignored, automatic compactions are off (they would meet the
 	// damage before Excise removes it) and damage found does not stop
@@ -108,6 +114,11 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		if diskFull, err = checkDiskSpace(fs, dir); err != nil {
 			return nil, err
 		}
+		if diskFull != nil && opts.Ballast > 0 && removeBallast(fs, dir, diskFull) {
+			if diskFull, err = checkDiskSpace(fs, dir); err != nil {
+				return nil, err
+			}
+		}
 		if diskFull != nil {
 			if opts.Repair {
 				return nil, fmt.Errorf("kv: cannot repair the store: %w", diskFull)
@@ -178,7 +189,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	}
 	e := &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair, diskFull: diskFull}
 	if !readOnly {
-		e.space = newSpaceGuard(fs, dir)
+		e.space = newSpaceGuard(fs, dir, opts.Ballast)
 	}
 	return e, nil
 }

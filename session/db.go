@@ -30,6 +30,9 @@ type Options struct {
 	TempDir string
 	// CacheSize is Pebble's block cache in bytes; 0 means the kv default.
 	CacheSize int64
+	// Ballast is the size in bytes of the emergency ballast file kept in
+	// Dir (kv.PebbleOptions.Ballast); 0 means none.
+	Ballast int64
 	// Engine, if set, is used instead of opening one (tests). Close closes
 	// it.
 	Engine kv.Engine
@@ -119,7 +122,7 @@ func Open(opts Options) (*DB, error) {
 			if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 				return nil, fmt.Errorf("kvsql: %w", err)
 			}
-			eng, err = kv.OpenPebble(opts.Dir, kv.PebbleOptions{CacheSize: opts.CacheSize, OnDamage: db.logDamage})
+			eng, err = kv.OpenPebble(opts.Dir, kv.PebbleOptions{CacheSize: opts.CacheSize, Ballast: opts.Ballast, OnDamage: db.logDamage})
 			if err != nil {
 				return nil, err
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/kvsql/kvsql/internal/testkit"
 )
@@ -57,21 +58,7 @@ func TestDiskFull(t *testing.T) {
 	c := connect(t, srv)
 	mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)")
 
-	// 2,000 rows of 256 hex characters a statement: about 0.5 MiB that
-	// does not compress away. Count the acknowledged rows.
-	batch := func(from int) string {
-		return fmt.Sprintf(`INSERT INTO t SELECT g, md5(g::text)||md5((g+1)::text)||md5((g+2)::text)||md5((g+3)::text)||md5((g+4)::text)||md5((g+5)::text)||md5((g+6)::text)||md5((g+7)::text)
-			FROM generate_series(%d, %d) g`, from, from+1999)
-	}
-	acked := 0
-	var fullErr error
-	for i := 0; i < 1000 && fullErr == nil; i++ {
-		if _, err := c.Exec(ctx, batch(acked)); err != nil {
-			fullErr = err
-			break
-		}
-		acked += 2000
-	}
+	acked, fullErr := fillTable(ctx, c)
 	if fullErr == nil {
 		t.Fatal("1,000 statements filled no disk")
 	}
@@ -80,13 +67,13 @@ func TestDiskFull(t *testing.T) {
 	// The running server still answers reads, and refuses the write
 	// again.
 	wantCount(t, c, "SELECT count(*) FROM t", acked)
-	wantCode(t, c, batch(acked), "53100", "No space left on device")
+	wantCode(t, c, insertBatch(acked), "53100", "No space left on device")
 	wantCount(t, c, "SELECT count(*) FROM t", acked)
 	// Space freed while it runs: writes work again, without a restart.
 	if err := os.Remove(filepath.Join(mnt, "other1")); err != nil {
 		t.Fatal(err)
 	}
-	mustExec(t, c, batch(acked))
+	mustExec(t, c, insertBatch(acked))
 	acked += 2000
 	mustExec(t, c, "CREATE TABLE u (a INT)")
 	_ = c.Close(ctx)
@@ -150,6 +137,97 @@ func TestDiskFull(t *testing.T) {
 	wantCount(t, c, "SELECT count(*) FROM t", acked+1)
 	_ = c.Close(ctx)
 	noPanic(t, srv, "the restart with free space")
+}
+
+// TestDiskFullBallast is TestDiskFull's restart with an emergency
+// ballast (serve --disk-ballast 32MB): the restart on the still-full
+// disk deletes the ballast, so the store flushes its write-ahead logs
+// and opens writable instead of read-only; every acknowledged row is
+// there, writes work at once, and the ballast is made again once space
+// is freed, all without another restart.
+func TestDiskFullBallast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a 64 MiB file system through a server and restarts it")
+	}
+	mnt := mountTmpfs(t, "64m")
+	if err := os.WriteFile(filepath.Join(mnt, "other"), make([]byte, 8<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := &server{bin: buildKvsql(t), data: filepath.Join(mnt, "data"), addr: testkit.FreeAddr(t), extra: []string{"--disk-ballast", "32MB"}}
+	if err := os.MkdirAll(srv.data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.kill)
+	srv.start(t)
+	ballast := filepath.Join(srv.data, "KVSQL-BALLAST")
+	wantBallast := func(what string) {
+		t.Helper()
+		if st, err := os.Stat(ballast); err != nil || st.Size() != 32<<20 {
+			t.Fatalf("%s: ballast %v %v, want 32 MiB", what, st, err)
+		}
+	}
+	wantBallast("a new store")
+	ctx := context.Background()
+	c := connect(t, srv)
+	mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)")
+	acked, fullErr := fillTable(ctx, c)
+	t.Logf("%d rows acknowledged before the disk was full; then: %v", acked, fullErr)
+	wantDiskFull(t, fullErr, "the write that filled the disk")
+	_ = c.Close(ctx)
+
+	srv.kill()
+	fillUp(t, mnt)
+	srv.start(t)
+	if log := srv.log.String(); !strings.Contains(log, "removed the emergency ballast") || strings.Contains(log, "READ-ONLY") {
+		t.Fatalf("restart on a full disk with a ballast: want it removed and the store writable; log:\n%s", log)
+	}
+	c = connect(t, srv)
+	wantCount(t, c, "SELECT count(*) FROM t", acked)
+	mustExec(t, c, insertBatch(acked))
+	acked += 2000
+	wantCount(t, c, "SELECT count(*) FROM t", acked)
+
+	// Space freed: the next writes make the ballast again.
+	for _, f := range []string{"filler", "other"} {
+		if err := os.Remove(filepath.Join(mnt, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for id := -1; ; id-- {
+		mustExec(t, c, fmt.Sprintf("INSERT INTO t VALUES (%d, 'x')", id))
+		acked++
+		if st, err := os.Stat(ballast); err == nil && st.Size() == 32<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			wantBallast("20 s after space was freed")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	wantCount(t, c, "SELECT count(*) FROM t", acked)
+	_ = c.Close(ctx)
+	noPanic(t, srv, "the server with a ballast")
+}
+
+// insertBatch inserts 2,000 rows from id from on, 256 hex characters
+// each: about 0.5 MiB that does not compress away.
+func insertBatch(from int) string {
+	return fmt.Sprintf(`INSERT INTO t SELECT g, md5(g::text)||md5((g+1)::text)||md5((g+2)::text)||md5((g+3)::text)||md5((g+4)::text)||md5((g+5)::text)||md5((g+6)::text)||md5((g+7)::text)
+		FROM generate_series(%d, %d) g`, from, from+1999)
+}
+
+// fillTable inserts batches into t until one fails; it returns the rows
+// acknowledged and the error (nil if 1,000 batches fit).
+func fillTable(ctx context.Context, c *pgx.Conn) (int, error) {
+	acked := 0
+	for range 1000 {
+		if _, err := c.Exec(ctx, insertBatch(acked)); err != nil {
+			return acked, err
+		}
+		acked += 2000
+	}
+	return acked, nil
 }
 
 // mountTmpfs mounts a tmpfs of size (mount's syntax: "64m") on a
