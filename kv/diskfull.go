@@ -136,11 +136,16 @@ func checkDiskSpace(fs vfs.FS, dir string) (*DiskFullError, error) {
 const BallastFile = "KVSQL-BALLAST"
 
 // removeBallast deletes the ballast of the store in dir, if there is
-// one, to make room for a read-write open; it reports whether it did.
+// one and it makes enough room for a read-write open; it reports
+// whether it did.
 func removeBallast(fs vfs.FS, dir string, why *DiskFullError) bool {
 	path := fs.PathJoin(dir, BallastFile)
 	st, err := fs.Stat(path)
 	if err != nil {
+		return false
+	}
+	if why.Avail+uint64(st.Size()) < why.Need {
+		log.Printf("kvsql: the disk is full (%d bytes free, %d needed to open the store writable); the emergency ballast %s (%d bytes) is too small to make room: left alone", why.Avail, why.Need, path, st.Size())
 		return false
 	}
 	if err := fs.Remove(path); err != nil {

@@ -78,3 +78,89 @@ func wantDiskFull(t *testing.T, err error, atOpen bool) {
 		t.Fatalf("got %v, want a *DiskFullError (AtOpen %v)", err, atOpen)
 	}
 }
+
+// sizedFS is a MemFS whose free space is capacity less the bytes of the
+// files in the directory asked about, so deleting a file frees space.
+type sizedFS struct {
+	*vfs.MemFS
+	capacity uint64
+}
+
+func (fs *sizedFS) GetDiskUsage(dir string) (vfs.DiskUsage, error) {
+	names, err := fs.List(dir)
+	if err != nil {
+		return vfs.DiskUsage{}, err
+	}
+	var used uint64
+	for _, n := range names {
+		if st, err := fs.Stat(fs.PathJoin(dir, n)); err == nil && !st.IsDir() {
+			used += uint64(st.Size())
+		}
+	}
+	return vfs.DiskUsage{AvailBytes: fs.capacity - min(used, fs.capacity), TotalBytes: fs.capacity, UsedBytes: used}, nil
+}
+
+func (fs *sizedFS) used(t *testing.T, dir string) uint64 {
+	u, err := fs.GetDiskUsage(dir)
+	must(t, err)
+	return u.UsedBytes
+}
+
+// TestPebbleBallast: a store opened with a ballast makes it; reopened
+// after a crash on a disk too full to flush its WAL, it deletes the
+// ballast and opens writable with every row; a ballast too small to make
+// room is left alone and the store opens read-only.
+func TestPebbleBallast(t *testing.T) {
+	const ballast = 16 << 20
+	fs := &sizedFS{MemFS: vfs.NewMem(), capacity: 1 << 30}
+	opts := PebbleOptions{FS: fs, CacheSize: 1 << 20, Ballast: ballast}
+	e, err := OpenPebble("db", opts)
+	must(t, err)
+	if st, err := fs.Stat("db/" + BallastFile); err != nil || st.Size() != ballast {
+		t.Fatalf("ballast of a new store: %v %v", st, err)
+	}
+	must(t, e.Set([]byte("a"), make([]byte, 1<<20)))
+	must(t, e.Flush())
+	for _, d := range []string{"crashed", "small"} {
+		if _, err := vfs.Clone(fs, fs, "db", d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, e.Close())
+
+	fs.capacity = fs.used(t, "crashed") // not a byte free
+	e, err = OpenPebble("crashed", opts)
+	must(t, err)
+	if d := DiskFullOf(e); d != nil {
+		t.Fatalf("with a ballast to delete: opened read-only: %v", d)
+	}
+	if _, err := fs.Stat("crashed/" + BallastFile); err == nil {
+		t.Error("the ballast is still there")
+	}
+	if v, err := e.Get([]byte("a")); err != nil || len(v) != 1<<20 {
+		t.Fatalf("row from the WAL: %d bytes, %v", len(v), err)
+	}
+	must(t, e.Set([]byte("b"), []byte("2")))
+	must(t, e.Close())
+
+	must(t, fs.Remove("small/"+BallastFile))
+	f, err := fs.Create("small/"+BallastFile, vfs.WriteCategoryUnspecified)
+	must(t, err)
+	_, err = f.Write(make([]byte, 1<<20))
+	must(t, err)
+	must(t, f.Close())
+	fs.capacity = fs.used(t, "small")
+	e, err = OpenPebble("small", opts)
+	must(t, err)
+	if d := DiskFullOf(e); d == nil || !d.AtOpen {
+		t.Fatalf("with a 1 MiB ballast: DiskFull() = %v, want read-only", d)
+	}
+	if _, err := fs.Stat("small/" + BallastFile); err != nil {
+		t.Errorf("the too small ballast was removed: %v", err)
+	}
+	wantGet(t, e, "b", nil)
+	if v, err := e.Get([]byte("a")); err != nil || len(v) != 1<<20 {
+		t.Fatalf("row from the WAL: %d bytes, %v", len(v), err)
+	}
+	must(t, e.Close())
+}
