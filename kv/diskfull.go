@@ -24,7 +24,8 @@ import (
 // succeed again before the store is reopened. The engine therefore
 // refuses a write before Pebble sees it when the disk's free space, less
 // the write, would fall below a reserve (spaceGuard: 1% of the disk,
-// between diskHeadroom and 1 GiB): the write fails with a
+// between diskHeadroom and 1 GiB; writes of up to smallWrite bytes may
+// use half of it): the write fails with a
 // *DiskFullError (wrapping syscall.ENOSPC; SQLSTATE 53100 in package
 // session), nothing is written, and writes succeed again as soon as
 // space is freed, without a restart. The reserve also leaves room for
@@ -203,6 +204,12 @@ type spaceGuard struct {
 	making  atomic.Bool
 }
 
+// smallWrite is the largest write that may use the lower half of the
+// reserve: once bulk writes are refused, a DROP TABLE, TRUNCATE or a
+// DELETE of a few rows can still free space (Pebble drops the sstables
+// a range deletion covers without rewriting them).
+const smallWrite = 64 << 10
+
 // spaceCheckInterval is the longest a spaceGuard trusts its estimate (a
 // variable for tests).
 var spaceCheckInterval = time.Second
@@ -262,8 +269,12 @@ func (g *spaceGuard) admit(n uint64) error {
 		est = g.avail
 		g.maybeMakeBallast(est, true)
 	}
-	if est < g.reserve+n {
-		return &DiskFullError{Dir: g.dir, Avail: est, Need: g.reserve + n}
+	need := g.reserve + n
+	if n <= smallWrite {
+		need = g.reserve/2 + n
+	}
+	if est < need {
+		return &DiskFullError{Dir: g.dir, Avail: est, Need: need}
 	}
 	g.since += n
 	return nil

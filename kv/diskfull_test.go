@@ -12,7 +12,7 @@ import (
 // TestPebbleDiskFull drives the engine's full-disk handling with a file
 // system whose free space the test sets: a write that would leave less
 // than the reserve is refused with a *DiskFullError (ENOSPC) and nothing
-// is written, reads go on, and writes work again once space is back; a
+// is written (small writes may use half of the reserve), reads go on, and writes work again once space is back; a
 // store reopened on a disk too full to flush its write-ahead log opens
 // read-only (reads work, writes are refused, AtOpen), and writable again
 // once there is room.
@@ -36,6 +36,12 @@ func TestPebbleDiskFull(t *testing.T) {
 	must(t, b.Close())
 	wantGet(t, e, "a", sp("1"))
 	wantGet(t, e, "b", nil)
+
+	// In the lower half of the reserve only small writes (a DROP TABLE,
+	// a DELETE) go through.
+	fs.TestingSetDiskUsage(vfs.DiskUsage{AvailBytes: 8 << 20, TotalBytes: total})
+	must(t, e.Delete([]byte("x")))
+	wantDiskFull(t, e.Set([]byte("big"), make([]byte, 128<<10)), false)
 
 	fs.TestingSetDiskUsage(plenty)
 	must(t, e.Set([]byte("b"), []byte("2")))

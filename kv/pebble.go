@@ -218,7 +218,8 @@ func (e *pebbleEngine) Damage() *CorruptionError { return e.damage.get() }
 
 // writable refuses writes to a store found damaged: nothing new should
 // be built on it (an index entry from a damaged master row, say) before
-// an operator looked at it.
+// an operator looked at it; and, on a full disk, writes of size bytes
+// that do not fit (diskfull.go).
 func (e *pebbleEngine) writable(size int) error {
 	if e.closed.Load() {
 		return ErrClosed
