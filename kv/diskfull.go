@@ -206,8 +206,8 @@ type spaceGuard struct {
 
 // smallWrite is the largest write that may use the lower half of the
 // reserve: once bulk writes are refused, a DROP TABLE, TRUNCATE or a
-// DELETE of a few rows can still free space (Pebble drops the sstables
-// a range deletion covers without rewriting them).
+// DELETE of a few rows still runs (the space it frees comes back once
+// Pebble has flushed and compacted the range).
 const smallWrite = 64 << 10
 
 // spaceCheckInterval is the longest a spaceGuard trusts its estimate (a
