@@ -33,6 +33,12 @@ type PebbleOptions struct {
 	// IgnoreDamageFile opens a store whose DamageFile exists read-write
 	// (`kvsql check --repair`); without it such a store opens read-only.
 	IgnoreDamageFile bool
+	// Ballast, if positive, is the size of an emergency ballast file
+	// (BallastFile) kept in the store's directory: it is deleted at open
+	// when the disk is too full to flush the write-ahead logs, so the
+	// store opens writable, and made again once space allows
+	// (diskfull.go).
+	Ballast int64
 	// Repair opens the store for `kvsql check --repair`: the DamageFile
 	// is ignored, automatic compactions are off (they would meet the
 	// damage before Excise removes it) and damage found does not stop
@@ -63,6 +69,13 @@ type pebbleEngine struct {
 	damage *damageState
 	// repair is PebbleOptions.Repair.
 	repair bool
+	// diskFull is set when the store opened read-only for lack of space
+	// (diskfull.go): writes are refused with it.
+	diskFull *DiskFullError
+	// space refuses writes while the disk's free space is below its
+	// reserve (diskfull.go); nil on a read-only store or a file system
+	// that cannot tell its free space.
+	space *spaceGuard
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -95,6 +108,24 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	}
 	damage := &damageState{fs: fs, dir: dir, onDamage: opts.OnDamage}
 	readOnly := opts.ReadOnly
+	var diskFull *DiskFullError
+	if !readOnly {
+		var err error
+		if diskFull, err = checkDiskSpace(fs, dir); err != nil {
+			return nil, err
+		}
+		if diskFull != nil && opts.Ballast > 0 && removeBallast(fs, dir, diskFull) {
+			if diskFull, err = checkDiskSpace(fs, dir); err != nil {
+				return nil, err
+			}
+		}
+		if diskFull != nil {
+			if opts.Repair {
+				return nil, fmt.Errorf("kv: cannot repair the store: %w", diskFull)
+			}
+			readOnly = true
+		}
+	}
 	if !opts.IgnoreDamageFile && !opts.Repair {
 		recorded, err := RecordedDamage(fs, dir)
 		if err != nil {
@@ -156,7 +187,11 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		}
 		return nil, fmt.Errorf("kv: open pebble store %q: %w", dir, err)
 	}
-	return &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair}, nil
+	e := &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair, diskFull: diskFull}
+	if !readOnly {
+		e.space = newSpaceGuard(fs, dir, opts.Ballast)
+	}
+	return e, nil
 }
 
 // Excise removes every key in [start, end) from e, a Pebble engine opened
@@ -175,18 +210,30 @@ func Excise(e Engine, start, end []byte) error {
 	return nil
 }
 
+// DiskFull implements DiskFullReporter.
+func (e *pebbleEngine) DiskFull() *DiskFullError { return e.diskFull }
+
 // Damage implements DamageReporter.
 func (e *pebbleEngine) Damage() *CorruptionError { return e.damage.get() }
 
 // writable refuses writes to a store found damaged: nothing new should
 // be built on it (an index entry from a damaged master row, say) before
-// an operator looked at it.
-func (e *pebbleEngine) writable() error {
+// an operator looked at it; and, on a full disk, writes of size bytes
+// that do not fit (diskfull.go).
+func (e *pebbleEngine) writable(size int) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
 	if d := e.damage.get(); d != nil && !e.repair {
 		return fmt.Errorf("%w (damaged file %s)", ErrStoreDamaged, d.File)
+	}
+	if e.diskFull != nil {
+		return fmt.Errorf("kv: write: %w", e.diskFull)
+	}
+	if e.space != nil && !e.repair {
+		if err := e.space.admit(uint64(size)); err != nil {
+			return fmt.Errorf("kv: write: %w", err)
+		}
 	}
 	return nil
 }
@@ -247,10 +294,21 @@ func (t *logThrottle) allow(format string, now time.Time) (int, bool) {
 }
 
 // Fatalf is called by Pebble on broken invariants (corruption) and on a
-// failed WAL write, and must not return.
+// failed WAL write, and must not return: it logs the message and panics
+// with a *FatalError carrying the first error argument (a full disk's
+// ENOSPC, say).
 func (l quietLogger) Fatalf(format string, args ...any) {
 	l.failed.Store(true)
-	log.Panicf("pebble: "+format, args...)
+	msg := fmt.Sprintf("pebble: "+format, args...)
+	log.Print(msg)
+	fe := &FatalError{Msg: msg}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			fe.Err = err
+			break
+		}
+	}
+	panic(fe)
 }
 
 func writeOpts(sync bool) *pebble.WriteOptions {
@@ -295,7 +353,7 @@ func (e *pebbleEngine) NewIter(opts IterOptions) (Iterator, error) {
 
 // Set implements Writer; the write is not synced (see Flush).
 func (e *pebbleEngine) Set(key, value []byte) error {
-	if err := e.writable(); err != nil {
+	if err := e.writable(len(key) + len(value)); err != nil {
 		return err
 	}
 	return e.wrapWrite(e.db.Set(key, value, pebble.NoSync))
@@ -303,7 +361,7 @@ func (e *pebbleEngine) Set(key, value []byte) error {
 
 // Delete implements Writer.
 func (e *pebbleEngine) Delete(key []byte) error {
-	if err := e.writable(); err != nil {
+	if err := e.writable(len(key)); err != nil {
 		return err
 	}
 	return e.wrapWrite(e.db.Delete(key, pebble.NoSync))
@@ -311,7 +369,7 @@ func (e *pebbleEngine) Delete(key []byte) error {
 
 // DeleteRange implements Writer.
 func (e *pebbleEngine) DeleteRange(start, end []byte) error {
-	if err := e.writable(); err != nil {
+	if err := e.writable(len(start) + len(end)); err != nil {
 		return err
 	}
 	if !rangeNonEmpty(start, end) {
@@ -322,7 +380,7 @@ func (e *pebbleEngine) DeleteRange(start, end []byte) error {
 
 // Merge implements Writer.
 func (e *pebbleEngine) Merge(key, operand []byte) error {
-	if err := e.writable(); err != nil {
+	if err := e.writable(len(key) + len(operand)); err != nil {
 		return err
 	}
 	return e.wrapWrite(e.db.Merge(key, operand, pebble.NoSync))
@@ -466,7 +524,7 @@ func (b *pebbleBatch) Commit(sync bool) error {
 	if err := b.usable(); err != nil {
 		return err
 	}
-	if err := b.eng.writable(); err != nil {
+	if err := b.eng.writable(b.b.Len()); err != nil {
 		return err
 	}
 	b.committed = true

@@ -168,7 +168,11 @@ func checkLog(fs vfs.FS, path string, num uint64, newest bool) error {
 	if err != nil {
 		return err
 	}
-	if at := validChunkAfter(data, off, uint32(num)); at >= 0 {
+	// A record torn by a crash or a full disk can span many blocks: its
+	// first chunks are valid and must not count as "a valid record after
+	// the damage". The damage starts where the run of valid chunks from
+	// the record's start breaks.
+	if at := validChunkAfter(data, validChunkRun(data, off, uint32(num)), uint32(num)); at >= 0 {
 		return &WALDamageError{File: path, Offset: off, Reason: fmt.Sprintf("a valid record follows at offset %d", at)}
 	}
 	if !newest {
@@ -211,27 +215,67 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// chunkEnd returns the end of the chunk at i if it carries this log's
+// number and a correct checksum, or -1.
+func chunkEnd(data []byte, i int, logNum uint32) int {
+	if i+chunkLogNumHeader > len(data) {
+		return -1
+	}
+	enc := data[i+6]
+	if enc < firstRecyclableEnc || enc > lastSyncEnc || binary.LittleEndian.Uint32(data[i+7:]) != logNum {
+		return -1
+	}
+	hdr := chunkLogNumHeader
+	if enc > 8 {
+		hdr = chunkSyncHeader
+	}
+	end := i + hdr + int(binary.LittleEndian.Uint16(data[i+4:]))
+	// A chunk never crosses a block boundary.
+	if end > len(data) || (i/walBlockSize) != ((end-1)/walBlockSize) {
+		return -1
+	}
+	c := crc32.Checksum(data[i+6:end], castagnoli)
+	if binary.LittleEndian.Uint32(data[i:]) != (c>>15|c<<17)+0xa282ead8 {
+		return -1
+	}
+	return end
+}
+
+// validChunkRun returns the offset where the run of valid chunks that
+// starts at off ends (skipping the zero padding at a block's end, too
+// short for a header): the first bad byte of a torn or damaged record.
+func validChunkRun(data []byte, off int64, logNum uint32) int64 {
+	i := int(off)
+	for i < len(data) {
+		if rest := walBlockSize - i%walBlockSize; rest < chunkSyncHeader && allZero(data[i:min(len(data), i+rest)]) {
+			i += rest
+			continue
+		}
+		end := chunkEnd(data, i, logNum)
+		if end < 0 {
+			break
+		}
+		i = end
+	}
+	return int64(i)
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // validChunkAfter returns the offset of the first chunk after off that
 // carries this log's number and a correct checksum, or -1. A chunk of a
 // recycled log's previous life carries another number, and random bytes
 // pass both tests with odds of about 2^-64.
 func validChunkAfter(data []byte, off int64, logNum uint32) int64 {
 	for i := int(off) + 1; i+chunkLogNumHeader <= len(data); i++ {
-		enc := data[i+6]
-		if enc < firstRecyclableEnc || enc > lastSyncEnc || binary.LittleEndian.Uint32(data[i+7:]) != logNum {
-			continue
-		}
-		hdr := chunkLogNumHeader
-		if enc > 8 {
-			hdr = chunkSyncHeader
-		}
-		end := i + hdr + int(binary.LittleEndian.Uint16(data[i+4:]))
-		// A chunk never crosses a block boundary.
-		if end > len(data) || (i/walBlockSize) != ((end-1)/walBlockSize) {
-			continue
-		}
-		c := crc32.Checksum(data[i+6:end], castagnoli)
-		if binary.LittleEndian.Uint32(data[i:]) == (c>>15|c<<17)+0xa282ead8 {
+		if chunkEnd(data, i, logNum) >= 0 {
 			return int64(i)
 		}
 	}

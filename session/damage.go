@@ -71,6 +71,9 @@ func (db *DB) storageError(err error) error {
 			return e
 		}
 	}
+	if kv.IsDiskFull(err) {
+		return ioError(err)
+	}
 	return err
 }
 

@@ -30,6 +30,9 @@ type Options struct {
 	TempDir string
 	// CacheSize is Pebble's block cache in bytes; 0 means the kv default.
 	CacheSize int64
+	// Ballast is the size in bytes of the emergency ballast file kept in
+	// Dir (kv.PebbleOptions.Ballast); 0 means none.
+	Ballast int64
 	// Engine, if set, is used instead of opening one (tests). Close closes
 	// it.
 	Engine kv.Engine
@@ -119,7 +122,7 @@ func Open(opts Options) (*DB, error) {
 			if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 				return nil, fmt.Errorf("kvsql: %w", err)
 			}
-			eng, err = kv.OpenPebble(opts.Dir, kv.PebbleOptions{CacheSize: opts.CacheSize, OnDamage: db.logDamage})
+			eng, err = kv.OpenPebble(opts.Dir, kv.PebbleOptions{CacheSize: opts.CacheSize, Ballast: opts.Ballast, OnDamage: db.logDamage})
 			if err != nil {
 				return nil, err
 			}
@@ -414,11 +417,17 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 	if err := db.damagedErr("COMMIT"); err != nil {
 		return 0, err
 	}
+	if err := db.diskFullErr(); err != nil {
+		return 0, err
+	}
 	if !db.validLocked(t, reads) {
 		db.stats.conflicts.Add(1)
 		return 0, errSerialization
 	}
 	if err := engineCall(func() error { return t.kv.Commit(false) }); err != nil {
+		if refusedForSpace(err) {
+			return 0, ioError(err) // nothing was written
+		}
 		// The engine may hold part of what failed (in its WAL buffer): stop
 		// accepting commits until a restart recovers a known state.
 		db.setFailed(err)
@@ -499,10 +508,11 @@ func (db *DB) setFailed(err error) {
 	db.failed.CompareAndSwap(nil, &err)
 }
 
-// failedErr returns the recorded engine failure as a 58030 error, or nil.
+// failedErr returns the recorded engine failure as a 58030 error (53100
+// for a full disk), or nil.
 func (db *DB) failedErr() error {
 	if p := db.failed.Load(); p != nil {
-		return pgerror.Wrap(*p, pgerror.IOError)
+		return ioError(*p)
 	}
 	return nil
 }

@@ -833,7 +833,7 @@ func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
 		}
 		for _, id := range spaces {
 			if err := s.db.eng.Compact(catalog.SpacePrefix(id), catalog.SpacePrefix(id+1)); err != nil {
-				return nil, pgerror.Wrap(err, pgerror.IOError)
+				return nil, ioError(err)
 			}
 		}
 	}

@@ -117,12 +117,16 @@ func (g *groupSync) wait(seq uint64) error {
 // failed WAL write or sync by calling its logger's Fatalf, which package
 // kv turns into a panic; its commit pipeline is unusable afterwards. The
 // caller records the error as the store's sticky failure (DB.failed), so
-// the client sees a 58030 error, no later commit is attempted, and the
+// the client sees a 58030 error (53100 for a full disk), no later commit is attempted, and the
 // next Open recovers the store from its WAL.
 func engineCall(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("storage engine failure: %v", r)
+			if e, ok := r.(error); ok {
+				err = fmt.Errorf("storage engine failure: %w", e)
+			} else {
+				err = fmt.Errorf("storage engine failure: %v", r)
+			}
 		}
 	}()
 	return f()

@@ -66,7 +66,8 @@ func (st *stmt) writes() (string, bool) {
 }
 
 // checkReadOnly refuses a writing statement in a read-only transaction.
-// A damaged store refuses writes the same way (damage.go).
+// A damaged store refuses writes the same way (damage.go), and so does
+// a store opened on a full disk (diskfull.go).
 func (s *Session) checkReadOnly(st *stmt) error {
 	name, w := st.writes()
 	if !w {
@@ -75,7 +76,10 @@ func (s *Session) checkReadOnly(st *stmt) error {
 	if s.readOnlyNow() {
 		return pgerror.Newf(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", name)
 	}
-	return s.db.damagedErr(name)
+	if err := s.db.damagedErr(name); err != nil {
+		return err
+	}
+	return s.db.diskFullErr()
 }
 
 // commandName is the command PostgreSQL names in errors: the statement's

@@ -32,7 +32,7 @@ func (db *DB) nextVal(t *catalog.Table, col int) (int64, error) {
 	if b == nil || b.next >= b.end {
 		first, err := catalog.NextSequence(db.eng, t, k.col, seqBlockSize)
 		if err != nil {
-			return 0, pgerror.Wrap(err, pgerror.IOError)
+			return 0, ioError(err)
 		}
 		b = &seqBlock{next: first, end: first + seqBlockSize}
 		db.seqCache[k] = b
@@ -109,7 +109,7 @@ func (db *DB) seqNext(s *catalog.Sequence) (int64, error) {
 	}
 	log -= fetch
 	if err := catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: last, IsCalled: true, LogCnt: log}); err != nil {
-		return 0, pgerror.Wrap(err, pgerror.IOError)
+		return 0, ioError(err)
 	}
 	return result, nil
 }
@@ -122,7 +122,7 @@ func (db *DB) seqSet(s *catalog.Sequence, v int64, isCalled bool) error {
 	db.seqMu.Lock()
 	defer db.seqMu.Unlock()
 	if err := catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: v, IsCalled: isCalled}); err != nil {
-		return pgerror.Wrap(err, pgerror.IOError)
+		return ioError(err)
 	}
 	return nil
 }

@@ -39,6 +39,7 @@ func runServe(args []string) error {
 	maxConns := fs.Int("max-connections", 100, "maximum concurrent connections")
 	maxMsg := fs.Int("max-message-size", 0, "maximum client message size in bytes (0 = default)")
 	workMem := fs.String("work-mem", "64MB", "default per-operator memory budget before spilling")
+	ballast := fs.String("disk-ballast", "", "keep an emergency ballast file of this size (e.g. 256MB) in the data directory: deleted to open on a full disk (docs/operations.md)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (for benchmarks)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -83,7 +84,13 @@ func runServe(args []string) error {
 			f.Close()
 		}()
 	}
-	db, err := kvsql.Open(kvsql.Options{Dir: *data, Memory: *memory, NoSync: *syncMode == "off", WorkMem: wm})
+	var ballastSize int64
+	if *ballast != "" {
+		if ballastSize, ok = parseBytes(*ballast); !ok {
+			return fmt.Errorf("serve: bad --disk-ballast %q", *ballast)
+		}
+	}
+	db, err := kvsql.Open(kvsql.Options{Dir: *data, Memory: *memory, NoSync: *syncMode == "off", WorkMem: wm, Ballast: ballastSize})
 	if err != nil {
 		return err
 	}
@@ -91,6 +98,10 @@ func runServe(args []string) error {
 	if d := db.Damage(); d != nil {
 		logger.Warn("the store is damaged: serving READ-ONLY (reads of undamaged tables work, writes get 25006); stop the server and run `kvsql check` (docs/operations.md)",
 			"file", d.File, "damage", d.Err, "record", filepath.Join(*data, kv.DamageFile))
+	}
+	if d := db.DiskFull(); d != nil {
+		logger.Warn("the disk is full: serving READ-ONLY (reads work, writes get 53100); free space on the disk, then restart the server (docs/operations.md)",
+			"data", d.Dir, "free_bytes", d.Avail, "needed_bytes", d.Need)
 	}
 	srv, err := wire.NewServer(cfg, db)
 	if err != nil {

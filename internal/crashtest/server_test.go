@@ -18,6 +18,7 @@ import (
 // it.
 type server struct {
 	bin, data, addr string
+	extra           []string // more `kvsql serve` flags
 	cmd             *exec.Cmd
 	log             bytes.Buffer
 }
@@ -37,7 +38,7 @@ func buildKvsql(t *testing.T) string {
 func (s *server) start(t *testing.T) {
 	t.Helper()
 	s.log.Reset()
-	s.cmd = exec.Command(s.bin, "serve", "--listen", s.addr, "--data", s.data)
+	s.cmd = exec.Command(s.bin, append([]string{"serve", "--listen", s.addr, "--data", s.data}, s.extra...)...)
 	s.cmd.Stdout, s.cmd.Stderr = &s.log, &s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
