@@ -70,18 +70,27 @@ func AssignValue(d types.Datum, ct types.T) (types.Datum, error) {
 func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
 	var err error
 	if d.Kind != ct.Kind() {
-		if d, err = eval.Cast(d, types.T{Family: ct.Family}); err != nil {
+		to := types.T{Family: ct.Family} // the width is checked below, not cut by the cast
+		if ct.IsArray() {
+			to = ct
+		}
+		if d, err = eval.Cast(d, to); err != nil {
 			return d, err
 		}
 	}
 	switch ct.Family {
 	case types.Varchar, types.Char:
-		if ct.Width > 0 && utf8.RuneCountInString(d.S) > int(ct.Width) {
+		n := utf8.RuneCountInString(d.S)
+		if ct.Width > 0 && n > int(ct.Width) {
 			cut := truncateRunes(d.S, int(ct.Width))
 			if strings.TrimRight(d.S[len(cut):], " ") != "" {
 				return d, pgerror.Newf(pgerror.StringDataRightTruncation, "value too long for type %s", ct)
 			}
-			d.S = cut
+			d.S, n = cut, int(ct.Width)
+		}
+		if ct.Family == types.Char && ct.Width > 0 && n < int(ct.Width) {
+			// CHAR(n) is stored blank-padded to n characters.
+			d.S += strings.Repeat(" ", int(ct.Width)-n)
 		}
 	case types.Int2:
 		if d.I < math.MinInt16 || d.I > math.MaxInt16 {

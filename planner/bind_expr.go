@@ -458,8 +458,10 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 		if err != nil {
 			return nil, err
 		}
-		if x, err = coerce(x, tText); err != nil {
-			return nil, err
+		if x.Type().Family != types.Char { // CHAR(n) is matched with its padding (bpcharlike)
+			if x, err = coerce(x, tText); err != nil {
+				return nil, err
+			}
 		}
 		if pat, err = coerce(pat, tText); err != nil {
 			return nil, err
@@ -641,6 +643,11 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	if t.Family == types.Varchar {
 		t.Width = 0 // compared as text: a literal is not truncated to the width
 	}
+	if t.Family == types.Char {
+		// CHAR(n) values compare with trailing blanks insignificant:
+		// both sides padded to the wider width.
+		t.Width = max(x.Type().Width, y.Type().Width)
+	}
 	var err error
 	if x, err = coerceCompare(x, t); err != nil {
 		return nil, err
@@ -670,6 +677,13 @@ func coerceCompare(x Expr, t types.T) (Expr, error) {
 		return x, nil
 	}
 	if isText(x.Type().Family) && isText(t.Family) {
+		xt := x.Type()
+		switch {
+		case t.Family == types.Char && (xt.Family != types.Char || xt.Width != t.Width) && t.Width > 0:
+			return &Cast{X: x, T: t}, nil // padded to the width compared at
+		case xt.Family == types.Char && t.Family != types.Char:
+			return &Cast{X: x, T: t}, nil // as text: trailing blanks removed
+		}
 		return x, nil
 	}
 	return coerce(x, t)

@@ -93,7 +93,7 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 	case "coalesce", "greatest", "least", "ifnull", "nullif":
 		ct := t
 		if name == "nullif" {
-			ct = commonType(argTypes[0], argTypes[1])
+			ct = nullifType(argTypes[0], argTypes[1])
 			if ct.Family == types.Unknown {
 				ct = tText
 			}
@@ -132,6 +132,11 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 					return nil, err
 				}
 			}
+			if bound[i].Type().Family == types.Char && !charKeepsBlanks[name] {
+				// A text function sees CHAR(n) as text, trailing blanks
+				// removed (bpchar's cast to text).
+				bound[i] = &Cast{X: bound[i], T: tText}
+			}
 		}
 	}
 	if c := foldStrictFunc(name, t, bound); c != nil {
@@ -139,6 +144,11 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 	}
 	return &Func{Name: name, Args: bound, T: t}, nil
 }
+
+// charKeepsBlanks are the functions that see a CHAR(n) value with its
+// padding: those that take its output form, and octet_length.
+var charKeepsBlanks = map[string]bool{"octet_length": true, "concat": true, "concat_ws": true, "format": true,
+	"coalesce": true, "nullif": true, "greatest": true, "least": true, "ifnull": true, "pg_typeof": true}
 
 // aggregate binds an aggregate call and returns a placeholder for its
 // result.

@@ -102,6 +102,12 @@ func arithType(a, b types.T) types.T {
 	if a.Family == types.Unknown {
 		return tInt4
 	}
+	if isNumeric(a.Family) && isNumeric(b.Family) && (a.Family == types.Float4) != (b.Family == types.Float4) {
+		// real with any other number is done in double precision: of
+		// PostgreSQL's operators for it (float4 op float4, float48 and
+		// float84 ops) the mixed ones take float8, the preferred type.
+		return tFloat8
+	}
 	if isInteger(a.Family) && isInteger(b.Family) {
 		// int2 op int2 is int4 in PostgreSQL (no int2 arithmetic results
 		// except for int2 op int2 which is int2; keep PostgreSQL's rule).
@@ -109,6 +115,25 @@ func arithType(a, b types.T) types.T {
 			return a
 		}
 		return b
+	}
+	return commonType(a, b)
+}
+
+// nullifType is the type of NULLIF(a, b): the left input type of the =
+// operator PostgreSQL chooses for a and b. A float on the right makes an
+// integer or numeric left side double precision (float84eq, float8 being
+// the preferred type); numeric on the right makes an integer numeric;
+// otherwise the left type (or the right, for an untyped left side).
+func nullifType(a, b types.T) types.T {
+	switch {
+	case a.Family == types.Unknown:
+		return commonType(a, b)
+	case (isInteger(a.Family) || a.Family == types.Numeric) && isFloat(b.Family):
+		return tFloat8
+	case isInteger(a.Family) && b.Family == types.Numeric:
+		return types.T{Family: types.Numeric}
+	case isNumeric(a.Family) && isNumeric(b.Family):
+		return a
 	}
 	return commonType(a, b)
 }

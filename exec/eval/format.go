@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/kvsql/kvsql/types"
 )
@@ -96,6 +97,13 @@ func appendFloat(b []byte, f float64, fam types.Family) []byte {
 // bytea || bytea is bytea; otherwise both sides are rendered as text
 // (non-text operands as FormatText of their type).
 func concat2(l, r types.Datum, lt, rt types.T) types.Datum {
+	// CHAR(n) becomes text first, losing its trailing blanks.
+	if lt.Family == types.Char && l.Kind == types.KindText {
+		l.S = strings.TrimRight(l.S, " ")
+	}
+	if rt.Family == types.Char && r.Kind == types.KindText {
+		r.S = strings.TrimRight(r.S, " ")
+	}
 	switch {
 	case l.Kind == types.KindBytes && r.Kind == types.KindBytes:
 		return types.Datum{Kind: types.KindBytes, S: l.S + r.S}
