@@ -172,6 +172,10 @@ type Index struct {
 	Comment string `json:"comment,omitempty"` // COMMENT ON INDEX's text
 	// Constraint is set for indexes made from a UNIQUE table constraint.
 	Constraint bool `json:"constraint,omitempty"`
+	// Elements marks an index over the elements of an array column (its
+	// one column): an inverted list per distinct element, what
+	// PostgreSQL's GIN array_ops keeps; it answers @>, && and = ANY.
+	Elements bool `json:"elements,omitempty"`
 }
 
 // ForeignKey is recorded for the catalog document; it is not enforced.

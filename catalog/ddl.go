@@ -38,6 +38,9 @@ type IndexDef struct {
 	// Form of a non-unique index: FormKeyID (the default when zero) or
 	// FormInverted. Ignored for unique indexes, which are FormUnique.
 	Form Form
+	// Elements indexes the elements of one array column (Index.Elements;
+	// the inverted form).
+	Elements bool
 }
 
 // HiddenRowIDName is the name of the hidden key column of a table declared
@@ -292,8 +295,14 @@ func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, e
 	case form != FormKeyID && form != FormInverted:
 		return nil, pgerror.Newf(pgerror.InvalidParameterValue, "index %q: unknown index form %d", def.Name, form)
 	}
+	if def.Elements {
+		if def.Unique || len(ords) != 1 || !t.Columns[ords[0]].Type.IsArray() {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "index %q: an element index is a non-unique index of one array column", def.Name)
+		}
+		form = FormInverted
+	}
 	n := c.clone()
-	idx := &Index{ID: n.allocID(), Name: def.Name, Columns: ords, Desc: directions(def.Desc, len(ords)), Unique: def.Unique, Form: form}
+	idx := &Index{ID: n.allocID(), Name: def.Name, Columns: ords, Desc: directions(def.Desc, len(ords)), Unique: def.Unique, Form: form, Elements: def.Elements}
 	nt := cloneTable(t)
 	nt.Indexes = append(nt.Indexes, idx)
 	if err := writeTable(w, nt); err != nil {

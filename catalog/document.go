@@ -154,6 +154,7 @@ type docIndex struct {
 	IsUnique    num          `xml:"isUnique,attr" json:"isUnique"`
 	IndexType   string       `xml:"indexType,attr" json:"indexType"`
 	Form        string       `xml:"form,attr" json:"form"`
+	Elements    num          `xml:"elements,attr,omitempty" json:"elements,omitempty"`
 	KeySpace    num          `xml:"keySpace,attr" json:"keySpace"`
 	KeyLayout   string       `xml:"keyLayout,attr,omitempty" json:"keyLayout,omitempty"`
 	ValueLayout string       `xml:"valueLayout,attr,omitempty" json:"valueLayout,omitempty"`
@@ -223,6 +224,9 @@ func (idx *Index) KeyLayout(t *Table) string {
 	case FormKeyID:
 		return base + pk
 	case FormInverted:
+		if idx.Elements {
+			return fmt.Sprintf("/%d/element/chunk:int-asc", idx.ID)
+		}
 		return base + "/chunk:int-asc"
 	}
 	return base
@@ -322,7 +326,7 @@ func tableDoc(t *Table) docTable {
 			dt.UniqueKeys = append(dt.UniqueKeys, docUK{IndexName: idx.Name, Attributes: names})
 		}
 		dt.IndexFiles = append(dt.IndexFiles, docIndex{
-			Name: idx.Name, IsUnique: flagNum(idx.Unique), IndexType: indexTypeName, Form: idx.Form.String(),
+			Name: idx.Name, IsUnique: flagNum(idx.Unique), IndexType: indexTypeName, Form: idx.Form.String(), Elements: flagNum(idx.Elements),
 			KeySpace: num(idx.ID), KeyLayout: idx.KeyLayout(t), ValueLayout: idx.ValueLayout(t),
 			Attributes: keyAttrs(t, idx.Columns, idx.Desc),
 		})

@@ -129,6 +129,9 @@ func boundRange(env *eval.Env, e planner.Expr, op string, t *catalog.Table, col 
 		return index.ValueRange{}, false, err
 	}
 	ct := t.Columns[col].Type.Family
+	if ct == types.Array && !e.Type().IsArray() {
+		ct = t.Columns[col].Type.Elem // an element index's key is an element
+	}
 	if f := e.Type().Family; f == ct || (d.Kind == ct.Kind() && d.Kind != types.KindInt && d.Kind != types.KindFloat) {
 		// A value of the column's own type bounds it as it is.
 		return sameTypeRange(op, d), true, nil

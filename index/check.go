@@ -90,30 +90,34 @@ func CheckTable(r kv.Reader, t *catalog.Table) ([]Problem, error) {
 	for it.Next() {
 		row := it.Row()
 		for _, idx := range t.Indexes {
-			key, value := entryKey(t, idx, row)
-			switch idx.Form {
-			case catalog.FormInverted:
-				m, err := fold(key)
-				if err != nil {
-					it.Close()
-					return nil, err
+			err := entries(t, idx, row, func(key, value []byte) error {
+				switch idx.Form {
+				case catalog.FormInverted:
+					m, err := fold(key)
+					if err != nil {
+						return err
+					}
+					if !m[string(value)] {
+						add(idx.Name, encoding.Pretty(key), "row %s is missing from the inverted list", prettyPK(t, value))
+					}
+				default:
+					v, err := r.Get(key)
+					if errors.Is(err, kv.ErrNotFound) {
+						add(idx.Name, encoding.Pretty(key), "missing index entry for row %s", masterPretty(t, row))
+						return nil
+					}
+					if err != nil {
+						return err
+					}
+					if !bytes.Equal(v, value) {
+						add(idx.Name, encoding.Pretty(key), "entry value %x, want %x (row %s)", v, value, masterPretty(t, row))
+					}
 				}
-				if !m[string(value)] {
-					add(idx.Name, encoding.Pretty(key), "row %s is missing from the inverted list", prettyPK(t, value))
-				}
-			default:
-				v, err := r.Get(key)
-				if errors.Is(err, kv.ErrNotFound) {
-					add(idx.Name, encoding.Pretty(key), "missing index entry for row %s", masterPretty(t, row))
-					continue
-				}
-				if err != nil {
-					it.Close()
-					return nil, err
-				}
-				if !bytes.Equal(v, value) {
-					add(idx.Name, encoding.Pretty(key), "entry value %x, want %x (row %s)", v, value, masterPretty(t, row))
-				}
+				return nil
+			})
+			if err != nil {
+				it.Close()
+				return nil, err
 			}
 		}
 	}
@@ -184,9 +188,19 @@ func CheckTable(r kv.Reader, t *catalog.Table) ([]Problem, error) {
 					add(idx.Name, pretty, "dangling entry: no master row %s", prettyPK(t, pk))
 					continue
 				}
-				want, _ := entryKey(t, idx, master)
-				if !bytes.Equal(want, key) {
-					add(idx.Name, pretty, "stale entry: master row %s has entry %s", prettyPK(t, pk), encoding.Pretty(want))
+				var want []byte
+				has := false
+				_ = entries(t, idx, master, func(k, _ []byte) error {
+					want = k
+					has = has || bytes.Equal(k, key)
+					return nil
+				})
+				if !has {
+					if want == nil {
+						add(idx.Name, pretty, "stale entry: master row %s has no entry", prettyPK(t, pk))
+					} else {
+						add(idx.Name, pretty, "stale entry: master row %s has entry %s", prettyPK(t, pk), encoding.Pretty(want))
+					}
 				}
 			}
 		}

@@ -121,6 +121,41 @@ func entryKey(t *catalog.Table, idx *catalog.Index, row []types.Datum) (key, val
 	return key, value
 }
 
+// entries calls fn with the key and value of each of row's entries in
+// idx: one, except in an element index, which has one per distinct
+// non-NULL element of the array (none for an empty or NULL array), keyed
+// as the row with the element in the array's place.
+func entries(t *catalog.Table, idx *catalog.Index, row []types.Datum, fn func(key, value []byte) error) error {
+	if !idx.Elements {
+		return fn(entryKey(t, idx, row))
+	}
+	c := idx.Columns[0]
+	if row[c].Kind != types.KindArray {
+		return nil
+	}
+	elems, err := types.ArrayElems(nil, row[c])
+	if err != nil {
+		return encoding.ErrCorrupt
+	}
+	er := append([]types.Datum(nil), row...)
+	seen := map[string]bool{}
+	for _, e := range elems {
+		if e.IsNull() {
+			continue
+		}
+		er[c] = e
+		key, value := entryKey(t, idx, er)
+		if seen[string(key)] {
+			continue
+		}
+		seen[string(key)] = true
+		if err := fn(key, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // decodePK decodes n key-encoded values from b, returning the rest.
 func decodeN(b []byte, n int, out []types.Datum) ([]byte, error) {
 	for i := 0; i < n; i++ {

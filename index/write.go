@@ -249,19 +249,21 @@ func checkUnique(r kv.Reader, t *catalog.Table, idx *catalog.Index, row []types.
 }
 
 func putEntry(w kv.Writer, t *catalog.Table, idx *catalog.Index, row []types.Datum) error {
-	key, value := entryKey(t, idx, row)
-	if idx.Form == catalog.FormInverted {
-		return addPK(w, key, value)
-	}
-	return w.Set(key, value)
+	return entries(t, idx, row, func(key, value []byte) error {
+		if idx.Form == catalog.FormInverted {
+			return addPK(w, key, value)
+		}
+		return w.Set(key, value)
+	})
 }
 
 func deleteEntry(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index, row []types.Datum) error {
-	key, value := entryKey(t, idx, row)
-	if idx.Form == catalog.FormInverted {
-		return removePK(rw, key, value)
-	}
-	return rw.Delete(key)
+	return entries(t, idx, row, func(key, value []byte) error {
+		if idx.Form == catalog.FormInverted {
+			return removePK(rw, key, value)
+		}
+		return rw.Delete(key)
+	})
 }
 
 // Delete removes a row given in full (as read): its master record and
@@ -310,7 +312,12 @@ func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
 	moved := stack[:0]
 	for _, idx := range t.Indexes {
 		m := pkChanged
-		if !m {
+		switch {
+		case m:
+		case idx.Elements:
+			c := idx.Columns[0]
+			m = old[c] != new[c] // another array: its element entries move
+		default:
 			ok, _ := entryKey(t, idx, old)
 			nk, _ := entryKey(t, idx, new)
 			m = !sameKey(ok, nk) // same key, same pk: the entry is still right

@@ -171,7 +171,18 @@ func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filte
 		if c, ok := b.keyAccess(t, nil, t.PrimaryKey, t.PrimaryKeyDesc, preds, total); ok {
 			try(c)
 		}
+		var elemPreds []keyPred
 		for _, idx := range t.Indexes {
+			if idx.Elements {
+				if elemPreds == nil {
+					elemPreds = elementPreds(t, filters) // array.go
+				}
+				if c, ok := b.keyAccess(t, idx, idx.Columns, idx.Desc, elemPreds, total); ok {
+					c.keyCols, c.desc = nil, nil // entries are in element order, not the array's
+					try(c)
+				}
+				continue
+			}
 			if c, ok := b.keyAccess(t, idx, idx.Columns, idx.Desc, preds, total); ok {
 				if needed != nil && b.enabled("index_only") && covers(t, idx, needed) {
 					c.indexOnly = true

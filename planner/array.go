@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
@@ -445,4 +446,67 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier("kvsql_v", sqlparser.NewTableName(srfAlias)), As: name}
 	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	return &cp, true, nil
+}
+
+// elementPreds are the conjuncts an element index over an array column
+// can answer, as equalities on one element: col @> ARRAY[...] (and
+// ARRAY[...] <@ col) with a constant, non-empty array without NULLs,
+// through its first element (the whole predicate stays in the scan's
+// filter), and x = ANY (col) for a constant x.
+func elementPreds(t *catalog.Table, filters []Expr) []keyPred {
+	out := []keyPred{}
+	for _, f := range filters {
+		fn, ok := f.(*Func)
+		if !ok || len(fn.Args) != 2 {
+			continue
+		}
+		arr, val := fn.Args[0], fn.Args[1]
+		switch fn.Name {
+		case "<@":
+			arr, val = val, arr
+			fallthrough
+		case "@>":
+			ref, ok := arr.(*ColRef)
+			c, isConst := val.(*Const)
+			if !ok || ref.Outer != 0 || !isConst || c.Value.Kind != types.KindArray {
+				continue
+			}
+			elems, err := types.ArrayElems(nil, c.Value)
+			if err != nil || len(elems) == 0 {
+				continue
+			}
+			hasNull := false
+			for _, e := range elems {
+				hasNull = hasNull || e.IsNull()
+			}
+			if hasNull {
+				continue
+			}
+			out = append(out, keyPred{col: ref.Index, op: "=", vals: []Expr{&Const{Value: elems[0], T: c.T.ElemType()}}})
+		case "= any":
+			ref, ok := val.(*ColRef)
+			if !ok || ref.Outer != 0 || !isConstant(arr) || !t.Columns[ref.Index].Type.IsArray() {
+				continue
+			}
+			out = append(out, keyPred{col: ref.Index, op: "=", vals: []Expr{arr}})
+		}
+	}
+	return out
+}
+
+// constArray folds ARRAY[...] of constants into one constant (so that an
+// element index can see the elements at plan time), or returns nil.
+func constArray(name string, args []Expr, t types.T) Expr {
+	if name != parse.MarkerArray {
+		return nil
+	}
+	elems := make([]types.Datum, len(args))
+	for i, a := range args {
+		c, ok := a.(*Const)
+		if !ok {
+			return nil
+		}
+		elems[i] = c.Value
+	}
+	return &Const{Value: types.NewArray(elems), T: t}
 }

@@ -77,6 +77,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		if err != nil {
 			return nil, err
 		}
+		if c := constArray(name, bound, t); c != nil {
+			return c, nil
+		}
 		return &Func{Name: name, Args: bound, T: t}, nil
 	}
 	if t, ok, err := jsonCall(name, bound); ok { // json.go

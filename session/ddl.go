@@ -608,13 +608,30 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 	switch p.IndexMethod {
 	case "", "btree", "keyid":
 		def.Form = catalog.FormKeyID
-	case "inverted":
+	case "inverted", "gin":
 		if def.Unique {
 			return pgerror.New(pgerror.FeatureNotSupported, "a unique index cannot use the inverted-list form")
 		}
 		def.Form = catalog.FormInverted
+		// Over an array column, an inverted index lists each element
+		// (GIN's array_ops); GIN has no other operator class here.
+		tbl, err := t.cat.Table(s.database, tableName)
+		if err != nil {
+			return err
+		}
+		isArray := len(def.Columns) == 1 && tbl.ColumnOrdinal(def.Columns[0]) >= 0 && tbl.Columns[tbl.ColumnOrdinal(def.Columns[0])].Type.IsArray()
+		switch {
+		case isArray:
+			def.Elements = true
+		case p.IndexMethod == "gin":
+			typ := "these columns"
+			if len(def.Columns) == 1 && tbl.ColumnOrdinal(def.Columns[0]) >= 0 {
+				typ = tbl.Columns[tbl.ColumnOrdinal(def.Columns[0])].Type.String()
+			}
+			return pgerror.Newf(pgerror.UndefinedObject, "data type %s has no default operator class for access method \"gin\"", typ)
+		}
 	default:
-		return pgerror.Newf(pgerror.UndefinedObject, "access method %q does not exist (kvsql has btree = keyid, and inverted)", p.IndexMethod)
+		return pgerror.Newf(pgerror.UndefinedObject, "access method %q does not exist (kvsql has btree = keyid, inverted and gin)", p.IndexMethod)
 	}
 	next, err := t.cat.CreateIndex(t.kv, s.database, def)
 	if err != nil {
@@ -637,7 +654,11 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 
 // evalConstant evaluates a DEFAULT expression once (ADD COLUMN).
 func (s *Session) evalConstant(ctx context.Context, t *txn, expr string, typ types.T) (types.Datum, error) {
-	st, err := parse.ParseOne("SELECT CAST((" + expr + ") AS " + typ.Family.String() + ")")
+	name := typ.Family.String()
+	if typ.IsArray() {
+		name = typ.String()
+	}
+	st, err := parse.ParseOne("SELECT CAST((" + expr + ") AS " + name + ")")
 	if err != nil {
 		return types.Null, err
 	}

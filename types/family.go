@@ -86,7 +86,7 @@ func FamilyByOID(oid uint32) (Family, bool) {
 // its elements' family in Elem, and their Width and Scale.
 type T struct {
 	Family Family
-	Elem   Family
+	Elem   Family `json:",omitempty"`
 	Width  int32
 	Scale  int32
 }
