@@ -221,6 +221,13 @@ func evalIn(env *Env, e *planner.In, row []types.Datum) (types.Datum, error) {
 	if err != nil || x.IsNull() {
 		return types.Null, err
 	}
+	if len(e.List) >= minInSet {
+		if set := env.inSetFor(e); set.ok {
+			if d, ok := set.probe(x, e.Not); ok {
+				return d, nil
+			}
+		}
+	}
 	sawNull := false
 	for _, item := range e.List {
 		d, err := Eval(env, item, row)

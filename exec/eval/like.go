@@ -25,9 +25,11 @@ const maxCachedRegexps = 256
 // by node, so a LIKE against a constant pattern compiles once per
 // statement however many rows it sees; a pattern that changes from row to
 // row (a column) recompiles only when it differs from the previous row's.
+// It also holds the sorted items of long constant IN lists (in.go).
 type patternCache struct {
 	like map[*planner.Like]*likeEntry
 	re   map[regexKey]*regexp.Regexp
+	in   map[*planner.In]*inSet
 }
 
 type regexKey struct {
