@@ -21,7 +21,11 @@ import (
 type stmt struct {
 	s        *Session
 	p        *parse.Statement
+	sql      string    // the text it came from (pg_stat_activity.query)
 	declared []types.T // parameter types the client declared
+	// volatile: the plan holds rows that change between executions
+	// (pg_stat_activity's) and is remade every time.
+	volatile bool
 
 	planCat *catalog.Catalog
 	plan    planner.Node
@@ -92,7 +96,7 @@ func (st *stmt) kind() kind {
 // transaction that will run it (or, to describe it, the session's) — and
 // reuses the cached plan while the catalog is the same.
 func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
-	if st.planCat == cat && (st.plan != nil || st.planErr != nil) {
+	if st.planCat == cat && !st.volatile && (st.plan != nil || st.planErr != nil) {
 		return st.planErr
 	}
 	target := st.p
@@ -102,8 +106,9 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 			return pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 		}
 	}
-	plan, params, err := st.s.planner(cat).Plan(target, st.declared)
-	st.planCat, st.planErr = cat, err
+	pl := st.s.planner(cat)
+	plan, params, err := pl.Plan(target, st.declared)
+	st.planCat, st.planErr, st.volatile = cat, err, pl.Volatile
 	if err != nil {
 		st.plan = nil
 		return err
@@ -230,9 +235,38 @@ func (st *stmt) Copy() *backend.CopySpec {
 
 // Execute implements backend.Statement. Errors caused by damaged storage
 // become XX001 or 25006 (damage.go).
+//
+// While it runs (until its Result is closed) the session is "active" in
+// pg_stat_activity.
 func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
+	s := st.s
+	ctx = s.beginStatement(ctx, st.sql)
+	if s.terminated.Load() {
+		s.endStatement()
+		return nil, errTerminated
+	}
 	res, err := st.execute(ctx, params)
-	return res, st.s.db.storageError(err)
+	if err != nil || res == nil {
+		s.endStatement()
+		return res, s.db.storageError(err)
+	}
+	return &activeResult{Result: res, s: s}, nil
+}
+
+// activeResult ends the session's "active" state when it is closed.
+type activeResult struct {
+	backend.Result
+	s      *Session
+	closed bool
+}
+
+func (r *activeResult) Close() error {
+	err := r.Result.Close()
+	if !r.closed {
+		r.closed = true
+		r.s.endStatement()
+	}
+	return err
 }
 
 func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Result, error) {

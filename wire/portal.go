@@ -134,6 +134,10 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 			return nil
 		}
+	}
+	w := c.watchClient()
+	defer w.stop()
+	if p.res == nil {
 		p.ctx = c.startStatement()
 		err := c.guard("Statement.Execute", func() error {
 			res, err := p.stmt.Execute(p.ctx, p.params)
