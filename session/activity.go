@@ -152,6 +152,9 @@ func (s *Session) beginStatement(ctx context.Context, sql string) context.Contex
 	if s.act.depth > 1 {
 		return ctx
 	}
+	s.mu.Lock()
+	s.notices = nil // the wire server took them; in process nobody reads them
+	s.mu.Unlock()
 	now := time.Now()
 	if s.cur == nil {
 		s.act.xactStart = now // the statement's own, or BEGIN's
@@ -208,14 +211,40 @@ func (s *Session) cancelStatement(cause error) {
 	}
 }
 
-// backends implements eval.Backends over the DB's registry.
-type backends struct{ db *DB }
+// Notices implements backend.Noticer.
+func (s *Session) Notices() []backend.Notice {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.notices
+	s.notices = nil
+	return out
+}
+
+// warn raises a WARNING (01000) for the client.
+func (s *Session) warn(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notices = append(s.notices, backend.Notice{Severity: "WARNING", Err: pgerror.Newf(pgerror.Warning, format, args...)})
+}
+
+// backends implements eval.Backends over the DB's registry for the
+// statements of session s (which gets the warnings).
+type backends struct {
+	db *DB
+	s  *Session
+}
+
+// notFound answers a pid that is no session, with PostgreSQL's warning.
+func (b backends) notFound(pid int32) bool {
+	b.s.warn("PID %d is not a PostgreSQL backend process", pid)
+	return false
+}
 
 // Cancel is pg_cancel_backend.
 func (b backends) Cancel(pid int32) bool {
 	s := b.db.session(pid)
 	if s == nil {
-		return false
+		return b.notFound(pid)
 	}
 	if s.conn != nil && s.conn.Cancel != nil {
 		s.conn.Cancel()
@@ -230,7 +259,7 @@ func (b backends) Cancel(pid int32) bool {
 func (b backends) Terminate(pid int32, timeout time.Duration) bool {
 	s := b.db.session(pid)
 	if s == nil {
-		return false
+		return b.notFound(pid)
 	}
 	if s.conn != nil && s.conn.Terminate != nil {
 		s.conn.Terminate()
@@ -247,6 +276,7 @@ func (b backends) Terminate(pid int32, timeout time.Duration) bool {
 	case <-s.gone:
 		return true
 	case <-t.C:
+		b.s.warn("backend with PID %d did not terminate within %d milliseconds", pid, timeout.Milliseconds())
 		return false
 	}
 }

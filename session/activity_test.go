@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -164,6 +165,28 @@ func TestCancelBackend(t *testing.T) {
 	}
 	if _, err := b.Exec(ctx, "SELECT pg_cancel_backend(1::bigint)"); !hasCode(err, "42883") {
 		t.Fatalf("pg_cancel_backend(bigint): %v, want 42883", err)
+	}
+
+	// The answer for no session comes with PostgreSQL's WARNING.
+	cfg, err := pgconn.ParseConfig(ts.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		notices = append(notices, n.Severity+" "+n.Code+" "+n.Message)
+	}
+	pc, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close(ctx)
+	if _, err := pc.Exec(ctx, "SELECT pg_cancel_backend(12345); SELECT pg_terminate_backend(12346)").ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	want := "[WARNING 01000 PID 12345 is not a PostgreSQL backend process WARNING 01000 PID 12346 is not a PostgreSQL backend process]"
+	if got := fmt.Sprint(notices); got != want {
+		t.Fatalf("notices %s, want %s", got, want)
 	}
 }
 

@@ -49,11 +49,13 @@ type Session struct {
 	start      time.Time
 	act        activity
 	gone       chan struct{}
+	notices    []backend.Notice // for the client (Notices); guarded by mu
 	goneOnce   sync.Once
 	terminated atomic.Bool
 }
 
 var _ backend.Session = (*Session)(nil)
+var _ backend.Noticer = (*Session)(nil)
 var _ backend.Backend = (*DB)(nil)
 
 // NewSession implements backend.Backend.
@@ -242,7 +244,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		User:       s.user,
 		BackendPID: int32(s.pid),
 		Seq:        seqOps{s: s, cat: t.cat},
-		Backends:   backends{db: s.db},
+		Backends:   backends{db: s.db, s: s},
 	}
 }
 

@@ -226,6 +226,9 @@ func (c *conn) statementError(err error) {
 		c.stop()
 		return
 	}
+	if c.sess != nil {
+		c.sendNotices() // raised before the error, as PostgreSQL sends them
+	}
 	c.sendError(err)
 	if c.sess != nil {
 		c.guard("Session.Fail", func() error { c.sess.Fail(err); return nil })
@@ -237,6 +240,7 @@ func (c *conn) statementError(err error) {
 func (c *conn) readyForQuery() {
 	status := byte('I')
 	if c.sess != nil {
+		c.sendNotices()
 		c.guard("Session.ChangedSettings", func() error {
 			for k, v := range c.sess.ChangedSettings() {
 				c.send(&pgproto3.ParameterStatus{Name: k, Value: v})

@@ -176,6 +176,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			}
 		}
 	})
+	c.sendNotices()
 	if err == nil && suspended {
 		c.send(&pgproto3.PortalSuspended{})
 		return nil
