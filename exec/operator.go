@@ -180,6 +180,10 @@ func newRunState(ctx *Ctx) *runState {
 	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery,
 		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
 		Backends: ctx.Backends}
+	// Subqueries run under copies of env: made now, the caches are the
+	// copies' too, so a constant IN list is sorted once per statement,
+	// not once per outer row.
+	rs.env.InitCaches()
 	return rs
 }
 

@@ -42,6 +42,10 @@ type likeEntry struct {
 	m               likeMatcher
 }
 
+// InitCaches makes env's caches (compiled patterns, sorted IN lists) now,
+// so that copies of env made afterwards share them.
+func (env *Env) InitCaches() { env.patterns() }
+
 func (env *Env) patterns() *patternCache {
 	if env.cache == nil {
 		env.cache = &patternCache{}
