@@ -262,35 +262,8 @@ func TestVanishedClient(t *testing.T) {
 	ctx := context.Background()
 	b := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
 
-	nc, err := net.Dial("tcp", ts.Addr.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	startup := []byte("user\x00tester\x00database\x00kvsql\x00\x00")
-	msg := binary.BigEndian.AppendUint32(nil, uint32(8+len(startup)))
-	msg = binary.BigEndian.AppendUint32(msg, 196608)
-	nc.Write(append(msg, startup...))
-	// Read up to ReadyForQuery, learning the pid from BackendKeyData.
-	var pid uint32
-	for ready := false; !ready; {
-		var hdr [5]byte
-		if _, err := readFull(nc, hdr[:]); err != nil {
-			t.Fatal(err)
-		}
-		body := make([]byte, binary.BigEndian.Uint32(hdr[1:])-4)
-		if _, err := readFull(nc, body); err != nil {
-			t.Fatal(err)
-		}
-		switch hdr[0] {
-		case 'K':
-			pid = binary.BigEndian.Uint32(body)
-		case 'Z':
-			ready = true
-		}
-	}
-	q := append([]byte(longQuery), 0)
-	nc.Write(append(binary.BigEndian.AppendUint32([]byte{'Q'}, uint32(4+len(q))), q...))
+	nc, pid := rawConnect(t, ts)
+	nc.Write(queryMsg(longQuery))
 	waitFor(t, "the long query is not active", func() bool {
 		state, _, _ := activityState(t, b, pid)
 		return state == "active"
@@ -304,6 +277,79 @@ func TestVanishedClient(t *testing.T) {
 	if err := b.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("sessions left: %d (%v), want 1", n, err)
 	}
+}
+
+// TestWatchKeepsPipelinedQueries: the watch reads ahead while a
+// statement runs; queries the client sent meanwhile, in the same write or
+// later, are still answered, in order.
+func TestWatchKeepsPipelinedQueries(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	nc, _ := rawConnect(t, ts)
+	defer nc.Close()
+	slow := "SELECT count(*) FROM generate_series(1, 2000000)"
+	nc.Write(append(queryMsg(slow), queryMsg("SELECT 'second'")...))
+	time.Sleep(100 * time.Millisecond) // the first statement is being watched
+	nc.Write(queryMsg("SELECT 'third'"))
+	var got []string
+	for len(got) < 6 {
+		typ, body := readMsg(t, nc)
+		switch typ {
+		case 'D':
+			got = append(got, string(body[6:]))
+		case 'Z':
+			got = append(got, "ready")
+		case 'E':
+			t.Fatalf("error: %q", body)
+		}
+	}
+	if want := "[2000000 ready second ready third ready]"; fmt.Sprint(got) != want {
+		t.Fatalf("answers %v, want %s", got, want)
+	}
+}
+
+// rawConnect logs in over a plain socket and returns it and the pid from
+// BackendKeyData, after ReadyForQuery.
+func rawConnect(t *testing.T, ts *testkit.Server) (net.Conn, uint32) {
+	t.Helper()
+	nc, err := net.Dial("tcp", ts.Addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	startup := []byte("user\x00tester\x00database\x00kvsql\x00\x00")
+	msg := binary.BigEndian.AppendUint32(nil, uint32(8+len(startup)))
+	msg = binary.BigEndian.AppendUint32(msg, 196608)
+	nc.Write(append(msg, startup...))
+	var pid uint32
+	for {
+		typ, body := readMsg(t, nc)
+		switch typ {
+		case 'K':
+			pid = binary.BigEndian.Uint32(body)
+		case 'Z':
+			return nc, pid
+		}
+	}
+}
+
+// queryMsg is a simple Query message.
+func queryMsg(sql string) []byte {
+	q := append([]byte(sql), 0)
+	return append(binary.BigEndian.AppendUint32([]byte{'Q'}, uint32(4+len(q))), q...)
+}
+
+// readMsg reads one backend message.
+func readMsg(t *testing.T, nc net.Conn) (byte, []byte) {
+	t.Helper()
+	var hdr [5]byte
+	if _, err := readFull(nc, hdr[:]); err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, binary.BigEndian.Uint32(hdr[1:])-4)
+	if _, err := readFull(nc, body); err != nil {
+		t.Fatal(err)
+	}
+	return hdr[0], body
 }
 
 func readFull(nc net.Conn, b []byte) (int, error) {
