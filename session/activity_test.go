@@ -113,6 +113,11 @@ func TestStatActivity(t *testing.T) {
 	check("idle in transaction (aborted)", "SELECT 1/0")
 	mustExec(t, a, "ROLLBACK")
 	check("idle", "ROLLBACK")
+	mustExec(t, a, "SET application_name = 'reporting'")
+	var app string
+	if err := b.QueryRow(ctx, "SELECT application_name FROM pg_stat_activity WHERE pid = $1", pid).Scan(&app); err != nil || app != "reporting" {
+		t.Fatalf("application_name %q (%v), want reporting", app, err)
+	}
 
 	var xactNull, queryStartNull bool
 	if err := b.QueryRow(ctx, "SELECT xact_start IS NULL, query_start IS NULL FROM pg_stat_activity WHERE pid = $1", pid).Scan(&xactNull, &queryStartNull); err != nil || !xactNull || queryStartNull {
