@@ -45,10 +45,11 @@ type activity struct {
 	queryStart  time.Time
 	stateChange time.Time
 	xactStart   time.Time
-	// depth counts the statements running inside one another (EXECUTE
-	// runs a prepared one): only the outermost changes the activity.
-	depth  int
-	cancel context.CancelCauseFunc // the running statement's, or nil
+	// running holds the cancel functions of the statements whose results
+	// are open, by beginStatement's id: usually one, more when the client
+	// interleaves portals (a suspended one stays open).
+	running map[uint64]context.CancelCauseFunc
+	nextID  uint64
 }
 
 // registry is a DB's sessions by process ID.
@@ -142,16 +143,12 @@ func (s *Session) activityRow() planner.BackendActivity {
 }
 
 // beginStatement marks s active running sql and returns the context the
-// statement runs under: cancelled by pg_cancel_backend and
-// pg_terminate_backend for a session without a connection. Call
-// endStatement when the statement's result is closed.
-func (s *Session) beginStatement(ctx context.Context, sql string) context.Context {
+// statement runs under — cancelled by pg_cancel_backend and
+// pg_terminate_backend for a session without a connection — and an id
+// for endStatement, to be called when the statement's result is closed.
+func (s *Session) beginStatement(ctx context.Context, sql string) (context.Context, uint64) {
 	s.act.mu.Lock()
 	defer s.act.mu.Unlock()
-	s.act.depth++
-	if s.act.depth > 1 {
-		return ctx
-	}
 	s.mu.Lock()
 	s.notices = nil // the wire server took them; in process nobody reads them
 	s.mu.Unlock()
@@ -160,24 +157,30 @@ func (s *Session) beginStatement(ctx context.Context, sql string) context.Contex
 		s.act.xactStart = now // the statement's own, or BEGIN's
 	}
 	s.act.state, s.act.query, s.act.queryStart, s.act.stateChange = "active", sql, now, now
-	ctx, s.act.cancel = context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	if s.terminated.Load() {
-		s.act.cancel(errTerminated)
+		cancel(errTerminated)
 	}
-	return ctx
+	if s.act.running == nil {
+		s.act.running = map[uint64]context.CancelCauseFunc{}
+	}
+	s.act.nextID++
+	s.act.running[s.act.nextID] = cancel
+	return ctx, s.act.nextID
 }
 
-// endStatement marks s idle (in its transaction, if one is open).
-func (s *Session) endStatement() {
+// endStatement releases statement id; when none is left running, s is
+// idle (in its transaction, if one is open).
+func (s *Session) endStatement(id uint64) {
 	status := s.TxnStatus()
 	s.act.mu.Lock()
 	defer s.act.mu.Unlock()
-	if s.act.depth--; s.act.depth > 0 {
-		return
+	if cancel, ok := s.act.running[id]; ok {
+		cancel(nil)
+		delete(s.act.running, id)
 	}
-	if s.act.cancel != nil {
-		s.act.cancel(nil)
-		s.act.cancel = nil
+	if len(s.act.running) > 0 {
+		return
 	}
 	s.act.stateChange = time.Now()
 	switch status {
@@ -197,17 +200,18 @@ func (s *Session) endStatement() {
 func (s *Session) failedIdle() {
 	s.act.mu.Lock()
 	defer s.act.mu.Unlock()
-	if s.act.depth == 0 && s.act.state == "idle in transaction" {
+	if len(s.act.running) == 0 && s.act.state == "idle in transaction" {
 		s.act.state = "idle in transaction (aborted)"
 	}
 }
 
-// cancelStatement cancels s's running statement with cause, if any.
+// cancelStatement cancels s's running statements with cause, as a
+// CancelRequest cancels every statement context of a connection.
 func (s *Session) cancelStatement(cause error) {
 	s.act.mu.Lock()
 	defer s.act.mu.Unlock()
-	if s.act.cancel != nil {
-		s.act.cancel(cause)
+	for _, cancel := range s.act.running {
+		cancel(cause)
 	}
 }
 

@@ -240,23 +240,24 @@ func (st *stmt) Copy() *backend.CopySpec {
 // pg_stat_activity.
 func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
 	s := st.s
-	ctx = s.beginStatement(ctx, st.sql)
+	ctx, id := s.beginStatement(ctx, st.sql)
 	if s.terminated.Load() {
-		s.endStatement()
+		s.endStatement(id)
 		return nil, errTerminated
 	}
 	res, err := st.execute(ctx, params)
 	if err != nil || res == nil {
-		s.endStatement()
+		s.endStatement(id)
 		return res, s.db.storageError(err)
 	}
-	return &activeResult{Result: res, s: s}, nil
+	return &activeResult{Result: res, s: s, id: id}, nil
 }
 
-// activeResult ends the session's "active" state when it is closed.
+// activeResult ends the statement's activity when it is closed.
 type activeResult struct {
 	backend.Result
 	s      *Session
+	id     uint64
 	closed bool
 }
 
@@ -264,7 +265,7 @@ func (r *activeResult) Close() error {
 	err := r.Result.Close()
 	if !r.closed {
 		r.closed = true
-		r.s.endStatement()
+		r.s.endStatement(r.id)
 	}
 	return err
 }
