@@ -249,6 +249,15 @@ func TestTerminateBackend(t *testing.T) {
 		t.Fatal("terminated idle connection still answers")
 	}
 
+	// A session terminating itself gets no result, only the FATAL.
+	d := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	var self bool
+	err := d.QueryRow(ctx, "SELECT pg_terminate_backend(pg_backend_pid())").Scan(&self)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "57P01" || pe.Severity != "FATAL" {
+		t.Fatalf("self-termination: %v (result %v), want FATAL 57P01", err, self)
+	}
+
 	var none bool
 	if err := b.QueryRow(ctx, "SELECT pg_terminate_backend(0)").Scan(&none); err != nil || none {
 		t.Fatalf("pg_terminate_backend(0): %v %v, want false", none, err)

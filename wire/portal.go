@@ -176,6 +176,11 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			}
 		}
 	})
+	if err == nil && c.terminating.Load() {
+		// pg_terminate_backend of this very session (or one that came
+		// as the statement ended): PostgreSQL dies before completing it.
+		err = errAdminShutdown
+	}
 	c.sendNotices()
 	if err == nil && suspended {
 		c.send(&pgproto3.PortalSuspended{})
