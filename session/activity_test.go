@@ -164,6 +164,12 @@ func TestCancelBackend(t *testing.T) {
 	}
 	mustExec(t, a, "SELECT 1")
 
+	// Cancelling oneself fails the very statement, as in PostgreSQL.
+	if _, err := a.Exec(ctx, "SELECT pg_cancel_backend(pg_backend_pid())"); !hasCode(err, "57014") {
+		t.Fatalf("self-cancel: %v, want 57014", err)
+	}
+	mustExec(t, a, "SELECT 1")
+
 	var none, null *bool
 	if err := b.QueryRow(ctx, "SELECT pg_cancel_backend(0), pg_cancel_backend(NULL)").Scan(&none, &null); err != nil || none == nil || *none || null != nil {
 		t.Fatalf("pg_cancel_backend of no session: %v, of NULL: %v (%v); want false, NULL", none, null, err)
