@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sort"
 	"strconv"
@@ -192,6 +193,17 @@ func (s *Session) endStatement(id uint64) {
 		s.act.state = "idle"
 		s.act.xactStart = time.Time{}
 	}
+}
+
+// cancelCause is the error a cancelled statement context stands for: its
+// cause when that is a PostgreSQL error (57014 from pg_cancel_backend or
+// a CancelRequest, 57P01, a statement timeout), else 57014.
+func cancelCause(ctx context.Context) error {
+	var pe *pgerror.Error
+	if cause := context.Cause(ctx); errors.As(cause, &pe) {
+		return cause
+	}
+	return errCanceled
 }
 
 // failedIdle shows an idle session whose transaction block just failed

@@ -355,7 +355,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			}
 			return nil, err
 		}
-		r := &queryResult{op: op, width: len(st.cols), fixErr: s.db.storageError}
+		r := &queryResult{op: op, width: len(st.cols), fixErr: s.db.storageError, ctx: ctx}
 		if auto {
 			r.done = func() { s.db.rollback(t) } // read-only: nothing to commit
 		}

@@ -176,15 +176,10 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			}
 		}
 	})
-	switch {
-	case err == nil && c.terminating.Load():
+	if err == nil && c.terminating.Load() {
 		// pg_terminate_backend of this very session (or one that came
 		// as the statement ended): PostgreSQL dies before completing it.
 		err = errAdminShutdown
-	case err == nil && p.ctx.Err() != nil:
-		// Cancelled as it ended (pg_cancel_backend(pg_backend_pid())):
-		// PostgreSQL's last interrupt check fails the statement.
-		err = p.ctx.Err()
 	}
 	c.sendNotices()
 	if err == nil && suspended {
