@@ -75,6 +75,9 @@ type Ctx struct {
 	BackendPID     int32
 	// Seq runs the sequence functions (nextval, ...); nil: they fail.
 	Seq eval.Sequences
+	// Backends runs pg_cancel_backend and pg_terminate_backend; nil: they
+	// fail.
+	Backends eval.Backends
 	// ReadOnly is set for statements that write nothing and whose reads
 	// need no validation (autocommit queries): scans may then read master
 	// rows through one iterator per scan (index.MasterReader).
@@ -175,7 +178,12 @@ func newRunState(ctx *Ctx) *runState {
 		ctx.Stats = newStats()
 	}
 	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery,
-		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq}
+		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
+		Backends: ctx.Backends}
+	// Subqueries run under copies of env: made now, the caches are the
+	// copies' too, so a constant IN list is sorted once per statement,
+	// not once per outer row.
+	rs.env.InitCaches()
 	return rs
 }
 

@@ -18,6 +18,7 @@ type Code string
 // The codes kvsql raises. Names follow PostgreSQL's errcodes.txt.
 const (
 	SuccessfulCompletion        Code = "00000"
+	Warning                     Code = "01000"
 	FeatureNotSupported         Code = "0A000"
 	InvalidTransactionState     Code = "25000"
 	ActiveSQLTransaction        Code = "25001"

@@ -8,6 +8,14 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
+// maxKeyPrefixes bounds the point lookups one scan makes from IN lists
+// and equalities on its key columns (the product of the lists' lengths).
+// Beyond it the lists are only a filter. A large bound is cheap: exec
+// sorts and de-duplicates the keys once (sortSpans) and reads each with a
+// seek, so WHERE k IN (100,000 literals) is 100,000 gets, not a scan of
+// the table with the list compared against every row.
+const maxKeyPrefixes = 1 << 20
+
 // keyPred is a conjunct usable as an index bound: column op value, with
 // value constant for the execution (a literal, a parameter, an outer
 // reference), or column IS [NOT] NULL (vals is [nil]: the NULL key value,
@@ -49,7 +57,7 @@ func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
 			}
 			out = append(out, keyPred{col: ref.Index, op: op, vals: []Expr{nil}})
 		case *In:
-			if e.Not || len(e.List) > 1000 {
+			if e.Not || len(e.List) > maxKeyPrefixes {
 				continue
 			}
 			col := -1
@@ -267,7 +275,7 @@ func (b *binder) keyAccess(t *catalog.Table, idx *catalog.Index, keyCols []int, 
 				}
 			}
 		}
-		if eq == nil || len(prefixes)*len(eq.vals) > 1000 {
+		if eq == nil || len(prefixes)*len(eq.vals) > maxKeyPrefixes {
 			break
 		}
 		var next [][]Expr

@@ -60,6 +60,8 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			t := argTypes[0]
 			return &Const{Value: types.NewText(FormatType(columnTypeOID(t), int64(t.Typmod()))), T: tText}, nil
 		}
+	case "pg_cancel_backend", "pg_terminate_backend":
+		return bindSignal(name, bound) // pgcatalog_stat.go
 	case "current_database", "current_schema", "current_user", "session_user", "version":
 		if len(bound) == 0 {
 			return &Func{Name: name, T: tText}, nil

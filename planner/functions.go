@@ -159,6 +159,10 @@ var funcs = map[string]funcSig{
 	"current_user":      {0, 0, fixed(types.Text)},
 	"session_user":      {0, 0, fixed(types.Text)},
 	"pg_backend_pid":    {0, 0, fixed(types.Int4)},
+	// pg_cancel_backend and pg_terminate_backend are bound by bindSignal
+	// (pgcatalog_stat.go); listed here so they are known functions.
+	"pg_cancel_backend":    {1, 1, fixed(types.Bool)},
+	"pg_terminate_backend": {1, 2, fixed(types.Bool)},
 	// Sequence functions (exec/eval seqFunc; planner/sequence.go binds
 	// their first argument). kvsql_seq_* read SELECT * FROM seq's row.
 	"quote_ident":            {1, 1, fixed(types.Text)},

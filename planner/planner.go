@@ -22,6 +22,13 @@ type Planner struct {
 	// WriteMatView lets an INSERT write a materialized view (REFRESH
 	// fills one so); statements from clients never may.
 	WriteMatView bool
+	// Activity lists the server's sessions for pg_stat_activity; nil
+	// means none.
+	Activity func() []BackendActivity
+	// Volatile is set by planning when the plan holds rows that change
+	// without the catalog changing (pg_stat_activity's): the caller must
+	// not reuse it for another execution.
+	Volatile bool
 }
 
 // Plan plans a query or DML statement. paramTypes are the types the client

@@ -93,6 +93,7 @@ type DB struct {
 	seqCache  map[seqKey]*seqBlock
 	rowCounts sync.Map // table ID → *atomic.Int64 (estimates for the planner)
 	nextPID   atomic.Uint32
+	sessions  registry // open sessions by process ID (activity.go)
 	closed    atomic.Bool
 }
 

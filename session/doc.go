@@ -12,6 +12,9 @@
 //     and the counters behind SERIAL and identity columns (sequence.go).
 //   - Session (session.go) is one client's state: database, settings
 //     (settings.go), the explicit transaction (txn.go, txncontrol.go).
+//   - registry (activity.go) holds the open sessions by process ID, with
+//     what each is doing: pg_stat_activity, pg_cancel_backend and
+//     pg_terminate_backend read it.
 //   - lockTable (locks.go) holds the row locks of open transactions and
 //     the queues of statements waiting for them.
 //   - stmt (stmt.go) is one prepared statement; it implements

@@ -87,7 +87,9 @@ func (s *Session) preparedStmt(ctx context.Context, p *parse.Statement) (backend
 	if err != nil {
 		return nil, err
 	}
-	return st.Execute(ctx, params)
+	// execute, not Execute: the session is already active running the
+	// EXECUTE statement (pg_stat_activity shows its text).
+	return st.execute(ctx, params)
 }
 
 // evalArgs evaluates EXECUTE's arguments and casts each to its

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/kvsql/kvsql/exec"
@@ -44,6 +45,11 @@ type queryResult struct {
 	// fixErr, if set, rewrites the error that stops the rows (damaged
 	// storage: DB.storageError).
 	fixErr func(error) error
+	// ctx is the statement's: a query cancelled by the time its last row
+	// is read fails, as PostgreSQL's last interrupt check fails it (say
+	// pg_cancel_backend(pg_backend_pid())). A query commits nothing, so
+	// failing it at its end loses nothing.
+	ctx context.Context
 }
 
 var _ backend.Result = (*queryResult)(nil)
@@ -61,6 +67,9 @@ func (r *queryResult) Next() bool {
 		return false
 	}
 	if row == nil {
+		if r.ctx != nil && r.ctx.Err() != nil {
+			r.err = cancelCause(r.ctx)
+		}
 		return false
 	}
 	if len(row) > r.width {

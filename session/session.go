@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -37,11 +38,24 @@ type Session struct {
 	currvals map[uint64]int64
 	lastSeq  uint64
 	// mu guards nothing but the settings map against the wire server's
-	// concurrent Setting reads (statement_timeout).
+	// concurrent Setting reads (statement_timeout) and pg_stat_activity.
 	mu sync.Mutex
+
+	// conn is the client connection (nil in process); start when the
+	// session (or its connection) began. act is what pg_stat_activity
+	// shows (activity.go). gone is closed by Close; terminated is set by
+	// pg_terminate_backend of a session without a connection.
+	conn       *backend.ConnInfo
+	start      time.Time
+	act        activity
+	gone       chan struct{}
+	notices    []backend.Notice // for the client (Notices); guarded by mu
+	goneOnce   sync.Once
+	terminated atomic.Bool
 }
 
 var _ backend.Session = (*Session)(nil)
+var _ backend.Noticer = (*Session)(nil)
 var _ backend.Backend = (*DB)(nil)
 
 // NewSession implements backend.Backend.
@@ -54,15 +68,7 @@ func (db *DB) NewSession(ctx context.Context, params map[string]string) (backend
 			name = DefaultDatabase
 		}
 	}
-	s, err := db.Session(name)
-	if err != nil {
-		return nil, err
-	}
-	s.user = params["user"]
-	if app, ok := params["application_name"]; ok {
-		s.settings["application_name"] = app
-	}
-	return s, nil
+	return db.openSession(name, connInfo(ctx), params)
 }
 
 // DefaultDatabase is the database every store has.
@@ -71,6 +77,13 @@ const DefaultDatabase = "kvsql"
 // Session opens a session on the named database ("" means the default
 // database, which exists in every store; so does "postgres").
 func (db *DB) Session(database string) (*Session, error) {
+	return db.openSession(database, nil, nil)
+}
+
+// openSession opens and registers a session; conn is its client
+// connection (nil in process), params the startup parameters (user,
+// application_name).
+func (db *DB) openSession(database string, conn *backend.ConnInfo, params map[string]string) (*Session, error) {
 	if database == "" || database == "postgres" || database == "template1" {
 		database = DefaultDatabase
 	}
@@ -81,8 +94,19 @@ func (db *DB) Session(database string) (*Session, error) {
 	} else if err := db.ensureDefaultDatabase(); err != nil {
 		return nil, err
 	}
-	s := &Session{db: db, database: database, user: "kvsql", pid: db.nextPID.Add(1),
-		settings: db.defaultSettings(), changed: map[string]string{}, currvals: map[uint64]int64{}}
+	s := &Session{db: db, database: database, user: "kvsql",
+		settings: db.defaultSettings(), changed: map[string]string{}, currvals: map[uint64]int64{},
+		conn: conn, start: time.Now(), gone: make(chan struct{})}
+	if conn != nil && !conn.Start.IsZero() {
+		s.start = conn.Start
+	}
+	if u := params["user"]; u != "" {
+		s.user = u
+	}
+	if app, ok := params["application_name"]; ok {
+		s.settings["application_name"] = app
+	}
+	db.register(s)
 	return s, nil
 }
 
@@ -127,11 +151,13 @@ func (s *Session) TxnStatus() byte {
 func (s *Session) Fail(err error) {
 	if s.cur != nil {
 		s.cur.failed = true
+		s.failedIdle()
 	}
 }
 
 // Close implements backend.Session; an open transaction is rolled back.
 func (s *Session) Close() error {
+	defer s.db.unregister(s)
 	if s.cur != nil {
 		s.db.rollback(s.cur)
 		s.cur = nil
@@ -155,7 +181,7 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	}
 	out := make([]backend.Statement, 0, len(stmts))
 	for i := range stmts {
-		st := &stmt{s: s, p: &stmts[i]}
+		st := &stmt{s: s, p: &stmts[i], sql: sql}
 		for _, oid := range paramOIDs {
 			t, _ := types.TypeByOID(oid)
 			st.declared = append(st.declared, t)
@@ -184,7 +210,7 @@ func (s *Session) catalog() *catalog.Catalog {
 func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
 	return &planner.Planner{Catalog: cat, DB: s.database, Disabled: s.db.opts.DisabledRules, RowCount: func(t *catalog.Table) float64 {
 		return float64(s.db.rowCounter(t.ID).Load())
-	}}
+	}, Activity: s.db.Activity}
 }
 
 // execCtx is the executor context for one statement in t.
@@ -218,6 +244,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		User:       s.user,
 		BackendPID: int32(s.pid),
 		Seq:        seqOps{s: s, cat: t.cat},
+		Backends:   backends{db: s.db, s: s},
 	}
 }
 

@@ -21,7 +21,11 @@ import (
 type stmt struct {
 	s        *Session
 	p        *parse.Statement
+	sql      string    // the text it came from (pg_stat_activity.query)
 	declared []types.T // parameter types the client declared
+	// volatile: the plan holds rows that change between executions
+	// (pg_stat_activity's) and is remade every time.
+	volatile bool
 
 	planCat *catalog.Catalog
 	plan    planner.Node
@@ -92,7 +96,7 @@ func (st *stmt) kind() kind {
 // transaction that will run it (or, to describe it, the session's) — and
 // reuses the cached plan while the catalog is the same.
 func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
-	if st.planCat == cat && (st.plan != nil || st.planErr != nil) {
+	if st.planCat == cat && !st.volatile && (st.plan != nil || st.planErr != nil) {
 		return st.planErr
 	}
 	target := st.p
@@ -102,8 +106,9 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 			return pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 		}
 	}
-	plan, params, err := st.s.planner(cat).Plan(target, st.declared)
-	st.planCat, st.planErr = cat, err
+	pl := st.s.planner(cat)
+	plan, params, err := pl.Plan(target, st.declared)
+	st.planCat, st.planErr, st.volatile = cat, err, pl.Volatile
 	if err != nil {
 		st.plan = nil
 		return err
@@ -230,9 +235,39 @@ func (st *stmt) Copy() *backend.CopySpec {
 
 // Execute implements backend.Statement. Errors caused by damaged storage
 // become XX001 or 25006 (damage.go).
+//
+// While it runs (until its Result is closed) the session is "active" in
+// pg_stat_activity.
 func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
+	s := st.s
+	ctx, id := s.beginStatement(ctx, st.sql)
+	if s.terminated.Load() {
+		s.endStatement(id)
+		return nil, errTerminated
+	}
 	res, err := st.execute(ctx, params)
-	return res, st.s.db.storageError(err)
+	if err != nil || res == nil {
+		s.endStatement(id)
+		return res, s.db.storageError(err)
+	}
+	return &activeResult{Result: res, s: s, id: id}, nil
+}
+
+// activeResult ends the statement's activity when it is closed.
+type activeResult struct {
+	backend.Result
+	s      *Session
+	id     uint64
+	closed bool
+}
+
+func (r *activeResult) Close() error {
+	err := r.Result.Close()
+	if !r.closed {
+		r.closed = true
+		r.s.endStatement(r.id)
+	}
+	return err
 }
 
 func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
@@ -320,7 +355,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			}
 			return nil, err
 		}
-		r := &queryResult{op: op, width: len(st.cols), fixErr: s.db.storageError}
+		r := &queryResult{op: op, width: len(st.cols), fixErr: s.db.storageError, ctx: ctx}
 		if auto {
 			r.done = func() { s.db.rollback(t) } // read-only: nothing to commit
 		}

@@ -76,6 +76,23 @@ func (s *stmtCtx) explain(err error) error {
 	return err
 }
 
+// cancelQuery cancels what c is running with 57014 "canceling statement
+// due to user request". A CancelRequest with c's key and
+// pg_cancel_backend(c's pid) (through backend.ConnInfo.Cancel) both end
+// here.
+func (c *conn) cancelQuery() { c.cancelRunning(errCanceledByUser) }
+
+// terminate ends c as pg_terminate_backend asks: what runs is cancelled,
+// and the connection's goroutine, at its next step (the cancelled
+// statement's error, or the read it is blocked in, woken by the expired
+// deadline), sends FATAL 57P01 and closes; closing the Session rolls back
+// its transaction. Safe from any goroutine, c's own included.
+func (c *conn) terminate() {
+	c.terminating.Store(true)
+	c.cancelRunning(errAdminShutdown)
+	c.nc().SetReadDeadline(time.Now())
+}
+
 // cancelRunning cancels every statement context of c with cause.
 func (c *conn) cancelRunning(cause error) {
 	c.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -43,6 +44,10 @@ type conn struct {
 	// ignoreTillSync is set by an error in the extended protocol: the
 	// messages up to the next Sync are discarded.
 	ignoreTillSync bool
+	start          time.Time // accepted (pg_stat_activity.backend_start)
+	// terminating is set by terminate (pg_terminate_backend), from any
+	// goroutine: the connection ends with FATAL 57P01 at its next step.
+	terminating atomic.Bool
 
 	mu struct {
 		sync.Mutex
@@ -53,7 +58,7 @@ type conn struct {
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
-	c := &conn{srv: s}
+	c := &conn{srv: s, start: time.Now()}
 	c.mu.netConn = nc
 	c.mu.running = make(map[int]context.CancelCauseFunc)
 	var b [8]byte
@@ -113,8 +118,8 @@ func (c *conn) serve() {
 // shutdown.
 func (c *conn) loop() {
 	for {
-		if c.srv.shutting.Load() {
-			c.fatal(pgerror.New(pgerror.AdminShutdown, "terminating connection due to administrator command"))
+		if c.srv.shutting.Load() || c.terminating.Load() {
+			c.fatal(errAdminShutdown)
 			return
 		}
 		// Flush before blocking: a client that pipelines without Flush
@@ -132,6 +137,12 @@ func (c *conn) loop() {
 		}
 		if idle > 0 {
 			c.nc().SetReadDeadline(time.Now().Add(idle))
+			if c.terminating.Load() {
+				// terminate's expired deadline may just have been
+				// replaced: leave now.
+				c.fatal(errAdminShutdown)
+				return
+			}
 		}
 		msg, err := c.receive()
 		if idle > 0 {
@@ -139,6 +150,10 @@ func (c *conn) loop() {
 		}
 		if err != nil {
 			var ne net.Error
+			if c.terminating.Load() {
+				c.fatal(errAdminShutdown)
+				return
+			}
 			if idle > 0 && errors.As(err, &ne) && ne.Timeout() {
 				c.fatal(pgerror.New(pgerror.IdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout"))
 				return
@@ -202,7 +217,18 @@ func (c *conn) extended(err error) {
 // statementError sends err, the outcome of a statement or of an
 // extended-protocol message, and tells the session, whose transaction
 // block (if any) is now failed.
+//
+// A connection being terminated (pg_terminate_backend) instead says
+// FATAL 57P01, whatever stopped its statement, and is marked closed.
 func (c *conn) statementError(err error) {
+	if c.terminating.Load() {
+		c.fatal(errAdminShutdown)
+		c.stop()
+		return
+	}
+	if c.sess != nil {
+		c.sendNotices() // raised before the error, as PostgreSQL sends them
+	}
 	c.sendError(err)
 	if c.sess != nil {
 		c.guard("Session.Fail", func() error { c.sess.Fail(err); return nil })
@@ -214,6 +240,7 @@ func (c *conn) statementError(err error) {
 func (c *conn) readyForQuery() {
 	status := byte('I')
 	if c.sess != nil {
+		c.sendNotices()
 		c.guard("Session.ChangedSettings", func() error {
 			for k, v := range c.sess.ChangedSettings() {
 				c.send(&pgproto3.ParameterStatus{Name: k, Value: v})
@@ -236,7 +263,7 @@ func (c *conn) readFailed(err error) {
 	switch {
 	case errors.As(err, &pe):
 		c.fatal(pe)
-	case c.srv.shutting.Load():
+	case c.srv.shutting.Load(), c.terminating.Load():
 		c.fatal(pgerror.New(pgerror.AdminShutdown, "terminating connection due to administrator command"))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
 	default:

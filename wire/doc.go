@@ -26,9 +26,15 @@
 //     (cancel.go: CancelRequest and statement_timeout cancel it with a
 //     57014 cause) and streams its Result as DataRows encoded straight into
 //     the output buffer (values.go, numeric.go), suspending at Execute's
-//     row limit and resuming the same Result later.
+//     row limit and resuming the same Result later. While it runs,
+//     watch.go reads ahead on the socket and cancels it if the client
+//     goes away; the session's notices (backend.Noticer) follow its rows.
 //  4. A Statement with a CopySpec runs the COPY sub-protocol instead
 //     (copy.go, with the text/CSV/binary codecs in copyfmt.go).
+//
+// The Backend gets each Session's connection as a backend.ConnInfo: its
+// pid, address, and the functions pg_cancel_backend (the CancelRequest
+// path, conn.cancelQuery) and pg_terminate_backend (conn.terminate) call.
 //
 // Every call into the Backend goes through conn.guard: a panic becomes an
 // XX000 error for that client, is logged with its stack, and the server

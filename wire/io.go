@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // readChunk is how much of a large message body is allocated at a time, so
@@ -161,6 +162,20 @@ func (c *conn) maybeFlush() error {
 
 // sendError sends err as an ERROR ErrorResponse.
 func (c *conn) sendError(err error) { c.send(errorResponse(err, "ERROR")) }
+
+// sendNotices sends the session's pending notices (backend.Noticer) as
+// NoticeResponse messages.
+func (c *conn) sendNotices() {
+	n, ok := c.sess.(backend.Noticer)
+	if !ok {
+		return
+	}
+	var notices []backend.Notice
+	c.guard("Session.Notices", func() error { notices = n.Notices(); return nil })
+	for _, nt := range notices {
+		c.send((*pgproto3.NoticeResponse)(errorResponse(nt.Err, nt.Severity)))
+	}
+}
 
 // fatal sends err as a FATAL ErrorResponse and flushes; the caller then
 // closes the connection.

@@ -134,6 +134,10 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 			return nil
 		}
+	}
+	w := c.watchClient()
+	defer w.stop()
+	if p.res == nil {
 		p.ctx = c.startStatement()
 		err := c.guard("Statement.Execute", func() error {
 			res, err := p.stmt.Execute(p.ctx, p.params)
@@ -172,6 +176,12 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			}
 		}
 	})
+	if err == nil && c.terminating.Load() {
+		// pg_terminate_backend of this very session (or one that came
+		// as the statement ended): PostgreSQL dies before completing it.
+		err = errAdminShutdown
+	}
+	c.sendNotices()
 	if err == nil && suspended {
 		c.send(&pgproto3.PortalSuspended{})
 		return nil

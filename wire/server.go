@@ -343,5 +343,5 @@ func (s *Server) cancel(pid uint32, secret []byte) {
 	if c == nil || !c.keyMatches(secret) {
 		return
 	}
-	c.cancelRunning(errCanceledByUser)
+	c.cancelQuery()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // Startup packet codes (the first 4 bytes after the length).
@@ -199,7 +200,9 @@ func (c *conn) startup() bool {
 		return false
 	}
 	err := c.guard("Backend.NewSession", func() error {
-		s, err := c.srv.backend.NewSession(c.ctx, params)
+		ci := &backend.ConnInfo{PID: c.pid, RemoteAddr: c.nc().RemoteAddr(), Start: c.start,
+			Cancel: c.cancelQuery, Terminate: c.terminate}
+		s, err := c.srv.backend.NewSession(backend.WithConnInfo(c.ctx, ci), params)
 		c.sess = s
 		return err
 	})

@@ -37,8 +37,22 @@ type Env struct {
 	// Seq runs nextval, currval, setval and lastval and reads a
 	// sequence's state; nil makes them fail (0A000).
 	Seq Sequences
+	// Backends runs pg_cancel_backend and pg_terminate_backend; nil
+	// makes them fail (0A000).
+	Backends Backends
 
 	cache *patternCache
+}
+
+// Backends is what pg_cancel_backend and pg_terminate_backend need from
+// the server: its sessions by process ID.
+type Backends interface {
+	// Cancel cancels the running statement of session pid; false when no
+	// session has that pid.
+	Cancel(pid int32) bool
+	// Terminate ends session pid's connection; false when no session has
+	// that pid, or it was still there after timeout (0: do not wait).
+	Terminate(pid int32, timeout time.Duration) bool
 }
 
 // Sequences is what the sequence functions need from the session: a
@@ -220,6 +234,13 @@ func evalIn(env *Env, e *planner.In, row []types.Datum) (types.Datum, error) {
 	x, err := Eval(env, e.X, row)
 	if err != nil || x.IsNull() {
 		return types.Null, err
+	}
+	if len(e.List) >= minInSet {
+		if set := env.inSetFor(e); set.ok {
+			if d, ok := set.probe(x, e.Not); ok {
+				return d, nil
+			}
+		}
 	}
 	sawNull := false
 	for _, item := range e.List {

@@ -104,6 +104,8 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return types.Null, nil
 	}
 	switch e.Name {
+	case "pg_cancel_backend", "pg_terminate_backend":
+		return signalBackend(env, e.Name, args)
 	case "nextval", "currval", "setval", "lastval", "kvsql_seq_last_value", "kvsql_seq_log_cnt", "kvsql_seq_is_called", "pg_sequence_last_value":
 		return seqFunc(env, e.Name, args)
 	case "||":

@@ -3,7 +3,9 @@ package eval
 import (
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
 )
@@ -111,4 +113,25 @@ func sizePretty(size int64) string {
 		size >>= 10
 	}
 	return strconv.FormatInt(halfRounded(size), 10) + " PB"
+}
+
+// signalBackend runs pg_cancel_backend(pid) and pg_terminate_backend(pid,
+// timeout): true when the session was signalled (and, with a timeout,
+// is gone). The arguments are non-NULL (the functions are strict).
+func signalBackend(env *Env, name string, args []types.Datum) (types.Datum, error) {
+	if env.Backends == nil {
+		return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "%s is not available here", name)
+	}
+	pid := int32(args[0].I)
+	if name == "pg_cancel_backend" {
+		return types.NewBool(env.Backends.Cancel(pid)), nil
+	}
+	var timeout int64
+	if len(args) > 1 {
+		timeout = args[1].I
+	}
+	if timeout < 0 {
+		return types.Null, pgerror.New(pgerror.NumericValueOutOfRange, "\"timeout\" must not be negative")
+	}
+	return types.NewBool(env.Backends.Terminate(pid, time.Duration(timeout)*time.Millisecond)), nil
 }

@@ -25,9 +25,11 @@ const maxCachedRegexps = 256
 // by node, so a LIKE against a constant pattern compiles once per
 // statement however many rows it sees; a pattern that changes from row to
 // row (a column) recompiles only when it differs from the previous row's.
+// It also holds the sorted items of long constant IN lists (in.go).
 type patternCache struct {
 	like map[*planner.Like]*likeEntry
 	re   map[regexKey]*regexp.Regexp
+	in   map[*planner.In]*inSet
 }
 
 type regexKey struct {
@@ -39,6 +41,10 @@ type likeEntry struct {
 	pattern, escape string
 	m               likeMatcher
 }
+
+// InitCaches makes env's caches (compiled patterns, sorted IN lists) now,
+// so that copies of env made afterwards share them.
+func (env *Env) InitCaches() { env.patterns() }
 
 func (env *Env) patterns() *patternCache {
 	if env.cache == nil {

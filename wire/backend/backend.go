@@ -135,3 +135,22 @@ type CopySpec struct {
 
 // CopyBatchRows is the most rows the server passes to one CopySpec.Insert.
 const CopyBatchRows = 1000
+
+// Noticer is implemented by a Session that raises notices: warnings and
+// notes for the client that are not errors (PostgreSQL's WARNING and
+// NOTICE). The server takes them after each statement's rows (and each
+// Execute step) and before ReadyForQuery, and sends each as a
+// NoticeResponse.
+type Noticer interface {
+	// Notices returns the notices raised since the last call, oldest
+	// first, and forgets them.
+	Notices() []Notice
+}
+
+// Notice is one notice: Severity is "WARNING" or "NOTICE"; Err carries
+// the SQLSTATE (01000 for a plain warning, 00000 for a notice), message,
+// detail and hint, as a *pgerror.Error does.
+type Notice struct {
+	Severity string
+	Err      error
+}
