@@ -153,3 +153,65 @@ func sameTypeRange(op string, d types.Datum) index.ValueRange {
 	}
 	return index.ValueRange{Lo: d, Hi: d}
 }
+
+// eachElementSpans expands the spans whose equality bounds include
+// planner.EachElement(array): one span per distinct non-NULL element, the
+// element in the call's place (k = ANY ($1) read as point lookups). Other
+// spans are returned as they are.
+func eachElementSpans(env *eval.Env, spans []planner.Span) ([]planner.Span, error) {
+	var out []planner.Span
+	expanded := false
+	for i, sp := range spans {
+		at := -1
+		for j, e := range sp.Lo {
+			if f, ok := e.(*planner.Func); ok && f.Name == planner.EachElement {
+				at = j
+				break
+			}
+		}
+		if at < 0 {
+			if expanded {
+				out = append(out, sp)
+			}
+			continue
+		}
+		if !expanded {
+			expanded = true
+			out = append(out, spans[:i]...)
+		}
+		f := sp.Lo[at].(*planner.Func)
+		d, err := eval.Eval(env, f.Args[0], nil)
+		if err != nil {
+			return nil, err
+		}
+		if d.IsNull() {
+			continue
+		}
+		elems, err := types.ArrayElems(nil, d)
+		if err != nil {
+			return nil, pgerror.New(pgerror.DataCorrupted, "malformed array value")
+		}
+		for _, e := range elems {
+			if e.IsNull() {
+				continue
+			}
+			c := &planner.Const{Value: e, T: f.T}
+			es := sp
+			es.Lo = append([]planner.Expr(nil), sp.Lo...)
+			es.Lo[at] = c
+			if at < len(sp.Hi) && sp.Hi[at] == sp.Lo[at] {
+				es.Hi = append([]planner.Expr(nil), sp.Hi...)
+				es.Hi[at] = c
+			}
+			more, err := eachElementSpans(env, []planner.Span{es})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+		}
+	}
+	if !expanded {
+		return spans, nil
+	}
+	return out, nil
+}

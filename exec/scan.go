@@ -113,7 +113,11 @@ func (s *scanOp) open() error {
 		keyCols = s.node.Index.Columns
 	}
 	desc := s.keyDesc(keyCols)
-	for _, sp := range s.node.Spans {
+	spans, err := eachElementSpans(s.env, s.node.Spans)
+	if err != nil {
+		return err
+	}
+	for _, sp := range spans {
 		ks, _, ok, err := keySpan(s.env, sp, s.node.Table, keyCols, desc, nil)
 		if err != nil {
 			return err

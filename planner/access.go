@@ -56,6 +56,11 @@ func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
 				op = "notnull"
 			}
 			out = append(out, keyPred{col: ref.Index, op: op, vals: []Expr{nil}})
+		case *Func:
+			// k = ANY ('{...}') with a constant array is k IN (...).
+			if p, ok := anyArrayPred(t, e); ok { // array.go
+				out = append(out, p)
+			}
 		case *In:
 			if e.Not || len(e.List) > maxKeyPrefixes {
 				continue
@@ -473,6 +478,9 @@ func scanOrders(s *Scan, cols []int, keys []SortKey) bool {
 	if len(s.Spans) == 1 {
 		sp := s.Spans[0]
 		for eq < len(sp.Lo) && eq < len(sp.Hi) && sp.Lo[eq] == sp.Hi[eq] {
+			if f, ok := sp.Lo[eq].(*Func); ok && f.Name == EachElement {
+				break // several values, one span each: not one equality
+			}
 			eq++
 		}
 	}

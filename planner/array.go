@@ -510,3 +510,52 @@ func constArray(name string, args []Expr, t types.T) Expr {
 	}
 	return &Const{Value: types.NewArray(elems), T: t}
 }
+
+// EachElement names the key value that stands for every element of an
+// array known only at execution (a parameter: WHERE k = ANY ($1), how
+// drivers send an IN list): exec makes one point span per element.
+const EachElement = "kvsql_each_element"
+
+// anyArrayPred reads col = ANY (constant array) as the key predicate
+// col IN (its non-NULL elements), and col = ANY (array parameter or
+// other expression constant for the execution) as col = EachElement(it);
+// ok is false for anything else.
+func anyArrayPred(t *catalog.Table, f *Func) (keyPred, bool) {
+	if f.Name != "= any" || len(f.Args) != 2 {
+		return keyPred{}, false
+	}
+	c, ok := f.Args[1].(*Const)
+	if !ok {
+		a := f.Args[1]
+		if !a.Type().IsArray() || !isConstant(a) {
+			return keyPred{}, false
+		}
+		each := &Func{Name: EachElement, Args: []Expr{a}, T: a.Type().ElemType()}
+		col, v, ok := keyOperand(t, f.Args[0], each)
+		if !ok || v != Expr(each) {
+			return keyPred{}, false // the elements would need a conversion
+		}
+		return keyPred{col: col, op: "=", vals: []Expr{v}}, true
+	}
+	if c.Value.Kind != types.KindArray {
+		return keyPred{}, false
+	}
+	elems, err := types.ArrayElems(nil, c.Value)
+	if err != nil || len(elems) > maxKeyPrefixes {
+		return keyPred{}, false
+	}
+	p := keyPred{col: -1, op: "in"}
+	et := c.T.ElemType()
+	for _, e := range elems {
+		if e.IsNull() {
+			continue
+		}
+		col, v, ok := keyOperand(t, f.Args[0], &Const{Value: e, T: et})
+		if !ok || (p.col >= 0 && col != p.col) {
+			return keyPred{}, false
+		}
+		p.col = col
+		p.vals = append(p.vals, v)
+	}
+	return p, p.col >= 0
+}

@@ -114,6 +114,8 @@ func (e *Func) String() string {
 		return "ARRAY[" + joinExprs(e.Args, ", ") + "]"
 	case parse.MarkerSubscript:
 		return e.Args[0].String() + "[" + e.Args[1].String() + "]"
+	case EachElement:
+		return "any element of " + e.Args[0].String()
 	case parse.MarkerSlice:
 		return e.Args[0].String() + "[" + e.Args[1].String() + ":" + e.Args[2].String() + "]"
 	}
