@@ -36,12 +36,23 @@ type Session struct {
 	// of the last nextval (0: none). currval and lastval read them.
 	currvals map[uint64]int64
 	lastSeq  uint64
+	// notices are NOTICEs raised since the wire server last took them.
+	notices []error
 	// mu guards nothing but the settings map against the wire server's
 	// concurrent Setting reads (statement_timeout).
 	mu sync.Mutex
 }
 
 var _ backend.Session = (*Session)(nil)
+var _ backend.Noticer = (*Session)(nil)
+
+// TakeNotices implements backend.Noticer: it returns and forgets the
+// notices raised since the last call.
+func (s *Session) TakeNotices() []error {
+	n := s.notices
+	s.notices = nil
+	return n
+}
 var _ backend.Backend = (*DB)(nil)
 
 // NewSession implements backend.Backend.
@@ -155,6 +166,9 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	}
 	out := make([]backend.Statement, 0, len(stmts))
 	for i := range stmts {
+		for _, n := range stmts[i].Notices {
+			s.notices = append(s.notices, n)
+		}
 		st := &stmt{s: s, p: &stmts[i]}
 		for _, oid := range paramOIDs {
 			f, _ := types.FamilyByOID(oid)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // readChunk is how much of a large message body is allocated at a time, so
@@ -161,6 +162,23 @@ func (c *conn) maybeFlush() error {
 
 // sendError sends err as an ERROR ErrorResponse.
 func (c *conn) sendError(err error) { c.send(errorResponse(err, "ERROR")) }
+
+// sendNotices sends the notices the session raised, if it raises any
+// (backend.Noticer), as NoticeResponse messages.
+func (c *conn) sendNotices() {
+	n, ok := c.sess.(backend.Noticer)
+	if !ok {
+		return
+	}
+	var notices []error
+	c.guard("Session.TakeNotices", func() error {
+		notices = n.TakeNotices()
+		return nil
+	})
+	for _, err := range notices {
+		c.send((*pgproto3.NoticeResponse)(errorResponse(err, "NOTICE")))
+	}
+}
 
 // fatal sends err as a FATAL ErrorResponse and flushes; the caller then
 // closes the connection.

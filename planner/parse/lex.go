@@ -137,6 +137,7 @@ func lex(sql string) ([]token, error) {
 			if err != nil {
 				return nil, err
 			}
+			val, _ = truncateIdent(val)
 			toks = append(toks, token{tkQIdent, val, i, end})
 			i = end
 		case c == '$':
@@ -152,7 +153,8 @@ func lex(sql string) ([]token, error) {
 			i = end
 		case isIdentStart(sql, i):
 			end := lexWord(sql, i)
-			toks = append(toks, token{tkIdent, strings.ToLower(sql[i:end]), i, end})
+			val, _ := truncateIdent(strings.ToLower(sql[i:end]))
+			toks = append(toks, token{tkIdent, val, i, end})
 			i = end
 		case strings.IndexByte("()[],;.", c) >= 0:
 			toks = append(toks, token{tkPunct, string(c), i, i + 1})
@@ -174,6 +176,48 @@ func lex(sql string) ([]token, error) {
 		}
 	}
 	return toks, nil
+}
+
+// maxIdentLen is the longest identifier in bytes: PostgreSQL's
+// NAMEDATALEN-1.
+const maxIdentLen = 63
+
+// truncateIdent cuts an identifier longer than maxIdentLen bytes at the
+// last UTF-8 character boundary within it, as PostgreSQL's
+// truncate_identifier does; ok reports that it was cut.
+func truncateIdent(s string) (string, bool) {
+	if len(s) <= maxIdentLen {
+		return s, false
+	}
+	n := maxIdentLen
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// identNotices returns PostgreSQL's NOTICE (42622) for each identifier
+// among toks that lex truncated, in the order they appear.
+func identNotices(sql string, toks []token) []*pgerror.Error {
+	var out []*pgerror.Error
+	for _, t := range toks {
+		if t.end-t.pos <= maxIdentLen {
+			continue // too short to have been cut (quotes only add bytes)
+		}
+		var full string
+		switch t.kind {
+		case tkIdent:
+			full = strings.ToLower(sql[t.pos:t.end])
+		case tkQIdent:
+			full, _, _ = lexQuotedIdent(sql, t.pos)
+		default:
+			continue
+		}
+		if len(full) > maxIdentLen {
+			out = append(out, pgerror.New(pgerror.NameTooLong, `identifier "`+full+`" will be truncated to "`+t.val+`"`))
+		}
+	}
+	return out
 }
 
 func isIdentStart(sql string, i int) bool {

@@ -55,6 +55,15 @@ type Session interface {
 	Close() error
 }
 
+// Noticer is implemented by a Session that raises notices (NOTICE
+// messages that do not end the statement, such as PostgreSQL's 42622
+// "identifier ... will be truncated"). After Prepare the server calls
+// TakeNotices and sends each as a NoticeResponse; the session forgets
+// them.
+type Noticer interface {
+	TakeNotices() []error
+}
+
 // Statement is one prepared statement. The server keeps it for as long as
 // the client keeps the prepared statement (or portal) open and may execute
 // it many times.
