@@ -53,6 +53,7 @@ func (s *Session) TakeNotices() []error {
 	s.notices = nil
 	return n
 }
+
 var _ backend.Backend = (*DB)(nil)
 
 // NewSession implements backend.Backend.
