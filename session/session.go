@@ -211,14 +211,16 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		read = t.kv.View()
 	}
 	return &exec.Ctx{
-		Context: ctx,
-		RW:      t.kv,
-		Read:    read,
-		Params:  params,
-		Now:     time.Now(),
-		WorkMem: s.workMem(),
-		TempDir: s.db.opts.TempDir,
-		NextVal: s.db.nextVal,
+		Context:      ctx,
+		RW:           t.kv,
+		Read:         read,
+		Params:       params,
+		Now:          time.Now(),
+		WorkMem:      s.workMem(),
+		MaxQueryMem:  s.queryMemLimit(),
+		MaxValueSize: s.db.maxValueSize(),
+		TempDir:      s.db.opts.TempDir,
+		NextVal:      s.db.nextVal,
 		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
 			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
 		},

@@ -245,6 +245,13 @@ func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Resu
 		s.Fail(err)
 		return nil, err
 	}
+	for i := range params {
+		if int64(len(params[i].S)) > s.db.maxValueSize() {
+			err := pgerror.Newf(pgerror.ProgramLimitExceeded, "parameter $%d of %d bytes exceeds the value limit of %d bytes", i+1, len(params[i].S), s.db.maxValueSize())
+			s.Fail(err)
+			return nil, err
+		}
+	}
 	if s.cur != nil && k != kindTxn && k != kindSet && k != kindShow {
 		s.cur.queried = true
 	}

@@ -37,8 +37,26 @@ type Env struct {
 	// Seq runs nextval, currval, setval and lastval and reads a
 	// sequence's state; nil makes them fail (0A000).
 	Seq Sequences
+	// MaxValueSize caps the bytes of one value a function or operator
+	// builds (repeat, lpad, ||, concat, string_agg, json building, ...):
+	// past it the expression fails with 54000 before or right after the
+	// value is built. <= 0 means DefaultMaxValueSize.
+	MaxValueSize int64
 
 	cache *patternCache
+}
+
+// DefaultMaxValueSize is the value cap when Env.MaxValueSize is not set.
+// PostgreSQL's is 1 GB; kvsql holds a value as a Go string that is copied
+// on its way to the client (row encoding, write buffer), so a quarter of
+// that keeps the memory of one value near PostgreSQL's bound.
+const DefaultMaxValueSize = 256 << 20
+
+func (env *Env) maxValueSize() int64 {
+	if env.MaxValueSize > 0 {
+		return env.MaxValueSize
+	}
+	return DefaultMaxValueSize
 }
 
 // Sequences is what the sequence functions need from the session: a
@@ -111,7 +129,11 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 		}
 		return CastFrom(x, e.X.Type(), e.T)
 	case *planner.Func:
-		return evalFunc(env, e, row)
+		d, err := evalFunc(env, e, row)
+		if err == nil && int64(len(d.S)) > env.maxValueSize() {
+			return types.Null, tooLarge()
+		}
+		return d, err
 	case *planner.Subquery:
 		if env.Subquery == nil {
 			return types.Null, pgerror.New(pgerror.Internal, "eval: subquery evaluation is not available (Env.Subquery is nil)")

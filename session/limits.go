@@ -1,0 +1,75 @@
+package session
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/exec/eval"
+)
+
+// maxQueryMemSetting is the session setting that lowers the per-statement
+// memory limit below the server's (Options.MaxQueryMem); a session cannot
+// raise it above the server's.
+const maxQueryMemSetting = "kvsql.max_query_memory"
+
+// maxQueryMem is the server's per-statement memory limit: Options.MaxQueryMem,
+// or a quarter of the machine's memory (its cgroup limit when lower), or
+// exec.DefaultMaxQueryMem when neither can be read.
+func (db *DB) maxQueryMem() int64 {
+	if db.opts.MaxQueryMem > 0 {
+		return db.opts.MaxQueryMem
+	}
+	if ram := physicalMemory(); ram > 0 {
+		return ram / 4
+	}
+	return exec.DefaultMaxQueryMem
+}
+
+// maxValueSize is the server's cap on one value (Options.MaxValueSize).
+func (db *DB) maxValueSize() int64 {
+	if db.opts.MaxValueSize > 0 {
+		return db.opts.MaxValueSize
+	}
+	return eval.DefaultMaxValueSize
+}
+
+// queryMemLimit is the memory limit of the session's next statement.
+func (s *Session) queryMemLimit() int64 {
+	limit := s.db.maxQueryMem()
+	s.mu.Lock()
+	v := s.settings[maxQueryMemSetting]
+	s.mu.Unlock()
+	if n, ok := parseMemory(v); ok && n < limit {
+		return n
+	}
+	return limit
+}
+
+// physicalMemory is the memory this process may use in bytes: the
+// machine's (MemTotal in /proc/meminfo) or its cgroup v2 limit when that
+// is lower; 0 when neither can be read (not Linux).
+func physicalMemory() int64 {
+	var total int64
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				if err == nil {
+					total = kb << 10
+				}
+				break
+			}
+		}
+		_ = f.Close()
+	}
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && (total == 0 || n < total) {
+			total = n
+		}
+	}
+	return total
+}
