@@ -8,12 +8,16 @@ package session_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/kvsql/kvsql/internal/testkit"
+	"github.com/kvsql/kvsql/session"
 )
 
 // TestIdentifierTruncation: an identifier longer than 63 bytes is cut to
@@ -82,4 +86,159 @@ func TestIdentifierTruncation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// limitServer serves a fresh in-memory store opened with opts.
+func limitServer(t *testing.T, opts session.Options) *testkit.Server {
+	t.Helper()
+	opts.Memory = true
+	db, err := session.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testkit.StartServer(t, db, nil)
+}
+
+// wantCode runs sql on conn and asserts it fails with code.
+func wantCode(t *testing.T, conn *pgx.Conn, code, sql string, args ...any) *pgconn.PgError {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), sql, args...)
+	if err == nil {
+		for rows.Next() {
+		}
+		rows.Close()
+		err = rows.Err()
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != code {
+		t.Fatalf("%.80s: got %v, want %s", sql, err, code)
+	}
+	return pe
+}
+
+// TestValueSizeLimit: a value past the server's cap fails with 54000
+// wherever it is built, before memory is spent on it where its size is
+// known in advance, and the session and the server go on.
+func TestValueSizeLimit(t *testing.T) {
+	t.Run("default", func(t *testing.T) {
+		ts := limitServer(t, session.Options{})
+		conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		pe := wantCode(t, conn, "54000", "SELECT repeat('x', 500000000)")
+		if pe.Message != "requested length too large" {
+			t.Errorf("message %q", pe.Message)
+		}
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+			t.Errorf("refusing repeat allocated %d bytes", grew)
+		}
+		checkAlive(t, ts)
+	})
+	ts := limitServer(t, session.Options{MaxValueSize: 1 << 20})
+	other := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			conn := ts.Connect(t, m.mode)
+			for _, sql := range []string{
+				"SELECT repeat('ab', 600000)",
+				"SELECT lpad('x', 2000000)",
+				"SELECT rpad('x', 1100000, 'yz')",
+				"SELECT repeat('x', 600000) || repeat('y', 600000)",
+				"SELECT concat(repeat('x', 600000), 1, repeat('y', 600000))",
+				"SELECT string_agg(repeat('x', 1000), ',') FROM generate_series(1, 2000)",
+				"SELECT upper(repeat('x', 1000) || repeat('y', 1048000))",
+			} {
+				wantCode(t, conn, "54000", sql)
+				var n int64
+				if err := other.QueryRow(context.Background(), "SELECT length(repeat('x', 1000000))").Scan(&n); err != nil || n != 1000000 {
+					t.Fatalf("another session after %q: %d, %v", sql, n, err)
+				}
+			}
+			if m.mode != pgx.QueryExecModeSimpleProtocol {
+				wantCode(t, conn, "54000", "SELECT length($1::text)", strings.Repeat("p", 1<<20+1))
+			}
+			var n int64
+			if err := conn.QueryRow(context.Background(), "SELECT length(repeat('x', 1048576))").Scan(&n); err != nil || n != 1<<20 {
+				t.Errorf("a value of exactly the cap: %d, %v", n, err)
+			}
+		})
+	}
+	checkAlive(t, ts)
+}
+
+// TestQueryMemoryLimit: a statement whose operators would hold far more
+// than the per-query limit fails with 53200 (and its memory is freed)
+// while another connection keeps answering; operators that can spill
+// spill instead of failing; a session can lower the limit but not raise
+// it above the server's.
+func TestQueryMemoryLimit(t *testing.T) {
+	ts := limitServer(t, session.Options{MaxQueryMem: 16 << 20})
+	ctx := context.Background()
+	conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	other := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+
+	stop := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		var err error
+		n := 0
+		for err == nil {
+			select {
+			case <-stop:
+				if n == 0 {
+					err = errors.New("the other session answered nothing")
+				}
+				served <- err
+				return
+			default:
+			}
+			var v int64
+			err = other.QueryRow(ctx, "SELECT sum(g) FROM generate_series(1, 1000) g").Scan(&v)
+			if err == nil && v != 500500 {
+				err = fmt.Errorf("sum %d", v)
+			}
+			n++
+		}
+		served <- err
+	}()
+
+	for _, sql := range []string{
+		// Non-spilling operators: INTERSECT's counted rows, a window
+		// partition, TopN's heap, an IN list, string_agg's state.
+		"SELECT g FROM generate_series(1, 2000000) g INTERSECT SELECT g FROM generate_series(1, 10) g",
+		"SELECT count(*) FROM (SELECT g, row_number() OVER () FROM generate_series(1, 1000000) g) s",
+		"SELECT count(*) FROM (SELECT g FROM generate_series(1, 1000000) g ORDER BY g DESC LIMIT 900000) s",
+		"SELECT count(*) FROM generate_series(1, 3) x WHERE x IN (SELECT g FROM generate_series(1, 1000000) g)",
+		"SELECT length(string_agg(repeat('x', 100), ',')) FROM generate_series(1, 1000000)",
+	} {
+		pe := wantCode(t, conn, "53200", sql)
+		if pe.Message != "out of memory" || !strings.HasPrefix(pe.Detail, "Failed on request of size ") {
+			t.Errorf("%.60s: %q / %q", sql, pe.Message, pe.Detail)
+		}
+	}
+	// Spilling operators go to disk instead: a sort and a hash
+	// aggregation of ~50 MB each.
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM (SELECT g, repeat('x', 100) FROM generate_series(1, 300000) g ORDER BY 2, 1 DESC) s").Scan(&n); err != nil || n != 300000 {
+		t.Errorf("spilling sort: %d, %v", n, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM (SELECT g % 200000, count(*) FROM generate_series(1, 400000) g GROUP BY 1) s").Scan(&n); err != nil || n != 200000 {
+		t.Errorf("spilling hash aggregation: %d, %v", n, err)
+	}
+	close(stop)
+	if err := <-served; err != nil {
+		t.Errorf("another session while the limit was hit: %v", err)
+	}
+
+	// The setting lowers the limit for one session only, and cannot raise it.
+	mustExec(t, conn, "SET kvsql.max_query_memory = '1MB'")
+	wantCode(t, conn, "53200", "SELECT count(*) FROM (SELECT g, row_number() OVER () FROM generate_series(1, 20000) g) s")
+	if err := other.QueryRow(ctx, "SELECT count(*) FROM (SELECT g, row_number() OVER () FROM generate_series(1, 20000) g) s").Scan(&n); err != nil || n != 20000 {
+		t.Errorf("another session under the server's limit: %d, %v", n, err)
+	}
+	mustExec(t, conn, "SET kvsql.max_query_memory = '10GB'")
+	wantCode(t, conn, "53200", "SELECT count(*) FROM (SELECT g, row_number() OVER () FROM generate_series(1, 1000000) g) s")
+	checkAlive(t, ts)
 }
