@@ -74,7 +74,9 @@ func charPos(sql string, pos int) int {
 // lex splits sql into tokens following PostgreSQL's lexical rules with
 // standard_conforming_strings on. Comments and white space are dropped.
 func lex(sql string) ([]token, error) {
-	toks := make([]token, 0, len(sql)/4+1)
+	// A guess at the token count, capped: a text that is one huge
+	// literal must not cost a token per four bytes.
+	toks := make([]token, 0, min(len(sql)/4+1, 1024))
 	i := 0
 	for i < len(sql) {
 		c := sql[i]
@@ -278,6 +280,12 @@ func skipBlockComment(sql string, start int) (int, error) {
 // sequences are decoded as in PostgreSQL's E” strings.
 func lexString(sql string, i int, escapes bool) (string, int, error) {
 	start := i - 1
+	// The common case, a string without doubled quotes or escapes, is a
+	// substring of sql: no copy (a large literal is not copied here).
+	if j := strings.IndexByte(sql[i:], '\''); j >= 0 && (i+j+1 >= len(sql) || sql[i+j+1] != '\'') &&
+		!(escapes && strings.IndexByte(sql[i:i+j], '\\') >= 0) {
+		return sql[i : i+j], i + j + 1, nil
+	}
 	var b strings.Builder
 	for i < len(sql) {
 		c := sql[i]
