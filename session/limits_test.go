@@ -13,11 +13,14 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/session"
+	"github.com/kvsql/kvsql/wire"
 )
 
 // TestIdentifierTruncation: an identifier longer than 63 bytes is cut to
@@ -241,4 +244,123 @@ func TestQueryMemoryLimit(t *testing.T) {
 	mustExec(t, conn, "SET kvsql.max_query_memory = '10GB'")
 	wantCode(t, conn, "53200", "SELECT count(*) FROM (SELECT g, row_number() OVER () FROM generate_series(1, 1000000) g) s")
 	checkAlive(t, ts)
+}
+
+// heapPeak samples the Go heap in use every 20ms until stop is closed and
+// then sends the largest sample.
+func heapPeak(stop <-chan struct{}) <-chan uint64 {
+	out := make(chan uint64, 1)
+	go func() {
+		var peak uint64
+		var ms runtime.MemStats
+		tk := time.NewTicker(20 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-stop:
+				out <- peak
+				return
+			case <-tk.C:
+			}
+		}
+	}()
+	return out
+}
+
+// hugeRows is the size of the streamed result: 10 million rows of ~110
+// bytes, over 1 GB on the wire; -short uses a million.
+func hugeRows() int {
+	if testing.Short() {
+		return 1_000_000
+	}
+	return 10_000_000
+}
+
+// TestHugeResultStreams: a result of 10 million rows (over 1 GB) reaches
+// the client with the server's heap bounded, since rows are produced as
+// the client reads them.
+func TestHugeResultStreams(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	conn := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	runtime.GC()
+	stop := make(chan struct{})
+	peak := heapPeak(stop)
+	n := hugeRows()
+	start := time.Now()
+	rows, err := conn.Query(context.Background(), "SELECT g, repeat('x', 100) FROM generate_series(1, $1::int8) g", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, bytes := 0, 0
+	for rows.Next() {
+		got++
+		bytes += len(rows.RawValues()[1])
+	}
+	rows.Close()
+	close(stop)
+	p := <-peak
+	if err := rows.Err(); err != nil || got != n || bytes != 100*n {
+		t.Fatalf("read %d rows, %d bytes: %v", got, bytes, err)
+	}
+	t.Logf("%d rows (%d MB of values) in %v; peak heap in use %d MB", n, bytes>>20, time.Since(start).Round(time.Millisecond), p>>20)
+	if p > 64<<20 {
+		t.Errorf("peak heap %d MB while streaming %d MB", p>>20, bytes>>20)
+	}
+}
+
+// TestHugeResultStoppedReader: a client that asks for 10 million rows and
+// stops reading holds only its own session: the server's writes block
+// with the heap bounded while other clients are served, and when the
+// client disconnects its session ends and its connection slot is free.
+func TestHugeResultStoppedReader(t *testing.T) {
+	ts := testkit.StartServer(t, nil, func(c *wire.Config) { c.MaxConnections = 3 })
+	other := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	runtime.GC()
+	c := dial(t, ts)
+	fe := startup(t, c)
+	fe.Send(&pgproto3.Query{String: fmt.Sprintf("SELECT g, repeat('x', 100) FROM generate_series(1, %d) g", hugeRows())})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	peak := heapPeak(stop)
+	time.Sleep(300 * time.Millisecond) // the server fills the socket buffers and blocks
+	for i := 0; i < 5; i++ {
+		var v int64
+		if err := other.QueryRow(context.Background(), "SELECT count(*) FROM generate_series(1, 100000)").Scan(&v); err != nil || v != 100000 {
+			t.Fatalf("another session while a reader is stopped: %d, %v", v, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	close(stop)
+	if p := <-peak; p > 64<<20 {
+		t.Errorf("peak heap %d MB with a stopped reader", p>>20)
+	}
+	_ = c.Close()
+
+	// The slot is released: with other, MaxConnections clients are
+	// connected at once.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var conns []*pgx.Conn
+		var err error
+		for i := 0; i < 2 && err == nil; i++ {
+			var pc *pgx.Conn
+			if pc, err = pgx.Connect(context.Background(), ts.URL()); err == nil {
+				conns = append(conns, pc)
+			}
+		}
+		for _, pc := range conns {
+			_ = pc.Close(context.Background())
+		}
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stopped reader's session still holds its slot 5s after it disconnected: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
