@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -363,4 +365,136 @@ func TestHugeResultStoppedReader(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// spillFiles counts the spill files under dir that the process still has
+// open (they are unlinked when created, so only /proc/self/fd shows them)
+// plus any left in dir by name.
+func spillFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd on this platform: %v", err)
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && strings.HasPrefix(target, filepath.Join(dir, "kvsql-spill-")) {
+			n++
+		}
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n + len(left)
+}
+
+// waitSpill waits until a statement has spill files open in dir.
+func waitSpill(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for spillFiles(t, dir) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the query never spilled")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitNoSpill asserts that every spill file in dir is closed and gone
+// within a few seconds.
+func waitNoSpill(t *testing.T, dir, after string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := spillFiles(t, dir)
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d spill files still open or present 5s after %s", n, after)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSpillFilesRemoved: the temporary files of a spilling sort and hash
+// aggregation are closed and gone after the query is cancelled (57014),
+// fails (22012), or its client disconnects mid-query.
+func TestSpillFilesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	db, err := session.Open(session.Options{Memory: true, TempDir: dir, WorkMem: 256 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := testkit.StartServer(t, db, nil)
+	ctx := context.Background()
+	// A sort of 3 million rows with 256 kB of work_mem: many runs, and
+	// seconds of work, so the query is still running when it is stopped.
+	const sortQ = "SELECT g, md5(g::text) FROM generate_series(1, 3000000) g ORDER BY 2"
+	const aggQ = "SELECT md5(g::text), count(*) FROM generate_series(1, 3000000) g GROUP BY 1"
+	if n := spillFiles(t, dir); n != 0 {
+		t.Fatalf("%d spill files before any query", n)
+	}
+
+	for _, q := range []string{sortQ, aggQ} {
+		t.Run("cancel", func(t *testing.T) {
+			conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+			qctx, cancel := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() {
+				rows, err := conn.Query(qctx, q)
+				if err == nil {
+					for rows.Next() {
+					}
+					rows.Close()
+					err = rows.Err()
+				}
+				done <- err
+			}()
+			waitSpill(t, dir)
+			cancel()
+			if err := <-done; pgErrCode(err) != "57014" {
+				t.Fatalf("cancelled query: %v, want 57014", err)
+			}
+			waitNoSpill(t, dir, "the cancel")
+		})
+		t.Run("statement_timeout", func(t *testing.T) {
+			conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+			mustExec(t, conn, "SET statement_timeout = 300")
+			rows, err := conn.Query(ctx, q)
+			if err == nil {
+				for rows.Next() {
+				}
+				rows.Close()
+				err = rows.Err()
+			}
+			if pgErrCode(err) != "57014" {
+				t.Fatalf("query past statement_timeout: %v, want 57014", err)
+			}
+			waitNoSpill(t, dir, "the timeout")
+		})
+		t.Run("disconnect", func(t *testing.T) {
+			c := dial(t, ts)
+			fe := startup(t, c)
+			fe.Send(&pgproto3.Query{String: q})
+			if err := fe.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			waitSpill(t, dir)
+			_ = c.Close()
+			waitNoSpill(t, dir, "the client disconnected")
+		})
+	}
+	t.Run("error", func(t *testing.T) {
+		conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+		// The division by zero comes after 2 million rows went to runs.
+		_, err := conn.Exec(ctx, "SELECT g, 1 / (g - 2000000) FROM generate_series(1, 3000000) g ORDER BY md5(g::text)")
+		if pgErrCode(err) != "22012" {
+			t.Fatalf("failing query: %v, want 22012", err)
+		}
+		waitNoSpill(t, dir, "the error")
+	})
+	checkAlive(t, ts)
 }

@@ -31,6 +31,7 @@ type stmtCtx struct {
 	id     int
 	cancel context.CancelCauseFunc
 	timer  *time.Timer
+	peer   *time.Timer // runs checkPeer; REQUIRES: c.mu held to touch it
 }
 
 // startStatement derives a statement context from the connection's and
@@ -45,8 +46,32 @@ func (c *conn) startStatement() *stmtCtx {
 	c.mu.nextID++
 	s.id = c.mu.nextID
 	c.mu.running[s.id] = cancel
+	s.peer = time.AfterFunc(peerCheckInterval, s.checkPeer)
 	c.mu.Unlock()
 	return s
+}
+
+// peerCheckInterval is how often a running statement checks that its
+// client is still connected (PostgreSQL's client_connection_check_interval,
+// which is off by default there).
+const peerCheckInterval = 500 * time.Millisecond
+
+// checkPeer runs every peerCheckInterval while the statement runs (a
+// statement shorter than that costs one timer): it cancels the statement
+// when its client has disconnected, so a query that writes nothing for a
+// long time (a big sort or aggregation) stops at once and releases its
+// memory and temporary files instead of running to its first write.
+func (s *stmtCtx) checkPeer() {
+	if s.Err() != nil {
+		return
+	}
+	if peerClosed(s.c.nc()) {
+		s.cancel(errConnectionLost)
+		return
+	}
+	s.c.mu.Lock()
+	s.peer.Reset(peerCheckInterval)
+	s.c.mu.Unlock()
 }
 
 // done unregisters and releases the context.
@@ -56,6 +81,7 @@ func (s *stmtCtx) done() {
 	}
 	s.c.mu.Lock()
 	delete(s.c.mu.running, s.id)
+	s.peer.Stop()
 	s.c.mu.Unlock()
 	s.cancel(nil)
 }
