@@ -498,3 +498,81 @@ func TestSpillFilesRemoved(t *testing.T) {
 	})
 	checkAlive(t, ts)
 }
+
+// TestStatementTimeoutAndConnectionLimit: on the real engine, a statement
+// past statement_timeout fails with 57014 and PostgreSQL's message while
+// the other session answers, and a client past max_connections gets
+// 53300 "sorry, too many clients already" while the connected ones go on.
+func TestStatementTimeoutAndConnectionLimit(t *testing.T) {
+	ts := testkit.StartServer(t, nil, func(c *wire.Config) { c.MaxConnections = 2 })
+	ctx := context.Background()
+	conn := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	other := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+
+	mustExec(t, conn, "SET statement_timeout = '200ms'")
+	done := make(chan *pgconn.PgError, 1)
+	go func() {
+		var n int64
+		err := conn.QueryRow(ctx, "SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b").Scan(&n)
+		var pe *pgconn.PgError
+		errors.As(err, &pe)
+		done <- pe
+	}()
+	var v int64
+	if err := other.QueryRow(ctx, "SELECT 6 * 7").Scan(&v); err != nil || v != 42 {
+		t.Errorf("the other session during the long statement: %d, %v", v, err)
+	}
+	pe := <-done
+	if pe == nil || pe.Code != "57014" || pe.Message != "canceling statement due to statement timeout" {
+		t.Fatalf("statement past statement_timeout: %+v", pe)
+	}
+	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&v); err != nil || v != 1 {
+		t.Errorf("the session after its timeout: %d, %v", v, err)
+	}
+
+	_, err := pgx.Connect(ctx, ts.URL())
+	var ce *pgconn.PgError
+	if !errors.As(err, &ce) || ce.Code != "53300" || ce.Message != "sorry, too many clients already" {
+		t.Fatalf("a third client with max_connections 2: %v", err)
+	}
+	for _, c := range []*pgx.Conn{conn, other} {
+		if err := c.QueryRow(ctx, "SELECT 2").Scan(&v); err != nil || v != 2 {
+			t.Errorf("a connected session after the refusal: %d, %v", v, err)
+		}
+	}
+}
+
+// TestHugeQueryTexts: an IN list of 100,000 values and a query text just
+// under the message cap are answered; a message over the cap is refused
+// with 54000 and ends only that connection.
+func TestHugeQueryTexts(t *testing.T) {
+	const maxMsg = 4 << 20
+	ts := testkit.StartServer(t, nil, func(c *wire.Config) { c.MaxMessageSize = maxMsg })
+	ctx := context.Background()
+	conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	var b strings.Builder
+	b.WriteString("SELECT count(*) FROM generate_series(1, 200000) g WHERE g IN (")
+	for i := 0; i < 100000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d", 2*i+1)
+	}
+	b.WriteString(")")
+	var n int64
+	start := time.Now()
+	if err := conn.QueryRow(ctx, b.String()).Scan(&n); err != nil || n != 100000 {
+		t.Fatalf("IN list of 100,000 values: %d, %v", n, err)
+	}
+	t.Logf("IN list of 100,000 values (%d bytes) in %v", b.Len(), time.Since(start).Round(time.Millisecond))
+
+	pad := maxMsg - 200
+	if err := conn.QueryRow(ctx, "SELECT length('"+strings.Repeat("y", pad)+"')").Scan(&n); err != nil || n != int64(pad) {
+		t.Fatalf("a query text just under the message cap: %d, %v", n, err)
+	}
+	_, err := conn.Exec(ctx, "SELECT length('"+strings.Repeat("y", maxMsg)+"')")
+	if pgErrCode(err) != "54000" {
+		t.Errorf("a query text over the message cap: %v, want 54000", err)
+	}
+	checkAlive(t, ts)
+}

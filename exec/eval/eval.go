@@ -243,6 +243,17 @@ func evalIn(env *Env, e *planner.In, row []types.Datum) (types.Datum, error) {
 	if err != nil || x.IsNull() {
 		return types.Null, err
 	}
+	if len(e.List) >= minHashedIn {
+		if set := env.inSetOf(e); set != nil && set.kind == x.Kind {
+			if set.has(x) {
+				return types.NewBool(!e.Not), nil
+			}
+			if set.hasNull {
+				return types.Null, nil
+			}
+			return types.NewBool(e.Not), nil
+		}
+	}
 	sawNull := false
 	for _, item := range e.List {
 		d, err := Eval(env, item, row)

@@ -28,6 +28,7 @@ const maxCachedRegexps = 256
 type patternCache struct {
 	like map[*planner.Like]*likeEntry
 	re   map[regexKey]*regexp.Regexp
+	in   map[*planner.In]*inSet
 }
 
 type regexKey struct {
