@@ -39,7 +39,7 @@ func TestHashedIn(t *testing.T) {
 		{i8(10), list(ints, true), true, "NULL"},
 		{txt("v7"), list(texts, false), false, "t"},
 		{txt("v77"), list(texts, false), false, "f"},
-		{f8(9), list(ints, false), false, "t"},  // float against integers
+		{f8(9), list(ints, false), false, "t"},   // float against integers
 		{i8(9), list(floats, false), false, "t"}, // integer against floats: not hashed
 		{num(12), list(ints, false), false, "t"},
 	}
