@@ -576,3 +576,22 @@ func TestHugeQueryTexts(t *testing.T) {
 	}
 	checkAlive(t, ts)
 }
+
+// TestCopyValueLimit: a COPY field past the value cap fails the COPY
+// with 54000 and stores nothing.
+func TestCopyValueLimit(t *testing.T) {
+	ts := limitServer(t, session.Options{MaxValueSize: 1 << 20})
+	ctx := context.Background()
+	conn := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, "CREATE TABLE c (id int PRIMARY KEY, v text)")
+	rows := [][]any{{int32(1), "small"}, {int32(2), strings.Repeat("v", 1<<20+1)}}
+	_, err := conn.CopyFrom(ctx, pgx.Identifier{"c"}, []string{"id", "v"}, pgx.CopyFromRows(rows))
+	if pgErrCode(err) != "54000" {
+		t.Fatalf("COPY of a field over the cap: %v, want 54000", err)
+	}
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM c").Scan(&n); err != nil || n != 0 {
+		t.Errorf("rows after the failed COPY: %d, %v", n, err)
+	}
+	checkAlive(t, ts)
+}
