@@ -23,6 +23,9 @@ type cursorState struct {
 	rows [][]types.Datum
 	pos  int64
 	hold bool
+	// size is the memory rows hold; past limit (the session's per-query
+	// memory limit at DECLARE) reading more fails with 53200.
+	size, limit int64
 }
 
 // row returns row k (1-based), reading the query as far as needed; nil
@@ -41,6 +44,11 @@ func (c *cursorState) row(k int64) ([]types.Datum, error) {
 			}
 			break
 		}
+		sz := rowBytes(r)
+		if c.size+sz > c.limit {
+			return nil, outOfMemory(sz)
+		}
+		c.size += sz
 		c.rows = append(c.rows, append([]types.Datum(nil), r...))
 	}
 	if k < 1 || k > int64(len(c.rows)) {
@@ -132,7 +140,7 @@ func (s *Session) declare(ctx context.Context, cs *parse.CursorStmt, params []ty
 	if _, dup := s.cursors[cs.Name]; dup {
 		return nil, pgerror.Newf(pgerror.DuplicateCursor, "cursor %q already exists", cs.Name)
 	}
-	c := &cursorState{hold: cs.Hold}
+	c := &cursorState{hold: cs.Hold, limit: s.queryMemLimit()}
 	open := func(t *txn) error {
 		plan, _, err := s.planner(t.cat).Plan(cs.Query, nil)
 		if err != nil {

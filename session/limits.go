@@ -2,12 +2,15 @@ package session
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/kvsql/kvsql/exec"
 	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
 )
 
 // maxQueryMemSetting is the session setting that lowers the per-statement
@@ -72,4 +75,45 @@ func physicalMemory() int64 {
 		}
 	}
 	return total
+}
+
+// rowBytes estimates the memory a row kept by the session costs (as the
+// executor's accounting does: a slice header, and per value its Datum
+// and its string bytes).
+func rowBytes(row []types.Datum) int64 {
+	n := int64(48)
+	for i := range row {
+		n += 48 + int64(len(row[i].S))
+	}
+	return n
+}
+
+// outOfMemory is PostgreSQL's 53200 for a request of n bytes that the
+// statement's memory limit refuses.
+func outOfMemory(n int64) error {
+	e := pgerror.New(pgerror.OutOfMemory, "out of memory")
+	e.Detail = fmt.Sprintf("Failed on request of size %d in memory context \"PortalContext\".", n)
+	return e
+}
+
+// rowCollector keeps the rows of a result the session holds whole (DML
+// RETURNING) within the statement's memory limit; past it the rows are
+// dropped and err is 53200.
+type rowCollector struct {
+	rows        [][]types.Datum
+	size, limit int64
+	err         error
+}
+
+func (c *rowCollector) add(row []types.Datum) {
+	if c.err != nil {
+		return
+	}
+	sz := rowBytes(row)
+	if c.size+sz > c.limit {
+		c.err, c.rows = outOfMemory(sz), nil
+		return
+	}
+	c.size += sz
+	c.rows = append(c.rows, append([]types.Datum(nil), row...))
 }

@@ -595,3 +595,28 @@ func TestCopyValueLimit(t *testing.T) {
 	}
 	checkAlive(t, ts)
 }
+
+// TestHeldResultsLimit: rows the session itself keeps (an INSERT's
+// RETURNING rows, a cursor's rows) count against the per-query limit:
+// past it 53200, and the session goes on.
+func TestHeldResultsLimit(t *testing.T) {
+	ts := limitServer(t, session.Options{MaxQueryMem: 4 << 20})
+	ctx := context.Background()
+	conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, conn, "CREATE TABLE r (id int PRIMARY KEY, v text)")
+	wantCode(t, conn, "53200", "INSERT INTO r SELECT g, repeat('r', 200) FROM generate_series(1, 100000) g RETURNING *")
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM r").Scan(&n); err != nil || n != 0 {
+		t.Errorf("rows after the failed INSERT: %d, %v", n, err)
+	}
+	mustExec(t, conn, "BEGIN", "DECLARE cur CURSOR FOR SELECT g, repeat('c', 200) FROM generate_series(1, 100000) g")
+	if err := conn.QueryRow(ctx, "FETCH 1 FROM cur").Scan(&n, new(string)); err != nil || n != 1 {
+		t.Fatalf("FETCH 1: %d, %v", n, err)
+	}
+	wantCode(t, conn, "53200", "FETCH ALL FROM cur")
+	mustExec(t, conn, "ROLLBACK")
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g) s").Scan(&n); err != nil || n != 100000 {
+		t.Errorf("a streamed query after: %d, %v", n, err)
+	}
+	checkAlive(t, ts)
+}

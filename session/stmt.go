@@ -343,12 +343,15 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			return err
 		}
 		out = &staticResult{}
-		n, err := exec.Drain(op, func(row []types.Datum) {
-			out.rows = append(out.rows, append([]types.Datum(nil), row[:len(st.cols)]...))
-		})
+		keep := rowCollector{limit: s.queryMemLimit()}
+		n, err := exec.Drain(op, func(row []types.Datum) { keep.add(row[:len(st.cols)]) })
+		if err == nil {
+			err = keep.err
+		}
 		if err != nil {
 			return err
 		}
+		out.rows = keep.rows
 		out.tag = dmlTag(st.p, n)
 		trackRows(t, st.plan, n)
 		return nil
