@@ -10,7 +10,9 @@ import (
 	"github.com/kvsql/kvsql/exec"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // maxQueryMemSetting is the session setting that lowers the per-statement
@@ -116,4 +118,22 @@ func (c *rowCollector) add(row []types.Datum) {
 	}
 	c.size += sz
 	c.rows = append(c.rows, append([]types.Datum(nil), row...))
+}
+
+// checkLiterals refuses (54000) a statement holding a literal longer than
+// the value cap; Prepare calls it only for texts longer than the cap.
+func checkLiterals(stmts []parse.Statement, limit int64) error {
+	var err error
+	for i := range stmts {
+		if stmts[i].AST == nil {
+			continue
+		}
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			if lit, ok := n.(*sqlparser.Literal); ok && int64(len(lit.Val)) > limit && err == nil {
+				err = pgerror.Newf(pgerror.ProgramLimitExceeded, "literal of %d bytes exceeds the value limit of %d bytes", len(lit.Val), limit)
+			}
+			return err == nil, nil
+		}, stmts[i].AST)
+	}
+	return err
 }

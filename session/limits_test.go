@@ -620,3 +620,16 @@ func TestHeldResultsLimit(t *testing.T) {
 	}
 	checkAlive(t, ts)
 }
+
+// TestLiteralValueLimit: a literal longer than the value cap is refused
+// with 54000 before it runs.
+func TestLiteralValueLimit(t *testing.T) {
+	ts := limitServer(t, session.Options{MaxValueSize: 1 << 20})
+	conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	wantCode(t, conn, "54000", "SELECT length('"+strings.Repeat("l", 1<<20+1)+"')")
+	var n int64
+	if err := conn.QueryRow(context.Background(), "SELECT length('"+strings.Repeat("l", 1<<20)+"') + 0 * length('"+strings.Repeat("m", 1000)+"')").Scan(&n); err != nil || n != 1<<20 {
+		t.Errorf("a literal of exactly the cap in a longer text: %d, %v", n, err)
+	}
+	checkAlive(t, ts)
+}

@@ -165,6 +165,11 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	if err != nil {
 		return nil, err
 	}
+	if int64(len(sql)) > s.db.maxValueSize() {
+		if err := checkLiterals(stmts, s.db.maxValueSize()); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]backend.Statement, 0, len(stmts))
 	for i := range stmts {
 		for _, n := range stmts[i].Notices {
