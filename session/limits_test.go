@@ -615,6 +615,47 @@ func TestHeldResultsLimit(t *testing.T) {
 	}
 	wantCode(t, conn, "53200", "FETCH ALL FROM cur")
 	mustExec(t, conn, "ROLLBACK")
+
+	// Fetched in pieces (psql's FETCH_COUNT), a cursor without SCROLL
+	// holds one piece at a time, so the whole result passes; a SCROLL
+	// cursor keeps every row and hits the limit.
+	fetchAll := func(scroll string) (int, error) {
+		mustExec(t, conn, "BEGIN", "DECLARE cur "+scroll+" CURSOR FOR SELECT g, repeat('c', 200) FROM generate_series(1, 100000) g")
+		defer mustExec(t, conn, "ROLLBACK")
+		got := 0
+		for {
+			rows, err := conn.Query(ctx, "FETCH FORWARD 1000 FROM cur")
+			if err != nil {
+				return got, err
+			}
+			k := 0
+			for rows.Next() {
+				k++
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return got, err
+			}
+			if k == 0 {
+				return got, nil
+			}
+			got += k
+		}
+	}
+	if got, err := fetchAll(""); err != nil || got != 100000 {
+		t.Errorf("FETCH FORWARD 1000 through a NO SCROLL cursor: %d rows, %v", got, err)
+	}
+	if _, err := fetchAll("SCROLL"); pgErrCode(err) != "53200" {
+		t.Errorf("FETCH FORWARD 1000 through a SCROLL cursor: %v, want 53200", err)
+	}
+	mustExec(t, conn, "BEGIN", "DECLARE cur CURSOR FOR SELECT g, repeat('c', 200) FROM generate_series(1, 100000) g")
+	for i := 0; i < 30; i++ {
+		mustExec(t, conn, "FETCH FORWARD 1000 FROM cur")
+	}
+	if pe := wantCode(t, conn, "55000", "FETCH FIRST FROM cur"); pe.Message != "cursor can only scan forward" {
+		t.Errorf("FETCH FIRST after the cursor forgot rows: %q", pe.Message)
+	}
+	mustExec(t, conn, "ROLLBACK")
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g) s").Scan(&n); err != nil || n != 100000 {
 		t.Errorf("a streamed query after: %d, %v", n, err)
 	}
