@@ -24,13 +24,13 @@ type cursorState struct {
 	pos  int64
 	hold bool
 	// size is the memory rows hold; past limit (the session's per-query
-	// memory limit at DECLARE) reading more fails with 53200, unless the
-	// cursor is not SCROLL: it then forgets the rows before its position
-	// (base counts them), so a client fetching a huge result in pieces
-	// (psql's FETCH_COUNT) holds one piece at a time.
-	size, limit int64
-	scroll      bool
-	base        int64
+	// memory limit at DECLARE) reading more fails with 53200. A cursor
+	// without SCROLL that holds more than keep (work_mem) forgets the
+	// rows before its position (base counts them), so a client fetching
+	// a huge result in pieces (psql's FETCH_COUNT) holds about one piece.
+	size, limit, keep int64
+	scroll            bool
+	base              int64
 }
 
 // errScanForward is PostgreSQL's error for moving a cursor without
@@ -78,7 +78,7 @@ func (c *cursorState) row(k int64) ([]types.Datum, error) {
 			break
 		}
 		sz := rowBytes(r)
-		if c.size+sz > c.limit && !c.scroll {
+		if c.size+sz > c.keep && !c.scroll {
 			c.forget()
 		}
 		if c.size+sz > c.limit {
@@ -176,7 +176,8 @@ func (s *Session) declare(ctx context.Context, cs *parse.CursorStmt, params []ty
 	if _, dup := s.cursors[cs.Name]; dup {
 		return nil, pgerror.Newf(pgerror.DuplicateCursor, "cursor %q already exists", cs.Name)
 	}
-	c := &cursorState{hold: cs.Hold, scroll: cs.Scroll, limit: s.queryMemLimit()}
+	limit := s.queryMemLimit()
+	c := &cursorState{hold: cs.Hold, scroll: cs.Scroll, limit: limit, keep: min(s.workMem(), limit)}
 	open := func(t *txn) error {
 		plan, _, err := s.planner(t.cat).Plan(cs.Query, nil)
 		if err != nil {
