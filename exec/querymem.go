@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
 )
 
 // DefaultMaxQueryMem is the per-statement memory limit used when
@@ -50,6 +52,24 @@ func (q *queryMem) release(n int64) {
 
 // room reports whether n more bytes fit.
 func (q *queryMem) room(n int64) bool { return q == nil || q.used+n <= q.limit }
+
+// CheckRowSize fails with PostgreSQL's 54000 "row is too big" when the
+// values of row hold more than limit bytes (<= 0: eval.DefaultMaxValueSize).
+// Rows written to tables and rows sent to clients are checked, so a row
+// of several values each under the value cap is still bounded.
+func CheckRowSize(row []types.Datum, limit int64) error {
+	if limit <= 0 {
+		limit = eval.DefaultMaxValueSize
+	}
+	var n int64
+	for i := range row {
+		n += int64(len(row[i].S))
+	}
+	if n > limit {
+		return pgerror.Newf(pgerror.ProgramLimitExceeded, "row is too big: size %d, maximum size %d", n, limit)
+	}
+	return nil
+}
 
 // memAccount tracks the bytes one operator holds against its budget
 // (work_mem for operators that spill) and charges them to the statement's

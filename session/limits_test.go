@@ -674,3 +674,25 @@ func TestLiteralValueLimit(t *testing.T) {
 	}
 	checkAlive(t, ts)
 }
+
+// TestRowSizeLimit: a row whose values each fit the cap but together do
+// not is refused with PostgreSQL's "row is too big" (54000), as a result
+// row and as a stored row.
+func TestRowSizeLimit(t *testing.T) {
+	ts := limitServer(t, session.Options{MaxValueSize: 1 << 20})
+	ctx := context.Background()
+	conn := ts.Connect(t, pgx.QueryExecModeCacheStatement)
+	pe := wantCode(t, conn, "54000", "SELECT repeat('a', 600000), repeat('b', 600000)")
+	if !strings.HasPrefix(pe.Message, "row is too big: size 1200000, maximum size 1048576") {
+		t.Errorf("message %q", pe.Message)
+	}
+	mustExec(t, conn, "CREATE TABLE w (id int PRIMARY KEY, a text, b text)")
+	wantCode(t, conn, "54000", "INSERT INTO w VALUES (1, repeat('a', 600000), repeat('b', 600000))")
+	mustExec(t, conn, "INSERT INTO w VALUES (1, repeat('a', 600000), 'b')")
+	wantCode(t, conn, "54000", "UPDATE w SET b = repeat('b', 600000)")
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT length(a) + length(b) FROM w").Scan(&n); err != nil || n != 600001 {
+		t.Errorf("the stored row: %d, %v", n, err)
+	}
+	checkAlive(t, ts)
+}

@@ -327,7 +327,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			}
 			return nil, err
 		}
-		r := &queryResult{op: op, width: len(st.cols), fixErr: s.db.storageError}
+		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.db.storageError}
 		if auto {
 			r.done = func() { s.db.rollback(t) } // read-only: nothing to commit
 		}
