@@ -1,12 +1,13 @@
 package exec
 
 import (
-	"github.com/cockroachdb/apd/v3"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -26,7 +27,8 @@ type aggState interface {
 const aggStateSize = 64
 
 // newAggState returns an empty state for call.
-func newAggState(call *planner.AggCall) (aggState, error) {
+// maxValue caps the value string_agg builds (Env.MaxValueSize).
+func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
 	var s aggState
 	switch call.Func {
 	case "count_star", "count":
@@ -49,7 +51,7 @@ func newAggState(call *planner.AggCall) (aggState, error) {
 	case "bool_or":
 		s = &boolState{}
 	case "string_agg":
-		s = &stringAggState{orderBy: call.OrderBy}
+		s = &stringAggState{orderBy: call.OrderBy, limit: maxValue}
 	case "array_agg":
 		s = &arrayAggState{orderBy: call.OrderBy}
 	default:
@@ -347,6 +349,8 @@ type stringAggState struct {
 	orderBy []planner.SortKey
 	items   [][]types.Datum // value, separator, keys...
 	bytes   bool
+	size    int64 // bytes of the result so far: values and separators
+	limit   int64 // the value cap; <= 0: eval.DefaultMaxValueSize
 }
 
 func (s *stringAggState) add(args []types.Datum) (int64, error) {
@@ -354,6 +358,21 @@ func (s *stringAggState) add(args []types.Datum) (int64, error) {
 		return 0, nil
 	}
 	s.bytes = args[0].Kind == types.KindBytes
+	more := int64(len(args[0].S))
+	if len(s.items) > 0 && len(args) > 1 {
+		more += int64(len(args[1].S))
+	}
+	limit := s.limit
+	if limit <= 0 {
+		limit = eval.DefaultMaxValueSize
+	}
+	if s.size+more > limit {
+		// PostgreSQL's StringInfo refuses to grow past its 1 GB cap so.
+		e := pgerror.New(pgerror.ProgramLimitExceeded, "out of memory")
+		e.Detail = fmt.Sprintf("Cannot enlarge string buffer containing %d bytes by %d more bytes.", s.size, more)
+		return 0, e
+	}
+	s.size += more
 	item := copyRow(args)
 	s.items = append(s.items, item)
 	return rowSize(item), nil

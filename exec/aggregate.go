@@ -67,7 +67,7 @@ var _ Operator = (*aggregateOp)(nil)
 func newAggregate(rs *runState, env *eval.Env, n *planner.Aggregate) (Operator, error) {
 	for i := range n.Aggs {
 		// Reject unknown aggregates before running anything.
-		if _, err := newAggState(&n.Aggs[i]); err != nil {
+		if _, err := newAggState(&n.Aggs[i], env.MaxValueSize); err != nil {
 			return nil, err
 		}
 	}
@@ -76,7 +76,7 @@ func newAggregate(rs *runState, env *eval.Env, n *planner.Aggregate) (Operator, 
 		return nil, err
 	}
 	a := &aggregateOp{rs: rs, env: env, node: n, input: in, t: ticker{rs: rs},
-		seed: maphash.MakeSeed(), mem: memAccount{limit: rs.workMem}, table: make(map[uint64][]int32),
+		seed: maphash.MakeSeed(), mem: rs.memAccount(rs.workMem), table: make(map[uint64][]int32),
 		out: make([]types.Datum, len(n.GroupBy)+len(n.Aggs))}
 	a.h.SetSeed(a.seed)
 	a.args = make([][]types.Datum, len(n.Aggs))
@@ -96,7 +96,7 @@ func (a *aggregateOp) Next() ([]types.Datum, error) {
 func (a *aggregateOp) newGroup(key []types.Datum) *aggGroup {
 	g := &aggGroup{key: key, states: make([]aggState, len(a.node.Aggs))}
 	for i := range a.node.Aggs {
-		g.states[i], _ = newAggState(&a.node.Aggs[i]) // validated in newAggregate
+		g.states[i], _ = newAggState(&a.node.Aggs[i], a.env.MaxValueSize) // validated in newAggregate
 	}
 	return g
 }
@@ -168,7 +168,11 @@ func (a *aggregateOp) nextScalar() ([]types.Datum, error) {
 		if err := a.t.tick(); err != nil {
 			return nil, err
 		}
-		if _, err := a.accumulate(g, row); err != nil {
+		grew, err := a.accumulate(g, row)
+		if err != nil {
+			return nil, err
+		}
+		if err := a.mem.grow(grew); err != nil {
 			return nil, err
 		}
 	}
@@ -217,9 +221,14 @@ func (a *aggregateOp) nextStream() ([]types.Datum, error) {
 			return a.emit(g)
 		}
 		if a.cur == nil {
+			a.mem.reset() // the previous group's states are gone
 			a.cur = a.newGroup(copyRow(key))
 		}
-		if _, err := a.accumulate(a.cur, row); err != nil {
+		grew, err := a.accumulate(a.cur, row)
+		if err != nil {
+			return nil, err
+		}
+		if err := a.mem.grow(grew); err != nil {
 			return nil, err
 		}
 	}
@@ -304,7 +313,9 @@ func (a *aggregateOp) consume(src rowSource) error {
 				}
 				continue
 			}
-			a.mem.grow(sz)
+			if err := a.mem.grow(sz); err != nil {
+				return err
+			}
 			g = a.newGroup(copyRow(key))
 			a.table[hash] = append(a.table[hash], int32(len(a.groups)))
 			a.groups = append(a.groups, g)
@@ -313,7 +324,9 @@ func (a *aggregateOp) consume(src rowSource) error {
 		if err != nil {
 			return err
 		}
-		a.mem.grow(grew)
+		if err := a.mem.grow(grew); err != nil {
+			return err
+		}
 	}
 	a.table = nil // groups stay in a.groups until produced
 	for _, f := range a.spill {
@@ -347,6 +360,7 @@ func (a *aggregateOp) Close() error {
 		_ = p.file.close()
 	}
 	a.spill, a.queue, a.groups, a.table = nil, nil, nil, nil
+	a.mem.reset()
 	return err
 }
 

@@ -31,7 +31,7 @@ type distinctOp struct {
 
 func newDistinct(rs *runState, in Operator) *distinctOp {
 	d := &distinctOp{rs: rs, input: in, t: ticker{rs: rs}, seed: maphash.MakeSeed(),
-		mem: memAccount{limit: rs.workMem}, set: make(map[uint64][][]types.Datum)}
+		mem: rs.memAccount(rs.workMem), set: make(map[uint64][][]types.Datum)}
 	d.h.SetSeed(d.seed)
 	d.src = opSource{in}
 	return d
@@ -77,7 +77,9 @@ func (d *distinctOp) Next() ([]types.Datum, error) {
 			}
 			continue
 		}
-		d.mem.grow(sz)
+		if err := d.mem.grow(sz); err != nil {
+			return nil, err
+		}
 		d.set[hash] = append(d.set[hash], copyRow(key))
 		return row, nil
 	}
@@ -139,6 +141,7 @@ func (d *distinctOp) Close() error {
 		_ = cur.file.close()
 	}
 	d.spill, d.queue, d.set, d.src = nil, nil, nil, nil
+	d.mem.reset()
 	return err
 }
 

@@ -255,7 +255,7 @@ func (b *dmlBase) nextInput() ([]types.Datum, error) {
 		return b.input.Next()
 	}
 	if b.it == nil {
-		b.buf = newRowBuffer(b.rs.ctx.TempDir, b.rs.workMem)
+		b.buf = newRowBuffer(b.rs, b.rs.workMem)
 		for {
 			row, err := b.input.Next()
 			if err != nil {

@@ -53,12 +53,18 @@
 // file. Spill files (spill.go) are unlinked as soon as they are created,
 // so nothing is left on disk even after a crash; Close closes them.
 //
+// Every memAccount also charges the statement's queryMem (querymem.go),
+// bounded by Ctx.MaxQueryMem: spilling operators spill when it is full,
+// and operators that cannot spill (INTERSECT/EXCEPT, TopN, window
+// partitions, IN-subquery values, aggregate states) fail with 53200.
+// Close releases what an operator charged.
+//
 // # Caveats
 //
 //   - INTERSECT and EXCEPT count rows in memory and do not spill; neither
 //     do the per-group states of DISTINCT aggregates and string_agg, the
 //     value lists of IN/ANY/ALL subqueries, nor TopN (which holds
-//     Offset+Count rows).
+//     Offset+Count rows): Ctx.MaxQueryMem bounds them (53200).
 //   - A join or aggregation on a single very skewed key cannot be split
 //     by hashing: after 4 levels the partition is loaded whatever its size.
 //   - sum over integers is exact in an int64 and fails with 22003 past its

@@ -97,7 +97,7 @@ var _ Operator = (*hashJoinOp)(nil)
 func newHashJoin(rs *runState, env *eval.Env, n *planner.Join, left, right Operator, lw, rw int) *hashJoinOp {
 	j := &hashJoinOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, left: left, right: right,
 		lw: lw, rw: rw, buildLeft: !n.BuildRight, seed: maphash.MakeSeed(),
-		mem: memAccount{limit: rs.workMem}, table: make(map[uint64][]int32)}
+		mem: rs.memAccount(rs.workMem), table: make(map[uint64][]int32)}
 	j.h.SetSeed(j.seed)
 	if j.buildLeft {
 		j.build = &keyedSource{env: env, op: left, keys: n.LeftKeys, width: lw}
@@ -250,7 +250,7 @@ func (j *hashJoinOp) addNull(left bool, row []types.Datum) error {
 		side = 0
 	}
 	if j.nulls[side] == nil {
-		j.nulls[side] = newRowBuffer(j.rs.ctx.TempDir, j.rs.workMem/8)
+		j.nulls[side] = newRowBuffer(j.rs, j.rs.workMem/8)
 	}
 	return j.nulls[side].add(row)
 }
@@ -282,7 +282,9 @@ func (j *hashJoinOp) addBuild(row []types.Datum, level int) error {
 		j.resetTable()
 		return j.parts[partOf(hash, level)].write(row)
 	}
-	j.mem.grow(sz)
+	if err := j.mem.grow(sz); err != nil {
+		return err
+	}
 	j.table[hash] = append(j.table[hash], int32(len(j.ents)))
 	j.ents = append(j.ents, hashEntry{row: row, hash: hash})
 	return nil
@@ -387,7 +389,9 @@ func (j *hashJoinOp) startTask() error {
 			return err
 		}
 		hash := j.hashKeys(row[j.build.width:])
-		j.mem.grow(rowSize(row) + 32)
+		if err := j.mem.grow(rowSize(row) + 32); err != nil {
+			return err
+		}
 		j.table[hash] = append(j.table[hash], int32(len(j.ents)))
 		j.ents = append(j.ents, hashEntry{row: copyRow(row), hash: hash})
 	}
@@ -497,6 +501,7 @@ func (j *hashJoinOp) Close() error {
 		}
 	}
 	j.tasks, j.parts, j.nulls, j.ents, j.table = nil, nil, [2]*rowBuffer{}, nil, nil
+	j.mem.reset()
 	return err
 }
 

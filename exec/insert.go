@@ -80,6 +80,9 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 	if err := checkReferences(o.rs.ctx.RW, o.node.FKs, o.row, nil); err != nil {
 		return nil, err
 	}
+	if err := CheckRowSize(o.row, o.rs.ctx.MaxValueSize); err != nil {
+		return nil, err
+	}
 	if o.ins == nil {
 		o.ins = index.NewInserter(o.rs.ctx.RW, t)
 	}
@@ -232,6 +235,9 @@ func (o *insertOp) onConflict(row []types.Datum) (written []types.Datum, handled
 		return nil, true, err
 	}
 	if err := o.fire("before", "update", old, o.newRow, nil); err != nil {
+		return nil, true, err
+	}
+	if err := CheckRowSize(o.newRow, o.rs.ctx.MaxValueSize); err != nil {
 		return nil, true, err
 	}
 	if err := index.Update(o.rs.ctx.RW, t, old, o.newRow); err != nil {

@@ -72,7 +72,7 @@ func (rs *runState) buildMemo(env *eval.Env, n *planner.Scan) (*memoTable, error
 	}
 	defer op.Close()
 	m := &memoTable{seed: maphash.MakeSeed(), table: make(map[uint64][]memoEntry)}
-	mem := memAccount{limit: rs.workMem}
+	mem := rs.memAccount(rs.workMem)
 	t := ticker{rs: rs}
 	for {
 		row, err := op.Next()
@@ -99,9 +99,12 @@ func (rs *runState) buildMemo(env *eval.Env, n *planner.Scan) (*memoTable, error
 		e := memoEntry{keys: keys, row: copyRow(row)}
 		sz := rowSize(e.row) + rowSize(keys) + 48
 		if !mem.fits(sz) {
+			mem.reset()
 			return &memoTable{failed: true}, nil
 		}
-		mem.grow(sz)
+		if err := mem.grow(sz); err != nil {
+			return nil, err
+		}
 		h := hashValues(m.seed, keys)
 		m.table[h] = append(m.table[h], e)
 	}

@@ -35,7 +35,7 @@ func newNestedLoop(rs *runState, env *eval.Env, n *planner.Join, left, right Ope
 func (j *nestedLoopOp) Next() ([]types.Datum, error) {
 	if !j.opened {
 		j.opened = true
-		j.inner = newRowBuffer(j.rs.ctx.TempDir, j.rs.workMem)
+		j.inner = newRowBuffer(j.rs, j.rs.workMem)
 		for {
 			row, err := j.right.Next()
 			if err != nil {

@@ -42,6 +42,13 @@ type Ctx struct {
 	// hash join, hash aggregation, distinct, DML row buffers) in bytes.
 	// Past it they spill to temporary files. <= 0 means DefaultWorkMem.
 	WorkMem int64
+	// MaxQueryMem caps the memory the statement's operators hold at once
+	// (queryMem); past it the statement fails with 53200. <= 0 means
+	// DefaultMaxQueryMem.
+	MaxQueryMem int64
+	// MaxValueSize caps one value an expression builds (eval.Env's);
+	// <= 0 means eval.DefaultMaxValueSize.
+	MaxValueSize int64
 	// TempDir is where spill files go ("" = os.TempDir()). Every file is
 	// removed when its operator closes, fails, or the query is cancelled.
 	TempDir string
@@ -159,6 +166,7 @@ type runState struct {
 	ctx      *Ctx
 	goctx    context.Context
 	workMem  int64
+	qmem     *queryMem // the statement's memory account
 	env      *eval.Env
 	cache    map[*planner.Subquery]*subqueryResult
 	subMemos map[*planner.Subquery]*subqueryMemo // correlated subqueries' results by input
@@ -174,12 +182,16 @@ func newRunState(ctx *Ctx) *runState {
 	if rs.workMem <= 0 {
 		rs.workMem = DefaultWorkMem
 	}
+	rs.qmem = &queryMem{limit: ctx.MaxQueryMem}
+	if rs.qmem.limit <= 0 {
+		rs.qmem.limit = DefaultMaxQueryMem
+	}
 	if ctx.Analyze && ctx.Stats == nil {
 		ctx.Stats = newStats()
 	}
 	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery,
 		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
-		Backends: ctx.Backends}
+		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize}
 	// Subqueries run under copies of env: made now, the caches are the
 	// copies' too, so a constant IN list is sorted once per statement,
 	// not once per outer row.
@@ -290,7 +302,7 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &topNOp{rs: rs, env: env, input: in, node: n, width: len(n.Input.Columns())}, nil
+		return &topNOp{rs: rs, env: env, input: in, node: n, width: len(n.Input.Columns()), mem: rs.heldAccount()}, nil
 	case *planner.LockRows:
 		in, err := rs.build(env, n.Input)
 		if err != nil {

@@ -57,7 +57,7 @@ func (o *recursiveOp) Next() ([]types.Datum, error) {
 			if err != nil {
 				return nil, err
 			}
-			o.cur, o.next = op, newRowBuffer(o.rs.ctx.TempDir, o.rs.workMem)
+			o.cur, o.next = op, newRowBuffer(o.rs, o.rs.workMem)
 		}
 		row, err := o.cur.Next()
 		if err != nil {

@@ -32,7 +32,7 @@ func newSetOp(rs *runState, env *eval.Env, n *planner.SetOp) (Operator, error) {
 		return newDistinct(rs, cat), nil
 	}
 	s := &countSetOp{rs: rs, node: n, left: left, right: right, t: ticker{rs: rs},
-		seed: maphash.MakeSeed(), index: make(map[uint64][]int32)}
+		seed: maphash.MakeSeed(), index: make(map[uint64][]int32), mem: rs.heldAccount()}
 	s.h.SetSeed(s.seed)
 	return s, nil
 }
@@ -74,6 +74,7 @@ type countSetOp struct {
 
 	seed    maphash.Seed
 	h       maphash.Hash
+	mem     memAccount // the rows counted (INTERSECT/EXCEPT do not spill)
 	index   map[uint64][]int32
 	entries []setEntry
 	opened  bool
@@ -143,6 +144,9 @@ func (s *countSetOp) count(in Operator, isLeft bool) error {
 			if !isLeft {
 				continue
 			}
+			if err := s.mem.grow(rowSize(row) + 40); err != nil {
+				return err
+			}
 			s.index[hash] = append(s.index[hash], int32(len(s.entries)))
 			s.entries = append(s.entries, setEntry{row: copyRow(row)})
 			e = &s.entries[len(s.entries)-1]
@@ -157,6 +161,7 @@ func (s *countSetOp) count(in Operator, isLeft bool) error {
 
 func (s *countSetOp) Close() error {
 	s.entries, s.index = nil, nil
+	s.mem.reset()
 	return closeAll(s.left, s.right)
 }
 

@@ -146,7 +146,7 @@ var _ Operator = (*sortOp)(nil)
 
 func newSort(rs *runState, env *eval.Env, in Operator, keys []planner.SortKey, width int) *sortOp {
 	return &sortOp{rs: rs, env: env, input: in, sk: sortKeys{keys: keys, width: width, seq: true},
-		t: ticker{rs: rs}, mem: memAccount{limit: rs.workMem}}
+		t: ticker{rs: rs}, mem: rs.memAccount(rs.workMem)}
 }
 
 func (s *sortOp) Next() ([]types.Datum, error) {
@@ -201,7 +201,9 @@ func (s *sortOp) consume() error {
 				return err
 			}
 		}
-		s.mem.grow(sz)
+		if err := s.mem.grow(sz); err != nil {
+			return err
+		}
 		s.rows = append(s.rows, ext)
 	}
 	slices.SortFunc(s.rows, s.sk.compareSeq)
@@ -289,6 +291,7 @@ func (s *sortOp) Close() error {
 		}
 	}
 	s.runs, s.rows, s.merge = nil, nil, nil
+	s.mem.reset()
 	return err
 }
 

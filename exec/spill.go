@@ -51,18 +51,6 @@ func rowSize(row []types.Datum) int64 {
 	return n
 }
 
-// memAccount tracks the bytes an operator holds against its budget.
-type memAccount struct {
-	used, limit int64
-}
-
-// fits reports whether n more bytes stay within the budget.
-func (m *memAccount) fits(n int64) bool { return m.used+n <= m.limit }
-
-func (m *memAccount) grow(n int64) { m.used += n }
-
-func (m *memAccount) reset() { m.used = 0 }
-
 // spillFile is a temporary file of rows: write them all, then read them
 // back in order (any number of times) with reader.
 type spillFile struct {
@@ -222,8 +210,8 @@ type rowBuffer struct {
 	file *spillFile
 }
 
-func newRowBuffer(dir string, limit int64) *rowBuffer {
-	return &rowBuffer{dir: dir, mem: memAccount{limit: limit}}
+func newRowBuffer(rs *runState, limit int64) *rowBuffer {
+	return &rowBuffer{dir: rs.ctx.TempDir, mem: rs.memAccount(limit)}
 }
 
 // add copies row into the buffer.
@@ -231,7 +219,9 @@ func (b *rowBuffer) add(row []types.Datum) error {
 	if b.file == nil {
 		sz := rowSize(row)
 		if b.mem.fits(sz) {
-			b.mem.grow(sz)
+			if err := b.mem.grow(sz); err != nil {
+				return err
+			}
 			b.rows = append(b.rows, copyRow(row))
 			return nil
 		}
@@ -252,6 +242,7 @@ func (b *rowBuffer) iter() *bufferIter { return &bufferIter{b: b} }
 
 func (b *rowBuffer) close() error {
 	b.rows = nil
+	b.mem.reset()
 	err := b.file.close()
 	b.file = nil
 	return err

@@ -20,6 +20,7 @@ type subqueryResult struct {
 	vals    []types.Datum
 	set     map[uint64][]types.Datum
 	hasNull bool
+	held    int64 // bytes charged to the statement's queryMem for vals and set
 }
 
 var subquerySeed = maphash.MakeSeed()
@@ -56,7 +57,9 @@ func (rs *runState) subquery(env *eval.Env, sq *planner.Subquery, row []types.Da
 	}
 	if m.pure && len(m.results) < maxMemoEntries {
 		m.results[key] = res
+		return rs.subqueryValue(env, sq, row, res)
 	}
+	defer rs.qmem.release(res.held) // used once, for this row
 	return rs.subqueryValue(env, sq, row, res)
 }
 
@@ -164,6 +167,12 @@ func (rs *runState) gather(op Operator, sq *planner.Subquery, hashIn bool) (*sub
 			if d.IsNull() {
 				res.hasNull = true
 			}
+			sz := int64(2*datumOverhead + len(d.S)) // the value and its hash entry
+			if err := rs.qmem.charge(sz); err != nil {
+				rs.qmem.release(res.held)
+				return nil, err
+			}
+			res.held += sz
 			res.vals = append(res.vals, d)
 		}
 	}

@@ -20,6 +20,7 @@ type topNOp struct {
 	node  *planner.TopN
 	width int
 
+	mem    memAccount // the rows held (TopN does not spill)
 	opened bool
 	h      topHeap
 	out    [][]types.Datum
@@ -62,6 +63,9 @@ func (t *topNOp) consume() error {
 				skipped++
 				continue
 			}
+			if err := t.mem.grow(rowSize(row)); err != nil {
+				return err
+			}
 			t.out = append(t.out, copyRow(row))
 		}
 	}
@@ -93,10 +97,16 @@ func (t *topNOp) consume() error {
 		item := topItem{row: scratch, seq: seq}
 		seq++
 		if int64(len(t.h.items)) < limit {
+			if err := t.mem.grow(rowSize(scratch)); err != nil {
+				return err
+			}
 			item.row = slices.Clone(scratch)
 			heap.Push(&t.h, item)
 		} else if t.h.before(item, t.h.items[0]) {
 			item.row = t.h.items[0].row
+			if err := t.mem.grow(rowSize(scratch) - rowSize(item.row)); err != nil {
+				return err
+			}
 			copy(item.row, scratch)
 			t.h.items[0] = item
 			heap.Fix(&t.h, 0)
@@ -118,6 +128,7 @@ func (t *topNOp) consume() error {
 
 func (t *topNOp) Close() error {
 	t.out = nil
+	t.mem.reset()
 	if t.input == nil {
 		return nil
 	}

@@ -82,6 +82,9 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 	if err := o.fire("before", "update", old, o.newRow, o.set); err != nil {
 		return nil, err
 	}
+	if err := CheckRowSize(o.newRow, o.rs.ctx.MaxValueSize); err != nil {
+		return nil, err
+	}
 	if err := index.Update(o.rs.ctx.RW, o.table, old, o.newRow); err != nil {
 		return nil, err
 	}

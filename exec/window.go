@@ -22,6 +22,7 @@ type windowOp struct {
 	pkey    []types.Datum // its partition key
 	done    bool
 
+	mem  memAccount      // the current partition's rows (it does not spill)
 	rows [][]types.Datum // the current partition
 	vals [][]types.Datum // per function, per row
 	pos  int             // next row to produce
@@ -29,7 +30,7 @@ type windowOp struct {
 }
 
 func newWindow(rs *runState, env *eval.Env, n *planner.Window, in Operator) *windowOp {
-	return &windowOp{rs: rs, env: env, node: n, input: in, t: ticker{rs: rs}}
+	return &windowOp{rs: rs, env: env, node: n, input: in, t: ticker{rs: rs}, mem: rs.heldAccount()}
 }
 
 func (o *windowOp) Next() ([]types.Datum, error) {
@@ -59,7 +60,11 @@ func (o *windowOp) Next() ([]types.Datum, error) {
 // readPartition reads the rows of the next partition.
 func (o *windowOp) readPartition() error {
 	o.rows, o.pos = o.rows[:0], 0
+	o.mem.reset()
 	if o.pending != nil {
+		if err := o.mem.grow(rowSize(o.pending)); err != nil {
+			return err
+		}
 		o.rows = append(o.rows, o.pending)
 		o.pending = nil
 	}
@@ -77,6 +82,9 @@ func (o *windowOp) readPartition() error {
 			return err
 		}
 		row = copyRow(row)
+		if err := o.mem.grow(rowSize(row)); err != nil {
+			return err
+		}
 		k, err := evalAll(o.env, o.node.Partition, row)
 		if err != nil {
 			return err
@@ -356,7 +364,7 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, las
 		return finalizeAgg(d, fn.T)
 	}
 	if fn.Frame.Start.Kind == planner.UnboundedPreceding {
-		st, err := newAggState(call)
+		st, err := newAggState(call, o.env.MaxValueSize)
 		if err != nil {
 			return err
 		}
@@ -376,7 +384,7 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, las
 	}
 	for i := range vals {
 		lo, hi := bounds(fn.Frame, i, n, first[i], last[i], so, eo)
-		st, err := newAggState(call)
+		st, err := newAggState(call, o.env.MaxValueSize)
 		if err != nil {
 			return err
 		}
@@ -395,4 +403,7 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, las
 	return nil
 }
 
-func (o *windowOp) Close() error { return o.input.Close() }
+func (o *windowOp) Close() error {
+	o.mem.reset()
+	return o.input.Close()
+}

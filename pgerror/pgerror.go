@@ -85,6 +85,7 @@ const (
 	InvalidSchemaName           Code = "3F000"
 	ProgramLimitExceeded        Code = "54000"
 	StatementTooComplex         Code = "54001"
+	NameTooLong                 Code = "42622"
 	DataCorrupted               Code = "XX001"
 	IOError                     Code = "58030"
 	Internal                    Code = "XX000"

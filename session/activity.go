@@ -299,3 +299,11 @@ func (b backends) Terminate(pid int32, timeout time.Duration) bool {
 
 // connInfo returns the connection NewSession's ctx describes, or nil.
 func connInfo(ctx context.Context) *backend.ConnInfo { return backend.ConnInfoFrom(ctx) }
+
+// notice raises a NOTICE for the client; err carries its SQLSTATE and
+// message (the parser's 42622 for a truncated identifier).
+func (s *Session) notice(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notices = append(s.notices, backend.Notice{Severity: "NOTICE", Err: err})
+}

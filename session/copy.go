@@ -106,6 +106,9 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		for _, r := range rows {
 			exprs := make([]planner.Expr, len(r))
 			for i, d := range r {
+				if int64(len(d.S)) > s.db.maxValueSize() {
+					return pgerror.Newf(pgerror.ProgramLimitExceeded, "COPY field of %d bytes for column %q exceeds the value limit of %d bytes", len(d.S), spec.Columns[i].Name, s.db.maxValueSize())
+				}
 				exprs[i] = &planner.Const{Value: d, T: spec.Columns[i].Type}
 			}
 			batch.Rows = append(batch.Rows, exprs)

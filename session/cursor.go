@@ -23,12 +23,48 @@ type cursorState struct {
 	rows [][]types.Datum
 	pos  int64
 	hold bool
+	// size is the memory rows hold; past limit (the session's per-query
+	// memory limit at DECLARE) reading more fails with 53200. A cursor
+	// without SCROLL that holds more than keep (work_mem) forgets the
+	// rows before its position (base counts them), so a client fetching
+	// a huge result in pieces (psql's FETCH_COUNT) holds about one piece.
+	size, limit, keep int64
+	scroll            bool
+	base              int64
+}
+
+// errScanForward is PostgreSQL's error for moving a cursor without
+// SCROLL back to rows it no longer has.
+func errScanForward() error {
+	e := pgerror.New(pgerror.ObjectNotInPrerequisiteState, "cursor can only scan forward")
+	e.Hint = "Declare it with SCROLL option to enable backward scan."
+	return e
+}
+
+// end is the number of rows read so far.
+func (c *cursorState) end() int64 { return c.base + int64(len(c.rows)) }
+
+// forget drops the rows before the cursor's position (keeping the
+// current one, which FETCH RELATIVE 0 returns).
+func (c *cursorState) forget() {
+	n := c.pos - 1 - c.base
+	if n <= 0 {
+		return
+	}
+	for _, r := range c.rows[:n] {
+		c.size -= rowBytes(r)
+	}
+	c.rows = append([][]types.Datum(nil), c.rows[n:]...)
+	c.base += n
 }
 
 // row returns row k (1-based), reading the query as far as needed; nil
 // when the query has fewer rows.
 func (c *cursorState) row(k int64) ([]types.Datum, error) {
-	for int64(len(c.rows)) < k && c.op != nil {
+	if k >= 1 && k <= c.base {
+		return nil, errScanForward()
+	}
+	for c.end() < k && c.op != nil {
 		r, err := c.op.Next()
 		if err != nil {
 			return nil, err
@@ -41,22 +77,30 @@ func (c *cursorState) row(k int64) ([]types.Datum, error) {
 			}
 			break
 		}
+		sz := rowBytes(r)
+		if c.size+sz > c.keep && !c.scroll {
+			c.forget()
+		}
+		if c.size+sz > c.limit {
+			return nil, outOfMemory(sz)
+		}
+		c.size += sz
 		c.rows = append(c.rows, append([]types.Datum(nil), r...))
 	}
-	if k < 1 || k > int64(len(c.rows)) {
+	if k < 1 || k > c.end() {
 		return nil, nil
 	}
-	return c.rows[k-1], nil
+	return c.rows[k-1-c.base], nil
 }
 
 // total reads every row and returns how many there are.
 func (c *cursorState) total() (int64, error) {
 	for c.op != nil {
-		if _, err := c.row(int64(len(c.rows)) + 1); err != nil {
+		if _, err := c.row(c.end() + 1); err != nil {
 			return 0, err
 		}
 	}
-	return int64(len(c.rows)), nil
+	return c.end(), nil
 }
 
 func (c *cursorState) close() {
@@ -132,7 +176,8 @@ func (s *Session) declare(ctx context.Context, cs *parse.CursorStmt, params []ty
 	if _, dup := s.cursors[cs.Name]; dup {
 		return nil, pgerror.Newf(pgerror.DuplicateCursor, "cursor %q already exists", cs.Name)
 	}
-	c := &cursorState{hold: cs.Hold}
+	limit := s.queryMemLimit()
+	c := &cursorState{hold: cs.Hold, scroll: cs.Scroll, limit: limit, keep: min(s.workMem(), limit)}
 	open := func(t *txn) error {
 		plan, _, err := s.planner(t.cat).Plan(cs.Query, nil)
 		if err != nil {
@@ -174,6 +219,7 @@ func (s *Session) declare(ctx context.Context, cs *parse.CursorStmt, params []ty
 // (FETCH) or would (MOVE counts them).
 func (c *cursorState) fetch(cs *parse.CursorStmt) ([][]types.Datum, error) {
 	var out [][]types.Datum
+	var outSize int64 // the result is held whole: it counts against the limit too
 	// step moves by one in a direction; false past either end.
 	step := func(d int64) (bool, error) {
 		next := c.pos + d
@@ -186,10 +232,13 @@ func (c *cursorState) fetch(cs *parse.CursorStmt) ([][]types.Datum, error) {
 			return false, err
 		}
 		if r == nil {
-			c.pos = int64(len(c.rows)) + 1
+			c.pos = c.end() + 1
 			return false, nil
 		}
 		c.pos = next
+		if outSize += rowBytes(r); outSize > c.limit {
+			return false, outOfMemory(rowBytes(r))
+		}
 		out = append(out, r)
 		return true, nil
 	}

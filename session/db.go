@@ -26,6 +26,15 @@ type Options struct {
 	NoSync bool
 	// WorkMem is the per-operator memory budget in bytes; 0 means 64 MiB.
 	WorkMem int64
+	// MaxQueryMem caps the memory one statement's operators hold at once
+	// (sorts, hash tables, buffers that cannot spill, subquery results);
+	// past it the statement fails with 53200 and other sessions go on. 0
+	// means a quarter of the machine's memory.
+	MaxQueryMem int64
+	// MaxValueSize caps one value a statement builds (repeat, ||,
+	// string_agg, ...) or receives as a parameter: past it 54000. 0 means
+	// 256 MiB (eval.DefaultMaxValueSize).
+	MaxValueSize int64
 	// TempDir holds spill files; "" means the system's.
 	TempDir string
 	// CacheSize is Pebble's block cache in bytes; 0 means the kv default.

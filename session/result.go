@@ -37,6 +37,7 @@ func (r *staticResult) Tag() string        { return r.tag }
 type queryResult struct {
 	op     exec.Operator
 	width  int
+	maxRow int64 // the row cap (Options.MaxValueSize)
 	row    []types.Datum
 	n      int64
 	err    error
@@ -74,6 +75,10 @@ func (r *queryResult) Next() bool {
 	}
 	if len(row) > r.width {
 		row = row[:r.width]
+	}
+	if err := exec.CheckRowSize(row, r.maxRow); err != nil {
+		r.err = err
+		return false
 	}
 	r.row = row
 	r.n++

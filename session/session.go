@@ -179,8 +179,16 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	if err != nil {
 		return nil, err
 	}
+	if int64(len(sql)) > s.db.maxValueSize() {
+		if err := checkLiterals(stmts, s.db.maxValueSize()); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]backend.Statement, 0, len(stmts))
 	for i := range stmts {
+		for _, n := range stmts[i].Notices {
+			s.notice(n)
+		}
 		st := &stmt{s: s, p: &stmts[i], sql: sql}
 		for _, oid := range paramOIDs {
 			t, _ := types.TypeByOID(oid)
@@ -222,14 +230,16 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		read = t.kv.View()
 	}
 	return &exec.Ctx{
-		Context: ctx,
-		RW:      t.kv,
-		Read:    read,
-		Params:  params,
-		Now:     time.Now(),
-		WorkMem: s.workMem(),
-		TempDir: s.db.opts.TempDir,
-		NextVal: s.db.nextVal,
+		Context:      ctx,
+		RW:           t.kv,
+		Read:         read,
+		Params:       params,
+		Now:          time.Now(),
+		WorkMem:      s.workMem(),
+		MaxQueryMem:  s.queryMemLimit(),
+		MaxValueSize: s.db.maxValueSize(),
+		TempDir:      s.db.opts.TempDir,
+		NextVal:      s.db.nextVal,
 		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
 			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
 		},

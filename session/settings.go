@@ -27,6 +27,7 @@ func defaultSettings() map[string]string {
 		"idle_in_transaction_session_timeout": "0",
 		"deadlock_timeout":                    "1s",
 		"work_mem":                            "64MB",
+		maxQueryMemSetting:                    "",
 		"search_path":                         `"$user", public`,
 		"transaction_isolation":               "read committed",
 		"default_transaction_isolation":       "read committed",
@@ -51,6 +52,7 @@ func (db *DB) defaultSettings() map[string]string {
 	if db.opts.WorkMem > 0 {
 		m["work_mem"] = formatMemory(db.opts.WorkMem)
 	}
+	m[maxQueryMemSetting] = formatMemory(db.maxQueryMem())
 	return m
 }
 
@@ -147,8 +149,8 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 		if _, ok := parseDuration(value); !ok {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter %q: %q", name, value)
 		}
-	case "work_mem":
-		if _, ok := parseMemory(value); !ok {
+	case "work_mem", maxQueryMemSetting:
+		if _, ok := parseMemory(value); !ok && (name == "work_mem" || value != "") {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"work_mem\": %q", value)
 		}
 	case "transaction_isolation", "default_transaction_isolation":

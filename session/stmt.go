@@ -280,6 +280,13 @@ func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Resu
 		s.Fail(err)
 		return nil, err
 	}
+	for i := range params {
+		if int64(len(params[i].S)) > s.db.maxValueSize() {
+			err := pgerror.Newf(pgerror.ProgramLimitExceeded, "parameter $%d of %d bytes exceeds the value limit of %d bytes", i+1, len(params[i].S), s.db.maxValueSize())
+			s.Fail(err)
+			return nil, err
+		}
+	}
 	if s.cur != nil && k != kindTxn && k != kindSet && k != kindShow {
 		s.cur.queried = true
 	}
@@ -355,7 +362,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			}
 			return nil, err
 		}
-		r := &queryResult{op: op, width: len(st.cols), fixErr: s.db.storageError, ctx: ctx}
+		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.db.storageError, ctx: ctx}
 		if auto {
 			r.done = func() { s.db.rollback(t) } // read-only: nothing to commit
 		}
@@ -371,12 +378,15 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			return err
 		}
 		out = &staticResult{}
-		n, err := exec.Drain(op, func(row []types.Datum) {
-			out.rows = append(out.rows, append([]types.Datum(nil), row[:len(st.cols)]...))
-		})
+		keep := rowCollector{limit: s.queryMemLimit()}
+		n, err := exec.Drain(op, func(row []types.Datum) { keep.add(row[:len(st.cols)]) })
+		if err == nil {
+			err = keep.err
+		}
 		if err != nil {
 			return err
 		}
+		out.rows = keep.rows
 		out.tag = dmlTag(st.p, n)
 		trackRows(t, st.plan, n)
 		return nil

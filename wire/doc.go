@@ -54,9 +54,13 @@
 //     (SCRAM-SHA-256-PLUS) are not offered.
 //   - The trust check in NewServer looks at Config.Addr only; a listener
 //     handed to Serve is not checked.
-//   - Large messages are read in 1 MiB steps up to MaxMessageSize, so a
-//     client can still make the server hold MaxMessageSize bytes per
-//     connection by actually sending them.
+//   - Large messages are read in 1 MiB steps up to MaxMessageSize (the
+//     buffer grows geometrically as data arrives), so a client can still
+//     make the server hold MaxMessageSize bytes per connection by
+//     actually sending them.
+//   - A running statement peeks at its socket every 500 ms (peer.go) and
+//     is cancelled when the client has gone; on platforms without a
+//     non-blocking peek the disconnect is noticed at the next write.
 //   - Portals are dropped at Sync when the session is idle ('I'), as
 //     PostgreSQL drops non-holdable portals at commit.
 package wire

@@ -34,6 +34,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 		stmts, err = c.sess.Prepare(c.ctx, m.Query, oids)
 		return err
 	})
+	c.sendNotices()
 	if err != nil {
 		return err
 	}

@@ -22,10 +22,10 @@ const flushThreshold = 64 << 10
 
 // readFrame reads one typed message from r: a type byte, a 4-byte length
 // that counts itself, and the body. The length is checked before anything
-// is allocated: below 4 is 08P01, above max is 54000; both end the
+// is allocated: below 4 is 08P01, above limit is 54000; both end the
 // connection because the byte stream can no longer be trusted. The
 // returned body aliases buf and is valid until the next call.
-func readFrame(r io.Reader, buf []byte, max int) (typ byte, body []byte, err error) {
+func readFrame(r io.Reader, buf []byte, limit int) (typ byte, body []byte, err error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return 0, buf, err
@@ -34,14 +34,15 @@ func readFrame(r io.Reader, buf []byte, max int) (typ byte, body []byte, err err
 	if n < 0 {
 		return 0, buf, pgerror.Newf(pgerror.ProtocolViolation, "invalid message length %d", n+4)
 	}
-	if n > int64(max) {
-		return 0, buf, pgerror.Newf(pgerror.ProgramLimitExceeded, "message of %d bytes exceeds the limit of %d bytes", n, max)
+	if n > int64(limit) {
+		return 0, buf, pgerror.Newf(pgerror.ProgramLimitExceeded, "message of %d bytes exceeds the limit of %d bytes", n, limit)
 	}
 	body = buf[:0]
 	for int64(len(body)) < n {
 		step := min(int(n)-len(body), readChunk)
 		if cap(body)-len(body) < step {
-			nb := make([]byte, len(body), len(body)+step+len(body)/2)
+			// Grow geometrically, only as data arrives, never past n.
+			nb := make([]byte, len(body), min(int(n), max(2*len(body), len(body)+step)))
 			copy(nb, body)
 			body = nb
 		}

@@ -24,6 +24,7 @@ func (c *conn) simpleQuery(sql string) {
 		stmts, err = c.sess.Prepare(c.ctx, sql, nil)
 		return err
 	})
+	c.sendNotices()
 	if err != nil {
 		c.statementError(err)
 		return

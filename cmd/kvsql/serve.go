@@ -40,6 +40,8 @@ func runServe(args []string) error {
 	maxMsg := fs.Int("max-message-size", 0, "maximum client message size in bytes (0 = default)")
 	workMem := fs.String("work-mem", "64MB", "default per-operator memory budget before spilling")
 	ballast := fs.String("disk-ballast", "", "keep an emergency ballast file of this size (e.g. 256MB) in the data directory: deleted to open on a full disk (docs/operations.md)")
+	maxQueryMem := fs.String("max-query-memory", "", "memory one statement may hold before it fails with 53200 (default a quarter of the machine's memory)")
+	maxValueSize := fs.String("max-value-size", "256MB", "largest value a statement may build or receive (54000 past it)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (for benchmarks)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -53,6 +55,16 @@ func runServe(args []string) error {
 	wm, ok := parseBytes(*workMem)
 	if !ok {
 		return fmt.Errorf("serve: bad --work-mem %q", *workMem)
+	}
+	var qm int64
+	if *maxQueryMem != "" {
+		if qm, ok = parseBytes(*maxQueryMem); !ok {
+			return fmt.Errorf("serve: bad --max-query-memory %q", *maxQueryMem)
+		}
+	}
+	mvs, ok := parseBytes(*maxValueSize)
+	if !ok {
+		return fmt.Errorf("serve: bad --max-value-size %q", *maxValueSize)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	cfg := wire.Config{Addr: *listen, Logger: logger, MaxConnections: *maxConns, MaxMessageSize: *maxMsg, AuthMethod: *auth, RequireTLS: *requireTLS, StartupTimeout: *authTimeout}
@@ -90,7 +102,7 @@ func runServe(args []string) error {
 			return fmt.Errorf("serve: bad --disk-ballast %q", *ballast)
 		}
 	}
-	db, err := kvsql.Open(kvsql.Options{Dir: *data, Memory: *memory, NoSync: *syncMode == "off", WorkMem: wm, Ballast: ballastSize})
+	db, err := kvsql.Open(kvsql.Options{Dir: *data, Memory: *memory, NoSync: *syncMode == "off", WorkMem: wm, Ballast: ballastSize, MaxQueryMem: qm, MaxValueSize: mvs})
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,9 @@ func evalBinOp(env *Env, e *planner.BinOp, row []types.Datum) (types.Datum, erro
 	case "+", "-", "*", "/", "%":
 		return arith(e.Op, l, r, e.T)
 	case "||":
+		if int64(len(l.S))+int64(len(r.S)) > env.maxValueSize() {
+			return types.Null, tooLarge()
+		}
 		return concat2(l, r, e.L.Type(), e.R.Type()), nil
 	case "&", "|", "#", "<<", ">>":
 		return bitwise(e.Op, l, r, e.T)

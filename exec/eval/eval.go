@@ -40,6 +40,11 @@ type Env struct {
 	// Backends runs pg_cancel_backend and pg_terminate_backend; nil
 	// makes them fail (0A000).
 	Backends Backends
+	// MaxValueSize caps the bytes of one value a function or operator
+	// builds (repeat, lpad, ||, concat, string_agg, json building, ...):
+	// past it the expression fails with 54000 before or right after the
+	// value is built. <= 0 means DefaultMaxValueSize.
+	MaxValueSize int64
 
 	cache *patternCache
 }
@@ -53,6 +58,19 @@ type Backends interface {
 	// Terminate ends session pid's connection; false when no session has
 	// that pid, or it was still there after timeout (0: do not wait).
 	Terminate(pid int32, timeout time.Duration) bool
+}
+
+// DefaultMaxValueSize is the value cap when Env.MaxValueSize is not set.
+// PostgreSQL's is 1 GB; kvsql holds a value as a Go string that is copied
+// on its way to the client (row encoding, write buffer), so a quarter of
+// that keeps the memory of one value near PostgreSQL's bound.
+const DefaultMaxValueSize = 256 << 20
+
+func (env *Env) maxValueSize() int64 {
+	if env.MaxValueSize > 0 {
+		return env.MaxValueSize
+	}
+	return DefaultMaxValueSize
 }
 
 // Sequences is what the sequence functions need from the session: a
@@ -125,7 +143,11 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 		}
 		return CastFrom(x, e.X.Type(), e.T)
 	case *planner.Func:
-		return evalFunc(env, e, row)
+		d, err := evalFunc(env, e, row)
+		if err == nil && int64(len(d.S)) > env.maxValueSize() {
+			return types.Null, tooLarge()
+		}
+		return d, err
 	case *planner.Subquery:
 		if env.Subquery == nil {
 			return types.Null, pgerror.New(pgerror.Internal, "eval: subquery evaluation is not available (Env.Subquery is nil)")

@@ -81,6 +81,19 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return args[0], nil
 	case "greatest", "least":
 		return extreme(args, e.Name == "greatest", e.T), nil
+	case "concat", "concat_ws":
+		var n int64
+		for _, a := range args {
+			n += int64(len(a.S))
+		}
+		if e.Name == "concat_ws" && len(args) > 0 {
+			n += int64(len(args[0].S)) * int64(len(args))
+		}
+		if n > env.maxValueSize() {
+			return types.Null, tooLarge()
+		}
+	}
+	switch e.Name {
 	case "concat":
 		return concatFunc(e, args, ""), nil
 	case "format_type":
@@ -129,6 +142,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	}
 	if d, ok, err := mathFunc(e, args); ok {
 		return d, err
+	}
+	if err := checkBuildSize(env, e.Name, args); err != nil {
+		return types.Null, err
 	}
 	if d, ok, err := stringFunc(e, args); ok {
 		return d, err

@@ -14,11 +14,32 @@ import (
 )
 
 // maxStringBytes bounds the strings repeat, lpad and rpad build, as
-// PostgreSQL bounds a value to 1 GB.
+// PostgreSQL bounds a value to 1 GB; Env.MaxValueSize (checkBuildSize)
+// is usually the tighter bound.
 const maxStringBytes = 1 << 30
 
+// tooLarge is PostgreSQL's error for a value past the size limit (54000).
 func tooLarge() error {
 	return pgerror.New(pgerror.ProgramLimitExceeded, "requested length too large")
+}
+
+// checkBuildSize refuses, before it is built, a value that repeat, lpad or
+// rpad would make larger than the session's value cap. Other functions'
+// results are checked once built (Eval): they can outgrow their inputs by
+// a bounded factor only.
+func checkBuildSize(env *Env, name string, args []types.Datum) error {
+	switch name {
+	case "repeat":
+		if len(args) == 2 && len(args[0].S) > 0 && args[1].I > env.maxValueSize()/int64(len(args[0].S)) {
+			return tooLarge()
+		}
+	case "lpad", "rpad":
+		// n counts characters of at least one byte each.
+		if len(args) >= 2 && args[1].I > env.maxValueSize() {
+			return tooLarge()
+		}
+	}
+	return nil
 }
 
 // stringFunc runs the string functions on non-NULL arguments. Lengths and

@@ -74,7 +74,9 @@ func charPos(sql string, pos int) int {
 // lex splits sql into tokens following PostgreSQL's lexical rules with
 // standard_conforming_strings on. Comments and white space are dropped.
 func lex(sql string) ([]token, error) {
-	toks := make([]token, 0, len(sql)/4+1)
+	// A guess at the token count, capped: a text that is one huge
+	// literal must not cost a token per four bytes.
+	toks := make([]token, 0, min(len(sql)/4+1, 1024))
 	i := 0
 	for i < len(sql) {
 		c := sql[i]
@@ -137,6 +139,7 @@ func lex(sql string) ([]token, error) {
 			if err != nil {
 				return nil, err
 			}
+			val, _ = truncateIdent(val)
 			toks = append(toks, token{tkQIdent, val, i, end})
 			i = end
 		case c == '$':
@@ -152,7 +155,8 @@ func lex(sql string) ([]token, error) {
 			i = end
 		case isIdentStart(sql, i):
 			end := lexWord(sql, i)
-			toks = append(toks, token{tkIdent, strings.ToLower(sql[i:end]), i, end})
+			val, _ := truncateIdent(strings.ToLower(sql[i:end]))
+			toks = append(toks, token{tkIdent, val, i, end})
 			i = end
 		case strings.IndexByte("()[],;.", c) >= 0:
 			toks = append(toks, token{tkPunct, string(c), i, i + 1})
@@ -177,6 +181,48 @@ func lex(sql string) ([]token, error) {
 		}
 	}
 	return toks, nil
+}
+
+// maxIdentLen is the longest identifier in bytes: PostgreSQL's
+// NAMEDATALEN-1.
+const maxIdentLen = 63
+
+// truncateIdent cuts an identifier longer than maxIdentLen bytes at the
+// last UTF-8 character boundary within it, as PostgreSQL's
+// truncate_identifier does; ok reports that it was cut.
+func truncateIdent(s string) (string, bool) {
+	if len(s) <= maxIdentLen {
+		return s, false
+	}
+	n := maxIdentLen
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// identNotices returns PostgreSQL's NOTICE (42622) for each identifier
+// among toks that lex truncated, in the order they appear.
+func identNotices(sql string, toks []token) []*pgerror.Error {
+	var out []*pgerror.Error
+	for _, t := range toks {
+		if t.end-t.pos <= maxIdentLen {
+			continue // too short to have been cut (quotes only add bytes)
+		}
+		var full string
+		switch t.kind {
+		case tkIdent:
+			full = strings.ToLower(sql[t.pos:t.end])
+		case tkQIdent:
+			full, _, _ = lexQuotedIdent(sql, t.pos)
+		default:
+			continue
+		}
+		if len(full) > maxIdentLen {
+			out = append(out, pgerror.New(pgerror.NameTooLong, `identifier "`+full+`" will be truncated to "`+t.val+`"`))
+		}
+	}
+	return out
 }
 
 func isIdentStart(sql string, i int) bool {
@@ -237,6 +283,12 @@ func skipBlockComment(sql string, start int) (int, error) {
 // sequences are decoded as in PostgreSQL's E” strings.
 func lexString(sql string, i int, escapes bool) (string, int, error) {
 	start := i - 1
+	// The common case, a string without doubled quotes or escapes, is a
+	// substring of sql: no copy (a large literal is not copied here).
+	if j := strings.IndexByte(sql[i:], '\''); j >= 0 && (i+j+1 >= len(sql) || sql[i+j+1] != '\'') &&
+		!(escapes && strings.IndexByte(sql[i:i+j], '\\') >= 0) {
+		return sql[i : i+j], i + j + 1, nil
+	}
 	var b strings.Builder
 	for i < len(sql) {
 		c := sql[i]

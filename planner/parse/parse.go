@@ -20,6 +20,10 @@ type Statement struct {
 	AST       sqlparser.Statement    // the vitess tree; nil when a field below carries the statement
 	Returning []sqlparser.SelectExpr // INSERT/UPDATE/DELETE ... RETURNING list; AST holds the statement without it
 	Compound  *Compound              // a top-level INTERSECT / EXCEPT (and UNION mixed with them)
+	// Notices are NOTICEs the text raised while it was read (42622 for an
+	// identifier truncated to 63 bytes), to be sent before it runs. Parse
+	// puts those of the whole text on its first statement.
+	Notices []*pgerror.Error
 
 	// IndexMethod is CREATE INDEX ... USING method in lower case: "" when
 	// absent, else as written ("btree" is the default method; "keyid" and
@@ -200,6 +204,7 @@ func Parse(sql string) ([]Statement, error) {
 	if err := checkNesting(toks); err != nil {
 		return nil, err
 	}
+	notices := identNotices(sql, toks)
 	var stmts []Statement
 	start := 0
 	for k := 0; k <= len(toks); k++ {
@@ -217,6 +222,11 @@ func Parse(sql string) ([]Statement, error) {
 			stmts = append(stmts, st)
 		}
 		start = k + 1
+	}
+	if len(notices) > 0 && len(stmts) > 0 {
+		// PostgreSQL's scanner reports them while it reads the whole
+		// text, before the first statement runs.
+		stmts[0].Notices = notices
 	}
 	return stmts, nil
 }

@@ -482,6 +482,7 @@ var vitessWords = map[string]bool{"regexp": true, "rlike": true, "binary": true,
 // emit renders tokens as vitess text, recording the position mapping.
 func (r *rewriter) emit(toks []token) (string, error) {
 	var b strings.Builder
+	b.Grow(len(r.sql) + 64) // the rewritten text is about as long as the original
 	r.outAt, r.origAt = r.outAt[:0], r.origAt[:0]
 	for k, t := range toks {
 		if k > 0 {
@@ -552,6 +553,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 // writeVitessString writes s as a MySQL string literal that vitess decodes
 // back to exactly s.
 func writeVitessString(b *strings.Builder, s string) {
+	b.Grow(len(s) + 2)
 	b.WriteByte('\'')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
