@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -829,5 +830,32 @@ func TestWireArrays(t *testing.T) {
 	conn := ts.Connect(t, pgx.QueryExecModeExec)
 	if _, err := conn.Exec(ctx, `INSERT INTO posts (id, scores) VALUES (100, '{1,x}')`); pgErrCode(err) != "22P02" {
 		t.Errorf("bad array: %v, want 22P02", err)
+	}
+}
+
+// TestPsycopg2 runs testdata/clients/psycopg2_types.py, a psycopg2
+// program using NUMERIC as Decimal, arrays as lists (= ANY(%s)), JSONB as
+// dicts and UUIDs, against a real server. It skips, saying so, where
+// python3 or psycopg2 is missing (.ci/run installs python3-psycopg2).
+func TestPsycopg2(t *testing.T) {
+	// Debian's python3-psycopg2 is for Debian's python3, which another
+	// python3 earlier on PATH (pyenv's) does not see.
+	python := ""
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(p, "-c", "import psycopg2").Run() == nil {
+			python = p
+			break
+		}
+	}
+	if python == "" {
+		t.Skip("no python3 with psycopg2 (apt-get install python3-psycopg2)")
+	}
+	ts := testkit.StartServer(t, nil, nil)
+	out, err := exec.Command(python, "testdata/clients/psycopg2_types.py", ts.URL()).CombinedOutput()
+	if err != nil {
+		t.Fatalf("psycopg2_types.py: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "all checks passed") {
+		t.Fatalf("psycopg2_types.py did not finish:\n%s", out)
 	}
 }
