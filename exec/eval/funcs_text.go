@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -90,7 +91,7 @@ func textFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok 
 		}
 		d, err := checkIntRange(l, e.T.Family)
 		return d, true, err
-	case "regexp_replace", "regexp_like", "regexp_count", "regexp_substr":
+	case "regexp_replace", "regexp_like", "regexp_count", "regexp_substr", "regexp_match", "regexp_split_to_array":
 		return regexpFunc(env, e, args)
 	}
 	return types.Null, false, nil
@@ -131,7 +132,9 @@ func regexpFunc(env *Env, e *planner.Func, args []types.Datum) (types.Datum, boo
 	case e.Name == "regexp_replace" && len(args) == 4,
 		e.Name == "regexp_like" && len(args) == 3,
 		e.Name == "regexp_count" && len(args) == 4,
-		e.Name == "regexp_substr" && len(args) == 5:
+		e.Name == "regexp_substr" && len(args) == 5,
+		e.Name == "regexp_match" && len(args) == 3,
+		e.Name == "regexp_split_to_array" && len(args) == 3:
 		flags = args[len(args)-1].S
 	}
 	global, fold := false, false
@@ -148,7 +151,11 @@ func regexpFunc(env *Env, e *planner.Func, args []types.Datum) (types.Datum, boo
 		}
 	}
 	if global && e.Name != "regexp_replace" {
-		return types.Null, true, pgerror.Newf(codeInvalidParameterValue, "%s() does not support the \"global\" option", e.Name)
+		err := pgerror.Newf(codeInvalidParameterValue, "%s() does not support the \"global\" option", e.Name)
+		if e.Name == "regexp_match" {
+			err.Hint = "Use the regexp_matches function instead."
+		}
+		return types.Null, true, err
 	}
 	re, err := env.regexp(args[1].S, fold)
 	if err != nil {
@@ -178,6 +185,27 @@ func regexpFunc(env *Env, e *planner.Func, args []types.Datum) (types.Datum, boo
 		return types.NewBool(re.MatchString(s)), true, nil
 	case "regexp_count":
 		return types.NewInt(int64(len(re.FindAllStringIndex(s[from:], -1)))), true, nil
+	case "regexp_match":
+		// The first match: its capture groups (a group that did not take
+		// part is NULL), or the whole match when there are none.
+		m := re.FindStringSubmatchIndex(s)
+		if m == nil {
+			return types.Null, true, nil
+		}
+		if len(m) == 2 {
+			return types.NewArray([]types.Datum{types.NewText(s[m[0]:m[1]])}), true, nil
+		}
+		groups := make([]types.Datum, 0, len(m)/2-1)
+		for g := 2; g < len(m); g += 2 {
+			if m[g] < 0 {
+				groups = append(groups, types.Null)
+				continue
+			}
+			groups = append(groups, types.NewText(s[m[g]:m[g+1]]))
+		}
+		return types.NewArray(groups), true, nil
+	case "regexp_split_to_array":
+		return types.NewArray(regexpSplit(re, s)), true, nil
 	}
 	n := int64(1)
 	if len(args) > 3 {
@@ -302,4 +330,36 @@ func quoteIdent(s string) string {
 		return s
 	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// regexpSplit is regexp_split_to_array's splitting: the text between
+// matches, where a zero-length match at the start or end of s or right
+// after the previous match is ignored (PostgreSQL's ignore_degenerate).
+func regexpSplit(re *regexp.Regexp, s string) []types.Datum {
+	var out []types.Datum
+	prevEnd, search := 0, 0
+	for search <= len(s) {
+		loc := re.FindStringIndex(s[search:])
+		if loc == nil {
+			break
+		}
+		a, b := search+loc[0], search+loc[1]
+		if a == b && (a == 0 || a == len(s) || a == prevEnd) {
+			if a >= len(s) {
+				break
+			}
+			_, w := utf8.DecodeRuneInString(s[a:])
+			search = a + w
+			continue
+		}
+		out = append(out, types.NewText(s[prevEnd:a]))
+		prevEnd = b
+		if b > a {
+			search = b
+		} else {
+			_, w := utf8.DecodeRuneInString(s[a:])
+			search = a + w
+		}
+	}
+	return append(out, types.NewText(s[prevEnd:]))
 }
