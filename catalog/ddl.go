@@ -296,8 +296,8 @@ func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, e
 		return nil, pgerror.Newf(pgerror.InvalidParameterValue, "index %q: unknown index form %d", def.Name, form)
 	}
 	if def.Elements {
-		if def.Unique || len(ords) != 1 || !t.Columns[ords[0]].Type.IsArray() {
-			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "index %q: an element index is a non-unique index of one array column", def.Name)
+		if def.Unique || len(ords) != 1 || !ElementsIndexable(t.Columns[ords[0]].Type) {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "index %q: an element index is a non-unique index of one array or jsonb column", def.Name)
 		}
 		form = FormInverted
 	}
@@ -592,3 +592,7 @@ func (c *Catalog) DropForeignKey(w kv.Writer, db, name string, fk ForeignKey) (*
 	n.cloneDB(db).Tables[nt.Name] = nt
 	return n, nil
 }
+
+// ElementsIndexable reports whether a column of type t can have an
+// element index: an array (its elements) or jsonb (its leaves).
+func ElementsIndexable(t types.T) bool { return t.IsArray() || t.Family == types.JSONB }

@@ -355,8 +355,8 @@ func (im *importer) index(t *Table, di *docIndex, tableWhere string, names map[s
 	if err != nil {
 		return nil, err
 	}
-	if di.Elements > 1 || di.Elements == 1 && (form != FormInverted || len(ords) != 1 || !t.Columns[ords[0]].Type.IsArray()) {
-		return nil, docError("%s: elements=%d needs the inverted form over one array column", where, di.Elements)
+	if di.Elements > 1 || di.Elements == 1 && (form != FormInverted || len(ords) != 1 || !ElementsIndexable(t.Columns[ords[0]].Type)) {
+		return nil, docError("%s: elements=%d needs the inverted form over one array or jsonb column", where, di.Elements)
 	}
 	idx := &Index{ID: uint64(di.KeySpace), Name: di.Name, Columns: ords, Desc: desc, Unique: form == FormUnique, Form: form, Elements: di.Elements == 1}
 	if di.KeyLayout != "" && di.KeyLayout != idx.KeyLayout(t) {

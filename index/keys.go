@@ -123,19 +123,35 @@ func entryKey(t *catalog.Table, idx *catalog.Index, row []types.Datum) (key, val
 
 // entries calls fn with the key and value of each of row's entries in
 // idx: one, except in an element index, which has one per distinct
-// non-NULL element of the array (none for an empty or NULL array), keyed
-// as the row with the element in the array's place.
+// non-NULL element of the array (none for an empty or NULL array), or
+// per leaf of a jsonb document, keyed as the row with the element in the
+// column's place.
 func entries(t *catalog.Table, idx *catalog.Index, row []types.Datum, fn func(key, value []byte) error) error {
 	if !idx.Elements {
 		return fn(entryKey(t, idx, row))
 	}
 	c := idx.Columns[0]
-	if row[c].Kind != types.KindArray {
+	if row[c].IsNull() {
 		return nil
 	}
-	elems, err := types.ArrayElems(nil, row[c])
-	if err != nil {
-		return encoding.ErrCorrupt
+	var elems []types.Datum
+	if t.Columns[c].Type.Family == types.JSONB {
+		// A jsonb document's elements are its leaves (types.JSONLeaves).
+		leaves, ok := types.JSONLeaves(row[c].S)
+		if !ok {
+			return encoding.ErrCorrupt
+		}
+		for _, l := range leaves {
+			elems = append(elems, types.NewText(l))
+		}
+	} else {
+		var err error
+		if row[c].Kind != types.KindArray {
+			return nil
+		}
+		if elems, err = types.ArrayElems(nil, row[c]); err != nil {
+			return encoding.ErrCorrupt
+		}
 	}
 	er := append([]types.Datum(nil), row...)
 	seen := map[string]bool{}

@@ -467,7 +467,18 @@ func elementPreds(t *catalog.Table, filters []Expr) []keyPred {
 			fallthrough
 		case "@>":
 			ref, ok := arr.(*ColRef)
+			if cast, isCast := val.(*Cast); isCast && cast.T.Family == types.JSONB {
+				val = cast.X // a literal document, parsed when the statement runs
+			}
 			c, isConst := val.(*Const)
+			if ok && ref.Outer == 0 && isConst && !c.Value.IsNull() && t.Columns[ref.Index].Type.Family == types.JSONB {
+				// A jsonb document contains the constant only if it has
+				// all of its leaves: look up one.
+				if leaves, ok := types.JSONLeaves(c.Value.S); ok && len(leaves) > 0 {
+					out = append(out, keyPred{col: ref.Index, op: "=", vals: []Expr{&Const{Value: types.NewText(leaves[0]), T: tText}}})
+				}
+				continue
+			}
 			if !ok || ref.Outer != 0 || !isConst || c.Value.Kind != types.KindArray {
 				continue
 			}

@@ -614,12 +614,13 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 		}
 		def.Form = catalog.FormInverted
 		// Over an array column, an inverted index lists each element
-		// (GIN's array_ops); GIN has no other operator class here.
+		// (GIN's array_ops), over jsonb each path and scalar (GIN's
+		// jsonb_path_ops); GIN has no other operator class here.
 		tbl, err := t.cat.Table(s.database, tableName)
 		if err != nil {
 			return err
 		}
-		isArray := len(def.Columns) == 1 && tbl.ColumnOrdinal(def.Columns[0]) >= 0 && tbl.Columns[tbl.ColumnOrdinal(def.Columns[0])].Type.IsArray()
+		isArray := len(def.Columns) == 1 && tbl.ColumnOrdinal(def.Columns[0]) >= 0 && catalog.ElementsIndexable(tbl.Columns[tbl.ColumnOrdinal(def.Columns[0])].Type)
 		switch {
 		case isArray:
 			def.Elements = true

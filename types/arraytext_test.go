@@ -45,3 +45,40 @@ func TestArrayElemTextRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONLeaves(t *testing.T) {
+	leaves := func(doc string) []string {
+		l, ok := JSONLeaves(doc)
+		if !ok {
+			t.Fatalf("%s: not JSON", doc)
+		}
+		return l
+	}
+	// Containment implies the leaves are a subset.
+	for _, c := range []struct{ doc, sub string }{
+		{`{"a": 1, "b": {"c": [1, 2, "x"]}}`, `{"b": {"c": ["x"]}}`},
+		{`{"a": 1.0}`, `{"a": 1}`},
+		{`[1, [2, 3]]`, `[[3]]`},
+		{`[1]`, `1`},
+		{`{"t": true, "n": null, "z": 0}`, `{"n": null, "z": -0.0}`},
+	} {
+		have := map[string]bool{}
+		for _, l := range leaves(c.doc) {
+			have[l] = true
+		}
+		for _, l := range leaves(c.sub) {
+			if !have[l] {
+				t.Errorf("%s contains %s but lacks its leaf %q", c.doc, c.sub, l)
+			}
+		}
+	}
+	if got := leaves(`{"a": {}, "b": []}`); len(got) != 0 {
+		t.Errorf("empty containers have leaves %q", got)
+	}
+	if len(leaves(`{"a": 1}`)) != 1 || leaves(`{"a": 1}`)[0] == leaves(`{"a": "1"}`)[0] {
+		t.Errorf("a number and a string must differ")
+	}
+	if _, ok := JSONLeaves(`{bad`); ok {
+		t.Errorf("bad JSON accepted")
+	}
+}
