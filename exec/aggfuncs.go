@@ -54,6 +54,8 @@ func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
 		s = &stringAggState{orderBy: call.OrderBy, limit: maxValue}
 	case "array_agg":
 		s = &arrayAggState{orderBy: call.OrderBy}
+	case "percentile_cont", "percentile_disc", "mode":
+		s = &orderedSetState{fn: call.Func, orderBy: call.OrderBy, width: len(call.Args)}
 	default:
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", call.Func)
 	}
@@ -427,6 +429,86 @@ func (s *arrayAggState) result() (types.Datum, error) {
 		elems[i] = it[0]
 	}
 	return types.NewArray(elems), nil
+}
+
+// orderedSetState collects the values of an ordered-set aggregate
+// (percentile_cont, percentile_disc, mode) with their direct argument and
+// sort keys, and computes over them in their WITHIN GROUP order; NULL
+// values are left out, as in PostgreSQL.
+type orderedSetState struct {
+	fn      string
+	orderBy []planner.SortKey
+	width   int             // the value and the direct argument, if any
+	items   [][]types.Datum // value, fraction, keys...
+}
+
+func (s *orderedSetState) add(args []types.Datum) (int64, error) {
+	if args[0].IsNull() {
+		return 0, nil
+	}
+	item := copyRow(args)
+	s.items = append(s.items, item)
+	return rowSize(item), nil
+}
+
+func (s *orderedSetState) result() (types.Datum, error) {
+	if len(s.items) == 0 {
+		return types.Null, nil
+	}
+	sk := sortKeys{keys: s.orderBy, width: s.width}
+	slices.SortStableFunc(s.items, sk.compare)
+	n := len(s.items)
+	if s.fn == "mode" {
+		// The most frequent value; among equally frequent ones the first
+		// in the sort order.
+		best, bestN, run := 0, 0, 0
+		for i := range s.items {
+			if i > 0 && eval.Equal(s.items[i][0], s.items[i-1][0]) {
+				run++
+			} else {
+				run = 1
+			}
+			if run > bestN {
+				best, bestN = i, run
+			}
+		}
+		return s.items[best][0], nil
+	}
+	frac := s.items[0][1]
+	if frac.IsNull() {
+		return types.Null, nil
+	}
+	f := frac.F
+	if frac.Kind == types.KindInt {
+		f = float64(frac.I)
+	}
+	if f < 0 || f > 1 || math.IsNaN(f) {
+		return types.Null, pgerror.Newf(pgerror.NumericValueOutOfRange, "percentile value %s is not between 0 and 1", eval.FormatText(frac, types.T{Family: types.Float8}))
+	}
+	if s.fn == "percentile_disc" {
+		// The first value whose position in the order reaches f.
+		i := int(math.Ceil(f*float64(n))) - 1
+		return s.items[max(i, 0)][0], nil
+	}
+	// percentile_cont interpolates linearly between the neighbours.
+	pos := f * float64(n-1)
+	lo, hi := int(math.Floor(pos)), int(math.Ceil(pos))
+	a, b := floatValue(s.items[lo][0]), floatValue(s.items[hi][0])
+	if lo == hi {
+		return types.NewFloat(a), nil
+	}
+	return types.NewFloat(a + (pos-float64(lo))*(b-a)), nil
+}
+
+// floatValue is a number as a float64.
+func floatValue(d types.Datum) float64 {
+	switch d.Kind {
+	case types.KindInt:
+		return float64(d.I)
+	case types.KindDecimal:
+		return types.DecimalFloat(d)
+	}
+	return d.F
 }
 
 // distinctState feeds inner only the first occurrence of each argument

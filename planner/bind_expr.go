@@ -209,6 +209,14 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if sep == parse.MarkerArrayAgg && len(args) == 1 {
 			return b.aggregateOrdered(s, AggCall{Func: "array_agg", Distinct: e.Distinct}, args, e.OrderBy)
 		}
+		if name, ok := strings.CutPrefix(sep, parse.MarkerOrderedSet); ok {
+			// An ordered-set aggregate: the value first, then its
+			// direct argument (percentile_cont's fraction).
+			if len(args) == 2 {
+				args[0], args[1] = args[1], args[0]
+			}
+			return b.aggregateOrdered(s, AggCall{Func: name}, args, e.OrderBy)
+		}
 		if len(args) == 1 {
 			args = append(args, sqlparser.NewStrLiteral(sep))
 		}

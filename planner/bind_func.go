@@ -349,6 +349,45 @@ func aggType(call *AggCall) error {
 			}
 		}
 		call.T = call.Args[0].Type()
+	case "percentile_cont", "percentile_disc", "mode":
+		want := 2
+		if call.Func == "mode" {
+			want = 1
+		}
+		if len(call.Args) != want {
+			return pgerror.Newf(pgerror.UndefinedFunction, "function %s needs %d direct argument(s) and WITHIN GROUP (ORDER BY x)", call.Func, want-1)
+		}
+		x := call.Args[0]
+		direct := ""
+		if want == 2 {
+			direct = call.Args[1].Type().String() + ", "
+			if call.Args[1].Type().Family == types.Unknown {
+				direct = "unknown, "
+			}
+			if call.Args[1], err = coerce(call.Args[1], tFloat8); err != nil {
+				return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, call.Args[1].Type())
+			}
+		}
+		switch {
+		case call.Func == "percentile_cont":
+			if x.Type().Family == types.Unknown || isNumeric(x.Type().Family) {
+				if call.Args[0], err = coerce(x, tFloat8); err != nil {
+					return err
+				}
+			} else {
+				e := pgerror.Newf(pgerror.UndefinedFunction, "function percentile_cont(%s%s) does not exist", direct, x.Type())
+				e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+				return e
+			}
+			call.T = tFloat8
+		case x.Type().Family == types.Unknown:
+			if call.Args[0], err = coerce(x, tText); err != nil {
+				return err
+			}
+			call.T = tText
+		default:
+			call.T = x.Type()
+		}
 	case "array_agg":
 		if err := oneArg(*call); err != nil {
 			return err

@@ -78,6 +78,9 @@ func columnName(e sqlparser.Expr) string {
 		if strings.Trim(e.Separator, "'") == parse.MarkerArrayAgg {
 			return "array_agg"
 		}
+		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedSet); ok {
+			return name
+		}
 		return "string_agg"
 	case *sqlparser.LocateExpr:
 		return "position"

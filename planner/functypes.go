@@ -19,7 +19,7 @@ var (
 // isAggregate reports whether name is an aggregate function.
 func isAggregate(name string) bool {
 	switch name {
-	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or", "every", "total", "group_concat",
+	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "percentile_cont", "percentile_disc", "mode", "bool_and", "bool_or", "every", "total", "group_concat",
 		"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 		return true
 	}

@@ -369,6 +369,43 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			op.pos = t.pos
 			out = append(out, op)
 			i = end
+		case (t.is("percentile_cont") || t.is("percentile_disc") || t.is("mode")) && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+			!(len(out) > 0 && out[len(out)-1].isPunct(".")) && withinGroupAt(toks, matchForward(toks, i+1)+1):
+			// An ordered-set aggregate, f(args) WITHIN GROUP (ORDER BY x):
+			// vitess's group_concat(args, x ORDER BY x SEPARATOR marker),
+			// the marker naming the aggregate (MarkerOrderedSet).
+			end := matchForward(toks, i+1)
+			wg := matchForward(toks, end+3) // the WITHIN GROUP parenthesis
+			args, err := r.exprs(toks[i+2 : end])
+			if err != nil {
+				return nil, err
+			}
+			order, err := r.exprs(toks[end+6 : wg])
+			if err != nil {
+				return nil, err
+			}
+			// The sort key without its direction is the aggregated value.
+			key := order
+			for k := len(key) - 1; k >= 0; k-- {
+				if key[k].is("asc") || key[k].is("desc") || key[k].is("nulls") || key[k].is("first") || key[k].is("last") {
+					key = key[:k]
+					continue
+				}
+				break
+			}
+			if topLevelComma(order) {
+				return nil, syntaxErr(r.sql, toks[end+6].pos, "an ordered-set aggregate takes one ORDER BY expression")
+			}
+			out = append(out, raw("group_concat", t.pos), toks[i+1])
+			out = append(out, args...)
+			if len(args) > 0 {
+				out = append(out, raw(",", t.pos))
+			}
+			out = append(out, key...)
+			out = append(out, raw("order by", toks[end+4].pos))
+			out = append(out, order...)
+			out = append(out, raw("separator '"+MarkerOrderedSet+t.val+"'", t.pos), toks[end])
+			i = wg
 		case t.is("array_agg") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")) &&
 			(topLevelOrderBy(toks[i+2:max(matchForward(toks, i+1), i+2)]) > 0 || i+2 < len(toks) && toks[i+2].is("distinct")):
 			// array_agg([DISTINCT] x [ORDER BY y]) has the spelling of
@@ -796,6 +833,11 @@ const (
 	// (user text reaches vitess with its backslashes doubled, and holds
 	// no NUL).
 	MarkerArrayAgg = `\0kvsql_array_agg`
+	// MarkerOrderedSet, followed by the aggregate's name, is the
+	// separator of the group_concat standing for an ordered-set
+	// aggregate: percentile_cont(f) WITHIN GROUP (ORDER BY x) is
+	// group_concat(f, x ORDER BY x SEPARATOR '\0kvsql_os:percentile_cont').
+	MarkerOrderedSet = `\0kvsql_os:`
 )
 
 // MarkerDistinctOn names the call that stands, as the last select item,
@@ -915,4 +957,27 @@ var labelFollowers = map[string]bool{
 	"offset": true, "fetch": true, "union": true, "except": true, "intersect": true, "window": true,
 	"into": true, "on": true, "using": true, "join": true, "left": true, "right": true, "inner": true,
 	"cross": true, "full": true, "natural": true, "returning": true, "for": true,
+}
+
+// withinGroupAt reports whether toks[i:] starts with WITHIN GROUP
+// (ORDER BY ...).
+func withinGroupAt(toks []token, i int) bool {
+	return i > 0 && i+4 < len(toks) && toks[i].is("within") && toks[i+1].is("group") && toks[i+2].isPunct("(") &&
+		toks[i+3].is("order") && toks[i+4].is("by") && matchForward(toks, i+2) > 0
+}
+
+// topLevelComma reports whether toks hold a comma outside parentheses.
+func topLevelComma(toks []token) bool {
+	depth := 0
+	for _, t := range toks {
+		switch {
+		case t.isPunct("(") || t.isPunct("["):
+			depth++
+		case t.isPunct(")") || t.isPunct("]"):
+			depth--
+		case t.isPunct(",") && depth == 0:
+			return true
+		}
+	}
+	return false
 }
