@@ -12,16 +12,18 @@ import (
 // Row value tags (the low 4 bits of each column header). Unlike key tags
 // they need not sort; they only name the kind of the body that follows.
 const (
-	rowNull      = 0 // no body
-	rowFalse     = 1 // no body
-	rowTrue      = 2 // no body
-	rowInt       = 3 // zigzag uvarint
-	rowFloat     = 4 // 8 bytes, IEEE bits little-endian (exact, -0 and NaN kept)
-	rowText      = 5 // uvarint length + bytes
-	rowBytes     = 6 // uvarint length + bytes
-	rowDate      = 7 // zigzag uvarint
-	rowTimestamp = 8 // zigzag uvarint
-	rowDecimal   = 9 // uvarint length + the value's text ("101.50")
+	rowNull      = 0  // no body
+	rowFalse     = 1  // no body
+	rowTrue      = 2  // no body
+	rowInt       = 3  // zigzag uvarint
+	rowFloat     = 4  // 8 bytes, IEEE bits little-endian (exact, -0 and NaN kept)
+	rowText      = 5  // uvarint length + bytes
+	rowBytes     = 6  // uvarint length + bytes
+	rowDate      = 7  // zigzag uvarint
+	rowTimestamp = 8  // zigzag uvarint
+	rowDecimal   = 9  // uvarint length + the value's text ("101.50")
+	rowInterval  = 10 // zigzag uvarints: microseconds, days, months
+	rowTime      = 11 // zigzag uvarint
 	rowTagBits   = 4
 	rowTagMask   = 1<<rowTagBits - 1
 )
@@ -76,6 +78,12 @@ func EncodeRow(b []byte, colIDs []uint32, vals []types.Datum) []byte {
 			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowDate), zigzag(d.I))
 		case types.KindTimestamp:
 			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowTimestamp), zigzag(d.I))
+		case types.KindTime:
+			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowTime), zigzag(d.I))
+		case types.KindInterval:
+			iv := d.Interval()
+			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowInterval), zigzag(iv.Micros))
+			b = appendUvarint(appendUvarint(b, zigzag(int64(iv.Days))), zigzag(int64(iv.Months)))
 		default:
 			panic(fmt.Sprintf("encoding.EncodeRow: cannot encode datum of kind %v", d.Kind))
 		}
@@ -192,7 +200,21 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 		d = types.NewBool(false)
 	case rowTrue:
 		d = types.NewBool(true)
-	case rowInt, rowDate, rowTimestamp:
+	case rowInterval:
+		var v [3]int64
+		for i := range v {
+			u, n := readUvarint(b)
+			if n <= 0 {
+				return nil, corruptf("row: bad interval")
+			}
+			v[i] = unzigzag(u)
+			b = b[n:]
+		}
+		if v[1] != int64(int32(v[1])) || v[2] != int64(int32(v[2])) {
+			return nil, corruptf("row: interval days or months out of range")
+		}
+		d = types.NewInterval(types.IntervalValue{Micros: v[0], Days: int32(v[1]), Months: int32(v[2])})
+	case rowInt, rowDate, rowTimestamp, rowTime:
 		u, n := readUvarint(b)
 		if n <= 0 {
 			return nil, corruptf("row: bad integer")
@@ -202,6 +224,8 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 			d.Kind = types.KindDate
 		} else if tag == rowTimestamp {
 			d.Kind = types.KindTimestamp
+		} else if tag == rowTime {
+			d.Kind = types.KindTime
 		}
 		d.I = unzigzag(u)
 		b = b[n:]

@@ -129,7 +129,7 @@ func boundRange(env *eval.Env, e planner.Expr, op string, t *catalog.Table, col 
 		return index.ValueRange{}, false, err
 	}
 	ct := t.Columns[col].Type.Family
-	if f := e.Type().Family; f == ct || (d.Kind == ct.Kind() && d.Kind != types.KindInt && d.Kind != types.KindFloat) {
+	if f := e.Type().Family; ct != types.Interval && (f == ct || (d.Kind == ct.Kind() && d.Kind != types.KindInt && d.Kind != types.KindFloat)) {
 		// A value of the column's own type bounds it as it is.
 		return sameTypeRange(op, d), true, nil
 	}

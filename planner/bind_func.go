@@ -68,6 +68,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return nil, err
 		}
 	}
+	if x, ok, err := datetimeCall(name, bound); ok { // datetime.go
+		return x, err
+	}
 	if t, ok, err := jsonCall(name, bound); ok { // json.go
 		if err != nil {
 			return nil, err
@@ -271,6 +274,8 @@ func aggType(call *AggCall) error {
 			call.T = tInt8
 		case isNumeric(f):
 			call.T = call.Args[0].Type()
+		case f == types.Interval:
+			call.T = tInterval
 		default:
 			return pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", call.Args[0].Type())
 		}
@@ -282,6 +287,10 @@ func aggType(call *AggCall) error {
 			if call.Args[0], err = coerce(call.Args[0], tFloat8); err != nil {
 				return err
 			}
+		}
+		if call.Args[0].Type().Family == types.Interval {
+			call.T = tInterval
+			break
 		}
 		if !isNumeric(call.Args[0].Type().Family) {
 			return pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", call.Args[0].Type())

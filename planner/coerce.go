@@ -1,10 +1,13 @@
 package planner
 
 import (
+	"errors"
+
 	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
@@ -33,7 +36,8 @@ func coerce(x Expr, t types.T) (Expr, error) {
 		isText(xt.Family) && isText(t.Family),
 		xt.Family == types.Date && (t.Family == types.Timestamp || t.Family == types.TimestampTZ),
 		xt.Family == types.Timestamp && t.Family == types.TimestampTZ,
-		xt.Family == types.TimestampTZ && t.Family == types.Timestamp:
+		xt.Family == types.TimestampTZ && t.Family == types.Timestamp,
+		xt.Family == types.Time && t.Family == types.Interval:
 		if c, ok := x.(*Const); ok {
 			return castConst(c, t)
 		}
@@ -154,17 +158,35 @@ func castConst(c *Const, t types.T) (Expr, error) {
 		}
 		return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", v.S)
 	case v.Kind == types.KindText && t.Family == types.Date:
-		d, err := types.ParseDate(strings.TrimSpace(v.S))
+		d, err := types.ParseDate(v.S)
 		if err != nil {
-			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", v.S)
+			return nil, dateTimeError(err, "date", v.S)
 		}
 		return &Const{Value: types.NewDate(d), T: t}, nil
 	case v.Kind == types.KindText && (t.Family == types.Timestamp || t.Family == types.TimestampTZ):
-		us, err := types.ParseTimestamp(strings.TrimSpace(v.S))
+		us, err := types.ParseTimestampIn(v.S, time.UTC, t.Family == types.TimestampTZ)
 		if err != nil {
-			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", t, v.S)
+			return nil, dateTimeError(err, t.String(), v.S)
 		}
 		return &Const{Value: types.NewTimestamp(us), T: t}, nil
+	case v.Kind == types.KindText && t.Family == types.Interval:
+		iv, err := types.ParseInterval(v.S)
+		switch {
+		case errors.Is(err, types.ErrIntervalRange):
+			return nil, pgerror.Newf("22015", "interval field value out of range: %q", v.S)
+		case err != nil:
+			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", v.S)
+		}
+		return &Const{Value: types.NewInterval(iv), T: t}, nil
+	case v.Kind == types.KindText && t.Family == types.Time:
+		us, err := types.ParseTime(v.S)
+		switch {
+		case errors.Is(err, types.ErrTimeRange):
+			return nil, pgerror.Newf("22008", "date/time field value out of range: %q", v.S)
+		case err != nil:
+			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type time: %q", v.S)
+		}
+		return &Const{Value: types.NewTime(us), T: t}, nil
 	case v.Kind == types.KindInt && isInteger(t.Family):
 		if err := checkIntRange(v.I, t); err != nil {
 			return nil, err
@@ -251,6 +273,12 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return tTS, nil
 	case "timestamptz", "timestamp with time zone":
 		return tTSTZ, nil
+	case "interval":
+		return tInterval, nil
+	case "time", "time without time zone":
+		return tTime, nil
+	case "timetz", "time with time zone":
+		return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "type time with time zone is not supported")
 	case "regclass", "regtype", "oid", "regproc", "regnamespace":
 		return tInt8, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/kvsql/kvsql/planner/parse"
 )
 
 // Output column names, as PostgreSQL derives them from expressions.
@@ -31,6 +33,8 @@ func columnName(e sqlparser.Expr) string {
 		switch name := e.Name.Lowered(); name {
 		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@":
 			return "?column?" // an operator the dialect layer spells as a call
+		case parse.MarkerExtract:
+			return "extract"
 		default:
 			return name
 		}

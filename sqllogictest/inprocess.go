@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kvsql/kvsql"
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -61,6 +62,9 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 		row := make([]any, len(r))
 		for j, d := range r {
 			row[j] = goValue(d)
+			if j < len(last.Columns) && isDateTime(last.Columns[j].Type.Family) && !d.IsNull() {
+				row[j] = eval.FormatText(d, last.Columns[j].Type) // as the wire sends it
+			}
 		}
 		rows[i] = row
 	}
@@ -70,6 +74,16 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 func (c *inProcessConn) Close() error {
 	_ = c.s.Close()
 	return c.db.Close()
+}
+
+// isDateTime reports whether f's values reach the runner as PostgreSQL's
+// text (as over the wire), not as Go times.
+func isDateTime(f types.Family) bool {
+	switch f {
+	case types.Timestamp, types.TimestampTZ, types.Interval, types.Time:
+		return true
+	}
+	return false
 }
 
 // goValue converts a Datum to the Go value the runner formats.
@@ -89,6 +103,10 @@ func goValue(d types.Datum) any {
 		return time.Unix(d.I*86400, 0).UTC()
 	case types.KindTimestamp:
 		return time.UnixMicro(d.I).UTC()
+	case types.KindInterval:
+		return types.FormatInterval(d.Interval())
+	case types.KindTime:
+		return types.FormatTime(d.I)
 	}
 	return nil
 }

@@ -25,6 +25,8 @@ const (
 	UUID  // KindText holding the canonical form, lower-case 8-4-4-4-12 hex (its order is the bytes')
 	JSON  // KindText: the input text, validated
 	JSONB // KindText: the normalised text (keys sorted and unique, PostgreSQL's spacing)
+	Interval
+	Time // time without time zone
 )
 
 type familyInfo struct {
@@ -52,6 +54,8 @@ var families = [...]familyInfo{
 	UUID:        {"uuid", KindText, 2950},
 	JSON:        {"json", KindText, 114},
 	JSONB:       {"jsonb", KindText, 3802},
+	Interval:    {"interval", KindInterval, 1186},
+	Time:        {"time without time zone", KindTime, 1083},
 }
 
 // Kind is the physical form of the family's values.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 
@@ -42,9 +43,9 @@ func typeSize(f types.Family) int16 {
 		return 2
 	case types.Int4, types.Float4, types.Date:
 		return 4
-	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ:
+	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ, types.Time:
 		return 8
-	case types.UUID:
+	case types.UUID, types.Interval:
 		return 16
 	}
 	return -1
@@ -136,6 +137,19 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 			break
 		}
 		return binary.BigEndian.AppendUint64(b, uint64(d.I-pgEpochMicros)), nil
+	case types.Time:
+		if d.Kind != types.KindTime {
+			break
+		}
+		return binary.BigEndian.AppendUint64(b, uint64(d.I)), nil
+	case types.Interval:
+		if d.Kind != types.KindInterval {
+			break
+		}
+		iv := d.Interval()
+		b = binary.BigEndian.AppendUint64(b, uint64(iv.Micros))
+		b = binary.BigEndian.AppendUint32(b, uint32(iv.Days))
+		return binary.BigEndian.AppendUint32(b, uint32(iv.Months)), nil
 	}
 	return b, pgerror.Newf(pgerror.Internal, "cannot send a %s value in binary format for a column of type %s", d.Kind, t)
 }
@@ -227,25 +241,13 @@ func decodeText(oid uint32, s string) (types.Datum, error) {
 		}
 		return types.NewBytes(b), nil
 	case types.Date:
-		v, err := types.ParseDate(strings.TrimSpace(s))
-		if err != nil {
-			// Like PostgreSQL, accept a timestamp and keep its date.
-			us, err2 := types.ParseTimestamp(strings.TrimSpace(s))
-			if err2 != nil {
-				return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
-			}
-			v = us / 86_400_000_000
-			if us < 0 && us%86_400_000_000 != 0 {
-				v--
-			}
-		}
-		return types.NewDate(v), nil
+		return eval.ParseDateDatum(s)
 	case types.Timestamp, types.TimestampTZ:
-		v, err := types.ParseTimestamp(strings.TrimSpace(s))
-		if err != nil {
-			return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", fam, s)
-		}
-		return types.NewTimestamp(v), nil
+		return eval.ParseTimestampDatum(s, fam, time.UTC)
+	case types.Interval:
+		return eval.ParseIntervalDatum(s)
+	case types.Time:
+		return eval.ParseTimeDatum(s)
 	}
 	return types.NewText(s), nil
 }
@@ -351,6 +353,21 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 		return types.NewDate(int64(int32(binary.BigEndian.Uint32(raw))) + pgEpochDays), nil
 	case types.Timestamp, types.TimestampTZ:
 		return types.NewTimestamp(int64(binary.BigEndian.Uint64(raw)) + pgEpochMicros), nil
+	case types.Time:
+		us := int64(binary.BigEndian.Uint64(raw))
+		if us < 0 || us > types.MicrosPerDay {
+			return types.Null, pgerror.New(codeDatetimeFieldOverflow, "time out of range")
+		}
+		return types.NewTime(us), nil
+	case types.Interval:
+		return types.NewInterval(types.IntervalValue{
+			Micros: int64(binary.BigEndian.Uint64(raw)),
+			Days:   int32(binary.BigEndian.Uint32(raw[8:])),
+			Months: int32(binary.BigEndian.Uint32(raw[12:])),
+		}), nil
 	}
 	return types.NewText(string(raw)), nil
 }
+
+// codeDatetimeFieldOverflow is 22008 datetime_field_overflow.
+const codeDatetimeFieldOverflow pgerror.Code = "22008"

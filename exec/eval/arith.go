@@ -67,8 +67,8 @@ func arith(op string, l, r types.Datum, t types.T) (types.Datum, error) {
 		return decimalArith(op, l, r)
 	case isNumber(l) && isNumber(r):
 		return floatArith(op, toFloat(l), toFloat(r), t)
-	case l.Kind == types.KindDate || r.Kind == types.KindDate:
-		return dateArith(op, l, r)
+	case isDatetimeKind(l.Kind) || isDatetimeKind(r.Kind):
+		return datetimeArith(op, l, r, t)
 	}
 	return types.Null, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", l.Kind, op, r.Kind)
 }
@@ -313,6 +313,9 @@ func evalUnary(env *Env, e *planner.UnaryOp, row []types.Datum) (types.Datum, er
 			return types.NewFloat(-x.F), nil
 		case types.KindDecimal:
 			return decimalArith("-", types.Datum{Kind: types.KindDecimal, S: "0"}, x)
+		case types.KindInterval:
+			iv, err := intervalNeg(x.Interval())
+			return types.NewInterval(iv), err
 		}
 	case "+":
 		if isNumber(x) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -45,6 +46,10 @@ func defaultType(k types.Kind) types.T {
 		return types.T{Family: types.Timestamp}
 	case types.KindDecimal:
 		return types.T{Family: types.Numeric}
+	case types.KindInterval:
+		return types.T{Family: types.Interval}
+	case types.KindTime:
+		return types.T{Family: types.Time}
 	}
 	return types.T{Family: types.Unknown}
 }
@@ -106,6 +111,30 @@ func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
 			return types.NewDate(floorDiv(d.I, microsPerDay)), nil
 		case types.KindText:
 			return parseDate(d.S)
+		}
+	case types.Interval:
+		switch d.Kind {
+		case types.KindInterval:
+			return d, nil
+		case types.KindTime:
+			return types.NewInterval(types.IntervalValue{Micros: d.I}), nil
+		case types.KindText:
+			return ParseIntervalDatum(d.S)
+		}
+	case types.Time:
+		switch d.Kind {
+		case types.KindTime:
+			return d, nil
+		case types.KindTimestamp:
+			return types.NewTime(d.I - floorDiv(d.I, microsPerDay)*microsPerDay), nil
+		case types.KindInterval:
+			us := d.Interval().Micros % microsPerDay
+			if us < 0 {
+				us += microsPerDay
+			}
+			return types.NewTime(us), nil
+		case types.KindText:
+			return ParseTimeDatum(d.S)
 		}
 	case types.Timestamp, types.TimestampTZ:
 		switch d.Kind {
@@ -338,30 +367,39 @@ func parseBytea(s string) (types.Datum, error) {
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 func parseDate(s string) (types.Datum, error) {
-	t := trimSpace(s)
-	days, err := types.ParseDate(t)
-	if err == nil {
-		return types.NewDate(days), nil
+	return ParseDateDatum(s)
+}
+
+// ParseDateDatum reads date text (types.ParseDate) with PostgreSQL's
+// errors: 22007 for bad syntax, 22008 for a field out of range.
+func ParseDateDatum(s string) (types.Datum, error) {
+	days, err := types.ParseDate(s)
+	if err != nil {
+		return types.Null, dateTimeError(err, "date", s)
 	}
-	if us, err := types.ParseTimestamp(t); err == nil {
-		return types.NewDate(floorDiv(us, microsPerDay)), nil
-	}
-	if strings.Contains(err.Error(), "out of range") {
-		return types.Null, pgerror.Newf(codeDatetimeFieldOverflow, "date/time field value out of range: %q", s)
-	}
-	return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
+	return types.NewDate(days), nil
 }
 
 func parseTimestamp(s string, to types.T) (types.Datum, error) {
-	us, err := types.ParseTimestamp(trimSpace(s))
+	return ParseTimestampDatum(s, to.Family, time.UTC)
+}
+
+// ParseTimestampDatum reads text as a timestamp (fam Timestamp: any zone
+// in the text ignored) or a timestamptz (the text's zone, else loc).
+func ParseTimestampDatum(s string, fam types.Family, loc *time.Location) (types.Datum, error) {
+	us, err := types.ParseTimestampIn(s, loc, fam == types.TimestampTZ)
 	if err != nil {
-		name := "timestamp"
-		if to.Family == types.TimestampTZ {
-			name = "timestamp with time zone"
-		}
-		return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", name, s)
+		return types.Null, dateTimeError(err, fam.String(), s)
 	}
 	return types.NewTimestamp(us), nil
+}
+
+// dateTimeError is the error for date/time text s of type typ.
+func dateTimeError(err error, typ, s string) error {
+	if errors.Is(err, types.ErrDateTimeRange) {
+		return pgerror.Newf(codeDatetimeFieldOverflow, "date/time field value out of range: %q", s)
+	}
+	return pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", typ, s)
 }
 
 func floorDiv(a, b int64) int64 {
@@ -375,3 +413,33 @@ func floorDiv(a, b int64) int64 {
 // charLen is the length of s in characters (runes), as PostgreSQL counts
 // for UTF-8 text.
 func charLen(s string) int { return utf8.RuneCountInString(s) }
+
+// ParseIntervalDatum reads interval text (types.ParseInterval) with
+// PostgreSQL's errors: 22007 for bad syntax, 22015 for a field out of
+// range.
+func ParseIntervalDatum(s string) (types.Datum, error) {
+	iv, err := types.ParseInterval(s)
+	if err != nil {
+		if errors.Is(err, types.ErrIntervalRange) {
+			return types.Null, pgerror.Newf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+		}
+		return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", s)
+	}
+	return types.NewInterval(iv), nil
+}
+
+// ParseTimeDatum reads time text (types.ParseTime): 22007 for bad
+// syntax, 22008 for a field out of range.
+func ParseTimeDatum(s string) (types.Datum, error) {
+	us, err := types.ParseTime(s)
+	if err != nil {
+		if errors.Is(err, types.ErrTimeRange) {
+			return types.Null, pgerror.Newf(codeDatetimeFieldOverflow, "date/time field value out of range: %q", s)
+		}
+		return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type time: %q", s)
+	}
+	return types.NewTime(us), nil
+}
+
+// codeIntervalFieldOverflow is 22015 interval_field_overflow.
+const codeIntervalFieldOverflow pgerror.Code = "22015"

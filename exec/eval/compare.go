@@ -19,6 +19,8 @@ const (
 	classText
 	classBytes
 	classTime
+	classInterval
+	classTimeOfDay
 	classNull // last: NULL sorts after everything
 )
 
@@ -34,6 +36,10 @@ func classOf(k types.Kind) int {
 		return classBytes
 	case types.KindDate, types.KindTimestamp:
 		return classTime
+	case types.KindInterval:
+		return classInterval
+	case types.KindTime:
+		return classTimeOfDay
 	}
 	return classNull
 }
@@ -54,8 +60,10 @@ func Compare(a, b types.Datum) int {
 		switch a.Kind {
 		case types.KindNull:
 			return 0
-		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp:
+		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp, types.KindTime:
 			return cmpInt(a.I, b.I)
+		case types.KindInterval:
+			return a.Interval().Cmp(b.Interval())
 		case types.KindFloat:
 			return cmpFloat(a.F, b.F)
 		case types.KindText, types.KindBytes:
@@ -162,6 +170,14 @@ func Hash(h *maphash.Hash, d types.Datum) {
 	case types.KindDate, types.KindTimestamp:
 		h.WriteByte(5)
 		maphash.WriteComparable(h, timeMicros(d))
+	case types.KindInterval:
+		h.WriteByte(6) // by cmp value: '1 mon' and '30 days' group together
+		days, rem := d.Interval().CmpKey()
+		maphash.WriteComparable(h, days)
+		maphash.WriteComparable(h, rem)
+	case types.KindTime:
+		h.WriteByte(7)
+		maphash.WriteComparable(h, d.I)
 	}
 }
 

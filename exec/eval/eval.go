@@ -29,6 +29,9 @@ type Env struct {
 	// Now is the statement timestamp returned by now(), current_timestamp
 	// and current_date.
 	Now time.Time
+	// Loc is the session's time zone (the timezone setting): timestamptz
+	// values are shown and taken apart in it. nil means UTC.
+	Loc *time.Location
 	// Database, User and BackendPID answer current_database(),
 	// current_user/session_user and pg_backend_pid(); empty names read as
 	// "kvsql".

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/kvsql/kvsql/types"
 )
@@ -50,12 +51,15 @@ func AppendText(b []byte, d types.Datum, t types.T) []byte {
 		return hex.AppendEncode(b, []byte(d.S))
 	case types.KindDate:
 		return append(b, types.FormatDate(d.I)...)
+	case types.KindInterval:
+		return types.AppendInterval(b, d.Interval())
+	case types.KindTime:
+		return append(b, types.FormatTime(d.I)...)
 	case types.KindTimestamp:
-		b = append(b, types.FormatTimestamp(d.I)...)
 		if t.Family == types.TimestampTZ {
-			b = append(b, "+00"...)
+			return types.AppendTimestamp(b, d.I, time.UTC)
 		}
-		return b
+		return types.AppendTimestamp(b, d.I, nil)
 	}
 	return b
 }

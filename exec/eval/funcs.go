@@ -119,6 +119,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		d, _, err := jsonFunc(e, args)
 		return d, err
 	}
+	if d, ok, err := datetimeFunc(env, e, args); ok { // datetime_funcs.go
+		return d, err
+	}
 	if d, ok, err := pgFunc(env, e, args); ok { // funcs_pg.go
 		return d, err
 	}

@@ -272,6 +272,13 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				continue
 			}
 			out = append(out, t)
+		case t.is("extract") && i+3 < len(toks) && toks[i+1].isPunct("(") && toks[i+3].is("from") &&
+			(toks[i+2].kind == tkIdent || toks[i+2].kind == tkQIdent || toks[i+2].kind == tkString) && isFieldName(toks[i+2].val) &&
+			!(len(out) > 0 && out[len(out)-1].isPunct(".")):
+			// EXTRACT(field FROM x): vitess knows only MySQL's units, so
+			// it becomes MarkerExtract('field', x).
+			out = append(out, raw(MarkerExtract, t.pos), toks[i+1], raw("'"+strings.ToLower(toks[i+2].val)+"'", toks[i+2].pos), raw(",", toks[i+3].pos))
+			i += 3
 		case t.is("overriding") && i+2 < len(toks) && (toks[i+1].is("system") || toks[i+1].is("user")) && toks[i+2].is("value"):
 			// INSERT ... OVERRIDING {SYSTEM | USER} VALUE: vitess has no
 			// grammar for it; the binder applies it (Statement.Overriding).
@@ -768,4 +775,21 @@ var labelFollowers = map[string]bool{
 	"offset": true, "fetch": true, "union": true, "except": true, "intersect": true, "window": true,
 	"into": true, "on": true, "using": true, "join": true, "left": true, "right": true, "inner": true,
 	"cross": true, "full": true, "natural": true, "returning": true, "for": true,
+}
+
+// MarkerExtract names the call EXTRACT(field FROM x) becomes:
+// kvsql_extract('field', x), which returns numeric (date_part returns
+// double precision).
+const MarkerExtract = "kvsql_extract"
+
+// isFieldName reports whether s can be an EXTRACT field (letters, digits
+// and underscores), so that it is safe inside a quoted literal.
+func isFieldName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
 }
