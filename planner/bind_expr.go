@@ -221,6 +221,9 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if name == "current_date" || name == "curdate" {
 			return &Func{Name: "current_date", T: tDate}, nil
 		}
+		if name == "localtimestamp" {
+			return &Func{Name: "localtimestamp", T: tTS}, nil
+		}
 		return &Func{Name: "now", T: tTSTZ}, nil
 	case *sqlparser.SubstrExpr:
 		args := []sqlparser.Expr{e.Name, e.From}

@@ -163,6 +163,8 @@ func castConst(c *Const, t types.T) (Expr, error) {
 			return nil, dateTimeError(err, "date", v.S)
 		}
 		return &Const{Value: types.NewDate(d), T: t}, nil
+	case v.Kind == types.KindText && t.Family == types.TimestampTZ && !hasOwnZone(v.S):
+		return &Cast{X: c, T: t}, nil // read in the session's time zone at run time
 	case v.Kind == types.KindText && (t.Family == types.Timestamp || t.Family == types.TimestampTZ):
 		us, err := types.ParseTimestampIn(v.S, time.UTC, t.Family == types.TimestampTZ)
 		if err != nil {

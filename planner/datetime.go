@@ -244,6 +244,28 @@ func datetimeCall(name string, args []Expr) (e Expr, ok bool, err error) {
 			args[1], err = coerce(args[1], tText)
 		}
 		t = tText
+	case "timezone":
+		if len(args) != 2 {
+			return nil, true, pgerror.Newf(pgerror.UndefinedFunction, "function timezone with %d arguments does not exist", len(args))
+		}
+		if err = datetimeArg(1, tTSTZ); err == nil {
+			if args[0].Type().Family != types.Interval {
+				args[0], err = coerce(args[0], tText)
+			}
+		}
+		if err == nil {
+			switch args[1].Type().Family {
+			case types.Timestamp:
+				t = tTSTZ
+			case types.Date:
+				args[1], err = coerce(args[1], tTSTZ)
+				t = tTS
+			case types.TimestampTZ:
+				t = tTS
+			default:
+				err = pgerror.Newf(pgerror.UndefinedFunction, "function timezone(%s) does not exist", argTypeList(args))
+			}
+		}
 	case "to_date":
 		err, t = want(2, tText, tText), tDate
 	case "to_timestamp":
@@ -274,4 +296,13 @@ func argTypeList(args []Expr) string {
 		s += a.Type().String()
 	}
 	return s
+}
+
+// hasOwnZone reports whether timestamptz text names its instant without
+// the session's time zone: an explicit zone or offset, or a special
+// value. Text that does not parse reports true, so the error comes at
+// plan time.
+func hasOwnZone(s string) bool {
+	dt, err := types.ParseDateTime(s)
+	return err != nil || dt.Zone != nil || dt.Infinite != 0 || dt.Epoch
 }

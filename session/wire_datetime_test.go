@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -22,9 +23,13 @@ var datetimeQueries = []string{
 	`SELECT $1::interval, $2::time, $3::interval`,
 	`SELECT i, t FROM spans ORDER BY i`,
 	`SELECT extract(epoch FROM interval '1 day 01:00:00.5'), date_part('hour', time '13:30'), extract(dow FROM timestamp '2020-01-01')`,
+	`SELECT timestamptz '2020-07-01 00:00+00', timestamptz '2020-01-01 00:00', $1::timestamptz, $1::timestamptz::text, timestamp '2020-03-28 12:00'::timestamptz + interval '1 day'`,
 }
 
 func datetimeArgs(q string) []any {
+	if strings.Contains(q, "$1::timestamptz") {
+		return []any{"2020-06-01 12:00"} // text: read in the session's zone
+	}
 	if q != `SELECT $1::interval, $2::time, $3::interval` {
 		return nil
 	}
@@ -35,8 +40,9 @@ func datetimeArgs(q string) []any {
 	}
 }
 
-// TestWireDatetimeAgainstPostgres: INTERVAL and TIME values, parameters
-// and results, in text and binary, are PostgreSQL 15's.
+// TestWireDatetimeAgainstPostgres: INTERVAL, TIME and TIMESTAMPTZ (in a
+// session time zone) values, parameters and results, in text and binary,
+// are PostgreSQL 15's.
 func TestWireDatetimeAgainstPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not starting PostgreSQL")
@@ -45,6 +51,7 @@ func TestWireDatetimeAgainstPostgres(t *testing.T) {
 	pgURL := testkit.StartPostgres(t)
 	ts := testkit.StartServer(t, nil, nil)
 	setup := []string{
+		`SET TIME ZONE 'Europe/Paris'`,
 		`CREATE TABLE spans (i INTERVAL PRIMARY KEY, t TIME)`,
 		`INSERT INTO spans VALUES ('1 day', '10:00'), ('-1 mon', '23:59:59.999999'), ('-00:00:00.000001', '00:00'), ('1 year 2 hours', NULL)`,
 	}

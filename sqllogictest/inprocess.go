@@ -63,7 +63,7 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 		for j, d := range r {
 			row[j] = goValue(d)
 			if j < len(last.Columns) && isDateTime(last.Columns[j].Type.Family) && !d.IsNull() {
-				row[j] = eval.FormatText(d, last.Columns[j].Type) // as the wire sends it
+				row[j] = eval.FormatTextIn(d, last.Columns[j].Type, c.s.Location()) // as the wire sends it
 			}
 		}
 		rows[i] = row

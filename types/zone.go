@@ -67,8 +67,27 @@ func ZoneByName(name string) (*time.Location, bool) {
 		}
 		return time.FixedZone(FormatOffsetName(off), off), true
 	}
-	loc, err := LoadZone(n)
-	return loc, err == nil
+	if loc, err := LoadZone(n); err == nil {
+		return loc, true
+	}
+	// POSIX "STD[+-]hh[:mm]": hours west of Greenwich positive.
+	i := 0
+	for i < len(n) && (n[i] >= 'a' && n[i] <= 'z' || n[i] >= 'A' && n[i] <= 'Z') {
+		i++
+	}
+	if i >= 3 && i < len(n) {
+		rest, sign := n[i:], -1
+		switch rest[0] {
+		case '+':
+			rest = rest[1:]
+		case '-':
+			rest, sign = rest[1:], 1
+		}
+		if off, ok := parseOffset(rest); ok {
+			return time.FixedZone(n[:i], sign*off), true
+		}
+	}
+	return nil, false
 }
 
 // FormatOffsetName is how PostgreSQL shows a fixed offset's zone

@@ -57,14 +57,14 @@ func typeModifier(t types.T) int32 { return t.Typmod() }
 // appendText appends d in PostgreSQL's text output format for type t:
 // the engine's own text rendering (eval.AppendText, which casts to text
 // use too), except that the output format writes booleans as t and f.
-func appendText(b []byte, t types.T, d types.Datum) []byte {
+func appendText(b []byte, t types.T, d types.Datum, loc *time.Location) []byte {
 	if d.Kind == types.KindBool {
 		if d.Bool() {
 			return append(b, 't')
 		}
 		return append(b, 'f')
 	}
-	return eval.AppendText(b, d, t)
+	return eval.AppendTextIn(b, d, t, loc)
 }
 
 // appendBinary appends d in PostgreSQL's binary format for type t.
@@ -170,7 +170,7 @@ func floatOf(d types.Datum) (float64, bool) {
 // format. raw == nil is SQL NULL. Errors carry 22021 (text that is not
 // UTF-8 or holds NUL), 22P02 (bad text), 22003
 // (out of range), 08P01 (bad binary length) or 0A000 (unsupported type).
-func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
+func decodeParam(oid uint32, format int16, raw []byte, loc *time.Location) (types.Datum, error) {
 	if raw == nil {
 		return types.Null, nil
 	}
@@ -179,7 +179,7 @@ func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
 		if err := pgerror.CheckUTF8(string(raw)); err != nil {
 			return types.Null, err
 		}
-		return decodeText(oid, string(raw))
+		return decodeText(oid, string(raw), loc)
 	}
 	if format != formatBinary {
 		return types.Null, pgerror.Newf(pgerror.ProtocolViolation, "unsupported format code: %d", format)
@@ -189,7 +189,7 @@ func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
 
 // decodeText parses the text form s of a value of type oid. Unknown OIDs
 // (0, 705, or a type kvsql does not have) keep the raw text.
-func decodeText(oid uint32, s string) (types.Datum, error) {
+func decodeText(oid uint32, s string, loc *time.Location) (types.Datum, error) {
 	fam, ok := types.FamilyByOID(oid)
 	if !ok {
 		return types.NewText(s), nil
@@ -243,7 +243,7 @@ func decodeText(oid uint32, s string) (types.Datum, error) {
 	case types.Date:
 		return eval.ParseDateDatum(s)
 	case types.Timestamp, types.TimestampTZ:
-		return eval.ParseTimestampDatum(s, fam, time.UTC)
+		return eval.ParseTimestampDatum(s, fam, loc)
 	case types.Interval:
 		return eval.ParseIntervalDatum(s)
 	case types.Time:

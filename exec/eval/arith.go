@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -43,9 +44,12 @@ func evalBinOp(env *Env, e *planner.BinOp, row []types.Datum) (types.Datum, erro
 		b, err := compareOp(e.Op, l, r)
 		return types.NewBool(b), err
 	case "+", "-", "*", "/", "%":
+		if e.T.Family == types.TimestampTZ && (isDatetimeKind(l.Kind) || isDatetimeKind(r.Kind)) {
+			return datetimeArith(e.Op, l, r, e.T, env.loc()) // months and days on the session's calendar
+		}
 		return arith(e.Op, l, r, e.T)
 	case "||":
-		return concat2(l, r, e.L.Type(), e.R.Type()), nil
+		return concat2(l, r, e.L.Type(), e.R.Type(), env.loc()), nil
 	case "&", "|", "#", "<<", ">>":
 		return bitwise(e.Op, l, r, e.T)
 	case "~", "~*", "!~", "!~*":
@@ -68,7 +72,7 @@ func arith(op string, l, r types.Datum, t types.T) (types.Datum, error) {
 	case isNumber(l) && isNumber(r):
 		return floatArith(op, toFloat(l), toFloat(r), t)
 	case isDatetimeKind(l.Kind) || isDatetimeKind(r.Kind):
-		return datetimeArith(op, l, r, t)
+		return datetimeArith(op, l, r, t, time.UTC)
 	}
 	return types.Null, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", l.Kind, op, r.Kind)
 }

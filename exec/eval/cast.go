@@ -71,8 +71,39 @@ func defaultType(k types.Kind) types.T {
 //
 // Casts PostgreSQL does not have are 42846.
 func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
+	return CastFromIn(d, from, to, time.UTC)
+}
+
+// CastFromIn is CastFrom in the time zone loc (the session's): it shows
+// timestamptz values as text, reads zone-less timestamptz text, and
+// converts between timestamp, date and timestamptz there.
+func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datum, error) {
 	if d.IsNull() {
 		return d, nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	if from.Family == types.TimestampTZ && d.Kind == types.KindTimestamp {
+		switch to.Family {
+		case types.Timestamp:
+			return types.NewTimestamp(wallMicros(d.I, loc)), nil
+		case types.Date:
+			return types.NewDate(floorDiv(wallMicros(d.I, loc), microsPerDay)), nil
+		case types.Time:
+			w := wallMicros(d.I, loc)
+			return types.NewTime(w - floorDiv(w, microsPerDay)*microsPerDay), nil
+		case types.Text, types.Varchar, types.Char:
+			return castToTextIn(d, from, to, loc), nil
+		}
+	}
+	if to.Family == types.TimestampTZ && from.Family != types.TimestampTZ {
+		switch {
+		case d.Kind == types.KindTimestamp && from.Family == types.Timestamp, d.Kind == types.KindDate:
+			return checkTimestamp(instantMicros(timeMicros(d), loc))
+		case d.Kind == types.KindText:
+			return ParseTimestampDatum(d.S, types.TimestampTZ, loc)
+		}
 	}
 	switch to.Family {
 	case types.Unknown:
@@ -303,7 +334,11 @@ func parseFloat(s string, to types.T) (types.Datum, error) {
 }
 
 func castToText(d types.Datum, from, to types.T) types.Datum {
-	s := FormatText(d, from)
+	return castToTextIn(d, from, to, time.UTC)
+}
+
+func castToTextIn(d types.Datum, from, to types.T, loc *time.Location) types.Datum {
+	s := FormatTextIn(d, from, loc)
 	if from.Family == types.Char && d.Kind == types.KindText && to.Family != types.Char {
 		s = strings.TrimRight(s, " ")
 	}

@@ -108,12 +108,33 @@ func datetimeFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum,
 			return types.NewBool(args[0].I != types.TimestampInfinity && args[0].I != types.TimestampNegInfinity), true, nil
 		}
 		return types.NewBool(true), true, nil
-	case "statement_timestamp", "transaction_timestamp":
+	case "transaction_timestamp":
 		return types.NewTimestamp(env.Now.UnixMicro()), true, nil
+	case "statement_timestamp":
+		if env.StmtNow.IsZero() {
+			return types.NewTimestamp(env.Now.UnixMicro()), true, nil
+		}
+		return types.NewTimestamp(env.StmtNow.UnixMicro()), true, nil
 	case "clock_timestamp":
 		return types.NewTimestamp(time.Now().UnixMicro()), true, nil
 	case "timeofday":
 		return types.NewText(time.Now().In(env.loc()).Format("Mon Jan 02 15:04:05.000000 2006 MST")), true, nil
+	case "timezone":
+		var zone *time.Location
+		if args[0].Kind == types.KindInterval {
+			iv := args[0].Interval()
+			if iv.Months != 0 || iv.Days != 0 {
+				return types.Null, true, pgerror.New(pgerror.InvalidParameterValue, "interval time zone \""+types.FormatInterval(iv)+"\" must not include months or days")
+			}
+			zone = time.FixedZone("", int(iv.Micros/1_000_000))
+		} else if zone, err = zoneByName(args[0].S); err != nil {
+			return types.Null, true, err
+		}
+		if e.T.Family == types.TimestampTZ { // timestamp AT TIME ZONE: its wall clock in zone
+			d, err = checkTimestamp(instantMicros(args[1].I, zone))
+			return d, true, err
+		}
+		return types.NewTimestamp(wallMicros(args[1].I, zone)), true, nil
 	case "to_char":
 		d, err = toChar(env, args[0], e.Args[0].Type(), args[1].S)
 		return d, true, err
@@ -616,4 +637,25 @@ func makeInterval(args []types.Datum) (types.Datum, error) {
 		return types.Null, intervalOutOfRange()
 	}
 	return types.NewInterval(types.IntervalValue{Months: int32(months), Days: int32(days), Micros: int64(f)}), nil
+}
+
+// wallMicros is the instant us as a timestamp without time zone: the
+// wall-clock time in loc (timestamptz::timestamp).
+func wallMicros(us int64, loc *time.Location) int64 {
+	if us == types.TimestampInfinity || us == types.TimestampNegInfinity || loc == time.UTC {
+		return us
+	}
+	_, off := time.UnixMicro(us).In(loc).Zone()
+	return us + int64(off)*1_000_000
+}
+
+// instantMicros is the wall-clock timestamp us read in loc as an instant
+// (timestamp::timestamptz); a time skipped or repeated by a DST change
+// resolves as PostgreSQL does (the offset before the change).
+func instantMicros(us int64, loc *time.Location) int64 {
+	if us == types.TimestampInfinity || us == types.TimestampNegInfinity || loc == time.UTC {
+		return us
+	}
+	t := time.UnixMicro(us).UTC()
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc).UnixMicro()
 }

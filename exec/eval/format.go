@@ -30,7 +30,19 @@ func FormatText(d types.Datum, t types.T) string {
 }
 
 // AppendText appends FormatText(d, t) to b.
-func AppendText(b []byte, d types.Datum, t types.T) []byte {
+func AppendText(b []byte, d types.Datum, t types.T) []byte { return AppendTextIn(b, d, t, time.UTC) }
+
+// FormatTextIn is FormatText with timestamptz values shown in loc, the
+// session's time zone.
+func FormatTextIn(d types.Datum, t types.T, loc *time.Location) string {
+	if d.Kind == types.KindTimestamp && t.Family == types.TimestampTZ {
+		return string(AppendTextIn(nil, d, t, loc))
+	}
+	return FormatText(d, t)
+}
+
+// AppendTextIn is AppendText with timestamptz values shown in loc.
+func AppendTextIn(b []byte, d types.Datum, t types.T, loc *time.Location) []byte {
 	switch d.Kind {
 	case types.KindBool:
 		if d.Bool() {
@@ -57,7 +69,10 @@ func AppendText(b []byte, d types.Datum, t types.T) []byte {
 		return append(b, types.FormatTime(d.I)...)
 	case types.KindTimestamp:
 		if t.Family == types.TimestampTZ {
-			return types.AppendTimestamp(b, d.I, time.UTC)
+			if loc == nil {
+				loc = time.UTC
+			}
+			return types.AppendTimestamp(b, d.I, loc)
 		}
 		return types.AppendTimestamp(b, d.I, nil)
 	}
@@ -97,7 +112,7 @@ func appendFloat(b []byte, f float64, fam types.Family) []byte {
 // concat2 is the || operator on non-NULL operands of types lt and rt:
 // bytea || bytea is bytea; otherwise both sides are rendered as text
 // (non-text operands as FormatText of their type).
-func concat2(l, r types.Datum, lt, rt types.T) types.Datum {
+func concat2(l, r types.Datum, lt, rt types.T, loc *time.Location) types.Datum {
 	switch {
 	case l.Kind == types.KindBytes && r.Kind == types.KindBytes:
 		return types.Datum{Kind: types.KindBytes, S: l.S + r.S}
@@ -105,8 +120,8 @@ func concat2(l, r types.Datum, lt, rt types.T) types.Datum {
 		return types.NewText(l.S + r.S)
 	}
 	b := make([]byte, 0, 32)
-	b = AppendText(b, l, lt)
-	b = AppendText(b, r, rt)
+	b = AppendTextIn(b, l, lt, loc)
+	b = AppendTextIn(b, r, rt, loc)
 	return types.NewText(string(b))
 }
 

@@ -27,10 +27,12 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 			}
 		}
 		return types.Null, nil
-	case "now", "current_timestamp", "localtimestamp":
+	case "now", "current_timestamp":
 		return types.NewTimestamp(env.Now.UnixMicro()), nil
+	case "localtimestamp":
+		return types.NewTimestamp(wallMicros(env.Now.UnixMicro(), env.loc())), nil
 	case "current_date":
-		return types.NewDate(floorDiv(env.Now.UnixMicro(), microsPerDay)), nil
+		return types.NewDate(floorDiv(wallMicros(env.Now.UnixMicro(), env.loc()), microsPerDay)), nil
 	case "random":
 		return types.NewFloat(rand.Float64()), nil
 	case "gen_random_uuid":
@@ -108,7 +110,7 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 			return jsonbConcat(args[0], args[1])
 		}
 		if len(args) == 2 {
-			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type()), nil
+			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type(), env.loc()), nil
 		}
 	case "~", "~*", "!~", "!~*":
 		if len(args) == 2 {

@@ -244,10 +244,11 @@ func timeAddInterval(t int64, iv types.IntervalValue, sign int64) types.Datum {
 }
 
 // datetimeArith handles the operators over dates, timestamps, times and
-// intervals (the planner has typed them; t is the result type).
-func datetimeArith(op string, l, r types.Datum, t types.T) (types.Datum, error) {
+// intervals (the planner has typed them; t is the result type); loc is
+// the calendar months and days are added on (the session's zone for
+// timestamptz, UTC otherwise).
+func datetimeArith(op string, l, r types.Datum, t types.T, loc *time.Location) (types.Datum, error) {
 	lk, rk := l.Kind, r.Kind
-	loc := time.UTC
 	switch {
 	case lk == types.KindInterval && rk == types.KindInterval && (op == "+" || op == "-"):
 		sign := int64(1)

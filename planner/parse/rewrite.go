@@ -272,6 +272,32 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				continue
 			}
 			out = append(out, t)
+		case t.is("at") && i+3 < len(toks) && toks[i+1].is("time") && toks[i+2].is("zone") && operandStart(out) >= 0:
+			// x AT TIME ZONE z binds tighter than arithmetic: it becomes
+			// timezone(z, x) around the operand before it.
+			start := operandStart(out)
+			zone := toks[i+3 : i+4]
+			next := i + 3
+			if toks[i+3].isPunct("(") {
+				end := matchForward(toks, i+3)
+				if end < 0 {
+					return nil, syntaxErr(r.sql, toks[i+3].pos, "unterminated parenthesis")
+				}
+				zone, next = toks[i+3:end+1], end
+			} else if toks[i+3].is("interval") && i+4 < len(toks) && toks[i+4].kind == tkString {
+				zone, next = toks[i+3:i+5], i+4
+			}
+			z, err := r.exprs(zone)
+			if err != nil {
+				return nil, err
+			}
+			left := append([]token{}, out[start:]...)
+			out = append(out[:start], raw("timezone(", t.pos))
+			out = append(out, z...)
+			out = append(out, raw(",", t.pos))
+			out = append(out, left...)
+			out = append(out, raw(")", t.pos))
+			i = next
 		case t.is("extract") && i+3 < len(toks) && toks[i+1].isPunct("(") && toks[i+3].is("from") &&
 			(toks[i+2].kind == tkIdent || toks[i+2].kind == tkQIdent || toks[i+2].kind == tkString) && isFieldName(toks[i+2].val) &&
 			!(len(out) > 0 && out[len(out)-1].isPunct(".")):
