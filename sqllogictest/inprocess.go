@@ -80,7 +80,7 @@ func (c *inProcessConn) Close() error {
 // text (as over the wire), not as Go times.
 func isDateTime(f types.Family) bool {
 	switch f {
-	case types.Timestamp, types.TimestampTZ, types.Interval, types.Time:
+	case types.Date, types.Timestamp, types.TimestampTZ, types.Interval, types.Time:
 		return true
 	}
 	return false

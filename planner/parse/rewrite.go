@@ -121,7 +121,8 @@ func operandStart(out []token) int {
 				j-- // subscript: continue with the subscripted operand
 				continue
 			}
-			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].kind == tkQIdent) {
+			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].kind == tkQIdent ||
+				out[j-1].kind == tkRaw && isFieldName(out[j-1].val)) { // a marker call's name is raw
 				j-- // function call or ARRAY[...]
 			} else {
 				return j
@@ -292,18 +293,19 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				return nil, err
 			}
 			left := append([]token{}, out[start:]...)
-			out = append(out[:start], raw("timezone(", t.pos))
+			out = append(out[:start], token{kind: tkIdent, val: "timezone", pos: t.pos}, token{kind: tkPunct, val: "(", pos: t.pos})
 			out = append(out, z...)
-			out = append(out, raw(",", t.pos))
+			out = append(out, token{kind: tkPunct, val: ",", pos: t.pos})
 			out = append(out, left...)
-			out = append(out, raw(")", t.pos))
+			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 			i = next
 		case t.is("extract") && i+3 < len(toks) && toks[i+1].isPunct("(") && toks[i+3].is("from") &&
 			(toks[i+2].kind == tkIdent || toks[i+2].kind == tkQIdent || toks[i+2].kind == tkString) && isFieldName(toks[i+2].val) &&
 			!(len(out) > 0 && out[len(out)-1].isPunct(".")):
 			// EXTRACT(field FROM x): vitess knows only MySQL's units, so
 			// it becomes MarkerExtract('field', x).
-			out = append(out, raw(MarkerExtract, t.pos), toks[i+1], raw("'"+strings.ToLower(toks[i+2].val)+"'", toks[i+2].pos), raw(",", toks[i+3].pos))
+			out = append(out, raw(MarkerExtract, t.pos), toks[i+1],
+				token{kind: tkString, val: strings.ToLower(toks[i+2].val), pos: toks[i+2].pos}, token{kind: tkPunct, val: ",", pos: toks[i+3].pos})
 			i += 3
 		case t.is("overriding") && i+2 < len(toks) && (toks[i+1].is("system") || toks[i+1].is("user")) && toks[i+2].is("value"):
 			// INSERT ... OVERRIDING {SYSTEM | USER} VALUE: vitess has no
