@@ -306,3 +306,42 @@ func hasOwnZone(s string) bool {
 	dt, err := types.ParseDateTime(s)
 	return err != nil || dt.Zone != nil || dt.Infinite != 0 || dt.Epoch
 }
+
+// timestampSeries types generate_series(start, stop, step) over
+// timestamps: timestamp bounds give timestamps, timestamptz or date
+// bounds timestamptz (as PostgreSQL resolves them), and the step is an
+// interval. ok is false when no bound is a date/time value.
+func timestampSeries(args []Expr) (t types.T, ok bool, err error) {
+	var bound types.T
+	for _, a := range args[:2] {
+		switch f := a.Type().Family; {
+		case f == types.Timestamp && bound.Family != types.TimestampTZ:
+			bound = tTS
+		case f == types.TimestampTZ, f == types.Date:
+			bound = tTSTZ
+		case f == types.Unknown:
+		default:
+			if isDatetime(f) {
+				return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function generate_series(%s) does not exist", argTypeList(args[:2]))
+			}
+		}
+	}
+	if bound.Family == types.Unknown {
+		if args[2] == nil || args[2].Type().Family != types.Interval {
+			return t, false, nil
+		}
+		bound = tTSTZ
+	}
+	if args[2] == nil {
+		return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function generate_series(%s) does not exist", argTypeList(args[:2]))
+	}
+	for i := range args[:2] {
+		if args[i], err = coerce(args[i], bound); err != nil {
+			return t, true, err
+		}
+	}
+	if args[2], err = coerce(args[2], tInterval); err != nil {
+		return t, true, err
+	}
+	return bound, true, nil
+}

@@ -314,3 +314,9 @@ func AddIntervals(a, b types.IntervalValue) (types.IntervalValue, error) { retur
 func DivInterval(iv types.IntervalValue, f float64) (types.IntervalValue, error) {
 	return intervalDiv(iv, f)
 }
+
+// AddInterval is timestamp + interval with months and days on the
+// calendar of loc (generate_series over timestamps).
+func AddInterval(us int64, iv types.IntervalValue, loc *time.Location) (types.Datum, error) {
+	return timestampAddInterval(us, iv, loc)
+}

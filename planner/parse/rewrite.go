@@ -273,6 +273,21 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				continue
 			}
 			out = append(out, t)
+		case t.is("make_interval") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
+			// make_interval(days => 10): named arguments become
+			// positional ones (vitess has no => ), the others 0.
+			end := matchForward(toks, i+1)
+			if end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, "unterminated parenthesis")
+			}
+			args, err := r.namedArgs(toks[i+2:end], []string{"years", "months", "weeks", "days", "hours", "mins", "secs"}, t.pos)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t, toks[i+1])
+			out = append(out, args...)
+			out = append(out, toks[end])
+			i = end
 		case t.is("at") && i+3 < len(toks) && toks[i+1].is("time") && toks[i+2].is("zone") && operandStart(out) >= 0:
 			// x AT TIME ZONE z binds tighter than arithmetic: it becomes
 			// timezone(z, x) around the operand before it.
@@ -820,4 +835,73 @@ func isFieldName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// namedArgs rewrites a call's argument list that uses PostgreSQL's
+// named notation (name => value) into positional arguments in the order
+// of names, the missing ones 0; a list without names is only rewritten.
+func (r *rewriter) namedArgs(inner []token, names []string, pos int) ([]token, error) {
+	var segs [][]token
+	depth, start := 0, 0
+	for k, t := range inner {
+		switch {
+		case t.isPunct("(") || t.isPunct("["):
+			depth++
+		case t.isPunct(")") || t.isPunct("]"):
+			depth--
+		case t.isPunct(",") && depth == 0:
+			segs = append(segs, inner[start:k])
+			start = k + 1
+		}
+	}
+	if len(inner) > 0 {
+		segs = append(segs, inner[start:])
+	}
+	named := false
+	for _, s := range segs {
+		if len(s) > 2 && s[1].isOp("=>") {
+			named = true
+		}
+	}
+	if !named {
+		return r.exprs(inner)
+	}
+	vals := make([][]token, len(names))
+	positional := 0
+	for _, s := range segs {
+		if len(s) > 2 && s[1].isOp("=>") {
+			k := -1
+			for j, n := range names {
+				if s[0].is(n) {
+					k = j
+				}
+			}
+			if k < 0 || vals[k] != nil {
+				return nil, syntaxErr(r.sql, s[0].pos, "argument name %q used more than once or not known", s[0].val)
+			}
+			vals[k] = s[2:]
+			continue
+		}
+		if positional >= len(names) || vals[positional] != nil {
+			return nil, syntaxErr(r.sql, pos, "positional argument cannot follow named argument")
+		}
+		vals[positional] = s
+		positional++
+	}
+	var out []token
+	for k, v := range vals {
+		if k > 0 {
+			out = append(out, raw(",", pos))
+		}
+		if v == nil {
+			out = append(out, raw("0", pos))
+			continue
+		}
+		x, err := r.exprs(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x...)
+	}
+	return out, nil
 }
