@@ -37,7 +37,8 @@ func coerce(x Expr, t types.T) (Expr, error) {
 		xt.Family == types.Date && (t.Family == types.Timestamp || t.Family == types.TimestampTZ),
 		xt.Family == types.Timestamp && t.Family == types.TimestampTZ,
 		xt.Family == types.TimestampTZ && t.Family == types.Timestamp,
-		xt.Family == types.Time && t.Family == types.Interval:
+		xt.Family == types.Time && t.Family == types.Interval,
+		xt.Family == types.Interval && t.Family == types.Interval:
 		if c, ok := x.(*Const); ok {
 			return castConst(c, t)
 		}
@@ -172,8 +173,10 @@ func castConst(c *Const, t types.T) (Expr, error) {
 		}
 		return &Const{Value: types.NewTimestamp(us), T: t}, nil
 	case v.Kind == types.KindText && t.Family == types.Interval:
-		iv, err := types.ParseInterval(v.S)
+		iv, err := types.ParseIntervalQualified(v.S, int(t.Width>>4), int(t.Width&15), int(t.Scale)-1)
 		switch {
+		case errors.Is(err, types.ErrIntervalOverflow):
+			return nil, pgerror.New("22008", "interval out of range")
 		case errors.Is(err, types.ErrIntervalRange):
 			return nil, pgerror.Newf("22015", "interval field value out of range: %q", v.S)
 		case err != nil:
@@ -276,6 +279,9 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 	case "timestamptz", "timestamp with time zone":
 		return tTSTZ, nil
 	case "interval":
+		if length != nil {
+			return types.T{Family: types.Interval, Scale: int32(*length) + 1}, nil
+		}
 		return tInterval, nil
 	case "time", "time without time zone":
 		return tTime, nil
@@ -283,6 +289,13 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "type time with time zone is not supported")
 	case "regclass", "regtype", "oid", "regproc", "regnamespace":
 		return tInt8, nil
+	}
+	if from, to, ok := types.IntervalQualifier(n); ok {
+		t := types.T{Family: types.Interval, Width: int32(from<<4 | to)}
+		if length != nil {
+			t.Scale = int32(*length) + 1
+		}
+		return t, nil
 	}
 	return types.T{}, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
 }

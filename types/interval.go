@@ -74,8 +74,12 @@ func (iv IntervalValue) Cmp(o IntervalValue) int {
 	return 0
 }
 
-// ErrIntervalRange is an interval field or result that does not fit.
-var ErrIntervalRange = errors.New("interval out of range")
+// ErrIntervalRange is an interval field value that does not fit (22015).
+var ErrIntervalRange = errors.New("interval field value out of range")
+
+// ErrIntervalOverflow is an interval whose fields fit but whose total
+// months do not ('2147483647 years'): 22008.
+var ErrIntervalOverflow = errors.New("interval out of range")
 
 // ErrIntervalSyntax is text that is not an interval.
 var ErrIntervalSyntax = errors.New("invalid input syntax for type interval")
@@ -175,6 +179,7 @@ func appendSeconds(b []byte, sec, fsec uint64) []byte {
 type intervalAcc struct {
 	imonths, idays, imicros int64
 	overflow                bool
+	yearsOverflow           bool // months from years left int32
 }
 
 // add64 adds v to *dst, recording overflow.
@@ -190,9 +195,13 @@ func (a *intervalAcc) add64(dst *int64, v int64) {
 // (PostgreSQL: tm_mon += rint(fval * 12)).
 func (a *intervalAcc) addYears(v, monthsPerUnit float64) {
 	whole := math.Trunc(v)
-	m := whole*monthsPerUnit + math.RoundToEven((v-whole)*monthsPerUnit)
-	if math.Abs(m) > 1<<40 {
+	if math.Abs(whole) > math.MaxInt32 {
 		a.overflow = true
+		return
+	}
+	m := whole*monthsPerUnit + math.RoundToEven((v-whole)*monthsPerUnit)
+	if m > math.MaxInt32 || m < math.MinInt32 {
+		a.yearsOverflow = true
 		return
 	}
 	a.add64(&a.imonths, int64(m))
@@ -346,7 +355,17 @@ func ParseInterval(s string) (IntervalValue, error) {
 			case 'D':
 				acc.addDays(v * u.factor)
 			default:
-				acc.addMicros(v * u.factor)
+				if n, err := strconv.ParseInt(f, 10, 64); err == nil {
+					// An integer count: exact, overflow checked.
+					p := n * int64(u.factor)
+					if n != 0 && (p/n != int64(u.factor)) {
+						acc.overflow = true
+					} else {
+						acc.add64(&acc.imicros, p)
+					}
+				} else {
+					acc.addMicros(v * u.factor)
+				}
 			}
 		default:
 			return IntervalValue{}, ErrIntervalSyntax
@@ -357,12 +376,18 @@ func ParseInterval(s string) (IntervalValue, error) {
 		return IntervalValue{}, err
 	}
 	if ago {
+		if iv.Months == math.MinInt32 || iv.Days == math.MinInt32 || iv.Micros == math.MinInt64 {
+			return IntervalValue{}, ErrIntervalRange
+		}
 		iv = IntervalValue{-iv.Months, -iv.Days, -iv.Micros}
 	}
 	return iv, nil
 }
 
 func (a *intervalAcc) result() (IntervalValue, error) {
+	if a.yearsOverflow && !a.overflow {
+		return IntervalValue{}, ErrIntervalOverflow
+	}
 	if a.overflow || a.imonths < math.MinInt32 || a.imonths > math.MaxInt32 || a.idays < math.MinInt32 || a.idays > math.MaxInt32 {
 		return IntervalValue{}, ErrIntervalRange
 	}
@@ -522,4 +547,102 @@ func parseISOAlternative(s string) (IntervalValue, error) {
 		acc.add64(&acc.imicros, us)
 	}
 	return acc.result()
+}
+
+// Interval qualifier fields (INTERVAL DAY TO SECOND), largest first.
+var intervalQualFields = []string{"", "year", "month", "day", "hour", "minute", "second"}
+
+// IntervalQualifier reads a qualified interval type name ("interval",
+// "interval year to month", "interval second") into the codes of its
+// largest and smallest fields (1 year .. 6 second; 0, 0 for none).
+func IntervalQualifier(name string) (from, to int, ok bool) {
+	words := strings.Fields(name)
+	if len(words) == 0 || words[0] != "interval" {
+		return 0, 0, false
+	}
+	code := func(w string) int {
+		for i, f := range intervalQualFields {
+			if i > 0 && f == w {
+				return i
+			}
+		}
+		return 0
+	}
+	switch len(words) {
+	case 1:
+		return 0, 0, true
+	case 2:
+		c := code(words[1])
+		return c, c, c > 0
+	case 4:
+		a, b := code(words[1]), code(words[3])
+		return a, b, a > 0 && b > a && words[2] == "to"
+	}
+	return 0, 0, false
+}
+
+// ParseIntervalQualified reads interval text under a qualifier: bare
+// numbers take the qualifier's fields from the smallest up ('1 2' DAY TO
+// HOUR is 1 day 2 hours, '999' SECOND is 999 seconds), then the value is
+// truncated to the smallest field and seconds rounded to precision
+// (negative: none), as PostgreSQL's interval typmod does.
+func ParseIntervalQualified(s string, from, to, precision int) (IntervalValue, error) {
+	if to > 0 {
+		fields := strings.Fields(strings.ToLower(strings.TrimSpace(s)))
+		plain := len(fields) > 0
+		for _, f := range fields {
+			if !isIntervalNumber(f) || strings.ContainsAny(f[1:], "-:abcdefghijklmnopqrstuvwxyz") {
+				plain = false
+			}
+		}
+		if plain && len(fields) <= to-max(from, 1)+1 {
+			for k := range fields {
+				fields[k] += " " + intervalQualFields[to-(len(fields)-1-k)]
+			}
+			s = strings.Join(fields, " ")
+		}
+	}
+	iv, err := ParseInterval(s)
+	if err != nil {
+		return iv, err
+	}
+	return TruncateInterval(iv, to, precision), nil
+}
+
+// TruncateInterval drops the fields below to (a qualifier's smallest
+// field) and rounds seconds to precision digits (negative: no rounding).
+func TruncateInterval(iv IntervalValue, to, precision int) IntervalValue {
+	switch to {
+	case 1:
+		iv.Months, iv.Days, iv.Micros = iv.Months/12*12, 0, 0
+	case 2:
+		iv.Days, iv.Micros = 0, 0
+	case 3:
+		iv.Micros = 0
+	case 4:
+		iv.Micros = iv.Micros / MicrosPerHour * MicrosPerHour
+	case 5:
+		iv.Micros = iv.Micros / MicrosPerMinute * MicrosPerMinute
+	}
+	if precision >= 0 && precision < 6 {
+		unit := int64(math.Pow10(6 - precision))
+		q := iv.Micros / unit
+		r := iv.Micros - q*unit
+		if 2*absI64(r) >= unit { // half away from zero
+			if iv.Micros < 0 {
+				q--
+			} else {
+				q++
+			}
+		}
+		iv.Micros = q * unit
+	}
+	return iv
+}
+
+func absI64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

@@ -144,12 +144,24 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 			return parseDate(d.S)
 		}
 	case types.Interval:
+		qfrom, qto, prec := int(to.Width>>4), int(to.Width&15), int(to.Scale)-1
 		switch d.Kind {
 		case types.KindInterval:
-			return d, nil
+			return types.NewInterval(types.TruncateInterval(d.Interval(), qto, prec)), nil
 		case types.KindTime:
 			return types.NewInterval(types.IntervalValue{Micros: d.I}), nil
 		case types.KindText:
+			if qto > 0 || prec >= 0 {
+				iv, err := types.ParseIntervalQualified(d.S, qfrom, qto, prec)
+				if err != nil {
+					_, err = ParseIntervalDatum(d.S)
+					if err == nil {
+						err = pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", d.S)
+					}
+					return types.Null, err
+				}
+				return types.NewInterval(iv), nil
+			}
 			return ParseIntervalDatum(d.S)
 		}
 	case types.Time:
@@ -455,6 +467,9 @@ func charLen(s string) int { return utf8.RuneCountInString(s) }
 func ParseIntervalDatum(s string) (types.Datum, error) {
 	iv, err := types.ParseInterval(s)
 	if err != nil {
+		if errors.Is(err, types.ErrIntervalOverflow) {
+			return types.Null, pgerror.New(codeDatetimeFieldOverflow, "interval out of range")
+		}
 		if errors.Is(err, types.ErrIntervalRange) {
 			return types.Null, pgerror.Newf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
 		}

@@ -21,7 +21,7 @@ import (
 const minTimestampMicros = -211813488000000000
 
 func intervalOutOfRange() error {
-	return pgerror.New(pgerror.NumericValueOutOfRange, "interval out of range")
+	return pgerror.New(codeDatetimeFieldOverflow, "interval out of range")
 }
 
 func timestampOutOfRange() error {
@@ -93,6 +93,9 @@ func intervalDiv(iv types.IntervalValue, f float64) (types.IntervalValue, error)
 // intervalScale finishes interval_mul/interval_div from the scaled
 // fields md (months), dd (days) and ud (microseconds).
 func intervalScale(iv types.IntervalValue, md, dd, ud float64) (types.IntervalValue, error) {
+	if !(md >= math.MinInt32 && md <= math.MaxInt32 && dd >= math.MinInt32 && dd <= math.MaxInt32) {
+		return types.IntervalValue{}, intervalOutOfRange()
+	}
 	months := int32(md)
 	days := int32(dd)
 	monthRemDays := tsround((md - float64(months)) * 30)
@@ -100,6 +103,9 @@ func intervalScale(iv types.IntervalValue, md, dd, ud float64) (types.IntervalVa
 	if math.Abs(secRem) >= 86400 {
 		days += int32(secRem / 86400)
 		secRem -= math.Trunc(secRem/86400) * 86400
+	}
+	if d := int64(days) + int64(monthRemDays); d != int64(int32(d)) {
+		return types.IntervalValue{}, intervalOutOfRange()
 	}
 	days += int32(monthRemDays)
 	us := math.RoundToEven(ud + secRem*1e6)

@@ -163,6 +163,12 @@ func lex(sql string) ([]token, error) {
 				i += 2
 				continue
 			}
+			if i+1 < len(sql) && sql[i+1] == '=' {
+				// name := value, the older spelling of named notation.
+				toks = append(toks, token{tkOp, "=>", i, i + 2})
+				i += 2
+				continue
+			}
 			return nil, syntaxErr(sql, i, `syntax error at or near ":"`)
 		case strings.IndexByte(opChars, c) >= 0:
 			end := lexOp(sql, i)

@@ -265,8 +265,12 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 		case t.kind == tkIdent && literalTypes[t.val] && !(len(out) > 0 && (out[len(out)-1].isPunct(".") || out[len(out)-1].isOp("::"))):
 			tn, next, ok, err := parseType(r.sql, toks, i)
 			if err == nil && ok && next < len(toks) && toks[next].kind == tkString && next > i {
+				lit := toks[next]
+				if tn.Name == "interval" {
+					next = intervalQualifier(toks, next+1, &tn) - 1 // interval '1' day to hour
+				}
 				out = append(out, token{kind: tkIdent, val: "cast", pos: t.pos}, token{kind: tkPunct, val: "(", pos: t.pos},
-					toks[next], token{kind: tkIdent, val: "as", pos: t.pos})
+					lit, token{kind: tkIdent, val: "as", pos: t.pos})
 				out = append(out, r.addType(tn, t.pos)...)
 				out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 				i = next
