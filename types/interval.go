@@ -195,7 +195,9 @@ func (a *intervalAcc) add64(dst *int64, v int64) {
 // (PostgreSQL: tm_mon += rint(fval * 12)).
 func (a *intervalAcc) addYears(v, monthsPerUnit float64) {
 	whole := math.Trunc(v)
-	if math.Abs(whole) > math.MaxInt32 {
+	// The year count itself must fit (22015, as tm_year does); the
+	// months it makes may not (22008).
+	if years := whole * monthsPerUnit / 12; years > math.MaxInt32 || years < math.MinInt32 {
 		a.overflow = true
 		return
 	}
