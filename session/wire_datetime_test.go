@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -23,10 +24,14 @@ var datetimeQueries = []string{
 	`SELECT $1::interval, $2::time, $3::interval`,
 	`SELECT i, t FROM spans ORDER BY i`,
 	`SELECT extract(epoch FROM interval '1 day 01:00:00.5'), date_part('hour', time '13:30'), extract(dow FROM timestamp '2020-01-01')`,
+	`SELECT timestamp 'infinity', timestamp '-infinity', timestamp '0044-03-15 10:00 BC', date '2020-02-29', timestamp '2020-03-05 14:07:08.123456', $1::timestamp`,
 	`SELECT timestamptz '2020-07-01 00:00+00', timestamptz '2020-01-01 00:00', $1::timestamptz, $1::timestamptz::text, timestamp '2020-03-28 12:00'::timestamptz + interval '1 day'`,
 }
 
 func datetimeArgs(q string) []any {
+	if strings.Contains(q, "$1::timestamp`") || strings.HasSuffix(q, "$1::timestamp") {
+		return []any{time.Date(2020, 3, 5, 14, 7, 8, 500_000_000, time.UTC)}
+	}
 	if strings.Contains(q, "$1::timestamptz") {
 		return []any{"2020-06-01 12:00"} // text: read in the session's zone
 	}

@@ -295,10 +295,11 @@ func ParseInterval(s string) (IntervalValue, error) {
 		f := fields[i]
 		switch {
 		case strings.ContainsRune(f, ':'):
-			if seen["time"] {
+			// A time field sets hours, minutes and seconds at once.
+			if seen["hour"] || seen["minute"] || seen["sec"] {
 				return IntervalValue{}, ErrIntervalSyntax
 			}
-			seen["time"] = true
+			seen["hour"], seen["minute"], seen["sec"] = true, true, true
 			us, err := parseIntervalTime(f)
 			if err != nil {
 				return IntervalValue{}, err
@@ -345,6 +346,15 @@ func ParseInterval(s string) (IntervalValue, error) {
 			}
 			u, ok := intervalUnits[unit]
 			key := string(u.kind) + strconv.FormatFloat(u.factor, 'g', -1, 64)
+			switch {
+			case u.kind != 'U':
+			case u.factor == MicrosPerHour:
+				key = "hour"
+			case u.factor == MicrosPerMinute:
+				key = "minute"
+			default:
+				key = "sec" // seconds, milliseconds and microseconds are one field
+			}
 			if !ok || seen[key] {
 				return IntervalValue{}, ErrIntervalSyntax
 			}
@@ -463,38 +473,75 @@ func parseIntervalTime(f string) (int64, error) {
 	return int64(mag), nil
 }
 
-// parseISOInterval reads the part after "P" of an ISO 8601 duration.
+// parseISOInterval reads the part after "P" of an ISO 8601 duration:
+// designators ("1Y2M3DT4H5M6.5S", fractions allowed), or the alternative
+// forms of either part: "YYYY-MM-DD", "YYYYMMDD" or a year count before
+// T, "hh:mm[:ss]", "hhmmss" or an hour count after it.
 func parseISOInterval(s string) (IntervalValue, error) {
 	var acc intervalAcc
 	if s == "" {
 		return IntervalValue{}, ErrIntervalSyntax
 	}
-	if len(s) >= 4 && s[0] >= '0' && s[0] <= '9' && strings.ContainsAny(s, "-:") && !strings.ContainsAny(s, "ymwdhs") {
-		return parseISOAlternative(s)
+	datePart, timePart, hasTime := strings.Cut(s, "t")
+	if hasTime && timePart == "" {
+		return IntervalValue{}, ErrIntervalSyntax
 	}
-	inTime := false
-	for s != "" {
-		if s[0] == 't' {
-			if inTime {
+	if datePart != "" {
+		var err error
+		if strings.ContainsAny(datePart, "ymwd") {
+			err = isoDesignators(&acc, datePart, false)
+		} else {
+			err = isoAltDate(&acc, datePart)
+		}
+		if err != nil {
+			return IntervalValue{}, err
+		}
+	}
+	if hasTime {
+		var err error
+		switch {
+		case strings.ContainsAny(timePart, "hms"):
+			err = isoDesignators(&acc, timePart, true)
+		case strings.ContainsRune(timePart, ':'):
+			var us int64
+			if us, err = parseIntervalTime(timePart); err == nil {
+				acc.add64(&acc.imicros, us)
+			}
+		case len(timePart) == 6 && isDigits(timePart):
+			h, _ := strconv.ParseInt(timePart[:2], 10, 64)
+			m, _ := strconv.ParseInt(timePart[2:4], 10, 64)
+			sec, _ := strconv.ParseInt(timePart[4:], 10, 64)
+			acc.add64(&acc.imicros, h*MicrosPerHour+m*MicrosPerMinute+sec*MicrosPerSecond)
+		default:
+			v, perr := strconv.ParseFloat(timePart, 64)
+			if perr != nil {
 				return IntervalValue{}, ErrIntervalSyntax
 			}
-			inTime = true
-			s = s[1:]
-			continue
+			acc.addMicros(v * MicrosPerHour)
 		}
+		if err != nil {
+			return IntervalValue{}, err
+		}
+	}
+	return acc.result()
+}
+
+// isoDesignators reads "1Y2M3D" (date) or "4H5M6.5S" (time).
+func isoDesignators(acc *intervalAcc, s string, inTime bool) error {
+	for s != "" {
 		j := 0
-		if j < len(s) && (s[j] == '-' || s[j] == '+') {
+		if s[j] == '-' || s[j] == '+' {
 			j++
 		}
-		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == 'e' && j > 0 && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
 			j++
 		}
 		if j == 0 || j >= len(s) {
-			return IntervalValue{}, ErrIntervalSyntax
+			return ErrIntervalSyntax
 		}
 		v, err := strconv.ParseFloat(s[:j], 64)
 		if err != nil {
-			return IntervalValue{}, ErrIntervalSyntax
+			return ErrIntervalSyntax
 		}
 		switch u := s[j]; {
 		case u == 'y' && !inTime:
@@ -512,25 +559,28 @@ func parseISOInterval(s string) (IntervalValue, error) {
 		case u == 's' && inTime:
 			acc.addMicros(v * MicrosPerSecond)
 		default:
-			return IntervalValue{}, ErrIntervalSyntax
+			return ErrIntervalSyntax
 		}
 		s = s[j+1:]
 	}
-	return acc.result()
+	return nil
 }
 
-// parseISOAlternative reads "YYYY-MM-DDThh:mm:ss" (after the P).
-func parseISOAlternative(s string) (IntervalValue, error) {
-	var acc intervalAcc
-	date, clock, _ := strings.Cut(s, "t")
-	ymd := strings.Split(date, "-")
-	if len(ymd) > 3 {
-		return IntervalValue{}, ErrIntervalSyntax
+// isoAltDate reads the alternative date part: "YYYY-MM-DD" (one to
+// three fields), "YYYYMMDD", or a number of years.
+func isoAltDate(acc *intervalAcc, s string) error {
+	if len(s) == 8 && isDigits(s) {
+		y, _ := strconv.ParseInt(s[:4], 10, 64)
+		m, _ := strconv.ParseInt(s[4:6], 10, 64)
+		d, _ := strconv.ParseInt(s[6:], 10, 64)
+		acc.add64(&acc.imonths, y*12+m)
+		acc.add64(&acc.idays, d)
+		return nil
 	}
-	for i, p := range ymd {
+	for i, p := range strings.Split(s, "-") {
 		v, err := strconv.ParseFloat(p, 64)
-		if err != nil {
-			return IntervalValue{}, ErrIntervalSyntax
+		if err != nil || i > 2 {
+			return ErrIntervalSyntax
 		}
 		switch i {
 		case 0:
@@ -541,14 +591,7 @@ func parseISOAlternative(s string) (IntervalValue, error) {
 			acc.addDays(v)
 		}
 	}
-	if clock != "" {
-		us, err := parseIntervalTime(clock)
-		if err != nil {
-			return IntervalValue{}, err
-		}
-		acc.add64(&acc.imicros, us)
-	}
-	return acc.result()
+	return nil
 }
 
 // Interval qualifier fields (INTERVAL DAY TO SECOND), largest first.

@@ -136,6 +136,9 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 		if d.Kind != types.KindTimestamp {
 			break
 		}
+		if d.I == types.TimestampInfinity || d.I == types.TimestampNegInfinity {
+			return binary.BigEndian.AppendUint64(b, uint64(d.I)), nil // PostgreSQL's DT_NOEND, DT_NOBEGIN
+		}
 		return binary.BigEndian.AppendUint64(b, uint64(d.I-pgEpochMicros)), nil
 	case types.Time:
 		if d.Kind != types.KindTime {
@@ -352,7 +355,14 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 	case types.Date:
 		return types.NewDate(int64(int32(binary.BigEndian.Uint32(raw))) + pgEpochDays), nil
 	case types.Timestamp, types.TimestampTZ:
-		return types.NewTimestamp(int64(binary.BigEndian.Uint64(raw)) + pgEpochMicros), nil
+		v := int64(binary.BigEndian.Uint64(raw))
+		if v == types.TimestampInfinity || v == types.TimestampNegInfinity {
+			return types.NewTimestamp(v), nil
+		}
+		if v > types.TimestampInfinity-pgEpochMicros {
+			return types.Null, pgerror.New(codeDatetimeFieldOverflow, "timestamp out of range")
+		}
+		return types.NewTimestamp(v + pgEpochMicros), nil
 	case types.Time:
 		us := int64(binary.BigEndian.Uint64(raw))
 		if us < 0 || us > types.MicrosPerDay {

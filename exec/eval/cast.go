@@ -434,6 +434,9 @@ func parseTimestamp(s string, to types.T) (types.Datum, error) {
 // ParseTimestampDatum reads text as a timestamp (fam Timestamp: any zone
 // in the text ignored) or a timestamptz (the text's zone, else loc).
 func ParseTimestampDatum(s string, fam types.Family, loc *time.Location) (types.Datum, error) {
+	if fam != types.TimestampTZ || loc == nil {
+		loc = time.UTC // a timestamp is wall-clock time: no zone applies
+	}
 	us, err := types.ParseTimestampIn(s, loc, fam == types.TimestampTZ)
 	if err != nil {
 		return types.Null, dateTimeError(err, fam.String(), s)
