@@ -30,7 +30,7 @@ func coerce(x Expr, t types.T) (Expr, error) {
 			return &Cast{X: p, T: t}, nil
 		}
 		return &Cast{X: x, T: t}, nil
-	case xt.Family == t.Family && t.Width == 0:
+	case xt.Family == t.Family && t.Width == 0 && (t.Scale == 0 || t.Family == types.Numeric):
 		return x, nil
 	case isNumeric(xt.Family) && isNumeric(t.Family),
 		isText(xt.Family) && isText(t.Family),
@@ -38,7 +38,7 @@ func coerce(x Expr, t types.T) (Expr, error) {
 		xt.Family == types.Timestamp && t.Family == types.TimestampTZ,
 		xt.Family == types.TimestampTZ && t.Family == types.Timestamp,
 		xt.Family == types.Time && t.Family == types.Interval,
-		xt.Family == types.Interval && t.Family == types.Interval:
+		xt.Family == t.Family && isDatetime(t.Family):
 		if c, ok := x.(*Const); ok {
 			return castConst(c, t)
 		}
@@ -85,6 +85,9 @@ func assignError(err error, col string, t, xt types.T) error {
 // castConst converts a constant at plan time where that is simple and
 // exact; other conversions become a Cast evaluated at run time.
 func castConst(c *Const, t types.T) (Expr, error) {
+	if t.Scale > 0 && (t.Family == types.Timestamp || t.Family == types.TimestampTZ || t.Family == types.Time) {
+		return &Cast{X: c, T: t}, nil // rounded to the precision at run time
+	}
 	v := c.Value
 	if v.Kind == types.KindNull {
 		return &Const{T: t}, nil
@@ -275,16 +278,16 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 	case "date":
 		return tDate, nil
 	case "timestamp", "timestamp without time zone", "datetime":
-		return tTS, nil
+		return withPrecision(tTS, length)
 	case "timestamptz", "timestamp with time zone":
-		return tTSTZ, nil
+		return withPrecision(tTSTZ, length)
 	case "interval":
 		if length != nil {
 			return types.T{Family: types.Interval, Scale: int32(*length) + 1}, nil
 		}
 		return tInterval, nil
 	case "time", "time without time zone":
-		return tTime, nil
+		return withPrecision(tTime, length)
 	case "timetz", "time with time zone":
 		return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "type time with time zone is not supported")
 	case "regclass", "regtype", "oid", "regproc", "regnamespace":

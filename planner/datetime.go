@@ -345,3 +345,17 @@ func timestampSeries(args []Expr) (t types.T, ok bool, err error) {
 	}
 	return bound, true, nil
 }
+
+// withPrecision is t with a fractional-seconds precision p (timestamp(p),
+// time(p)): kept as Scale = p + 1, 0 meaning none; above 6 is 6, as
+// PostgreSQL reduces it (with a warning).
+func withPrecision(t types.T, p *int) (types.T, error) {
+	if p == nil {
+		return t, nil
+	}
+	if *p < 0 {
+		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "TIMESTAMP(%d) precision must not be negative", *p)
+	}
+	t.Scale = int32(min(*p, 6)) + 1
+	return t, nil
+}

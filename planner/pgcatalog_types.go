@@ -114,6 +114,14 @@ func FormatType(oid, typmod int64) string {
 	case 1700:
 		m := typmod - 4
 		return "numeric(" + strconv.FormatInt(m>>16, 10) + "," + strconv.FormatInt(m&0xffff, 10) + ")"
+	case 1114:
+		return "timestamp(" + strconv.FormatInt(typmod, 10) + ") without time zone"
+	case 1184:
+		return "timestamp(" + strconv.FormatInt(typmod, 10) + ") with time zone"
+	case 1083:
+		return "time(" + strconv.FormatInt(typmod, 10) + ") without time zone"
+	case 1186:
+		return "interval" + types.IntervalTypmodSuffix(int32(typmod))
 	}
 	return t.format
 }

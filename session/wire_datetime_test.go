@@ -25,6 +25,7 @@ var datetimeQueries = []string{
 	`SELECT i, t FROM spans ORDER BY i`,
 	`SELECT extract(epoch FROM interval '1 day 01:00:00.5'), date_part('hour', time '13:30'), extract(dow FROM timestamp '2020-01-01')`,
 	`SELECT timestamp 'infinity', timestamp '-infinity', timestamp '0044-03-15 10:00 BC', date '2020-02-29', timestamp '2020-03-05 14:07:08.123456', $1::timestamp`,
+	`SELECT '2020-01-01 00:00:00.123456'::timestamp(2), '10:00:00.555'::time(1), '1 day 00:00:01.555'::interval day to second(2), '14 mons'::interval year`,
 	`SELECT timestamptz '2020-07-01 00:00+00', timestamptz '2020-01-01 00:00', $1::timestamptz, $1::timestamptz::text, timestamp '2020-03-28 12:00'::timestamptz + interval '1 day'`,
 }
 

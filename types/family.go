@@ -113,6 +113,10 @@ func (t T) Typmod() int32 {
 		return t.Width + 4
 	case t.Width > 0 && t.Family == Numeric:
 		return (t.Width<<16 | t.Scale) + 4
+	case t.Scale > 0 && (t.Family == Timestamp || t.Family == TimestampTZ || t.Family == Time):
+		return t.Scale - 1
+	case t.Family == Interval && (t.Width > 0 || t.Scale > 0):
+		return intervalTypmod(int(t.Width>>4), int(t.Width&15), int(t.Scale)-1)
 	}
 	return -1
 }

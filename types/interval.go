@@ -691,3 +691,65 @@ func absI64(v int64) int64 {
 	}
 	return v
 }
+
+// intervalTypmod is PostgreSQL's interval typmod: the qualifier's field
+// mask in the high 16 bits (0x7FFF: all), the seconds precision in the
+// low ones (0xFFFF: full).
+func intervalTypmod(from, to, precision int) int32 {
+	// PostgreSQL's field bits: MONTH 1, YEAR 2, DAY 3, HOUR 10, MINUTE 11, SECOND 12.
+	bits := []int32{0, 1 << 2, 1 << 1, 1 << 3, 1 << 10, 1 << 11, 1 << 12}
+	rng := int32(0x7FFF)
+	if from > 0 {
+		rng = 0
+		for f := from; f <= to; f++ {
+			rng |= bits[f]
+		}
+	}
+	prec := int32(0xFFFF)
+	if precision >= 0 {
+		prec = int32(precision)
+	}
+	return rng<<16 | prec
+}
+
+// RoundMicros rounds microseconds to p fractional digits of a second,
+// halves away from zero (PostgreSQL's AdjustTimestampForTypmod).
+func RoundMicros(us int64, p int) int64 {
+	if p < 0 || p >= 6 {
+		return us
+	}
+	unit := int64(math.Pow10(6 - p))
+	if us >= 0 {
+		return (us + unit/2) / unit * unit
+	}
+	return -((-us + unit/2) / unit * unit)
+}
+
+// IntervalTypmodSuffix is what format_type appends to "interval" for a
+// typmod: " day to second(2)", " year", "(3)".
+func IntervalTypmodSuffix(typmod int32) string {
+	rng, prec := typmod>>16&0x7FFF, typmod&0xFFFF
+	s := ""
+	if rng != 0x7FFF {
+		bits := []int32{0, 1 << 2, 1 << 1, 1 << 3, 1 << 10, 1 << 11, 1 << 12}
+		from, to := 0, 0
+		for f := 1; f <= 6; f++ {
+			if rng&bits[f] != 0 {
+				if from == 0 {
+					from = f
+				}
+				to = f
+			}
+		}
+		if from > 0 {
+			s = " " + intervalQualFields[from]
+			if to != from {
+				s += " to " + intervalQualFields[to]
+			}
+		}
+	}
+	if prec != 0xFFFF {
+		s += "(" + strconv.Itoa(int(prec)) + ")"
+	}
+	return s
+}

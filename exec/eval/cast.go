@@ -84,6 +84,15 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 	if loc == nil {
 		loc = time.UTC
 	}
+	if to.Scale > 0 && (to.Family == types.Timestamp || to.Family == types.TimestampTZ || to.Family == types.Time) {
+		// timestamp(p), time(p): cast, then round to p fractional digits.
+		r, err := CastFromIn(d, from, types.T{Family: to.Family}, loc)
+		if err != nil || r.IsNull() || r.I == types.TimestampInfinity || r.I == types.TimestampNegInfinity {
+			return r, err
+		}
+		r.I = types.RoundMicros(r.I, int(to.Scale)-1)
+		return r, nil
+	}
 	if from.Family == types.TimestampTZ && d.Kind == types.KindTimestamp {
 		switch to.Family {
 		case types.Timestamp:
