@@ -172,6 +172,15 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "encoding %q is not supported: kvsql speaks UTF8", value)
 		}
 		value = "UTF8"
+	case "intervalstyle":
+		switch v := strings.ToLower(strings.Trim(value, "'")); v {
+		case "postgres":
+			value = v
+		case "postgres_verbose", "sql_standard", "iso_8601":
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "IntervalStyle %q is not supported: kvsql prints intervals in the postgres style", v)
+		default:
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"IntervalStyle\": \"%s\"", v)
+		}
 	case "timezone":
 		loc, show, ok := parseTimeZoneSetting(value)
 		if !ok {

@@ -136,6 +136,8 @@ func TestWireIntervalErrors(t *testing.T) {
 		{`SELECT extract(foo FROM interval '1 day')`, "22023"},
 		{`SELECT extract(day FROM time '01:00')`, "0A000"},
 		{`SELECT timestamp '2020-02-30'`, "22008"},
+		{`SET IntervalStyle TO iso_8601`, "0A000"}, // only the postgres style is printed
+		{`SET TIME ZONE 'Mars/Olympus'`, "22023"},
 	} {
 		if _, err := conn.Exec(context.Background(), c.sql); pgErrCode(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.sql, err, c.code)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -264,7 +265,24 @@ func extractField(env *Env, field string, x types.Datum, fam types.Family, asNum
 		case "epoch":
 			// DAYS_PER_YEAR is 365.25: count in quarter days.
 			secs := ((1461*(int64(iv.Months)/12) + 120*(int64(iv.Months)%12) + 4*int64(iv.Days)) * 86400) / 4
-			v, scale = secs*1_000_000+iv.Micros, 6
+			// The span can pass int64 microseconds: add in big integers.
+			total := new(big.Int).Mul(big.NewInt(secs), big.NewInt(1_000_000))
+			total.Add(total, big.NewInt(iv.Micros))
+			if !total.IsInt64() {
+				if !asNumeric {
+					f, _ := new(big.Float).SetInt(total).Float64()
+					return types.NewFloat(f / 1e6), nil
+				}
+				str := total.String()
+				neg := strings.HasPrefix(str, "-")
+				str = strings.TrimPrefix(str, "-")
+				str = str[:len(str)-6] + "." + str[len(str)-6:]
+				if neg {
+					str = "-" + str
+				}
+				return types.Datum{Kind: types.KindDecimal, S: str}, nil
+			}
+			v, scale = total.Int64(), 6
 		default:
 			return notSupported()
 		}
