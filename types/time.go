@@ -212,7 +212,7 @@ func ParseDateTime(s string) (DateTime, error) {
 		case weekday(f):
 			// A day name is ignored, as PostgreSQL does.
 		default:
-			if z, err := loadZone(s, f); err == nil && dt.Zone == nil {
+			if z, err := LoadZone(f); err == nil && dt.Zone == nil {
 				dt.Zone = z
 				continue
 			}
@@ -385,7 +385,7 @@ func parseZone(f string) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	if f[0] != '+' && f[0] != '-' {
-		return loadZone(f, f)
+		return LoadZone(f)
 	}
 	off, ok := parseOffset(f[1:])
 	if !ok {
@@ -433,11 +433,6 @@ func parseOffset(f string) (int, bool) {
 		return 0, false
 	}
 	return h*3600 + m*60 + sec, true
-}
-
-// loadZone finds an IANA zone by name, in any case ("europe/paris").
-func loadZone(orig, lower string) (*time.Location, error) {
-	return LoadZone(lower)
 }
 
 // ParseDate reads date text (ParseDateTime) into days since 1970-01-01;
