@@ -88,6 +88,9 @@ func castConst(c *Const, t types.T) (Expr, error) {
 	if t.Scale > 0 && (t.Family == types.Timestamp || t.Family == types.TimestampTZ || t.Family == types.Time) {
 		return &Cast{X: c, T: t}, nil // rounded to the precision at run time
 	}
+	if c.Value.Kind == types.KindText && (t.Family == types.Date || t.Family == types.Timestamp) && isRelative(c.Value.S) {
+		return &Cast{X: c, T: t}, nil // 'now', 'today': the session's clock and zone at run time
+	}
 	v := c.Value
 	if v.Kind == types.KindNull {
 		return &Const{T: t}, nil

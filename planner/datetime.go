@@ -307,6 +307,13 @@ func hasOwnZone(s string) bool {
 	return err != nil || dt.Zone != nil || dt.Infinite != 0 || dt.Epoch
 }
 
+// isRelative reports whether date/time text is 'now', 'today',
+// 'tomorrow' or 'yesterday': read at run time, on the session's clock.
+func isRelative(s string) bool {
+	dt, err := types.ParseDateTime(s)
+	return err == nil && dt.Relative != ""
+}
+
 // timestampSeries types generate_series(start, stop, step) over
 // timestamps: timestamp bounds give timestamps, timestamptz or date
 // bounds timestamptz (as PostgreSQL resolves them), and the step is an

@@ -124,6 +124,7 @@ type DateTime struct {
 	Zone             *time.Location // an explicit zone or offset; nil if none
 	Infinite         int            // +1 'infinity', -1 '-infinity'
 	Epoch            bool           // 'epoch'
+	Relative         string         // "now", "today", "tomorrow" or "yesterday"
 }
 
 // ParseDateTime takes apart the date/time forms PostgreSQL's input
@@ -137,6 +138,9 @@ func ParseDateTime(s string) (DateTime, error) {
 	var dt DateTime
 	t := strings.ToLower(strings.TrimSpace(s))
 	switch t {
+	case "now", "today", "tomorrow", "yesterday":
+		dt.Relative, dt.HasDate = t, true
+		return dt, nil
 	case "epoch":
 		dt.Epoch, dt.Year, dt.Month, dt.Day, dt.HasDate = true, 1970, 1, 1, true
 		return dt, nil
@@ -438,10 +442,18 @@ func parseOffset(f string) (int, bool) {
 // ParseDate reads date text (ParseDateTime) into days since 1970-01-01;
 // a time and zone after the date are dropped, as PostgreSQL's date_in
 // does.
-func ParseDate(s string) (int64, error) {
+func ParseDate(s string) (int64, error) { return ParseDateIn(s, time.UTC) }
+
+// ParseDateIn is ParseDate with 'now', 'today', 'tomorrow' and
+// 'yesterday' read on the calendar of loc (the session's zone).
+func ParseDateIn(s string, loc *time.Location) (int64, error) {
 	dt, err := ParseDateTime(s)
 	if err != nil {
 		return 0, err
+	}
+	if dt.Relative != "" {
+		us := relativeMicros(dt.Relative, loc, false)
+		return floorDiv(us, MicrosPerDay), nil
 	}
 	if dt.Infinite != 0 || !dt.HasDate {
 		return 0, ErrDateTimeSyntax
@@ -456,13 +468,20 @@ func ParseTimestamp(s string) (int64, error) {
 }
 
 // ParseTimestampIn reads timestamp text into microseconds since the
-// epoch: the local time in loc, or in the text's own zone when it has one
-// and useZone is set (timestamptz); timestamp without time zone ignores
-// a zone (useZone false, loc UTC).
+// epoch. With useZone (timestamptz) the text is local time in loc unless
+// it names its own zone; without (timestamp) it is wall-clock time and
+// any zone is ignored. 'now', 'today', 'tomorrow' and 'yesterday' are
+// read on the clock and calendar of loc either way.
 func ParseTimestampIn(s string, loc *time.Location, useZone bool) (int64, error) {
 	dt, err := ParseDateTime(s)
 	if err != nil {
 		return 0, err
+	}
+	if dt.Relative != "" {
+		return relativeMicros(dt.Relative, loc, useZone), nil
+	}
+	if !useZone {
+		loc = time.UTC
 	}
 	switch {
 	case dt.Infinite > 0:
@@ -572,3 +591,31 @@ func ParseTime(s string) (int64, error) {
 
 // ErrTimeRange is a time field out of range ("25:00").
 var ErrTimeRange = errors.New("date/time field value out of range")
+
+// Now is the clock 'now', 'today', 'tomorrow' and 'yesterday' read
+// (tests may replace it).
+var Now = time.Now
+
+// relativeMicros resolves a relative date/time word in loc: an instant
+// (instant set: timestamptz) or wall-clock time (timestamp, date).
+func relativeMicros(word string, loc *time.Location, instant bool) int64 {
+	now := Now().In(loc)
+	if word == "now" {
+		if instant {
+			return now.UnixMicro()
+		}
+		_, off := now.Zone()
+		return now.UnixMicro() + int64(off)*MicrosPerSecond
+	}
+	y, m, d := now.Date()
+	switch word {
+	case "tomorrow":
+		d++
+	case "yesterday":
+		d--
+	}
+	if instant {
+		return time.Date(y, m, d, 0, 0, 0, 0, loc).UnixMicro()
+	}
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).UnixMicro()
+}

@@ -244,7 +244,7 @@ func decodeText(oid uint32, s string, loc *time.Location) (types.Datum, error) {
 		}
 		return types.NewBytes(b), nil
 	case types.Date:
-		return eval.ParseDateDatum(s)
+		return eval.ParseDateDatum(s, loc)
 	case types.Timestamp, types.TimestampTZ:
 		return eval.ParseTimestampDatum(s, fam, loc)
 	case types.Interval:

@@ -150,7 +150,7 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 		case types.KindTimestamp:
 			return types.NewDate(floorDiv(d.I, microsPerDay)), nil
 		case types.KindText:
-			return parseDate(d.S)
+			return ParseDateDatum(d.S, loc)
 		}
 	case types.Interval:
 		qfrom, qto, prec := int(to.Width>>4), int(to.Width&15), int(to.Scale)-1
@@ -195,7 +195,7 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 		case types.KindDate:
 			return types.NewTimestamp(timeMicros(d)), nil
 		case types.KindText:
-			return parseTimestamp(d.S, to)
+			return ParseTimestampDatum(d.S, to.Family, loc)
 		}
 	}
 	return types.Null, cannotCast(from, to)
@@ -422,29 +422,24 @@ func parseBytea(s string) (types.Datum, error) {
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
-func parseDate(s string) (types.Datum, error) {
-	return ParseDateDatum(s)
-}
-
 // ParseDateDatum reads date text (types.ParseDate) with PostgreSQL's
 // errors: 22007 for bad syntax, 22008 for a field out of range.
-func ParseDateDatum(s string) (types.Datum, error) {
-	days, err := types.ParseDate(s)
+func ParseDateDatum(s string, loc *time.Location) (types.Datum, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	days, err := types.ParseDateIn(s, loc)
 	if err != nil {
 		return types.Null, dateTimeError(err, "date", s)
 	}
 	return types.NewDate(days), nil
 }
 
-func parseTimestamp(s string, to types.T) (types.Datum, error) {
-	return ParseTimestampDatum(s, to.Family, time.UTC)
-}
-
 // ParseTimestampDatum reads text as a timestamp (fam Timestamp: any zone
 // in the text ignored) or a timestamptz (the text's zone, else loc).
 func ParseTimestampDatum(s string, fam types.Family, loc *time.Location) (types.Datum, error) {
-	if fam != types.TimestampTZ || loc == nil {
-		loc = time.UTC // a timestamp is wall-clock time: no zone applies
+	if loc == nil {
+		loc = time.UTC
 	}
 	us, err := types.ParseTimestampIn(s, loc, fam == types.TimestampTZ)
 	if err != nil {

@@ -75,8 +75,9 @@
 //   - position(a, b) is strpos(a, b): the parser must turn POSITION(b IN
 //     a) into position(a, b).
 //   - Date/time input (types.ParseDateTime) takes ISO, MDY, month-name,
-//     BC, epoch and infinity forms, but no 'now', 'today' or other
-//     DateStyles; dates are finite. Intervals print in IntervalStyle
+//     BC, epoch, infinity, now, today, tomorrow and yesterday forms (the
+//     relative words read the clock, not the transaction's start), but
+//     no other DateStyles; dates are finite. Intervals print in IntervalStyle
 //     postgres only. to_char, to_date and to_timestamp cover the common
 //     template patterns (tochar.go), not EEEE, V, L, PR or RN.
 //   - An Env is for one goroutine. A fresh Env per row would recompile
