@@ -277,8 +277,17 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 	if da.Length > 1<<30 {
 		return Column{}, docError("%s: length %d is too large", where, da.Length)
 	}
-	if da.Scale != 0 && (fam != types.Numeric || da.Scale > da.Length) {
-		return Column{}, docError("%s: scale %d needs a numeric of at least that precision", where, da.Scale)
+	switch fam {
+	case types.Timestamp, types.TimestampTZ, types.Time, types.Interval:
+		// Scale is the fractional-seconds precision + 1; an interval's
+		// Length holds its qualifier's fields (types.T).
+		if da.Scale > 7 || (fam != types.Interval && da.Length != 0) || da.Length > 0x66 {
+			return Column{}, docError("%s: precision %d or qualifier %d out of range", where, da.Scale, da.Length)
+		}
+	default:
+		if da.Scale != 0 && (fam != types.Numeric || da.Scale > da.Length) {
+			return Column{}, docError("%s: scale %d needs a numeric of at least that precision", where, da.Scale)
+		}
 	}
 	dv, err := parseDatum(da.DefaultValue)
 	if err != nil {

@@ -30,6 +30,8 @@ var docTypeNames = map[types.Family]string{
 	types.UUID:        "uuid",
 	types.JSON:        "json",
 	types.JSONB:       "jsonb",
+	types.Interval:    "interval",
+	types.Time:        "time",
 }
 
 func typeName(f types.Family) string {
@@ -77,8 +79,10 @@ func fixedWidth(t types.T) int {
 		return 2
 	case types.Int4, types.Float4, types.Date:
 		return 4
-	case types.Int8, types.Float8, types.Numeric, types.Timestamp, types.TimestampTZ:
+	case types.Int8, types.Float8, types.Numeric, types.Timestamp, types.TimestampTZ, types.Time:
 		return 8
+	case types.Interval:
+		return 16
 	case types.Varchar, types.Char:
 		return int(t.Width)
 	}
@@ -102,8 +106,10 @@ func formatDatum(d types.Datum) string {
 		return ""
 	case types.KindBool:
 		return "bool:" + strconv.FormatBool(d.Bool())
-	case types.KindInt, types.KindDate, types.KindTimestamp:
+	case types.KindInt, types.KindDate, types.KindTimestamp, types.KindTime:
 		return d.Kind.String() + ":" + strconv.FormatInt(d.I, 10)
+	case types.KindInterval:
+		return "interval:" + types.FormatInterval(d.Interval())
 	case types.KindFloat:
 		return "float:" + strconv.FormatFloat(d.F, 'g', -1, 64)
 	case types.KindText:
@@ -131,15 +137,21 @@ func parseDatum(s string) (types.Datum, error) {
 	case "bool":
 		b, err := strconv.ParseBool(val)
 		return types.NewBool(b), err
-	case "int", "date", "timestamp":
+	case "int", "date", "timestamp", "time":
 		i, err := strconv.ParseInt(val, 10, 64)
 		d := types.NewInt(i)
-		if kind == "date" {
+		switch kind {
+		case "date":
 			d = types.NewDate(i)
-		} else if kind == "timestamp" {
+		case "timestamp":
 			d = types.NewTimestamp(i)
+		case "time":
+			d = types.NewTime(i)
 		}
 		return d, err
+	case "interval":
+		iv, err := types.ParseInterval(val)
+		return types.NewInterval(iv), err
 	case "float":
 		f, err := strconv.ParseFloat(val, 64)
 		return types.NewFloat(f), err

@@ -52,6 +52,10 @@
 //	                                                   every NaN as 0x7FF8000000000001 (sorts above +Inf)
 //	date       0x18      int as above                  days since 1970-01-01
 //	timestamp  0x19      int as above                  microseconds since 1970-01-01 00:00:00
+//	interval   0x1B      4 ints as above               whole days and micros left (0..86399999999) of
+//	                                                   the span (30-day months, 24-hour days: PostgreSQL's
+//	                                                   order), then months and days (keyinterval.go)
+//	time       0x1E      int as above                  microseconds since midnight
 //	text       0x1C      escaped bytes, 0x00 0x01      a 0x00 in the data becomes 0x00 0xFF
 //	bytes      0x1D      escaped bytes, 0x00 0x01      same escaping as text
 //
@@ -109,7 +113,8 @@
 //	column = header body
 //	header = uvarint(gap<<4 | tag)   gap = id - previous id - 1 (the first column's gap is its id)
 //	tag    0 NULL  1 false  2 true   (no body)
-//	       3 int  7 date  8 timestamp   body: zigzag uvarint
+//	       3 int  7 date  8 timestamp  11 time   body: zigzag uvarint
+//	       10 interval                  body: zigzag uvarints micros, days, months
 //	       4 float                      body: 8 bytes, IEEE bits little-endian (exact: -0 and NaN kept)
 //	       5 text  6 bytes              body: uvarint length, then the bytes
 //

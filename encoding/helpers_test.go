@@ -35,7 +35,7 @@ func newRand(t testing.TB) *rand.Rand {
 var keyKinds = []types.Kind{
 	types.KindNull, types.KindBool, types.KindInt, types.KindFloat,
 	types.KindText, types.KindBytes, types.KindDate, types.KindTimestamp,
-	types.KindDecimal, types.KindArray,
+	types.KindDecimal, types.KindInterval, types.KindTime, types.KindArray,
 }
 
 // randDecimal draws numerics of many scales (1.5 and 1.50 alike), with
@@ -118,6 +118,10 @@ func randDatum(r *rand.Rand, k types.Kind) types.Datum {
 		return types.NewTimestamp(randInt(r))
 	case types.KindDecimal:
 		return randDecimal(r)
+	case types.KindInterval:
+		return types.NewInterval(randInterval(r))
+	case types.KindTime:
+		return types.NewTime(r.Int64N(types.MicrosPerDay + 1))
 	case types.KindArray:
 		// Arrays of NUMERIC (values of many scales), NULL elements mixed
 		// in, short so that prefixes and equal elements are common.
@@ -140,6 +144,17 @@ func compareKey(a, b types.Datum) int {
 		return cmp.Compare(boolInt(a.IsNull()), boolInt(b.IsNull()))
 	}
 	switch a.Kind {
+	case types.KindInterval:
+		// SQL order ('1 mon' = '30 days'), then months and days: the key
+		// refines SQL order so that it can decode to the value written.
+		x, y := a.Interval(), b.Interval()
+		if c := x.Cmp(y); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.Months, y.Months); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Days, y.Days)
 	case types.KindFloat:
 		an, bn := math.IsNaN(a.F), math.IsNaN(b.F)
 		if an || bn {
@@ -221,3 +236,32 @@ func keyCanonical(d types.Datum) types.Datum {
 }
 
 func sign(x int) int { return cmp.Compare(x, 0) }
+
+// randInterval draws intervals of both signs: small fields (so that
+// '1 mon' and '30 days' style ties are common), mixed signs across
+// fields, and the extremes of each field.
+func randInterval(r *rand.Rand) types.IntervalValue {
+	field32 := func() int32 {
+		switch r.IntN(5) {
+		case 0:
+			return int32(r.IntN(5)) - 2
+		case 1:
+			return int32(r.IntN(121)) - 60
+		case 2:
+			return []int32{math.MinInt32, math.MaxInt32, 0, 30, -30}[r.IntN(5)]
+		}
+		return int32(r.Uint32())
+	}
+	var us int64
+	switch r.IntN(5) {
+	case 0:
+		us = int64(r.IntN(5)-2) * types.MicrosPerDay
+	case 1:
+		us = r.Int64N(4*types.MicrosPerDay) - 2*types.MicrosPerDay
+	case 2:
+		us = []int64{math.MinInt64, math.MaxInt64, 0, -1, 1}[r.IntN(5)]
+	default:
+		us = randInt(r)
+	}
+	return types.IntervalValue{Months: field32(), Days: field32(), Micros: us}
+}

@@ -51,6 +51,10 @@ func appendKeyAsc(b []byte, d types.Datum) []byte {
 		return appendIntAsc(append(b, tagTimestamp), d.I)
 	case types.KindDecimal:
 		return appendDecimalAsc(b, d)
+	case types.KindInterval:
+		return appendIntervalAsc(b, d.Interval())
+	case types.KindTime:
+		return appendIntAsc(append(b, tagTime), d.I)
 	case types.KindArray:
 		return appendArrayAsc(b, d)
 	}
@@ -98,14 +102,20 @@ func DecodeKeyDatum(b []byte) (rest []byte, d types.Datum, dir Direction, err er
 		if t == tagBytes {
 			d.Kind = types.KindBytes
 		}
-	case t == tagDate, t == tagTimestamp:
+	case t == tagInterval:
+		rest, d, err = decodeIntervalBody(b, mask)
+	case t == tagDate, t == tagTimestamp, t == tagTime:
 		if len(b) == 0 || !isIntTag(b[0]^mask) {
 			return nil, types.Null, dir, corruptf("date/timestamp: missing int body")
 		}
 		rest, d.I, err = decodeIntBody(b[0]^mask, b[1:], mask)
-		d.Kind = types.KindDate
-		if t == tagTimestamp {
+		switch t {
+		case tagDate:
+			d.Kind = types.KindDate
+		case tagTimestamp:
 			d.Kind = types.KindTimestamp
+		default:
+			d.Kind = types.KindTime
 		}
 	case t == tagDecNegInf, t == tagDecNeg, t == tagDecZero, t == tagDecPos, t == tagDecPosInf, t == tagDecNaN:
 		rest, d, err = decodeDecimalBody(t, b, mask)

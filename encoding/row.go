@@ -22,6 +22,8 @@ const (
 	rowDate      = 7  // zigzag uvarint
 	rowTimestamp = 8  // zigzag uvarint
 	rowDecimal   = 9  // uvarint length + the value's text ("101.50")
+	rowInterval  = 10 // zigzag uvarints: microseconds, days, months
+	rowTime      = 11 // zigzag uvarint
 	rowArray     = 15 // uvarint length + the elements (types.AppendArray)
 	rowTagBits   = 4
 	rowTagMask   = 1<<rowTagBits - 1
@@ -79,6 +81,12 @@ func EncodeRow(b []byte, colIDs []uint32, vals []types.Datum) []byte {
 			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowDate), zigzag(d.I))
 		case types.KindTimestamp:
 			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowTimestamp), zigzag(d.I))
+		case types.KindTime:
+			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowTime), zigzag(d.I))
+		case types.KindInterval:
+			iv := d.Interval()
+			b = appendUvarint(appendUvarint(b, gap<<rowTagBits|rowInterval), zigzag(iv.Micros))
+			b = appendUvarint(appendUvarint(b, zigzag(int64(iv.Days))), zigzag(int64(iv.Months)))
 		default:
 			panic(fmt.Sprintf("encoding.EncodeRow: cannot encode datum of kind %v", d.Kind))
 		}
@@ -195,7 +203,21 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 		d = types.NewBool(false)
 	case rowTrue:
 		d = types.NewBool(true)
-	case rowInt, rowDate, rowTimestamp:
+	case rowInterval:
+		var v [3]int64
+		for i := range v {
+			u, n := readUvarint(b)
+			if n <= 0 {
+				return nil, corruptf("row: bad interval")
+			}
+			v[i] = unzigzag(u)
+			b = b[n:]
+		}
+		if v[1] != int64(int32(v[1])) || v[2] != int64(int32(v[2])) {
+			return nil, corruptf("row: interval days or months out of range")
+		}
+		d = types.NewInterval(types.IntervalValue{Micros: v[0], Days: int32(v[1]), Months: int32(v[2])})
+	case rowInt, rowDate, rowTimestamp, rowTime:
 		u, n := readUvarint(b)
 		if n <= 0 {
 			return nil, corruptf("row: bad integer")
@@ -205,6 +227,8 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 			d.Kind = types.KindDate
 		} else if tag == rowTimestamp {
 			d.Kind = types.KindTimestamp
+		} else if tag == rowTime {
+			d.Kind = types.KindTime
 		}
 		d.I = unzigzag(u)
 		b = b[n:]

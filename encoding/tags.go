@@ -42,12 +42,14 @@ const (
 	tagDecPos    byte = 0x16 // + tagged int exponent + digits
 	tagDecPosInf byte = 0x17
 	tagDecNaN    byte = 0x1a // NaN sorts above every other decimal
+	tagInterval  byte = 0x1b // + tagged ints: whole days, micros left, months, days (keyinterval.go)
+	tagTime      byte = 0x1e // + a tagged int (microseconds since midnight)
 	tagFloat     byte = 0x14 // + 8 bytes
 	tagDate      byte = 0x18 // + a tagged int (days)
 	tagTimestamp byte = 0x19 // + a tagged int (microseconds)
 	tagText      byte = 0x1c // + escaped bytes + 0x00 0x01
 	tagBytes     byte = 0x1d // + escaped bytes + 0x00 0x01
-	tagArray     byte = 0x1e // + each element's tagged encoding + 0x00 (keyarray.go)
+	tagArray     byte = 0x1f // + each element's tagged encoding + 0x00 (keyarray.go)
 
 	// Integers: the tag gives the sign and the number of bytes that follow,
 	// so that more negative numbers have smaller tags.

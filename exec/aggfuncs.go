@@ -102,6 +102,9 @@ type sumState struct {
 	fast      bool
 	fastSum   int64
 	fastScale int
+	// isIv: the values are intervals, summed field by field in iv.
+	isIv bool
+	iv   types.IntervalValue
 }
 
 func (s *sumState) add(args []types.Datum) (int64, error) {
@@ -128,6 +131,12 @@ func (s *sumState) add(args []types.Datum) (int64, error) {
 		s.isFloat = true
 	case types.KindDecimal:
 		s.addDecimal(d)
+	case types.KindInterval:
+		iv, err := eval.AddIntervals(s.iv, d.Interval())
+		if err != nil {
+			return 0, err
+		}
+		s.iv, s.isIv = iv, true
 	default:
 		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", d.Kind)
 	}
@@ -180,6 +189,8 @@ func (s *sumState) result() (types.Datum, error) {
 	switch {
 	case !s.any:
 		return types.Null, nil
+	case s.isIv:
+		return types.NewInterval(s.iv), nil
 	case s.isFloat && s.i == 0:
 		return types.NewFloat(s.f), nil
 	case s.isFloat:
@@ -216,6 +227,10 @@ func (s *avgState) add(args []types.Datum) (int64, error) {
 		if _, err := s.sum.add(args); err != nil {
 			return 0, err
 		}
+	case types.KindInterval:
+		if _, err := s.sum.add(args); err != nil {
+			return 0, err
+		}
 	default:
 		return 0, pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", d.Kind)
 	}
@@ -229,6 +244,10 @@ func (s *avgState) result() (types.Datum, error) {
 	}
 	if s.sum.isFloat {
 		return types.NewFloat(s.sum.f / float64(s.n)), nil
+	}
+	if s.sum.isIv {
+		iv, err := eval.DivInterval(s.sum.iv, float64(s.n))
+		return types.NewInterval(iv), err
 	}
 	total, err := s.sum.result()
 	if err != nil {

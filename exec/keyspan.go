@@ -135,7 +135,8 @@ func boundRange(env *eval.Env, e planner.Expr, op string, t *catalog.Table, col 
 	if ct == types.JSONB && e.Type().Family == types.Text {
 		return sameTypeRange(op, d), true, nil // a jsonb element index's key is a leaf
 	}
-	if f := e.Type().Family; f == ct || (d.Kind == ct.Kind() && d.Kind != types.KindInt && d.Kind != types.KindFloat) {
+	if f := e.Type().Family; ct != types.Interval && (f == ct || (d.Kind == ct.Kind() && d.Kind != types.KindInt && d.Kind != types.KindFloat)) {
+
 		// A value of the column's own type bounds it as it is.
 		return sameTypeRange(op, d), true, nil
 	}

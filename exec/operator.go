@@ -36,8 +36,11 @@ type Ctx struct {
 	Read kv.Reader
 	// Params are the values of $1, $2, ...
 	Params []types.Datum
-	// Now is the statement's timestamp (now(), current_timestamp).
-	Now time.Time
+	// Now is the transaction's timestamp (now(), current_timestamp);
+	// StmtNow the statement's (statement_timestamp()).
+	Now, StmtNow time.Time
+	// Loc is the session's time zone (nil: UTC).
+	Loc *time.Location
 	// WorkMem is the memory budget of each memory-hungry operator (sort,
 	// hash join, hash aggregation, distinct, DML row buffers) in bytes.
 	// Past it they spill to temporary files. <= 0 means DefaultWorkMem.
@@ -189,7 +192,7 @@ func newRunState(ctx *Ctx) *runState {
 	if ctx.Analyze && ctx.Stats == nil {
 		ctx.Stats = newStats()
 	}
-	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery,
+	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, Subquery: rs.subquery,
 		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
 		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize}
 	// Subqueries run under copies of env: made now, the caches are the

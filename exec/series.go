@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"time"
+
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -17,7 +19,11 @@ type seriesOp struct {
 	next, stop int64
 	step       int64
 	n          int
-	row        [1]types.Datum
+	// A series of timestamps: ivStep is added on the calendar of loc.
+	isTime bool
+	ivStep types.IntervalValue
+	loc    *time.Location
+	row    [1]types.Datum
 }
 
 var _ Operator = (*seriesOp)(nil)
@@ -34,11 +40,19 @@ func (s *seriesOp) open() error {
 			return nil
 		}
 		vals[i] = d.I
+		if d.Kind == types.KindInterval {
+			s.isTime, s.ivStep = true, d.Interval()
+			vals[i] = int64(s.ivStep.Cmp(types.IntervalValue{}))
+		}
 	}
 	if vals[2] == 0 {
 		return pgerror.New(pgerror.InvalidParameterValue, "step size cannot equal zero")
 	}
 	s.next, s.stop, s.step = vals[0], vals[1], vals[2]
+	s.loc = time.UTC
+	if s.node.Cols[0].T.Family == types.TimestampTZ && s.env.Loc != nil {
+		s.loc = s.env.Loc
+	}
 	return nil
 }
 
@@ -56,6 +70,16 @@ func (s *seriesOp) Next() ([]types.Datum, error) {
 		if err := s.rs.canceled(); err != nil {
 			return nil, err
 		}
+	}
+	if s.isTime {
+		s.row[0] = types.NewTimestamp(s.next)
+		d, err := eval.AddInterval(s.next, s.ivStep, s.loc)
+		if err != nil {
+			s.done = true // past the end of the timestamp range
+		} else {
+			s.next = d.I
+		}
+		return s.row[:], nil
 	}
 	s.row[0] = types.NewInt(s.next)
 	// Stop before the value would overflow.

@@ -145,6 +145,10 @@ func appendRow(b []byte, row []types.Datum) []byte {
 		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray:
 			b = binary.AppendUvarint(b, uint64(len(d.S)))
 			b = append(b, d.S...)
+		case types.KindInterval:
+			b = binary.AppendVarint(b, d.I)
+			b = binary.AppendUvarint(b, uint64(len(d.S)))
+			b = append(b, d.S...)
 		default:
 			b = binary.AppendVarint(b, d.I)
 		}
@@ -174,7 +178,12 @@ func readRow(r *bufio.Reader, row []types.Datum) ([]types.Datum, error) {
 				return nil, err
 			}
 			d.F = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
-		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray:
+		case types.KindText, types.KindBytes, types.KindDecimal, types.KindInterval, types.KindArray:
+			if d.Kind == types.KindInterval {
+				if d.I, err = binary.ReadVarint(r); err != nil {
+					return nil, err
+				}
+			}
 			l, err := binary.ReadUvarint(r)
 			if err != nil {
 				return nil, err
@@ -187,7 +196,7 @@ func readRow(r *bufio.Reader, row []types.Datum) ([]types.Datum, error) {
 				return nil, err
 			}
 			d.S = string(b)
-		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp:
+		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp, types.KindTime:
 			d.I, err = binary.ReadVarint(r)
 			if err != nil {
 				return nil, err

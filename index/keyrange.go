@@ -93,6 +93,8 @@ func KeyRange(col types.Family, op string, v types.Datum, vf types.Family) Value
 			return floatRange(op, func(c float64) int { return cmpFloat64(c, f) })
 		}
 		return ValueRange{NoLo: true, NoHi: true}
+	case col == types.Interval:
+		return intervalRange(op, v)
 	case col == types.Numeric:
 		switch v.Kind {
 		case types.KindInt:
@@ -126,7 +128,35 @@ func KeyRange(col types.Family, op string, v types.Datum, vf types.Family) Value
 // value or empty for values of family vf: false only where several
 // column values equal one value (an int8 column compared in float8).
 func PointImage(col, vf types.Family) bool {
-	return !(col == types.Int8 && isFloatFamily(vf))
+	return !(col == types.Int8 && isFloatFamily(vf)) && col != types.Interval
+}
+
+// intervalRange is KeyRange for an interval column. Many intervals equal
+// one value ('1 day' = '24 hours' = '1 mon -29 days') and their keys,
+// ordered by span then months then days, are not all next to v's key, so
+// the range is widened by a day on each bounded side: every key whose
+// span is within a day of v's is kept, and the filter decides.
+func intervalRange(op string, v types.Datum) ValueRange {
+	if v.Kind != types.KindInterval {
+		return ValueRange{NoLo: true, NoHi: true}
+	}
+	iv := v.Interval()
+	lo, hi := iv, iv
+	lo.Micros -= types.MicrosPerDay
+	hi.Micros += types.MicrosPerDay
+	r := ValueRange{Lo: types.NewInterval(lo), Hi: types.NewInterval(hi)}
+	r.NoLo = lo.Micros > iv.Micros // overflow: unbounded
+	r.NoHi = hi.Micros < iv.Micros
+	switch op {
+	case "<", "<=":
+		r.NoLo = true
+	case ">", ">=":
+		r.NoHi = true
+	case "=":
+	default:
+		return ValueRange{NoLo: true, NoHi: true}
+	}
+	return r
 }
 
 func isIntFamily(f types.Family) bool {

@@ -121,6 +121,9 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 				}
 				return &Const{Value: types.NewDecimal(&d), T: c.T}, nil
 			}
+			if x.Type().Family == types.Interval {
+				return &UnaryOp{Op: "-", X: x, T: tInterval}, nil
+			}
 			x, err = coerceNumeric(x)
 			if err != nil {
 				return nil, err
@@ -229,6 +232,9 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		name := e.Name.Lowered()
 		if name == "current_date" || name == "curdate" {
 			return &Func{Name: "current_date", T: tDate}, nil
+		}
+		if name == "localtimestamp" {
+			return &Func{Name: "localtimestamp", T: tTS}, nil
 		}
 		return &Func{Name: "now", T: tTSTZ}, nil
 	case *sqlparser.SubstrExpr:
@@ -739,6 +745,9 @@ func arith(op string, l, r Expr) (Expr, error) {
 	}
 	if lt.Family == types.Date && rt.Family == types.Date && op == "-" {
 		return &BinOp{Op: op, L: l, R: r, T: tInt4}, nil
+	}
+	if e, ok, err := datetimeArith(op, l, r); ok {
+		return e, err
 	}
 	var err error
 	if lt.Family == types.Unknown {

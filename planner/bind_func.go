@@ -84,6 +84,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		}
 		return &Func{Name: name, Args: bound, T: t}, nil
 	}
+	if x, ok, err := datetimeCall(name, bound); ok { // datetime.go
+		return x, err
+	}
 	if t, ok, err := jsonCall(name, bound); ok { // json.go
 		if err != nil {
 			return nil, err
@@ -303,6 +306,8 @@ func aggType(call *AggCall) error {
 			call.T = tInt8
 		case isNumeric(f):
 			call.T = call.Args[0].Type()
+		case f == types.Interval:
+			call.T = tInterval
 		default:
 			return pgerror.Newf(pgerror.UndefinedFunction, "function sum(%s) does not exist", call.Args[0].Type())
 		}
@@ -314,6 +319,10 @@ func aggType(call *AggCall) error {
 			if call.Args[0], err = coerce(call.Args[0], tFloat8); err != nil {
 				return err
 			}
+		}
+		if call.Args[0].Type().Family == types.Interval {
+			call.T = tInterval
+			break
 		}
 		if !isNumeric(call.Args[0].Type().Family) {
 			return pgerror.Newf(pgerror.UndefinedFunction, "function avg(%s) does not exist", call.Args[0].Type())

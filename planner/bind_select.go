@@ -776,6 +776,15 @@ func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node
 		if err != nil {
 			return nil, err
 		}
+		args[i] = x
+	}
+	if st, ok, err := timestampSeries(args); ok {
+		if err != nil {
+			return nil, err
+		}
+		return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: column, T: st}}}, nil
+	}
+	for i, x := range args[:len(call.Exprs)] {
 		if x.Type().Family != types.Unknown && !isInteger(x.Type().Family) {
 			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "generate_series(%s) is not supported: only integers", x.Type())
 		}

@@ -1,10 +1,13 @@
 package planner
 
 import (
+	"errors"
+
 	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
@@ -37,13 +40,15 @@ func coerce(x Expr, t types.T) (Expr, error) {
 			return &Cast{X: p, T: t}, nil
 		}
 		return &Cast{X: x, T: t}, nil
-	case xt.Family == t.Family && t.Width == 0:
+	case xt.Family == t.Family && t.Width == 0 && (t.Scale == 0 || t.Family == types.Numeric):
 		return x, nil
 	case isNumeric(xt.Family) && isNumeric(t.Family),
 		isText(xt.Family) && isText(t.Family),
 		xt.Family == types.Date && (t.Family == types.Timestamp || t.Family == types.TimestampTZ),
 		xt.Family == types.Timestamp && t.Family == types.TimestampTZ,
-		xt.Family == types.TimestampTZ && t.Family == types.Timestamp:
+		xt.Family == types.TimestampTZ && t.Family == types.Timestamp,
+		xt.Family == types.Time && t.Family == types.Interval,
+		xt.Family == t.Family && isDatetime(t.Family):
 		if c, ok := x.(*Const); ok {
 			return castConst(c, t)
 		}
@@ -90,6 +95,12 @@ func assignError(err error, col string, t, xt types.T) error {
 // castConst converts a constant at plan time where that is simple and
 // exact; other conversions become a Cast evaluated at run time.
 func castConst(c *Const, t types.T) (Expr, error) {
+	if t.Scale > 0 && (t.Family == types.Timestamp || t.Family == types.TimestampTZ || t.Family == types.Time) {
+		return &Cast{X: c, T: t}, nil // rounded to the precision at run time
+	}
+	if c.Value.Kind == types.KindText && (t.Family == types.Date || t.Family == types.Timestamp) && isRelative(c.Value.S) {
+		return &Cast{X: c, T: t}, nil // 'now', 'today': the session's clock and zone at run time
+	}
 	v := c.Value
 	if v.Kind == types.KindNull {
 		return &Const{T: t}, nil
@@ -167,17 +178,39 @@ func castConst(c *Const, t types.T) (Expr, error) {
 		}
 		return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", v.S)
 	case v.Kind == types.KindText && t.Family == types.Date:
-		d, err := types.ParseDate(strings.TrimSpace(v.S))
+		d, err := types.ParseDate(v.S)
 		if err != nil {
-			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", v.S)
+			return nil, dateTimeError(err, "date", v.S)
 		}
 		return &Const{Value: types.NewDate(d), T: t}, nil
+	case v.Kind == types.KindText && t.Family == types.TimestampTZ && !hasOwnZone(v.S):
+		return &Cast{X: c, T: t}, nil // read in the session's time zone at run time
 	case v.Kind == types.KindText && (t.Family == types.Timestamp || t.Family == types.TimestampTZ):
-		us, err := types.ParseTimestamp(strings.TrimSpace(v.S))
+		us, err := types.ParseTimestampIn(v.S, time.UTC, t.Family == types.TimestampTZ)
 		if err != nil {
-			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", t, v.S)
+			return nil, dateTimeError(err, t.String(), v.S)
 		}
 		return &Const{Value: types.NewTimestamp(us), T: t}, nil
+	case v.Kind == types.KindText && t.Family == types.Interval:
+		iv, err := types.ParseIntervalQualified(v.S, int(t.Width>>4), int(t.Width&15), int(t.Scale)-1)
+		switch {
+		case errors.Is(err, types.ErrIntervalOverflow):
+			return nil, pgerror.New("22008", "interval out of range")
+		case errors.Is(err, types.ErrIntervalRange):
+			return nil, pgerror.Newf("22015", "interval field value out of range: %q", v.S)
+		case err != nil:
+			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", v.S)
+		}
+		return &Const{Value: types.NewInterval(iv), T: t}, nil
+	case v.Kind == types.KindText && t.Family == types.Time:
+		us, err := types.ParseTime(v.S)
+		switch {
+		case errors.Is(err, types.ErrTimeRange):
+			return nil, pgerror.Newf("22008", "date/time field value out of range: %q", v.S)
+		case err != nil:
+			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type time: %q", v.S)
+		}
+		return &Const{Value: types.NewTime(us), T: t}, nil
 	case v.Kind == types.KindInt && isInteger(t.Family):
 		if err := checkIntRange(v.I, t); err != nil {
 			return nil, err
@@ -275,11 +308,27 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 	case "date":
 		return tDate, nil
 	case "timestamp", "timestamp without time zone", "datetime":
-		return tTS, nil
+		return withPrecision(tTS, length)
 	case "timestamptz", "timestamp with time zone":
-		return tTSTZ, nil
+		return withPrecision(tTSTZ, length)
+	case "interval":
+		if length != nil {
+			return types.T{Family: types.Interval, Scale: int32(*length) + 1}, nil
+		}
+		return tInterval, nil
+	case "time", "time without time zone":
+		return withPrecision(tTime, length)
+	case "timetz", "time with time zone":
+		return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "type time with time zone is not supported")
 	case "regclass", "regtype", "oid", "regproc", "regnamespace":
 		return tInt8, nil
+	}
+	if from, to, ok := types.IntervalQualifier(n); ok {
+		t := types.T{Family: types.Interval, Width: int32(from<<4 | to)}
+		if length != nil {
+			t.Scale = int32(*length) + 1
+		}
+		return t, nil
 	}
 	return types.T{}, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
 }

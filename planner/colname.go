@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/planner/parse"
-
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -42,6 +41,8 @@ func columnName(e sqlparser.Expr) string {
 			if len(e.Exprs) > 0 {
 				return columnName(e.Exprs[0]) // tags[1] is named tags
 			}
+		case parse.MarkerExtract:
+			return "extract"
 		default:
 			return name
 		}

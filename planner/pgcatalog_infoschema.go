@@ -91,7 +91,7 @@ func isColumns(g *vgen) [][]Expr {
 			}
 		case types.Date:
 			dtPrec = 0
-		case types.Timestamp, types.TimestampTZ:
+		case types.Timestamp, types.TimestampTZ, types.Time, types.Interval:
 			dtPrec = 6
 		}
 		isNull := "YES"

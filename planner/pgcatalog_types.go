@@ -55,6 +55,10 @@ var pgTypes = []pgType{
 	{1114, "timestamp", "timestamp without time zone", 8, true, "D", 0, 1115, "d"},
 	{1115, "_timestamp", "timestamp without time zone[]", -1, false, "A", 1114, 0, "d"},
 	{1182, "_date", "date[]", -1, false, "A", 1082, 0, "i"},
+	{1083, "time", "time without time zone", 8, true, "D", 0, 1183, "d"},
+	{1183, "_time", "time without time zone[]", -1, false, "A", 1083, 0, "d"},
+	{1186, "interval", "interval", 16, false, "T", 0, 1187, "d"},
+	{1187, "_interval", "interval[]", -1, false, "A", 1186, 0, "d"},
 	{1184, "timestamptz", "timestamp with time zone", 8, true, "D", 0, 1185, "d"},
 	{1185, "_timestamptz", "timestamp with time zone[]", -1, false, "A", 1184, 0, "d"},
 	{1231, "_numeric", "numeric[]", -1, false, "A", 1700, 0, "i"},
@@ -113,6 +117,14 @@ func FormatType(oid, typmod int64) string {
 	case 1700:
 		m := typmod - 4
 		return "numeric(" + strconv.FormatInt(m>>16, 10) + "," + strconv.FormatInt(m&0xffff, 10) + ")"
+	case 1114:
+		return "timestamp(" + strconv.FormatInt(typmod, 10) + ") without time zone"
+	case 1184:
+		return "timestamp(" + strconv.FormatInt(typmod, 10) + ") with time zone"
+	case 1083:
+		return "time(" + strconv.FormatInt(typmod, 10) + ") without time zone"
+	case 1186:
+		return "interval" + types.IntervalTypmodSuffix(int32(typmod))
 	}
 	return t.format
 }

@@ -29,6 +29,9 @@ type Session struct {
 
 	settings map[string]string
 	changed  map[string]string
+	// loc is the timezone setting as a zone (nil: UTC); atomic so that
+	// statements read it without s.mu.
+	loc atomic.Pointer[time.Location]
 	// triggers holds the parsed triggers this session has fired, with
 	// their prepared statements.
 	triggers map[*catalog.Trigger]*compiledTrigger
@@ -229,12 +232,18 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		// its start, never its own writes (exec.Ctx.Read).
 		read = t.kv.View()
 	}
+	stmt := time.Now()
+	if t.start.IsZero() {
+		t.start = stmt
+	}
 	return &exec.Ctx{
 		Context:      ctx,
 		RW:           t.kv,
 		Read:         read,
 		Params:       params,
-		Now:          time.Now(),
+		Now:          t.start,
+		StmtNow:      stmt,
+		Loc:          s.Location(),
 		WorkMem:      s.workMem(),
 		MaxQueryMem:  s.queryMemLimit(),
 		MaxValueSize: s.db.maxValueSize(),

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -114,9 +115,13 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			for k, v := range def {
 				s.setLocked(k, v)
 			}
+			s.loc.Store(nil)
 			return &staticResult{tag: "RESET"}, nil
 		}
 		s.setLocked(name, def[name])
+		if name == "timezone" {
+			s.loc.Store(nil)
+		}
 		return &staticResult{tag: "RESET"}, nil
 	}
 	if name == "transaction" {
@@ -169,11 +174,22 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "encoding %q is not supported: kvsql speaks UTF8", value)
 		}
 		value = "UTF8"
-	case "timezone":
-		if u := strings.ToUpper(value); u != "UTC" && u != "GMT" && u != "ETC/UTC" && u != "Z" {
-			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "time zone %q is not supported: kvsql runs in UTC", value)
+	case "intervalstyle":
+		switch v := strings.ToLower(strings.Trim(value, "'")); v {
+		case "postgres":
+			value = v
+		case "postgres_verbose", "sql_standard", "iso_8601":
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "IntervalStyle %q is not supported: kvsql prints intervals in the postgres style", v)
+		default:
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"IntervalStyle\": \"%s\"", v)
 		}
-		value = "UTC"
+	case "timezone":
+		loc, show, ok := parseTimeZoneSetting(value)
+		if !ok {
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"TimeZone\": \"%s\"", strings.Trim(value, "'"))
+		}
+		s.loc.Store(loc)
+		value = show
 	}
 	s.setLocked(name, value)
 	return &staticResult{tag: "SET"}, nil
@@ -261,4 +277,46 @@ func (s *Session) lockOptions() lockOptions {
 	defer s.mu.Unlock()
 	ms, _ := parseDuration(s.settings["lock_timeout"])
 	return lockOptions{timeout: time.Duration(ms) * time.Millisecond}
+}
+
+// Location is the session's time zone (the timezone setting), in which
+// timestamptz values are shown and zone-less timestamptz text is read.
+func (s *Session) Location() *time.Location {
+	if l := s.loc.Load(); l != nil {
+		return l
+	}
+	return time.UTC
+}
+
+// parseTimeZoneSetting reads a timezone value as PostgreSQL's SET TIME
+// ZONE does: an IANA name in any case, UTC, LOCAL/DEFAULT (UTC here), a
+// number of hours east ("2", "-5.5", SET TIME ZONE 2), an ISO offset
+// ("+02", "-05:30"), or POSIX "UTC+3" (west positive). It returns the
+// zone and the value SHOW prints.
+func parseTimeZoneSetting(value string) (*time.Location, string, bool) {
+	v := strings.TrimSpace(strings.Trim(value, "'"))
+	switch strings.ToLower(v) {
+	case "local", "default", "utc":
+		return time.UTC, "UTC", true
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && !strings.ContainsAny(v, ":") {
+		if math.Abs(f) > 15 {
+			return nil, "", false
+		}
+		off := int(math.Round(f * 3600))
+		name := types.FormatOffsetName(off)
+		return time.FixedZone(name, off), "<" + name + ">" + types.FormatOffsetName(-off), true
+	}
+	if loc, ok := types.ZoneByName(v); ok {
+		show := v
+		if _, err := types.LoadZone(v); err == nil && loc != time.UTC {
+			show = loc.String() // the database's spelling: europe/paris is Europe/Paris
+		}
+		if v[0] == '+' || v[0] == '-' {
+			_, off := time.Now().In(loc).Zone()
+			show = "<" + types.FormatOffsetName(off) + ">" + types.FormatOffsetName(-off)
+		}
+		return loc, show, true
+	}
+	return nil, "", false
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"sort"
+	"time"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/kv"
@@ -14,6 +15,9 @@ import (
 // savepoints.
 type txn struct {
 	db *DB
+	// start is the transaction's timestamp (now(), transaction_timestamp):
+	// the start of its first statement.
+	start time.Time
 	// database is the session's database, or the one CREATE/DROP
 	// DATABASE changes ("" when unknown: such a transaction conflicts with
 	// every catalog change).

@@ -62,8 +62,8 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 		row := make([]any, len(r))
 		for j, d := range r {
 			row[j] = goValue(d)
-			if d.Kind == types.KindArray && j < len(last.Columns) {
-				row[j] = string(eval.AppendText(nil, d, last.Columns[j].Type)) // as the wire sends it
+			if j < len(last.Columns) && (d.Kind == types.KindArray || isDateTime(last.Columns[j].Type.Family)) && !d.IsNull() {
+				row[j] = eval.FormatTextIn(d, last.Columns[j].Type, c.s.Location()) // as the wire sends it
 			}
 		}
 		rows[i] = row
@@ -74,6 +74,16 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 func (c *inProcessConn) Close() error {
 	_ = c.s.Close()
 	return c.db.Close()
+}
+
+// isDateTime reports whether f's values reach the runner as PostgreSQL's
+// text (as over the wire), not as Go times.
+func isDateTime(f types.Family) bool {
+	switch f {
+	case types.Date, types.Timestamp, types.TimestampTZ, types.Interval, types.Time:
+		return true
+	}
+	return false
 }
 
 // goValue converts a Datum to the Go value the runner formats.
@@ -93,6 +103,10 @@ func goValue(d types.Datum) any {
 		return time.Unix(d.I*86400, 0).UTC()
 	case types.KindTimestamp:
 		return time.UnixMicro(d.I).UTC()
+	case types.KindInterval:
+		return types.FormatInterval(d.Interval())
+	case types.KindTime:
+		return types.FormatTime(d.I)
 	}
 	return nil
 }

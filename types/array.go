@@ -14,9 +14,9 @@ import (
 //
 // The form: the element count as a uvarint, then each element as a kind
 // byte (KindNull for a NULL element) and its payload: a varint for
-// KindBool, KindInt, KindDate and KindTimestamp; the 8 bytes of the
-// float's bits for KindFloat; a uvarint length and the bytes for KindText,
-// KindBytes and KindDecimal.
+// KindBool, KindInt, KindDate, KindTimestamp and KindTime; the 8 bytes of
+// the float's bits for KindFloat; a uvarint length and the bytes for
+// KindText, KindBytes and KindDecimal; both (I, then S) for KindInterval.
 
 // ArrayOf is the type of arrays of elem.
 func ArrayOf(elem T) T {
@@ -34,6 +34,7 @@ var arrayOIDs = map[Family]uint32{
 	Bool: 1000, Bytea: 1001, Char: 1014, Int2: 1005, Int4: 1007, Text: 1009,
 	Varchar: 1015, Int8: 1016, Float4: 1021, Float8: 1022, Timestamp: 1115,
 	Date: 1182, TimestampTZ: 1185, Numeric: 1231, UUID: 2951, JSON: 199, JSONB: 3807,
+	Interval: 1187, Time: 1183,
 	Unknown: 1009, // an array of untyped literals is text[] once resolved
 }
 
@@ -79,10 +80,13 @@ func AppendArray(b []byte, elems []Datum) []byte {
 	for _, e := range elems {
 		b = append(b, byte(e.Kind))
 		switch e.Kind {
-		case KindBool, KindInt, KindDate, KindTimestamp:
+		case KindBool, KindInt, KindDate, KindTimestamp, KindTime:
 			b = binary.AppendVarint(b, e.I)
 		case KindFloat:
 			b = binary.BigEndian.AppendUint64(b, math.Float64bits(e.F))
+		case KindInterval:
+			b = binary.AppendVarint(b, e.I)
+			fallthrough
 		case KindText, KindBytes, KindDecimal, KindArray:
 			b = binary.AppendUvarint(b, uint64(len(e.S)))
 			b = append(b, e.S...)
@@ -119,12 +123,20 @@ func ArrayElems(dst []Datum, d Datum) ([]Datum, error) {
 		s = s[1:]
 		switch e.Kind {
 		case KindNull:
-		case KindBool, KindInt, KindDate, KindTimestamp:
+		case KindBool, KindInt, KindDate, KindTimestamp, KindTime, KindInterval:
 			v, w := varint(s)
 			if w <= 0 {
 				return dst, errBadArray
 			}
 			e.I, s = v, s[w:]
+			if e.Kind != KindInterval {
+				break
+			}
+			l, w := uvarint(s)
+			if w <= 0 || l > uint64(len(s)-w) {
+				return dst, errBadArray
+			}
+			e.S, s = s[w:w+int(l)], s[w+int(l):]
 		case KindFloat:
 			if len(s) < 8 {
 				return dst, errBadArray
@@ -187,12 +199,19 @@ func ArrayValid(s string) bool {
 		s = s[1:]
 		switch k {
 		case KindNull:
-		case KindBool, KindInt, KindDate, KindTimestamp:
+		case KindBool, KindInt, KindDate, KindTimestamp, KindTime, KindInterval:
 			_, w := varint(s)
 			if w <= 0 {
 				return false
 			}
 			s = s[w:]
+			if k == KindInterval {
+				l, w := uvarint(s)
+				if w <= 0 || l > uint64(len(s)-w) {
+					return false
+				}
+				s = s[w+int(l):]
+			}
 		case KindFloat:
 			if len(s) < 8 {
 				return false

@@ -25,6 +25,8 @@ const (
 	UUID  // KindText holding the canonical form, lower-case 8-4-4-4-12 hex (its order is the bytes')
 	JSON  // KindText: the input text, validated
 	JSONB // KindText: the normalised text (keys sorted and unique, PostgreSQL's spacing)
+	Interval
+	Time  // time without time zone
 	Array // KindArray: a one-dimensional array of T.Elem (array.go)
 )
 
@@ -53,6 +55,8 @@ var families = [...]familyInfo{
 	UUID:        {"uuid", KindText, 2950},
 	JSON:        {"json", KindText, 114},
 	JSONB:       {"jsonb", KindText, 3802},
+	Interval:    {"interval", KindInterval, 1186},
+	Time:        {"time without time zone", KindTime, 1083},
 	Array:       {"array", KindArray, 0},
 }
 
@@ -119,6 +123,10 @@ func (t T) Typmod() int32 {
 		return t.Width + 4
 	case t.Width > 0 && t.Family == Numeric:
 		return (t.Width<<16 | t.Scale) + 4
+	case t.Scale > 0 && (t.Family == Timestamp || t.Family == TimestampTZ || t.Family == Time):
+		return t.Scale - 1
+	case t.Family == Interval && (t.Width > 0 || t.Scale > 0):
+		return intervalTypmod(int(t.Width>>4), int(t.Width&15), int(t.Scale)-1)
 	}
 	return -1
 }

@@ -33,10 +33,12 @@ const (
 	KindDate      // I holds days since 1970-01-01
 	KindTimestamp // I holds microseconds since 1970-01-01 00:00:00 UTC
 	KindDecimal   // S holds the value as PostgreSQL prints it ("101.50", "NaN")
+	KindInterval  // I holds microseconds, S months and days (NewInterval)
+	KindTime      // I holds microseconds since midnight (0 .. 24h inclusive)
 	KindArray     // S holds the elements (types.AppendArray)
 )
 
-var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp", "decimal", "array"}
+var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp", "decimal", "interval", "time", "array"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -73,6 +75,7 @@ func NewText(s string) Datum      { return Datum{Kind: KindText, S: s} }
 func NewBytes(b []byte) Datum     { return Datum{Kind: KindBytes, S: string(b)} }
 func NewDate(days int64) Datum    { return Datum{Kind: KindDate, I: days} }
 func NewTimestamp(us int64) Datum { return Datum{Kind: KindTimestamp, I: us} }
+func NewTime(us int64) Datum      { return Datum{Kind: KindTime, I: us} }
 
 // IsNull reports whether d is NULL.
 func (d Datum) IsNull() bool { return d.Kind == KindNull }
@@ -110,6 +113,10 @@ func (d Datum) String() string {
 		return FormatTimestamp(d.I)
 	case KindDecimal:
 		return d.S
+	case KindInterval:
+		return FormatInterval(d.Interval())
+	case KindTime:
+		return FormatTime(d.I)
 	case KindArray:
 		elems, err := ArrayElems(nil, d)
 		if err != nil {

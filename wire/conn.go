@@ -274,3 +274,12 @@ func (c *conn) readFailed(err error) {
 // closed reports whether the connection has been marked dead by a failed
 // write or by kill.
 func (c *conn) closed() bool { return c.ctx.Err() != nil }
+
+// location is the session's time zone when the session has one
+// (timestamptz text is shown and read in it), else UTC.
+func (c *conn) location() *time.Location {
+	if z, ok := c.sess.(interface{ Location() *time.Location }); ok {
+		return z.Location()
+	}
+	return time.UTC
+}

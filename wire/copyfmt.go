@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
+	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
@@ -22,6 +23,7 @@ var binarySignature = []byte("PGCOPY\n\xff\r\n\x00")
 // incomplete tail of the stream between CopyData messages, since rows and
 // messages need not align.
 type copyCodec struct {
+	loc       *time.Location // the session's time zone, for timestamptz text
 	format    string
 	delim     byte
 	null      string
@@ -167,7 +169,7 @@ func (k *copyCodec) record(rec []byte, emit func([]types.Datum) error) error {
 		if f.null {
 			continue
 		}
-		d, err := decodeText(k.cols[i].Type.OID(), f.text)
+		d, err := decodeText(k.cols[i].Type.OID(), f.text, k.loc)
 		if err != nil {
 			return pgerror.Newf(pgerror.CodeOf(err), "%s (COPY line %d, column %q)", err.Error(), k.line, k.cols[i].Name)
 		}
@@ -442,7 +444,7 @@ func (k *copyCodec) appendRow(b []byte, row []types.Datum) ([]byte, error) {
 			b = append(b, k.null...)
 			continue
 		}
-		tmp = appendText(tmp[:0], k.colType(i), d)
+		tmp = appendText(tmp[:0], k.colType(i), d, k.loc)
 		if k.format == "csv" {
 			b = k.appendCSV(b, string(tmp))
 		} else {

@@ -79,7 +79,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	}
 	params := make([]types.Datum, len(m.Parameters))
 	for i, raw := range m.Parameters {
-		d, err := decodeParam(ps.paramOIDs[i], pformats[i], raw)
+		d, err := decodeParam(ps.paramOIDs[i], pformats[i], raw, c.location())
 		if err != nil {
 			return pgerror.Wrap(err, pgerror.InvalidTextRepresentation)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 
@@ -42,9 +43,9 @@ func typeSize(f types.Family) int16 {
 		return 2
 	case types.Int4, types.Float4, types.Date:
 		return 4
-	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ:
+	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ, types.Time:
 		return 8
-	case types.UUID:
+	case types.UUID, types.Interval:
 		return 16
 	}
 	return -1
@@ -56,14 +57,14 @@ func typeModifier(t types.T) int32 { return t.Typmod() }
 // appendText appends d in PostgreSQL's text output format for type t:
 // the engine's own text rendering (eval.AppendText, which casts to text
 // use too), except that the output format writes booleans as t and f.
-func appendText(b []byte, t types.T, d types.Datum) []byte {
+func appendText(b []byte, t types.T, d types.Datum, loc *time.Location) []byte {
 	if d.Kind == types.KindBool {
 		if d.Bool() {
 			return append(b, 't')
 		}
 		return append(b, 'f')
 	}
-	return eval.AppendText(b, d, t)
+	return eval.AppendTextIn(b, d, t, loc)
 }
 
 // appendBinary appends d in PostgreSQL's binary format for type t.
@@ -140,7 +141,23 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 		if d.Kind != types.KindTimestamp {
 			break
 		}
+		if d.I == types.TimestampInfinity || d.I == types.TimestampNegInfinity {
+			return binary.BigEndian.AppendUint64(b, uint64(d.I)), nil // PostgreSQL's DT_NOEND, DT_NOBEGIN
+		}
 		return binary.BigEndian.AppendUint64(b, uint64(d.I-pgEpochMicros)), nil
+	case types.Time:
+		if d.Kind != types.KindTime {
+			break
+		}
+		return binary.BigEndian.AppendUint64(b, uint64(d.I)), nil
+	case types.Interval:
+		if d.Kind != types.KindInterval {
+			break
+		}
+		iv := d.Interval()
+		b = binary.BigEndian.AppendUint64(b, uint64(iv.Micros))
+		b = binary.BigEndian.AppendUint32(b, uint32(iv.Days))
+		return binary.BigEndian.AppendUint32(b, uint32(iv.Months)), nil
 	}
 	return b, pgerror.Newf(pgerror.Internal, "cannot send a %s value in binary format for a column of type %s", d.Kind, t)
 }
@@ -161,7 +178,7 @@ func floatOf(d types.Datum) (float64, bool) {
 // format. raw == nil is SQL NULL. Errors carry 22021 (text that is not
 // UTF-8 or holds NUL), 22P02 (bad text), 22003
 // (out of range), 08P01 (bad binary length) or 0A000 (unsupported type).
-func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
+func decodeParam(oid uint32, format int16, raw []byte, loc *time.Location) (types.Datum, error) {
 	if raw == nil {
 		return types.Null, nil
 	}
@@ -170,7 +187,7 @@ func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
 		if err := pgerror.CheckUTF8(string(raw)); err != nil {
 			return types.Null, err
 		}
-		return decodeText(oid, string(raw))
+		return decodeText(oid, string(raw), loc)
 	}
 	if format != formatBinary {
 		return types.Null, pgerror.Newf(pgerror.ProtocolViolation, "unsupported format code: %d", format)
@@ -180,7 +197,7 @@ func decodeParam(oid uint32, format int16, raw []byte) (types.Datum, error) {
 
 // decodeText parses the text form s of a value of type oid. Unknown OIDs
 // (0, 705, or a type kvsql does not have) keep the raw text.
-func decodeText(oid uint32, s string) (types.Datum, error) {
+func decodeText(oid uint32, s string, loc *time.Location) (types.Datum, error) {
 	if t, ok := types.TypeByOID(oid); ok && t.IsArray() {
 		return eval.CastFrom(types.NewText(s), types.T{Family: types.Unknown}, t)
 	}
@@ -235,25 +252,13 @@ func decodeText(oid uint32, s string) (types.Datum, error) {
 		}
 		return types.NewBytes(b), nil
 	case types.Date:
-		v, err := types.ParseDate(strings.TrimSpace(s))
-		if err != nil {
-			// Like PostgreSQL, accept a timestamp and keep its date.
-			us, err2 := types.ParseTimestamp(strings.TrimSpace(s))
-			if err2 != nil {
-				return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
-			}
-			v = us / 86_400_000_000
-			if us < 0 && us%86_400_000_000 != 0 {
-				v--
-			}
-		}
-		return types.NewDate(v), nil
+		return eval.ParseDateDatum(s, loc)
 	case types.Timestamp, types.TimestampTZ:
-		v, err := types.ParseTimestamp(strings.TrimSpace(s))
-		if err != nil {
-			return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", fam, s)
-		}
-		return types.NewTimestamp(v), nil
+		return eval.ParseTimestampDatum(s, fam, loc)
+	case types.Interval:
+		return eval.ParseIntervalDatum(s)
+	case types.Time:
+		return eval.ParseTimeDatum(s)
 	}
 	return types.NewText(s), nil
 }
@@ -361,7 +366,29 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 	case types.Date:
 		return types.NewDate(int64(int32(binary.BigEndian.Uint32(raw))) + pgEpochDays), nil
 	case types.Timestamp, types.TimestampTZ:
-		return types.NewTimestamp(int64(binary.BigEndian.Uint64(raw)) + pgEpochMicros), nil
+		v := int64(binary.BigEndian.Uint64(raw))
+		if v == types.TimestampInfinity || v == types.TimestampNegInfinity {
+			return types.NewTimestamp(v), nil
+		}
+		if v > types.TimestampInfinity-pgEpochMicros {
+			return types.Null, pgerror.New(codeDatetimeFieldOverflow, "timestamp out of range")
+		}
+		return types.NewTimestamp(v + pgEpochMicros), nil
+	case types.Time:
+		us := int64(binary.BigEndian.Uint64(raw))
+		if us < 0 || us > types.MicrosPerDay {
+			return types.Null, pgerror.New(codeDatetimeFieldOverflow, "time out of range")
+		}
+		return types.NewTime(us), nil
+	case types.Interval:
+		return types.NewInterval(types.IntervalValue{
+			Micros: int64(binary.BigEndian.Uint64(raw)),
+			Days:   int32(binary.BigEndian.Uint32(raw[8:])),
+			Months: int32(binary.BigEndian.Uint32(raw[12:])),
+		}), nil
 	}
 	return types.NewText(string(raw)), nil
 }
+
+// codeDatetimeFieldOverflow is 22008 datetime_field_overflow.
+const codeDatetimeFieldOverflow pgerror.Code = "22008"

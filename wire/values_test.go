@@ -3,6 +3,7 @@ package wire
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/kvsql/kvsql/types"
 )
@@ -26,7 +27,7 @@ func TestFloatText(t *testing.T) {
 		{1e6, types.Float4, "1e+06"},
 		{100000, types.Float4, "100000"},
 	} {
-		got := string(appendText(nil, types.T{Family: tc.fam}, types.NewFloat(tc.f)))
+		got := string(appendText(nil, types.T{Family: tc.fam}, types.NewFloat(tc.f), time.UTC))
 		if got != tc.want {
 			t.Errorf("%v as %s: got %q want %q", tc.f, tc.fam, got, tc.want)
 		}
@@ -81,15 +82,15 @@ func TestDecodeParamErrors(t *testing.T) {
 		{1700, 1, "\x00", "08P01"},
 		{25, 2, "x", "08P01"},
 	} {
-		_, err := decodeParam(tc.oid, tc.format, []byte(tc.raw))
+		_, err := decodeParam(tc.oid, tc.format, []byte(tc.raw), time.UTC)
 		if string(codeOfErr(err)) != tc.code {
 			t.Errorf("oid %d %q: got %v, want %s", tc.oid, tc.raw, err, tc.code)
 		}
 	}
-	if d, err := decodeParam(17, 0, []byte(`a\\b\001`)); err != nil || d.S != "a\\b\x01" {
+	if d, err := decodeParam(17, 0, []byte(`a\\b\001`), time.UTC); err != nil || d.S != "a\\b\x01" {
 		t.Errorf("bytea escape: %v %v", d, err)
 	}
-	if d, err := decodeParam(0, 0, []byte("raw")); err != nil || d != types.NewText("raw") {
+	if d, err := decodeParam(0, 0, []byte("raw"), time.UTC); err != nil || d != types.NewText("raw") {
 		t.Errorf("unknown oid: %v %v", d, err)
 	}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -43,12 +44,15 @@ func evalBinOp(env *Env, e *planner.BinOp, row []types.Datum) (types.Datum, erro
 		b, err := compareOp(e.Op, l, r)
 		return types.NewBool(b), err
 	case "+", "-", "*", "/", "%":
+		if e.T.Family == types.TimestampTZ && (isDatetimeKind(l.Kind) || isDatetimeKind(r.Kind)) {
+			return datetimeArith(e.Op, l, r, e.T, env.loc()) // months and days on the session's calendar
+		}
 		return arith(e.Op, l, r, e.T)
 	case "||":
 		if int64(len(l.S))+int64(len(r.S)) > env.maxValueSize() {
 			return types.Null, tooLarge()
 		}
-		return concat2(l, r, e.L.Type(), e.R.Type()), nil
+		return concat2(l, r, e.L.Type(), e.R.Type(), env.loc()), nil
 	case "&", "|", "#", "<<", ">>":
 		return bitwise(e.Op, l, r, e.T)
 	case "~", "~*", "!~", "!~*":
@@ -70,8 +74,8 @@ func arith(op string, l, r types.Datum, t types.T) (types.Datum, error) {
 		return decimalArith(op, l, r)
 	case isNumber(l) && isNumber(r):
 		return floatArith(op, toFloat(l), toFloat(r), t)
-	case l.Kind == types.KindDate || r.Kind == types.KindDate:
-		return dateArith(op, l, r)
+	case isDatetimeKind(l.Kind) || isDatetimeKind(r.Kind):
+		return datetimeArith(op, l, r, t, time.UTC)
 	}
 	return types.Null, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", l.Kind, op, r.Kind)
 }
@@ -316,6 +320,9 @@ func evalUnary(env *Env, e *planner.UnaryOp, row []types.Datum) (types.Datum, er
 			return types.NewFloat(-x.F), nil
 		case types.KindDecimal:
 			return decimalArith("-", types.Datum{Kind: types.KindDecimal, S: "0"}, x)
+		case types.KindInterval:
+			iv, err := intervalNeg(x.Interval())
+			return types.NewInterval(iv), err
 		}
 	case "+":
 		if isNumber(x) {

@@ -3,6 +3,7 @@ package eval
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -81,7 +82,7 @@ func castToArray(d types.Datum, from, to types.T) (types.Datum, error) {
 
 // appendArrayText appends d in array_out's form: elements in their type's
 // output form (booleans as t and f), quoted where needed, NULL unquoted.
-func appendArrayText(b []byte, d types.Datum, t types.T) []byte {
+func appendArrayText(b []byte, d types.Datum, t types.T, loc *time.Location) []byte {
 	xs, err := elems(d)
 	if err != nil {
 		return append(b, "{?}"...)
@@ -99,7 +100,7 @@ func appendArrayText(b []byte, d types.Datum, t types.T) []byte {
 		case x.Kind == types.KindBool:
 			b = append(b, "ft"[x.I&1])
 		default:
-			tmp = AppendText(tmp[:0], x, et)
+			tmp = AppendTextIn(tmp[:0], x, et, loc)
 			b = types.AppendArrayElemText(b, string(tmp))
 		}
 	}

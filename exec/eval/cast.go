@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -45,6 +46,10 @@ func defaultType(k types.Kind) types.T {
 		return types.T{Family: types.Timestamp}
 	case types.KindDecimal:
 		return types.T{Family: types.Numeric}
+	case types.KindInterval:
+		return types.T{Family: types.Interval}
+	case types.KindTime:
+		return types.T{Family: types.Time}
 	}
 	return types.T{Family: types.Unknown}
 }
@@ -66,8 +71,48 @@ func defaultType(k types.Kind) types.T {
 //
 // Casts PostgreSQL does not have are 42846.
 func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
+	return CastFromIn(d, from, to, time.UTC)
+}
+
+// CastFromIn is CastFrom in the time zone loc (the session's): it shows
+// timestamptz values as text, reads zone-less timestamptz text, and
+// converts between timestamp, date and timestamptz there.
+func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datum, error) {
 	if d.IsNull() {
 		return d, nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	if to.Scale > 0 && (to.Family == types.Timestamp || to.Family == types.TimestampTZ || to.Family == types.Time) {
+		// timestamp(p), time(p): cast, then round to p fractional digits.
+		r, err := CastFromIn(d, from, types.T{Family: to.Family}, loc)
+		if err != nil || r.IsNull() || r.I == types.TimestampInfinity || r.I == types.TimestampNegInfinity {
+			return r, err
+		}
+		r.I = types.RoundMicros(r.I, int(to.Scale)-1)
+		return r, nil
+	}
+	if from.Family == types.TimestampTZ && d.Kind == types.KindTimestamp {
+		switch to.Family {
+		case types.Timestamp:
+			return types.NewTimestamp(wallMicros(d.I, loc)), nil
+		case types.Date:
+			return types.NewDate(floorDiv(wallMicros(d.I, loc), microsPerDay)), nil
+		case types.Time:
+			w := wallMicros(d.I, loc)
+			return types.NewTime(w - floorDiv(w, microsPerDay)*microsPerDay), nil
+		case types.Text, types.Varchar, types.Char:
+			return castToTextIn(d, from, to, loc), nil
+		}
+	}
+	if to.Family == types.TimestampTZ && from.Family != types.TimestampTZ {
+		switch {
+		case d.Kind == types.KindTimestamp && from.Family == types.Timestamp, d.Kind == types.KindDate:
+			return checkTimestamp(instantMicros(timeMicros(d), loc))
+		case d.Kind == types.KindText:
+			return ParseTimestampDatum(d.S, types.TimestampTZ, loc)
+		}
 	}
 	switch to.Family {
 	case types.Unknown:
@@ -107,7 +152,43 @@ func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
 		case types.KindTimestamp:
 			return types.NewDate(floorDiv(d.I, microsPerDay)), nil
 		case types.KindText:
-			return parseDate(d.S)
+			return ParseDateDatum(d.S, loc)
+		}
+	case types.Interval:
+		qfrom, qto, prec := int(to.Width>>4), int(to.Width&15), int(to.Scale)-1
+		switch d.Kind {
+		case types.KindInterval:
+			return types.NewInterval(types.TruncateInterval(d.Interval(), qto, prec)), nil
+		case types.KindTime:
+			return types.NewInterval(types.IntervalValue{Micros: d.I}), nil
+		case types.KindText:
+			if qto > 0 || prec >= 0 {
+				iv, err := types.ParseIntervalQualified(d.S, qfrom, qto, prec)
+				if err != nil {
+					_, err = ParseIntervalDatum(d.S)
+					if err == nil {
+						err = pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", d.S)
+					}
+					return types.Null, err
+				}
+				return types.NewInterval(iv), nil
+			}
+			return ParseIntervalDatum(d.S)
+		}
+	case types.Time:
+		switch d.Kind {
+		case types.KindTime:
+			return d, nil
+		case types.KindTimestamp:
+			return types.NewTime(d.I - floorDiv(d.I, microsPerDay)*microsPerDay), nil
+		case types.KindInterval:
+			us := d.Interval().Micros % microsPerDay
+			if us < 0 {
+				us += microsPerDay
+			}
+			return types.NewTime(us), nil
+		case types.KindText:
+			return ParseTimeDatum(d.S)
 		}
 	case types.Timestamp, types.TimestampTZ:
 		switch d.Kind {
@@ -116,7 +197,7 @@ func CastFrom(d types.Datum, from, to types.T) (types.Datum, error) {
 		case types.KindDate:
 			return types.NewTimestamp(timeMicros(d)), nil
 		case types.KindText:
-			return parseTimestamp(d.S, to)
+			return ParseTimestampDatum(d.S, to.Family, loc)
 		}
 	}
 	return types.Null, cannotCast(from, to)
@@ -276,7 +357,11 @@ func parseFloat(s string, to types.T) (types.Datum, error) {
 }
 
 func castToText(d types.Datum, from, to types.T) types.Datum {
-	s := FormatText(d, from)
+	return castToTextIn(d, from, to, time.UTC)
+}
+
+func castToTextIn(d types.Datum, from, to types.T, loc *time.Location) types.Datum {
+	s := FormatTextIn(d, from, loc)
 	if from.Family == types.Char && d.Kind == types.KindText && to.Family != types.Char {
 		s = strings.TrimRight(s, " ")
 	}
@@ -339,31 +424,38 @@ func parseBytea(s string) (types.Datum, error) {
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
-func parseDate(s string) (types.Datum, error) {
-	t := trimSpace(s)
-	days, err := types.ParseDate(t)
-	if err == nil {
-		return types.NewDate(days), nil
+// ParseDateDatum reads date text (types.ParseDate) with PostgreSQL's
+// errors: 22007 for bad syntax, 22008 for a field out of range.
+func ParseDateDatum(s string, loc *time.Location) (types.Datum, error) {
+	if loc == nil {
+		loc = time.UTC
 	}
-	if us, err := types.ParseTimestamp(t); err == nil {
-		return types.NewDate(floorDiv(us, microsPerDay)), nil
+	days, err := types.ParseDateIn(s, loc)
+	if err != nil {
+		return types.Null, dateTimeError(err, "date", s)
 	}
-	if strings.Contains(err.Error(), "out of range") {
-		return types.Null, pgerror.Newf(codeDatetimeFieldOverflow, "date/time field value out of range: %q", s)
-	}
-	return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
+	return types.NewDate(days), nil
 }
 
-func parseTimestamp(s string, to types.T) (types.Datum, error) {
-	us, err := types.ParseTimestamp(trimSpace(s))
+// ParseTimestampDatum reads text as a timestamp (fam Timestamp: any zone
+// in the text ignored) or a timestamptz (the text's zone, else loc).
+func ParseTimestampDatum(s string, fam types.Family, loc *time.Location) (types.Datum, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	us, err := types.ParseTimestampIn(s, loc, fam == types.TimestampTZ)
 	if err != nil {
-		name := "timestamp"
-		if to.Family == types.TimestampTZ {
-			name = "timestamp with time zone"
-		}
-		return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", name, s)
+		return types.Null, dateTimeError(err, fam.String(), s)
 	}
 	return types.NewTimestamp(us), nil
+}
+
+// dateTimeError is the error for date/time text s of type typ.
+func dateTimeError(err error, typ, s string) error {
+	if errors.Is(err, types.ErrDateTimeRange) {
+		return pgerror.Newf(codeDatetimeFieldOverflow, "date/time field value out of range: %q", s)
+	}
+	return pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", typ, s)
 }
 
 func floorDiv(a, b int64) int64 {
@@ -377,3 +469,36 @@ func floorDiv(a, b int64) int64 {
 // charLen is the length of s in characters (runes), as PostgreSQL counts
 // for UTF-8 text.
 func charLen(s string) int { return utf8.RuneCountInString(s) }
+
+// ParseIntervalDatum reads interval text (types.ParseInterval) with
+// PostgreSQL's errors: 22007 for bad syntax, 22015 for a field out of
+// range.
+func ParseIntervalDatum(s string) (types.Datum, error) {
+	iv, err := types.ParseInterval(s)
+	if err != nil {
+		if errors.Is(err, types.ErrIntervalOverflow) {
+			return types.Null, pgerror.New(codeDatetimeFieldOverflow, "interval out of range")
+		}
+		if errors.Is(err, types.ErrIntervalRange) {
+			return types.Null, pgerror.Newf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+		}
+		return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", s)
+	}
+	return types.NewInterval(iv), nil
+}
+
+// ParseTimeDatum reads time text (types.ParseTime): 22007 for bad
+// syntax, 22008 for a field out of range.
+func ParseTimeDatum(s string) (types.Datum, error) {
+	us, err := types.ParseTime(s)
+	if err != nil {
+		if errors.Is(err, types.ErrTimeRange) {
+			return types.Null, pgerror.Newf(codeDatetimeFieldOverflow, "date/time field value out of range: %q", s)
+		}
+		return types.Null, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type time: %q", s)
+	}
+	return types.NewTime(us), nil
+}
+
+// codeIntervalFieldOverflow is 22015 interval_field_overflow.
+const codeIntervalFieldOverflow pgerror.Code = "22015"

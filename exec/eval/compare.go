@@ -19,6 +19,8 @@ const (
 	classText
 	classBytes
 	classTime
+	classInterval
+	classTimeOfDay
 	classArray
 	classNull // last: NULL sorts after everything
 )
@@ -35,6 +37,10 @@ func classOf(k types.Kind) int {
 		return classBytes
 	case types.KindDate, types.KindTimestamp:
 		return classTime
+	case types.KindInterval:
+		return classInterval
+	case types.KindTime:
+		return classTimeOfDay
 	case types.KindArray:
 		return classArray
 	}
@@ -57,8 +63,10 @@ func Compare(a, b types.Datum) int {
 		switch a.Kind {
 		case types.KindNull:
 			return 0
-		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp:
+		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp, types.KindTime:
 			return cmpInt(a.I, b.I)
+		case types.KindInterval:
+			return a.Interval().Cmp(b.Interval())
 		case types.KindFloat:
 			return cmpFloat(a.F, b.F)
 		case types.KindText, types.KindBytes:
@@ -167,8 +175,16 @@ func Hash(h *maphash.Hash, d types.Datum) {
 	case types.KindDate, types.KindTimestamp:
 		h.WriteByte(5)
 		maphash.WriteComparable(h, timeMicros(d))
+	case types.KindInterval:
+		h.WriteByte(6) // by cmp value: '1 mon' and '30 days' group together
+		days, rem := d.Interval().CmpKey()
+		maphash.WriteComparable(h, days)
+		maphash.WriteComparable(h, rem)
+	case types.KindTime:
+		h.WriteByte(7)
+		maphash.WriteComparable(h, d.I)
 	case types.KindArray:
-		h.WriteByte(6)
+		h.WriteByte(8)
 		elems, _ := types.ArrayElems(nil, d)
 		for _, e := range elems {
 			Hash(h, e)

@@ -74,9 +74,12 @@
 //     not a locale; text compares byte-wise (C collation).
 //   - position(a, b) is strpos(a, b): the parser must turn POSITION(b IN
 //     a) into position(a, b).
-//   - Date and timestamp input accepts ISO forms only (types.ParseDate and
-//     types.ParseTimestamp): no 'epoch', 'infinity', BC or other
-//     DateStyles. There is no interval type.
+//   - Date/time input (types.ParseDateTime) takes ISO, MDY, month-name,
+//     BC, epoch, infinity, now, today, tomorrow and yesterday forms (the
+//     relative words read the clock, not the transaction's start), but
+//     no other DateStyles; dates are finite. Intervals print in IntervalStyle
+//     postgres only. to_char, to_date and to_timestamp cover the common
+//     template patterns (tochar.go), not EEEE, V, L, PR or RN.
 //   - An Env is for one goroutine. A fresh Env per row would recompile
 //     LIKE patterns per row: reuse one per statement.
 //   - Float division and % by zero is 22012 as in PostgreSQL; float % (which

@@ -29,6 +29,12 @@ type Env struct {
 	// Now is the statement timestamp returned by now(), current_timestamp
 	// and current_date.
 	Now time.Time
+	// StmtNow is the statement's start (statement_timestamp()); zero
+	// means Now.
+	StmtNow time.Time
+	// Loc is the session's time zone (the timezone setting): timestamptz
+	// values are shown and taken apart in it. nil means UTC.
+	Loc *time.Location
 	// Database, User and BackendPID answer current_database(),
 	// current_user/session_user and pg_backend_pid(); empty names read as
 	// "kvsql".
@@ -141,7 +147,7 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 		if err != nil {
 			return types.Null, err
 		}
-		return CastFrom(x, e.X.Type(), e.T)
+		return CastFromIn(x, e.X.Type(), e.T, env.loc())
 	case *planner.Func:
 		d, err := evalFunc(env, e, row)
 		if err == nil && int64(len(d.S)) > env.maxValueSize() {

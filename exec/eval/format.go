@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kvsql/kvsql/types"
 )
@@ -30,7 +31,19 @@ func FormatText(d types.Datum, t types.T) string {
 }
 
 // AppendText appends FormatText(d, t) to b.
-func AppendText(b []byte, d types.Datum, t types.T) []byte {
+func AppendText(b []byte, d types.Datum, t types.T) []byte { return AppendTextIn(b, d, t, time.UTC) }
+
+// FormatTextIn is FormatText with timestamptz values shown in loc, the
+// session's time zone.
+func FormatTextIn(d types.Datum, t types.T, loc *time.Location) string {
+	if d.Kind == types.KindTimestamp && t.Family == types.TimestampTZ {
+		return string(AppendTextIn(nil, d, t, loc))
+	}
+	return FormatText(d, t)
+}
+
+// AppendTextIn is AppendText with timestamptz values shown in loc.
+func AppendTextIn(b []byte, d types.Datum, t types.T, loc *time.Location) []byte {
 	switch d.Kind {
 	case types.KindBool:
 		if d.Bool() {
@@ -50,15 +63,21 @@ func AppendText(b []byte, d types.Datum, t types.T) []byte {
 		b = append(b, '\\', 'x')
 		return hex.AppendEncode(b, []byte(d.S))
 	case types.KindArray:
-		return appendArrayText(b, d, t)
+		return appendArrayText(b, d, t, loc)
 	case types.KindDate:
 		return append(b, types.FormatDate(d.I)...)
+	case types.KindInterval:
+		return types.AppendInterval(b, d.Interval())
+	case types.KindTime:
+		return append(b, types.FormatTime(d.I)...)
 	case types.KindTimestamp:
-		b = append(b, types.FormatTimestamp(d.I)...)
 		if t.Family == types.TimestampTZ {
-			b = append(b, "+00"...)
+			if loc == nil {
+				loc = time.UTC
+			}
+			return types.AppendTimestamp(b, d.I, loc)
 		}
-		return b
+		return types.AppendTimestamp(b, d.I, nil)
 	}
 	return b
 }
@@ -96,7 +115,7 @@ func appendFloat(b []byte, f float64, fam types.Family) []byte {
 // concat2 is the || operator on non-NULL operands of types lt and rt:
 // bytea || bytea is bytea; otherwise both sides are rendered as text
 // (non-text operands as FormatText of their type).
-func concat2(l, r types.Datum, lt, rt types.T) types.Datum {
+func concat2(l, r types.Datum, lt, rt types.T, loc *time.Location) types.Datum {
 	// CHAR(n) becomes text first, losing its trailing blanks.
 	if lt.Family == types.Char && l.Kind == types.KindText {
 		l.S = strings.TrimRight(l.S, " ")
@@ -111,8 +130,8 @@ func concat2(l, r types.Datum, lt, rt types.T) types.Datum {
 		return types.NewText(l.S + r.S)
 	}
 	b := make([]byte, 0, 32)
-	b = AppendText(b, l, lt)
-	b = AppendText(b, r, rt)
+	b = AppendTextIn(b, l, lt, loc)
+	b = AppendTextIn(b, r, rt, loc)
 	return types.NewText(string(b))
 }
 

@@ -27,10 +27,12 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 			}
 		}
 		return types.Null, nil
-	case "now", "current_timestamp", "localtimestamp":
+	case "now", "current_timestamp":
 		return types.NewTimestamp(env.Now.UnixMicro()), nil
+	case "localtimestamp":
+		return types.NewTimestamp(wallMicros(env.Now.UnixMicro(), env.loc())), nil
 	case "current_date":
-		return types.NewDate(floorDiv(env.Now.UnixMicro(), microsPerDay)), nil
+		return types.NewDate(floorDiv(wallMicros(env.Now.UnixMicro(), env.loc()), microsPerDay)), nil
 	case "random":
 		return types.NewFloat(rand.Float64()), nil
 	case "gen_random_uuid":
@@ -126,7 +128,7 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 			return jsonbConcat(args[0], args[1])
 		}
 		if len(args) == 2 {
-			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type()), nil
+			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type(), env.loc()), nil
 		}
 	case "~", "~*", "!~", "!~*":
 		if len(args) == 2 {
@@ -135,6 +137,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	case "->", "->>", "#>", "#>>", "@>", "<@", "jsonb_typeof", "json_typeof", "jsonb_array_length",
 		"json_array_length", "jsonb_pretty", "to_jsonb", "to_json":
 		d, _, err := jsonFunc(e, args)
+		return d, err
+	}
+	if d, ok, err := datetimeFunc(env, e, args); ok { // datetime_funcs.go
 		return d, err
 	}
 	if d, ok, err := pgFunc(env, e, args); ok { // funcs_pg.go

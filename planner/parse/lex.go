@@ -167,6 +167,12 @@ func lex(sql string) ([]token, error) {
 				i += 2
 				continue
 			}
+			if i+1 < len(sql) && sql[i+1] == '=' {
+				// name := value, the older spelling of named notation.
+				toks = append(toks, token{tkOp, "=>", i, i + 2})
+				i += 2
+				continue
+			}
 			// A lone colon separates an array slice's bounds (a[1:2]);
 			// the rewriter refuses it anywhere else.
 			toks = append(toks, token{tkPunct, ":", i, i + 1})

@@ -121,6 +121,10 @@ func TestContract(t *testing.T) {
 		{`SELECT * FROM t WHERE x IN () AND y NOT IN ()`, "select * from t where x in () and y not in ()"},
 		{`SELECT a IS DISTINCT FROM b, a IS NOT DISTINCT FROM b + 1, a IS DISTINCT FROM b || c FROM t`, "select not a <=> b, a <=> b + 1, not a <=> `||`(b, c) from t"},
 		{`SELECT x FROM t WHERE x NOT NULL AND y NOTNULL AND z ISNULL`, "select x from t where x is not null and y is not null and z is null"},
+		// EXTRACT(field FROM x) and x AT TIME ZONE z (tighter than +).
+		{`SELECT extract(EPOCH FROM a)::text, EXTRACT(dow FROM b + c) FROM t`, "select cast(kvsql_extract('epoch', a) as text), kvsql_extract('dow', b + c) from t"},
+		{`SELECT a AT TIME ZONE 'UTC' + b, f(a) at time zone z FROM t`, "select timezone('UTC', a) + b, timezone(z, f(a)) from t"},
+		{`SELECT make_interval(days => 10), make_interval(1, secs => a::float8)`, "select make_interval(0, 0, 0, 10, 0, 0, 0), make_interval(1, 0, 0, 0, 0, 0, cast(a as double precision)) from dual"},
 		// SQLite forms.
 		{`INSERT OR REPLACE INTO t VALUES (1)`, "replace into t values (1)"},
 		{`INSERT OR IGNORE INTO t VALUES (1)`, "insert ignore into t values (1)"},

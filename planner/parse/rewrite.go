@@ -121,7 +121,8 @@ func operandStart(out []token) int {
 				j-- // subscript: continue with the subscripted operand
 				continue
 			}
-			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].kind == tkQIdent || out[j-1].kind == tkRaw && strings.HasPrefix(out[j-1].val, markerPrefix)) {
+			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].kind == tkQIdent ||
+				out[j-1].kind == tkRaw && (isFieldName(out[j-1].val) || strings.HasPrefix(out[j-1].val, markerPrefix))) { // a marker call's name is raw
 				j-- // function call or ARRAY[...]
 			} else {
 				return j
@@ -339,14 +340,67 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 		case t.kind == tkIdent && literalTypes[t.val] && !(len(out) > 0 && (out[len(out)-1].isPunct(".") || out[len(out)-1].isOp("::"))):
 			tn, next, ok, err := parseType(r.sql, toks, i)
 			if err == nil && ok && next < len(toks) && toks[next].kind == tkString && next > i {
+				lit := toks[next]
+				if tn.Name == "interval" {
+					next = intervalQualifier(toks, next+1, &tn) - 1 // interval '1' day to hour
+				}
 				out = append(out, token{kind: tkIdent, val: "cast", pos: t.pos}, token{kind: tkPunct, val: "(", pos: t.pos},
-					toks[next], token{kind: tkIdent, val: "as", pos: t.pos})
+					lit, token{kind: tkIdent, val: "as", pos: t.pos})
 				out = append(out, r.addType(tn, t.pos)...)
 				out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 				i = next
 				continue
 			}
 			out = append(out, t)
+		case t.is("make_interval") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
+			// make_interval(days => 10): named arguments become
+			// positional ones (vitess has no => ), the others 0.
+			end := matchForward(toks, i+1)
+			if end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, "unterminated parenthesis")
+			}
+			args, err := r.namedArgs(toks[i+2:end], []string{"years", "months", "weeks", "days", "hours", "mins", "secs"}, t.pos)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t, toks[i+1])
+			out = append(out, args...)
+			out = append(out, toks[end])
+			i = end
+		case t.is("at") && i+3 < len(toks) && toks[i+1].is("time") && toks[i+2].is("zone") && operandStart(out) >= 0:
+			// x AT TIME ZONE z binds tighter than arithmetic: it becomes
+			// timezone(z, x) around the operand before it.
+			start := operandStart(out)
+			zone := toks[i+3 : i+4]
+			next := i + 3
+			if toks[i+3].isPunct("(") {
+				end := matchForward(toks, i+3)
+				if end < 0 {
+					return nil, syntaxErr(r.sql, toks[i+3].pos, "unterminated parenthesis")
+				}
+				zone, next = toks[i+3:end+1], end
+			} else if toks[i+3].is("interval") && i+4 < len(toks) && toks[i+4].kind == tkString {
+				zone, next = toks[i+3:i+5], i+4
+			}
+			z, err := r.exprs(zone)
+			if err != nil {
+				return nil, err
+			}
+			left := append([]token{}, out[start:]...)
+			out = append(out[:start], token{kind: tkIdent, val: "timezone", pos: t.pos}, token{kind: tkPunct, val: "(", pos: t.pos})
+			out = append(out, z...)
+			out = append(out, token{kind: tkPunct, val: ",", pos: t.pos})
+			out = append(out, left...)
+			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
+			i = next
+		case t.is("extract") && i+3 < len(toks) && toks[i+1].isPunct("(") && toks[i+3].is("from") &&
+			(toks[i+2].kind == tkIdent || toks[i+2].kind == tkQIdent || toks[i+2].kind == tkString) && isFieldName(toks[i+2].val) &&
+			!(len(out) > 0 && out[len(out)-1].isPunct(".")):
+			// EXTRACT(field FROM x): vitess knows only MySQL's units, so
+			// it becomes MarkerExtract('field', x).
+			out = append(out, raw(MarkerExtract, t.pos), toks[i+1],
+				token{kind: tkString, val: strings.ToLower(toks[i+2].val), pos: toks[i+2].pos}, token{kind: tkPunct, val: ",", pos: toks[i+3].pos})
+			i += 3
 		case t.is("overriding") && i+2 < len(toks) && (toks[i+1].is("system") || toks[i+1].is("user")) && toks[i+2].is("value"):
 			// INSERT ... OVERRIDING {SYSTEM | USER} VALUE: vitess has no
 			// grammar for it; the binder applies it (Statement.Overriding).
@@ -957,6 +1011,92 @@ var labelFollowers = map[string]bool{
 	"offset": true, "fetch": true, "union": true, "except": true, "intersect": true, "window": true,
 	"into": true, "on": true, "using": true, "join": true, "left": true, "right": true, "inner": true,
 	"cross": true, "full": true, "natural": true, "returning": true, "for": true,
+}
+
+// MarkerExtract names the call EXTRACT(field FROM x) becomes:
+// kvsql_extract('field', x), which returns numeric (date_part returns
+// double precision).
+const MarkerExtract = "kvsql_extract"
+
+// isFieldName reports whether s can be an EXTRACT field (letters, digits
+// and underscores), so that it is safe inside a quoted literal.
+func isFieldName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// namedArgs rewrites a call's argument list that uses PostgreSQL's
+// named notation (name => value) into positional arguments in the order
+// of names, the missing ones 0; a list without names is only rewritten.
+func (r *rewriter) namedArgs(inner []token, names []string, pos int) ([]token, error) {
+	var segs [][]token
+	depth, start := 0, 0
+	for k, t := range inner {
+		switch {
+		case t.isPunct("(") || t.isPunct("["):
+			depth++
+		case t.isPunct(")") || t.isPunct("]"):
+			depth--
+		case t.isPunct(",") && depth == 0:
+			segs = append(segs, inner[start:k])
+			start = k + 1
+		}
+	}
+	if len(inner) > 0 {
+		segs = append(segs, inner[start:])
+	}
+	named := false
+	for _, s := range segs {
+		if len(s) > 2 && s[1].isOp("=>") {
+			named = true
+		}
+	}
+	if !named {
+		return r.exprs(inner)
+	}
+	vals := make([][]token, len(names))
+	positional := 0
+	for _, s := range segs {
+		if len(s) > 2 && s[1].isOp("=>") {
+			k := -1
+			for j, n := range names {
+				if s[0].is(n) {
+					k = j
+				}
+			}
+			if k < 0 || vals[k] != nil {
+				return nil, syntaxErr(r.sql, s[0].pos, "argument name %q used more than once or not known", s[0].val)
+			}
+			vals[k] = s[2:]
+			continue
+		}
+		if positional >= len(names) || vals[positional] != nil {
+			return nil, syntaxErr(r.sql, pos, "positional argument cannot follow named argument")
+		}
+		vals[positional] = s
+		positional++
+	}
+	var out []token
+	for k, v := range vals {
+		if k > 0 {
+			out = append(out, raw(",", pos))
+		}
+		if v == nil {
+			out = append(out, raw("0", pos))
+			continue
+		}
+		x, err := r.exprs(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x...)
+	}
+	return out, nil
 }
 
 // withinGroupAt reports whether toks[i:] starts with WITHIN GROUP

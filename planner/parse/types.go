@@ -2,6 +2,7 @@ package parse
 
 import (
 	"strconv"
+	"strings"
 )
 
 // typeName is a PostgreSQL or SQLite type name resolved to PostgreSQL's
@@ -161,6 +162,12 @@ func parseType(sql string, toks []token, i int) (tn typeName, next int, ok bool,
 			tn.Length = nil
 		}
 	}
+	// interval [field [TO field]] [(p)]: the SQL standard's qualifier
+	// joins the name ("interval day to second"); second's precision is
+	// the first modifier.
+	if tn.Name == "interval" {
+		i = intervalQualifier(toks, i, &tn)
+	}
 	// timestamp/time [(p)] WITH[OUT] TIME ZONE.
 	if (tn.Name == "timestamp" || tn.Name == "time") && i+2 < len(toks) &&
 		(toks[i].is("with") || toks[i].is("without")) && toks[i+1].is("time") && toks[i+2].is("zone") {
@@ -191,4 +198,27 @@ func parseType(sql string, toks []token, i int) (tn typeName, next int, ok bool,
 		break
 	}
 	return tn, i, true, nil
+}
+
+// intervalQualifier reads an interval's SQL-standard qualifier at
+// toks[i] (field [TO field], second's optional precision) into tn's name
+// and first modifier, returning the index after it.
+func intervalQualifier(toks []token, i int, tn *typeName) int {
+	fields := map[string]bool{"year": true, "month": true, "day": true, "hour": true, "minute": true, "second": true}
+	if i >= len(toks) || toks[i].kind != tkIdent || !fields[toks[i].val] {
+		return i
+	}
+	tn.Name += " " + toks[i].val
+	i++
+	if i+1 < len(toks) && toks[i].is("to") && toks[i+1].kind == tkIdent && fields[toks[i+1].val] {
+		tn.Name += " to " + toks[i+1].val
+		i += 2
+	}
+	if strings.HasSuffix(tn.Name, "second") && i+2 < len(toks) && toks[i].isPunct("(") && toks[i+1].kind == tkNumber && toks[i+2].isPunct(")") {
+		if p, err := strconv.Atoi(toks[i+1].val); err == nil {
+			tn.Length = &p
+			i += 3
+		}
+	}
+	return i
 }
