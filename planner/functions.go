@@ -23,6 +23,22 @@ func fixedArray(f types.Family) func([]types.T) types.T {
 	return func([]types.T) types.T { return types.ArrayOf(types.T{Family: f}) }
 }
 
+// concatType is the type of ||: bytea for two bytea operands, else text.
+func concatType(args []types.T) types.T {
+	if len(args) == 2 && args[0].Family == types.Bytea && args[1].Family == types.Bytea {
+		return tBytea
+	}
+	return tText
+}
+
+// textOrBytea is bytea for a bytea first argument, else text.
+func textOrBytea(args []types.T) types.T {
+	if len(args) > 0 && args[0].Family == types.Bytea {
+		return tBytea
+	}
+	return tText
+}
+
 // sameAsFirst is the first argument's type (abs keeps smallint, real...).
 func sameAsFirst(args []types.T) types.T { return args[0] }
 
@@ -107,8 +123,8 @@ var funcs = map[string]funcSig{
 	"upper":                 {1, 1, fixed(types.Text)},
 	"initcap":               {1, 1, fixed(types.Text)},
 	"reverse":               {1, 1, fixed(types.Text)},
-	"substr":                {2, 3, fixed(types.Text)},
-	"substring":             {2, 3, fixed(types.Text)},
+	"substr":                {2, 3, textOrBytea},
+	"substring":             {2, 3, textOrBytea},
 	"trim":                  {1, 2, fixed(types.Text)},
 	"btrim":                 {1, 2, fixed(types.Text)},
 	"ltrim":                 {1, 2, fixed(types.Text)},
@@ -131,6 +147,14 @@ var funcs = map[string]funcSig{
 	"regexp_count":          {2, 4, fixed(types.Int4)},
 	"regexp_substr":         {2, 5, fixed(types.Text)},
 	"regexp_match":          {2, 3, fixedArray(types.Text)},
+	"encode":                {2, 2, fixed(types.Text)},
+	"decode":                {2, 2, fixed(types.Bytea)},
+	"sha224":                {1, 1, fixed(types.Bytea)},
+	"sha256":                {1, 1, fixed(types.Bytea)},
+	"sha384":                {1, 1, fixed(types.Bytea)},
+	"sha512":                {1, 1, fixed(types.Bytea)},
+	"get_byte":              {2, 2, fixed(types.Int4)},
+	"set_byte":              {3, 3, fixed(types.Bytea)},
 	"regexp_split_to_array": {2, 3, fixedArray(types.Text)},
 	"gcd":                   {2, 2, sameAsFirst},
 	"lcm":                   {2, 2, sameAsFirst},
@@ -181,7 +205,7 @@ var funcs = map[string]funcSig{
 	"kvsql_seq_last_value":   {1, 1, fixed(types.Int8)},
 	"kvsql_seq_log_cnt":      {1, 1, fixed(types.Int8)},
 	"kvsql_seq_is_called":    {1, 1, fixed(types.Bool)},
-	"||":                     {2, 2, fixed(types.Text)},
+	"||":                     {2, 2, concatType},
 	"~":                      {2, 2, fixed(types.Bool)},
 	"~*":                     {2, 2, fixed(types.Bool)},
 	"!~":                     {2, 2, fixed(types.Bool)},

@@ -174,6 +174,15 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "encoding %q is not supported: kvsql speaks UTF8", value)
 		}
 		value = "UTF8"
+	case "bytea_output":
+		switch v := strings.ToLower(strings.Trim(value, "'")); v {
+		case "hex":
+			value = v
+		case "escape":
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "bytea_output \"escape\" is not supported: kvsql sends bytea in the hex format (encode(x, 'escape') gives the escape form)")
+		default:
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"bytea_output\": \"%s\"", v)
+		}
 	case "intervalstyle":
 		switch v := strings.ToLower(strings.Trim(value, "'")); v {
 		case "postgres":

@@ -118,6 +118,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	if anyNull {
 		return types.Null, nil
 	}
+	if d, ok, err := byteaFunc(e, args); ok { // bytea.go
+		return d, err
+	}
 	switch e.Name {
 	case "pg_cancel_backend", "pg_terminate_backend":
 		return signalBackend(env, e.Name, args)

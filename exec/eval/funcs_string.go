@@ -85,6 +85,10 @@ func stringFunc(e *planner.Func, args []types.Datum) (d types.Datum, ok bool, er
 				return types.Null, true, pgerror.New(codeSubstringError, "negative substring length not allowed")
 			}
 		}
+		if args[0].Kind == types.KindBytes {
+			// bytea: positions count bytes.
+			return types.NewBytes([]byte(substrBytes(s, args[1].I, count))), true, nil
+		}
 		return text(substr(s, args[1].I, count))
 	case "trim", "btrim", "ltrim", "rtrim":
 		cut := " "
@@ -244,4 +248,18 @@ func initcap(s string) string {
 		inWord = unicode.IsLetter(r) || unicode.IsDigit(r)
 	}
 	return b.String()
+}
+
+// substrBytes is substr over bytes (bytea): from 1-based position start,
+// count bytes, clamped as PostgreSQL's bytea_substr does.
+func substrBytes(s string, start, count int64) string {
+	end := int64(math.MaxInt64)
+	if count < math.MaxInt64-start {
+		end = start + count
+	}
+	start = max(start, 1)
+	if end <= start || start > int64(len(s)) {
+		return ""
+	}
+	return s[start-1 : min(end-1, int64(len(s)))]
 }
