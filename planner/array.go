@@ -101,6 +101,21 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return args[0].Type(), true, nil
 		}
 		return args[0].Type().ElemType(), true, nil
+	case parse.MarkerArraySet:
+		// a[i] = v in UPDATE SET: the array with element i replaced.
+		if len(args) != 3 {
+			return fail()
+		}
+		if err := arr(0, args[2].Type()); err != nil {
+			return t, true, pgerror.Newf(pgerror.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", args[0].Type())
+		}
+		if err := intArg(1); err != nil {
+			return t, true, err
+		}
+		if args[2], err = coerceResult(args[2], args[0].Type().ElemType()); err != nil {
+			return t, true, err
+		}
+		return args[0].Type(), true, nil
 	case "@>", "<@", "&&":
 		if !anyArray() {
 			return t, false, nil

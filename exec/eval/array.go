@@ -167,6 +167,9 @@ func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ha
 		return arrayConcat(e, args)
 	case "string_to_array":
 		return stringToArray(args), true, nil
+	case parse.MarkerArraySet:
+		d, err := arraySet(args[0], args[1], args[2])
+		return d, true, err
 	}
 	if !strings.HasPrefix(e.Name, "array") && !(arrayOps[e.Name] && e.Args[0].Type().IsArray()) {
 		return types.Null, false, nil
@@ -428,4 +431,33 @@ func stringToArray(args []types.Datum) types.Datum {
 		}
 	}
 	return types.NewArray(out)
+}
+
+// arraySet is the array a with element i (1-based) set to v, as an
+// UPDATE's a[i] = v stores it: past the end the array grows with NULLs;
+// a NULL array becomes {v} for i = 1. Positions below 1, and above 1 for
+// a NULL array, would need another lower bound: 0A000.
+func arraySet(a, i, v types.Datum) (types.Datum, error) {
+	if i.IsNull() {
+		return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "array subscript in assignment must not be null")
+	}
+	var xs []types.Datum
+	if !a.IsNull() {
+		var err error
+		if xs, err = elems(a); err != nil {
+			return types.Null, err
+		}
+	}
+	n := i.I
+	if n < 1 || len(xs) == 0 && n != 1 {
+		return types.Null, pgerror.New(pgerror.FeatureNotSupported, "an array whose lower bound is not 1 is not supported")
+	}
+	if n > int64(len(xs))+1<<20 {
+		return types.Null, pgerror.New(pgerror.ProgramLimitExceeded, "array size exceeds the maximum allowed")
+	}
+	for int64(len(xs)) < n {
+		xs = append(xs, types.Null)
+	}
+	xs[n-1] = v
+	return types.NewArray(xs), nil
 }

@@ -275,6 +275,9 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 		return nil, err
 	}
 	toks = valuesRows(toks)
+	if toks, err = r.arrayAssignments(toks); err != nil {
+		return nil, err
+	}
 	toks = seriesInFrom(toks)
 	toks = notOperands(toks)
 	toks = fullJoins(toks)

@@ -1121,3 +1121,72 @@ func topLevelComma(toks []token) bool {
 	}
 	return false
 }
+
+// MarkerArraySet names the call an array element assignment becomes:
+// UPDATE t SET a[i] = v is UPDATE t SET a = kvsql_array_set(a, i, v).
+const MarkerArraySet = "kvsql_array_set"
+
+// arrayAssignments rewrites the SET items of an UPDATE that assign one
+// element of an array column (a[i] = v) into assignments of the whole
+// array through MarkerArraySet; a slice assignment is 0A000.
+func (r *rewriter) arrayAssignments(toks []token) ([]token, error) {
+	if len(toks) == 0 || !toks[0].is("update") {
+		return toks, nil
+	}
+	set := -1
+	for i, t := range toks {
+		if t.is("set") {
+			set = i
+			break
+		}
+	}
+	if set < 0 {
+		return toks, nil
+	}
+	var out []token
+	out = append(out, toks[:set+1]...)
+	i := set + 1
+	for i < len(toks) {
+		// One SET item: up to a top-level comma or the end of the list.
+		end := i
+		depth := 0
+		for end < len(toks) {
+			t := toks[end]
+			if t.isPunct("(") || t.isPunct("[") {
+				depth++
+			} else if t.isPunct(")") || t.isPunct("]") {
+				depth--
+			} else if depth == 0 && (t.isPunct(",") || t.is("where") || t.is("from") || t.is("returning")) {
+				break
+			}
+			end++
+		}
+		item := toks[i:end]
+		if len(item) > 3 && (item[0].kind == tkIdent || item[0].kind == tkQIdent) && item[1].isPunct("[") {
+			close := matchForward(item, 1)
+			if close > 1 && close+1 < len(item) && item[close+1].isOp("=") {
+				idx := item[2:close]
+				for _, x := range idx {
+					if x.isPunct(":") {
+						return nil, unsupported(r.sql, item[1].pos, "assigning an array slice is not supported")
+					}
+				}
+				col := item[0]
+				rw := []token{col, raw("=", col.pos), raw(MarkerArraySet, col.pos), {kind: tkPunct, val: "(", pos: col.pos}, col, raw(",", col.pos)}
+				rw = append(rw, idx...)
+				rw = append(rw, raw(",", col.pos))
+				rw = append(rw, item[close+2:]...)
+				rw = append(rw, token{kind: tkPunct, val: ")", pos: col.pos})
+				item = rw
+			}
+		}
+		out = append(out, item...)
+		if end >= len(toks) || !toks[end].isPunct(",") {
+			out = append(out, toks[end:]...)
+			break
+		}
+		out = append(out, toks[end])
+		i = end + 1
+	}
+	return out, nil
+}
