@@ -72,13 +72,39 @@ func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
 	if d.Kind != ct.Kind() {
 		to := types.T{Family: ct.Family} // the width is checked below, not cut by the cast
 		if ct.IsArray() {
-			to = ct
+			to = types.T{Family: types.Array, Elem: ct.Elem}
 		}
 		if d, err = eval.Cast(d, to); err != nil {
 			return d, err
 		}
 	}
 	switch ct.Family {
+	case types.Array:
+		// Each element is stored as a value of the element type would be:
+		// too long for varchar(n) is 22001, char(n) is padded, int2
+		// range-checked, real rounded, numeric(p, s) rounded.
+		if ct.Width == 0 && ct.Scale == 0 && ct.Elem != types.Int2 && ct.Elem != types.Int4 && ct.Elem != types.Float4 {
+			break
+		}
+		elems, err := types.ArrayElems(nil, d)
+		if err != nil {
+			return d, pgerror.New(pgerror.DataCorrupted, "malformed array value")
+		}
+		et := ct.ElemType()
+		for i, e := range elems {
+			if e.IsNull() {
+				continue
+			}
+			if et.Family == types.Numeric {
+				elems[i], err = eval.CastFrom(e, types.T{Family: types.Numeric}, et) // NUMERIC(p, s) rounds
+			} else {
+				elems[i], err = assignValue(e, et)
+			}
+			if err != nil {
+				return d, err
+			}
+		}
+		d = types.NewArray(elems)
 	case types.Varchar, types.Char:
 		n := utf8.RuneCountInString(d.S)
 		if ct.Width > 0 && n > int(ct.Width) {

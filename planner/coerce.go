@@ -69,6 +69,11 @@ func assign(x Expr, t types.T) (Expr, error) {
 	if isText(t.Family) {
 		t = types.T{Family: t.Family}
 	}
+	if t.IsArray() {
+		// So are its elements' widths, scales and ranges (exec's
+		// assignValue), never cut by a cast here.
+		t = types.T{Family: types.Array, Elem: t.Elem}
+	}
 	if isText(t.Family) && x.Type().Family != types.Unknown && !isText(x.Type().Family) {
 		return &Cast{X: x, T: t}, nil
 	}
@@ -139,8 +144,9 @@ func castConst(c *Const, t types.T) (Expr, error) {
 			}
 			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, v.S)
 		}
-		if err := checkIntRange(i, t); err != nil {
-			return nil, err
+		if checkIntRange(i, t) != nil {
+			// int2in's and int4in's wording for text out of range.
+			return nil, pgerror.Newf(pgerror.NumericValueOutOfRange, "value %q is out of range for type %s", v.S, t)
 		}
 		return &Const{Value: types.NewInt(i), T: t}, nil
 	case v.Kind == types.KindText && t.Family == types.Float4:
