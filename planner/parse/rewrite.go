@@ -236,18 +236,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				return nil, syntaxErr(r.sql, t.pos, `syntax error at or near "["`)
 			}
 			inner := toks[i+1 : end]
-			colon := -1
-			depth := 0
-			for k, x := range inner {
-				switch {
-				case x.isPunct("(") || x.isPunct("["):
-					depth++
-				case x.isPunct(")") || x.isPunct("]"):
-					depth--
-				case x.isPunct(":") && depth == 0 && colon < 0:
-					colon = k
-				}
-			}
+			colon := topLevel(inner, func(x token) bool { return x.isPunct(":") })
 			name := MarkerSubscript
 			var args []token
 			if colon >= 0 {
@@ -1108,18 +1097,24 @@ func withinGroupAt(toks []token, i int) bool {
 
 // topLevelComma reports whether toks hold a comma outside parentheses.
 func topLevelComma(toks []token) bool {
+	return topLevel(toks, func(t token) bool { return t.isPunct(",") }) >= 0
+}
+
+// topLevel returns the index of the first token of toks outside any
+// parentheses or brackets for which match holds, or -1.
+func topLevel(toks []token, match func(token) bool) int {
 	depth := 0
-	for _, t := range toks {
+	for i, t := range toks {
 		switch {
 		case t.isPunct("(") || t.isPunct("["):
 			depth++
 		case t.isPunct(")") || t.isPunct("]"):
 			depth--
-		case t.isPunct(",") && depth == 0:
-			return true
+		case depth == 0 && match(t):
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // MarkerArraySet names the call an array element assignment becomes:
@@ -1148,18 +1143,11 @@ func (r *rewriter) arrayAssignments(toks []token) ([]token, error) {
 	i := set + 1
 	for i < len(toks) {
 		// One SET item: up to a top-level comma or the end of the list.
-		end := i
-		depth := 0
-		for end < len(toks) {
-			t := toks[end]
-			if t.isPunct("(") || t.isPunct("[") {
-				depth++
-			} else if t.isPunct(")") || t.isPunct("]") {
-				depth--
-			} else if depth == 0 && (t.isPunct(",") || t.is("where") || t.is("from") || t.is("returning")) {
-				break
-			}
-			end++
+		end := len(toks)
+		if k := topLevel(toks[i:], func(t token) bool {
+			return t.isPunct(",") || t.is("where") || t.is("from") || t.is("returning")
+		}); k >= 0 {
+			end = i + k
 		}
 		item := toks[i:end]
 		if len(item) > 3 && (item[0].kind == tkIdent || item[0].kind == tkQIdent) && item[1].isPunct("[") {
