@@ -98,7 +98,11 @@ func isColumns(g *vgen) [][]Expr {
 		if !nullable {
 			isNull = "NO"
 		}
-		out = append(out, vrow(g.db, "public", table, name, pos, def, isNull, ty.format, charMax, octetMax,
+		dataType := ty.format
+		if t.IsArray() {
+			dataType = "ARRAY" // the SQL standard's name; udt_name says which (_int4)
+		}
+		out = append(out, vrow(g.db, "public", table, name, pos, def, isNull, dataType, charMax, octetMax,
 			prec, radix, scale, dtPrec, g.db, "pg_catalog", ty.name, "NO", "NEVER", updatable))
 	}
 	for _, t := range g.tables() {

@@ -281,7 +281,11 @@ func pgAttribute(g *vgen) [][]Expr {
 		if t.category == "S" {
 			coll = 100
 		}
-		out = append(out, vrow(rel, name, typ, -1, t.len, num, 0, -1, mod, t.byval, t.align, t.storage(), "",
+		ndims := 0
+		if t.category == "A" {
+			ndims = 1 // kvsql's arrays are one-dimensional
+		}
+		out = append(out, vrow(rel, name, typ, -1, t.len, num, ndims, -1, mod, t.byval, t.align, t.storage(), "",
 			notNull, hasDef, false, "", "", false, true, 0, coll, nil, nil))
 	}
 	for _, t := range g.tables() {
