@@ -52,6 +52,12 @@ func newAggState(call *planner.AggCall) (aggState, error) {
 		s = &stringAggState{orderBy: call.OrderBy}
 	case "array_agg":
 		s = &arrayAggState{orderBy: call.OrderBy}
+	case "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
+		argTypes := make([]types.T, len(call.Args))
+		for i, a := range call.Args {
+			argTypes[i] = a.Type()
+		}
+		s = &jsonAggState{arrayAggState: arrayAggState{orderBy: call.OrderBy}, name: call.Func, argTypes: argTypes, width: len(call.Args)}
 	default:
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", call.Func)
 	}
@@ -408,6 +414,23 @@ func (s *arrayAggState) result() (types.Datum, error) {
 		elems[i] = it[0]
 	}
 	return types.NewArray(elems), nil
+}
+
+// jsonAggState collects the JSON aggregates' arguments as arrayAggState
+// does; eval.JSONAgg builds the document.
+type jsonAggState struct {
+	arrayAggState
+	name     string
+	argTypes []types.T
+	width    int // arguments per item before the ORDER BY keys
+}
+
+func (s *jsonAggState) result() (types.Datum, error) {
+	if len(s.orderBy) > 0 {
+		sk := sortKeys{keys: s.orderBy, width: s.width}
+		slices.SortStableFunc(s.items, sk.compare)
+	}
+	return eval.JSONAgg(s.name, s.items, s.argTypes)
 }
 
 // distinctState feeds inner only the first occurrence of each argument

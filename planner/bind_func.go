@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
@@ -334,6 +336,9 @@ func aggType(call *AggCall) error {
 			}
 		}
 		call.T = call.Args[0].Type()
+		if isJSON(call.T.Family) {
+			return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, call.T)
+		}
 	case "array_agg":
 		if err := oneArg(*call); err != nil {
 			return err
@@ -349,6 +354,28 @@ func aggType(call *AggCall) error {
 		call.T = types.ArrayOf(call.Args[0].Type())
 		if call.Distinct && len(call.OrderBy) == 0 {
 			// PostgreSQL sorts a DISTINCT aggregate's input.
+			call.OrderBy = []SortKey{{Expr: call.Args[0]}}
+		}
+	case "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
+		n := 1
+		if strings.HasSuffix(call.Func, "object_agg") {
+			n = 2
+		}
+		if len(call.Args) != n {
+			return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, typeList(call.Args))
+		}
+		for i := range call.Args {
+			if call.Args[i].Type().Family == types.Unknown {
+				if call.Args[i], err = coerce(call.Args[i], tText); err != nil {
+					return err
+				}
+			}
+		}
+		call.T = tJSON
+		if strings.HasPrefix(call.Func, "jsonb") {
+			call.T = tJSONB
+		}
+		if call.Distinct && len(call.OrderBy) == 0 {
 			call.OrderBy = []SortKey{{Expr: call.Args[0]}}
 		}
 	case "string_agg":

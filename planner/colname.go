@@ -34,7 +34,7 @@ func columnName(e sqlparser.Expr) string {
 		return e.Name.String()
 	case *sqlparser.FuncExpr:
 		switch name := e.Name.Lowered(); name {
-		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&":
+		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?", "?|", "?&", "#-":
 			return "?column?" // an operator the dialect layer spells as a call
 		case parse.MarkerArray, parse.MarkerArraySub:
 			return "array"
@@ -75,8 +75,8 @@ func columnName(e sqlparser.Expr) string {
 	case *sqlparser.CaseExpr:
 		return "case"
 	case *sqlparser.GroupConcatExpr:
-		if strings.Trim(e.Separator, "'") == parse.MarkerArrayAgg {
-			return "array_agg"
+		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedAgg); ok && (name == "array_agg" || parse.OrderedAgg(name)) {
+			return name
 		}
 		return "string_agg"
 	case *sqlparser.LocateExpr:

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
@@ -36,6 +38,47 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 		}
 		return err
 	}
+	// pathArg makes args[i] a text[] path ('{a,0}').
+	pathArg := func(i int) error {
+		at := args[i].Type()
+		if at.IsArray() && isText(at.Elem) {
+			return nil
+		}
+		if at.Family == types.Unknown || isText(at.Family) {
+			args[i], err = coerceOrCast(args[i], types.ArrayOf(tText))
+			return err
+		}
+		return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+	}
+	// sig checks a function's argument count and coerces its document
+	// argument (the first) to the family its name says.
+	sig := func(minArgs, maxArgs int) error {
+		if len(args) < minArgs || len(args) > maxArgs {
+			return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+		}
+		want := tJSONB
+		if strings.HasPrefix(name, "json_") {
+			want = tJSON
+		}
+		if args[0].Type().Family == types.Unknown {
+			if args[0], err = coerce(args[0], want); err != nil {
+				return err
+			}
+		}
+		if args[0].Type().Family != want.Family {
+			return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+		}
+		return nil
+	}
+	boolArg := func(i int) error {
+		if args[i].Type().Family == types.Unknown {
+			args[i], err = coerce(args[i], tBool)
+		}
+		if err == nil && args[i].Type().Family != types.Bool {
+			err = pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+		}
+		return err
+	}
 	switch name {
 	case "->", "->>", "#>", "#>>":
 		if len(args) != 2 {
@@ -44,10 +87,13 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 		if err := docArg(0); err != nil {
 			return t, true, err
 		}
-		if err := textArg(1); err != nil {
+		if name[0] == '#' {
+			if err := pathArg(1); err != nil {
+				return t, true, err
+			}
+		} else if err := textArg(1); err != nil {
 			return t, true, err
-		}
-		if f := args[1].Type().Family; f != types.Text && f != types.Varchar && (name[0] == '#' || !isInteger(f)) {
+		} else if f := args[1].Type().Family; f != types.Text && f != types.Varchar && !isInteger(f) {
 			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), name, args[1].Type())
 		}
 		if name == "->>" || name == "#>>" {
@@ -80,6 +126,117 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			if args[i].Type().Family != types.JSONB {
 				return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), name, args[1].Type())
 			}
+		}
+		return tBool, true, nil
+	case "?", "?|", "?&":
+		if len(args) != 2 {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator %s needs two operands", name)
+		}
+		if err := docArg(0); err != nil {
+			return t, true, err
+		}
+		if name == "?" {
+			err = textArg(1)
+		} else {
+			err = pathArg(1)
+		}
+		if err != nil {
+			return t, true, err
+		}
+		if args[0].Type().Family != types.JSONB || name == "?" && !isText(args[1].Type().Family) {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), name, args[1].Type())
+		}
+		return tBool, true, nil
+	case "-", "#-":
+		// jsonb - text | int | text[] (the binder's arithmetic passes a
+		// jsonb left operand here) and jsonb #- text[].
+		if len(args) != 2 {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator %s needs two operands", name)
+		}
+		if err := docArg(0); err != nil {
+			return t, true, err
+		}
+		if name == "#-" {
+			err = pathArg(1)
+		} else if rt := args[1].Type(); !(rt.IsArray() && isText(rt.Elem)) && !isInteger(rt.Family) {
+			err = textArg(1)
+		}
+		if err != nil {
+			return t, true, err
+		}
+		if rt := args[1].Type(); args[0].Type().Family != types.JSONB || !isText(rt.Family) && !isInteger(rt.Family) && !(rt.IsArray() && isText(rt.Elem)) {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), name, args[1].Type())
+		}
+		return tJSONB, true, nil
+	case "jsonb_set", "jsonb_insert":
+		if err := sig(3, 4); err != nil {
+			return t, true, err
+		}
+		if err := pathArg(1); err != nil {
+			return t, true, err
+		}
+		if args[2].Type().Family == types.Unknown {
+			if args[2], err = coerce(args[2], tJSONB); err != nil {
+				return t, true, err
+			}
+		}
+		if args[2].Type().Family != types.JSONB {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+		}
+		if len(args) == 4 {
+			if err := boolArg(3); err != nil {
+				return t, true, err
+			}
+		}
+		return tJSONB, true, nil
+	case "jsonb_strip_nulls", "json_strip_nulls":
+		if err := sig(1, 1); err != nil {
+			return t, true, err
+		}
+		return args[0].Type(), true, nil
+	case "jsonb_extract_path", "json_extract_path", "jsonb_extract_path_text", "json_extract_path_text":
+		if err := sig(1, 1<<16); err != nil {
+			return t, true, err
+		}
+		for i := 1; i < len(args); i++ {
+			if err := textArg(i); err != nil {
+				return t, true, err
+			}
+			if !isText(args[i].Type().Family) {
+				return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+			}
+		}
+		if strings.HasSuffix(name, "_text") {
+			return tText, true, nil
+		}
+		return args[0].Type(), true, nil
+	case "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first":
+		if err := sig(2, 4); err != nil {
+			return t, true, err
+		}
+		if err := textArg(1); err != nil {
+			return t, true, err
+		}
+		if !isText(args[1].Type().Family) {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+		}
+		if len(args) > 2 {
+			if args[2].Type().Family == types.Unknown {
+				if args[2], err = coerce(args[2], tJSONB); err != nil {
+					return t, true, err
+				}
+			}
+			if args[2].Type().Family != types.JSONB {
+				return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+			}
+		}
+		if len(args) > 3 {
+			if err := boolArg(3); err != nil {
+				return t, true, err
+			}
+		}
+		if name == "jsonb_path_query_first" {
+			return tJSONB, true, nil
 		}
 		return tBool, true, nil
 	case "jsonb_typeof", "json_typeof", "jsonb_array_length", "json_array_length", "jsonb_pretty":

@@ -61,7 +61,12 @@ func Compare(a, b types.Datum) int {
 			return cmpInt(a.I, b.I)
 		case types.KindFloat:
 			return cmpFloat(a.F, b.F)
-		case types.KindText, types.KindBytes:
+		case types.KindText:
+			if a.I|b.I != 0 && a.S != b.S {
+				return compareJSONBText(a.S, b.S)
+			}
+			return strings.Compare(a.S, b.S)
+		case types.KindBytes:
 			return strings.Compare(a.S, b.S)
 		case types.KindDecimal:
 			if a.S == b.S {
@@ -160,6 +165,10 @@ func Hash(h *maphash.Hash, d types.Datum) {
 		}
 	case types.KindText:
 		h.WriteByte(3)
+		if d.I == types.TextJSONB {
+			h.WriteString(jsonbHashText(d.S))
+			return
+		}
 		h.WriteString(d.S)
 	case types.KindBytes:
 		h.WriteByte(4)

@@ -118,7 +118,10 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 			return evalRegexOp(env, e.Name, args[0], args[1])
 		}
 	case "->", "->>", "#>", "#>>", "@>", "<@", "jsonb_typeof", "json_typeof", "jsonb_array_length",
-		"json_array_length", "jsonb_pretty", "to_jsonb", "to_json":
+		"json_array_length", "jsonb_pretty", "to_jsonb", "to_json", "?", "?|", "?&", "-", "#-",
+		"jsonb_set", "jsonb_insert", "jsonb_strip_nulls", "json_strip_nulls", "jsonb_extract_path",
+		"json_extract_path", "jsonb_extract_path_text", "json_extract_path_text",
+		"jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first":
 		d, _, err := jsonFunc(e, args)
 		return d, err
 	}

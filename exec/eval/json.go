@@ -93,6 +93,10 @@ func readJSON(dec *json.Decoder) (any, error) {
 	return tok, nil
 }
 
+// jsonRaw is a JSON value already written as json text (json's
+// functions keep a json argument's text and write arrays compactly).
+type jsonRaw string
+
 // normalize makes v a jsonb value: keys unique (last wins) and sorted.
 func normalize(v any) any {
 	switch x := v.(type) {
@@ -150,6 +154,8 @@ func writeJSON(b *strings.Builder, v any, keySep string) {
 		}
 	case string:
 		writeJSONString(b, x)
+	case jsonRaw:
+		b.WriteString(string(x))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -217,9 +223,10 @@ func castToJSON(d types.Datum, from, to types.T) (types.Datum, error) {
 		return types.Null, cannotCast(from, to)
 	}
 	if to.Family == types.JSON && (from.Family == types.JSON || from.Family == types.JSONB) {
-		return d, nil
+		return types.NewText(d.S), nil
 	}
 	if to.Family == types.JSONB && from.Family == types.JSONB {
+		d.I = types.TextJSONB
 		return d, nil
 	}
 	v, err := parseJSON(d.S)
@@ -227,9 +234,9 @@ func castToJSON(d types.Datum, from, to types.T) (types.Datum, error) {
 		return types.Null, err
 	}
 	if to.Family == types.JSON {
-		return d, nil
+		return types.NewText(d.S), nil
 	}
-	return types.NewText(jsonbText(normalize(v))), nil
+	return types.NewJSONB(jsonbText(normalize(v))), nil
 }
 
 // JSONText validates s as a value of family f (JSON or JSONB) and returns
@@ -389,6 +396,27 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 		return nil, nil
 	case t.Family == types.JSON || t.Family == types.JSONB:
 		return parseJSON(d.S)
+	case t.IsArray() && d.Kind == types.KindArray:
+		elems, err := types.ArrayElems(nil, d)
+		if err != nil {
+			return nil, pgerror.New(pgerror.Internal, "corrupt array")
+		}
+		out := make([]any, len(elems))
+		for i, e := range elems {
+			if out[i], err = toJSONValue(e, t.ElemType()); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case d.Kind == types.KindTimestamp:
+		// JSON's timestamps are ISO 8601: a T, and a zone as +hh:mm.
+		s := strings.Replace(FormatText(d, t), " ", "T", 1)
+		if t.Family == types.TimestampTZ {
+			if i := strings.LastIndexAny(s, "+-"); i > 10 && len(s)-i == 3 {
+				s += ":00"
+			}
+		}
+		return s, nil
 	case d.Kind == types.KindBool:
 		return d.Bool(), nil
 	case d.Kind == types.KindInt, d.Kind == types.KindDecimal:
@@ -404,10 +432,136 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 }
 
 // jsonFunc runs the JSON operators and functions; ok is false for other
-// names. Arguments are non-NULL except for the build functions.
+// names. Arguments are non-NULL except for the build functions. A jsonb
+// result carries the jsonb mark (types.TextJSONB).
 func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+	d, ok, err := jsonFunc1(e, args)
+	if e.T.Family == types.JSONB && d.Kind == types.KindText {
+		d.I = types.TextJSONB
+	}
+	return d, ok, err
+}
+
+// jsonResult is v as a value of e's type: jsonb's normalised text, or
+// json's compact text.
+func jsonResult(e *planner.Func, v any) types.Datum {
+	if e.T.Family == types.JSON {
+		var b strings.Builder
+		writeJSONCompact(&b, v)
+		return types.NewText(b.String())
+	}
+	return types.NewJSONB(jsonbText(normalize(v)))
+}
+
+// writeJSONCompact writes v without spaces, as json's processing
+// functions (json_strip_nulls) print.
+func writeJSONCompact(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONCompact(b, e)
+		}
+		b.WriteByte(']')
+	case *jsonObject:
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONString(b, k)
+			b.WriteByte(':')
+			writeJSONCompact(b, x.vals[i])
+		}
+		b.WriteByte('}')
+	default:
+		writeJSON(b, v, ": ")
+	}
+}
+
+func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 	doc := func(i int) (any, error) { return parseJSON(args[i].S) }
 	switch e.Name {
+	case "?", "?|", "?&":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		if e.Name == "?" {
+			return types.NewBool(jsonKeyExists(v, args[1].S)), true, nil
+		}
+		keys, nulls, err := textPath(args[1])
+		if err != nil {
+			return types.Null, true, err
+		}
+		all := e.Name == "?&"
+		for i, k := range keys {
+			if nulls[i] {
+				continue
+			}
+			if jsonKeyExists(v, k) != all {
+				return types.NewBool(!all), true, nil
+			}
+		}
+		return types.NewBool(all), true, nil
+	case "-", "#-", "jsonb_set", "jsonb_insert":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		var out any
+		switch e.Name {
+		case "-":
+			out, err = jsonDelete(v, args[1])
+		case "#-":
+			out, err = jsonSetPath(v, args[1], nil, pathDelete)
+		default:
+			nv, perr := doc(2)
+			if perr != nil {
+				return types.Null, true, perr
+			}
+			flag := len(args) == 4 && args[3].Bool()
+			op := pathCreate // jsonb_set's create_if_missing defaults to true
+			switch {
+			case e.Name == "jsonb_set" && len(args) == 4 && !flag:
+				op = pathReplace
+			case e.Name == "jsonb_insert" && flag:
+				op = pathInsertAfter
+			case e.Name == "jsonb_insert":
+				op = pathInsertBefore
+			}
+			out, err = jsonSetPath(v, args[1], nv, op)
+		}
+		if err != nil {
+			return types.Null, true, err
+		}
+		return jsonResult(e, out), true, nil
+	case "jsonb_strip_nulls", "json_strip_nulls":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		return jsonResult(e, jsonStripNulls(v)), true, nil
+	case "jsonb_extract_path", "json_extract_path", "jsonb_extract_path_text", "json_extract_path_text":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		for _, k := range args[1:] {
+			var ok bool
+			if v, ok = jsonStep(v, k); !ok {
+				return types.Null, true, nil
+			}
+		}
+		if strings.HasSuffix(e.Name, "_text") {
+			return jsonScalarText(v), true, nil
+		}
+		return types.NewText(jsonbText(v)), true, nil
+	case "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first":
+		return jsonPathFunc(e, args)
 	case "->", "->>", "#>", "#>>":
 		v, err := doc(0)
 		if err != nil {
@@ -415,11 +569,14 @@ func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		}
 		var steps []types.Datum
 		if e.Name[0] == '#' {
-			path, err := jsonPath(args[1].S)
+			path, nulls, err := textPath(args[1])
 			if err != nil {
 				return types.Null, true, err
 			}
-			for _, p := range path {
+			for i, p := range path {
+				if nulls[i] {
+					return types.Null, true, nil
+				}
 				steps = append(steps, types.NewText(p))
 			}
 		} else {
@@ -479,18 +636,27 @@ func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		writePretty(&b, v, 0)
 		return types.NewText(b.String()), true, nil
 	case "to_jsonb", "to_json":
+		if e.Name == "to_json" {
+			s, err := jsonElemText(args[0], e.Args[0].Type())
+			return types.NewText(s), true, err
+		}
 		v, err := toJSONValue(args[0], e.Args[0].Type())
 		if err != nil {
 			return types.Null, true, err
 		}
-		if e.Name == "to_jsonb" {
-			v = normalize(v)
-		}
-		return types.NewText(jsonbText(v)), true, nil
+		return types.NewText(jsonbText(normalize(v))), true, nil
 	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
 		vals := make([]any, len(args))
 		for i := range args {
-			v, err := toJSONValue(args[i], e.Args[i].Type())
+			var v any
+			var err error
+			if e.Name[:5] == "json_" {
+				var s string
+				s, err = jsonElemText(args[i], e.Args[i].Type())
+				v = jsonRaw(s)
+			} else {
+				v, err = toJSONValue(args[i], e.Args[i].Type())
+			}
 			if err != nil {
 				return types.Null, true, err
 			}
@@ -582,7 +748,7 @@ func jsonbConcat(l, r types.Datum) (types.Datum, error) {
 	bo, bObj := b.(*jsonObject)
 	if aObj && bObj {
 		m := &jsonObject{keys: append(append([]string(nil), ao.keys...), bo.keys...), vals: append(append([]any(nil), ao.vals...), bo.vals...)}
-		return types.NewText(jsonbText(normalize(m))), nil
+		return types.NewJSONB(jsonbText(normalize(m))), nil
 	}
 	asArray := func(v any) []any {
 		if arr, ok := v.([]any); ok {
@@ -590,5 +756,5 @@ func jsonbConcat(l, r types.Datum) (types.Datum, error) {
 		}
 		return []any{v}
 	}
-	return types.NewText(jsonbText(append(asArray(a), asArray(b)...))), nil
+	return types.NewJSONB(jsonbText(append(asArray(a), asArray(b)...))), nil
 }

@@ -28,6 +28,7 @@ var regexOps = map[string]string{
 	"~": "kvsql_op_re", "~*": "kvsql_op_re_ci", "!~": "kvsql_op_nre", "!~*": "kvsql_op_nre_ci",
 	"->": "kvsql_op_jget", "->>": "kvsql_op_jtext", "#>": "kvsql_op_jpath", "#>>": "kvsql_op_jpathtext",
 	"@>": "kvsql_op_jcontains", "<@": "kvsql_op_jcontained", "&&": "kvsql_op_overlap",
+	"?": "kvsql_op_jexists", "?|": "kvsql_op_jexists_any", "?&": "kvsql_op_jexists_all", "#-": "kvsql_op_jdelpath",
 }
 
 // regexMarkers is regexOps inverted.
@@ -35,6 +36,7 @@ var regexMarkers = map[string]string{
 	"kvsql_op_re": "~", "kvsql_op_re_ci": "~*", "kvsql_op_nre": "!~", "kvsql_op_nre_ci": "!~*",
 	"kvsql_op_jget": "->", "kvsql_op_jtext": "->>", "kvsql_op_jpath": "#>", "kvsql_op_jpathtext": "#>>",
 	"kvsql_op_jcontains": "@>", "kvsql_op_jcontained": "<@", "kvsql_op_overlap": "&&",
+	"kvsql_op_jexists": "?", "kvsql_op_jexists_any": "?|", "kvsql_op_jexists_all": "?&", "kvsql_op_jdelpath": "#-",
 }
 
 // exprKeywords are reserved words after which an expression starts: an
@@ -369,7 +371,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			op.pos = t.pos
 			out = append(out, op)
 			i = end
-		case t.is("array_agg") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")) &&
+		case (t.is("array_agg") || orderedAggs[t.val] && t.kind == tkIdent) && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")) &&
 			(topLevelOrderBy(toks[i+2:max(matchForward(toks, i+1), i+2)]) > 0 || i+2 < len(toks) && toks[i+2].is("distinct")):
 			// array_agg([DISTINCT] x [ORDER BY y]) has the spelling of
 			// string_agg's vitess form with a separator no user text can
@@ -395,7 +397,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				out = append(out, raw("order by", inner[ob].pos))
 				out = append(out, order...)
 			}
-			out = append(out, raw("separator '"+MarkerArrayAgg+"'", t.pos), toks[end])
+			out = append(out, raw("separator '"+MarkerOrderedAgg+t.val+"'", t.pos), toks[end])
 			i = end
 		case t.is("string_agg") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
 			// string_agg(x, 'sep' ORDER BY y) has vitess's spelling
@@ -521,7 +523,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 			switch t.val {
 			case "||":
 				b.WriteByte('|')
-			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&":
+			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?|", "?&", "#-":
 				if t.val == "~" && (k == 0 || !isOperand(toks[k-1])) {
 					b.WriteByte('~')
 					continue
@@ -532,6 +534,12 @@ func (r *rewriter) emit(toks []token) (string, error) {
 				// precedence, above * and /; the binder calls power).
 				b.WriteString(t.val)
 			case "?":
+				if k > 0 && isOperand(toks[k-1]) && !toks[k-1].isOp("?") {
+					// jsonb's key-exists operator: a ? after an operand
+					// is no placeholder.
+					b.WriteString("| " + regexOps[t.val] + " |")
+					continue
+				}
 				r.qmarks++
 				b.WriteByte('?')
 			case "::":
@@ -793,8 +801,19 @@ const (
 	// array_agg(x ORDER BY y), as vitess keeps it: an escaped NUL byte
 	// (user text reaches vitess with its backslashes doubled, and holds
 	// no NUL).
-	MarkerArrayAgg = `\0kvsql_array_agg`
+	MarkerArrayAgg = MarkerOrderedAgg + "array_agg"
+	// MarkerOrderedAgg + name is the separator of the group_concat
+	// standing for name(x [ORDER BY y]) or name(DISTINCT x), name
+	// array_agg or one of orderedAggs.
+	MarkerOrderedAgg = `\0kvsql_`
 )
+
+// orderedAggs are the aggregates besides array_agg whose ORDER BY and
+// DISTINCT travel as group_concat's (the JSON aggregates).
+var orderedAggs = map[string]bool{"jsonb_agg": true, "json_agg": true, "jsonb_object_agg": true, "json_object_agg": true}
+
+// OrderedAgg reports whether name is one of orderedAggs.
+func OrderedAgg(name string) bool { return orderedAggs[name] }
 
 // MarkerDistinctOn names the call that stands, as the last select item,
 // for SELECT DISTINCT ON (its arguments): the binder takes it out.

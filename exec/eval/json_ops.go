@@ -1,0 +1,384 @@
+package eval
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// jsonb's editing operators and functions (- #- jsonb_set jsonb_insert
+// jsonb_strip_nulls), the key-exists operators (? ?| ?&) and the path
+// extractors, as PostgreSQL's jsonfuncs.c and jsonb_op.c define them.
+
+// textPath reads a text[] argument: its elements and which are NULL.
+func textPath(d types.Datum) (elems []string, nulls []bool, err error) {
+	if d.Kind != types.KindArray {
+		p, err := jsonPath(d.S)
+		return p, make([]bool, len(p)), err
+	}
+	ds, err := types.ArrayElems(nil, d)
+	if err != nil {
+		return nil, nil, pgerror.New(pgerror.Internal, "corrupt array")
+	}
+	for _, e := range ds {
+		elems = append(elems, e.S)
+		nulls = append(nulls, e.IsNull())
+	}
+	return elems, nulls, nil
+}
+
+// jsonKeyExists is jsonb ? key: an object's key or an array's string
+// element (a top-level string scalar is such an array to PostgreSQL).
+func jsonKeyExists(v any, key string) bool {
+	switch x := v.(type) {
+	case *jsonObject:
+		_, ok := x.get(key)
+		return ok
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok && s == key {
+				return true
+			}
+		}
+		return false
+	case string:
+		return x == key
+	}
+	return false
+}
+
+// jsonDelete is jsonb - text, jsonb - text[] and jsonb - int.
+func jsonDelete(v any, key types.Datum) (any, error) {
+	switch v.(type) {
+	case *jsonObject, []any:
+	default:
+		return nil, pgerror.New(pgerror.InvalidParameterValue, "cannot delete from scalar")
+	}
+	if key.Kind == types.KindInt {
+		arr, ok := v.([]any)
+		if !ok {
+			return nil, pgerror.New(pgerror.InvalidParameterValue, "cannot delete from object using integer index")
+		}
+		i := key.I
+		if i < 0 {
+			i += int64(len(arr))
+		}
+		if i < 0 || i >= int64(len(arr)) {
+			return v, nil
+		}
+		return append(append([]any{}, arr[:i]...), arr[i+1:]...), nil
+	}
+	var keys []string
+	if key.Kind == types.KindArray {
+		elems, nulls, err := textPath(key)
+		if err != nil {
+			return nil, err
+		}
+		for i, k := range elems {
+			if !nulls[i] {
+				keys = append(keys, k)
+			}
+		}
+	} else {
+		keys = []string{key.S}
+	}
+	drop := func(k string) bool {
+		for _, x := range keys {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	switch x := v.(type) {
+	case *jsonObject:
+		o := &jsonObject{}
+		for i, k := range x.keys {
+			if !drop(k) {
+				o.keys, o.vals = append(o.keys, k), append(o.vals, x.vals[i])
+			}
+		}
+		return o, nil
+	case []any:
+		out := []any{}
+		for _, e := range x {
+			if s, ok := e.(string); ok && drop(s) {
+				continue
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// setPath's operations (PostgreSQL's JB_PATH_* flags).
+const (
+	pathCreate       = 0x1
+	pathDelete       = 0x2
+	pathReplace      = 0x4
+	pathInsertBefore = 0x8
+	pathInsertAfter  = 0x10
+	pathCreateOrIns  = pathCreate | pathInsertBefore | pathInsertAfter
+)
+
+// setPath is PostgreSQL's setPath over a parsed document: it replaces,
+// creates, inserts or deletes the value at path[level:].
+func setPath(v any, path []string, nulls []bool, level int, newval any, op int) (any, error) {
+	if nulls[level] {
+		return nil, pgerror.Newf(pgerror.NullValueNotAllowed, "path element at position %d is null", level+1)
+	}
+	switch x := v.(type) {
+	case []any:
+		return setPathArray(x, path, nulls, level, newval, op)
+	case *jsonObject:
+		return setPathObject(x, path, nulls, level, newval, op)
+	}
+	return v, nil
+}
+
+func setPathObject(o *jsonObject, path []string, nulls []bool, level int, newval any, op int) (any, error) {
+	key := path[level]
+	last := level == len(path)-1
+	out := &jsonObject{}
+	push := func(k string, v any) { out.keys, out.vals = append(out.keys, k), append(out.vals, v) }
+	if len(o.keys) == 0 && op&pathCreateOrIns != 0 && last {
+		push(key, newval)
+	}
+	done := false
+	for i, k := range o.keys {
+		if !done && k == key {
+			done = true
+			if last {
+				if op&(pathInsertBefore|pathInsertAfter) != 0 {
+					e := pgerror.New(pgerror.InvalidParameterValue, "cannot replace existing key")
+					e.Hint = "Try using the function jsonb_set to replace key value."
+					return nil, e
+				}
+				if op&pathDelete == 0 {
+					push(k, newval)
+				}
+				continue
+			}
+			nv, err := setPath(o.vals[i], path, nulls, level+1, newval, op)
+			if err != nil {
+				return nil, err
+			}
+			push(k, nv)
+			continue
+		}
+		if op&pathCreateOrIns != 0 && !done && last && i == len(o.keys)-1 {
+			push(key, newval)
+		}
+		push(k, o.vals[i])
+	}
+	return out, nil
+}
+
+func setPathArray(a []any, path []string, nulls []bool, level int, newval any, op int) (any, error) {
+	const prepend = math.MinInt
+	last := level == len(path)-1
+	p := path[level]
+	idx, err := strconv.ParseInt(strings.TrimLeft(p, " \t\n\r\v\f"), 10, 32)
+	if err != nil {
+		return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "path element at position %d is not an integer: \"%s\"", level+1, p)
+	}
+	n := int64(len(a))
+	i := int(idx)
+	if idx < 0 {
+		if -idx > n {
+			i = prepend
+		} else {
+			i = int(n + idx)
+		}
+	}
+	out := []any{}
+	done := false
+	if (i == prepend || n == 0) && last && op&pathCreateOrIns != 0 {
+		out = append(out, newval)
+		done = true
+	}
+	for j, e := range a {
+		if j != i {
+			out = append(out, e)
+			continue
+		}
+		if !last {
+			nv, err := setPath(e, path, nulls, level+1, newval, op)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, nv)
+			continue
+		}
+		if op&(pathInsertBefore|pathCreate) != 0 {
+			out = append(out, newval)
+		}
+		if op&(pathInsertAfter|pathInsertBefore) != 0 {
+			out = append(out, e)
+		}
+		if op&(pathInsertAfter|pathReplace) != 0 {
+			out = append(out, newval)
+		}
+		done = true
+	}
+	if op&pathCreateOrIns != 0 && !done && last {
+		out = append(out, newval)
+	}
+	return out, nil
+}
+
+func isContainer(v any) bool {
+	switch v.(type) {
+	case []any, *jsonObject:
+		return true
+	}
+	return false
+}
+
+func containerLen(v any) int {
+	switch x := v.(type) {
+	case []any:
+		return len(x)
+	case *jsonObject:
+		return len(x.keys)
+	}
+	return 0
+}
+
+// jsonSetPath runs jsonb_set (op pathCreate or pathReplace), jsonb_insert
+// (pathInsertBefore or pathInsertAfter) and #- (pathDelete).
+func jsonSetPath(v any, pathArg types.Datum, newval any, op int) (any, error) {
+	if !isContainer(v) {
+		if op == pathDelete {
+			return nil, pgerror.New(pgerror.InvalidParameterValue, "cannot delete path in scalar")
+		}
+		return nil, pgerror.New(pgerror.InvalidParameterValue, "cannot set path in scalar")
+	}
+	path, nulls, err := textPath(pathArg)
+	if err != nil {
+		return nil, err
+	}
+	if containerLen(v) == 0 && (op == pathDelete || op == pathReplace) || len(path) == 0 {
+		return v, nil
+	}
+	return setPath(v, path, nulls, 0, newval, op)
+}
+
+// jsonStripNulls drops object members whose value is null, at any depth.
+func jsonStripNulls(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonStripNulls(e)
+		}
+		return out
+	case *jsonObject:
+		o := &jsonObject{}
+		for i, k := range x.keys {
+			if x.vals[i] != nil {
+				o.keys, o.vals = append(o.keys, k), append(o.vals, jsonStripNulls(x.vals[i]))
+			}
+		}
+		return o
+	}
+	return v
+}
+
+// jsonElemText is a SQL value as json_agg and json_object_agg write it:
+// a json value's own text, anything else as to_json makes it.
+func jsonElemText(d types.Datum, t types.T) (string, error) {
+	if !d.IsNull() && t.Family == types.JSON {
+		return d.S, nil
+	}
+	v, err := toJSONValue(d, t)
+	if err != nil {
+		return "", err
+	}
+	if t.IsArray() {
+		var b strings.Builder
+		writeJSONCompact(&b, v) // array_to_json's spacing
+		return b.String(), nil
+	}
+	return jsonbText(v), nil
+}
+
+// JSONAgg is the result of the aggregate name (jsonb_agg, json_agg,
+// jsonb_object_agg, json_object_agg) over items, each the call's
+// argument values (a value, or a key and a value) in aggregation order.
+func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datum, error) {
+	if len(items) == 0 {
+		return types.Null, nil
+	}
+	object := strings.HasSuffix(name, "object_agg")
+	if object {
+		for _, it := range items {
+			if it[0].IsNull() {
+				return types.Null, pgerror.New(pgerror.InvalidParameterValue, "field name must not be null")
+			}
+		}
+	}
+	if strings.HasPrefix(name, "jsonb") {
+		var out any
+		if object {
+			o := &jsonObject{}
+			for _, it := range items {
+				v, err := toJSONValue(it[1], argTypes[1])
+				if err != nil {
+					return types.Null, err
+				}
+				o.keys, o.vals = append(o.keys, FormatText(it[0], argTypes[0])), append(o.vals, v)
+			}
+			out = o
+		} else {
+			arr := make([]any, len(items))
+			for i, it := range items {
+				v, err := toJSONValue(it[0], argTypes[0])
+				if err != nil {
+					return types.Null, err
+				}
+				arr[i] = v
+			}
+			out = arr
+		}
+		return types.NewJSONB(jsonbText(normalize(out))), nil
+	}
+	var b strings.Builder
+	if object {
+		b.WriteString("{ ")
+		for i, it := range items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeJSONString(&b, FormatText(it[0], argTypes[0]))
+			b.WriteString(" : ")
+			s, err := jsonElemText(it[1], argTypes[1])
+			if err != nil {
+				return types.Null, err
+			}
+			b.WriteString(s)
+		}
+		b.WriteString(" }")
+		return types.NewText(b.String()), nil
+	}
+	b.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+			if !it[0].IsNull() && argTypes[0].IsArray() {
+				b.WriteString("\n ")
+			}
+		}
+		s, err := jsonElemText(it[0], argTypes[0])
+		if err != nil {
+			return types.Null, err
+		}
+		b.WriteString(s)
+	}
+	b.WriteByte(']')
+	return types.NewText(b.String()), nil
+}
