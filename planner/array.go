@@ -357,6 +357,14 @@ func arrayConst(c *Const, t types.T) (Expr, error) {
 // seriesFunc).
 const unnestFunc = "kvsql_unnest"
 
+// tableFuncs are the set-returning functions a FROM item (or a select
+// item) may call, with their number of columns.
+var tableFuncs = map[string]int{
+	"unnest": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
+	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
+	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2,
+}
+
 // unnest plans unnest(array) [WITH ORDINALITY] in FROM: one row per
 // element, in a column called column (and ordinality, bigint).
 func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
@@ -375,7 +383,7 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 			return nil, err
 		}
 	}
-	n := &Unnest{Array: x, Ordinality: ordinality, Cols: []Column{{Name: column, T: x.Type().ElemType()}}}
+	n := &TableFunc{Name: "unnest", Args: []Expr{x}, Ordinality: ordinality, Cols: []Column{{Name: column, T: x.Type().ElemType()}}}
 	if ordinality {
 		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
 	}
@@ -385,6 +393,9 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 // srfAlias names the lateral unnest srfSelect adds; user text cannot
 // spell it (kvsql_ names are the dialect layer's), and * skips it.
 const srfAlias = "kvsql_srf"
+
+// srfColumn names the column of srfSelect's lateral function.
+const srfColumn = "kvsql_v"
 
 // srfSelect rewrites a query with unnest(...) as a whole select item
 // (PostgreSQL's set-returning function in the select list: one output
@@ -402,7 +413,10 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 		if !isAliased {
 			continue
 		}
-		if f, isFunc := ae.Expr.(*sqlparser.FuncExpr); isFunc && f.Name.Lowered() == "unnest" && f.Qualifier.IsEmpty() {
+		if f, isFunc := ae.Expr.(*sqlparser.FuncExpr); isFunc && tableFuncs[f.Name.Lowered()] != 0 && f.Qualifier.IsEmpty() {
+			if tableFuncs[f.Name.Lowered()] > 1 {
+				return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "%s in a select list is not supported (it returns records): call it in FROM", f.Name.Lowered())
+			}
 			if at >= 0 {
 				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
 			}
@@ -417,13 +431,13 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	ae := sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr)
 	name := ae.As
-	if name.IsEmpty() {
-		name = sqlparser.NewIdentifierCI("unnest")
-	}
 	call := *ae.Expr.(*sqlparser.FuncExpr)
-	call.Name = sqlparser.NewIdentifierCI(unnestFunc)
+	if name.IsEmpty() {
+		name = sqlparser.NewIdentifierCI(call.Name.Lowered())
+	}
+	call.Name = sqlparser.NewIdentifierCI(parse.MarkerPrefix + call.Name.Lowered())
 	inner := &sqlparser.Select{
-		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI("kvsql_v")}}},
+		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI(srfColumn)}}},
 		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
 	}
 	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
@@ -442,7 +456,7 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	cp.From = append(cp.From, srf)
 	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
-	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier("kvsql_v", sqlparser.NewTableName(srfAlias)), As: name}
+	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(srfColumn, sqlparser.NewTableName(srfAlias)), As: name}
 	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	return &cp, true, nil
 }

@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // JSON operators and functions: the operators reach the binder as calls
@@ -78,6 +80,9 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			err = pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
 		}
 		return err
+	}
+	if tableFuncs[name] != 0 {
+		return t, true, pgerror.Newf(pgerror.FeatureNotSupported, "set-returning function %s is supported only in FROM or as a whole select item", name)
 	}
 	switch name {
 	case "->", "->>", "#>", "#>>":
@@ -277,4 +282,51 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 		return tJSON, true, nil
 	}
 	return t, false, nil
+}
+
+// jsonTableFunc plans a JSON set-returning function in FROM (the dialect
+// layer's kvsql_<name>(doc) derived table): jsonb_each[_text] and
+// json_each[_text] have columns key and value, jsonb_array_elements[_text]
+// and json_array_elements[_text] value, jsonb_object_keys and
+// json_object_keys one named column (as unnest's).
+func (b *binder) jsonTableFunc(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
+	name := strings.TrimPrefix(call.Name.Lowered(), parse.MarkerPrefix)
+	if tableFuncs[name] == 0 || len(call.Exprs) != 1 {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", name)
+	}
+	x, err := b.expr(call.Exprs[0], &scope{parent: s.parent, owner: s, aggContext: "FROM"})
+	if err != nil {
+		return nil, err
+	}
+	want := tJSONB
+	if strings.HasPrefix(name, "json_") {
+		want = tJSON
+	}
+	if x.Type().Family == types.Unknown {
+		if x, err = coerce(x, want); err != nil {
+			return nil, err
+		}
+	}
+	if x.Type().Family != want.Family {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, x.Type())
+	}
+	valT := want
+	if strings.HasSuffix(name, "_text") {
+		valT = tText
+	}
+	n := &TableFunc{Name: name, Args: []Expr{x}, Ordinality: ordinality}
+	switch {
+	case strings.Contains(name, "_each"):
+		n.Cols = []Column{{Name: "key", T: tText}, {Name: "value", T: valT}}
+	case strings.Contains(name, "_array_elements") && column != srfColumn:
+		n.Cols = []Column{{Name: "value", T: valT}}
+	case strings.Contains(name, "_array_elements"):
+		n.Cols = []Column{{Name: column, T: valT}}
+	default:
+		n.Cols = []Column{{Name: column, T: tText}}
+	}
+	if ordinality {
+		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return n, nil
 }

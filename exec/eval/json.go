@@ -546,6 +546,9 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		}
 		return jsonResult(e, jsonStripNulls(v)), true, nil
 	case "jsonb_extract_path", "json_extract_path", "jsonb_extract_path_text", "json_extract_path_text":
+		if e.Name[4] == '_' {
+			return jsonRawPath(args[0].S, args[1:], strings.HasSuffix(e.Name, "_text")), true, nil
+		}
 		v, err := doc(0)
 		if err != nil {
 			return types.Null, true, err
@@ -581,6 +584,9 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			}
 		} else {
 			steps = []types.Datum{args[1]}
+		}
+		if e.Args[0].Type().Family == types.JSON {
+			return jsonRawPath(args[0].S, steps, e.Name == "->>" || e.Name == "#>>"), true, nil
 		}
 		for _, k := range steps {
 			var ok bool

@@ -382,3 +382,223 @@ func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datu
 	b.WriteByte(']')
 	return types.NewText(b.String()), nil
 }
+
+// JSONTableRows computes the rows of a JSON set-returning function over
+// the document d: jsonb_each[_text], json_each[_text] (key, value),
+// jsonb_array_elements[_text], json_array_elements[_text] (value),
+// jsonb_object_keys, json_object_keys (the key).
+func JSONTableRows(name string, d types.Datum) ([][]types.Datum, error) {
+	v, err := parseJSON(d.S)
+	if err != nil {
+		return nil, err
+	}
+	isJSONB := strings.HasPrefix(name, "jsonb")
+	asText := strings.HasSuffix(name, "_text")
+	value := func(v any) types.Datum {
+		switch {
+		case asText:
+			return jsonScalarText(v)
+		case isJSONB:
+			return types.NewJSONB(jsonbText(v))
+		}
+		return types.NewText(jsonbText(v))
+	}
+	what := func() string {
+		switch v.(type) {
+		case []any:
+			return "an array"
+		case *jsonObject:
+			return "an object"
+		}
+		return "a scalar"
+	}
+	var rows [][]types.Datum
+	if !isJSONB && !asText {
+		// json's parts keep their source text.
+		if obj, keys, vals, ok := jsonRawParts(d.S); ok && obj == !strings.Contains(name, "_array_elements") && !strings.Contains(name, "_object_keys") {
+			for i, val := range vals {
+				if obj {
+					rows = append(rows, []types.Datum{types.NewText(keys[i]), types.NewText(val)})
+				} else {
+					rows = append(rows, []types.Datum{types.NewText(val)})
+				}
+			}
+			return rows, nil
+		}
+	}
+	switch {
+	case strings.Contains(name, "_array_elements"):
+		arr, ok := v.([]any)
+		if !ok {
+			if isJSONB {
+				return nil, pgerror.Newf(pgerror.InvalidParameterValue, "cannot extract elements from %s", what())
+			}
+			if _, obj := v.(*jsonObject); obj {
+				return nil, pgerror.Newf(pgerror.InvalidParameterValue, "cannot call %s on a non-array", name)
+			}
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "cannot call %s on a scalar", name)
+		}
+		for _, e := range arr {
+			rows = append(rows, []types.Datum{value(e)})
+		}
+		return rows, nil
+	}
+	obj, ok := v.(*jsonObject)
+	if !ok {
+		switch {
+		case strings.Contains(name, "_object_keys"):
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "cannot call %s on %s", name, what())
+		case isJSONB:
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "cannot call %s on a non-object", name)
+		}
+		if _, arr := v.([]any); arr {
+			return nil, pgerror.New(pgerror.InvalidParameterValue, "cannot deconstruct an array as an object")
+		}
+		return nil, pgerror.New(pgerror.InvalidParameterValue, "cannot deconstruct a scalar")
+	}
+	for i, k := range obj.keys {
+		if strings.Contains(name, "_object_keys") {
+			rows = append(rows, []types.Datum{types.NewText(k)})
+			continue
+		}
+		rows = append(rows, []types.Datum{types.NewText(k), value(obj.vals[i])})
+	}
+	return rows, nil
+}
+
+// jsonRawParts splits a json text (valid JSON) that is an object or an
+// array into its members' source texts, as json's functions return them
+// (json keeps its input's spacing): keys are decoded, values trimmed.
+// ok is false for a scalar.
+func jsonRawParts(s string) (obj bool, keys []string, vals []string, ok bool) {
+	i := skipJSONSpace(s, 0)
+	if i >= len(s) || s[i] != '{' && s[i] != '[' {
+		return false, nil, nil, false
+	}
+	obj = s[i] == '{'
+	i = skipJSONSpace(s, i+1)
+	for i < len(s) && s[i] != '}' && s[i] != ']' {
+		if obj {
+			end := skipJSONValue(s, i)
+			k, err := parseJSON(s[i:end])
+			if err != nil {
+				return false, nil, nil, false
+			}
+			key, _ := k.(string)
+			keys = append(keys, key)
+			i = skipJSONSpace(s, end)
+			i = skipJSONSpace(s, i+1) // the colon
+		}
+		end := skipJSONValue(s, i)
+		vals = append(vals, s[i:end])
+		i = skipJSONSpace(s, end)
+		if i < len(s) && s[i] == ',' {
+			i = skipJSONSpace(s, i+1)
+		}
+	}
+	return obj, keys, vals, true
+}
+
+func skipJSONSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipJSONValue returns the end of the JSON value starting at s[i].
+func skipJSONValue(s string, i int) int {
+	depth := 0
+	for i < len(s) {
+		switch c := s[i]; c {
+		case '"':
+			i++
+			for i < len(s) && s[i] != '"' {
+				if s[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			i++
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return i
+			}
+			i++
+		default:
+			i++
+		}
+		if depth == 0 && i <= len(s) && (i == len(s) || s[i-1] == '"' || s[i-1] == '}' || s[i-1] == ']') {
+			return min(i, len(s))
+		}
+	}
+	return min(i, len(s))
+}
+
+// jsonRawPath follows steps through a json text, keeping the source
+// text of the part it reaches; asText gives ->>'s text (a string
+// unquoted, null as NULL).
+func jsonRawPath(s string, steps []types.Datum, asText bool) types.Datum {
+	for _, k := range steps {
+		var ok bool
+		if s, ok = jsonRawStep(s, k); !ok {
+			return types.Null
+		}
+	}
+	if asText {
+		switch v, _ := parseJSON(s); x := v.(type) {
+		case nil:
+			return types.Null
+		case string:
+			return types.NewText(x)
+		}
+	}
+	return types.NewText(s)
+}
+
+// jsonRawStep is one -> step over a json text: the member's source text.
+func jsonRawStep(s string, key types.Datum) (string, bool) {
+	obj, keys, vals, ok := jsonRawParts(s)
+	if !ok {
+		return "", false
+	}
+	if obj {
+		if key.Kind != types.KindText {
+			return "", false
+		}
+		for i := len(keys) - 1; i >= 0; i-- {
+			if keys[i] == key.S {
+				return vals[i], true
+			}
+		}
+		return "", false
+	}
+	var n int64
+	switch key.Kind {
+	case types.KindInt:
+		n = key.I
+	case types.KindText:
+		var err error
+		if n, err = strconv.ParseInt(key.S, 10, 64); err != nil {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	if n < 0 {
+		n += int64(len(vals))
+	}
+	if n < 0 || n >= int64(len(vals)) {
+		return "", false
+	}
+	return vals[n], true
+}

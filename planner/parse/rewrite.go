@@ -666,7 +666,7 @@ func seriesInFrom(toks []token) []token {
 			fromCtx[d] = true
 		case t.kind == tkIdent && fromEnds[t.val]:
 			fromCtx[d] = false
-		case (t.is("generate_series") || t.is("unnest")) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+		case (t.is("generate_series") || t.is("unnest") || t.kind == tkIdent && jsonTableFuncs[t.val]) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
 			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")):
 			end := matchForward(toks, i+1)
 			if end < 0 {
@@ -807,6 +807,17 @@ const (
 	// array_agg or one of orderedAggs.
 	MarkerOrderedAgg = `\0kvsql_`
 )
+
+// jsonTableFuncs are the JSON set-returning functions seriesInFrom
+// spells as derived tables, as it does unnest.
+var jsonTableFuncs = map[string]bool{
+	"jsonb_array_elements": true, "jsonb_array_elements_text": true, "json_array_elements": true,
+	"json_array_elements_text": true, "jsonb_object_keys": true, "json_object_keys": true,
+	"jsonb_each": true, "jsonb_each_text": true, "json_each": true, "json_each_text": true,
+}
+
+// MarkerPrefix starts every marker identifier the dialect layer writes.
+const MarkerPrefix = markerPrefix
 
 // orderedAggs are the aggregates besides array_agg whose ORDER BY and
 // DISTINCT travel as group_concat's (the JSON aggregates).
