@@ -88,6 +88,10 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 		}
 		return types.ArrayOf(et), true, nil
 	case parse.MarkerSubscript, parse.MarkerSlice:
+		if args[0].Type().Family == types.JSONB {
+			t, err := jsonSubscript(name, args) // json.go
+			return t, true, err
+		}
 		if err := arr(0, types.T{}); err != nil {
 			return t, true, pgerror.Newf(pgerror.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", args[0].Type())
 		}

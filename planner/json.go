@@ -18,6 +18,19 @@ var (
 	tJSONB = types.T{Family: types.JSONB}
 )
 
+// jsonOpFuncs are the functions behind jsonb's operators, callable by
+// name (jsonb_contains(a, b) is a @> b).
+var jsonOpFuncs = map[string]string{
+	"jsonb_contains": "@>", "jsonb_contained": "<@", "jsonb_exists": "?", "jsonb_exists_any": "?|",
+	"jsonb_exists_all": "?&", "jsonb_delete": "-", "jsonb_delete_path": "#-", "jsonb_concat": "||",
+}
+
+// JSONOpFunc returns the operator behind a function of jsonOpFuncs.
+func JSONOpFunc(name string) (string, bool) {
+	op, ok := jsonOpFuncs[name]
+	return op, ok
+}
+
 func isJSON(f types.Family) bool { return f == types.JSON || f == types.JSONB }
 
 // jsonCall types a JSON operator or function call, coercing untyped
@@ -80,6 +93,23 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			err = pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
 		}
 		return err
+	}
+	if op, ok := jsonOpFuncs[name]; ok {
+		// The operators' functions: typed as the operator.
+		if op == "||" {
+			for i := range args {
+				if args[i].Type().Family == types.Unknown {
+					if args[i], err = coerce(args[i], tJSONB); err != nil {
+						return t, true, err
+					}
+				}
+			}
+		}
+		t, ok, err := jsonCall(op, args)
+		if !ok && err == nil {
+			err = pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+		}
+		return t, true, err
 	}
 	if tableFuncs[name] != 0 {
 		return t, true, pgerror.Newf(pgerror.FeatureNotSupported, "set-returning function %s is supported only in FROM or as a whole select item", name)
@@ -173,6 +203,20 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), name, args[1].Type())
 		}
 		return tJSONB, true, nil
+	case "@?", "@@":
+		if len(args) != 2 {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator %s needs two operands", name)
+		}
+		if err := docArg(0); err != nil {
+			return t, true, err
+		}
+		if err := textArg(1); err != nil {
+			return t, true, err
+		}
+		if args[0].Type().Family != types.JSONB || !isText(args[1].Type().Family) {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), name, args[1].Type())
+		}
+		return tBool, true, nil
 	case "jsonb_set", "jsonb_insert":
 		if err := sig(3, 4); err != nil {
 			return t, true, err
@@ -329,4 +373,25 @@ func (b *binder) jsonTableFunc(call *sqlparser.FuncExpr, column string, ordinali
 		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
 	}
 	return n, nil
+}
+
+// jsonSubscript types jsonb[key]: a key of text or an integer type (an
+// untyped literal is text), the result jsonb (-> with SQL's NULL for a
+// NULL key).
+func jsonSubscript(name string, args []Expr) (types.T, error) {
+	if name == parse.MarkerSlice {
+		return tJSONB, pgerror.New(pgerror.DatatypeMismatch, "jsonb subscript does not support slices")
+	}
+	var err error
+	if args[1].Type().Family == types.Unknown {
+		if args[1], err = coerce(args[1], tText); err != nil {
+			return tJSONB, err
+		}
+	}
+	if f := args[1].Type().Family; !isText(f) && !isInteger(f) {
+		e := pgerror.Newf(pgerror.DatatypeMismatch, "subscript type %s is not supported", args[1].Type())
+		e.Hint = "jsonb subscript must be coercible to either integer or text."
+		return tJSONB, e
+	}
+	return tJSONB, nil
 }

@@ -134,6 +134,9 @@ func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ha
 		if args[0].IsNull() || args[1].IsNull() {
 			return types.Null, true, nil
 		}
+		if e.T.Family == types.JSONB {
+			return jsonSubscriptValue(args[0], args[1])
+		}
 		xs, err := elems(args[0])
 		if err != nil {
 			return types.Null, true, err

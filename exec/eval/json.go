@@ -435,6 +435,11 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 // names. Arguments are non-NULL except for the build functions. A jsonb
 // result carries the jsonb mark (types.TextJSONB).
 func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+	if op, ok := planner.JSONOpFunc(e.Name); ok {
+		f := *e
+		f.Name = op
+		e = &f
+	}
 	d, ok, err := jsonFunc1(e, args)
 	if e.T.Family == types.JSONB && d.Kind == types.KindText {
 		d.I = types.TextJSONB
@@ -565,6 +570,16 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		return types.NewText(jsonbText(v)), true, nil
 	case "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first":
 		return jsonPathFunc(e, args)
+	case "@?", "@@":
+		// jsonb_path_exists and jsonb_path_match, silent.
+		f := &planner.Func{Name: "jsonb_path_exists", T: e.T}
+		if e.Name == "@@" {
+			f.Name = "jsonb_path_match"
+		}
+		return jsonPathFunc(f, []types.Datum{args[0], args[1], types.NewJSONB("{}"), types.NewBool(true)})
+	case "||":
+		d, err := jsonbConcat(args[0], args[1])
+		return d, true, err
 	case "->", "->>", "#>", "#>>":
 		v, err := doc(0)
 		if err != nil {
@@ -673,7 +688,13 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			obj := &jsonObject{}
 			for i := 0; i < len(args); i += 2 {
 				if args[i].IsNull() {
-					return types.Null, true, pgerror.New(pgerror.NullValueNotAllowed, "argument 1: key must not be null")
+					if e.Name == "json_build_object" {
+						return types.Null, true, pgerror.Newf(pgerror.InvalidParameterValue, "argument %d cannot be null", i+1)
+					}
+					return types.Null, true, pgerror.Newf(pgerror.InvalidParameterValue, "argument %d: key must not be null", i+1)
+				}
+				if kt := e.Args[i].Type(); kt.IsArray() || isJSONFamily(kt.Family) {
+					return types.Null, true, pgerror.New(pgerror.InvalidParameterValue, "key value must be scalar, not array, composite, or json")
 				}
 				obj.keys, obj.vals = append(obj.keys, FormatText(args[i], e.Args[i].Type())), append(obj.vals, vals[i+1])
 			}
@@ -764,3 +785,5 @@ func jsonbConcat(l, r types.Datum) (types.Datum, error) {
 	}
 	return types.NewJSONB(jsonbText(append(asArray(a), asArray(b)...))), nil
 }
+
+func isJSONFamily(f types.Family) bool { return f == types.JSON || f == types.JSONB }

@@ -602,3 +602,24 @@ func jsonRawStep(s string, key types.Datum) (string, bool) {
 	}
 	return vals[n], true
 }
+
+// jsonSubscriptValue is jsonb[key] (PostgreSQL 14's jsonb subscripting):
+// -> by key or index, NULL where there is no such part.
+func jsonSubscriptValue(doc, key types.Datum) (types.Datum, bool, error) {
+	v, err := parseJSON(doc.S)
+	if err != nil {
+		return types.Null, true, err
+	}
+	if _, isArr := v.([]any); isArr && key.Kind == types.KindText {
+		n, err := strconv.ParseInt(strings.TrimSpace(key.S), 10, 64)
+		if err != nil {
+			return types.Null, true, nil
+		}
+		key = types.NewInt(n)
+	}
+	part, ok := jsonStep(v, key)
+	if !ok {
+		return types.Null, true, nil
+	}
+	return types.NewJSONB(jsonbText(part)), true, nil
+}

@@ -29,6 +29,7 @@ var regexOps = map[string]string{
 	"->": "kvsql_op_jget", "->>": "kvsql_op_jtext", "#>": "kvsql_op_jpath", "#>>": "kvsql_op_jpathtext",
 	"@>": "kvsql_op_jcontains", "<@": "kvsql_op_jcontained", "&&": "kvsql_op_overlap",
 	"?": "kvsql_op_jexists", "?|": "kvsql_op_jexists_any", "?&": "kvsql_op_jexists_all", "#-": "kvsql_op_jdelpath",
+	"@?": "kvsql_op_jpath_exists", "@@": "kvsql_op_jpath_match",
 }
 
 // regexMarkers is regexOps inverted.
@@ -37,6 +38,7 @@ var regexMarkers = map[string]string{
 	"kvsql_op_jget": "->", "kvsql_op_jtext": "->>", "kvsql_op_jpath": "#>", "kvsql_op_jpathtext": "#>>",
 	"kvsql_op_jcontains": "@>", "kvsql_op_jcontained": "<@", "kvsql_op_overlap": "&&",
 	"kvsql_op_jexists": "?", "kvsql_op_jexists_any": "?|", "kvsql_op_jexists_all": "?&", "kvsql_op_jdelpath": "#-",
+	"kvsql_op_jpath_exists": "@?", "kvsql_op_jpath_match": "@@",
 }
 
 // exprKeywords are reserved words after which an expression starts: an
@@ -502,6 +504,12 @@ func (r *rewriter) emit(toks []token) (string, error) {
 				b.WriteString("regexp")
 				continue
 			}
+			if t.val == "key" && (k == 0 || !(toks[k-1].is("primary") || toks[k-1].is("foreign") || toks[k-1].is("no") || toks[k-1].is("for"))) {
+				// KEY is no keyword to PostgreSQL outside PRIMARY KEY,
+				// FOREIGN KEY and FOR [NO] KEY ...: a column (jsonb_each's).
+				b.WriteString("`key`")
+				continue
+			}
 			b.WriteString(t.val)
 		case tkQIdent:
 			b.WriteByte('`')
@@ -523,7 +531,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 			switch t.val {
 			case "||":
 				b.WriteByte('|')
-			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?|", "?&", "#-":
+			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?|", "?&", "#-", "@?", "@@":
 				if t.val == "~" && (k == 0 || !isOperand(toks[k-1])) {
 					b.WriteByte('~')
 					continue
