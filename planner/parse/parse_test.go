@@ -127,6 +127,12 @@ func TestContract(t *testing.T) {
 		{`SELECT ALL COUNT ( * ) FROM t x`, "select count(*) from t as x"},
 		{`SELECT count(DISTINCT x) FROM t`, "select count(distinct x) from t"},
 		{`SELECT a FROM t WHERE b = ? AND c = ?`, "select a from t where b = :v1 and c = :v2"},
+		// jsonb's operators: ? after an operand is key-exists, not a
+		// placeholder; $n parameters beside them.
+		{`SELECT j ? 'a', j ?| $1, j ?& ARRAY['b'], j #- '{a}', j @? '$.a', j @@ '$.a == 1' FROM t WHERE k = $2`,
+			"select `?`(j, 'a'), `?|`(j, :p1), `?&`(j, kvsql_array('b')), `#-`(j, '{a}'), `@?`(j, '$.a'), `@@`(j, '$.a == 1') from t where k = :p2"},
+		{`SELECT (j ? 'a') = ? FROM t WHERE k IN (?, ?)`, "select `?`(j, 'a') = :v1 from t where k in (:v2, :v3)"},
+		{`SELECT key, t.key FROM t`, "select `key`, t.`key` from t"},
 		// DDL.
 		{`CREATE TABLE t (id SERIAL PRIMARY KEY, b BYTEA, c DOUBLE PRECISION NOT NULL DEFAULT 1.5, d TIMESTAMPTZ DEFAULT now(), e BOOLEAN, f TEXT, g VARCHAR(20) UNIQUE)`,
 			"create table t ( id serial primary key, b bytea, c double precision not null default (1.5), d timestamptz default (now()), e boolean, f text, g varchar(20) unique )"},
