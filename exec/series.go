@@ -91,12 +91,18 @@ var _ Operator = (*tableFuncOp)(nil)
 
 func (u *tableFuncOp) open() error {
 	u.opened = true
-	d, err := eval.Eval(u.env, u.node.Args[0], nil)
-	if err != nil || d.IsNull() {
-		return err
+	args := make([]types.Datum, len(u.node.Args))
+	for i, a := range u.node.Args {
+		d, err := eval.Eval(u.env, a, nil)
+		if err != nil || d.IsNull() {
+			return err // strict: a NULL argument gives no rows
+		}
+		args[i] = d
 	}
+	d := args[0]
 	if u.node.Name != "unnest" {
-		u.rows, err = eval.JSONTableRows(u.node.Name, d)
+		var err error
+		u.rows, err = eval.JSONTableRows(u.node.Name, args)
 		return err
 	}
 	elems, err := types.ArrayElems(nil, d)

@@ -366,7 +366,7 @@ const unnestFunc = "kvsql_unnest"
 var tableFuncs = map[string]int{
 	"unnest": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
 	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
-	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2,
+	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2, "jsonb_path_query": 1,
 }
 
 // unnest plans unnest(array) [WITH ORDINALITY] in FROM: one row per

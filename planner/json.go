@@ -217,8 +217,20 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), name, args[1].Type())
 		}
 		return tBool, true, nil
-	case "jsonb_set", "jsonb_insert":
-		if err := sig(3, 4); err != nil {
+	case "jsonb_set", "jsonb_insert", "jsonb_set_lax":
+		maxArgs := 4
+		if name == "jsonb_set_lax" {
+			maxArgs = 5
+			if len(args) == 5 {
+				if err := textArg(4); err != nil {
+					return t, true, err
+				}
+				if !isText(args[4].Type().Family) {
+					return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+				}
+			}
+		}
+		if err := sig(3, maxArgs); err != nil {
 			return t, true, err
 		}
 		if err := pathArg(1); err != nil {
@@ -259,7 +271,7 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return tText, true, nil
 		}
 		return args[0].Type(), true, nil
-	case "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first":
+	case "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first", "jsonb_path_query_array", "jsonb_path_query":
 		if err := sig(2, 4); err != nil {
 			return t, true, err
 		}
@@ -284,7 +296,7 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 				return t, true, err
 			}
 		}
-		if name == "jsonb_path_query_first" {
+		if name == "jsonb_path_query_first" || name == "jsonb_path_query_array" || name == "jsonb_path_query" {
 			return tJSONB, true, nil
 		}
 		return tBool, true, nil
@@ -335,13 +347,32 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 // json_object_keys one named column (as unnest's).
 func (b *binder) jsonTableFunc(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
 	name := strings.TrimPrefix(call.Name.Lowered(), parse.MarkerPrefix)
-	if tableFuncs[name] == 0 || len(call.Exprs) != 1 {
+	if tableFuncs[name] == 0 || len(call.Exprs) == 0 {
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", name)
 	}
-	x, err := b.expr(call.Exprs[0], &scope{parent: s.parent, owner: s, aggContext: "FROM"})
-	if err != nil {
-		return nil, err
+	args := make([]Expr, len(call.Exprs))
+	for i, a := range call.Exprs {
+		x, err := b.expr(a, &scope{parent: s.parent, owner: s, aggContext: "FROM"})
+		if err != nil {
+			return nil, err
+		}
+		args[i] = x
 	}
+	if name == "jsonb_path_query" {
+		if _, _, err := jsonCall("jsonb_path_query_first", args); err != nil { // the same arguments
+			return nil, err
+		}
+		n := &TableFunc{Name: name, Args: args, Ordinality: ordinality, Cols: []Column{{Name: column, T: tJSONB}}}
+		if ordinality {
+			n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+		}
+		return n, nil
+	}
+	if len(args) != 1 {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+	}
+	x := args[0]
+	var err error
 	want := tJSONB
 	if strings.HasPrefix(name, "json_") {
 		want = tJSON

@@ -512,6 +512,40 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			}
 		}
 		return types.NewBool(all), true, nil
+	case "jsonb_set_lax":
+		// Not strict: an SQL NULL new value is handled as the fifth
+		// argument says.
+		if args[0].IsNull() || args[1].IsNull() {
+			return types.Null, true, nil
+		}
+		treatment := "use_json_null"
+		if len(args) == 5 {
+			if args[4].IsNull() {
+				return types.Null, true, pgerror.New(pgerror.InvalidParameterValue, `null_value_treatment must be "delete_key", "return_target", "use_json_null", or "raise_exception"`)
+			}
+			treatment = args[4].S
+		}
+		create := len(args) < 4 || !args[3].IsNull() && args[3].Bool()
+		set := &planner.Func{Name: "jsonb_set", T: e.T}
+		setArgs := []types.Datum{args[0], args[1], args[2], types.NewBool(create)}
+		if !args[2].IsNull() {
+			return jsonFunc1(set, setArgs)
+		}
+		switch treatment {
+		case "raise_exception":
+			err := pgerror.New(pgerror.NullValueNotAllowed, "JSON value must not be null")
+			err.Detail = `Exception was raised because null_value_treatment is "raise_exception".`
+			err.Hint = "To avoid, either change the null_value_treatment argument or ensure that an SQL NULL is not passed."
+			return types.Null, true, err
+		case "use_json_null":
+			setArgs[2] = types.NewJSONB("null")
+			return jsonFunc1(set, setArgs)
+		case "delete_key":
+			return jsonFunc1(&planner.Func{Name: "#-", T: e.T}, args[:2])
+		case "return_target":
+			return args[0], true, nil
+		}
+		return types.Null, true, pgerror.New(pgerror.InvalidParameterValue, `null_value_treatment must be "delete_key", "return_target", "use_json_null", or "raise_exception"`)
 	case "-", "#-", "jsonb_set", "jsonb_insert":
 		v, err := doc(0)
 		if err != nil {
@@ -568,7 +602,7 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			return jsonScalarText(v), true, nil
 		}
 		return types.NewText(jsonbText(v)), true, nil
-	case "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first":
+	case "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first", "jsonb_path_query_array":
 		return jsonPathFunc(e, args)
 	case "@?", "@@":
 		// jsonb_path_exists and jsonb_path_match, silent.

@@ -387,7 +387,16 @@ func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datu
 // the document d: jsonb_each[_text], json_each[_text] (key, value),
 // jsonb_array_elements[_text], json_array_elements[_text] (value),
 // jsonb_object_keys, json_object_keys (the key).
-func JSONTableRows(name string, d types.Datum) ([][]types.Datum, error) {
+func JSONTableRows(name string, args []types.Datum) ([][]types.Datum, error) {
+	if name == "jsonb_path_query" {
+		seq, err := jsonPathItems(args)
+		rows := make([][]types.Datum, len(seq))
+		for i, v := range seq {
+			rows[i] = []types.Datum{types.NewJSONB(jsonbText(v))}
+		}
+		return rows, err
+	}
+	d := args[0]
 	v, err := parseJSON(d.S)
 	if err != nil {
 		return nil, err

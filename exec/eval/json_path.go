@@ -736,36 +736,59 @@ func jpCompare(op string, l, r any) int {
 	return jpFalse
 }
 
-// jsonPathFunc runs jsonb_path_exists, jsonb_path_match and
-// jsonb_path_query_first (args: target, path [, vars [, silent]]).
-func jsonPathFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+// jsonPathItems evaluates args (target, path [, vars [, silent]]) to the
+// path's items; a silent evaluation error gives nil items and no error.
+func jsonPathItems(args []types.Datum) ([]any, error) {
 	silent := len(args) == 4 && args[3].Bool()
 	doc, err := parseJSON(args[0].S)
 	if err != nil {
-		return types.Null, true, err
+		return nil, err
 	}
 	path, strict, err := parseJSONPath(args[1].S)
 	if err != nil {
-		return types.Null, true, err
+		return nil, err
 	}
 	env := &jpEnv{root: doc, strict: strict}
 	if len(args) > 2 {
 		v, err := parseJSON(args[2].S)
 		if err != nil {
-			return types.Null, true, err
+			return nil, err
 		}
 		o, ok := v.(*jsonObject)
 		if !ok {
-			return types.Null, true, pgerror.New(pgerror.InvalidParameterValue, "\"vars\" argument is not an object")
+			return nil, pgerror.New(pgerror.InvalidParameterValue, "\"vars\" argument is not an object")
 		}
 		env.vars = o
 	}
 	seq, err := env.items(path, nil)
 	if err != nil {
 		if silent {
-			return types.Null, true, nil
+			return nil, nil
 		}
+		return nil, err
+	}
+	if seq == nil {
+		seq = []any{}
+	}
+	return seq, nil
+}
+
+// jsonPathFunc runs jsonb_path_exists, jsonb_path_match and
+// jsonb_path_query_first (args: target, path [, vars [, silent]]).
+func jsonPathFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+	silent := len(args) == 4 && args[3].Bool()
+	seq, err := jsonPathItems(args)
+	if err != nil {
 		return types.Null, true, err
+	}
+	if e.Name == "jsonb_path_query_array" {
+		if seq == nil {
+			seq = []any{} // a silenced error: no items
+		}
+		return types.NewJSONB(jsonbText(seq)), true, nil
+	}
+	if seq == nil && silent {
+		return types.Null, true, nil
 	}
 	switch e.Name {
 	case "jsonb_path_exists":

@@ -822,6 +822,7 @@ var jsonTableFuncs = map[string]bool{
 	"jsonb_array_elements": true, "jsonb_array_elements_text": true, "json_array_elements": true,
 	"json_array_elements_text": true, "jsonb_object_keys": true, "json_object_keys": true,
 	"jsonb_each": true, "jsonb_each_text": true, "json_each": true, "json_each_text": true,
+	"jsonb_path_query": true,
 }
 
 // MarkerPrefix starts every marker identifier the dialect layer writes.
