@@ -42,6 +42,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		}
 		return &Const{Value: types.Null, T: x.Type()}, nil
 	}
+	if name == parse.MarkerJSONObject {
+		name = "json_object"
+	}
 	return b.call(name, e.Exprs, s)
 }
 

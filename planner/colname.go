@@ -38,6 +38,8 @@ func columnName(e sqlparser.Expr) string {
 			return "?column?" // an operator the dialect layer spells as a call
 		case parse.MarkerArray, parse.MarkerArraySub:
 			return "array"
+		case parse.MarkerJSONObject:
+			return "json_object"
 		case parse.MarkerSubscript, parse.MarkerSlice:
 			if len(e.Exprs) > 0 {
 				return columnName(e.Exprs[0]) // tags[1] is named tags

@@ -250,6 +250,19 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			}
 		}
 		return tJSONB, true, nil
+	case "jsonb_object", "json_object":
+		if len(args) < 1 || len(args) > 2 {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+		}
+		for i := range args {
+			if err := pathArg(i); err != nil {
+				return t, true, err
+			}
+		}
+		if name == "json_object" {
+			return tJSON, true, nil
+		}
+		return tJSONB, true, nil
 	case "jsonb_strip_nulls", "json_strip_nulls":
 		if err := sig(1, 1); err != nil {
 			return t, true, err

@@ -578,6 +578,9 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			return types.Null, true, err
 		}
 		return jsonResult(e, out), true, nil
+	case "jsonb_object", "json_object":
+		d, err := jsonObjectFunc(e, args)
+		return d, true, err
 	case "jsonb_strip_nulls", "json_strip_nulls":
 		v, err := doc(0)
 		if err != nil {

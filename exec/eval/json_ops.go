@@ -2,6 +2,8 @@ package eval
 
 import (
 	"math"
+
+	"github.com/kvsql/kvsql/planner"
 	"strconv"
 	"strings"
 
@@ -632,3 +634,56 @@ func jsonSubscriptValue(doc, key types.Datum) (types.Datum, bool, error) {
 	}
 	return types.NewJSONB(jsonbText(part)), true, nil
 }
+
+// jsonObjectFunc is jsonb_object and json_object: an object from a text
+// array of alternating keys and values, or from an array of keys and one
+// of values (values are strings, NULL is null).
+func jsonObjectFunc(e *planner.Func, args []types.Datum) (types.Datum, error) {
+	keys, knull, err := textPath(args[0])
+	if err != nil {
+		return types.Null, err
+	}
+	var vals []string
+	var vnull []bool
+	if len(args) == 2 {
+		if vals, vnull, err = textPath(args[1]); err != nil {
+			return types.Null, err
+		}
+		if len(vals) != len(keys) {
+			return types.Null, pgerror.New(codeArraySubscript, "mismatched array dimensions")
+		}
+	} else {
+		if len(keys)%2 != 0 {
+			return types.Null, pgerror.New(codeArraySubscript, "array must have even number of elements")
+		}
+		for i := 0; i < len(keys); i += 2 {
+			vals, vnull = append(vals, keys[i+1]), append(vnull, knull[i+1])
+		}
+		var k []string
+		var kn []bool
+		for i := 0; i < len(keys); i += 2 {
+			k, kn = append(k, keys[i]), append(kn, knull[i])
+		}
+		keys, knull = k, kn
+	}
+	o := &jsonObject{}
+	for i, k := range keys {
+		if knull[i] {
+			return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "null value not allowed for object key")
+		}
+		var v any
+		if !vnull[i] {
+			v = vals[i]
+		}
+		o.keys, o.vals = append(o.keys, k), append(o.vals, v)
+	}
+	if e.T.Family == types.JSON {
+		var b strings.Builder
+		writeJSON(&b, o, " : ")
+		return types.NewText(b.String()), nil
+	}
+	return types.NewJSONB(jsonbText(normalize(o))), nil
+}
+
+// codeArraySubscript is ARRAY_SUBSCRIPT_ERROR.
+const codeArraySubscript = "2202E"

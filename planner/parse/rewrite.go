@@ -373,6 +373,9 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			op.pos = t.pos
 			out = append(out, op)
 			i = end
+		case t.is("json_object") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
+			// vitess reads JSON_OBJECT(...) as MySQL's key-value form.
+			out = append(out, raw(MarkerJSONObject, t.pos))
 		case (t.is("array_agg") || orderedAggs[t.val] && t.kind == tkIdent) && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")) &&
 			(topLevelOrderBy(toks[i+2:max(matchForward(toks, i+1), i+2)]) > 0 || i+2 < len(toks) && toks[i+2].is("distinct")):
 			// array_agg([DISTINCT] x [ORDER BY y]) has the spelling of
@@ -824,6 +827,10 @@ var jsonTableFuncs = map[string]bool{
 	"jsonb_each": true, "jsonb_each_text": true, "json_each": true, "json_each_text": true,
 	"jsonb_path_query": true,
 }
+
+// MarkerJSONObject names PostgreSQL's json_object in the text given to
+// vitess, which has a json_object of its own.
+const MarkerJSONObject = "kvsql_json_object"
 
 // MarkerPrefix starts every marker identifier the dialect layer writes.
 const MarkerPrefix = markerPrefix
