@@ -123,55 +123,5 @@ func compareJSONB(x, y any) int {
 }
 
 // jsonbHashText is the text Hash feeds for a jsonb value: equal values
-// (by compareJSONB) give equal texts. A normalised text differs between
-// equal values only in its numbers' trailing zeros, which need a '.'.
-func jsonbHashText(s string) string {
-	if !strings.Contains(s, ".") {
-		return s
-	}
-	v, err := parseJSON(s)
-	if err != nil {
-		return s
-	}
-	var b strings.Builder
-	writeJSONReduced(&b, v)
-	return b.String()
-}
-
-// writeJSONReduced writes v as jsonbText does but with every number in
-// its shortest equal form (1.50 as 1.5, -0.0 as 0).
-func writeJSONReduced(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case json.Number:
-		var d, r apd.Decimal
-		if !types.ParseDecimal(string(x), &d) {
-			b.WriteString(string(x))
-			return
-		}
-		r.Reduce(&d)
-		r.Negative = r.Negative && !r.IsZero()
-		b.WriteString(r.Text('f'))
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeJSONReduced(b, e)
-		}
-		b.WriteByte(']')
-	case *jsonObject:
-		b.WriteByte('{')
-		for i, k := range x.keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeJSONString(b, k)
-			b.WriteString(": ")
-			writeJSONReduced(b, x.vals[i])
-		}
-		b.WriteByte('}')
-	default:
-		writeJSON(b, v, ": ")
-	}
-}
+// (by compareJSONB) give equal texts.
+func jsonbHashText(s string) string { return types.JSONBKeyText(s) }
