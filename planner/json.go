@@ -163,6 +163,39 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			}
 		}
 		return tBool, true, nil
+	case parse.MarkerSubscriptAssign:
+		// UPDATE ... SET col[k]... = v: col, v, then the subscripts.
+		if len(args) < 3 || args[0].Type().Family != types.JSONB {
+			return t, true, pgerror.Newf(pgerror.FeatureNotSupported, "subscript assignment to type %s is not supported", args[0].Type())
+		}
+		if args[1].Type().Family == types.Unknown {
+			if args[1], err = coerce(args[1], tJSONB); err != nil {
+				return t, true, err
+			}
+		}
+		if args[1].Type().Family != types.JSONB {
+			col := "column"
+			if c, ok := args[0].(*ColRef); ok {
+				col = c.Name
+				if i := strings.LastIndexByte(col, '.'); i >= 0 {
+					col = col[i+1:]
+				}
+			}
+			e := pgerror.Newf(pgerror.DatatypeMismatch, "subscripted assignment to \"%s\" requires type jsonb but expression is of type %s", col, args[1].Type())
+			e.Hint = "You will need to rewrite or cast the expression."
+			return t, true, e
+		}
+		for i := 2; i < len(args); i++ {
+			if _, err := jsonSubscript(parse.MarkerSubscript, []Expr{args[0], args[i]}); err != nil {
+				return t, true, err
+			}
+			if args[i].Type().Family == types.Unknown {
+				if args[i], err = coerce(args[i], tText); err != nil {
+					return t, true, err
+				}
+			}
+		}
+		return tJSONB, true, nil
 	case "?", "?|", "?&":
 		if len(args) != 2 {
 			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "operator %s needs two operands", name)

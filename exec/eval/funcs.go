@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -94,7 +95,7 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
 		d, _, err := jsonFunc(e, args)
 		return d, err
-	case "jsonb_set_lax":
+	case "jsonb_set_lax", parse.MarkerSubscriptAssign:
 		d, _, err := jsonFunc(e, args)
 		return d, err
 	case "concat_ws":

@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -512,6 +513,8 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			}
 		}
 		return types.NewBool(all), true, nil
+	case parse.MarkerSubscriptAssign:
+		return jsonSubscriptAssign(e, args)
 	case "jsonb_set_lax":
 		// Not strict: an SQL NULL new value is handled as the fifth
 		// argument says.

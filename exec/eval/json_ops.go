@@ -125,7 +125,36 @@ const (
 	pathInsertBefore = 0x8
 	pathInsertAfter  = 0x10
 	pathCreateOrIns  = pathCreate | pathInsertBefore | pathInsertAfter
+	pathFillGaps     = 0x20 // subscript assignment: pad arrays, build missing containers
+	pathConsistent   = 0x40 // subscript assignment: no prepending by a negative index
 )
+
+// errScalarInPath is subscript assignment's error for a path through a
+// scalar.
+func errScalarInPath() error {
+	e := pgerror.New(pgerror.InvalidParameterValue, "cannot replace existing key")
+	e.Detail = "The path assumes key is a composite object, but it is a scalar value."
+	return e
+}
+
+// buildPath is PostgreSQL's push_path: the containers path[level+1:]
+// names, innermost newval (an integer step an array padded with nulls,
+// any other an object).
+func buildPath(path []string, level int, newval any) any {
+	v := newval
+	for i := len(path) - 1; i > level; i-- {
+		if n, err := strconv.ParseInt(path[i], 10, 32); err == nil {
+			arr := make([]any, 0, max(n, 0)+1)
+			for j := int64(0); j < n; j++ {
+				arr = append(arr, nil)
+			}
+			v = append(arr, v)
+		} else {
+			v = &jsonObject{keys: []string{path[i]}, vals: []any{v}}
+		}
+	}
+	return v
+}
 
 // setPath is PostgreSQL's setPath over a parsed document: it replaces,
 // creates, inserts or deletes the value at path[level:].
@@ -138,6 +167,9 @@ func setPath(v any, path []string, nulls []bool, level int, newval any, op int) 
 		return setPathArray(x, path, nulls, level, newval, op)
 	case *jsonObject:
 		return setPathObject(x, path, nulls, level, newval, op)
+	}
+	if op&pathFillGaps != 0 {
+		return nil, errScalarInPath()
 	}
 	return v, nil
 }
@@ -177,6 +209,9 @@ func setPathObject(o *jsonObject, path []string, nulls []bool, level int, newval
 		}
 		push(k, o.vals[i])
 	}
+	if !done && op&pathFillGaps != 0 && !last {
+		push(key, buildPath(path, level, newval))
+	}
 	return out, nil
 }
 
@@ -192,6 +227,9 @@ func setPathArray(a []any, path []string, nulls []bool, level int, newval any, o
 	i := int(idx)
 	if idx < 0 {
 		if -idx > n {
+			if op&pathConsistent != 0 {
+				return nil, pgerror.Newf(pgerror.InvalidParameterValue, "path element at position %d is out of range: %d", level+1, idx)
+			}
 			i = prepend
 		} else {
 			i = int(n + idx)
@@ -200,6 +238,9 @@ func setPathArray(a []any, path []string, nulls []bool, level int, newval any, o
 	out := []any{}
 	done := false
 	if (i == prepend || n == 0) && last && op&pathCreateOrIns != 0 {
+		if op&pathFillGaps != 0 && n == 0 && i > 0 {
+			out = append(out, make([]any, i)...)
+		}
 		out = append(out, newval)
 		done = true
 	}
@@ -208,6 +249,7 @@ func setPathArray(a []any, path []string, nulls []bool, level int, newval any, o
 			out = append(out, e)
 			continue
 		}
+		done = true
 		if !last {
 			nv, err := setPath(e, path, nulls, level+1, newval, op)
 			if err != nil {
@@ -228,7 +270,17 @@ func setPathArray(a []any, path []string, nulls []bool, level int, newval any, o
 		done = true
 	}
 	if op&pathCreateOrIns != 0 && !done && last {
+		if op&pathFillGaps != 0 && int64(i) > n {
+			out = append(out, make([]any, int64(i)-n)...)
+		}
 		out = append(out, newval)
+		done = true
+	}
+	if !done && op&pathFillGaps != 0 && !last {
+		if i > 0 {
+			out = append(out, make([]any, max(int64(i)-n, 0))...)
+		}
+		out = append(out, buildPath(path, level, newval))
 	}
 	return out, nil
 }
@@ -687,3 +739,47 @@ func jsonObjectFunc(e *planner.Func, args []types.Datum) (types.Datum, error) {
 
 // codeArraySubscript is ARRAY_SUBSCRIPT_ERROR.
 const codeArraySubscript = "2202E"
+
+// jsonSubscriptAssign is UPDATE ... SET col[k1][k2]... = v (args: the
+// column's value, v, the subscripts): jsonb_set's path creation, but
+// arrays padded with nulls up to the index, missing containers built
+// (an array for an integer step), a NULL column starting as {} (or []
+// for an integer first subscript) and a NULL v stored as JSON null.
+func jsonSubscriptAssign(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+	path := make([]string, 0, len(args)-2)
+	for i, s := range args[2:] {
+		if s.IsNull() {
+			return types.Null, true, pgerror.New(pgerror.NullValueNotAllowed, "jsonb subscript in assignment must not be null")
+		}
+		path = append(path, FormatText(s, e.Args[i+2].Type()))
+	}
+	var doc any
+	if args[0].IsNull() {
+		if isIntegerFamily(e.Args[2].Type().Family) {
+			doc = []any{}
+		} else {
+			doc = &jsonObject{}
+		}
+	} else {
+		var err error
+		if doc, err = parseJSON(args[0].S); err != nil {
+			return types.Null, true, err
+		}
+	}
+	var newval any
+	if !args[1].IsNull() {
+		var err error
+		if newval, err = parseJSON(args[1].S); err != nil {
+			return types.Null, true, err
+		}
+	}
+	out, err := setPath(doc, path, make([]bool, len(path)), 0, newval, pathCreate|pathFillGaps|pathConsistent)
+	if err != nil {
+		return types.Null, true, err
+	}
+	return types.NewJSONB(jsonbText(normalize(out))), true, nil
+}
+
+func isIntegerFamily(f types.Family) bool {
+	return f == types.Int2 || f == types.Int4 || f == types.Int8
+}

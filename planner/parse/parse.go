@@ -264,6 +264,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	toks = subscriptAssignments(toks)
 	toks = valuesRows(toks)
 	toks = seriesInFrom(toks)
 	toks = notOperands(toks)

@@ -960,3 +960,110 @@ var labelFollowers = map[string]bool{
 	"into": true, "on": true, "using": true, "join": true, "left": true, "right": true, "inner": true,
 	"cross": true, "full": true, "natural": true, "returning": true, "for": true,
 }
+
+// MarkerSubscriptAssign names the call that UPDATE ... SET col[k1][k2] =
+// v becomes: SET col = kvsql_subscript_assign(col, v, k1, k2).
+const MarkerSubscriptAssign = "kvsql_subscript_assign"
+
+// subscriptAssignments rewrites the subscripted targets of an UPDATE's
+// SET list (col[k]... = v, jsonb's subscript assignment) into calls of
+// MarkerSubscriptAssign; other statements pass unchanged.
+func subscriptAssignments(toks []token) []token {
+	if len(toks) == 0 || !toks[0].is("update") {
+		return toks
+	}
+	set := -1
+	depth := 0
+	for i, t := range toks {
+		switch {
+		case t.isPunct("(") || t.isPunct("["):
+			depth++
+		case t.isPunct(")") || t.isPunct("]"):
+			depth--
+		case depth == 0 && t.is("set"):
+			set = i
+		}
+		if set >= 0 {
+			break
+		}
+	}
+	if set < 0 {
+		return toks
+	}
+	// The SET list's items, each an assignment's tokens; a subscripted
+	// target's item is col = call, the call's first argument the
+	// column's value before it: the previous subscripted assignment to
+	// the same column when there is one (they compose, as in PostgreSQL).
+	var items [][]token
+	assignedAt := map[string]int{} // column -> its subscripted item
+	i := set + 1
+	for i < len(toks) {
+		end := i
+		depth := 0
+		for end < len(toks) {
+			t := toks[end]
+			if depth == 0 && (t.isPunct(",") || t.is("where") || t.is("from") || t.is("returning") || t.isPunct(";")) {
+				break
+			}
+			if t.isPunct("(") || t.isPunct("[") {
+				depth++
+			} else if t.isPunct(")") || t.isPunct("]") {
+				depth--
+			}
+			end++
+		}
+		item := toks[i:end]
+		items = append(items, item)
+		if len(item) > 3 && (item[0].kind == tkIdent || item[0].kind == tkQIdent) && item[1].isPunct("[") {
+			var subs [][]token
+			k := 1
+			for k < len(item) && item[k].isPunct("[") {
+				m := matchForward(item, k)
+				if m < 0 {
+					break
+				}
+				subs = append(subs, item[k+1:m])
+				k = m + 1
+			}
+			if k < len(item) && item[k].isOp("=") && len(subs) > 0 {
+				pos := item[0].pos
+				base := []token{item[0]}
+				key := item[0].val
+				if prev, ok := assignedAt[key]; ok {
+					base = items[prev][2:] // the earlier call
+					items[prev] = nil
+				}
+				call := []token{item[0], item[k], raw(MarkerSubscriptAssign, pos), raw("(", pos)}
+				call = append(call, base...)
+				call = append(call, raw(",", pos))
+				call = append(call, item[k+1:]...)
+				for _, s := range subs {
+					call = append(call, raw(",", pos))
+					call = append(call, s...)
+				}
+				call = append(call, raw(")", pos))
+				items[len(items)-1] = call
+				assignedAt[key] = len(items) - 1
+			}
+		}
+		i = end
+		if i < len(toks) && toks[i].isPunct(",") {
+			i++
+			continue
+		}
+		break
+	}
+	out := append([]token(nil), toks[:set+1]...)
+	first := true
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		if !first {
+			out = append(out, raw(",", it[0].pos))
+		}
+		first = false
+		out = append(out, it...)
+	}
+	return append(out, toks[i:]...)
+}
