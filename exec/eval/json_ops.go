@@ -137,23 +137,36 @@ func errScalarInPath() error {
 	return e
 }
 
+// maxJSONPad bounds the nulls a subscript assignment pads an array with
+// (PostgreSQL allows 268435455 elements; kvsql stops earlier, at 16M, to
+// bound the memory one statement can ask for).
+const maxJSONPad = 1 << 24
+
+// jsonNulls returns n JSON nulls, or 54000 past maxJSONPad.
+func jsonNulls(n int64) ([]any, error) {
+	if n > maxJSONPad {
+		return nil, pgerror.Newf("54000", "number of jsonb array elements exceeds the maximum allowed (%d)", maxJSONPad)
+	}
+	return make([]any, max(n, 0)), nil
+}
+
 // buildPath is PostgreSQL's push_path: the containers path[level+1:]
 // names, innermost newval (an integer step an array padded with nulls,
 // any other an object).
-func buildPath(path []string, level int, newval any) any {
+func buildPath(path []string, level int, newval any) (any, error) {
 	v := newval
 	for i := len(path) - 1; i > level; i-- {
 		if n, err := strconv.ParseInt(path[i], 10, 32); err == nil {
-			arr := make([]any, 0, max(n, 0)+1)
-			for j := int64(0); j < n; j++ {
-				arr = append(arr, nil)
+			arr, err := jsonNulls(n)
+			if err != nil {
+				return nil, err
 			}
 			v = append(arr, v)
 		} else {
 			v = &jsonObject{keys: []string{path[i]}, vals: []any{v}}
 		}
 	}
-	return v
+	return v, nil
 }
 
 // setPath is PostgreSQL's setPath over a parsed document: it replaces,
@@ -210,7 +223,11 @@ func setPathObject(o *jsonObject, path []string, nulls []bool, level int, newval
 		push(k, o.vals[i])
 	}
 	if !done && op&pathFillGaps != 0 && !last {
-		push(key, buildPath(path, level, newval))
+		v, err := buildPath(path, level, newval)
+		if err != nil {
+			return nil, err
+		}
+		push(key, v)
 	}
 	return out, nil
 }
@@ -239,7 +256,11 @@ func setPathArray(a []any, path []string, nulls []bool, level int, newval any, o
 	done := false
 	if (i == prepend || n == 0) && last && op&pathCreateOrIns != 0 {
 		if op&pathFillGaps != 0 && n == 0 && i > 0 {
-			out = append(out, make([]any, i)...)
+			pad, err := jsonNulls(int64(i))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pad...)
 		}
 		out = append(out, newval)
 		done = true
@@ -271,16 +292,28 @@ func setPathArray(a []any, path []string, nulls []bool, level int, newval any, o
 	}
 	if op&pathCreateOrIns != 0 && !done && last {
 		if op&pathFillGaps != 0 && int64(i) > n {
-			out = append(out, make([]any, int64(i)-n)...)
+			pad, err := jsonNulls(int64(i) - n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pad...)
 		}
 		out = append(out, newval)
 		done = true
 	}
 	if !done && op&pathFillGaps != 0 && !last {
 		if i > 0 {
-			out = append(out, make([]any, max(int64(i)-n, 0))...)
+			pad, err := jsonNulls(int64(i) - n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pad...)
 		}
-		out = append(out, buildPath(path, level, newval))
+		v, err := buildPath(path, level, newval)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
 	}
 	return out, nil
 }

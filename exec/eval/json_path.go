@@ -24,7 +24,6 @@ const (
 	codeJSONArrayNotFound   = "22039"
 	codeJSONSubscriptBounds = "22033"
 	codeJSONSingleton       = "22038"
-	codeJSONNumberNotFound  = "2203B"
 )
 
 type jpKind uint8
@@ -539,17 +538,16 @@ func (env *jpEnv) access(a jpAccessor, v any, unwrap bool) ([]any, error) {
 		n := int64(len(arr))
 		var out []any
 		for _, s := range a.subs {
-			from, to := s.from, s.from
+			from := s.from
 			if s.fromLast {
 				from = n - 1 + s.from
 			}
+			to := from
 			if s.isRange {
 				to = s.to
 				if s.toLast {
 					to = n - 1 + s.to
 				}
-			} else {
-				to = from
 			}
 			if env.strict && (from < 0 || from > to || to >= n) {
 				return nil, jpErr(codeJSONSubscriptBounds, "jsonpath array subscript is out of bounds")

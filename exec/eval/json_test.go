@@ -136,3 +136,44 @@ func TestJSONRawParts(t *testing.T) {
 		t.Error("a scalar split")
 	}
 }
+
+// FuzzJSONPath: any path text parses or fails with an error, and a
+// parsed path evaluates (lax and strict) without panicking.
+func FuzzJSONPath(f *testing.F) {
+	for _, s := range []string{`$.a[*] ? (@ > 1)`, `strict $.a[last - 1 to last]`, `$."x y".size()`, `exists($.a) && !($.b == "s")`, `$[`, `$ ? (`, `$.a[0,2 to 3]`, `$v.k`} {
+		f.Add(s)
+	}
+	doc, _ := parseJSON(`{"a": [1, "x", {"b": null}], "b": "s"}`)
+	vars, _ := parseJSON(`{"v": {"k": 1}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		path, strict, err := parseJSONPath(s)
+		if err != nil {
+			return
+		}
+		for _, st := range []bool{strict, !strict} {
+			_, _ = (&jpEnv{root: doc, vars: vars.(*jsonObject), strict: st}).items(path, nil)
+		}
+	})
+}
+
+// FuzzJSONRawParts: splitting any valid json text never panics and, for
+// a container, gives parts that are each valid JSON.
+func FuzzJSONRawParts(f *testing.F) {
+	for _, s := range []string{`{"a" : [1,  2] , "b":"x"}`, `[ 1 , "\"]" , {} ]`, `[]`, ` {} `, `"s"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if _, err := parseJSON(s); err != nil {
+			return
+		}
+		_, _, vals, ok := jsonRawParts(s)
+		if !ok {
+			return
+		}
+		for _, v := range vals {
+			if _, err := parseJSON(v); err != nil {
+				t.Fatalf("%q: part %q does not parse", s, v)
+			}
+		}
+	})
+}
