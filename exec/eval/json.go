@@ -584,6 +584,31 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 	case "jsonb_object", "json_object":
 		d, err := jsonObjectFunc(e, args)
 		return d, true, err
+	case "array_to_json":
+		// array_to_json's spacing: none, or with pretty a line break and
+		// a space before every element after the first.
+		elems, err := types.ArrayElems(nil, args[0])
+		if err != nil {
+			return types.Null, true, pgerror.New(pgerror.Internal, "corrupt array")
+		}
+		sep := ","
+		if len(args) == 2 && args[1].Bool() {
+			sep = ",\n "
+		}
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, el := range elems {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			s, err := jsonElemText(el, e.Args[0].Type().ElemType())
+			if err != nil {
+				return types.Null, true, err
+			}
+			b.WriteString(s)
+		}
+		b.WriteByte(']')
+		return types.NewText(b.String()), true, nil
 	case "jsonb_strip_nulls", "json_strip_nulls":
 		v, err := doc(0)
 		if err != nil {
