@@ -45,6 +45,13 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 	if name == parse.MarkerJSONObject {
 		name = "json_object"
 	}
+	if name == parse.MarkerVariadic && len(e.Exprs) == 1 {
+		x, err := b.expr(e.Exprs[0], s)
+		if err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: []Expr{x}, T: x.Type()}, nil
+	}
 	return b.call(name, e.Exprs, s)
 }
 

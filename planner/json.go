@@ -377,11 +377,35 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 		}
 		return tText, true, nil
 	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array", "to_jsonb", "to_json":
+		if n := len(args); n > 0 && name != "to_jsonb" && name != "to_json" {
+			if v, ok := args[n-1].(*Func); ok && v.Name == parse.MarkerVariadic {
+				// f(VARIADIC arr): the array's elements are the arguments.
+				if n != 1 || len(v.Args) != 1 {
+					return t, true, pgerror.New(pgerror.FeatureNotSupported, "VARIADIC after other arguments is not supported")
+				}
+				at := v.Args[0].Type()
+				if at.Family == types.Unknown || isText(at.Family) {
+					if v.Args[0], err = coerceOrCast(v.Args[0], types.ArrayOf(tText)); err != nil {
+						return t, true, err
+					}
+				}
+				if !v.Args[0].Type().IsArray() {
+					return t, true, pgerror.New(pgerror.DatatypeMismatch, "VARIADIC argument must be an array")
+				}
+				v.T = v.Args[0].Type()
+				if name[:5] == "jsonb" {
+					return tJSONB, true, nil
+				}
+				return tJSON, true, nil
+			}
+		}
 		if (name == "to_jsonb" || name == "to_json") && len(args) != 1 {
 			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s requires one argument", name)
 		}
 		if (name == "jsonb_build_object" || name == "json_build_object") && len(args)%2 != 0 {
-			return t, true, pgerror.New(pgerror.InvalidParameterValue, "argument list must have even number of elements")
+			e := pgerror.New(pgerror.InvalidParameterValue, "argument list must have even number of elements")
+			e.Hint = "The arguments of " + name + "() must consist of alternating keys and values."
+			return t, true, e
 		}
 		for i := range args {
 			if err := textArg(i); err != nil {

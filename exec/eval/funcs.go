@@ -95,6 +95,10 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
 		d, _, err := jsonFunc(e, args)
 		return d, err
+	case parse.MarkerVariadic:
+		if len(args) == 1 {
+			return args[0], nil // the array written after VARIADIC
+		}
 	case "jsonb_set_lax", parse.MarkerSubscriptAssign:
 		d, _, err := jsonFunc(e, args)
 		return d, err

@@ -732,6 +732,28 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		}
 		return types.NewText(jsonbText(normalize(v))), true, nil
 	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
+		if len(e.Args) == 1 {
+			if v, ok := e.Args[0].(*planner.Func); ok && v.Name == parse.MarkerVariadic {
+				// f(VARIADIC arr): the elements are the arguments.
+				if args[0].IsNull() {
+					return types.Null, true, nil
+				}
+				elems, err := types.ArrayElems(nil, args[0])
+				if err != nil {
+					return types.Null, true, pgerror.New(pgerror.Internal, "corrupt array")
+				}
+				f := &planner.Func{Name: e.Name, T: e.T, Args: make([]planner.Expr, len(elems))}
+				for i := range elems {
+					f.Args[i] = &planner.Const{Value: types.Null, T: v.T.ElemType()}
+				}
+				if strings.HasSuffix(e.Name, "object") && len(elems)%2 != 0 {
+					err := pgerror.New(pgerror.InvalidParameterValue, "argument list must have even number of elements")
+					err.Hint = "The arguments of " + e.Name + "() must consist of alternating keys and values."
+					return types.Null, true, err
+				}
+				return jsonFunc1(f, elems)
+			}
+		}
 		vals := make([]any, len(args))
 		for i := range args {
 			var v any

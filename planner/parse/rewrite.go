@@ -211,6 +211,30 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, r.addType(tn, tn.pos)...)
 			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 			i = next - 1
+		case t.is("variadic") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")):
+			// f(a, VARIADIC arr): the last argument, wrapped in a
+			// MarkerVariadic call.
+			end, depth := i+1, 0
+			for ; end < len(toks); end++ {
+				if toks[end].isPunct("(") || toks[end].isPunct("[") {
+					depth++
+				} else if toks[end].isPunct(")") || toks[end].isPunct("]") {
+					if depth == 0 {
+						break
+					}
+					depth--
+				} else if depth == 0 && toks[end].isPunct(",") {
+					return nil, syntaxErr(r.sql, t.pos, "syntax error at or near %q", ",")
+				}
+			}
+			arg, err := r.exprs(toks[i+1 : end])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, raw(MarkerVariadic, t.pos), raw("(", t.pos))
+			out = append(out, arg...)
+			out = append(out, raw(")", t.pos))
+			i = end - 1
 		case t.is("array") && i+1 < len(toks) && (toks[i+1].isPunct("[") || toks[i+1].isPunct("(")):
 			// ARRAY[e, ...] is a call of MarkerArray, ARRAY(subquery) one
 			// of MarkerArraySub with the subquery as its argument.
@@ -827,6 +851,9 @@ var jsonTableFuncs = map[string]bool{
 	"jsonb_each": true, "jsonb_each_text": true, "json_each": true, "json_each_text": true,
 	"jsonb_path_query": true,
 }
+
+// MarkerVariadic wraps the argument written after VARIADIC.
+const MarkerVariadic = "kvsql_variadic"
 
 // MarkerJSONObject names PostgreSQL's json_object in the text given to
 // vitess, which has a json_object of its own.
