@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -100,6 +102,15 @@ func (u *tableFuncOp) open() error {
 		args[i] = d
 	}
 	d := args[0]
+	if strings.Contains(u.node.Name, "_to_record") {
+		cols := u.node.Cols
+		if u.node.Ordinality {
+			cols = cols[:len(cols)-1]
+		}
+		var err error
+		u.rows, err = eval.JSONRecordRows(u.node.Name, d, cols)
+		return err
+	}
 	if u.node.Name != "unnest" {
 		var err error
 		u.rows, err = eval.JSONTableRows(u.node.Name, args)

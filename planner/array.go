@@ -367,6 +367,7 @@ var tableFuncs = map[string]int{
 	"unnest": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
 	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
 	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2, "jsonb_path_query": 1,
+	"jsonb_to_record": -1, "jsonb_to_recordset": -1, "json_to_record": -1, "json_to_recordset": -1, // as declared
 }
 
 // unnest plans unnest(array) [WITH ORDINALITY] in FROM: one row per
@@ -418,7 +419,7 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 			continue
 		}
 		if f, isFunc := ae.Expr.(*sqlparser.FuncExpr); isFunc && tableFuncs[f.Name.Lowered()] != 0 && f.Qualifier.IsEmpty() {
-			if tableFuncs[f.Name.Lowered()] > 1 {
+			if n := tableFuncs[f.Name.Lowered()]; n > 1 || n < 0 {
 				return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "%s in a select list is not supported (it returns records): call it in FROM", f.Name.Lowered())
 			}
 			if at >= 0 {

@@ -438,6 +438,9 @@ func (b *binder) jsonTableFunc(call *sqlparser.FuncExpr, column string, ordinali
 		}
 		args[i] = x
 	}
+	if tableFuncs[name] < 0 {
+		return b.jsonRecordFunc(name, args, ordinality)
+	}
 	if name == "jsonb_path_query" {
 		if _, _, err := jsonCall("jsonb_path_query_first", args); err != nil { // the same arguments
 			return nil, err
@@ -505,4 +508,38 @@ func jsonSubscript(name string, args []Expr) (types.T, error) {
 		return tJSONB, e
 	}
 	return tJSONB, nil
+}
+
+// jsonRecordFunc plans jsonb_to_record[set] and json_to_record[set]: the
+// dialect layer passes the column definition list as arguments after
+// the document, a name and a NULL of the column's type each.
+func (b *binder) jsonRecordFunc(name string, args []Expr, ordinality bool) (Node, error) {
+	if len(args) < 3 || len(args)%2 != 1 {
+		return nil, pgerror.New(pgerror.SyntaxError, `a column definition list is required for functions returning "record"`)
+	}
+	want := tJSONB
+	if strings.HasPrefix(name, "json_") {
+		want = tJSON
+	}
+	var err error
+	if args[0].Type().Family == types.Unknown {
+		if args[0], err = coerce(args[0], want); err != nil {
+			return nil, err
+		}
+	}
+	if args[0].Type().Family != want.Family {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, args[0].Type())
+	}
+	n := &TableFunc{Name: name, Args: args[:1], Ordinality: ordinality}
+	for i := 1; i < len(args); i += 2 {
+		c, ok := args[i].(*Const)
+		if !ok || c.Value.Kind != types.KindText {
+			return nil, pgerror.New(pgerror.SyntaxError, "malformed column definition list")
+		}
+		n.Cols = append(n.Cols, Column{Name: c.Value.S, T: args[i+1].Type()})
+	}
+	if ordinality {
+		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return n, nil
 }

@@ -816,3 +816,91 @@ func jsonSubscriptAssign(e *planner.Func, args []types.Datum) (types.Datum, bool
 func isIntegerFamily(f types.Family) bool {
 	return f == types.Int2 || f == types.Int4 || f == types.Int8
 }
+
+// JSONRecordRows computes jsonb_to_record[set] and json_to_record[set]:
+// a row per object (one, or each element of an array), each column the
+// member of its name converted to its type as PostgreSQL's
+// populate_record does (a string by its text, other scalars by their
+// JSON text, containers as JSON or as an array of the column's element
+// type; missing or null members NULL).
+func JSONRecordRows(name string, d types.Datum, cols []planner.Column) ([][]types.Datum, error) {
+	v, err := parseJSON(d.S)
+	if err != nil {
+		return nil, err
+	}
+	var objs []*jsonObject
+	if strings.HasSuffix(name, "recordset") {
+		arr, ok := v.([]any)
+		if !ok {
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "cannot call %s on a non-array", name)
+		}
+		for _, e := range arr {
+			o, ok := e.(*jsonObject)
+			if !ok {
+				return nil, pgerror.Newf(pgerror.InvalidParameterValue, "argument of %s must be an array of objects", name)
+			}
+			objs = append(objs, o)
+		}
+	} else {
+		o, ok := v.(*jsonObject)
+		if !ok {
+			what := "a scalar"
+			if _, arr := v.([]any); arr {
+				what = "an array"
+			}
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "cannot call populate_composite on %s", what)
+		}
+		objs = []*jsonObject{o}
+	}
+	rows := make([][]types.Datum, len(objs))
+	for r, o := range objs {
+		row := make([]types.Datum, len(cols))
+		for i, c := range cols {
+			m, ok := o.get(c.Name)
+			if !ok {
+				continue
+			}
+			if row[i], err = jsonToSQL(m, c.T); err != nil {
+				return nil, err
+			}
+		}
+		rows[r] = row
+	}
+	return rows, nil
+}
+
+// jsonToSQL converts a JSON value to a value of type t (populate_record's
+// rules).
+func jsonToSQL(v any, t types.T) (types.Datum, error) {
+	if v == nil {
+		return types.Null, nil
+	}
+	switch {
+	case t.Family == types.JSONB:
+		return types.NewJSONB(jsonbText(v)), nil
+	case t.Family == types.JSON:
+		return types.NewText(jsonbText(v)), nil
+	case t.IsArray():
+		arr, ok := v.([]any)
+		if !ok {
+			return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "expected JSON array")
+		}
+		elems := make([]types.Datum, len(arr))
+		for i, e := range arr {
+			if _, nested := e.([]any); nested {
+				return types.Null, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+			}
+			d, err := jsonToSQL(e, t.ElemType())
+			if err != nil {
+				return types.Null, err
+			}
+			elems[i] = d
+		}
+		return types.NewArray(elems), nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		s = jsonbText(v)
+	}
+	return CastFrom(types.NewText(s), types.T{Family: types.Text}, t)
+}

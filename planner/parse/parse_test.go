@@ -133,6 +133,9 @@ func TestContract(t *testing.T) {
 			"select `?`(j, 'a'), `?|`(j, :p1), `?&`(j, kvsql_array('b')), `#-`(j, '{a}'), `@?`(j, '$.a'), `@@`(j, '$.a == 1') from t where k = :p2"},
 		{`SELECT (j ? 'a') = ? FROM t WHERE k IN (?, ?)`, "select `?`(j, 'a') = :v1 from t where k in (:v2, :v3)"},
 		{`SELECT key, t.key FROM t`, "select `key`, t.`key` from t"},
+		// A record function's column definitions travel as arguments.
+		{`SELECT * FROM t, jsonb_to_recordset(t.j) AS r(a int, "B" text)`,
+			"select * from t, lateral (select kvsql_jsonb_to_recordset(t.j, 'a', cast(null as integer), 'B', cast(null as text)) as kvsql_v from dual) as r"},
 		// Subscript assignment; two to one column compose.
 		{`UPDATE t SET j['a'][0] = '1', b = 2, j[x+1] = NULL WHERE id = 1`,
 			"update t set b = 2, j = kvsql_subscript_assign(kvsql_subscript_assign(j, '1', 'a', 0), null, x + 1) where id = 1"},

@@ -713,6 +713,21 @@ func seriesInFrom(toks []token) []token {
 				out = append(out, raw("lateral", t.pos))
 			}
 			out = append(out, raw("( select kvsql_"+t.val, t.pos))
+			if recordFuncs[t.val] {
+				// f(doc) [AS] alias(c1 type1, ...): the column definitions
+				// travel as extra arguments 'c1', NULL::type1, ...
+				if defs, alias, after, ok := columnDefs(toks, end+1, t); ok {
+					out = append(out, toks[i+1:end]...)
+					for _, d := range defs {
+						out = append(out, raw(",", t.pos), token{kind: tkString, val: d.name.val, pos: d.name.pos, end: d.name.end}, raw(",", t.pos),
+							token{kind: tkIdent, val: "null", pos: d.name.pos, end: d.name.pos}, token{kind: tkOp, val: "::", pos: d.name.pos, end: d.name.pos})
+						out = append(out, d.typ...)
+					}
+					out = append(out, toks[end], raw("as "+MarkerPrefix+"v from dual ) as", t.pos), alias)
+					i = after - 1
+					continue
+				}
+			}
 			out = append(out, toks[i+1:end+1]...)
 			next := end + 1
 			ordinality := next+1 < len(toks) && toks[next].is("with") && toks[next+1].is("ordinality")
@@ -849,7 +864,8 @@ var jsonTableFuncs = map[string]bool{
 	"jsonb_array_elements": true, "jsonb_array_elements_text": true, "json_array_elements": true,
 	"json_array_elements_text": true, "jsonb_object_keys": true, "json_object_keys": true,
 	"jsonb_each": true, "jsonb_each_text": true, "json_each": true, "json_each_text": true,
-	"jsonb_path_query": true,
+	"jsonb_path_query": true, "jsonb_to_record": true, "jsonb_to_recordset": true, "json_to_record": true,
+	"json_to_recordset": true,
 }
 
 // MarkerVariadic wraps the argument written after VARIADIC.
@@ -858,6 +874,61 @@ const MarkerVariadic = "kvsql_variadic"
 // MarkerJSONObject names PostgreSQL's json_object in the text given to
 // vitess, which has a json_object of its own.
 const MarkerJSONObject = "kvsql_json_object"
+
+// recordFuncs are the JSON functions returning records, whose FROM item
+// needs a column definition list.
+var recordFuncs = map[string]bool{
+	"jsonb_to_record": true, "jsonb_to_recordset": true, "json_to_record": true, "json_to_recordset": true,
+}
+
+type columnDef struct {
+	name token
+	typ  []token
+}
+
+// columnDefs reads [AS] [alias] (name type, ...) starting at toks[i]:
+// the definitions, the alias token (the function's name when none is
+// written) and the index after the list.
+func columnDefs(toks []token, i int, fn token) (defs []columnDef, alias token, after int, ok bool) {
+	alias = raw(fn.val, fn.pos)
+	if i < len(toks) && toks[i].is("as") {
+		i++
+	}
+	if i < len(toks) && (toks[i].kind == tkIdent && !fromEnds[toks[i].val] && !joinWords[toks[i].val] || toks[i].kind == tkQIdent) {
+		alias = toks[i]
+		i++
+	}
+	if i >= len(toks) || !toks[i].isPunct("(") {
+		return nil, alias, 0, false
+	}
+	end := matchForward(toks, i)
+	if end < 0 {
+		return nil, alias, 0, false
+	}
+	j := i + 1
+	for j < end {
+		if toks[j].kind != tkIdent && toks[j].kind != tkQIdent {
+			return nil, alias, 0, false
+		}
+		d := columnDef{name: toks[j]}
+		k, depth := j+1, 0
+		for k < end && !(depth == 0 && toks[k].isPunct(",")) {
+			if toks[k].isPunct("(") || toks[k].isPunct("[") {
+				depth++
+			} else if toks[k].isPunct(")") || toks[k].isPunct("]") {
+				depth--
+			}
+			k++
+		}
+		d.typ = toks[j+1 : k]
+		if len(d.typ) == 0 {
+			return nil, alias, 0, false
+		}
+		defs = append(defs, d)
+		j = k + 1
+	}
+	return defs, alias, end + 1, len(defs) > 0
+}
 
 // MarkerPrefix starts every marker identifier the dialect layer writes.
 const MarkerPrefix = markerPrefix
