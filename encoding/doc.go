@@ -117,6 +117,7 @@
 //	       10 interval                  body: zigzag uvarints micros, days, months
 //	       4 float                      body: 8 bytes, IEEE bits little-endian (exact: -0 and NaN kept)
 //	       5 text  6 bytes              body: uvarint length, then the bytes
+//	       10 jsonb                     body: as text (a text datum marked types.TextJSONB)
 //
 // Uvarints are little-endian base-128 (encoding/binary's form), shortest
 // form only. For example, columns 1=42, 2=NULL, 5='ab':

@@ -42,6 +42,10 @@ func appendKeyAsc(b []byte, d types.Datum) []byte {
 	case types.KindFloat:
 		return appendFloatBody(append(b, tagFloat), d.F)
 	case types.KindText:
+		if d.I == types.TextJSONB {
+			// Equal jsonb values are one key (1.0 and 1).
+			return appendEscaped(append(b, tagText), types.JSONBKeyText(d.S))
+		}
 		return appendEscaped(append(b, tagText), d.S)
 	case types.KindBytes:
 		return appendEscaped(append(b, tagBytes), d.S)

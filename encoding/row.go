@@ -24,6 +24,7 @@ const (
 	rowDecimal   = 9  // uvarint length + the value's text ("101.50")
 	rowInterval  = 10 // zigzag uvarints: microseconds, days, months
 	rowTime      = 11 // zigzag uvarint
+	rowJSONB     = 12 // uvarint length + a jsonb value's normalised text
 	rowArray     = 15 // uvarint length + the elements (types.AppendArray)
 	rowTagBits   = 4
 	rowTagMask   = 1<<rowTagBits - 1
@@ -73,6 +74,10 @@ func EncodeRow(b []byte, colIDs []uint32, vals []types.Datum) []byte {
 				tag = rowDecimal
 			case types.KindArray:
 				tag = rowArray
+			default:
+				if d.I == types.TextJSONB {
+					tag = rowJSONB
+				}
 			}
 			b = appendUvarint(b, gap<<rowTagBits|tag)
 			b = appendUvarint(b, uint64(len(d.S)))
@@ -238,7 +243,7 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 		}
 		d = types.NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(b)))
 		b = b[8:]
-	case rowText, rowBytes, rowDecimal, rowArray:
+	case rowText, rowBytes, rowDecimal, rowArray, rowJSONB:
 		l, n := readUvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) {
 			return nil, corruptf("row: bad string length")
@@ -253,6 +258,8 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 				d.Kind = types.KindDecimal
 			case rowArray:
 				d.Kind = types.KindArray
+			case rowJSONB:
+				d.I = types.TextJSONB
 			}
 			d.S = string(b[n:end])
 			if tag == rowDecimal && !types.IsDecimalText(d.S) {

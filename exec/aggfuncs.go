@@ -56,6 +56,12 @@ func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
 		s = &arrayAggState{orderBy: call.OrderBy}
 	case "percentile_cont", "percentile_disc", "mode":
 		s = &orderedSetState{fn: call.Func, orderBy: call.OrderBy, width: len(call.Args)}
+	case "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
+		argTypes := make([]types.T, len(call.Args))
+		for i, a := range call.Args {
+			argTypes[i] = a.Type()
+		}
+		s = &jsonAggState{arrayAggState: arrayAggState{orderBy: call.OrderBy}, name: call.Func, argTypes: argTypes, width: len(call.Args)}
 	default:
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", call.Func)
 	}
@@ -528,6 +534,23 @@ func floatValue(d types.Datum) float64 {
 		return types.DecimalFloat(d)
 	}
 	return d.F
+}
+
+// jsonAggState collects the JSON aggregates' arguments as arrayAggState
+// does; eval.JSONAgg builds the document.
+type jsonAggState struct {
+	arrayAggState
+	name     string
+	argTypes []types.T
+	width    int // arguments per item before the ORDER BY keys
+}
+
+func (s *jsonAggState) result() (types.Datum, error) {
+	if len(s.orderBy) > 0 {
+		sk := sortKeys{keys: s.orderBy, width: s.width}
+		slices.SortStableFunc(s.items, sk.compare)
+	}
+	return eval.JSONAgg(s.name, s.items, s.argTypes)
 }
 
 // distinctState feeds inner only the first occurrence of each argument

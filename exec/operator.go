@@ -271,8 +271,8 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		return &valuesOp{env: env, node: n}, nil
 	case *planner.Series:
 		return &seriesOp{rs: rs, env: env, node: n}, nil
-	case *planner.Unnest:
-		return &unnestOp{rs: rs, env: env, node: n}, nil
+	case *planner.TableFunc:
+		return &tableFuncOp{rs: rs, env: env, node: n}, nil
 	case *planner.Filter:
 		in, err := rs.build(env, n.Input)
 		if err != nil {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kvsql/kvsql/exec/eval"
@@ -98,33 +99,64 @@ const (
 	minInt64 = -1 << 63
 )
 
-// unnestOp produces the elements of a planner.Unnest's array.
-type unnestOp struct {
+// tableFuncOp produces the rows of a planner.TableFunc: it evaluates
+// the arguments when it opens and computes the function's rows (a NULL
+// argument gives none).
+type tableFuncOp struct {
 	rs     *runState
 	env    *eval.Env
-	node   *planner.Unnest
+	node   *planner.TableFunc
 	opened bool
-	elems  []types.Datum
+	rows   [][]types.Datum
 	i      int
-	row    [2]types.Datum
+	row    []types.Datum
 }
 
-var _ Operator = (*unnestOp)(nil)
+var _ Operator = (*tableFuncOp)(nil)
 
-func (u *unnestOp) Next() ([]types.Datum, error) {
+func (u *tableFuncOp) open() error {
+	u.opened = true
+	args := make([]types.Datum, len(u.node.Args))
+	for i, a := range u.node.Args {
+		d, err := eval.Eval(u.env, a, nil)
+		if err != nil || d.IsNull() {
+			return err // strict: a NULL argument gives no rows
+		}
+		args[i] = d
+	}
+	d := args[0]
+	if strings.Contains(u.node.Name, "_to_record") {
+		cols := u.node.Cols
+		if u.node.Ordinality {
+			cols = cols[:len(cols)-1]
+		}
+		var err error
+		u.rows, err = eval.JSONRecordRows(u.node.Name, d, cols)
+		return err
+	}
+	if u.node.Name != "unnest" {
+		var err error
+		u.rows, err = eval.JSONTableRows(u.node.Name, args)
+		return err
+	}
+	elems, err := types.ArrayElems(nil, d)
+	if err != nil {
+		return pgerror.New(pgerror.DataCorrupted, "malformed array value")
+	}
+	u.rows = make([][]types.Datum, len(elems))
+	for i := range elems {
+		u.rows[i] = elems[i : i+1 : i+1]
+	}
+	return nil
+}
+
+func (u *tableFuncOp) Next() ([]types.Datum, error) {
 	if !u.opened {
-		u.opened = true
-		d, err := eval.Eval(u.env, u.node.Array, nil)
-		if err != nil {
+		if err := u.open(); err != nil {
 			return nil, err
 		}
-		if !d.IsNull() {
-			if u.elems, err = types.ArrayElems(nil, d); err != nil {
-				return nil, pgerror.New(pgerror.DataCorrupted, "malformed array value")
-			}
-		}
 	}
-	if u.i >= len(u.elems) {
+	if u.i >= len(u.rows) {
 		return nil, nil
 	}
 	if u.i++; u.i%1024 == 0 {
@@ -132,12 +164,12 @@ func (u *unnestOp) Next() ([]types.Datum, error) {
 			return nil, err
 		}
 	}
-	u.row[0] = u.elems[u.i-1]
-	if u.node.Ordinality {
-		u.row[1] = types.NewInt(int64(u.i))
-		return u.row[:2], nil
+	r := u.rows[u.i-1]
+	if !u.node.Ordinality {
+		return r, nil
 	}
-	return u.row[:1], nil
+	u.row = append(append(u.row[:0], r...), types.NewInt(int64(u.i)))
+	return u.row, nil
 }
 
-func (u *unnestOp) Close() error { return nil }
+func (u *tableFuncOp) Close() error { return nil }

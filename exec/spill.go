@@ -133,11 +133,18 @@ func (sr *spillReader) next() ([]types.Datum, error) {
 	return row, nil
 }
 
+// spillJSONB is the kind byte of a jsonb text (types.TextJSONB).
+const spillJSONB = 0x80 | byte(types.KindText)
+
 func appendRow(b []byte, row []types.Datum) []byte {
 	b = binary.AppendUvarint(b, uint64(len(row)))
 	for i := range row {
 		d := &row[i]
-		b = append(b, byte(d.Kind))
+		if d.IsJSONB() {
+			b = append(b, spillJSONB)
+		} else {
+			b = append(b, byte(d.Kind))
+		}
 		switch d.Kind {
 		case types.KindNull:
 		case types.KindFloat:
@@ -170,6 +177,9 @@ func readRow(r *bufio.Reader, row []types.Datum) ([]types.Datum, error) {
 			return nil, err
 		}
 		d := types.Datum{Kind: types.Kind(k)}
+		if k == spillJSONB {
+			d = types.NewJSONB("")
+		}
 		switch d.Kind {
 		case types.KindNull:
 		case types.KindFloat:

@@ -205,6 +205,7 @@ func (s *masterIter) Next() bool {
 			s.err = err
 			return false
 		}
+		markJSONB(s.t, o, row)
 	}
 	if len(rest) != 0 {
 		s.err = pgerror.Newf(pgerror.DataCorrupted, "index: master key %s has trailing bytes", encoding.Pretty(key))
@@ -261,6 +262,7 @@ func decodeEntry(t *catalog.Table, idx *catalog.Index, key, value []byte, row []
 		if rest, row[o], _, err = encoding.DecodeKeyDatum(rest); err != nil {
 			return err
 		}
+		markJSONB(t, o, row)
 	}
 	pk := rest // key+id form, or a unique entry with a NULL
 	if idx.Form == catalog.FormUnique {
@@ -275,9 +277,18 @@ func decodePKInto(t *catalog.Table, pk []byte, row []types.Datum) error {
 		if pk, row[o], _, err = encoding.DecodeKeyDatum(pk); err != nil {
 			return err
 		}
+		markJSONB(t, o, row)
 	}
 	if len(pk) != 0 {
 		return pgerror.New(pgerror.DataCorrupted, "index: primary key in index entry has trailing bytes")
 	}
 	return nil
+}
+
+// markJSONB gives a jsonb column read from a key the jsonb mark its row
+// value would carry (types.TextJSONB): keys hold only the text.
+func markJSONB(t *catalog.Table, o int, row []types.Datum) {
+	if row[o].Kind == types.KindText && t.Columns[o].Type.Family == types.JSONB {
+		row[o].I = types.TextJSONB
+	}
 }

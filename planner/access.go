@@ -93,7 +93,9 @@ func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
 func keyOperand(t *catalog.Table, colSide, valSide Expr) (int, Expr, bool) {
 	switch c := colSide.(type) {
 	case *ColRef:
-		if c.Outer != 0 {
+		if c.Outer != 0 || t.Columns[c.Index].Type.Family == types.JSONB {
+			// A jsonb key holds its text, whose byte order is not jsonb's
+			// order and whose equality is not jsonb's (1.0 = 1).
 			return 0, nil, false
 		}
 		v, ok := keyValue(valSide, t.Columns[c.Index].Type)
@@ -489,7 +491,7 @@ func scanOrders(s *Scan, cols []int, keys []SortKey) bool {
 	reverse := false
 	for i, c := range cols {
 		pos := eq + i
-		if pos >= len(keyCols) || keyCols[pos] != c {
+		if pos >= len(keyCols) || keyCols[pos] != c || s.Table.Columns[c].Type.Family == types.JSONB {
 			return false
 		}
 		stored := pos < len(desc) && desc[pos]

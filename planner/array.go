@@ -89,6 +89,10 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 		}
 		return types.ArrayOf(et), true, nil
 	case parse.MarkerSubscript, parse.MarkerSlice:
+		if args[0].Type().Family == types.JSONB {
+			t, err := jsonSubscript(name, args) // json.go
+			return t, true, err
+		}
 		if err := arr(0, types.T{}); err != nil {
 			return t, true, pgerror.Newf(pgerror.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", args[0].Type())
 		}
@@ -101,18 +105,19 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return args[0].Type(), true, nil
 		}
 		return args[0].Type().ElemType(), true, nil
-	case parse.MarkerArraySet:
-		// a[i] = v in UPDATE SET: the array with element i replaced.
-		if len(args) != 3 {
-			return fail()
+	case parse.MarkerSubscriptAssign:
+		// UPDATE ... SET a[i] = v (the dialect layer's call: a, v, i):
+		// the array with element i replaced.
+		if len(args) < 3 || !args[0].Type().IsArray() {
+			return t, false, nil // jsonb's (json.go)
 		}
-		if err := arr(0, args[2].Type()); err != nil {
-			return t, true, pgerror.Newf(pgerror.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", args[0].Type())
+		if len(args) > 3 {
+			return t, true, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
 		}
-		if err := intArg(1); err != nil {
+		if err := intArg(2); err != nil {
 			return t, true, err
 		}
-		if args[2], err = coerceResult(args[2], args[0].Type().ElemType()); err != nil {
+		if args[1], err = coerceResult(args[1], args[0].Type().ElemType()); err != nil {
 			return t, true, err
 		}
 		return args[0].Type(), true, nil
@@ -373,6 +378,15 @@ func arrayConst(c *Const, t types.T) (Expr, error) {
 // seriesFunc).
 const unnestFunc = "kvsql_unnest"
 
+// tableFuncs are the set-returning functions a FROM item (or a select
+// item) may call, with their number of columns.
+var tableFuncs = map[string]int{
+	"unnest": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
+	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
+	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2, "jsonb_path_query": 1,
+	"jsonb_to_record": -1, "jsonb_to_recordset": -1, "json_to_record": -1, "json_to_recordset": -1, // as declared
+}
+
 // unnest plans unnest(array) [WITH ORDINALITY] in FROM: one row per
 // element, in a column called column (and ordinality, bigint).
 func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
@@ -391,7 +405,7 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 			return nil, err
 		}
 	}
-	n := &Unnest{Array: x, Ordinality: ordinality, Cols: []Column{{Name: column, T: x.Type().ElemType()}}}
+	n := &TableFunc{Name: "unnest", Args: []Expr{x}, Ordinality: ordinality, Cols: []Column{{Name: column, T: x.Type().ElemType()}}}
 	if ordinality {
 		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
 	}
@@ -401,6 +415,9 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 // srfAlias names the lateral unnest srfSelect adds; user text cannot
 // spell it (kvsql_ names are the dialect layer's), and * skips it.
 const srfAlias = "kvsql_srf"
+
+// srfColumn names the column of srfSelect's lateral function.
+const srfColumn = "kvsql_v"
 
 // srfSelect rewrites a query with unnest(...) as a whole select item
 // (PostgreSQL's set-returning function in the select list: one output
@@ -418,7 +435,10 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 		if !isAliased {
 			continue
 		}
-		if f, isFunc := ae.Expr.(*sqlparser.FuncExpr); isFunc && f.Name.Lowered() == "unnest" && f.Qualifier.IsEmpty() {
+		if f, isFunc := ae.Expr.(*sqlparser.FuncExpr); isFunc && tableFuncs[f.Name.Lowered()] != 0 && f.Qualifier.IsEmpty() {
+			if n := tableFuncs[f.Name.Lowered()]; n > 1 || n < 0 {
+				return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "%s in a select list is not supported (it returns records): call it in FROM", f.Name.Lowered())
+			}
 			if at >= 0 {
 				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
 			}
@@ -433,13 +453,13 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	ae := sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr)
 	name := ae.As
-	if name.IsEmpty() {
-		name = sqlparser.NewIdentifierCI("unnest")
-	}
 	call := *ae.Expr.(*sqlparser.FuncExpr)
-	call.Name = sqlparser.NewIdentifierCI(unnestFunc)
+	if name.IsEmpty() {
+		name = sqlparser.NewIdentifierCI(call.Name.Lowered())
+	}
+	call.Name = sqlparser.NewIdentifierCI(parse.MarkerPrefix + call.Name.Lowered())
 	inner := &sqlparser.Select{
-		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI("kvsql_v")}}},
+		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI(srfColumn)}}},
 		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
 	}
 	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
@@ -458,7 +478,7 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	cp.From = append(cp.From, srf)
 	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
-	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier("kvsql_v", sqlparser.NewTableName(srfAlias)), As: name}
+	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(srfColumn, sqlparser.NewTableName(srfAlias)), As: name}
 	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	return &cp, true, nil
 }

@@ -219,6 +219,10 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 				args[0], args[1] = args[1], args[0]
 			}
 			return b.aggregateOrdered(s, AggCall{Func: name}, args, e.OrderBy)
+
+		}
+		if name, ok := strings.CutPrefix(sep, parse.MarkerOrderedAgg); ok && parse.OrderedAgg(name) {
+			return b.aggregateOrdered(s, AggCall{Func: name, Distinct: e.Distinct}, args, e.OrderBy)
 		}
 		if len(args) == 1 {
 			args = append(args, sqlparser.NewStrLiteral(sep))
@@ -732,6 +736,14 @@ func (b *binder) binary(e *sqlparser.BinaryExpr, s *scope) (Expr, error) {
 	r, err := b.expr(e.Right, s)
 	if err != nil {
 		return nil, err
+	}
+	if op == "-" && l.Type().Family == types.JSONB {
+		args := []Expr{l, r}
+		t, _, err := jsonCall(op, args) // json.go: delete a key or element
+		if err != nil {
+			return nil, err
+		}
+		return &Func{Name: op, Args: args, T: t}, nil
 	}
 	return arith(op, l, r)
 }

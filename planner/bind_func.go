@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
@@ -39,6 +41,16 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 			return nil, err
 		}
 		return &Const{Value: types.Null, T: x.Type()}, nil
+	}
+	if name == parse.MarkerJSONObject {
+		name = "json_object"
+	}
+	if name == parse.MarkerVariadic && len(e.Exprs) == 1 {
+		x, err := b.expr(e.Exprs[0], s)
+		if err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: []Expr{x}, T: x.Type()}, nil
 	}
 	return b.call(name, e.Exprs, s)
 }
@@ -358,6 +370,9 @@ func aggType(call *AggCall) error {
 			}
 		}
 		call.T = call.Args[0].Type()
+		if isJSON(call.T.Family) {
+			return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, call.T)
+		}
 	case "percentile_cont", "percentile_disc", "mode":
 		want := 2
 		if call.Func == "mode" {
@@ -412,6 +427,28 @@ func aggType(call *AggCall) error {
 		call.T = types.ArrayOf(call.Args[0].Type())
 		if call.Distinct && len(call.OrderBy) == 0 {
 			// PostgreSQL sorts a DISTINCT aggregate's input.
+			call.OrderBy = []SortKey{{Expr: call.Args[0]}}
+		}
+	case "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
+		n := 1
+		if strings.HasSuffix(call.Func, "object_agg") {
+			n = 2
+		}
+		if len(call.Args) != n {
+			return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, typeList(call.Args))
+		}
+		for i := range call.Args {
+			if call.Args[i].Type().Family == types.Unknown {
+				if call.Args[i], err = coerce(call.Args[i], tText); err != nil {
+					return err
+				}
+			}
+		}
+		call.T = tJSON
+		if strings.HasPrefix(call.Func, "jsonb") {
+			call.T = tJSONB
+		}
+		if call.Distinct && len(call.OrderBy) == 0 {
 			call.OrderBy = []SortKey{{Expr: call.Args[0]}}
 		}
 	case "string_agg":

@@ -34,6 +34,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 			if call.Name.Lowered() == unnestFunc {
 				return b.unnest(call, name, ord, s) // array.go
 			}
+			if call.Name.Lowered() != seriesFunc {
+				return b.jsonTableFunc(call, name, ord, s) // json.go
+			}
 			if ord {
 				return nil, pgerror.New(pgerror.FeatureNotSupported, "generate_series WITH ORDINALITY is not supported")
 			}
@@ -760,7 +763,7 @@ func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string,
 		ordinality = true
 	}
 	f, ok := ae.Expr.(*sqlparser.FuncExpr)
-	return f, ae.As.String(), ordinality, ok && (f.Name.Lowered() == seriesFunc || f.Name.Lowered() == unnestFunc)
+	return f, ae.As.String(), ordinality, ok && (f.Name.Lowered() == seriesFunc || strings.HasPrefix(f.Name.Lowered(), parse.MarkerPrefix) && tableFuncs[f.Name.Lowered()[len(parse.MarkerPrefix):]] != 0)
 }
 
 // series plans generate_series(start, stop [, step]) over integers; its

@@ -33,10 +33,12 @@ func columnName(e sqlparser.Expr) string {
 		return e.Name.String()
 	case *sqlparser.FuncExpr:
 		switch name := e.Name.Lowered(); name {
-		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&":
+		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?", "?|", "?&", "#-", "@?", "@@":
 			return "?column?" // an operator the dialect layer spells as a call
 		case parse.MarkerArray, parse.MarkerArraySub:
 			return "array"
+		case parse.MarkerJSONObject:
+			return "json_object"
 		case parse.MarkerSubscript, parse.MarkerSlice:
 			if len(e.Exprs) > 0 {
 				return columnName(e.Exprs[0]) // tags[1] is named tags
@@ -76,8 +78,8 @@ func columnName(e sqlparser.Expr) string {
 	case *sqlparser.CaseExpr:
 		return "case"
 	case *sqlparser.GroupConcatExpr:
-		if strings.Trim(e.Separator, "'") == parse.MarkerArrayAgg {
-			return "array_agg"
+		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedAgg); ok && (name == "array_agg" || parse.OrderedAgg(name)) {
+			return name
 		}
 		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedSet); ok {
 			return name

@@ -77,11 +77,15 @@ func describe(n Node) string {
 		return fmt.Sprintf("Values (%d rows)", len(v.Rows))
 	case *Series:
 		return fmt.Sprintf("Series %s to %s step %s", v.Start, v.Stop, v.Step)
-	case *Unnest:
-		if v.Ordinality {
-			return "Unnest " + v.Array.String() + " WITH ORDINALITY"
+	case *TableFunc:
+		s := "Function Scan " + v.Name + "(" + joinExprs(v.Args, ", ") + ")"
+		if v.Name == "unnest" && len(v.Args) == 1 {
+			s = "Unnest " + v.Args[0].String()
 		}
-		return "Unnest " + v.Array.String()
+		if v.Ordinality {
+			s += " WITH ORDINALITY"
+		}
+		return s
 	case *Filter:
 		if v.OneTime {
 			return "One-Time Filter " + v.Pred.String()

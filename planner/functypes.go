@@ -20,7 +20,8 @@ var (
 func isAggregate(name string) bool {
 	switch name {
 	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "percentile_cont", "percentile_disc", "mode", "bool_and", "bool_or", "every", "total", "group_concat",
-		"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
+		"jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
 		return true
 	}
 	return false

@@ -127,12 +127,17 @@ type Series struct {
 	Cols              []Column
 }
 
-// Unnest produces one row per element of Array (unnest in FROM), in
-// order, with the element's 1-based position as a second column when
-// Ordinality is set. Array is evaluated when the node opens (it may read
-// enclosing rows: FROM t, LATERAL unnest(t.tags)).
-type Unnest struct {
-	Array      Expr
+// TableFunc produces the rows of a set-returning function in FROM:
+// unnest (one row per element of an array, in order),
+// jsonb_each[_text] and json_each[_text] (key and value per object
+// member), jsonb_array_elements[_text] and json_array_elements[_text]
+// (one per array element), jsonb_object_keys and json_object_keys; with
+// the row's 1-based position as a last column when Ordinality is set.
+// Args are evaluated when the node opens (they may read enclosing rows:
+// FROM t, LATERAL unnest(t.tags)).
+type TableFunc struct {
+	Name       string // the function's SQL name
+	Args       []Expr
 	Ordinality bool
 	Cols       []Column
 }
@@ -484,7 +489,7 @@ type Delete struct {
 func (n *Scan) Columns() []Column           { return n.Cols }
 func (n *Values) Columns() []Column         { return n.Cols }
 func (n *Series) Columns() []Column         { return n.Cols }
-func (n *Unnest) Columns() []Column         { return n.Cols }
+func (n *TableFunc) Columns() []Column      { return n.Cols }
 func (n *Filter) Columns() []Column         { return n.Input.Columns() }
 func (n *Project) Columns() []Column        { return n.Cols }
 func (n *Join) Columns() []Column           { return n.Cols }
@@ -506,7 +511,7 @@ func (n *Delete) Columns() []Column         { return n.Cols }
 func (n *Scan) Children() []Node           { return nil }
 func (n *Values) Children() []Node         { return nil }
 func (n *Series) Children() []Node         { return nil }
-func (n *Unnest) Children() []Node         { return nil }
+func (n *TableFunc) Children() []Node      { return nil }
 func (n *Filter) Children() []Node         { return []Node{n.Input} }
 func (n *Project) Children() []Node        { return []Node{n.Input} }
 func (n *Join) Children() []Node           { return []Node{n.Left, n.Right} }

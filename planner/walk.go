@@ -241,8 +241,8 @@ func nodeExprSlots(n Node) []*Expr {
 		}
 	case *Series:
 		each(&v.Start, &v.Stop, &v.Step)
-	case *Unnest:
-		each(&v.Array)
+	case *TableFunc:
+		list(v.Args)
 	case *Filter:
 		each(&v.Pred)
 	case *Project:

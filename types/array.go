@@ -232,7 +232,8 @@ func ArrayValid(s string) bool {
 
 // KeyExact reports whether a value of type t read back from its key
 // encoding is the value written: not for NUMERIC (the key holds the
-// number, not its display scale: 1.50 keys as 1.5) nor for arrays (whose
-// elements may be NUMERIC). Columns of other types are read from keys by
-// index-only scans; these are kept in the master value too.
-func (t T) KeyExact() bool { return t.Family != Numeric && t.Family != Array }
+// number, not its display scale: 1.50 keys as 1.5), arrays (whose
+// elements may be NUMERIC) nor jsonb (whose key drops its numbers'
+// trailing zeros, types.JSONBKeyText). Columns of other types are read
+// from keys by index-only scans; these are kept in the master value too.
+func (t T) KeyExact() bool { return t.Family != Numeric && t.Family != Array && t.Family != JSONB }

@@ -69,9 +69,21 @@ func NewBool(b bool) Datum {
 	}
 	return Datum{Kind: KindBool}
 }
-func NewInt(i int64) Datum        { return Datum{Kind: KindInt, I: i} }
-func NewFloat(f float64) Datum    { return Datum{Kind: KindFloat, F: f} }
-func NewText(s string) Datum      { return Datum{Kind: KindText, S: s} }
+func NewInt(i int64) Datum     { return Datum{Kind: KindInt, I: i} }
+func NewFloat(f float64) Datum { return Datum{Kind: KindFloat, F: f} }
+func NewText(s string) Datum   { return Datum{Kind: KindText, S: s} }
+
+// TextJSONB in a KindText datum's I marks a jsonb value (its normalised
+// text): Compare and Hash order and hash such a datum as jsonb does
+// (numbers by value, objects before arrays ...) rather than by bytes.
+// Rows, spill files and the wire keep the mark; a cast to text drops it.
+const TextJSONB = 1
+
+// NewJSONB returns the jsonb datum whose normalised text is s.
+func NewJSONB(s string) Datum { return Datum{Kind: KindText, I: TextJSONB, S: s} }
+
+// IsJSONB reports whether d is a jsonb value (see TextJSONB).
+func (d Datum) IsJSONB() bool     { return d.Kind == KindText && d.I == TextJSONB }
 func NewBytes(b []byte) Datum     { return Datum{Kind: KindBytes, S: string(b)} }
 func NewDate(days int64) Datum    { return Datum{Kind: KindDate, I: days} }
 func NewTimestamp(us int64) Datum { return Datum{Kind: KindTimestamp, I: us} }

@@ -135,6 +135,9 @@ func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ha
 		if args[0].IsNull() || args[1].IsNull() {
 			return types.Null, true, nil
 		}
+		if e.T.Family == types.JSONB {
+			return jsonSubscriptValue(args[0], args[1])
+		}
 		xs, err := elems(args[0])
 		if err != nil {
 			return types.Null, true, err
@@ -167,8 +170,11 @@ func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ha
 		return arrayConcat(e, args)
 	case "string_to_array":
 		return stringToArray(args), true, nil
-	case parse.MarkerArraySet:
-		d, err := arraySet(args[0], args[1], args[2])
+	case parse.MarkerSubscriptAssign:
+		if len(args) != 3 || !e.Args[0].Type().IsArray() {
+			return types.Null, false, nil // jsonb's (json.go)
+		}
+		d, err := arraySet(args[0], args[2], args[1])
 		return d, true, err
 	}
 	if !strings.HasPrefix(e.Name, "array") && !(arrayOps[e.Name] && e.Args[0].Type().IsArray()) {

@@ -69,7 +69,12 @@ func Compare(a, b types.Datum) int {
 			return a.Interval().Cmp(b.Interval())
 		case types.KindFloat:
 			return cmpFloat(a.F, b.F)
-		case types.KindText, types.KindBytes:
+		case types.KindText:
+			if a.I|b.I != 0 && a.S != b.S {
+				return compareJSONBText(a.S, b.S)
+			}
+			return strings.Compare(a.S, b.S)
+		case types.KindBytes:
 			return strings.Compare(a.S, b.S)
 		case types.KindDecimal:
 			if a.S == b.S {
@@ -168,6 +173,10 @@ func Hash(h *maphash.Hash, d types.Datum) {
 		}
 	case types.KindText:
 		h.WriteByte(3)
+		if d.I == types.TextJSONB {
+			h.WriteString(jsonbHashText(d.S))
+			return
+		}
 		h.WriteString(d.S)
 	case types.KindBytes:
 		h.WriteByte(4)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -109,6 +110,13 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
 		d, _, err := jsonFunc(e, args)
 		return d, err
+	case parse.MarkerVariadic:
+		if len(args) == 1 {
+			return args[0], nil // the array written after VARIADIC
+		}
+	case "jsonb_set_lax", parse.MarkerSubscriptAssign:
+		d, _, err := jsonFunc(e, args)
+		return d, err
 	case "concat_ws":
 		if len(args) == 0 || args[0].IsNull() {
 			return types.Null, nil
@@ -138,7 +146,12 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 			return evalRegexOp(env, e.Name, args[0], args[1])
 		}
 	case "->", "->>", "#>", "#>>", "@>", "<@", "jsonb_typeof", "json_typeof", "jsonb_array_length",
-		"json_array_length", "jsonb_pretty", "to_jsonb", "to_json":
+		"json_array_length", "jsonb_pretty", "to_jsonb", "to_json", "?", "?|", "?&", "-", "#-",
+		"jsonb_set", "jsonb_insert", "jsonb_strip_nulls", "json_strip_nulls", "jsonb_extract_path",
+		"json_extract_path", "jsonb_extract_path_text", "json_extract_path_text",
+		"jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first", "jsonb_path_query_array", "jsonb_object", "json_object", "array_to_json", "@?", "@@", "jsonb_contains",
+		"jsonb_contained", "jsonb_exists", "jsonb_exists_any", "jsonb_exists_all", "jsonb_delete",
+		"jsonb_delete_path", "jsonb_concat":
 		d, _, err := jsonFunc(e, args)
 		return d, err
 	}

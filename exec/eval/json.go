@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -93,6 +94,10 @@ func readJSON(dec *json.Decoder) (any, error) {
 	return tok, nil
 }
 
+// jsonRaw is a JSON value already written as json text (json's
+// functions keep a json argument's text and write arrays compactly).
+type jsonRaw string
+
 // normalize makes v a jsonb value: keys unique (last wins) and sorted.
 func normalize(v any) any {
 	switch x := v.(type) {
@@ -150,6 +155,8 @@ func writeJSON(b *strings.Builder, v any, keySep string) {
 		}
 	case string:
 		writeJSONString(b, x)
+	case jsonRaw:
+		b.WriteString(string(x))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -217,9 +224,10 @@ func castToJSON(d types.Datum, from, to types.T) (types.Datum, error) {
 		return types.Null, cannotCast(from, to)
 	}
 	if to.Family == types.JSON && (from.Family == types.JSON || from.Family == types.JSONB) {
-		return d, nil
+		return types.NewText(d.S), nil
 	}
 	if to.Family == types.JSONB && from.Family == types.JSONB {
+		d.I = types.TextJSONB
 		return d, nil
 	}
 	v, err := parseJSON(d.S)
@@ -227,9 +235,9 @@ func castToJSON(d types.Datum, from, to types.T) (types.Datum, error) {
 		return types.Null, err
 	}
 	if to.Family == types.JSON {
-		return d, nil
+		return types.NewText(d.S), nil
 	}
-	return types.NewText(jsonbText(normalize(v))), nil
+	return types.NewJSONB(jsonbText(normalize(v))), nil
 }
 
 // JSONText validates s as a value of family f (JSON or JSONB) and returns
@@ -389,6 +397,27 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 		return nil, nil
 	case t.Family == types.JSON || t.Family == types.JSONB:
 		return parseJSON(d.S)
+	case t.IsArray() && d.Kind == types.KindArray:
+		elems, err := types.ArrayElems(nil, d)
+		if err != nil {
+			return nil, pgerror.New(pgerror.Internal, "corrupt array")
+		}
+		out := make([]any, len(elems))
+		for i, e := range elems {
+			if out[i], err = toJSONValue(e, t.ElemType()); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case d.Kind == types.KindTimestamp:
+		// JSON's timestamps are ISO 8601: a T, and a zone as +hh:mm.
+		s := strings.Replace(FormatText(d, t), " ", "T", 1)
+		if t.Family == types.TimestampTZ {
+			if i := strings.LastIndexAny(s, "+-"); i > 10 && len(s)-i == 3 {
+				s += ":00"
+			}
+		}
+		return s, nil
 	case d.Kind == types.KindBool:
 		return d.Bool(), nil
 	case d.Kind == types.KindInt, d.Kind == types.KindDecimal:
@@ -404,10 +433,218 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 }
 
 // jsonFunc runs the JSON operators and functions; ok is false for other
-// names. Arguments are non-NULL except for the build functions.
+// names. Arguments are non-NULL except for the build functions. A jsonb
+// result carries the jsonb mark (types.TextJSONB).
 func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+	if op, ok := planner.JSONOpFunc(e.Name); ok {
+		f := *e
+		f.Name = op
+		e = &f
+	}
+	d, ok, err := jsonFunc1(e, args)
+	if e.T.Family == types.JSONB && d.Kind == types.KindText {
+		d.I = types.TextJSONB
+	}
+	return d, ok, err
+}
+
+// jsonResult is v as a value of e's type: jsonb's normalised text, or
+// json's compact text.
+func jsonResult(e *planner.Func, v any) types.Datum {
+	if e.T.Family == types.JSON {
+		var b strings.Builder
+		writeJSONCompact(&b, v)
+		return types.NewText(b.String())
+	}
+	return types.NewJSONB(jsonbText(normalize(v)))
+}
+
+// writeJSONCompact writes v without spaces, as json's processing
+// functions (json_strip_nulls) print.
+func writeJSONCompact(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONCompact(b, e)
+		}
+		b.WriteByte(']')
+	case *jsonObject:
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONString(b, k)
+			b.WriteByte(':')
+			writeJSONCompact(b, x.vals[i])
+		}
+		b.WriteByte('}')
+	default:
+		writeJSON(b, v, ": ")
+	}
+}
+
+func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 	doc := func(i int) (any, error) { return parseJSON(args[i].S) }
 	switch e.Name {
+	case "?", "?|", "?&":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		if e.Name == "?" {
+			return types.NewBool(jsonKeyExists(v, args[1].S)), true, nil
+		}
+		keys, nulls, err := textPath(args[1])
+		if err != nil {
+			return types.Null, true, err
+		}
+		all := e.Name == "?&"
+		for i, k := range keys {
+			if nulls[i] {
+				continue
+			}
+			if jsonKeyExists(v, k) != all {
+				return types.NewBool(!all), true, nil
+			}
+		}
+		return types.NewBool(all), true, nil
+	case parse.MarkerSubscriptAssign:
+		return jsonSubscriptAssign(e, args)
+	case "jsonb_set_lax":
+		// Not strict: an SQL NULL new value is handled as the fifth
+		// argument says.
+		if args[0].IsNull() || args[1].IsNull() {
+			return types.Null, true, nil
+		}
+		treatment := "use_json_null"
+		if len(args) == 5 {
+			if args[4].IsNull() {
+				return types.Null, true, pgerror.New(pgerror.InvalidParameterValue, `null_value_treatment must be "delete_key", "return_target", "use_json_null", or "raise_exception"`)
+			}
+			treatment = args[4].S
+		}
+		create := len(args) < 4 || !args[3].IsNull() && args[3].Bool()
+		set := &planner.Func{Name: "jsonb_set", T: e.T}
+		setArgs := []types.Datum{args[0], args[1], args[2], types.NewBool(create)}
+		if !args[2].IsNull() {
+			return jsonFunc1(set, setArgs)
+		}
+		switch treatment {
+		case "raise_exception":
+			err := pgerror.New(pgerror.NullValueNotAllowed, "JSON value must not be null")
+			err.Detail = `Exception was raised because null_value_treatment is "raise_exception".`
+			err.Hint = "To avoid, either change the null_value_treatment argument or ensure that an SQL NULL is not passed."
+			return types.Null, true, err
+		case "use_json_null":
+			setArgs[2] = types.NewJSONB("null")
+			return jsonFunc1(set, setArgs)
+		case "delete_key":
+			return jsonFunc1(&planner.Func{Name: "#-", T: e.T}, args[:2])
+		case "return_target":
+			return args[0], true, nil
+		}
+		return types.Null, true, pgerror.New(pgerror.InvalidParameterValue, `null_value_treatment must be "delete_key", "return_target", "use_json_null", or "raise_exception"`)
+	case "-", "#-", "jsonb_set", "jsonb_insert":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		var out any
+		switch e.Name {
+		case "-":
+			out, err = jsonDelete(v, args[1])
+		case "#-":
+			out, err = jsonSetPath(v, args[1], nil, pathDelete)
+		default:
+			nv, perr := doc(2)
+			if perr != nil {
+				return types.Null, true, perr
+			}
+			flag := len(args) == 4 && args[3].Bool()
+			op := pathCreate // jsonb_set's create_if_missing defaults to true
+			switch {
+			case e.Name == "jsonb_set" && len(args) == 4 && !flag:
+				op = pathReplace
+			case e.Name == "jsonb_insert" && flag:
+				op = pathInsertAfter
+			case e.Name == "jsonb_insert":
+				op = pathInsertBefore
+			}
+			out, err = jsonSetPath(v, args[1], nv, op)
+		}
+		if err != nil {
+			return types.Null, true, err
+		}
+		return jsonResult(e, out), true, nil
+	case "jsonb_object", "json_object":
+		d, err := jsonObjectFunc(e, args)
+		return d, true, err
+	case "array_to_json":
+		// array_to_json's spacing: none, or with pretty a line break and
+		// a space before every element after the first.
+		elems, err := types.ArrayElems(nil, args[0])
+		if err != nil {
+			return types.Null, true, pgerror.New(pgerror.Internal, "corrupt array")
+		}
+		sep := ","
+		if len(args) == 2 && args[1].Bool() {
+			sep = ",\n "
+		}
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, el := range elems {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			s, err := jsonElemText(el, e.Args[0].Type().ElemType())
+			if err != nil {
+				return types.Null, true, err
+			}
+			b.WriteString(s)
+		}
+		b.WriteByte(']')
+		return types.NewText(b.String()), true, nil
+	case "jsonb_strip_nulls", "json_strip_nulls":
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		return jsonResult(e, jsonStripNulls(v)), true, nil
+	case "jsonb_extract_path", "json_extract_path", "jsonb_extract_path_text", "json_extract_path_text":
+		if e.Name[4] == '_' {
+			return jsonRawPath(args[0].S, args[1:], strings.HasSuffix(e.Name, "_text")), true, nil
+		}
+		v, err := doc(0)
+		if err != nil {
+			return types.Null, true, err
+		}
+		for _, k := range args[1:] {
+			var ok bool
+			if v, ok = jsonStep(v, k); !ok {
+				return types.Null, true, nil
+			}
+		}
+		if strings.HasSuffix(e.Name, "_text") {
+			return jsonScalarText(v), true, nil
+		}
+		return types.NewText(jsonbText(v)), true, nil
+	case "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first", "jsonb_path_query_array":
+		return jsonPathFunc(e, args)
+	case "@?", "@@":
+		// jsonb_path_exists and jsonb_path_match, silent.
+		f := &planner.Func{Name: "jsonb_path_exists", T: e.T}
+		if e.Name == "@@" {
+			f.Name = "jsonb_path_match"
+		}
+		return jsonPathFunc(f, []types.Datum{args[0], args[1], types.NewJSONB("{}"), types.NewBool(true)})
+	case "||":
+		d, err := jsonbConcat(args[0], args[1])
+		return d, true, err
 	case "->", "->>", "#>", "#>>":
 		v, err := doc(0)
 		if err != nil {
@@ -415,15 +652,21 @@ func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		}
 		var steps []types.Datum
 		if e.Name[0] == '#' {
-			path, err := jsonPath(args[1].S)
+			path, nulls, err := textPath(args[1])
 			if err != nil {
 				return types.Null, true, err
 			}
-			for _, p := range path {
+			for i, p := range path {
+				if nulls[i] {
+					return types.Null, true, nil
+				}
 				steps = append(steps, types.NewText(p))
 			}
 		} else {
 			steps = []types.Datum{args[1]}
+		}
+		if e.Args[0].Type().Family == types.JSON {
+			return jsonRawPath(args[0].S, steps, e.Name == "->>" || e.Name == "#>>"), true, nil
 		}
 		for _, k := range steps {
 			var ok bool
@@ -479,18 +722,49 @@ func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		writePretty(&b, v, 0)
 		return types.NewText(b.String()), true, nil
 	case "to_jsonb", "to_json":
+		if e.Name == "to_json" {
+			s, err := jsonElemText(args[0], e.Args[0].Type())
+			return types.NewText(s), true, err
+		}
 		v, err := toJSONValue(args[0], e.Args[0].Type())
 		if err != nil {
 			return types.Null, true, err
 		}
-		if e.Name == "to_jsonb" {
-			v = normalize(v)
-		}
-		return types.NewText(jsonbText(v)), true, nil
+		return types.NewText(jsonbText(normalize(v))), true, nil
 	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
+		if len(e.Args) == 1 {
+			if v, ok := e.Args[0].(*planner.Func); ok && v.Name == parse.MarkerVariadic {
+				// f(VARIADIC arr): the elements are the arguments.
+				if args[0].IsNull() {
+					return types.Null, true, nil
+				}
+				elems, err := types.ArrayElems(nil, args[0])
+				if err != nil {
+					return types.Null, true, pgerror.New(pgerror.Internal, "corrupt array")
+				}
+				f := &planner.Func{Name: e.Name, T: e.T, Args: make([]planner.Expr, len(elems))}
+				for i := range elems {
+					f.Args[i] = &planner.Const{Value: types.Null, T: v.T.ElemType()}
+				}
+				if strings.HasSuffix(e.Name, "object") && len(elems)%2 != 0 {
+					err := pgerror.New(pgerror.InvalidParameterValue, "argument list must have even number of elements")
+					err.Hint = "The arguments of " + e.Name + "() must consist of alternating keys and values."
+					return types.Null, true, err
+				}
+				return jsonFunc1(f, elems)
+			}
+		}
 		vals := make([]any, len(args))
 		for i := range args {
-			v, err := toJSONValue(args[i], e.Args[i].Type())
+			var v any
+			var err error
+			if e.Name[:5] == "json_" {
+				var s string
+				s, err = jsonElemText(args[i], e.Args[i].Type())
+				v = jsonRaw(s)
+			} else {
+				v, err = toJSONValue(args[i], e.Args[i].Type())
+			}
 			if err != nil {
 				return types.Null, true, err
 			}
@@ -501,7 +775,13 @@ func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			obj := &jsonObject{}
 			for i := 0; i < len(args); i += 2 {
 				if args[i].IsNull() {
-					return types.Null, true, pgerror.New(pgerror.NullValueNotAllowed, "argument 1: key must not be null")
+					if e.Name == "json_build_object" {
+						return types.Null, true, pgerror.Newf(pgerror.InvalidParameterValue, "argument %d cannot be null", i+1)
+					}
+					return types.Null, true, pgerror.Newf(pgerror.InvalidParameterValue, "argument %d: key must not be null", i+1)
+				}
+				if kt := e.Args[i].Type(); kt.IsArray() || isJSONFamily(kt.Family) {
+					return types.Null, true, pgerror.New(pgerror.InvalidParameterValue, "key value must be scalar, not array, composite, or json")
 				}
 				obj.keys, obj.vals = append(obj.keys, FormatText(args[i], e.Args[i].Type())), append(obj.vals, vals[i+1])
 			}
@@ -582,7 +862,7 @@ func jsonbConcat(l, r types.Datum) (types.Datum, error) {
 	bo, bObj := b.(*jsonObject)
 	if aObj && bObj {
 		m := &jsonObject{keys: append(append([]string(nil), ao.keys...), bo.keys...), vals: append(append([]any(nil), ao.vals...), bo.vals...)}
-		return types.NewText(jsonbText(normalize(m))), nil
+		return types.NewJSONB(jsonbText(normalize(m))), nil
 	}
 	asArray := func(v any) []any {
 		if arr, ok := v.([]any); ok {
@@ -590,5 +870,7 @@ func jsonbConcat(l, r types.Datum) (types.Datum, error) {
 		}
 		return []any{v}
 	}
-	return types.NewText(jsonbText(append(asArray(a), asArray(b)...))), nil
+	return types.NewJSONB(jsonbText(append(asArray(a), asArray(b)...))), nil
 }
+
+func isJSONFamily(f types.Family) bool { return f == types.JSON || f == types.JSONB }

@@ -134,7 +134,7 @@ func stripBinaryMarker(e sqlparser.Expr) (sqlparser.Expr, bool) {
 
 func isOperatorName(s string) bool {
 	switch s {
-	case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@":
+	case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "?", "?|", "?&", "#-", "@?", "@@":
 		return true
 	}
 	return false

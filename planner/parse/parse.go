@@ -274,10 +274,8 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	toks = subscriptAssignments(toks)
 	toks = valuesRows(toks)
-	if toks, err = r.arrayAssignments(toks); err != nil {
-		return nil, err
-	}
 	toks = seriesInFrom(toks)
 	toks = notOperands(toks)
 	toks = fullJoins(toks)

@@ -132,6 +132,18 @@ func TestContract(t *testing.T) {
 		{`SELECT ALL COUNT ( * ) FROM t x`, "select count(*) from t as x"},
 		{`SELECT count(DISTINCT x) FROM t`, "select count(distinct x) from t"},
 		{`SELECT a FROM t WHERE b = ? AND c = ?`, "select a from t where b = :v1 and c = :v2"},
+		// jsonb's operators: ? after an operand is key-exists, not a
+		// placeholder; $n parameters beside them.
+		{`SELECT j ? 'a', j ?| $1, j ?& ARRAY['b'], j #- '{a}', j @? '$.a', j @@ '$.a == 1' FROM t WHERE k = $2`,
+			"select `?`(j, 'a'), `?|`(j, :p1), `?&`(j, kvsql_array('b')), `#-`(j, '{a}'), `@?`(j, '$.a'), `@@`(j, '$.a == 1') from t where k = :p2"},
+		{`SELECT (j ? 'a') = ? FROM t WHERE k IN (?, ?)`, "select `?`(j, 'a') = :v1 from t where k in (:v2, :v3)"},
+		{`SELECT key, t.key FROM t`, "select `key`, t.`key` from t"},
+		// A record function's column definitions travel as arguments.
+		{`SELECT * FROM t, jsonb_to_recordset(t.j) AS r(a int, "B" text)`,
+			"select * from t, lateral (select kvsql_jsonb_to_recordset(t.j, 'a', cast(null as integer), 'B', cast(null as text)) as kvsql_v from dual) as r"},
+		// Subscript assignment; two to one column compose.
+		{`UPDATE t SET j['a'][0] = '1', b = 2, j[x+1] = NULL WHERE id = 1`,
+			"update t set b = 2, j = kvsql_subscript_assign(kvsql_subscript_assign(j, '1', 'a', 0), null, x + 1) where id = 1"},
 		// DDL.
 		{`CREATE TABLE t (id SERIAL PRIMARY KEY, b BYTEA, c DOUBLE PRECISION NOT NULL DEFAULT 1.5, d TIMESTAMPTZ DEFAULT now(), e BOOLEAN, f TEXT, g VARCHAR(20) UNIQUE)`,
 			"create table t ( id serial primary key, b bytea, c double precision not null default (1.5), d timestamptz default (now()), e boolean, f text, g varchar(20) unique )"},

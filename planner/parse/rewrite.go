@@ -28,6 +28,8 @@ var regexOps = map[string]string{
 	"~": "kvsql_op_re", "~*": "kvsql_op_re_ci", "!~": "kvsql_op_nre", "!~*": "kvsql_op_nre_ci",
 	"->": "kvsql_op_jget", "->>": "kvsql_op_jtext", "#>": "kvsql_op_jpath", "#>>": "kvsql_op_jpathtext",
 	"@>": "kvsql_op_jcontains", "<@": "kvsql_op_jcontained", "&&": "kvsql_op_overlap",
+	"?": "kvsql_op_jexists", "?|": "kvsql_op_jexists_any", "?&": "kvsql_op_jexists_all", "#-": "kvsql_op_jdelpath",
+	"@?": "kvsql_op_jpath_exists", "@@": "kvsql_op_jpath_match",
 }
 
 // regexMarkers is regexOps inverted.
@@ -35,6 +37,8 @@ var regexMarkers = map[string]string{
 	"kvsql_op_re": "~", "kvsql_op_re_ci": "~*", "kvsql_op_nre": "!~", "kvsql_op_nre_ci": "!~*",
 	"kvsql_op_jget": "->", "kvsql_op_jtext": "->>", "kvsql_op_jpath": "#>", "kvsql_op_jpathtext": "#>>",
 	"kvsql_op_jcontains": "@>", "kvsql_op_jcontained": "<@", "kvsql_op_overlap": "&&",
+	"kvsql_op_jexists": "?", "kvsql_op_jexists_any": "?|", "kvsql_op_jexists_all": "?&", "kvsql_op_jdelpath": "#-",
+	"kvsql_op_jpath_exists": "@?", "kvsql_op_jpath_match": "@@",
 }
 
 // exprKeywords are reserved words after which an expression starts: an
@@ -208,6 +212,30 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, r.addType(tn, tn.pos)...)
 			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 			i = next - 1
+		case t.is("variadic") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")):
+			// f(a, VARIADIC arr): the last argument, wrapped in a
+			// MarkerVariadic call.
+			end, depth := i+1, 0
+			for ; end < len(toks); end++ {
+				if toks[end].isPunct("(") || toks[end].isPunct("[") {
+					depth++
+				} else if toks[end].isPunct(")") || toks[end].isPunct("]") {
+					if depth == 0 {
+						break
+					}
+					depth--
+				} else if depth == 0 && toks[end].isPunct(",") {
+					return nil, syntaxErr(r.sql, t.pos, "syntax error at or near %q", ",")
+				}
+			}
+			arg, err := r.exprs(toks[i+1 : end])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, raw(MarkerVariadic, t.pos), raw("(", t.pos))
+			out = append(out, arg...)
+			out = append(out, raw(")", t.pos))
+			i = end - 1
 		case t.is("array") && i+1 < len(toks) && (toks[i+1].isPunct("[") || toks[i+1].isPunct("(")):
 			// ARRAY[e, ...] is a call of MarkerArray, ARRAY(subquery) one
 			// of MarkerArraySub with the subquery as its argument.
@@ -449,7 +477,10 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, order...)
 			out = append(out, raw("separator '"+MarkerOrderedSet+t.val+"'", t.pos), toks[end])
 			i = wg
-		case t.is("array_agg") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")) &&
+		case t.is("json_object") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
+			// vitess reads JSON_OBJECT(...) as MySQL's key-value form.
+			out = append(out, raw(MarkerJSONObject, t.pos))
+		case (t.is("array_agg") || orderedAggs[t.val] && t.kind == tkIdent) && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")) &&
 			(topLevelOrderBy(toks[i+2:max(matchForward(toks, i+1), i+2)]) > 0 || i+2 < len(toks) && toks[i+2].is("distinct")):
 			// array_agg([DISTINCT] x [ORDER BY y]) has the spelling of
 			// string_agg's vitess form with a separator no user text can
@@ -475,7 +506,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				out = append(out, raw("order by", inner[ob].pos))
 				out = append(out, order...)
 			}
-			out = append(out, raw("separator '"+MarkerArrayAgg+"'", t.pos), toks[end])
+			out = append(out, raw("separator '"+MarkerOrderedAgg+t.val+"'", t.pos), toks[end])
 			i = end
 		case t.is("string_agg") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
 			// string_agg(x, 'sep' ORDER BY y) has vitess's spelling
@@ -581,6 +612,12 @@ func (r *rewriter) emit(toks []token) (string, error) {
 				b.WriteString("regexp")
 				continue
 			}
+			if t.val == "key" && (k == 0 || !(toks[k-1].is("primary") || toks[k-1].is("foreign") || toks[k-1].is("no") || toks[k-1].is("for"))) {
+				// KEY is no keyword to PostgreSQL outside PRIMARY KEY,
+				// FOREIGN KEY and FOR [NO] KEY ...: a column (jsonb_each's).
+				b.WriteString("`key`")
+				continue
+			}
 			b.WriteString(t.val)
 		case tkQIdent:
 			b.WriteByte('`')
@@ -602,7 +639,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 			switch t.val {
 			case "||":
 				b.WriteByte('|')
-			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&":
+			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?|", "?&", "#-", "@?", "@@":
 				if t.val == "~" && (k == 0 || !isOperand(toks[k-1])) {
 					b.WriteByte('~')
 					continue
@@ -613,6 +650,12 @@ func (r *rewriter) emit(toks []token) (string, error) {
 				// precedence, above * and /; the binder calls power).
 				b.WriteString(t.val)
 			case "?":
+				if k > 0 && isOperand(toks[k-1]) && !toks[k-1].isOp("?") {
+					// jsonb's key-exists operator: a ? after an operand
+					// is no placeholder.
+					b.WriteString("| " + regexOps[t.val] + " |")
+					continue
+				}
 				r.qmarks++
 				b.WriteByte('?')
 			case "::":
@@ -740,7 +783,7 @@ func seriesInFrom(toks []token) []token {
 			fromCtx[d] = true
 		case t.kind == tkIdent && fromEnds[t.val]:
 			fromCtx[d] = false
-		case (t.is("generate_series") || t.is("unnest")) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+		case (t.is("generate_series") || t.is("unnest") || t.kind == tkIdent && jsonTableFuncs[t.val]) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
 			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")):
 			end := matchForward(toks, i+1)
 			if end < 0 {
@@ -752,6 +795,21 @@ func seriesInFrom(toks []token) []token {
 				out = append(out, raw("lateral", t.pos))
 			}
 			out = append(out, raw("( select kvsql_"+t.val, t.pos))
+			if recordFuncs[t.val] {
+				// f(doc) [AS] alias(c1 type1, ...): the column definitions
+				// travel as extra arguments 'c1', NULL::type1, ...
+				if defs, alias, after, ok := columnDefs(toks, end+1, t); ok {
+					out = append(out, toks[i+1:end]...)
+					for _, d := range defs {
+						out = append(out, raw(",", t.pos), token{kind: tkString, val: d.name.val, pos: d.name.pos, end: d.name.end}, raw(",", t.pos),
+							token{kind: tkIdent, val: "null", pos: d.name.pos, end: d.name.pos}, token{kind: tkOp, val: "::", pos: d.name.pos, end: d.name.pos})
+						out = append(out, d.typ...)
+					}
+					out = append(out, toks[end], raw("as "+MarkerPrefix+"v from dual ) as", t.pos), alias)
+					i = after - 1
+					continue
+				}
+			}
 			out = append(out, toks[i+1:end+1]...)
 			next := end + 1
 			ordinality := next+1 < len(toks) && toks[next].is("with") && toks[next+1].is("ordinality")
@@ -875,13 +933,99 @@ const (
 	// array_agg(x ORDER BY y), as vitess keeps it: an escaped NUL byte
 	// (user text reaches vitess with its backslashes doubled, and holds
 	// no NUL).
-	MarkerArrayAgg = `\0kvsql_array_agg`
+	MarkerArrayAgg = MarkerOrderedAgg + "array_agg"
+	// MarkerOrderedAgg + name is the separator of the group_concat
+	// standing for name(x [ORDER BY y]) or name(DISTINCT x), name
+	// array_agg or one of orderedAggs.
+	MarkerOrderedAgg = `\0kvsql_`
 	// MarkerOrderedSet, followed by the aggregate's name, is the
 	// separator of the group_concat standing for an ordered-set
 	// aggregate: percentile_cont(f) WITHIN GROUP (ORDER BY x) is
 	// group_concat(f, x ORDER BY x SEPARATOR '\0kvsql_os:percentile_cont').
 	MarkerOrderedSet = `\0kvsql_os:`
 )
+
+// jsonTableFuncs are the JSON set-returning functions seriesInFrom
+// spells as derived tables, as it does unnest.
+var jsonTableFuncs = map[string]bool{
+	"jsonb_array_elements": true, "jsonb_array_elements_text": true, "json_array_elements": true,
+	"json_array_elements_text": true, "jsonb_object_keys": true, "json_object_keys": true,
+	"jsonb_each": true, "jsonb_each_text": true, "json_each": true, "json_each_text": true,
+	"jsonb_path_query": true, "jsonb_to_record": true, "jsonb_to_recordset": true, "json_to_record": true,
+	"json_to_recordset": true,
+}
+
+// MarkerVariadic wraps the argument written after VARIADIC.
+const MarkerVariadic = "kvsql_variadic"
+
+// MarkerJSONObject names PostgreSQL's json_object in the text given to
+// vitess, which has a json_object of its own.
+const MarkerJSONObject = "kvsql_json_object"
+
+// recordFuncs are the JSON functions returning records, whose FROM item
+// needs a column definition list.
+var recordFuncs = map[string]bool{
+	"jsonb_to_record": true, "jsonb_to_recordset": true, "json_to_record": true, "json_to_recordset": true,
+}
+
+type columnDef struct {
+	name token
+	typ  []token
+}
+
+// columnDefs reads [AS] [alias] (name type, ...) starting at toks[i]:
+// the definitions, the alias token (the function's name when none is
+// written) and the index after the list.
+func columnDefs(toks []token, i int, fn token) (defs []columnDef, alias token, after int, ok bool) {
+	alias = raw(fn.val, fn.pos)
+	if i < len(toks) && toks[i].is("as") {
+		i++
+	}
+	if i < len(toks) && (toks[i].kind == tkIdent && !fromEnds[toks[i].val] && !joinWords[toks[i].val] || toks[i].kind == tkQIdent) {
+		alias = toks[i]
+		i++
+	}
+	if i >= len(toks) || !toks[i].isPunct("(") {
+		return nil, alias, 0, false
+	}
+	end := matchForward(toks, i)
+	if end < 0 {
+		return nil, alias, 0, false
+	}
+	j := i + 1
+	for j < end {
+		if toks[j].kind != tkIdent && toks[j].kind != tkQIdent {
+			return nil, alias, 0, false
+		}
+		d := columnDef{name: toks[j]}
+		k, depth := j+1, 0
+		for k < end && !(depth == 0 && toks[k].isPunct(",")) {
+			if toks[k].isPunct("(") || toks[k].isPunct("[") {
+				depth++
+			} else if toks[k].isPunct(")") || toks[k].isPunct("]") {
+				depth--
+			}
+			k++
+		}
+		d.typ = toks[j+1 : k]
+		if len(d.typ) == 0 {
+			return nil, alias, 0, false
+		}
+		defs = append(defs, d)
+		j = k + 1
+	}
+	return defs, alias, end + 1, len(defs) > 0
+}
+
+// MarkerPrefix starts every marker identifier the dialect layer writes.
+const MarkerPrefix = markerPrefix
+
+// orderedAggs are the aggregates besides array_agg whose ORDER BY and
+// DISTINCT travel as group_concat's (the JSON aggregates).
+var orderedAggs = map[string]bool{"jsonb_agg": true, "json_agg": true, "jsonb_object_agg": true, "json_object_agg": true}
+
+// OrderedAgg reports whether name is one of orderedAggs.
+func OrderedAgg(name string) bool { return orderedAggs[name] }
 
 // MarkerDistinctOn names the call that stands, as the last select item,
 // for SELECT DISTINCT ON (its arguments): the binder takes it out.
@@ -1117,64 +1261,109 @@ func topLevel(toks []token, match func(token) bool) int {
 	return -1
 }
 
-// MarkerArraySet names the call an array element assignment becomes:
-// UPDATE t SET a[i] = v is UPDATE t SET a = kvsql_array_set(a, i, v).
-const MarkerArraySet = "kvsql_array_set"
+// MarkerSubscriptAssign names the call that UPDATE ... SET col[k1][k2] =
+// v becomes: SET col = kvsql_subscript_assign(col, v, k1, k2).
+const MarkerSubscriptAssign = "kvsql_subscript_assign"
 
-// arrayAssignments rewrites the SET items of an UPDATE that assign one
-// element of an array column (a[i] = v) into assignments of the whole
-// array through MarkerArraySet; a slice assignment is 0A000.
-func (r *rewriter) arrayAssignments(toks []token) ([]token, error) {
+// subscriptAssignments rewrites the subscripted targets of an UPDATE's
+// SET list (col[k]... = v, jsonb's subscript assignment) into calls of
+// MarkerSubscriptAssign; other statements pass unchanged.
+func subscriptAssignments(toks []token) []token {
 	if len(toks) == 0 || !toks[0].is("update") {
-		return toks, nil
+		return toks
 	}
 	set := -1
+	depth := 0
 	for i, t := range toks {
-		if t.is("set") {
+		switch {
+		case t.isPunct("(") || t.isPunct("["):
+			depth++
+		case t.isPunct(")") || t.isPunct("]"):
+			depth--
+		case depth == 0 && t.is("set"):
 			set = i
+		}
+		if set >= 0 {
 			break
 		}
 	}
 	if set < 0 {
-		return toks, nil
+		return toks
 	}
-	var out []token
-	out = append(out, toks[:set+1]...)
+	// The SET list's items, each an assignment's tokens; a subscripted
+	// target's item is col = call, the call's first argument the
+	// column's value before it: the previous subscripted assignment to
+	// the same column when there is one (they compose, as in PostgreSQL).
+	var items [][]token
+	assignedAt := map[string]int{} // column -> its subscripted item
 	i := set + 1
 	for i < len(toks) {
-		// One SET item: up to a top-level comma or the end of the list.
-		end := len(toks)
-		if k := topLevel(toks[i:], func(t token) bool {
-			return t.isPunct(",") || t.is("where") || t.is("from") || t.is("returning")
-		}); k >= 0 {
-			end = i + k
+		end := i
+		depth := 0
+		for end < len(toks) {
+			t := toks[end]
+			if depth == 0 && (t.isPunct(",") || t.is("where") || t.is("from") || t.is("returning") || t.isPunct(";")) {
+				break
+			}
+			if t.isPunct("(") || t.isPunct("[") {
+				depth++
+			} else if t.isPunct(")") || t.isPunct("]") {
+				depth--
+			}
+			end++
 		}
 		item := toks[i:end]
+		items = append(items, item)
 		if len(item) > 3 && (item[0].kind == tkIdent || item[0].kind == tkQIdent) && item[1].isPunct("[") {
-			close := matchForward(item, 1)
-			if close > 1 && close+1 < len(item) && item[close+1].isOp("=") {
-				idx := item[2:close]
-				for _, x := range idx {
-					if x.isPunct(":") {
-						return nil, unsupported(r.sql, item[1].pos, "assigning an array slice is not supported")
-					}
+			var subs [][]token
+			k := 1
+			for k < len(item) && item[k].isPunct("[") {
+				m := matchForward(item, k)
+				if m < 0 {
+					break
 				}
-				col := item[0]
-				rw := []token{col, raw("=", col.pos), raw(MarkerArraySet, col.pos), {kind: tkPunct, val: "(", pos: col.pos}, col, raw(",", col.pos)}
-				rw = append(rw, idx...)
-				rw = append(rw, raw(",", col.pos))
-				rw = append(rw, item[close+2:]...)
-				rw = append(rw, token{kind: tkPunct, val: ")", pos: col.pos})
-				item = rw
+				subs = append(subs, item[k+1:m])
+				k = m + 1
+			}
+			if k < len(item) && item[k].isOp("=") && len(subs) > 0 {
+				pos := item[0].pos
+				base := []token{item[0]}
+				key := item[0].val
+				if prev, ok := assignedAt[key]; ok {
+					base = items[prev][2:] // the earlier call
+					items[prev] = nil
+				}
+				call := []token{item[0], item[k], raw(MarkerSubscriptAssign, pos), raw("(", pos)}
+				call = append(call, base...)
+				call = append(call, raw(",", pos))
+				call = append(call, item[k+1:]...)
+				for _, s := range subs {
+					call = append(call, raw(",", pos))
+					call = append(call, s...)
+				}
+				call = append(call, raw(")", pos))
+				items[len(items)-1] = call
+				assignedAt[key] = len(items) - 1
 			}
 		}
-		out = append(out, item...)
-		if end >= len(toks) || !toks[end].isPunct(",") {
-			out = append(out, toks[end:]...)
-			break
+		i = end
+		if i < len(toks) && toks[i].isPunct(",") {
+			i++
+			continue
 		}
-		out = append(out, toks[end])
-		i = end + 1
+		break
 	}
-	return out, nil
+	out := append([]token(nil), toks[:set+1]...)
+	first := true
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		if !first {
+			out = append(out, raw(",", it[0].pos))
+		}
+		first = false
+		out = append(out, it...)
+	}
+	return append(out, toks[i:]...)
 }
