@@ -21,7 +21,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/planner"
-	_ "github.com/lib/pq" // registers the "postgres" database/sql driver
+	"github.com/lib/pq" // also registers the "postgres" database/sql driver
 )
 
 // mustExec runs statements on conn, failing the test on error.
@@ -857,5 +857,40 @@ func TestPsycopg2(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "all checks passed") {
 		t.Fatalf("psycopg2_types.py did not finish:\n%s", out)
+	}
+}
+
+// TestLibPQTypes: lib/pq (text results, text parameters) with the types
+// of issue 14: pq.Array for int8[] and text[] parameters and results,
+// = ANY($1) with a pq.Array, NUMERIC exactly as text, JSONB, UUID and
+// INTERVAL as their text forms.
+func TestLibPQTypes(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	db, err := sql.Open("postgres", ts.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE pqt (id INT8 PRIMARY KEY, tags TEXT[], nums INT8[], amt NUMERIC(20,2), doc JSONB, u UUID, span INTERVAL)`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO pqt VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		7, pq.Array([]string{"a", "b c", `q"`}), pq.Array([]int64{1, -2, 9007199254740993}), "12345678901234567.89",
+		`{"k": [1, 2]}`, "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", "1 day 02:00:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	var nums []int64
+	var amt, doc, u, span string
+	err = db.QueryRowContext(ctx, `SELECT tags, nums, amt + 0.01, doc, u, span * 2 FROM pqt WHERE id = ANY($1)`, pq.Array([]int64{3, 7})).
+		Scan(pq.Array(&tags), pq.Array(&nums), &amt, &doc, &u, &span)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(tags) != `[a b c q"]` || fmt.Sprint(nums) != "[1 -2 9007199254740993]" || amt != "12345678901234567.90" ||
+		doc != `{"k": [1, 2]}` || u != "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11" || span != "2 days 04:00:00" {
+		t.Errorf("got %q %v %s %s %s %s", tags, nums, amt, doc, u, span)
 	}
 }
