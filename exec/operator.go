@@ -75,6 +75,8 @@ type Ctx struct {
 	BackendPID     int32
 	// Seq runs the sequence functions (nextval, ...); nil: they fail.
 	Seq eval.Sequences
+	// Settings answers current_setting and set_config; nil: they fail.
+	Settings eval.Settings
 	// ReadOnly is set for statements that write nothing and whose reads
 	// need no validation (autocommit queries): scans may then read master
 	// rows through one iterator per scan (index.MasterReader).
@@ -175,7 +177,7 @@ func newRunState(ctx *Ctx) *runState {
 		ctx.Stats = newStats()
 	}
 	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, Subquery: rs.subquery,
-		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq}
+		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq, Settings: ctx.Settings}
 	return rs
 }
 

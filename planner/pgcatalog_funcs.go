@@ -137,6 +137,11 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 		for _, s := range g.sequences() {
 			names[s.Name] = int64(s.ID)
 		}
+		for _, s := range g.serialSequences() {
+			if _, taken := names[s.Name]; !taken {
+				names[s.Name] = int64(s.ID)
+			}
+		}
 	} else {
 		for _, t := range pgTypes {
 			names[t.name] = t.oid

@@ -30,6 +30,10 @@ func (b *binder) bindSeqArgs(name string, args []Expr) error {
 			return err
 		}
 		if _, err := b.p.Catalog.Sequence(b.p.DB, rel); err != nil {
+			if pgerror.HasCode(err, pgerror.UndefinedTable) && b.p.Catalog.SerialSequence(b.p.DB, rel) != nil {
+				args[0] = &Const{Value: types.NewText(rel), T: tText}
+				break
+			}
 			if pgerror.HasCode(err, pgerror.UndefinedTable) {
 				return pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
 			}
@@ -138,6 +142,18 @@ func sequenceRelation(s *catalog.Sequence) Node {
 func (g *vgen) sequences() []*catalog.Sequence {
 	seqs, _ := g.cat.Sequences(g.db)
 	return seqs
+}
+
+// serialSequences are the synthetic sequences of the serial columns
+// (catalog.SerialSequences) whose names no real sequence takes.
+func (g *vgen) serialSequences() []*catalog.Sequence {
+	var out []*catalog.Sequence
+	for _, s := range g.cat.SerialSequences(g.db) {
+		if _, err := g.cat.Sequence(g.db, s.Name); err != nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // seqTypeOID is the type OID of a sequence's data type.

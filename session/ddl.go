@@ -59,6 +59,12 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
 	case p.Comment != nil:
 		return "COMMENT", s.comment(t, p.Comment)
+	case p.Lock != nil:
+		return "LOCK TABLE", s.lockTables(t, p.Lock)
+	case p.Owner != nil:
+		return "ALTER " + strings.ToUpper(p.Owner.Kind), s.alterOwner(t, p.Owner)
+	case p.AddIdentity != nil:
+		return "ALTER TABLE", s.addIdentity(t, p.AddIdentity)
 	case p.MatView != nil:
 		return s.matView(ctx, t, p.MatView)
 	case p.AlterColumn != nil && p.AlterColumn.Type != "":
@@ -565,6 +571,14 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 			}
 			tag = "CREATE INDEX"
 			if err := s.createIndex(t, p, tableName, o.IndexDefinition); err != nil {
+				return "", err
+			}
+		case *sqlparser.AddConstraintDefinition:
+			fk, ok := o.ConstraintDefinition.Details.(*sqlparser.ForeignKeyDefinition)
+			if !ok {
+				return "", pgerror.Newf(pgerror.FeatureNotSupported, "ALTER TABLE %s is not supported", sqlparser.String(opt))
+			}
+			if err := s.addForeignKey(ctx, t, tableName, o.ConstraintDefinition, fk); err != nil {
 				return "", err
 			}
 		case *sqlparser.AlterColumn:

@@ -218,6 +218,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		User:       s.user,
 		BackendPID: int32(s.pid),
 		Seq:        seqOps{s: s, cat: t.cat},
+		Settings:   settingOps{s: s},
 	}
 }
 

@@ -37,6 +37,9 @@ type Env struct {
 	// Seq runs nextval, currval, setval and lastval and reads a
 	// sequence's state; nil makes them fail (0A000).
 	Seq Sequences
+	// Settings reads and changes the session's run-time parameters for
+	// current_setting and set_config; nil makes them fail (0A000).
+	Settings Settings
 
 	cache *patternCache
 }
@@ -50,6 +53,14 @@ type Sequences interface {
 	LastVal() (int64, error)
 	// State is the counter as SELECT * FROM seq shows it.
 	State(ref types.Datum) (last, logCnt int64, isCalled bool, err error)
+}
+
+// Settings is what current_setting and set_config need from the
+// session. Set validates the value as SET does (errors carry SQLSTATEs)
+// and returns the parameter's new value as SHOW prints it.
+type Settings interface {
+	Get(name string) (value string, ok bool)
+	Set(name, value string, isLocal bool) (string, error)
 }
 
 // Value is Eval with a column of the current row read in place: small

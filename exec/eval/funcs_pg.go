@@ -2,6 +2,8 @@ package eval
 
 import (
 	"strconv"
+
+	"github.com/kvsql/kvsql/pgerror"
 	"strings"
 
 	"github.com/kvsql/kvsql/planner"
@@ -51,8 +53,43 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		return types.NewText(""), true, nil
 	case "pg_size_pretty":
 		return types.NewText(sizePretty(datumInt(args[0]))), true, nil
-	case "pg_get_statisticsobjdef_columns":
+	case "pg_get_statisticsobjdef_columns", "pg_get_triggerdef", "pg_get_function_identity_arguments":
+		// kvsql has no such objects (pg_trigger, pg_proc and
+		// pg_statistic_ext are empty): NULL, as for an unknown OID.
 		return types.Null, true, nil
+	case "current_setting":
+		if env.Settings == nil {
+			return types.Null, true, pgerror.New(pgerror.FeatureNotSupported, "current_setting is not available here")
+		}
+		v, found := env.Settings.Get(args[0].S)
+		if !found {
+			if len(args) == 2 && args[1].Kind == types.KindBool && args[1].Bool() {
+				return types.Null, true, nil
+			}
+			return types.Null, true, pgerror.Newf(pgerror.UndefinedObject, "unrecognized configuration parameter %q", args[0].S)
+		}
+		return types.NewText(v), true, nil
+	case "set_config":
+		if env.Settings == nil {
+			return types.Null, true, pgerror.New(pgerror.FeatureNotSupported, "set_config is not available here")
+		}
+		if _, found := env.Settings.Get(args[0].S); !found {
+			return types.Null, true, pgerror.Newf(pgerror.UndefinedObject, "unrecognized configuration parameter %q", args[0].S)
+		}
+		v, err := env.Settings.Set(args[0].S, args[1].S, args[2].Bool())
+		if err != nil {
+			return types.Null, true, err
+		}
+		return types.NewText(v), true, nil
+	case "current_schemas":
+		// pg_catalog is on every search path; public is the one schema.
+		elems := []types.Datum{types.NewText("public")}
+		if args[0].Bool() {
+			elems = []types.Datum{types.NewText("pg_catalog"), types.NewText("public")}
+		}
+		return types.NewArray(elems), true, nil
+	case "acldefault":
+		return types.NewText(aclDefault(args[0].S, orDefault(env.User, "kvsql"))), true, nil
 	}
 	return types.Null, false, nil
 }
@@ -111,4 +148,30 @@ func sizePretty(size int64) string {
 		size >>= 10
 	}
 	return strconv.FormatInt(halfRounded(size), 10) + " PB"
+}
+
+// aclDefault is acldefault(objtype, owner) in aclitem[]'s text form: the
+// privileges an object of that kind has before any GRANT or REVOKE
+// (PostgreSQL's acldefault; kvsql has one role, owning everything).
+func aclDefault(objtype, owner string) string {
+	o := quoteIdent(owner)
+	switch objtype {
+	case "r":
+		return "{" + o + "=arwdDxt/" + o + "}"
+	case "s":
+		return "{" + o + "=rwU/" + o + "}"
+	case "d":
+		return "{=Tc/" + o + "," + o + "=CTc/" + o + "}"
+	case "f", "p":
+		return "{=X/" + o + "," + o + "=X/" + o + "}"
+	case "l", "T":
+		return "{=U/" + o + "," + o + "=U/" + o + "}"
+	case "n":
+		return "{" + o + "=UC/" + o + "}"
+	case "F", "S":
+		return "{" + o + "=U/" + o + "}"
+	case "L":
+		return "{" + o + "=rw/" + o + "}"
+	}
+	return "{}"
 }

@@ -81,6 +81,9 @@ type Statement struct {
 	AlterColumn *AlterColumnStmt
 	Comment     *CommentStmt
 	MatView     *MatViewStmt
+	Lock        *LockStmt
+	Owner       *OwnerStmt
+	AddIdentity *AddIdentityStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")

@@ -1,0 +1,192 @@
+package parse
+
+import (
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+)
+
+// Statements pg_dump sends, or writes into its scripts, that vitess's
+// grammar has no shape for: LOCK TABLE, ALTER ... OWNER TO and ALTER
+// COLUMN ... ADD GENERATED AS IDENTITY.
+
+// LockStmt is LOCK [TABLE] [ONLY] name [, ...] [IN mode MODE] [NOWAIT].
+type LockStmt struct {
+	Tables []string // without a "public." qualifier
+	Mode   string   // lower case, words joined by one space: "access share", ...
+	NoWait bool
+}
+
+// OwnerStmt is ALTER {TABLE | SEQUENCE | VIEW | MATERIALIZED VIEW} [IF
+// EXISTS] [ONLY] name OWNER TO role.
+type OwnerStmt struct {
+	Kind     string // "table", "sequence", "view", "materialized view"
+	Name     string // without a "public." qualifier
+	Role     string // lower-cased unless quoted; CURRENT_USER etc. as "current_user"
+	IfExists bool
+}
+
+// AddIdentityStmt is ALTER TABLE [ONLY] t ALTER [COLUMN] c ADD GENERATED
+// {ALWAYS | BY DEFAULT} AS IDENTITY [(sequence options)].
+type AddIdentityStmt struct {
+	Table, Column string
+	Always        bool
+	SeqName       string // SEQUENCE NAME's last part, "" when not given
+	Options       SequenceOptions
+}
+
+// lockModes are LOCK's lock modes, by their first word(s).
+var lockModes = []string{"access share", "row share", "row exclusive", "share update exclusive",
+	"share row exclusive", "share", "exclusive", "access exclusive"}
+
+// lock parses LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT].
+func (r *rewriter) lock(toks []token) (Statement, error) {
+	var st Statement
+	c := &cursor{r: r, toks: toks, i: 1}
+	c.accept("table")
+	l := &LockStmt{Mode: "access exclusive"}
+	for {
+		c.accept("only")
+		name, err := c.sequenceName()
+		if err != nil {
+			return st, err
+		}
+		if !c.done() && c.toks[c.i].isOp("*") {
+			c.i++
+		}
+		l.Tables = append(l.Tables, name)
+		if c.done() || !c.toks[c.i].isPunct(",") {
+			break
+		}
+		c.i++
+	}
+	if c.accept("in") {
+		mode := ""
+		for _, m := range lockModes {
+			words := strings.Fields(m)
+			if c.i+len(words) >= len(toks) {
+				continue
+			}
+			match := true
+			for j, w := range words {
+				if !toks[c.i+j].is(w) {
+					match = false
+					break
+				}
+			}
+			if match && toks[c.i+len(words)].is("mode") {
+				mode = m
+				c.i += len(words) + 1
+				break
+			}
+		}
+		if mode == "" {
+			return st, c.errHere()
+		}
+		l.Mode = mode
+	}
+	l.NoWait = c.accept("nowait")
+	st.Lock = l
+	return st, c.end()
+}
+
+// alterOwner parses ALTER {TABLE | SEQUENCE | VIEW | MATERIALIZED VIEW}
+// ... OWNER TO role; ok is false when the statement is another ALTER.
+func (r *rewriter) alterOwner(toks []token) (st Statement, ok bool, err error) {
+	n := len(toks)
+	if n < 5 || !toks[n-3].is("owner") || !toks[n-2].is("to") {
+		return st, false, nil
+	}
+	c := &cursor{r: r, toks: toks[:n-3], i: 1}
+	o := &OwnerStmt{}
+	switch {
+	case c.accept("table"), c.accept("sequence"), c.accept("view"):
+		o.Kind = toks[1].val
+	case c.accept("materialized"):
+		if !c.accept("view") {
+			return st, false, nil
+		}
+		o.Kind = "materialized view"
+	default:
+		return st, false, nil
+	}
+	if c.accept("if") {
+		if err := c.expect("exists"); err != nil {
+			return st, true, err
+		}
+		o.IfExists = true
+	}
+	c.accept("only")
+	if o.Name, err = c.sequenceName(); err != nil {
+		return st, true, err
+	}
+	if err := c.end(); err != nil {
+		return st, true, err
+	}
+	role := toks[n-1]
+	if role.kind != tkIdent && role.kind != tkQIdent {
+		return st, true, syntaxErr(r.sql, role.pos, "syntax error at or near %q", tokText(r.sql, role))
+	}
+	o.Role = role.val
+	st.Owner = o
+	return st, true, nil
+}
+
+// addIdentity parses ALTER TABLE [ONLY] t ALTER [COLUMN] c ADD GENERATED
+// {ALWAYS | BY DEFAULT} AS IDENTITY [( options )], the form pg_dump writes
+// for identity columns; ok is false for any other ALTER TABLE.
+func (r *rewriter) addIdentity(toks []token) (st Statement, ok bool, err error) {
+	c := &cursor{r: r, toks: toks, i: 2}
+	c.accept("only")
+	table, err := c.sequenceName()
+	if err != nil || !c.accept("alter") {
+		return st, false, nil
+	}
+	c.accept("column")
+	col, err := c.name()
+	if err != nil || !c.peek("add") || c.i+1 >= len(toks) || !toks[c.i+1].is("generated") {
+		return st, false, nil
+	}
+	c.i += 2
+	a := &AddIdentityStmt{Table: table, Column: col}
+	switch {
+	case c.accept("always"):
+		a.Always = true
+	case c.accept("by"):
+		if err := c.expect("default"); err != nil {
+			return st, true, err
+		}
+	default:
+		return st, true, c.errHere()
+	}
+	if err := c.expect("as"); err != nil {
+		return st, true, err
+	}
+	if err := c.expect("identity"); err != nil {
+		return st, true, err
+	}
+	if !c.done() && c.toks[c.i].isPunct("(") {
+		end := len(toks) - 1
+		if !toks[end].isPunct(")") {
+			return st, true, syntaxErr(r.sql, toks[end].pos, "syntax error at or near %q", tokText(r.sql, toks[end]))
+		}
+		inner := &cursor{r: r, toks: toks[c.i+1 : end]}
+		if inner.accept("sequence") {
+			if err := inner.expect("name"); err != nil {
+				return st, true, err
+			}
+			if a.SeqName, err = inner.sequenceName(); err != nil {
+				return st, true, err
+			}
+		}
+		if err := inner.sequenceOptions(&a.Options, false); err != nil {
+			return st, true, err
+		}
+		if a.Options.OwnedBySpecified {
+			return st, true, pgerror.New(pgerror.SyntaxError, "invalid sequence option OWNED BY")
+		}
+		c.i = len(toks)
+	}
+	st.AddIdentity = a
+	return st, true, c.end()
+}
