@@ -192,6 +192,7 @@ var funcs = map[string]funcSig{
 	"pg_get_statisticsobjdef_columns":    {1, 1, fixed(types.Text)},
 	"pg_size_pretty":                     {1, 1, fixed(types.Text)},
 	"set_config":                         {3, 3, fixed(types.Text)},
+	"quote_literal":                      {1, 1, fixed(types.Text)},
 	"current_setting":                    {1, 2, fixed(types.Text)},
 	"current_schemas":                    {1, 1, func([]types.T) types.T { return types.ArrayOf(types.T{Family: types.Text}) }},
 	"pg_get_triggerdef":                  {1, 2, fixed(types.Text)},

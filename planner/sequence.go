@@ -169,7 +169,7 @@ func seqTypeOID(typ string) int64 {
 
 func pgSequence(g *vgen) [][]Expr {
 	var out [][]Expr
-	for _, s := range g.sequences() {
+	for _, s := range append(g.sequences(), g.serialSequences()...) {
 		out = append(out, vrow(int64(s.ID), seqTypeOID(s.Type), s.Start, s.Increment, s.Max, s.Min, s.Cache, s.Cycle))
 	}
 	return out

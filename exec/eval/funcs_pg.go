@@ -20,19 +20,14 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 	switch e.Name {
 	case "quote_ident":
 		return types.NewText(quoteIdent(args[0].S)), true, nil
+	case "quote_literal":
+		return types.NewText(quoteLiteral(datumText(args[0], e.Args[0].Type()))), true, nil
 	case "format_type":
 		if len(args) == 2 {
 			return types.NewText(planner.FormatType(datumInt(args[0]), datumInt(args[1]))), true, nil
 		}
 	case "pg_get_userbyid":
-		switch oid := datumInt(args[0]); oid {
-		case 10:
-			return types.NewText(orDefault(env.User, "kvsql")), true, nil
-		case 6171:
-			return types.NewText("pg_database_owner"), true, nil
-		default:
-			return types.NewText("unknown (OID=" + strconv.FormatInt(oid, 10) + ")"), true, nil
-		}
+		return types.NewText(userByID(env, datumInt(args[0]))), true, nil
 	case "pg_table_is_visible", "pg_type_is_visible", "pg_relation_is_publishable",
 		"has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege":
 		// Every relation lives in public or pg_catalog, both on the
@@ -82,14 +77,15 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		}
 		return types.NewText(v), true, nil
 	case "current_schemas":
-		// pg_catalog is on every search path; public is the one schema.
-		elems := []types.Datum{types.NewText("public")}
-		if args[0].Bool() {
-			elems = []types.Datum{types.NewText("pg_catalog"), types.NewText("public")}
+		path := `"$user", public`
+		if env.Settings != nil {
+			if v, found := env.Settings.Get("search_path"); found {
+				path = v
+			}
 		}
-		return types.NewArray(elems), true, nil
+		return types.NewArray(searchPathSchemas(path, args[0].Bool())), true, nil
 	case "acldefault":
-		return types.NewText(aclDefault(args[0].S, orDefault(env.User, "kvsql"))), true, nil
+		return types.NewText(aclDefault(args[0].S, userByID(env, datumInt(args[1])))), true, nil
 	}
 	return types.Null, false, nil
 }
@@ -174,4 +170,59 @@ func aclDefault(objtype, owner string) string {
 		return "{" + o + "=rw/" + o + "}"
 	}
 	return "{}"
+}
+
+// quoteLiteral is PostgreSQL's quote_literal: the text as a string
+// literal, quotes doubled, and an E'' literal with doubled backslashes when
+// it has any.
+func quoteLiteral(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		return "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}
+
+// userByID is pg_get_userbyid: the role with that OID (10, the bootstrap
+// role, is the session's user; 6171 is pg_database_owner).
+func userByID(env *Env, oid int64) string {
+	switch oid {
+	case 10:
+		return orDefault(env.User, "kvsql")
+	case 6171:
+		return "pg_database_owner"
+	}
+	return "unknown (OID=" + strconv.FormatInt(oid, 10) + ")"
+}
+
+// searchPathSchemas is current_schemas(implicit) for a search_path
+// setting: the schemas of the path that exist, in order, with pg_catalog
+// first when implicit and not on the path ("$user" names no schema:
+// kvsql has none named after a role).
+func searchPathSchemas(path string, implicit bool) []types.Datum {
+	var names []string
+	seen := map[string]bool{}
+	for _, part := range strings.Split(path, ",") {
+		name := strings.TrimSpace(part)
+		if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+			name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+		} else {
+			name = strings.ToLower(name)
+		}
+		switch name {
+		case "public", "pg_catalog", "information_schema":
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	if implicit && !seen["pg_catalog"] {
+		names = append([]string{"pg_catalog"}, names...)
+	}
+	out := make([]types.Datum, len(names))
+	for i, n := range names {
+		out[i] = types.NewText(n)
+	}
+	return out
 }

@@ -268,7 +268,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 		return nil, err
 	}
 	toks = valuesRows(toks)
-	toks = seriesInFrom(toks)
+	toks = seriesInFrom(fromFuncs(toks))
 	toks = notOperands(toks)
 	toks = fullJoins(toks)
 	toks = groupingSets(toks)

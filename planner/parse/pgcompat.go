@@ -20,19 +20,22 @@ var psqlEmulated = []struct {
 	},
 }
 
-// psqlFragments are pieces of psql's catalog queries replaced wherever
+// psqlFragments are pieces of psql's and pg_dump's catalog queries replaced wherever
 // they occur, each by an expression with the same value on kvsql.
 var psqlFragments = []struct{ fragment, replacement string }{
 	// \d+ (psql 15): a relation's options followed by its TOAST table's.
 	// kvsql relations have no TOAST table (reltoastrelid = 0), so the
 	// unnest over the outer-joined tc.reloptions adds nothing.
 	{"c.reloptions || array(select 'toast.' || x from pg_catalog.unnest(tc.reloptions) x)", "c.reloptions"},
+	// pg_dump 15's type list: the first character of a type's name
+	// (subscripting type name, which kvsql holds as text).
+	{"typname[0] = '_'", "substr(typname, 1, 1) = '_'"},
 }
 
 // emulated returns the replacement text for sql when it is one of the
 // psqlEmulated statements or holds a psqlFragments piece.
 func emulated(sql string) (string, bool) {
-	if !strings.Contains(sql, "pg_catalog") {
+	if !strings.Contains(sql, "pg_") {
 		return "", false
 	}
 	for _, f := range psqlFragments {

@@ -190,3 +190,97 @@ func (r *rewriter) addIdentity(toks []token) (st Statement, ok bool, err error) 
 	st.AddIdentity = a
 	return st, true, c.end()
 }
+
+// fromFuncs prepares function calls for the rewrites after it: a
+// pg_catalog. qualifier before a function name is dropped (every kvsql
+// function is a pg_catalog one; seriesInFrom and the array_agg rewrite
+// know the names unqualified), and pg_options_to_table(options) (the
+// option_name and option_value of a "name=value" text array, as pg_dump
+// reads them) becomes a derived table over unnest.
+func fromFuncs(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.is("pg_catalog") && i+3 < len(toks) && toks[i+1].isPunct(".") && toks[i+2].kind == tkIdent && toks[i+3].isPunct("(") {
+			i++ // the qualifier and its dot; the name follows
+			continue
+		}
+		if t.is("pg_options_to_table") && i+1 < len(toks) && toks[i+1].isPunct("(") && len(out) > 0 &&
+			(out[len(out)-1].is("from") || out[len(out)-1].is("join") || out[len(out)-1].isPunct(",")) {
+			end := matchForward(toks, i+1)
+			if end < 0 {
+				out = append(out, t)
+				continue
+			}
+			head, _ := lex("( select split_part(o, '=', 1) as option_name, substr(o, strpos(o, '=') + 1) as option_value from unnest(")
+			tail, _ := lex(") as o )")
+			for k, part := range [][]token{head, toks[i+2 : end], tail} {
+				for _, x := range part {
+					if k != 1 { // lexed from the template: point errors at the call
+						x.pos, x.end = t.pos, t.pos
+					}
+					out = append(out, x)
+				}
+			}
+			next := end + 1
+			if !(next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
+				toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])) {
+				out = append(out, raw("as pg_options_to_table", t.pos))
+			}
+			i = end
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// QualifyRelations rewrites a query's text (a view's definition) so that
+// each unqualified relation named in a FROM clause or JOIN that is one of
+// names reads public.name: pg_get_viewdef's answer must not depend on the
+// search path (pg_dump restores with an empty one). Strings, comments,
+// column references and CTE names (not in names) are left alone. Text
+// that does not lex is returned as it is.
+func QualifyRelations(sql string, names map[string]bool) string {
+	toks, err := lex(sql)
+	if err != nil {
+		return sql
+	}
+	var b strings.Builder
+	last := 0
+	fromCtx := []bool{false}
+	for i, t := range toks {
+		d := len(fromCtx) - 1
+		switch {
+		case t.isPunct("("):
+			fromCtx = append(fromCtx, false)
+			continue
+		case t.isPunct(")"):
+			if d > 0 {
+				fromCtx = fromCtx[:d]
+			}
+			continue
+		case t.is("from") || t.is("join"):
+			fromCtx[d] = true
+			continue
+		case t.kind == tkIdent && fromEnds[t.val]:
+			fromCtx[d] = false
+			continue
+		}
+		if !fromCtx[d] || (t.kind != tkIdent && t.kind != tkQIdent) || !names[t.val] || i == 0 {
+			continue
+		}
+		prev := toks[i-1]
+		if !(prev.is("from") || prev.is("join") || prev.isPunct(",") || prev.is("only")) {
+			continue
+		}
+		if i+1 < len(toks) && (toks[i+1].isPunct(".") || toks[i+1].isPunct("(")) {
+			continue
+		}
+		b.WriteString(sql[last:t.pos])
+		b.WriteString("public.")
+		last = t.pos
+	}
+	b.WriteString(sql[last:])
+	return b.String()
+}
