@@ -16,10 +16,10 @@ import (
 // sequence OWNED BY a column, to the column.
 
 // viewDef is pg_get_viewdef of v as PostgreSQL formats it: a leading
-// space, the query with its relations schema-qualified (the answer must
-// not depend on the search path: pg_dump restores with an empty one), and
-// a closing semicolon (pg_dump cuts it off).
-func (g *vgen) viewDef(v *catalog.View) string {
+// space, the query, and a closing semicolon (pg_dump cuts it off); its
+// relations are schema-qualified when the search path lacks public (as
+// pg_dump sets it, restoring with an empty path).
+func (g *vgen) viewDef(v *catalog.View) Expr {
 	names := map[string]bool{}
 	for _, t := range g.tables() {
 		names[t.Name] = true
@@ -31,7 +31,16 @@ func (g *vgen) viewDef(v *catalog.View) string {
 		names[s.Name] = true
 	}
 	sql := strings.TrimRight(strings.TrimSpace(v.SQL), "; \t\n")
-	return " " + parse.QualifyRelations(sql, names) + ";"
+	return ifPublicVisible(" "+sql+";", " "+parse.QualifyRelations(sql, names)+";")
+}
+
+// ifPublicVisible is visible when the search path has schema public,
+// else qualified (decided when the statement runs).
+func ifPublicVisible(visible, qualified string) Expr {
+	if visible == qualified {
+		return textConst(visible)
+	}
+	return &Func{Name: "kvsql_if_public_visible", Args: []Expr{textConst(visible), textConst(qualified)}, T: tText}
 }
 
 // dumpRelations are added to pgCatalogRelations (replacing the narrower

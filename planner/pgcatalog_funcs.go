@@ -54,7 +54,7 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		}
 		c := &Case{Operand: oid, T: tText}
 		for _, con := range g.constraints() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: textConst(con.def)})
+			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: con.defExpr()})
 		}
 		return finishCase(c), true, nil
 	case "pg_get_viewdef":
@@ -67,7 +67,7 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		}
 		c := &Case{Operand: oid, T: tText}
 		for _, v := range g.views() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Name)), Val: textConst(g.viewDef(v))})
+			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Name)), Val: g.viewDef(v)})
 		}
 		return finishCase(c), true, nil
 	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size", "pg_database_size":

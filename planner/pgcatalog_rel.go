@@ -81,6 +81,17 @@ type vconstraint struct {
 	keys     string
 	refKeys  string
 	def      string // pg_get_constraintdef
+	// qualifiedDef is def with the referenced table schema-qualified
+	// (pg_get_constraintdef when public is not on the search path).
+	qualifiedDef string
+}
+
+// defExpr is pg_get_constraintdef's answer for c.
+func (c vconstraint) defExpr() Expr {
+	if c.qualifiedDef == "" {
+		return textConst(c.def)
+	}
+	return ifPublicVisible(c.def, c.qualifiedDef)
 }
 
 func (g *vgen) constraints() []vconstraint {
@@ -106,16 +117,28 @@ func (g *vgen) constraints() []vconstraint {
 			for _, col := range fk.Columns {
 				keys = append(keys, strconv.Itoa(attnum(t, t.ColumnOrdinal(col))))
 			}
+			refCols := fk.RefColumns
 			if rt, err := g.cat.Table(g.db, fk.RefTable); err == nil {
 				c.refTable = int64(rt.ID)
-				for _, col := range fk.RefColumns {
+				if len(refCols) == 0 { // REFERENCES t: its primary key
+					for _, o := range rt.PrimaryKey {
+						refCols = append(refCols, rt.Columns[o].Name)
+					}
+				}
+				for _, col := range refCols {
 					refKeys = append(refKeys, strconv.Itoa(attnum(rt, rt.ColumnOrdinal(col))))
 				}
 			}
 			c.keys = "{" + strings.Join(keys, ",") + "}"
 			c.refKeys = "{" + strings.Join(refKeys, ",") + "}"
+			action := ""
+			if fk.OnDelete != "" {
+				action = " ON DELETE " + strings.ToUpper(fk.OnDelete)
+			}
 			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + quoteIdent(fk.RefTable) +
-				"(" + quoteIdents(fk.RefColumns) + ")"
+				"(" + quoteIdents(refCols) + ")" + action
+			c.qualifiedDef = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES public." + quoteIdent(fk.RefTable) +
+				"(" + quoteIdents(refCols) + ")" + action
 			out = append(out, c)
 		}
 	}

@@ -569,6 +569,14 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 				}
 				continue
 			}
+			if info := o.IndexDefinition.Info; info.Type == sqlparser.IndexTypeUnique && info.Name.IsEmpty() {
+				// ALTER TABLE ... ADD [CONSTRAINT name] UNIQUE (cols), as
+				// pg_dump writes unique constraints.
+				if err := s.addUniqueConstraint(t, p, tableName, o.IndexDefinition); err != nil {
+					return "", err
+				}
+				continue
+			}
 			tag = "CREATE INDEX"
 			if err := s.createIndex(t, p, tableName, o.IndexDefinition); err != nil {
 				return "", err

@@ -251,3 +251,37 @@ func (s *Session) evalQuery(ctx context.Context, t *txn, q string) (types.Datum,
 	}
 	return row[0], nil
 }
+
+// addUniqueConstraint is ALTER TABLE t ADD [CONSTRAINT name] UNIQUE
+// (cols): a unique index marked as made by a constraint, named name or,
+// without one, PostgreSQL's t_col1_col2_key.
+func (s *Session) addUniqueConstraint(t *txn, p *parse.Statement, table string, id *sqlparser.IndexDefinition) error {
+	def := *id
+	name := id.Info.ConstraintName.String()
+	if name == "" {
+		parts := []string{table}
+		for _, c := range id.Columns {
+			parts = append(parts, c.Column.String())
+		}
+		name = strings.Join(append(parts, "key"), "_")
+	}
+	def.Info = &sqlparser.IndexInfo{Type: sqlparser.IndexTypeUnique, Name: sqlparser.NewIdentifierCI(name)}
+	if err := s.createIndex(t, p, table, &def); err != nil {
+		return err
+	}
+	next, err := t.cat.AlterTable(t.kv, s.database, table, func(nt *catalog.Table) error {
+		for i, idx := range nt.Indexes {
+			if idx.Name == name {
+				c := *idx // indexes are shared with older catalogs: copy
+				c.Constraint = true
+				nt.Indexes[i] = &c
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"regexp"
 	"strconv"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -36,8 +37,26 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 	case "pg_is_in_recovery":
 		return types.NewBool(false), true, nil
 	case "pg_get_expr":
-		// pg_attrdef.adbin already holds the expression's SQL text.
-		return types.NewText(datumText(args[0], e.Args[0].Type())), true, nil
+		// pg_attrdef.adbin already holds the expression's SQL text; a
+		// sequence named in nextval is qualified when the search path
+		// does not find it (pg_dump restores with an empty path).
+		text := datumText(args[0], e.Args[0].Type())
+		visible := publicVisible(env)
+		text = nextvalCall.ReplaceAllStringFunc(text, func(m string) string {
+			name := nextvalCall.FindStringSubmatch(m)[1]
+			if visible {
+				name = strings.TrimPrefix(name, "public.")
+			} else if !strings.Contains(name, ".") {
+				name = "public." + name
+			}
+			return "nextval('" + name + "'::regclass)"
+		})
+		return types.NewText(text), true, nil
+	case "kvsql_if_public_visible":
+		if publicVisible(env) {
+			return args[0], true, nil
+		}
+		return args[1], true, nil
 	case "pg_encoding_to_char":
 		switch datumInt(args[0]) {
 		case 0:
@@ -225,4 +244,26 @@ func searchPathSchemas(path string, implicit bool) []types.Datum {
 		out[i] = types.NewText(n)
 	}
 	return out
+}
+
+// nextvalCall is a nextval call on a constant sequence name, as a column
+// default holds it: nextval('name'::regclass), nextval(cast('name' as
+// regclass)) or nextval('name'); PostgreSQL prints the first form.
+var nextvalCall = regexp.MustCompile(`(?i)nextval\(\s*(?:cast\(\s*)?'([a-z_][a-z0-9_.$]*)'(?:\s+as\s+regclass\s*\)|\s*::\s*regclass)?\s*\)`)
+
+// publicVisible reports whether schema public is on the search path, so
+// that PostgreSQL prints the names of relations in it unqualified.
+func publicVisible(env *Env) bool {
+	path := `"$user", public`
+	if env.Settings != nil {
+		if v, found := env.Settings.Get("search_path"); found {
+			path = v
+		}
+	}
+	for _, d := range searchPathSchemas(path, false) {
+		if d.S == "public" {
+			return true
+		}
+	}
+	return false
 }
