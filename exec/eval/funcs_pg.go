@@ -192,7 +192,7 @@ func aclDefault(objtype, owner string) string {
 }
 
 // quoteLiteral is PostgreSQL's quote_literal: the text as a string
-// literal, quotes doubled, and an E'' literal with doubled backslashes when
+// literal, quotes doubled, and an E” literal with doubled backslashes when
 // it has any.
 func quoteLiteral(s string) string {
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
