@@ -177,7 +177,7 @@ func pgSequence(g *vgen) [][]Expr {
 
 func pgSequences(g *vgen) [][]Expr {
 	var out [][]Expr
-	for _, s := range g.sequences() {
+	for _, s := range append(g.sequences(), g.serialSequences()...) {
 		last := &Func{Name: "pg_sequence_last_value", Args: []Expr{textConst(s.Name)}, T: tInt8}
 		out = append(out, vrow("public", s.Name, currentUser(), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
 	}
@@ -186,7 +186,7 @@ func pgSequences(g *vgen) [][]Expr {
 
 func isSequences(g *vgen) [][]Expr {
 	var out [][]Expr
-	for _, s := range g.sequences() {
+	for _, s := range append(g.sequences(), g.serialSequences()...) {
 		prec := map[string]int{"smallint": 16, "integer": 32, "bigint": 64}[s.Type]
 		cycle := "NO"
 		if s.Cycle {

@@ -254,7 +254,11 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			}
 			def.PrimaryKey, def.PrimaryKeyDesc = cols, desc
 		case sqlparser.IndexTypeUnique:
-			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: id.Info.Name.String(), Columns: cols})
+			uname := id.Info.Name.String()
+			if uname == "" {
+				uname = id.Info.ConstraintName.String() // CONSTRAINT name UNIQUE (cols)
+			}
+			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: uname, Columns: cols})
 		default:
 			return pgerror.New(pgerror.FeatureNotSupported, "index definitions inside CREATE TABLE are not supported: use CREATE INDEX")
 		}
