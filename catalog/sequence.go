@@ -42,8 +42,8 @@ type Sequence struct {
 	Comment     string `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text
 	// SerialTable and SerialColumn, set only on the synthetic sequence of
 	// a serial column (SerialSequences), name the table and column ID
-	// whose counter it is; Identity marks a GENERATED ALWAYS AS IDENTITY
-	// column's. Never stored.
+	// whose counter it is; Identity marks an identity column's (GENERATED
+	// ... AS IDENTITY). Never stored.
 	SerialTable  uint64 `json:"-"`
 	SerialColumn uint32 `json:"-"`
 	Identity     bool   `json:"-"`

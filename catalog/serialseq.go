@@ -55,7 +55,7 @@ func serialSequence(t *Table, col Column, attnum int) *Sequence {
 		ID: serialSeqOIDBase + t.ID*1024 + uint64(attnum), Name: SerialSequenceName(t.Name, col.Name),
 		Type: typ, Start: 1, Increment: 1, Min: 1, Max: hi, Cache: 1,
 		OwnedTable: t.Name, OwnedColumn: col.Name,
-		SerialTable: t.ID, SerialColumn: col.ID, Identity: col.IdentityAlways,
+		SerialTable: t.ID, SerialColumn: col.ID, Identity: col.IdentityAlways || col.IdentityByDefault,
 	}
 }
 

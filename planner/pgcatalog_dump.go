@@ -140,7 +140,7 @@ func pgSettings(*vgen) [][]Expr {
 
 // pgDepend ties sequences to the columns that own them: deptype 'a'
 // (auto) for a serial column's sequence and a sequence OWNED BY a column,
-// 'i' (internal) for a GENERATED ALWAYS AS IDENTITY column's.
+// 'i' (internal) for an identity column's.
 func pgDepend(g *vgen) [][]Expr {
 	var out [][]Expr
 	dep := func(seq int64, table, column string, kind string) {
@@ -180,7 +180,7 @@ func pgDepend(g *vgen) [][]Expr {
 		cols, nums := visibleColumns(t)
 		for i, c := range cols {
 			def := c.Default
-			if def == "" && c.Serial && !c.IdentityAlways {
+			if def == "" && c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
 				def = "nextval('" + catalog.SerialSequenceName(t.Name, c.Name) + "'::regclass)"
 			}
 			m := nextvalCall.FindStringSubmatch(def)

@@ -113,7 +113,7 @@ func isColumns(g *vgen) [][]Expr {
 			var def any
 			if c.Default != "" {
 				def = c.Default
-			} else if c.Serial && !c.IdentityAlways {
+			} else if c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
 				def = "nextval('" + catalog.SerialSequenceName(t.Name, c.Name) + "'::regclass)"
 			}
 			add(t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES")

@@ -324,15 +324,17 @@ func pgAttribute(g *vgen) [][]Expr {
 	for _, t := range g.tables() {
 		cols, nums := visibleColumns(t)
 		for i, c := range cols {
-			// A GENERATED ALWAYS AS IDENTITY column is an identity
-			// column (attidentity 'a', no default); other serial columns
-			// have their sequence's nextval as default.
+			// An identity column (attidentity 'a' for GENERATED
+			// ALWAYS, 'd' for BY DEFAULT) has no default; other serial
+			// columns have their sequence's nextval as default.
 			identity := ""
 			if c.IdentityAlways {
 				identity = "a"
+			} else if c.IdentityByDefault {
+				identity = "d"
 			}
 			att(int64(t.ID), c.Name, columnTypeOID(c.Type), nums[i], typmod(c.Type), c.NotNull,
-				c.Default != "" || c.Serial && !c.IdentityAlways, identity)
+				c.Default != "" || c.Serial && identity == "", identity)
 		}
 	}
 	for _, ix := range g.indexes() {
@@ -417,7 +419,7 @@ func pgAttrdef(g *vgen) [][]Expr {
 		cols, nums := visibleColumns(t)
 		for i, c := range cols {
 			def := c.Default
-			if def == "" && c.Serial && !c.IdentityAlways {
+			if def == "" && c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
 				def = "nextval('" + t.Name + "_" + c.Name + "_seq'::regclass)"
 			}
 			if def == "" {

@@ -103,7 +103,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if ast.Select != nil {
 			return s.createTableAs(ctx, t, ast)
 		}
-		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.Checks)
+		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks)
 	case *sqlparser.DropTable:
 		for _, tn := range ast.FromTables {
 			var err error
@@ -204,7 +204,7 @@ func truncate(t *txn, tbl *catalog.Table) error {
 // createTable turns CREATE TABLE into a catalog.TableDef.
 // createTable runs CREATE TABLE; identityAlways names the columns declared
 // GENERATED ALWAYS AS IDENTITY.
-func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways []string, checks []parse.CheckDef) error {
+func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways, identityByDefault []string, checks []parse.CheckDef) error {
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
 		if _, err := t.cat.Table(s.database, name); err == nil {
@@ -221,6 +221,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			return err
 		}
 		col.IdentityAlways = col.Serial && slices.Contains(identityAlways, col.Name)
+		col.IdentityByDefault = col.Serial && slices.Contains(identityByDefault, col.Name)
 		def.Columns = append(def.Columns, col)
 		if o := cd.Type.Options; o != nil {
 			switch o.KeyOpt {

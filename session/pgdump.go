@@ -144,6 +144,7 @@ func (s *Session) addIdentity(t *txn, a *parse.AddIdentityStmt) error {
 	next, err := t.cat.AlterTable(t.kv, s.database, a.Table, func(nt *catalog.Table) error {
 		nt.Columns[i].Serial = true
 		nt.Columns[i].IdentityAlways = a.Always
+		nt.Columns[i].IdentityByDefault = !a.Always
 		return nil
 	})
 	if err != nil {

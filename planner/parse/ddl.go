@@ -212,6 +212,7 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 				r.identityAlways = append(r.identityAlways, elem[0].val)
 				k++
 			} else if k+1 < len(rest) && rest[k].is("by") && rest[k+1].is("default") {
+				r.identityByDefault = append(r.identityByDefault, elem[0].val)
 				k += 2
 			} else {
 				return nil, syntaxErr(r.sql, t.pos, "ALWAYS or BY DEFAULT expected")
