@@ -214,7 +214,8 @@ func init() {
 			"indoption", "t", "indexprs", "t", "indpred", "t"), pgIndex},
 		"pg_database": {vcols("oid", "o", "datname", "t", "datdba", "o", "encoding", "i4", "datlocprovider", "t",
 			"datistemplate", "b", "datallowconn", "b", "datconnlimit", "i4", "dattablespace", "o",
-			"datcollate", "t", "datctype", "t", "daticulocale", "t", "datcollversion", "t", "datacl", "t"), pgDatabase},
+			"datcollate", "t", "datctype", "t", "daticulocale", "t", "datcollversion", "t", "datacl", "t[]",
+			"datfrozenxid", "o", "datminmxid", "o"), pgDatabase},
 		"pg_roles": {vcols("rolname", "t", "rolsuper", "b", "rolinherit", "b", "rolcreaterole", "b",
 			"rolcreatedb", "b", "rolcanlogin", "b", "rolreplication", "b", "rolconnlimit", "i4",
 			"rolpassword", "t", "rolvaliduntil", "tz", "rolbypassrls", "b", "rolconfig", "t", "oid", "o"), pgRoles},
@@ -380,7 +381,7 @@ func pgDatabase(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, name := range g.cat.Databases() {
 		out = append(out, vrow(g.databaseOID(name), name, oidBootstrapRole, 6, "c", false, true, -1, 1663,
-			"C", "C", nil, nil, nil))
+			"C", "C", nil, nil, nil, 0, 0))
 	}
 	return out
 }
