@@ -100,7 +100,8 @@ func dump(t *testing.T, pgDump string, target pgTarget) string {
 // sequences, views, data) restored into PostgreSQL 15 and into kvsql
 // gives the same schema and data; a PostgreSQL 15 dump restores into
 // kvsql with psql -v ON_ERROR_STOP=1 and no errors (and holds the same
-// schema and data as its source).
+// schema and data as its source). A custom-format archive (pg_dump -Fc)
+// restores into kvsql with pg_restore.
 func TestPgDump(t *testing.T) {
 	pgDump, psql := pgClient(t, "pg_dump"), pgClient(t, "psql")
 	if !testkit.HavePostgres() {
@@ -148,6 +149,23 @@ func TestPgDump(t *testing.T) {
 		inPG, inKV := factsOf(pg.with("fromkv")), factsOf(kv.with("fromkv"))
 		if inPG != inKV {
 			t.Errorf("restored into PostgreSQL and kvsql, the dump differs:\n%s", lineDiff(inPG, inKV))
+		}
+	})
+
+	t.Run("custom-format dump restored into kvsql with pg_restore", func(t *testing.T) {
+		pgRestore := pgClient(t, "pg_restore")
+		archive := filepath.Join(t.TempDir(), "kvsql.dump")
+		if out, errOut, err := runClient(t, pgDump, append([]string{"-Fc", "-f", archive}, kv.args()...)...); err != nil || errOut != "" {
+			t.Fatalf("pg_dump -Fc: %v\n%s%s", err, out, errOut)
+		}
+		psqlCommand(t, psql, kv, "CREATE DATABASE fromkvc")
+		restored := kv.with("fromkvc")
+		if out, errOut, err := runClient(t, pgRestore, append(append([]string{"--exit-on-error"}, restored.args()...), archive)...); err != nil || errOut != "" {
+			t.Fatalf("pg_restore: %v\n%s%s", err, out, errOut)
+		}
+		source, copied := factsOf(kv), factsOf(restored)
+		if source != copied {
+			t.Errorf("kvsql's database and its pg_restore differ:\n%s", lineDiff(source, copied))
 		}
 	})
 
