@@ -19,7 +19,10 @@ import (
 // space, the query, and a closing semicolon (pg_dump cuts it off); its
 // relations are schema-qualified when the search path lacks public (as
 // pg_dump sets it, restoring with an empty path).
-func (g *vgen) viewDef(v *catalog.View) Expr {
+func (g *vgen) viewDef(v *catalog.View) Expr { return g.queryDef(v.SQL) }
+
+// queryDef is viewDef of a view's or materialized view's query text.
+func (g *vgen) queryDef(query string) Expr {
 	names := map[string]bool{}
 	for _, t := range g.tables() {
 		names[t.Name] = true
@@ -30,7 +33,7 @@ func (g *vgen) viewDef(v *catalog.View) Expr {
 	for _, s := range g.sequences() {
 		names[s.Name] = true
 	}
-	sql := strings.TrimRight(strings.TrimSpace(v.SQL), "; \t\n")
+	sql := strings.TrimRight(strings.TrimSpace(query), "; \t\n")
 	return ifPublicVisible(" "+sql+";", " "+parse.QualifyRelations(sql, names)+";")
 }
 
@@ -142,7 +145,8 @@ func pgSettings(*vgen) [][]Expr {
 
 // pgDepend ties sequences to the columns that own them: deptype 'a'
 // (auto) for a serial column's sequence and a sequence OWNED BY a column,
-// 'i' (internal) for an identity column's.
+// 'i' (internal) for an identity column's; and views and defaults to the
+// relations they read ('n', normal).
 func pgDepend(g *vgen) [][]Expr {
 	var out [][]Expr
 	dep := func(seq int64, table, column string, kind string) {
@@ -167,6 +171,34 @@ func pgDepend(g *vgen) [][]Expr {
 			kind = "i"
 		}
 		dep(int64(s.ID), s.OwnedTable, s.OwnedColumn, kind)
+	}
+	// A view or materialized view depends on the relations its query
+	// reads ('n'): pg_dump creates those first.
+	relOIDs := map[string]int64{}
+	for _, t := range g.tables() {
+		relOIDs[t.Name] = int64(t.ID)
+	}
+	for _, v := range g.views() {
+		relOIDs[v.Name] = oidView(v.Name)
+	}
+	names := map[string]bool{}
+	for name := range relOIDs {
+		names[name] = true
+	}
+	readsOf := func(oid int64, query string) {
+		for _, ref := range parse.ReferencedRelations(query, names) {
+			if ref := relOIDs[ref]; ref != oid {
+				out = append(out, vrow(int64(1259), oid, 0, int64(1259), ref, 0, "n"))
+			}
+		}
+	}
+	for _, v := range g.views() {
+		readsOf(oidView(v.Name), v.SQL)
+	}
+	for _, t := range g.tables() {
+		if t.MatView != "" {
+			readsOf(int64(t.ID), t.MatView)
+		}
 	}
 	// A column default calling nextval depends on its sequence ('n',
 	// normal): pg_dump then creates the sequence before setting the

@@ -69,6 +69,11 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		for _, v := range g.views() {
 			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Name)), Val: g.viewDef(v)})
 		}
+		for _, t := range g.tables() {
+			if t.MatView != "" {
+				c.Whens = append(c.Whens, When{Cond: oidConst(int64(t.ID)), Val: g.queryDef(t.MatView)})
+			}
+		}
 		return finishCase(c), true, nil
 	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size", "pg_database_size":
 		// kvsql does not track sizes per key space: unknown (NULL), which

@@ -475,7 +475,7 @@ func pgMatviews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range g.tables() {
 		if t.MatView != "" {
-			out = append(out, vrow("public", t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, t.MatView))
+			out = append(out, vrow("public", t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
 		}
 	}
 	return out

@@ -596,7 +596,7 @@ func TestWireEveryCatalogRelation(t *testing.T) {
 		"pg_catalog.pg_indexes":                3,
 		"pg_catalog.pg_roles":                  2, // the user, pg_database_owner
 		"pg_catalog.pg_sequence":               1, // parent_id_seq
-		"pg_catalog.pg_depend":                 2, // parent_id_seq: owned by parent.id, parent.id's default on it
+		"pg_catalog.pg_depend":                 3, // parent_id_seq owned by parent.id, parent.id's default on it, births on parent
 		"pg_catalog.pg_database":               1,
 		"pg_catalog.pg_description":            1, // schema public's
 		"information_schema.tables":            3,

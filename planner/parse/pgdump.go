@@ -248,6 +248,44 @@ func QualifyRelations(sql string, names map[string]bool) string {
 	}
 	var b strings.Builder
 	last := 0
+	for _, t := range relationRefs(toks, names) {
+		b.WriteString(sql[last:t.pos])
+		b.WriteString("public.")
+		last = t.pos
+	}
+	b.WriteString(sql[last:])
+	return b.String()
+}
+
+// ReferencedRelations returns the relations among names that a query's
+// text reads in FROM clauses and JOINs (a view's dependencies), each once,
+// in order of appearance.
+func ReferencedRelations(sql string, names map[string]bool) []string {
+	toks, err := lex(sql)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range relationRefs(toks, names) {
+		if !seen[t.val] {
+			seen[t.val] = true
+			out = append(out, t.val)
+		}
+	}
+	for i := 0; i+2 < len(toks); i++ { // public.name
+		if n := toks[i+2]; toks[i].is("public") && toks[i+1].isPunct(".") && names[n.val] && !seen[n.val] {
+			seen[n.val] = true
+			out = append(out, n.val)
+		}
+	}
+	return out
+}
+
+// relationRefs are the tokens of toks that name, unqualified, one of names
+// as a FROM or JOIN item.
+func relationRefs(toks []token, names map[string]bool) []token {
+	var out []token
 	fromCtx := []bool{false}
 	for i, t := range toks {
 		d := len(fromCtx) - 1
@@ -277,10 +315,7 @@ func QualifyRelations(sql string, names map[string]bool) string {
 		if i+1 < len(toks) && (toks[i+1].isPunct(".") || toks[i+1].isPunct("(")) {
 			continue
 		}
-		b.WriteString(sql[last:t.pos])
-		b.WriteString("public.")
-		last = t.pos
+		out = append(out, t)
 	}
-	b.WriteString(sql[last:])
-	return b.String()
+	return out
 }

@@ -16,6 +16,7 @@ SELECT * FROM events ORDER BY id;
 SELECT * FROM "Mixed Case" ORDER BY "Key";
 SELECT * FROM plain ORDER BY a;
 SELECT * FROM cheap_books ORDER BY id;
+SELECT * FROM author_names ORDER BY id;
 SELECT nextval('counter');
 INSERT INTO authors (name) VALUES ('New') RETURNING id;
 INSERT INTO books (title) VALUES ('New') RETURNING id;

@@ -1,6 +1,7 @@
 -- The database both directions of TestPgDump dump: tables with serial and
 -- identity columns, primary keys, unique constraints, indexes, CHECK and
--- foreign keys, a sequence, a view, comments and awkward data. It runs
+-- foreign keys, a sequence, a view, a materialized view with an index,
+-- comments and awkward data. It runs
 -- unchanged on kvsql and on PostgreSQL 15.
 CREATE TABLE authors (id serial PRIMARY KEY, name text NOT NULL UNIQUE, born date);
 CREATE TABLE books (
@@ -32,3 +33,6 @@ INSERT INTO events (book_id, at, note) VALUES (1, '2024-01-02 03:04:05', 'new'),
 INSERT INTO "Mixed Case" VALUES (1, 1.5), (2, -0.25);
 INSERT INTO plain VALUES (1, 'one'), (NULL, NULL);
 SELECT nextval('counter');
+-- After the rows: a dump refreshes a materialized view from its tables.
+CREATE MATERIALIZED VIEW author_names AS SELECT id, name FROM authors;
+CREATE INDEX author_names_name ON author_names (name);
