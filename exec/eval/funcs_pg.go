@@ -87,7 +87,8 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		if env.Settings == nil {
 			return types.Null, true, pgerror.New(pgerror.FeatureNotSupported, "set_config is not available here")
 		}
-		if _, found := env.Settings.Get(args[0].S); !found {
+		if _, found := env.Settings.Get(args[0].S); !found && !strings.Contains(args[0].S, ".") {
+			// A dotted name is a custom option, which any value may set.
 			return types.Null, true, pgerror.Newf(pgerror.UndefinedObject, "unrecognized configuration parameter %q", args[0].S)
 		}
 		v, err := env.Settings.Set(args[0].S, args[1].S, args[2].Bool())
