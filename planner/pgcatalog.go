@@ -18,8 +18,11 @@ package planner
 //
 // Columns of PostgreSQL type oid, regproc and the like are typed bigint
 // (kvsql has no oid type); "char" columns (relkind, contype...) are text;
-// array columns (indkey, conkey, datacl...) are text in PostgreSQL's array
-// output form ("{1,2}"), or the int2vector form ("1 2") for indkey.
+// array columns are arrays (conkey int2[], reloptions and the ACLs text[],
+// oid[] and oidvector bigint[]: clients such as pg_dump unnest them, test
+// them with = ANY and pass them to array_to_string), except int2vector and
+// oidvector columns clients parse as text: indkey, indclass... are text in
+// their output form ("1 2").
 
 import (
 	"hash/fnv"

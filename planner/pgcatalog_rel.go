@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/types"
 )
 
 // vindex is an index as pg_index and pg_class show it: the declared
@@ -231,7 +232,7 @@ func init() {
 			"condeferrable", "b", "condeferred", "b", "convalidated", "b", "conrelid", "o", "contypid", "o",
 			"conindid", "o", "conparentid", "o", "confrelid", "o", "confupdtype", "t", "confdeltype", "t",
 			"confmatchtype", "t", "conislocal", "b", "coninhcount", "i4", "connoinherit", "b",
-			"conkey", "t", "confkey", "t", "conbin", "t"), pgConstraint},
+			"conkey", "i2[]", "confkey", "i2[]", "conbin", "t"), pgConstraint},
 		"pg_description":   {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "description", "t"), pgDescription},
 		"pg_shdescription": {vcols("objoid", "o", "classoid", "o", "description", "t"), vempty},
 		"pg_inherits":      {vcols("inhrelid", "o", "inhparent", "o", "inhseqno", "i4", "inhdetachpending", "b"), vempty},
@@ -437,12 +438,23 @@ func pgConstraint(g *vgen) [][]Expr {
 	for _, c := range g.constraints() {
 		var refKeys any
 		if c.kind == "f" {
-			refKeys = c.refKeys
+			refKeys = int2Array(c.refKeys)
 		}
 		out = append(out, vrow(c.oid, c.name, oidPublic, c.kind, false, false, true, int64(c.t.ID), 0,
-			c.index, 0, c.refTable, "a", "a", "s", true, 0, true, c.keys, refKeys, nil))
+			c.index, 0, c.refTable, "a", "a", "s", true, 0, true, int2Array(c.keys), refKeys, nil))
 	}
 	return out
+}
+
+// int2Array is an int2[] constant of attribute numbers written "{1,2}".
+func int2Array(text string) Expr {
+	var elems []types.Datum
+	for _, part := range strings.Split(strings.Trim(text, "{}"), ",") {
+		if n, err := strconv.Atoi(part); err == nil {
+			elems = append(elems, types.NewInt(int64(n)))
+		}
+	}
+	return &Const{Value: types.NewArray(elems), T: types.ArrayOf(tInt2)}
 }
 
 func pgCollation(*vgen) [][]Expr {
