@@ -45,7 +45,8 @@ func (s *Session) lockTables(t *txn, l *parse.LockStmt) error {
 	return nil
 }
 
-// alterOwner is ALTER TABLE / SEQUENCE / VIEW ... OWNER TO role. kvsql has
+// alterOwner is ALTER TABLE / SEQUENCE / VIEW / DATABASE ... OWNER TO
+// role (pg_dump -C writes the last). kvsql has
 // one role per session, which owns every object: the statement checks
 // that the object exists and that the role is that one (42704 for any
 // other, as PostgreSQL answers for a role that does not exist), and
@@ -63,6 +64,11 @@ func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 		if _, err := t.cat.View(s.database, o.Name); err == nil {
 			exists = true
 		}
+	case "database":
+		if _, err := t.cat.Database(o.Name); err != nil {
+			return err
+		}
+		exists = true
 	default: // ALTER TABLE and ALTER MATERIALIZED VIEW name any relation
 		if _, err := t.cat.Table(s.database, o.Name); err == nil {
 			exists = true

@@ -46,6 +46,8 @@ func TestPgDumpStatements(t *testing.T) {
 	testkit.WantCode(t, s, `ALTER TABLE p OWNER TO somebody`, pgerror.UndefinedObject)
 	testkit.WantCode(t, s, `ALTER VIEW p OWNER TO kvsql`, pgerror.UndefinedTable)
 	testkit.Must(t, s, `ALTER TABLE IF EXISTS nope OWNER TO kvsql`)
+	testkit.Must(t, s, `ALTER DATABASE kvsql OWNER TO kvsql`)
+	testkit.WantCode(t, s, `ALTER DATABASE nope OWNER TO kvsql`, pgerror.InvalidCatalogName)
 
 	// A serial column's sequence is p_id_seq.
 	testkit.Want(t, s, `SELECT last_value, is_called FROM p_id_seq`, "2 true")

@@ -18,9 +18,9 @@ type LockStmt struct {
 }
 
 // OwnerStmt is ALTER {TABLE | SEQUENCE | VIEW | MATERIALIZED VIEW} [IF
-// EXISTS] [ONLY] name OWNER TO role.
+// EXISTS] [ONLY] name OWNER TO role, or ALTER DATABASE name OWNER TO role.
 type OwnerStmt struct {
-	Kind     string // "table", "sequence", "view", "materialized view"
+	Kind     string // "table", "sequence", "view", "materialized view", "database"
 	Name     string // without a "public." qualifier
 	Role     string // lower-cased unless quoted; CURRENT_USER etc. as "current_user"
 	IfExists bool
@@ -100,7 +100,7 @@ func (r *rewriter) alterOwner(toks []token) (st Statement, ok bool, err error) {
 	c := &cursor{r: r, toks: toks[:n-3], i: 1}
 	o := &OwnerStmt{}
 	switch {
-	case c.accept("table"), c.accept("sequence"), c.accept("view"):
+	case c.accept("table"), c.accept("sequence"), c.accept("view"), c.accept("database"):
 		o.Kind = toks[1].val
 	case c.accept("materialized"):
 		if !c.accept("view") {
@@ -117,7 +117,12 @@ func (r *rewriter) alterOwner(toks []token) (st Statement, ok bool, err error) {
 		o.IfExists = true
 	}
 	c.accept("only")
-	if o.Name, err = c.sequenceName(); err != nil {
+	if o.Kind == "database" {
+		o.Name, err = c.name()
+	} else {
+		o.Name, err = c.sequenceName()
+	}
+	if err != nil {
 		return st, true, err
 	}
 	if err := c.end(); err != nil {
