@@ -134,7 +134,7 @@ var catalogOIDs = map[string]int64{
 	"pg_event_trigger": 3466, "pg_subscription": 6100, "pg_largeobject_metadata": 2995, "pg_inherits": 2611,
 	"pg_init_privs": 3394, "pg_amop": 2602, "pg_amproc": 2603, "pg_enum": 3501, "pg_range": 3541,
 	"pg_partitioned_table": 3350, "pg_seclabel": 3596, "pg_shdescription": 2396, "pg_auth_members": 1261,
-	"pg_shseclabel": 3592, "pg_db_role_setting": 2964, "pg_foreign_table": 3118, "pg_user_mapping": 1418,
+	"pg_shseclabel": 3592, "pg_db_role_setting": 2964, "pg_parameter_acl": 6243, "pg_foreign_table": 3118, "pg_user_mapping": 1418,
 }
 
 // vcols parses a column list written as name/type pairs; the types are

@@ -105,6 +105,7 @@ func dumpRelations() map[string]*vrel {
 			"subconninfo", "t", "subslotname", "t", "subsynccommit", "t", "subpublications", "t[]"), vempty},
 		"pg_largeobject_metadata": {vcols("oid", "o", "lomowner", "o", "lomacl", "t[]"), vempty},
 		"pg_shseclabel":           {vcols("objoid", "o", "classoid", "o", "provider", "t", "label", "t"), vempty},
+		"pg_parameter_acl":        {vcols("oid", "o", "parname", "t", "paracl", "t[]"), vempty},
 		"pg_db_role_setting":      {vcols("setdatabase", "o", "setrole", "o", "setconfig", "t[]"), vempty},
 		"pg_seclabel":             {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "provider", "t", "label", "t"), vempty},
 		"pg_seclabels": {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "objtype", "t", "objnamespace", "o",

@@ -248,7 +248,7 @@ func init() {
 			"cache_size", "i8", "last_value", "i8"), pgSequences},
 		"pg_collation": {vcols("oid", "o", "collname", "t", "collnamespace", "o", "collowner", "o",
 			"collprovider", "t", "collisdeterministic", "b", "collencoding", "i4", "collcollate", "t", "collctype", "t"), pgCollation},
-		"pg_tablespace": {vcols("oid", "o", "spcname", "t", "spcowner", "o", "spcacl", "t", "spcoptions", "t"), pgTablespace},
+		"pg_tablespace": {vcols("oid", "o", "spcname", "t", "spcowner", "o", "spcacl", "t[]", "spcoptions", "t[]"), pgTablespace},
 		"pg_tables": {vcols("schemaname", "t", "tablename", "t", "tableowner", "t", "tablespace", "t",
 			"hasindexes", "b", "hasrules", "b", "hastriggers", "b", "rowsecurity", "b"), pgTables},
 		"pg_views": {vcols("schemaname", "t", "viewname", "t", "viewowner", "t", "definition", "t"), pgViews},

@@ -21,6 +21,10 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 	switch e.Name {
 	case "quote_ident":
 		return types.NewText(quoteIdent(args[0].S)), true, nil
+	case "pg_tablespace_location":
+		// kvsql's tablespaces are the built-in pg_default and pg_global,
+		// which live in the data directory: the empty string.
+		return types.NewText(""), true, nil
 	case "quote_literal":
 		return types.NewText(quoteLiteral(datumText(args[0], e.Args[0].Type()))), true, nil
 	case "format_type":
@@ -188,6 +192,8 @@ func aclDefault(objtype, owner string) string {
 		return "{" + o + "=U/" + o + "}"
 	case "L":
 		return "{" + o + "=rw/" + o + "}"
+	case "t":
+		return "{" + o + "=C/" + o + "}"
 	}
 	return "{}"
 }
