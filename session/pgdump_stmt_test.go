@@ -24,6 +24,11 @@ func TestPgDumpStatements(t *testing.T) {
 	testkit.WantCode(t, s, `SELECT current_setting('no_such')`, pgerror.UndefinedObject)
 	testkit.WantCode(t, s, `SELECT set_config('no_such', '1', false)`, pgerror.UndefinedObject)
 	testkit.WantCode(t, s, `SELECT set_config('work_mem', 'lots', false)`, pgerror.InvalidParameterValue)
+	// pg_settings lists the session's parameters (current_setting of an
+	// unknown one would fail), and pg_dump's probe for a newer one finds
+	// nothing.
+	testkit.Want(t, s, `SELECT count(*) > 20, sum(CASE WHEN name = 'work_mem' AND setting = '64MB' THEN 1 ELSE 0 END) FROM pg_settings`, "true 1")
+	testkit.Want(t, s, `SELECT set_config(name, 'view, foreign-table', false) FROM pg_settings WHERE name = 'restrict_nonsystem_relation_kind'`, "")
 
 	// LOCK TABLE: only in a transaction block; the weak modes pass, also
 	// in a read-only transaction; the strong ones are refused.
