@@ -271,8 +271,8 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 	if da.IsNull > 1 || da.Serial > 1 || da.Hidden > 1 {
 		return Column{}, docError("%s: isnull, serial and hidden must be 0 or 1", where)
 	}
-	if da.Identity != "" && (da.Identity != "always" || da.Serial != 1) {
-		return Column{}, docError("%s: identity must be \"always\" and only on a serial column", where)
+	if da.Identity != "" && (da.Identity != "always" && da.Identity != "by default" || da.Serial != 1) {
+		return Column{}, docError("%s: identity must be \"always\" or \"by default\" and only on a serial column", where)
 	}
 	if da.Length > 1<<30 {
 		return Column{}, docError("%s: length %d is too large", where, da.Length)
@@ -299,7 +299,7 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 	return Column{
 		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: typ.Family, Elem: typ.Elem, Width: int32(da.Length), Scale: int32(da.Scale)},
 		NotNull: da.IsNull == 0, Default: da.Default, DefaultValue: dv, Serial: da.Serial == 1, Hidden: da.Hidden == 1,
-		IdentityAlways: da.Identity == "always",
+		IdentityAlways: da.Identity == "always", IdentityByDefault: da.Identity == "by default",
 	}, nil
 }
 

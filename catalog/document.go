@@ -306,6 +306,8 @@ func tableDoc(t *Table) docTable {
 		})
 		if c.IdentityAlways {
 			dt.Structure[len(dt.Structure)-1].Identity = "always"
+		} else if c.IdentityByDefault {
+			dt.Structure[len(dt.Structure)-1].Identity = "by default"
 		}
 	}
 	for _, tr := range t.Triggers {

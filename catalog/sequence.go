@@ -40,6 +40,13 @@ type Sequence struct {
 	OwnedTable  string `json:"ownedTable,omitempty"`
 	OwnedColumn string `json:"ownedColumn,omitempty"`
 	Comment     string `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text
+	// SerialTable and SerialColumn, set only on the synthetic sequence of
+	// a serial column (SerialSequences), name the table and column ID
+	// whose counter it is; Identity marks an identity column's (GENERATED
+	// ... AS IDENTITY). Never stored.
+	SerialTable  uint64 `json:"-"`
+	SerialColumn uint32 `json:"-"`
+	Identity     bool   `json:"-"`
 }
 
 // SeqState is a sequence's counter: the last value nextval returned (or

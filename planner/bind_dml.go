@@ -183,6 +183,9 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 						isDefault = true
 					}
 				}
+				if c.IdentityByDefault && overriding == "user" {
+					isDefault = true // OVERRIDING USER VALUE: any identity column's value is ignored
+				}
 				if isDefault {
 					if row[i], err = b.defaultExpr(c); err != nil {
 						return nil, err
@@ -219,7 +222,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 			if i < len(qc) && c.IdentityAlways && overriding == "" {
 				return nil, generatedAlways(c, false)
 			}
-			if i < len(qc) && !(c.IdentityAlways && overriding == "user") {
+			if i < len(qc) && !((c.IdentityAlways || c.IdentityByDefault) && overriding == "user") {
 				x, err = assign(&ColRef{Index: i, T: qc[i].T, Name: qc[i].Name}, c.Type)
 				if err != nil {
 					return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", c.Name, c.Type, qc[i].T)

@@ -76,6 +76,11 @@ func columnName(e sqlparser.Expr) string {
 		}
 		return castColumnName(e.Type.Type)
 	case *sqlparser.CaseExpr:
+		// PostgreSQL names a CASE after its ELSE result when that has a
+		// name of its own (a column, a function), else "case".
+		if n := strongColumnName(e.Else); n != "" {
+			return n
+		}
 		return "case"
 	case *sqlparser.GroupConcatExpr:
 		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedAgg); ok && (name == "array_agg" || parse.OrderedAgg(name)) {
@@ -128,4 +133,21 @@ func columnName(e sqlparser.Expr) string {
 		}
 	}
 	return "?column?"
+}
+
+// strongColumnName is the name an expression gives a CASE whose ELSE it
+// is (PostgreSQL's FigureColname strength 2): a column's, a function's
+// (through casts and nested CASEs), or "" for none.
+func strongColumnName(e sqlparser.Expr) string {
+	switch e := e.(type) {
+	case *sqlparser.ColName:
+		return e.Name.String()
+	case *sqlparser.FuncExpr, *sqlparser.CaseExpr:
+		if n := columnName(e); n != "?column?" && n != "case" && n != "array" {
+			return n
+		}
+	case *sqlparser.CastExpr:
+		return strongColumnName(e.Expr)
+	}
+	return ""
 }

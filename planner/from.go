@@ -704,6 +704,9 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 		if seq, serr := b.p.Catalog.Sequence(b.p.DB, name); serr == nil {
 			return derived(sequenceRelation(seq), alias, it.Columns)
 		}
+		if seq := b.p.Catalog.SerialSequence(b.p.DB, name); seq != nil {
+			return derived(sequenceRelation(seq), alias, it.Columns)
+		}
 		if e.Qualifier.IsEmpty() {
 			if n, ok, err := b.virtualRelation("", name); ok || err != nil {
 				if err != nil {

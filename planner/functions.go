@@ -226,6 +226,18 @@ var funcs = map[string]funcSig{
 	"pg_encoding_to_char":             {1, 1, fixed(types.Text)},
 	"pg_get_statisticsobjdef_columns": {1, 1, fixed(types.Text)},
 	"pg_size_pretty":                  {1, 1, fixed(types.Text)},
+	"set_config":                      {3, 3, fixed(types.Text)},
+	"quote_literal":                   {1, 1, fixed(types.Text)},
+	"pg_tablespace_location":          {1, 1, fixed(types.Text)},
+	// kvsql_if_public_visible(a, b) is a when schema public is on the
+	// search path, else b: catalog functions name relations unqualified
+	// only when the search path finds them (pgcatalog_dump.go).
+	"kvsql_if_public_visible":            {2, 2, fixed(types.Text)},
+	"current_setting":                    {1, 2, fixed(types.Text)},
+	"current_schemas":                    {1, 1, func([]types.T) types.T { return types.ArrayOf(types.T{Family: types.Text}) }},
+	"pg_get_triggerdef":                  {1, 2, fixed(types.Text)},
+	"pg_get_function_identity_arguments": {1, 1, fixed(types.Text)},
+	"acldefault":                         {2, 2, fixed(types.Text)},
 }
 
 // roundType: round(x) and trunc(x) follow x (numeric stays numeric, others

@@ -18,8 +18,11 @@ package planner
 //
 // Columns of PostgreSQL type oid, regproc and the like are typed bigint
 // (kvsql has no oid type); "char" columns (relkind, contype...) are text;
-// array columns (indkey, conkey, datacl...) are text in PostgreSQL's array
-// output form ("{1,2}"), or the int2vector form ("1 2") for indkey.
+// array columns are arrays (conkey int2[], reloptions and the ACLs text[],
+// oid[] and oidvector bigint[]: clients such as pg_dump unnest them, test
+// them with = ANY and pass them to array_to_string), except int2vector and
+// oidvector columns clients parse as text: indkey, indclass... are text in
+// their output form ("1 2").
 
 import (
 	"hash/fnv"
@@ -46,6 +49,7 @@ const (
 	oidPrimaryKeyBase = 0x40000000 // + table id: the primary key "index" (the master file)
 	oidConstraintBase = 0x50000000 // + table id (primary key) or index id (unique)
 	oidForeignKeyBase = 0x58000000 // + table id * 64 + ordinal
+	oidCheckBase      = 0x5C000000 // + table id * 64 + ordinal
 	oidViewBase       = 0x60000000 // + 28-bit hash of the view name
 	oidAttrDefBase    = 0x70000000 // + table id * 1024 + column number
 	oidDatabaseBase   = 16384      // + ordinal in sorted database names (pg_database.oid)
@@ -105,12 +109,38 @@ func (b *binder) virtualRelation(schema, name string) (Node, bool, error) {
 		}
 	}
 	retype(n.Rows, rel.cols)
+	if oid, ok := catalogOIDs[name]; ok && schema != "information_schema" {
+		// tableoid, the system column naming the catalog a row is in
+		// (pg_dump selects it from every catalog it reads).
+		n.Cols = append(n.Cols, Column{Name: "tableoid", T: tInt8, Hidden: true})
+		for i, r := range n.Rows {
+			n.Rows[i] = append(r, oidConst(oid))
+		}
+	}
 	return n, true, nil
+}
+
+// catalogOIDs are the OIDs PostgreSQL gives its system catalogs (a
+// catalog row's tableoid, pg_class's OID in regclass).
+var catalogOIDs = map[string]int64{
+	"pg_class": 1259, "pg_namespace": 2615, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255,
+	"pg_constraint": 2606, "pg_index": 2610, "pg_attrdef": 2604, "pg_am": 2601, "pg_collation": 3456,
+	"pg_extension": 3079, "pg_depend": 2608, "pg_description": 2609, "pg_rewrite": 2618, "pg_trigger": 2620,
+	"pg_policy": 3256, "pg_publication": 6104, "pg_publication_rel": 6106, "pg_publication_namespace": 6237,
+	"pg_statistic_ext": 3381, "pg_sequence": 2224, "pg_database": 1262, "pg_authid": 1260, "pg_tablespace": 1213,
+	"pg_language": 2612, "pg_operator": 2617, "pg_opclass": 2616, "pg_opfamily": 2753, "pg_ts_parser": 3601,
+	"pg_ts_template": 3764, "pg_ts_dict": 3600, "pg_ts_config": 3602, "pg_foreign_data_wrapper": 2328,
+	"pg_foreign_server": 1417, "pg_default_acl": 826, "pg_conversion": 2607, "pg_cast": 2605, "pg_transform": 3576,
+	"pg_event_trigger": 3466, "pg_subscription": 6100, "pg_largeobject_metadata": 2995, "pg_inherits": 2611,
+	"pg_init_privs": 3394, "pg_amop": 2602, "pg_amproc": 2603, "pg_enum": 3501, "pg_range": 3541,
+	"pg_partitioned_table": 3350, "pg_seclabel": 3596, "pg_shdescription": 2396, "pg_auth_members": 1261,
+	"pg_shseclabel": 3592, "pg_db_role_setting": 2964, "pg_parameter_acl": 6243, "pg_foreign_table": 3118, "pg_user_mapping": 1418,
 }
 
 // vcols parses a column list written as name/type pairs; the types are
 // short names: o (oid, as bigint), t (text), b (bool), i2, i4, i8, f4,
-// tz (timestamptz).
+// tz (timestamptz), and arrays of some of these: o[] (oid[], oidvector
+// as bigint[]), t[], i2[] (int2vector).
 func vcols(pairs ...string) []vcol {
 	out := make([]vcol, 0, len(pairs)/2)
 	for i := 0; i+1 < len(pairs); i += 2 {
@@ -130,6 +160,12 @@ func vcols(pairs ...string) []vcol {
 			t = types.T{Family: types.Float4}
 		case "tz":
 			t = tTSTZ
+		case "o[]", "i8[]":
+			t = types.ArrayOf(tInt8)
+		case "t[]":
+			t = types.ArrayOf(tText)
+		case "i2[]":
+			t = types.ArrayOf(tInt2)
 		default:
 			panic("planner: virtual column type " + pairs[i+1]) // broken invariant
 		}
@@ -140,6 +176,7 @@ func vcols(pairs ...string) []vcol {
 
 // vrow converts Go values to constant expressions typed as the relation's
 // columns: nil is NULL, int/int64/bool/string/float64 the matching datum,
+// a []string a text array,
 // an Expr is used as it is (for values known only at run time, such as
 // current_user).
 func vrow(vals ...any) []Expr {
@@ -160,6 +197,12 @@ func vrow(vals ...any) []Expr {
 			out[i] = &Const{Value: types.NewText(v), T: tText}
 		case float64:
 			out[i] = &Const{Value: types.NewFloat(v), T: tFloat8}
+		case []string:
+			elems := make([]types.Datum, len(v))
+			for j, s := range v {
+				elems[j] = types.NewText(s)
+			}
+			out[i] = &Const{Value: types.NewArray(elems), T: types.ArrayOf(tText)}
 		case Expr:
 			out[i] = v
 		default:

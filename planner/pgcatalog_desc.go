@@ -1,17 +1,25 @@
 package planner
 
+import (
+	"strings"
+
+	"github.com/kvsql/kvsql/types"
+)
+
 // vdesc is one COMMENT ON text: the object's OID, and for a column its
 // attnum (0 for the object itself).
 type vdesc struct {
-	oid  int64
-	sub  int
-	text string
+	oid   int64
+	class int64 // the catalog the object is in: 0 for pg_class (1259)
+	sub   int
+	text  string
 }
 
 // descriptions lists the catalog's comments: tables with their columns,
 // indexes, views and sequences.
 func (g *vgen) descriptions() []vdesc {
-	var out []vdesc
+	// Schema public's comment, as initdb sets it.
+	out := []vdesc{{oid: oidPublic, class: 2615, text: "standard public schema"}}
 	for _, t := range g.tables() {
 		if t.Comment != "" {
 			out = append(out, vdesc{oid: int64(t.ID), text: t.Comment})
@@ -41,12 +49,16 @@ func (g *vgen) descriptions() []vdesc {
 	return out
 }
 
-// pgDescription is pg_description: every comment, all on pg_class objects
-// (classoid 1259).
+// pgDescription is pg_description: every comment, on pg_class objects
+// (classoid 1259) and schema public (pg_namespace, 2615).
 func pgDescription(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, d := range g.descriptions() {
-		out = append(out, vrow(d.oid, int64(1259), d.sub, d.text))
+		class := d.class
+		if class == 0 {
+			class = 1259
+		}
+		out = append(out, vrow(d.oid, class, d.sub, d.text))
 	}
 	return out
 }
@@ -79,8 +91,16 @@ func (g *vgen) descriptionCall(name string, args []Expr) (Expr, error) {
 		}
 		return finishCase(c), nil
 	}
+	// obj_description(oid, 'pg_namespace') reads schema comments; with
+	// another catalog or none, relations' comments.
+	ns := false
+	if len(args) == 2 {
+		if k, ok := args[1].(*Const); ok && k.Value.Kind == types.KindText {
+			ns = strings.TrimPrefix(k.Value.S, "pg_catalog.") == "pg_namespace"
+		}
+	}
 	for _, d := range g.descriptions() {
-		if d.sub == 0 {
+		if d.sub == 0 && (d.class == 2615) == ns {
 			c.Whens = append(c.Whens, When{Cond: oidConst(d.oid), Val: textConst(d.text)})
 		}
 	}

@@ -54,7 +54,7 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		}
 		c := &Case{Operand: oid, T: tText}
 		for _, con := range g.constraints() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: textConst(con.def)})
+			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: con.defExpr()})
 		}
 		return finishCase(c), true, nil
 	case "pg_get_viewdef":
@@ -67,7 +67,12 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		}
 		c := &Case{Operand: oid, T: tText}
 		for _, v := range g.views() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Name)), Val: textConst(v.SQL)})
+			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Name)), Val: g.viewDef(v)})
+		}
+		for _, t := range g.tables() {
+			if t.MatView != "" {
+				c.Whens = append(c.Whens, When{Cond: oidConst(int64(t.ID)), Val: g.queryDef(t.MatView)})
+			}
 		}
 		return finishCase(c), true, nil
 	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size", "pg_database_size":
@@ -111,14 +116,23 @@ func oidConst(oid int64) Expr { return &Const{Value: types.NewInt(oid), T: tInt8
 // that exist, NULL for an unknown one. ok is false when the cast is not
 // of text to one of these types (casts of integers keep their value).
 func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
-	if typeName != "regclass" && typeName != "regtype" {
+	if typeName == "regproc" && (x.Type().Kind() == types.KindText || x.Type().Family == types.Unknown) {
+		// A function's name: the catalogs hold handler functions by name
+		// (pg_am.amhandler), which is how regproc prints; kvsql has no
+		// pg_proc to look the name up in.
+		return x, true, nil
+	}
+	if typeName != "regclass" && typeName != "regtype" && typeName != "regnamespace" {
 		return nil, false, nil
 	}
 	if k := x.Type().Kind(); k != types.KindText && x.Type().Family != types.Unknown {
 		return nil, false, nil
 	}
 	names := map[string]int64{}
-	if typeName == "regclass" {
+	switch typeName {
+	case "regnamespace":
+		names = map[string]int64{"pg_catalog": oidPgCatalog, "public": oidPublic, "information_schema": oidInformationSchema}
+	case "regclass":
 		g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
 		for _, t := range g.tables() {
 			names[t.Name] = int64(t.ID)
@@ -131,13 +145,18 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 		}
 		// System catalogs psql names as 'pg_catalog.pg_class'::regclass
 		// (\d seq's pg_depend query), under PostgreSQL's OIDs.
-		for name, oid := range map[string]int64{"pg_class": 1259, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_namespace": 2615} {
+		for name, oid := range catalogOIDs {
 			names[name] = oid
 		}
 		for _, s := range g.sequences() {
 			names[s.Name] = int64(s.ID)
 		}
-	} else {
+		for _, s := range g.serialSequences() {
+			if _, taken := names[s.Name]; !taken {
+				names[s.Name] = int64(s.ID)
+			}
+		}
+	default:
 		for _, t := range pgTypes {
 			names[t.name] = t.oid
 			names[t.format] = t.oid
@@ -157,8 +176,11 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 		if oid, found := names[name]; found {
 			return oidConst(oid), true, nil
 		}
-		if typeName == "regclass" {
+		switch typeName {
+		case "regclass":
 			return nil, true, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
+		case "regnamespace":
+			return nil, true, pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", c.Value.S)
 		}
 		return nil, true, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", c.Value.S)
 	}

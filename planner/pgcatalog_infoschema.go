@@ -1,6 +1,9 @@
 package planner
 
-import "github.com/kvsql/kvsql/types"
+import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/types"
+)
 
 // infoSchemaRelations are the virtual information_schema relations by
 // name, as ORMs and generic SQL tools read them. Their columns are a
@@ -114,6 +117,8 @@ func isColumns(g *vgen) [][]Expr {
 			var def any
 			if c.Default != "" {
 				def = c.Default
+			} else if c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
+				def = "nextval('" + catalog.SerialSequenceName(t.Name, c.Name) + "'::regclass)"
 			}
 			add(t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES")
 		}

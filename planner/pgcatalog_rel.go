@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/types"
 )
 
 // vindex is an index as pg_index and pg_class show it: the declared
@@ -70,17 +71,28 @@ func (ix vindex) attnums(sep string) string {
 }
 
 // vconstraint is one pg_constraint row: a primary key, a UNIQUE
-// constraint or a (not enforced) foreign key.
+// constraint, a CHECK constraint or a foreign key.
 type vconstraint struct {
 	oid      int64
 	name     string
-	kind     string // contype: p, u, f
+	kind     string // contype: p, u, c, f
 	t        *catalog.Table
 	index    int64 // conindid
 	refTable int64 // confrelid
 	keys     string
 	refKeys  string
 	def      string // pg_get_constraintdef
+	// qualifiedDef is def with the referenced table schema-qualified
+	// (pg_get_constraintdef when public is not on the search path).
+	qualifiedDef string
+}
+
+// defExpr is pg_get_constraintdef's answer for c.
+func (c vconstraint) defExpr() Expr {
+	if c.qualifiedDef == "" {
+		return textConst(c.def)
+	}
+	return ifPublicVisible(c.def, c.qualifiedDef)
 }
 
 func (g *vgen) constraints() []vconstraint {
@@ -96,22 +108,38 @@ func (g *vgen) constraints() []vconstraint {
 		}
 	}
 	for _, t := range g.tables() {
+		for i, ch := range t.Checks {
+			out = append(out, vconstraint{oid: oidCheckBase + int64(t.ID)*64 + int64(i), name: ch.Name, kind: "c", t: t,
+				keys: "{}", def: "CHECK (" + ch.Expr + ")"})
+		}
 		for i, fk := range t.ForeignKeys {
 			c := vconstraint{oid: oidForeignKeyBase + int64(t.ID)*64 + int64(i), name: fkName(t, fk), kind: "f", t: t}
 			var keys, refKeys []string
 			for _, col := range fk.Columns {
 				keys = append(keys, strconv.Itoa(attnum(t, t.ColumnOrdinal(col))))
 			}
+			refCols := fk.RefColumns
 			if rt, err := g.cat.Table(g.db, fk.RefTable); err == nil {
 				c.refTable = int64(rt.ID)
-				for _, col := range fk.RefColumns {
+				if len(refCols) == 0 { // REFERENCES t: its primary key
+					for _, o := range rt.PrimaryKey {
+						refCols = append(refCols, rt.Columns[o].Name)
+					}
+				}
+				for _, col := range refCols {
 					refKeys = append(refKeys, strconv.Itoa(attnum(rt, rt.ColumnOrdinal(col))))
 				}
 			}
 			c.keys = "{" + strings.Join(keys, ",") + "}"
 			c.refKeys = "{" + strings.Join(refKeys, ",") + "}"
+			action := ""
+			if fk.OnDelete != "" {
+				action = " ON DELETE " + strings.ToUpper(fk.OnDelete)
+			}
 			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + quoteIdent(fk.RefTable) +
-				"(" + quoteIdents(fk.RefColumns) + ")"
+				"(" + quoteIdents(refCols) + ")" + action
+			c.qualifiedDef = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES public." + quoteIdent(fk.RefTable) +
+				"(" + quoteIdents(refCols) + ")" + action
 			out = append(out, c)
 		}
 	}
@@ -160,25 +188,26 @@ var pgCatalogRelations map[string]*vrel
 
 func init() {
 	pgCatalogRelations = map[string]*vrel{
-		"pg_namespace": {vcols("oid", "o", "nspname", "t", "nspowner", "o", "nspacl", "t"), pgNamespace},
+		"pg_namespace": {vcols("oid", "o", "nspname", "t", "nspowner", "o", "nspacl", "t[]"), pgNamespace},
 		"pg_class": {vcols("oid", "o", "relname", "t", "relnamespace", "o", "reltype", "o", "reloftype", "o",
 			"relowner", "o", "relam", "o", "relfilenode", "o", "reltablespace", "o", "relpages", "i4",
 			"reltuples", "f4", "relallvisible", "i4", "reltoastrelid", "o", "relhasindex", "b", "relisshared", "b",
 			"relpersistence", "t", "relkind", "t", "relnatts", "i2", "relchecks", "i2", "relhasrules", "b",
 			"relhastriggers", "b", "relhassubclass", "b", "relrowsecurity", "b", "relforcerowsecurity", "b",
 			"relispopulated", "b", "relreplident", "t", "relispartition", "b", "relrewrite", "o",
-			"relacl", "t", "reloptions", "t", "relpartbound", "t"), pgClass},
+			"relacl", "t[]", "reloptions", "t[]", "relpartbound", "t", "relfrozenxid", "o", "relminmxid", "o"), pgClass},
 		"pg_attribute": {vcols("attrelid", "o", "attname", "t", "atttypid", "o", "attstattarget", "i4",
 			"attlen", "i2", "attnum", "i2", "attndims", "i4", "attcacheoff", "i4", "atttypmod", "i4",
 			"attbyval", "b", "attalign", "t", "attstorage", "t", "attcompression", "t", "attnotnull", "b",
 			"atthasdef", "b", "atthasmissing", "b", "attidentity", "t", "attgenerated", "t", "attisdropped", "b",
-			"attislocal", "b", "attinhcount", "i4", "attcollation", "o", "attacl", "t", "attoptions", "t"), pgAttribute},
+			"attislocal", "b", "attinhcount", "i4", "attcollation", "o", "attacl", "t[]", "attoptions", "t[]",
+			"attfdwoptions", "t[]", "attmissingval", "t"), pgAttribute},
 		"pg_type": {vcols("oid", "o", "typname", "t", "typnamespace", "o", "typowner", "o", "typlen", "i2",
 			"typbyval", "b", "typtype", "t", "typcategory", "t", "typispreferred", "b", "typisdefined", "b",
 			"typdelim", "t", "typrelid", "o", "typsubscript", "o", "typelem", "o", "typarray", "o",
 			"typinput", "t", "typoutput", "t", "typreceive", "t", "typsend", "t", "typalign", "t",
 			"typstorage", "t", "typnotnull", "b", "typbasetype", "o", "typtypmod", "i4", "typndims", "i4",
-			"typcollation", "o", "typdefault", "t"), pgTypeRows},
+			"typcollation", "o", "typdefault", "t", "typacl", "t[]"), pgTypeRows},
 		"pg_index": {vcols("indexrelid", "o", "indrelid", "o", "indnatts", "i2", "indnkeyatts", "i2",
 			"indisunique", "b", "indnullsnotdistinct", "b", "indisprimary", "b", "indisexclusion", "b",
 			"indimmediate", "b", "indisclustered", "b", "indisvalid", "b", "indcheckxmin", "b", "indisready", "b",
@@ -186,7 +215,8 @@ func init() {
 			"indoption", "t", "indexprs", "t", "indpred", "t"), pgIndex},
 		"pg_database": {vcols("oid", "o", "datname", "t", "datdba", "o", "encoding", "i4", "datlocprovider", "t",
 			"datistemplate", "b", "datallowconn", "b", "datconnlimit", "i4", "dattablespace", "o",
-			"datcollate", "t", "datctype", "t", "daticulocale", "t", "datcollversion", "t", "datacl", "t"), pgDatabase},
+			"datcollate", "t", "datctype", "t", "daticulocale", "t", "datcollversion", "t", "datacl", "t[]",
+			"datfrozenxid", "o", "datminmxid", "o"), pgDatabase},
 		"pg_roles": {vcols("rolname", "t", "rolsuper", "b", "rolinherit", "b", "rolcreaterole", "b",
 			"rolcreatedb", "b", "rolcanlogin", "b", "rolreplication", "b", "rolconnlimit", "i4",
 			"rolpassword", "t", "rolvaliduntil", "tz", "rolbypassrls", "b", "rolconfig", "t", "oid", "o"), pgRoles},
@@ -202,25 +232,15 @@ func init() {
 			"condeferrable", "b", "condeferred", "b", "convalidated", "b", "conrelid", "o", "contypid", "o",
 			"conindid", "o", "conparentid", "o", "confrelid", "o", "confupdtype", "t", "confdeltype", "t",
 			"confmatchtype", "t", "conislocal", "b", "coninhcount", "i4", "connoinherit", "b",
-			"conkey", "t", "confkey", "t", "conbin", "t"), pgConstraint},
+			"conkey", "i2[]", "confkey", "i2[]", "conbin", "t"), pgConstraint},
 		"pg_description":   {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "description", "t"), pgDescription},
 		"pg_shdescription": {vcols("objoid", "o", "classoid", "o", "description", "t"), vempty},
 		"pg_inherits":      {vcols("inhrelid", "o", "inhparent", "o", "inhseqno", "i4", "inhdetachpending", "b"), vempty},
-		"pg_policy": {vcols("oid", "o", "polname", "t", "polrelid", "o", "polcmd", "t", "polpermissive", "b",
-			"polroles", "t", "polqual", "t", "polwithcheck", "t"), vempty},
-		"pg_statistic_ext": {vcols("oid", "o", "stxrelid", "o", "stxname", "t", "stxnamespace", "o",
-			"stxowner", "o", "stxstattarget", "i4", "stxkeys", "t", "stxkind", "t", "stxexprs", "t"), vempty},
 		"pg_publication": {vcols("oid", "o", "pubname", "t", "pubowner", "o", "puballtables", "b",
 			"pubinsert", "b", "pubupdate", "b", "pubdelete", "b", "pubtruncate", "b", "pubviaroot", "b"), vempty},
-		"pg_publication_rel":       {vcols("oid", "o", "prpubid", "o", "prrelid", "o", "prqual", "t", "prattrs", "t"), vempty},
 		"pg_publication_namespace": {vcols("oid", "o", "pnpubid", "o", "pnnspid", "o"), vempty},
-		"pg_depend": {vcols("classid", "o", "objid", "o", "objsubid", "i4", "refclassid", "o", "refobjid", "o",
-			"refobjsubid", "i4", "deptype", "t"), vempty},
-		"pg_trigger":   {vcols("oid", "o", "tgrelid", "o", "tgname", "t", "tgenabled", "t", "tgisinternal", "b"), vempty},
-		"pg_rewrite":   {vcols("oid", "o", "rulename", "t", "ev_class", "o", "ev_type", "t"), vempty},
-		"pg_extension": {vcols("oid", "o", "extname", "t", "extowner", "o", "extnamespace", "o", "extversion", "t"), vempty},
-		"pg_enum":      {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), vempty},
-		"pg_range":     {vcols("rngtypid", "o", "rngsubtype", "o", "rngmultitypid", "o"), vempty},
+		"pg_enum":                  {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), vempty},
+		"pg_range":                 {vcols("rngtypid", "o", "rngsubtype", "o", "rngmultitypid", "o"), vempty},
 		"pg_sequence": {vcols("seqrelid", "o", "seqtypid", "o", "seqstart", "i8", "seqincrement", "i8",
 			"seqmax", "i8", "seqmin", "i8", "seqcache", "i8", "seqcycle", "b"), pgSequence},
 		"pg_sequences": {vcols("schemaname", "t", "sequencename", "t", "sequenceowner", "t", "data_type", "t",
@@ -228,7 +248,7 @@ func init() {
 			"cache_size", "i8", "last_value", "i8"), pgSequences},
 		"pg_collation": {vcols("oid", "o", "collname", "t", "collnamespace", "o", "collowner", "o",
 			"collprovider", "t", "collisdeterministic", "b", "collencoding", "i4", "collcollate", "t", "collctype", "t"), pgCollation},
-		"pg_tablespace": {vcols("oid", "o", "spcname", "t", "spcowner", "o", "spcacl", "t", "spcoptions", "t"), pgTablespace},
+		"pg_tablespace": {vcols("oid", "o", "spcname", "t", "spcowner", "o", "spcacl", "t[]", "spcoptions", "t[]"), pgTablespace},
 		"pg_tables": {vcols("schemaname", "t", "tablename", "t", "tableowner", "t", "tablespace", "t",
 			"hasindexes", "b", "hasrules", "b", "hastriggers", "b", "rowsecurity", "b"), pgTables},
 		"pg_views": {vcols("schemaname", "t", "viewname", "t", "viewowner", "t", "definition", "t"), pgViews},
@@ -236,22 +256,38 @@ func init() {
 			"hasindexes", "b", "ispopulated", "b", "definition", "t"), pgMatviews},
 		"pg_indexes": {vcols("schemaname", "t", "tablename", "t", "indexname", "t", "tablespace", "t", "indexdef", "t"), pgIndexes},
 	}
+	for name, rel := range dumpRelations() {
+		pgCatalogRelations[name] = rel
+	}
 }
+
+// publicACL is schema public's nspacl, as initdb leaves it: its owner
+// may use and create in it, everyone may use it.
+var publicACL = []string{"pg_database_owner=UC/pg_database_owner", "=U/pg_database_owner"}
 
 func pgNamespace(*vgen) [][]Expr {
 	return [][]Expr{
 		vrow(oidPgCatalog, "pg_catalog", oidBootstrapRole, nil),
-		vrow(oidPublic, "public", oidDatabaseOwnerRole, nil),
+		vrow(oidPublic, "public", oidDatabaseOwnerRole, publicACL),
 		vrow(oidInformationSchema, "information_schema", oidBootstrapRole, nil),
 	}
 }
 
 func pgClass(g *vgen) [][]Expr {
 	var out [][]Expr
-	rel := func(oid int64, name, kind string, am int64, natts int, hasIndex bool) {
+	// relhastriggers is set on both sides of a foreign key (PostgreSQL
+	// enforces them with triggers; pg_dump looks for foreign keys only
+	// on such tables).
+	fkTables := map[string]bool{}
+	for _, t := range g.tables() {
+		for _, fk := range t.ForeignKeys {
+			fkTables[t.Name], fkTables[fk.RefTable] = true, true
+		}
+	}
+	rel := func(oid int64, name, kind string, am int64, natts int, hasIndex bool, checks int) {
 		out = append(out, vrow(oid, name, oidPublic, 0, 0, oidBootstrapRole, am, oid, 0, 0,
-			-1, 0, 0, hasIndex, false, "p", kind, natts, 0, false,
-			false, false, false, false, true, "d", false, 0, nil, nil, nil))
+			-1, 0, 0, hasIndex, false, "p", kind, natts, checks, false,
+			kind == "r" && fkTables[name], false, false, false, true, "d", false, 0, nil, nil, nil, 0, 0))
 	}
 	for _, t := range g.tables() {
 		cols, _ := visibleColumns(t)
@@ -259,23 +295,26 @@ func pgClass(g *vgen) [][]Expr {
 		if t.MatView != "" {
 			kind = "m"
 		}
-		rel(int64(t.ID), t.Name, kind, oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0)
+		rel(int64(t.ID), t.Name, kind, oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks))
 	}
 	for _, ix := range g.indexes() {
-		rel(ix.oid, ix.name, "i", oidBtreeAM, len(ix.cols), false)
+		rel(ix.oid, ix.name, "i", oidBtreeAM, len(ix.cols), false, 0)
 	}
 	for _, v := range g.views() {
-		rel(oidView(v.Name), v.Name, "v", 0, len(g.viewColumns(v)), false)
+		rel(oidView(v.Name), v.Name, "v", 0, len(g.viewColumns(v)), false, 0)
 	}
 	for _, s := range g.sequences() {
-		rel(int64(s.ID), s.Name, "S", 0, 3, false)
+		rel(int64(s.ID), s.Name, "S", 0, 3, false, 0)
+	}
+	for _, s := range g.serialSequences() {
+		rel(int64(s.ID), s.Name, "S", 0, 3, false, 0)
 	}
 	return out
 }
 
 func pgAttribute(g *vgen) [][]Expr {
 	var out [][]Expr
-	att := func(rel int64, name string, typ int64, num int, mod int64, notNull, hasDef bool) {
+	att := func(rel int64, name string, typ int64, num int, mod int64, notNull, hasDef bool, identity string) {
 		t, _ := pgTypeByOID(typ)
 		coll := 0
 		if t.category == "S" {
@@ -286,23 +325,33 @@ func pgAttribute(g *vgen) [][]Expr {
 			ndims = 1 // kvsql's arrays are one-dimensional
 		}
 		out = append(out, vrow(rel, name, typ, -1, t.len, num, ndims, -1, mod, t.byval, t.align, t.storage(), "",
-			notNull, hasDef, false, "", "", false, true, 0, coll, nil, nil))
+			notNull, hasDef, false, identity, "", false, true, 0, coll, nil, nil, nil, nil))
 	}
 	for _, t := range g.tables() {
 		cols, nums := visibleColumns(t)
 		for i, c := range cols {
-			att(int64(t.ID), c.Name, columnTypeOID(c.Type), nums[i], typmod(c.Type), c.NotNull, c.Default != "" || c.Serial)
+			// An identity column (attidentity 'a' for GENERATED
+			// ALWAYS, 'd' for BY DEFAULT) has no default; other serial
+			// columns have their sequence's nextval as default.
+			identity := ""
+			if c.IdentityAlways {
+				identity = "a"
+			} else if c.IdentityByDefault {
+				identity = "d"
+			}
+			att(int64(t.ID), c.Name, columnTypeOID(c.Type), nums[i], typmod(c.Type), c.NotNull,
+				c.Default != "" || c.Serial && identity == "", identity)
 		}
 	}
 	for _, ix := range g.indexes() {
 		for i, c := range ix.cols {
 			col := ix.t.Columns[c]
-			att(ix.oid, col.Name, columnTypeOID(col.Type), i+1, typmod(col.Type), false, false)
+			att(ix.oid, col.Name, columnTypeOID(col.Type), i+1, typmod(col.Type), false, false, "")
 		}
 	}
 	for _, v := range g.views() {
 		for i, c := range g.viewColumns(v) {
-			att(oidView(v.Name), c.Name, columnTypeOID(c.T), i+1, typmod(c.T), false, false)
+			att(oidView(v.Name), c.Name, columnTypeOID(c.T), i+1, typmod(c.T), false, false, "")
 		}
 	}
 	return out
@@ -317,7 +366,7 @@ func pgTypeRows(*vgen) [][]Expr {
 		}
 		out = append(out, vrow(t.oid, t.name, oidPgCatalog, oidBootstrapRole, t.len, t.byval, "b", t.category,
 			false, true, ",", 0, 0, t.elem, t.array, t.name+"in", t.name+"out", t.name+"recv", t.name+"send",
-			t.align, t.storage(), false, 0, -1, 0, coll, nil))
+			t.align, t.storage(), false, 0, -1, 0, coll, nil, nil))
 	}
 	return out
 }
@@ -337,17 +386,25 @@ func pgDatabase(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, name := range g.cat.Databases() {
 		out = append(out, vrow(g.databaseOID(name), name, oidBootstrapRole, 6, "c", false, true, -1, 1663,
-			"C", "C", nil, nil, nil))
+			"C", "C", nil, nil, nil, 0, 0))
 	}
 	return out
 }
 
+// pgRoles has the session's role and pg_database_owner, the predefined
+// role owning schema public (psql's \du leaves out pg_ roles).
 func pgRoles(*vgen) [][]Expr {
-	return [][]Expr{vrow(currentUser(), true, true, true, true, true, true, -1, "********", nil, true, nil, oidBootstrapRole)}
+	return [][]Expr{
+		vrow(currentUser(), true, true, true, true, true, true, -1, "********", nil, true, nil, oidBootstrapRole),
+		vrow("pg_database_owner", false, true, false, false, false, false, -1, "********", nil, false, nil, oidDatabaseOwnerRole),
+	}
 }
 
 func pgAuthid(*vgen) [][]Expr {
-	return [][]Expr{vrow(oidBootstrapRole, currentUser(), true, true, true, true, true, true, true, -1, nil, nil)}
+	return [][]Expr{
+		vrow(oidBootstrapRole, currentUser(), true, true, true, true, true, true, true, -1, nil, nil),
+		vrow(oidDatabaseOwnerRole, "pg_database_owner", false, true, false, false, false, false, false, -1, nil, nil),
+	}
 }
 
 func pgUser(*vgen) [][]Expr {
@@ -368,7 +425,7 @@ func pgAttrdef(g *vgen) [][]Expr {
 		cols, nums := visibleColumns(t)
 		for i, c := range cols {
 			def := c.Default
-			if def == "" && c.Serial {
+			if def == "" && c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
 				def = "nextval('" + t.Name + "_" + c.Name + "_seq'::regclass)"
 			}
 			if def == "" {
@@ -385,12 +442,23 @@ func pgConstraint(g *vgen) [][]Expr {
 	for _, c := range g.constraints() {
 		var refKeys any
 		if c.kind == "f" {
-			refKeys = c.refKeys
+			refKeys = int2Array(c.refKeys)
 		}
 		out = append(out, vrow(c.oid, c.name, oidPublic, c.kind, false, false, true, int64(c.t.ID), 0,
-			c.index, 0, c.refTable, "a", "a", "s", true, 0, true, c.keys, refKeys, nil))
+			c.index, 0, c.refTable, "a", "a", "s", true, 0, true, int2Array(c.keys), refKeys, nil))
 	}
 	return out
+}
+
+// int2Array is an int2[] constant of attribute numbers written "{1,2}".
+func int2Array(text string) Expr {
+	var elems []types.Datum
+	for _, part := range strings.Split(strings.Trim(text, "{}"), ",") {
+		if n, err := strconv.Atoi(part); err == nil {
+			elems = append(elems, types.NewInt(int64(n)))
+		}
+	}
+	return &Const{Value: types.NewArray(elems), T: types.ArrayOf(tInt2)}
 }
 
 func pgCollation(*vgen) [][]Expr {
@@ -423,7 +491,7 @@ func pgMatviews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range g.tables() {
 		if t.MatView != "" {
-			out = append(out, vrow("public", t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, t.MatView))
+			out = append(out, vrow("public", t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
 		}
 	}
 	return out
@@ -432,7 +500,7 @@ func pgMatviews(g *vgen) [][]Expr {
 func pgViews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, v := range g.views() {
-		out = append(out, vrow("public", v.Name, currentUser(), v.SQL))
+		out = append(out, vrow("public", v.Name, currentUser(), g.viewDef(v)))
 	}
 	return out
 }

@@ -69,7 +69,7 @@ func (s *scope) resolve(qualifier, name string) (Expr, error) {
 			if c.Name != name || (qualifier != "" && c.Table != qualifier) {
 				continue
 			}
-			if (c.Hidden || c.Merged) && qualifier == "" && name != "rowid" {
+			if (c.Hidden || c.Merged) && qualifier == "" && name != "rowid" && name != "tableoid" {
 				continue
 			}
 			found, n = &ColRef{Index: i, T: c.T, Name: qualifiedName(c)}, n+1

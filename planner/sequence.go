@@ -30,6 +30,10 @@ func (b *binder) bindSeqArgs(name string, args []Expr) error {
 			return err
 		}
 		if _, err := b.p.Catalog.Sequence(b.p.DB, rel); err != nil {
+			if pgerror.HasCode(err, pgerror.UndefinedTable) && b.p.Catalog.SerialSequence(b.p.DB, rel) != nil {
+				args[0] = &Const{Value: types.NewText(rel), T: tText}
+				break
+			}
 			if pgerror.HasCode(err, pgerror.UndefinedTable) {
 				return pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
 			}
@@ -140,6 +144,18 @@ func (g *vgen) sequences() []*catalog.Sequence {
 	return seqs
 }
 
+// serialSequences are the synthetic sequences of the serial columns
+// (catalog.SerialSequences) whose names no real sequence takes.
+func (g *vgen) serialSequences() []*catalog.Sequence {
+	var out []*catalog.Sequence
+	for _, s := range g.cat.SerialSequences(g.db) {
+		if _, err := g.cat.Sequence(g.db, s.Name); err != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // seqTypeOID is the type OID of a sequence's data type.
 func seqTypeOID(typ string) int64 {
 	switch typ {
@@ -153,7 +169,7 @@ func seqTypeOID(typ string) int64 {
 
 func pgSequence(g *vgen) [][]Expr {
 	var out [][]Expr
-	for _, s := range g.sequences() {
+	for _, s := range append(g.sequences(), g.serialSequences()...) {
 		out = append(out, vrow(int64(s.ID), seqTypeOID(s.Type), s.Start, s.Increment, s.Max, s.Min, s.Cache, s.Cycle))
 	}
 	return out
@@ -161,7 +177,7 @@ func pgSequence(g *vgen) [][]Expr {
 
 func pgSequences(g *vgen) [][]Expr {
 	var out [][]Expr
-	for _, s := range g.sequences() {
+	for _, s := range append(g.sequences(), g.serialSequences()...) {
 		last := &Func{Name: "pg_sequence_last_value", Args: []Expr{textConst(s.Name)}, T: tInt8}
 		out = append(out, vrow("public", s.Name, currentUser(), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
 	}
@@ -170,7 +186,7 @@ func pgSequences(g *vgen) [][]Expr {
 
 func isSequences(g *vgen) [][]Expr {
 	var out [][]Expr
-	for _, s := range g.sequences() {
+	for _, s := range append(g.sequences(), g.serialSequences()...) {
 		prec := map[string]int{"smallint": 16, "integer": 32, "bigint": 64}[s.Type]
 		cycle := "NO"
 		if s.Cycle {

@@ -374,7 +374,7 @@ func ColumnsRead(e Expr) (cols []int, ok bool) {
 // evaluated once for many rows.
 func volatileFunc(name string) bool {
 	switch name {
-	case "random", "nextval", "setval", "currval", "lastval", "gen_random_uuid", "clock_timestamp", "timeofday",
+	case "random", "nextval", "setval", "set_config", "currval", "lastval", "gen_random_uuid", "clock_timestamp", "timeofday",
 		"pg_cancel_backend", "pg_terminate_backend":
 		return true
 	}

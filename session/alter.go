@@ -80,7 +80,7 @@ func (s *Session) alterNotNull(t *txn, a *parse.AlterColumnStmt) error {
 	if !a.NotNull && containsOrdinal(tbl.PrimaryKey, i) {
 		return pgerror.Newf(pgerror.InvalidTableDefinition, "column %q is in a primary key", a.Column)
 	}
-	if !a.NotNull && tbl.Columns[i].IdentityAlways {
+	if !a.NotNull && (tbl.Columns[i].IdentityAlways || tbl.Columns[i].IdentityByDefault) {
 		return pgerror.Newf(pgerror.InvalidTableDefinition, "column %q of relation %q is an identity column", a.Column, a.Table)
 	}
 	if a.NotNull && !tbl.Columns[i].NotNull {

@@ -67,11 +67,13 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		return spec, nil
 	}
 	// COPY FROM: an INSERT plan whose VALUES row is replaced by each batch.
+	// As in PostgreSQL, COPY writes GENERATED ALWAYS identity columns
+	// (pg_dump's data sections do).
 	placeholders := make([]string, len(names))
 	for i := range placeholders {
 		placeholders[i] = "$" + itoa(int64(i+1))
 	}
-	ins, err := parse.ParseOne("INSERT INTO " + table + " (" + list + ") VALUES (" + strings.Join(placeholders, ", ") + ")")
+	ins, err := parse.ParseOne("INSERT INTO " + table + " (" + list + ") OVERRIDING SYSTEM VALUE VALUES (" + strings.Join(placeholders, ", ") + ")")
 	if err != nil {
 		return nil, err
 	}

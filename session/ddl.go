@@ -59,6 +59,12 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ANALYZE", s.analyze(t, p.Analyze.Tables)
 	case p.Comment != nil:
 		return "COMMENT", s.comment(t, p.Comment)
+	case p.Lock != nil:
+		return "LOCK TABLE", s.lockTables(t, p.Lock)
+	case p.Owner != nil:
+		return "ALTER " + strings.ToUpper(p.Owner.Kind), s.alterOwner(t, p.Owner)
+	case p.AddIdentity != nil:
+		return "ALTER TABLE", s.addIdentity(t, p.AddIdentity)
 	case p.MatView != nil:
 		return s.matView(ctx, t, p.MatView)
 	case p.AlterColumn != nil && p.AlterColumn.Type != "":
@@ -97,7 +103,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if ast.Select != nil {
 			return s.createTableAs(ctx, t, ast)
 		}
-		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.Checks)
+		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks)
 	case *sqlparser.DropTable:
 		for _, tn := range ast.FromTables {
 			var err error
@@ -198,7 +204,7 @@ func truncate(t *txn, tbl *catalog.Table) error {
 // createTable turns CREATE TABLE into a catalog.TableDef.
 // createTable runs CREATE TABLE; identityAlways names the columns declared
 // GENERATED ALWAYS AS IDENTITY.
-func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways []string, checks []parse.CheckDef) error {
+func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways, identityByDefault []string, checks []parse.CheckDef) error {
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
 		if _, err := t.cat.Table(s.database, name); err == nil {
@@ -215,6 +221,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			return err
 		}
 		col.IdentityAlways = col.Serial && slices.Contains(identityAlways, col.Name)
+		col.IdentityByDefault = col.Serial && slices.Contains(identityByDefault, col.Name)
 		def.Columns = append(def.Columns, col)
 		if o := cd.Type.Options; o != nil {
 			switch o.KeyOpt {
@@ -248,7 +255,11 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			}
 			def.PrimaryKey, def.PrimaryKeyDesc = cols, desc
 		case sqlparser.IndexTypeUnique:
-			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: id.Info.Name.String(), Columns: cols})
+			uname := id.Info.Name.String()
+			if uname == "" {
+				uname = id.Info.ConstraintName.String() // CONSTRAINT name UNIQUE (cols)
+			}
+			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: uname, Columns: cols})
 		default:
 			return pgerror.New(pgerror.FeatureNotSupported, "index definitions inside CREATE TABLE are not supported: use CREATE INDEX")
 		}
@@ -563,8 +574,24 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 				}
 				continue
 			}
+			if info := o.IndexDefinition.Info; info.Type == sqlparser.IndexTypeUnique && info.Name.IsEmpty() {
+				// ALTER TABLE ... ADD [CONSTRAINT name] UNIQUE (cols), as
+				// pg_dump writes unique constraints.
+				if err := s.addUniqueConstraint(t, p, tableName, o.IndexDefinition); err != nil {
+					return "", err
+				}
+				continue
+			}
 			tag = "CREATE INDEX"
 			if err := s.createIndex(t, p, tableName, o.IndexDefinition); err != nil {
+				return "", err
+			}
+		case *sqlparser.AddConstraintDefinition:
+			fk, ok := o.ConstraintDefinition.Details.(*sqlparser.ForeignKeyDefinition)
+			if !ok {
+				return "", pgerror.Newf(pgerror.FeatureNotSupported, "ALTER TABLE %s is not supported", sqlparser.String(opt))
+			}
+			if err := s.addForeignKey(ctx, t, tableName, o.ConstraintDefinition, fk); err != nil {
 				return "", err
 			}
 		case *sqlparser.AlterColumn:

@@ -41,6 +41,9 @@ func (st *stmt) writes() (string, bool) {
 		if p.Analyze != nil {
 			return "", false // statistics only, as PostgreSQL allows
 		}
+		if p.Lock != nil {
+			return "LOCK TABLE", !weakLock(p.Lock.Mode)
+		}
 		return commandName(p.SQL), true
 	case kindExplain:
 		if e, ok := p.AST.(*sqlparser.ExplainStmt); ok && e.Type == sqlparser.AnalyzeType && p.Explained != nil && isDML(p.Explained) {

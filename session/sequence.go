@@ -121,6 +121,19 @@ func (db *DB) seqSet(s *catalog.Sequence, v int64, isCalled bool) error {
 	}
 	db.seqMu.Lock()
 	defer db.seqMu.Unlock()
+	if s.SerialTable != 0 {
+		// The column's counter holds the next value to hand out; the
+		// block this process reserved from it is forgotten.
+		next := v
+		if isCalled {
+			next = v + 1
+		}
+		delete(db.seqCache, seqKey{s.SerialTable, s.SerialColumn})
+		if err := catalog.WriteSerialCounter(db.eng, s.SerialTable, s.SerialColumn, next); err != nil {
+			return ioError(err)
+		}
+		return nil
+	}
 	if err := catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: v, IsCalled: isCalled}); err != nil {
 		return ioError(err)
 	}
@@ -131,6 +144,25 @@ func (db *DB) seqSet(s *catalog.Sequence, v int64, isCalled bool) error {
 func (db *DB) seqState(s *catalog.Sequence) (catalog.SeqState, error) {
 	db.seqMu.Lock()
 	defer db.seqMu.Unlock()
+	if s.SerialTable != 0 {
+		// The last value handed out: from this process's block, else
+		// the stored counter (values a previous process reserved and
+		// did not use count as used, as a PostgreSQL sequence's cache).
+		next := int64(0)
+		if b := db.seqCache[seqKey{s.SerialTable, s.SerialColumn}]; b != nil {
+			next = b.next
+		} else {
+			n, err := catalog.ReadSerialCounter(db.eng, s.SerialTable, s.SerialColumn)
+			if err != nil {
+				return catalog.SeqState{}, err
+			}
+			next = n
+		}
+		if next <= 1 {
+			return catalog.SeqState{Last: 1}, nil
+		}
+		return catalog.SeqState{Last: next - 1, IsCalled: true}, nil
+	}
 	return catalog.ReadSeqState(db.eng, s)
 }
 
@@ -151,13 +183,37 @@ func (o seqOps) resolve(ref types.Datum) (*catalog.Sequence, error) {
 		if s := o.cat.SequenceByID(o.s.database, uint64(ref.I)); s != nil {
 			return s, nil
 		}
+		if s := o.cat.SerialSequenceByID(o.s.database, uint64(ref.I)); s != nil {
+			return s, nil
+		}
 		return nil, pgerror.Newf(pgerror.Internal, "could not open relation with OID %d", ref.I)
 	}
 	name, err := planner.SequenceRefName(ref.S)
 	if err != nil {
 		return nil, err
 	}
-	return o.cat.Sequence(o.s.database, name)
+	s, err := o.cat.Sequence(o.s.database, name)
+	if pgerror.HasCode(err, pgerror.UndefinedTable) {
+		if ss := o.cat.SerialSequence(o.s.database, name); ss != nil {
+			return ss, nil
+		}
+	}
+	return s, err
+}
+
+// serialNext is nextval on a serial column's sequence: the column's
+// next value, as an INSERT would take it.
+func (db *DB) serialNext(cat *catalog.Catalog, s *catalog.Sequence) (int64, error) {
+	tbl := cat.TableByID(s.SerialTable)
+	if tbl == nil {
+		return 0, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", s.Name)
+	}
+	for i, c := range tbl.Columns {
+		if c.ID == s.SerialColumn {
+			return db.nextVal(tbl, i)
+		}
+	}
+	return 0, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", s.Name)
 }
 
 func (o seqOps) NextVal(ref types.Datum) (int64, error) {
@@ -165,7 +221,12 @@ func (o seqOps) NextVal(ref types.Datum) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := o.s.db.seqNext(s)
+	var v int64
+	if s.SerialTable != 0 {
+		v, err = o.s.db.serialNext(o.cat, s)
+	} else {
+		v, err = o.s.db.seqNext(s)
+	}
 	if err != nil {
 		return 0, err
 	}

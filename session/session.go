@@ -264,6 +264,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		BackendPID: int32(s.pid),
 		Seq:        seqOps{s: s, cat: t.cat},
 		Backends:   backends{db: s.db, s: s},
+		Settings:   settingOps{s: s},
 	}
 }
 

@@ -329,3 +329,24 @@ func parseTimeZoneSetting(value string) (*time.Location, string, bool) {
 	}
 	return nil, "", false
 }
+
+// settingOps gives current_setting and set_config the session's
+// parameters (eval.Settings).
+type settingOps struct{ s *Session }
+
+func (o settingOps) Get(name string) (string, bool) {
+	o.s.mu.Lock()
+	defer o.s.mu.Unlock()
+	v, ok := o.s.settings[strings.ToLower(name)]
+	return v, ok
+}
+
+// Set is SET name = value (SET LOCAL when isLocal), as set_config runs
+// it: the value is one string, validated as SET validates it.
+func (o settingOps) Set(name, value string, isLocal bool) (string, error) {
+	if _, err := o.s.set(&parse.SetStmt{Name: name, Value: []string{value}, Local: isLocal}); err != nil {
+		return "", err
+	}
+	v, _ := o.Get(name)
+	return v, nil
+}

@@ -586,7 +586,7 @@ func TestWireEveryCatalogRelation(t *testing.T) {
 		`CREATE INDEX child_pid ON child (pid)`,
 		`CREATE VIEW births AS SELECT born FROM parent`)
 	wantRows := map[string]int{
-		"pg_catalog.pg_class":                  6, // 2 tables, 1 view, parent_pkey, parent_name_key, child_pid
+		"pg_catalog.pg_class":                  7, // 2 tables, 1 view, parent_pkey, parent_name_key, child_pid, parent_id_seq
 		"pg_catalog.pg_index":                  3,
 		"pg_catalog.pg_constraint":             3,             // parent_pkey, parent_name_key, the foreign key
 		"pg_catalog.pg_attribute":              3 + 2 + 1 + 3, // tables, view, index columns
@@ -595,9 +595,11 @@ func TestWireEveryCatalogRelation(t *testing.T) {
 		"pg_catalog.pg_tables":                 2,
 		"pg_catalog.pg_views":                  1,
 		"pg_catalog.pg_indexes":                3,
-		"pg_catalog.pg_roles":                  1,
+		"pg_catalog.pg_roles":                  2, // the user, pg_database_owner
+		"pg_catalog.pg_sequence":               1, // parent_id_seq
+		"pg_catalog.pg_depend":                 3, // parent_id_seq owned by parent.id, parent.id's default on it, births on parent
 		"pg_catalog.pg_database":               1,
-		"pg_catalog.pg_description":            0,
+		"pg_catalog.pg_description":            1, // schema public's
 		"information_schema.tables":            3,
 		"information_schema.columns":           6,
 		"information_schema.table_constraints": 3,

@@ -51,6 +51,9 @@ type Env struct {
 	// past it the expression fails with 54000 before or right after the
 	// value is built. <= 0 means DefaultMaxValueSize.
 	MaxValueSize int64
+	// Settings reads and changes the session's run-time parameters for
+	// current_setting and set_config; nil makes them fail (0A000).
+	Settings Settings
 
 	cache *patternCache
 }
@@ -88,6 +91,14 @@ type Sequences interface {
 	LastVal() (int64, error)
 	// State is the counter as SELECT * FROM seq shows it.
 	State(ref types.Datum) (last, logCnt int64, isCalled bool, err error)
+}
+
+// Settings is what current_setting and set_config need from the
+// session. Set validates the value as SET does (errors carry SQLSTATEs)
+// and returns the parameter's new value as SHOW prints it.
+type Settings interface {
+	Get(name string) (value string, ok bool)
+	Set(name, value string, isLocal bool) (string, error)
 }
 
 // Value is Eval with a column of the current row read in place: small

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -20,19 +21,18 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 	switch e.Name {
 	case "quote_ident":
 		return types.NewText(quoteIdent(args[0].S)), true, nil
+	case "pg_tablespace_location":
+		// kvsql's tablespaces are the built-in pg_default and pg_global,
+		// which live in the data directory: the empty string.
+		return types.NewText(""), true, nil
+	case "quote_literal":
+		return types.NewText(quoteLiteral(datumText(args[0], e.Args[0].Type()))), true, nil
 	case "format_type":
 		if len(args) == 2 {
 			return types.NewText(planner.FormatType(datumInt(args[0]), datumInt(args[1]))), true, nil
 		}
 	case "pg_get_userbyid":
-		switch oid := datumInt(args[0]); oid {
-		case 10:
-			return types.NewText(orDefault(env.User, "kvsql")), true, nil
-		case 6171:
-			return types.NewText("pg_database_owner"), true, nil
-		default:
-			return types.NewText("unknown (OID=" + strconv.FormatInt(oid, 10) + ")"), true, nil
-		}
+		return types.NewText(userByID(env, datumInt(args[0]))), true, nil
 	case "pg_table_is_visible", "pg_type_is_visible", "pg_relation_is_publishable",
 		"has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege":
 		// Every relation lives in public or pg_catalog, both on the
@@ -41,8 +41,26 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 	case "pg_is_in_recovery":
 		return types.NewBool(false), true, nil
 	case "pg_get_expr":
-		// pg_attrdef.adbin already holds the expression's SQL text.
-		return types.NewText(datumText(args[0], e.Args[0].Type())), true, nil
+		// pg_attrdef.adbin already holds the expression's SQL text; a
+		// sequence named in nextval is qualified when the search path
+		// does not find it (pg_dump restores with an empty path).
+		text := datumText(args[0], e.Args[0].Type())
+		visible := publicVisible(env)
+		text = nextvalCall.ReplaceAllStringFunc(text, func(m string) string {
+			name := nextvalCall.FindStringSubmatch(m)[1]
+			if visible {
+				name = strings.TrimPrefix(name, "public.")
+			} else if !strings.Contains(name, ".") {
+				name = "public." + name
+			}
+			return "nextval('" + name + "'::regclass)"
+		})
+		return types.NewText(text), true, nil
+	case "kvsql_if_public_visible":
+		if publicVisible(env) {
+			return args[0], true, nil
+		}
+		return args[1], true, nil
 	case "pg_encoding_to_char":
 		switch datumInt(args[0]) {
 		case 0:
@@ -53,8 +71,45 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		return types.NewText(""), true, nil
 	case "pg_size_pretty":
 		return types.NewText(sizePretty(datumInt(args[0]))), true, nil
-	case "pg_get_statisticsobjdef_columns":
+	case "pg_get_statisticsobjdef_columns", "pg_get_triggerdef", "pg_get_function_identity_arguments":
+		// kvsql has no such objects (pg_trigger, pg_proc and
+		// pg_statistic_ext are empty): NULL, as for an unknown OID.
 		return types.Null, true, nil
+	case "current_setting":
+		if env.Settings == nil {
+			return types.Null, true, pgerror.New(pgerror.FeatureNotSupported, "current_setting is not available here")
+		}
+		v, found := env.Settings.Get(args[0].S)
+		if !found {
+			if len(args) == 2 && args[1].Kind == types.KindBool && args[1].Bool() {
+				return types.Null, true, nil
+			}
+			return types.Null, true, pgerror.Newf(pgerror.UndefinedObject, "unrecognized configuration parameter %q", args[0].S)
+		}
+		return types.NewText(v), true, nil
+	case "set_config":
+		if env.Settings == nil {
+			return types.Null, true, pgerror.New(pgerror.FeatureNotSupported, "set_config is not available here")
+		}
+		if _, found := env.Settings.Get(args[0].S); !found && !strings.Contains(args[0].S, ".") {
+			// A dotted name is a custom option, which any value may set.
+			return types.Null, true, pgerror.Newf(pgerror.UndefinedObject, "unrecognized configuration parameter %q", args[0].S)
+		}
+		v, err := env.Settings.Set(args[0].S, args[1].S, args[2].Bool())
+		if err != nil {
+			return types.Null, true, err
+		}
+		return types.NewText(v), true, nil
+	case "current_schemas":
+		path := `"$user", public`
+		if env.Settings != nil {
+			if v, found := env.Settings.Get("search_path"); found {
+				path = v
+			}
+		}
+		return types.NewArray(searchPathSchemas(path, args[0].Bool())), true, nil
+	case "acldefault":
+		return types.NewText(aclDefault(args[0].S, userByID(env, datumInt(args[1])))), true, nil
 	}
 	return types.Null, false, nil
 }
@@ -134,4 +189,109 @@ func signalBackend(env *Env, name string, args []types.Datum) (types.Datum, erro
 		return types.Null, pgerror.New(pgerror.NumericValueOutOfRange, "\"timeout\" must not be negative")
 	}
 	return types.NewBool(env.Backends.Terminate(pid, time.Duration(timeout)*time.Millisecond)), nil
+}
+
+// aclDefault is acldefault(objtype, owner) in aclitem[]'s text form: the
+// privileges an object of that kind has before any GRANT or REVOKE
+// (PostgreSQL's acldefault; kvsql has one role, owning everything).
+func aclDefault(objtype, owner string) string {
+	o := quoteIdent(owner)
+	switch objtype {
+	case "r":
+		return "{" + o + "=arwdDxt/" + o + "}"
+	case "s":
+		return "{" + o + "=rwU/" + o + "}"
+	case "d":
+		return "{=Tc/" + o + "," + o + "=CTc/" + o + "}"
+	case "f", "p":
+		return "{=X/" + o + "," + o + "=X/" + o + "}"
+	case "l", "T":
+		return "{=U/" + o + "," + o + "=U/" + o + "}"
+	case "n":
+		return "{" + o + "=UC/" + o + "}"
+	case "F", "S":
+		return "{" + o + "=U/" + o + "}"
+	case "L":
+		return "{" + o + "=rw/" + o + "}"
+	case "t":
+		return "{" + o + "=C/" + o + "}"
+	}
+	return "{}"
+}
+
+// quoteLiteral is PostgreSQL's quote_literal: the text as a string
+// literal, quotes doubled, and an E” literal with doubled backslashes when
+// it has any.
+func quoteLiteral(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		return "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}
+
+// userByID is pg_get_userbyid: the role with that OID (10, the bootstrap
+// role, is the session's user; 6171 is pg_database_owner).
+func userByID(env *Env, oid int64) string {
+	switch oid {
+	case 10:
+		return orDefault(env.User, "kvsql")
+	case 6171:
+		return "pg_database_owner"
+	}
+	return "unknown (OID=" + strconv.FormatInt(oid, 10) + ")"
+}
+
+// searchPathSchemas is current_schemas(implicit) for a search_path
+// setting: the schemas of the path that exist, in order, with pg_catalog
+// first when implicit and not on the path ("$user" names no schema:
+// kvsql has none named after a role).
+func searchPathSchemas(path string, implicit bool) []types.Datum {
+	var names []string
+	seen := map[string]bool{}
+	for _, part := range strings.Split(path, ",") {
+		name := strings.TrimSpace(part)
+		if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+			name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+		} else {
+			name = strings.ToLower(name)
+		}
+		switch name {
+		case "public", "pg_catalog", "information_schema":
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	if implicit && !seen["pg_catalog"] {
+		names = append([]string{"pg_catalog"}, names...)
+	}
+	out := make([]types.Datum, len(names))
+	for i, n := range names {
+		out[i] = types.NewText(n)
+	}
+	return out
+}
+
+// nextvalCall is a nextval call on a constant sequence name, as a column
+// default holds it: nextval('name'::regclass), nextval(cast('name' as
+// regclass)) or nextval('name'); PostgreSQL prints the first form.
+var nextvalCall = regexp.MustCompile(`(?i)nextval\(\s*(?:cast\(\s*)?'([a-z_][a-z0-9_.$]*)'(?:\s+as\s+regclass\s*\)|\s*::\s*regclass)?\s*\)`)
+
+// publicVisible reports whether schema public is on the search path, so
+// that PostgreSQL prints the names of relations in it unqualified.
+func publicVisible(env *Env) bool {
+	path := `"$user", public`
+	if env.Settings != nil {
+		if v, found := env.Settings.Get("search_path"); found {
+			path = v
+		}
+	}
+	for _, d := range searchPathSchemas(path, false) {
+		if d.S == "public" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kvsql/kvsql/planner"
@@ -45,6 +46,13 @@ func TestPgFuncs(t *testing.T) {
 		{arrFn("= all", tBool, txt("x"), textArr()), "t"},
 		{arrFn("= any", tBool, txt("x"), &planner.Const{T: types.ArrayOf(tText)}), "NULL"},
 		{fn("pg_is_in_recovery"), "f"},
+		{fn("quote_literal", txt("it's")), "'it''s'"},
+		{fn("quote_literal", txt(`a\b`)), `E'a\\b'`},
+		{fn("acldefault", txt("r"), i8(10)), "{alice=arwdDxt/alice}"},
+		{fn("acldefault", txt("n"), i8(6171)), "{pg_database_owner=UC/pg_database_owner}"},
+		{fn("acldefault", txt("f"), i8(10)), "{=X/alice,alice=X/alice}"},
+		{fn("pg_get_expr", txt("nextval(cast('s' as regclass))"), i8(1)), "nextval('s'::regclass)"},
+		{fn("kvsql_if_public_visible", txt("a"), txt("public.a")), "a"},
 		{fn("pg_size_pretty", i8(0)), "0 bytes"},
 		{fn("pg_size_pretty", i8(10239)), "10239 bytes"},
 		{fn("pg_size_pretty", i8(10240)), "10 kB"},
@@ -82,4 +90,28 @@ func textArr(elems ...any) planner.Expr {
 		}
 	}
 	return &planner.Const{Value: types.NewArray(ds), T: types.ArrayOf(tText)}
+}
+
+func TestSearchPathSchemas(t *testing.T) {
+	cases := []struct {
+		path     string
+		implicit bool
+		want     string
+	}{
+		{`"$user", public`, false, "public"},
+		{`"$user", public`, true, "pg_catalog,public"},
+		{"", false, ""},
+		{"", true, "pg_catalog"},
+		{"public, pg_catalog", true, "public,pg_catalog"},
+		{`"Public", nope, information_schema, public, public`, false, "information_schema,public"},
+	}
+	for _, c := range cases {
+		var names []string
+		for _, d := range searchPathSchemas(c.path, c.implicit) {
+			names = append(names, d.S)
+		}
+		if got := strings.Join(names, ","); got != c.want {
+			t.Errorf("searchPathSchemas(%q, %v) = %q, want %q", c.path, c.implicit, got, c.want)
+		}
+	}
 }

@@ -212,6 +212,7 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 				r.identityAlways = append(r.identityAlways, elem[0].val)
 				k++
 			} else if k+1 < len(rest) && rest[k].is("by") && rest[k+1].is("default") {
+				r.identityByDefault = append(r.identityByDefault, elem[0].val)
 				k += 2
 			} else {
 				return nil, syntaxErr(r.sql, t.pos, "ALWAYS or BY DEFAULT expected")
@@ -282,7 +283,7 @@ func (r *rewriter) alterTable(toks []token) ([]token, error) {
 		k++
 	}
 	if k >= len(toks) || !toks[k].is("add") {
-		return toks, nil
+		return parenDefault(toks), nil
 	}
 	k++
 	if k < len(toks) && toks[k].kind == tkIdent && tableConstraintWords[toks[k].val] {
@@ -301,6 +302,28 @@ func (r *rewriter) alterTable(toks []token) ([]token, error) {
 		return nil, err
 	}
 	return append(out, col...), nil
+}
+
+// parenDefault puts parentheses around the expression of ALTER TABLE t
+// ALTER [COLUMN] c SET DEFAULT expr when it is not already a parenthesised
+// one: vitess's (MySQL's) grammar takes only literals bare, and
+// PostgreSQL's SET DEFAULT nextval('s'::regclass) must reach it as
+// DEFAULT (nextval(...)).
+func parenDefault(toks []token) []token {
+	for k := 0; k+2 < len(toks); k++ {
+		if !toks[k].is("set") || !toks[k+1].is("default") {
+			continue
+		}
+		e := k + 2
+		if toks[e].isPunct("(") || e+1 == len(toks) {
+			return toks // already parenthesised, or a single literal
+		}
+		out := append([]token{}, toks[:e]...)
+		out = append(out, token{kind: tkPunct, val: "(", pos: toks[e].pos})
+		out = append(out, toks[e:]...)
+		return append(out, token{kind: tkPunct, val: ")", pos: toks[len(toks)-1].pos})
+	}
+	return toks
 }
 
 // createIndex handles CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS]

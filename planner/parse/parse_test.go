@@ -203,7 +203,7 @@ func TestContract(t *testing.T) {
 		{`EXPLAIN SELECT "a" FROM t`, "explain select a from t"},
 		// psql / pgx catalog queries.
 		{`SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default AND pg_catalog.format_type(a.atttypid, a.atttypmod) = 't'::regclass`,
-			"select c.relname from pg_catalog.pg_class as c where `~`(c.relname, '^(t)$') and pg_catalog.format_type(a.atttypid, a.atttypmod) = cast('t' as regclass)"},
+			"select c.relname from pg_catalog.pg_class as c where `~`(c.relname, '^(t)$') and format_type(a.atttypid, a.atttypmod) = cast('t' as regclass)"},
 		// Empty input.
 		{`;;`, "EMPTY"},
 		{`-- only a comment`, "EMPTY"},

@@ -44,6 +44,12 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.trigger(toks)
 	case first.is("explain"):
 		return r.explain(toks)
+	case first.is("lock"):
+		return r.lock(toks)
+	case first.is("alter") && len(toks) > 4 && toks[len(toks)-3].is("owner") && toks[len(toks)-2].is("to"):
+		if st, ok, err := r.alterOwner(toks); ok {
+			return st, err
+		}
 	case (first.is("create") || first.is("alter") || first.is("drop")) && second.is("sequence"),
 		first.is("create") && (second.is("temp") || second.is("temporary")) && len(toks) > 2 && toks[2].is("sequence"):
 		return r.sequence(toks)
@@ -55,6 +61,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.create(toks)
 	case first.is("alter") && second.is("table"):
 		if st, ok, err := r.alterColumn(toks); ok {
+			return st, err
+		}
+		if st, ok, err := r.addIdentity(toks); ok {
 			return st, err
 		}
 		toks, err = r.alterTable(toks)

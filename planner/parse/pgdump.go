@@ -1,0 +1,326 @@
+package parse
+
+import (
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+)
+
+// Statements pg_dump sends, or writes into its scripts, that vitess's
+// grammar has no shape for: LOCK TABLE, ALTER ... OWNER TO and ALTER
+// COLUMN ... ADD GENERATED AS IDENTITY.
+
+// LockStmt is LOCK [TABLE] [ONLY] name [, ...] [IN mode MODE] [NOWAIT].
+type LockStmt struct {
+	Tables []string // without a "public." qualifier
+	Mode   string   // lower case, words joined by one space: "access share", ...
+	NoWait bool
+}
+
+// OwnerStmt is ALTER {TABLE | SEQUENCE | VIEW | MATERIALIZED VIEW} [IF
+// EXISTS] [ONLY] name OWNER TO role, or ALTER DATABASE name OWNER TO role.
+type OwnerStmt struct {
+	Kind     string // "table", "sequence", "view", "materialized view", "database"
+	Name     string // without a "public." qualifier
+	Role     string // lower-cased unless quoted; CURRENT_USER etc. as "current_user"
+	IfExists bool
+}
+
+// AddIdentityStmt is ALTER TABLE [ONLY] t ALTER [COLUMN] c ADD GENERATED
+// {ALWAYS | BY DEFAULT} AS IDENTITY [(sequence options)].
+type AddIdentityStmt struct {
+	Table, Column string
+	Always        bool
+	SeqName       string // SEQUENCE NAME's last part, "" when not given
+	Options       SequenceOptions
+}
+
+// lockModes are LOCK's lock modes, by their first word(s).
+var lockModes = []string{"access share", "row share", "row exclusive", "share update exclusive",
+	"share row exclusive", "share", "exclusive", "access exclusive"}
+
+// lock parses LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT].
+func (r *rewriter) lock(toks []token) (Statement, error) {
+	var st Statement
+	c := &cursor{r: r, toks: toks, i: 1}
+	c.accept("table")
+	l := &LockStmt{Mode: "access exclusive"}
+	for {
+		c.accept("only")
+		name, err := c.sequenceName()
+		if err != nil {
+			return st, err
+		}
+		if !c.done() && c.toks[c.i].isOp("*") {
+			c.i++
+		}
+		l.Tables = append(l.Tables, name)
+		if c.done() || !c.toks[c.i].isPunct(",") {
+			break
+		}
+		c.i++
+	}
+	if c.accept("in") {
+		mode := ""
+		for _, m := range lockModes {
+			words := strings.Fields(m)
+			if c.i+len(words) >= len(toks) {
+				continue
+			}
+			match := true
+			for j, w := range words {
+				if !toks[c.i+j].is(w) {
+					match = false
+					break
+				}
+			}
+			if match && toks[c.i+len(words)].is("mode") {
+				mode = m
+				c.i += len(words) + 1
+				break
+			}
+		}
+		if mode == "" {
+			return st, c.errHere()
+		}
+		l.Mode = mode
+	}
+	l.NoWait = c.accept("nowait")
+	st.Lock = l
+	return st, c.end()
+}
+
+// alterOwner parses ALTER {TABLE | SEQUENCE | VIEW | MATERIALIZED VIEW}
+// ... OWNER TO role; ok is false when the statement is another ALTER.
+func (r *rewriter) alterOwner(toks []token) (st Statement, ok bool, err error) {
+	n := len(toks)
+	if n < 5 || !toks[n-3].is("owner") || !toks[n-2].is("to") {
+		return st, false, nil
+	}
+	c := &cursor{r: r, toks: toks[:n-3], i: 1}
+	o := &OwnerStmt{}
+	switch {
+	case c.accept("table"), c.accept("sequence"), c.accept("view"), c.accept("database"):
+		o.Kind = toks[1].val
+	case c.accept("materialized"):
+		if !c.accept("view") {
+			return st, false, nil
+		}
+		o.Kind = "materialized view"
+	default:
+		return st, false, nil
+	}
+	if c.accept("if") {
+		if err := c.expect("exists"); err != nil {
+			return st, true, err
+		}
+		o.IfExists = true
+	}
+	c.accept("only")
+	if o.Kind == "database" {
+		o.Name, err = c.name()
+	} else {
+		o.Name, err = c.sequenceName()
+	}
+	if err != nil {
+		return st, true, err
+	}
+	if err := c.end(); err != nil {
+		return st, true, err
+	}
+	role := toks[n-1]
+	if role.kind != tkIdent && role.kind != tkQIdent {
+		return st, true, syntaxErr(r.sql, role.pos, "syntax error at or near %q", tokText(r.sql, role))
+	}
+	o.Role = role.val
+	st.Owner = o
+	return st, true, nil
+}
+
+// addIdentity parses ALTER TABLE [ONLY] t ALTER [COLUMN] c ADD GENERATED
+// {ALWAYS | BY DEFAULT} AS IDENTITY [( options )], the form pg_dump writes
+// for identity columns; ok is false for any other ALTER TABLE.
+func (r *rewriter) addIdentity(toks []token) (st Statement, ok bool, err error) {
+	c := &cursor{r: r, toks: toks, i: 2}
+	c.accept("only")
+	table, err := c.sequenceName()
+	if err != nil || !c.accept("alter") {
+		return st, false, nil
+	}
+	c.accept("column")
+	col, err := c.name()
+	if err != nil || !c.peek("add") || c.i+1 >= len(toks) || !toks[c.i+1].is("generated") {
+		return st, false, nil
+	}
+	c.i += 2
+	a := &AddIdentityStmt{Table: table, Column: col}
+	switch {
+	case c.accept("always"):
+		a.Always = true
+	case c.accept("by"):
+		if err := c.expect("default"); err != nil {
+			return st, true, err
+		}
+	default:
+		return st, true, c.errHere()
+	}
+	if err := c.expect("as"); err != nil {
+		return st, true, err
+	}
+	if err := c.expect("identity"); err != nil {
+		return st, true, err
+	}
+	if !c.done() && c.toks[c.i].isPunct("(") {
+		end := len(toks) - 1
+		if !toks[end].isPunct(")") {
+			return st, true, syntaxErr(r.sql, toks[end].pos, "syntax error at or near %q", tokText(r.sql, toks[end]))
+		}
+		inner := &cursor{r: r, toks: toks[c.i+1 : end]}
+		if inner.accept("sequence") {
+			if err := inner.expect("name"); err != nil {
+				return st, true, err
+			}
+			if a.SeqName, err = inner.sequenceName(); err != nil {
+				return st, true, err
+			}
+		}
+		if err := inner.sequenceOptions(&a.Options, false); err != nil {
+			return st, true, err
+		}
+		if a.Options.OwnedBySpecified {
+			return st, true, pgerror.New(pgerror.SyntaxError, "invalid sequence option OWNED BY")
+		}
+		c.i = len(toks)
+	}
+	st.AddIdentity = a
+	return st, true, c.end()
+}
+
+// fromFuncs prepares function calls for the rewrites after it: a
+// pg_catalog. qualifier before a function name is dropped (every kvsql
+// function is a pg_catalog one; seriesInFrom and the array_agg rewrite
+// know the names unqualified), and pg_options_to_table(options) (the
+// option_name and option_value of a "name=value" text array, as pg_dump
+// reads them) becomes a derived table over unnest.
+func fromFuncs(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.is("pg_catalog") && i+3 < len(toks) && toks[i+1].isPunct(".") && toks[i+2].kind == tkIdent && toks[i+3].isPunct("(") {
+			i++ // the qualifier and its dot; the name follows
+			continue
+		}
+		if t.is("pg_options_to_table") && i+1 < len(toks) && toks[i+1].isPunct("(") && len(out) > 0 &&
+			(out[len(out)-1].is("from") || out[len(out)-1].is("join") || out[len(out)-1].isPunct(",")) {
+			end := matchForward(toks, i+1)
+			if end < 0 {
+				out = append(out, t)
+				continue
+			}
+			head, _ := lex("( select split_part(o, '=', 1) as option_name, substr(o, strpos(o, '=') + 1) as option_value from unnest(")
+			tail, _ := lex(") as o )")
+			for k, part := range [][]token{head, toks[i+2 : end], tail} {
+				for _, x := range part {
+					if k != 1 { // lexed from the template: point errors at the call
+						x.pos, x.end = t.pos, t.pos
+					}
+					out = append(out, x)
+				}
+			}
+			next := end + 1
+			if !(next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
+				toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])) {
+				out = append(out, raw("as pg_options_to_table", t.pos))
+			}
+			i = end
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// QualifyRelations rewrites a query's text (a view's definition) so that
+// each unqualified relation named in a FROM clause or JOIN that is one of
+// names reads public.name: pg_get_viewdef's answer must not depend on the
+// search path (pg_dump restores with an empty one). Strings, comments,
+// column references and CTE names (not in names) are left alone. Text
+// that does not lex is returned as it is.
+func QualifyRelations(sql string, names map[string]bool) string {
+	toks, err := lex(sql)
+	if err != nil {
+		return sql
+	}
+	var b strings.Builder
+	last := 0
+	for _, t := range relationRefs(toks, names) {
+		b.WriteString(sql[last:t.pos])
+		b.WriteString("public.")
+		last = t.pos
+	}
+	b.WriteString(sql[last:])
+	return b.String()
+}
+
+// ReferencedRelations returns the relations among names that a query's
+// text reads in FROM clauses and JOINs (a view's dependencies), each once,
+// in order of appearance.
+func ReferencedRelations(sql string, names map[string]bool) []string {
+	toks, err := lex(sql)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range relationRefs(toks, names) {
+		if !seen[t.val] {
+			seen[t.val] = true
+			out = append(out, t.val)
+		}
+	}
+	for i := 0; i+2 < len(toks); i++ { // public.name
+		if n := toks[i+2]; toks[i].is("public") && toks[i+1].isPunct(".") && names[n.val] && !seen[n.val] {
+			seen[n.val] = true
+			out = append(out, n.val)
+		}
+	}
+	return out
+}
+
+// relationRefs are the tokens of toks that name, unqualified, one of names
+// as a FROM or JOIN item.
+func relationRefs(toks []token, names map[string]bool) []token {
+	var out []token
+	fromCtx := []bool{false}
+	for i, t := range toks {
+		d := len(fromCtx) - 1
+		switch {
+		case t.isPunct("("):
+			fromCtx = append(fromCtx, false)
+			continue
+		case t.isPunct(")"):
+			if d > 0 {
+				fromCtx = fromCtx[:d]
+			}
+			continue
+		case t.is("from") || t.is("join"):
+			fromCtx[d] = true
+			continue
+		case t.kind == tkIdent && fromEnds[t.val]:
+			fromCtx[d] = false
+			continue
+		}
+		if !fromCtx[d] || (t.kind != tkIdent && t.kind != tkQIdent) || !names[t.val] || i == 0 {
+			continue
+		}
+		prev := toks[i-1]
+		if !(prev.is("from") || prev.is("join") || prev.isPunct(",") || prev.is("only")) {
+			continue
+		}
+		if i+1 < len(toks) && (toks[i+1].isPunct(".") || toks[i+1].isPunct("(")) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}

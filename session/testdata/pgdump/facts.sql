@@ -1,0 +1,23 @@
+-- What TestPgDump compares between two restored databases: columns,
+-- indexes, constraints, sequences, views, comments, every table's rows,
+-- and what the sequences hand out next. Serial defaults read "nextval":
+-- PostgreSQL keeps an identity column's sequence apart from its default,
+-- kvsql (whose BY DEFAULT identity columns are serial) does not.
+SELECT table_name, column_name, data_type, character_maximum_length, numeric_precision, numeric_scale, is_nullable, CASE WHEN column_default LIKE 'nextval%' THEN 'nextval' ELSE column_default END FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position;
+SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname;
+SELECT conname, contype FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY conname;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND contype <> 'c' ORDER BY conname;
+SELECT sequencename, start_value, increment_by, last_value FROM pg_sequences ORDER BY sequencename;
+SELECT viewname FROM pg_views WHERE schemaname = 'public' ORDER BY viewname;
+SELECT obj_description('books'::regclass, 'pg_class'), col_description('books'::regclass, 3);
+SELECT * FROM authors ORDER BY id;
+SELECT * FROM books ORDER BY id;
+SELECT * FROM events ORDER BY id;
+SELECT * FROM "Mixed Case" ORDER BY "Key";
+SELECT * FROM plain ORDER BY a;
+SELECT * FROM cheap_books ORDER BY id;
+SELECT * FROM author_names ORDER BY id;
+SELECT nextval('counter');
+INSERT INTO authors (name) VALUES ('New') RETURNING id;
+INSERT INTO books (title) VALUES ('New') RETURNING id;
+INSERT INTO events (book_id, at) VALUES (2, '2025-01-01') RETURNING id;
