@@ -101,6 +101,9 @@ type Table struct {
 	NextColumnID uint32 `json:"nextColumnID"`
 	// Comment is COMMENT ON TABLE's text, "" for none.
 	Comment string `json:"comment,omitempty"`
+	// ConstraintComments are COMMENT ON CONSTRAINT's texts by constraint
+	// name (primary key, unique, check or foreign key).
+	ConstraintComments map[string]string `json:"constraintComments,omitempty"`
 	// MatView, for a materialized view, is its query's SQL text: the
 	// table holds the query's rows as of the last REFRESH, and only
 	// REFRESH writes it. MatViewEmpty marks one created or refreshed WITH

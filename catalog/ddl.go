@@ -596,3 +596,12 @@ func (c *Catalog) DropForeignKey(w kv.Writer, db, name string, fk ForeignKey) (*
 // ElementsIndexable reports whether a column of type t can have an
 // element index: an array (its elements) or jsonb (its leaves).
 func ElementsIndexable(t types.T) bool { return t.IsArray() || t.Family == types.JSONB }
+
+// ForeignKeyName is fk's name: the one it was given, else PostgreSQL's
+// table_columns_fkey.
+func ForeignKeyName(t *Table, fk ForeignKey) string {
+	if fk.Name != "" {
+		return fk.Name
+	}
+	return t.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
+}

@@ -36,6 +36,11 @@ func (g *vgen) descriptions() []vdesc {
 			}
 		}
 	}
+	for _, c := range g.constraints() {
+		if text := c.t.ConstraintComments[c.name]; text != "" {
+			out = append(out, vdesc{oid: c.oid, class: 2606, text: text})
+		}
+	}
 	for _, v := range g.views() {
 		if v.Comment != "" {
 			out = append(out, vdesc{oid: oidView(v.Name), text: v.Comment})
@@ -91,16 +96,22 @@ func (g *vgen) descriptionCall(name string, args []Expr) (Expr, error) {
 		}
 		return finishCase(c), nil
 	}
-	// obj_description(oid, 'pg_namespace') reads schema comments; with
-	// another catalog or none, relations' comments.
-	ns := false
+	// obj_description(oid, 'pg_namespace') reads schema comments,
+	// (oid, 'pg_constraint') constraints'; with another catalog or none,
+	// relations' comments.
+	class := int64(0)
 	if len(args) == 2 {
 		if k, ok := args[1].(*Const); ok && k.Value.Kind == types.KindText {
-			ns = strings.TrimPrefix(k.Value.S, "pg_catalog.") == "pg_namespace"
+			switch strings.TrimPrefix(k.Value.S, "pg_catalog.") {
+			case "pg_namespace":
+				class = 2615
+			case "pg_constraint":
+				class = 2606
+			}
 		}
 	}
 	for _, d := range g.descriptions() {
-		if d.sub == 0 && (d.class == 2615) == ns {
+		if d.sub == 0 && d.class == class {
 			c.Whens = append(c.Whens, When{Cond: oidConst(d.oid), Val: textConst(d.text)})
 		}
 	}

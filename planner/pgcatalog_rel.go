@@ -148,12 +148,7 @@ func (g *vgen) constraints() []vconstraint {
 
 // fkName is a foreign key's name, PostgreSQL's default when none was
 // given.
-func fkName(t *catalog.Table, fk catalog.ForeignKey) string {
-	if fk.Name != "" {
-		return fk.Name
-	}
-	return t.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
-}
+func fkName(t *catalog.Table, fk catalog.ForeignKey) string { return catalog.ForeignKeyName(t, fk) }
 
 // quoteIdent double-quotes a name when PostgreSQL would: anything but a
 // lower-case identifier.

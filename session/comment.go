@@ -49,6 +49,27 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 			}
 			return nil
 		})
+	case "constraint":
+		tbl, terr := t.cat.Table(s.database, c.Name)
+		if terr != nil {
+			return terr
+		}
+		if !hasConstraint(tbl, c.Column) {
+			return pgerror.Newf(pgerror.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", c.Column, c.Name)
+		}
+		next, err = t.cat.AlterTable(t.kv, s.database, c.Name, func(nt *catalog.Table) error {
+			m := make(map[string]string, len(nt.ConstraintComments)+1)
+			for k, v := range nt.ConstraintComments {
+				m[k] = v
+			}
+			if text == "" {
+				delete(m, c.Column)
+			} else {
+				m[c.Column] = text
+			}
+			nt.ConstraintComments = m
+			return nil
+		})
 	case "view":
 		next, err = t.cat.SetViewComment(t.kv, s.database, c.Name, text)
 	case "sequence":
@@ -67,4 +88,28 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 	}
 	t.setCatalog(next)
 	return nil
+}
+
+// hasConstraint reports whether t has a constraint of that name: its
+// primary key, a UNIQUE constraint's index, a CHECK or a foreign key.
+func hasConstraint(t *catalog.Table, name string) bool {
+	if t.PrimaryKeyName == name && len(t.PrimaryKey) > 0 {
+		return true
+	}
+	for _, idx := range t.Indexes {
+		if idx.Constraint && idx.Name == name {
+			return true
+		}
+	}
+	for _, ch := range t.Checks {
+		if ch.Name == name {
+			return true
+		}
+	}
+	for _, fk := range t.ForeignKeys {
+		if catalog.ForeignKeyName(t, fk) == name {
+			return true
+		}
+	}
+	return false
 }

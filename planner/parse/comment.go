@@ -1,12 +1,12 @@
 package parse
 
-// CommentStmt is COMMENT ON {TABLE | VIEW | INDEX | SEQUENCE} name IS text
-// and COMMENT ON COLUMN table.column IS text; Text nil is IS NULL (the
-// comment removed).
+// CommentStmt is COMMENT ON {TABLE | VIEW | INDEX | SEQUENCE} name IS text,
+// COMMENT ON COLUMN table.column IS text and COMMENT ON CONSTRAINT name
+// ON table IS text; Text nil is IS NULL (the comment removed).
 type CommentStmt struct {
-	Kind   string // "table", "view", "index", "sequence" or "column"
-	Name   string // the object's name; for a column, its table's
-	Column string
+	Kind   string // "table", "view", "index", "sequence", "column" or "constraint"
+	Name   string // the object's name; for a column or a constraint, its table's
+	Column string // the column's or the constraint's name
 	Text   *string
 }
 
@@ -39,6 +39,23 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 			return st, syntaxErr(r.sql, kind.pos, "column name must be qualified")
 		}
 		cs.Name, cs.Column = names[len(names)-2], names[len(names)-1]
+	case kind.is("constraint"):
+		if c.done() || toks[c.i].kind != tkIdent && toks[c.i].kind != tkQIdent {
+			return st, c.errHere()
+		}
+		cs.Column = toks[c.i].val
+		c.i++
+		if err := c.expect("on"); err != nil {
+			return st, err
+		}
+		if c.accept("domain") {
+			return st, unsupported(r.sql, kind.pos, "COMMENT ON CONSTRAINT ... ON DOMAIN is not supported")
+		}
+		names, err := c.qualifiedName()
+		if err != nil {
+			return st, err
+		}
+		cs.Name = names[len(names)-1]
 	default:
 		return st, unsupported(r.sql, kind.pos, "COMMENT ON %s is not supported", kind.val)
 	}
