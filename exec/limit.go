@@ -23,6 +23,10 @@ type limitOp struct {
 	opened bool
 	count  int64 // -1: unlimited
 	offset int64
+	// last holds the TiesOn key values of the count-th row (WITH TIES):
+	// once count rows have passed, rows equal to it on them still pass.
+	last []types.Datum
+	ties bool // past the count-th row, passing ties
 }
 
 var _ Operator = (*limitOp)(nil)
@@ -34,6 +38,23 @@ func (l *limitOp) Next() ([]types.Datum, error) {
 		if l.count, l.offset, err = limitValues(l.env, l.node.Count, l.node.Offset); err != nil {
 			return nil, err
 		}
+	}
+	if l.ties {
+		row, err := l.input.Next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		for i, k := range l.node.TiesOn {
+			d, err := eval.Eval(l.env, k.Expr, row)
+			if err != nil {
+				return nil, err
+			}
+			if !eval.Equal(d, l.last[i]) {
+				l.ties, l.count = false, 0
+				return nil, nil
+			}
+		}
+		return row, nil
 	}
 	if l.count == 0 {
 		return nil, nil
@@ -51,6 +72,15 @@ func (l *limitOp) Next() ([]types.Datum, error) {
 	}
 	if l.count > 0 {
 		l.count--
+		if l.count == 0 && len(l.node.TiesOn) > 0 {
+			l.last = make([]types.Datum, len(l.node.TiesOn))
+			for i, k := range l.node.TiesOn {
+				if l.last[i], err = eval.Eval(l.env, k.Expr, row); err != nil {
+					return nil, err
+				}
+			}
+			l.ties = true
+		}
 	}
 	return row, nil
 }

@@ -180,8 +180,9 @@ func (b *binder) orderLimitOutput(n Node, orderBy sqlparser.OrderBy, limit *sqlp
 			keys = append(keys, SortKey{Expr: x, Desc: desc, NullsFirst: desc})
 		}
 		n = &Sort{Input: n, Keys: keys}
+		return b.limit(n, limit, s, keys)
 	}
-	return b.limit(n, limit, s)
+	return b.limit(n, limit, s, nil)
 }
 
 func ordinal(e sqlparser.Expr) (int, bool) {
@@ -192,10 +193,21 @@ func ordinal(e sqlparser.Expr) (int, bool) {
 	return 0, false
 }
 
-// limit applies LIMIT/OFFSET, turning Sort+LIMIT into TopN.
-func (b *binder) limit(n Node, limit *sqlparser.Limit, s *scope) (Node, error) {
+// limit applies LIMIT/OFFSET, turning Sort+LIMIT into TopN; keys are
+// the ORDER BY keys over n's rows, which FETCH ... WITH TIES compares.
+func (b *binder) limit(n Node, limit *sqlparser.Limit, s *scope, keys []SortKey) (Node, error) {
 	if limit == nil || (limit.Rowcount == nil && limit.Offset == nil) {
 		return n, nil
+	}
+	withTies := false
+	if f, ok := limit.Rowcount.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == parse.MarkerWithTies && len(f.Exprs) == 1 {
+		if len(keys) == 0 {
+			return nil, pgerror.New(pgerror.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+		}
+		withTies = true
+		cp := *limit
+		cp.Rowcount = f.Exprs[0]
+		limit = &cp
 	}
 	bind := func(e sqlparser.Expr) (Expr, error) {
 		if e == nil {
@@ -217,6 +229,9 @@ func (b *binder) limit(n Node, limit *sqlparser.Limit, s *scope) (Node, error) {
 	offset, err := bind(limit.Offset)
 	if err != nil {
 		return nil, err
+	}
+	if withTies {
+		return &Limit{Input: n, Count: count, Offset: offset, TiesOn: keys}, nil
 	}
 	if sort, ok := n.(*Sort); ok && count != nil && b.enabled("topn") {
 		return &TopN{Input: sort.Input, Keys: sort.Keys, Count: count, Offset: offset}, nil
@@ -661,7 +676,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	if lockKey != nil {
 		n = &LockRows{Input: n, Table: lockTable, Key: lockKey, Lock: rowLock(sel.Lock)}
 	}
-	if n, err = b.limit(n, sel.Limit, s); err != nil {
+	if n, err = b.limit(n, sel.Limit, s, keys); err != nil {
 		return nil, err
 	}
 	if len(proj.Exprs) > len(items) {

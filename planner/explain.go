@@ -144,6 +144,9 @@ func describe(n Node) string {
 		if v.Offset != nil {
 			s += " offset " + v.Offset.String()
 		}
+		if len(v.TiesOn) > 0 {
+			s += " with ties"
+		}
 		return s
 	case *Window:
 		s := "Window"

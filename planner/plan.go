@@ -286,6 +286,10 @@ type Limit struct {
 	Input  Node
 	Count  Expr
 	Offset Expr
+	// TiesOn, for FETCH FIRST n ROWS WITH TIES, are the ORDER BY keys
+	// over the input's rows: rows after the n-th that equal it on them
+	// are passed too.
+	TiesOn []SortKey
 }
 
 // LockRows locks the master row behind each input row (SELECT ... FOR

@@ -273,6 +273,7 @@ func nodeExprSlots(n Node) []*Expr {
 		keys(v.Keys)
 		each(&v.Count, &v.Offset)
 	case *Limit:
+		keys(v.TiesOn)
 		each(&v.Count, &v.Offset)
 	case *Insert:
 		list(v.Returning)

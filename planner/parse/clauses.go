@@ -174,10 +174,16 @@ func (r *rewriter) limitTail(toks []token, i int) (int, []token, error) {
 			} else {
 				return 0, nil, syntaxErr(r.sql, t.pos, "ROW or ROWS expected in FETCH")
 			}
-			if j < len(toks) && toks[j].is("only") {
+			switch {
+			case j < len(toks) && toks[j].is("only"):
 				j++
-			} else {
-				return 0, nil, unsupported(r.sql, t.pos, "FETCH ... WITH TIES is not supported")
+			case j+1 < len(toks) && toks[j].is("with") && toks[j+1].is("ties"):
+				// WITH TIES: the count wrapped in MarkerWithTies.
+				j += 2
+				count = append(append([]token{raw(MarkerWithTies, t.pos), {kind: tkPunct, val: "(", pos: t.pos}}, count...),
+					token{kind: tkPunct, val: ")", pos: t.pos})
+			default:
+				return 0, nil, syntaxErr(r.sql, t.pos, "ONLY or WITH TIES expected in FETCH")
 			}
 			i = j
 		default:
@@ -200,3 +206,7 @@ done:
 	}
 	return i, res, nil
 }
+
+// MarkerWithTies wraps the count of FETCH FIRST n ROWS WITH TIES in the
+// LIMIT clause vitess reads: LIMIT kvsql_with_ties(n).
+const MarkerWithTies = "kvsql_with_ties"
