@@ -22,7 +22,9 @@ const flushThreshold = 64 << 10
 
 // readFrame reads one typed message from r: a type byte, a 4-byte length
 // that counts itself, and the body. The length is checked before anything
-// is allocated: below 4 is 08P01, above limit is 54000; both end the
+// is allocated: below 4 is 08P01, above limit is 54000 (a message up to
+// twice the limit is read and dropped first, so the client sees the
+// error); both end the
 // connection because the byte stream can no longer be trusted. The
 // returned body aliases buf and is valid until the next call.
 func readFrame(r io.Reader, buf []byte, limit int) (typ byte, body []byte, err error) {
@@ -35,7 +37,17 @@ func readFrame(r io.Reader, buf []byte, limit int) (typ byte, body []byte, err e
 		return 0, buf, pgerror.Newf(pgerror.ProtocolViolation, "invalid message length %d", n+4)
 	}
 	if n > int64(limit) {
-		return 0, buf, pgerror.Newf(pgerror.ProgramLimitExceeded, "message of %d bytes exceeds the limit of %d bytes", n, limit)
+		tooLong := pgerror.Newf(pgerror.ProgramLimitExceeded, "message of %d bytes exceeds the limit of %d bytes", n, limit)
+		if n <= 2*int64(limit) {
+			// A message not far past the limit is read and dropped, so
+			// that a client still writing it reads the error instead of
+			// a reset connection; anything larger ends the connection at
+			// once.
+			if _, err := io.CopyN(io.Discard, r, n); err != nil {
+				return 0, buf, err
+			}
+		}
+		return 0, buf, tooLong
 	}
 	body = buf[:0]
 	for int64(len(body)) < n {
