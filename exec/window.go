@@ -24,6 +24,7 @@ type windowOp struct {
 
 	mem  memAccount      // the current partition's rows (it does not spill)
 	rows [][]types.Datum // the current partition
+	key  []types.Datum   // each row's last ORDER BY value (RANGE offsets)
 	vals [][]types.Datum // per function, per row
 	pos  int             // next row to produce
 	out  []types.Datum
@@ -121,6 +122,7 @@ func (o *windowOp) compute() error {
 	first, last := make([]int, n), make([]int, n)
 	group := make([]int, n) // 1-based peer group number
 	var prev []types.Datum
+	o.key = o.key[:0]
 	for i, row := range o.rows {
 		keys := make([]types.Datum, len(o.node.Order))
 		for k, sk := range o.node.Order {
@@ -129,6 +131,11 @@ func (o *windowOp) compute() error {
 				return err
 			}
 			keys[k] = d
+		}
+		if len(keys) > 0 {
+			// The last key: RANGE offsets have one ORDER BY column, after
+			// the IS NULL key NULLS FIRST/LAST may add.
+			o.key = append(o.key, keys[len(keys)-1])
 		}
 		if i > 0 && rowsIdentical(prev, keys) {
 			first[i], group[i] = first[i-1], group[i-1]
@@ -253,7 +260,7 @@ func (o *windowOp) lagLead(fn *planner.WindowFunc, vals []types.Datum) error {
 
 // frameOffset evaluates a ROWS offset.
 func (o *windowOp) frameOffset(b planner.FrameBound, start bool) (int, error) {
-	if b.Offset == nil {
+	if b.Offset == nil || b.Target != nil {
 		return 0, nil
 	}
 	d, err := eval.Eval(o.env, b.Offset, nil)
@@ -314,6 +321,16 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, las
 	eo, err := o.frameOffset(fn.Frame.End, false)
 	if err != nil {
 		return err
+	}
+	bounds := bounds
+	if fn.Frame.Start.Target != nil || fn.Frame.End.Target != nil {
+		rlo, rhi, err := o.rangeFrames(fn.Frame, first, last)
+		if err != nil {
+			return err
+		}
+		bounds = func(f planner.Frame, i, n, first, last, so, eo int) (int, int) {
+			return rlo[i], rhi[i]
+		}
 	}
 	switch fn.Func {
 	case "first_value", "last_value", "nth_value":
@@ -406,4 +423,107 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, las
 func (o *windowOp) Close() error {
 	o.mem.reset()
 	return o.input.Close()
+}
+
+// rangeFrames computes every row's frame for RANGE with an offset: a
+// bound with a Target reaches the rows whose ORDER BY value is on the
+// frame's side of the Target (binary search over the partition's values,
+// which are sorted); a NULL value's frame is its peers, and the rows with
+// NULL values are outside every other row's offset range.
+func (o *windowOp) rangeFrames(f planner.Frame, first, last []int) (lo, hi []int, err error) {
+	n := len(o.rows)
+	lo, hi = make([]int, n), make([]int, n)
+	for _, b := range []planner.FrameBound{f.Start, f.End} {
+		if b.Target == nil {
+			continue
+		}
+		d, err := eval.Eval(o.env, b.Offset, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d.IsNull() {
+			return nil, nil, pgerror.New(pgerror.NullValueNotAllowed, "frame starting offset must not be null")
+		}
+		if eval.Compare(d, zeroLike(d)) < 0 {
+			return nil, nil, pgerror.New(pgerror.InvalidPrecedingFollowing, "invalid preceding or following size in window function")
+		}
+	}
+	desc := len(o.node.Order) > 0 && o.node.Order[len(o.node.Order)-1].Desc
+	// The rows with non-NULL values: one run, NULLs before or after it.
+	nnLo, nnHi := 0, n-1
+	for nnLo < n && o.key[nnLo].IsNull() {
+		nnLo++
+	}
+	for nnHi >= 0 && o.key[nnHi].IsNull() {
+		nnHi--
+	}
+	// before reports whether value v lies before target t in the
+	// window's order.
+	before := func(v, t types.Datum) bool {
+		c := eval.Compare(v, t)
+		if desc {
+			return c > 0
+		}
+		return c < 0
+	}
+	for i := 0; i < n; i++ {
+		lo[i], hi[i] = bounds(f, i, n, first[i], last[i], 0, 0)
+		if o.key[i].IsNull() {
+			if f.Start.Target != nil {
+				lo[i] = first[i]
+			}
+			if f.End.Target != nil {
+				hi[i] = last[i]
+			}
+			continue
+		}
+		if f.Start.Target != nil {
+			t, err := eval.Eval(o.env, f.Start.Target, o.rows[i])
+			if err != nil {
+				return nil, nil, err
+			}
+			// The first non-NULL row not before the target.
+			j := nnLo
+			for k := nnHi + 1; j < k; {
+				m := (j + k) / 2
+				if before(o.key[m], t) {
+					j = m + 1
+				} else {
+					k = m
+				}
+			}
+			lo[i] = j
+		}
+		if f.End.Target != nil {
+			t, err := eval.Eval(o.env, f.End.Target, o.rows[i])
+			if err != nil {
+				return nil, nil, err
+			}
+			// The last non-NULL row not after the target.
+			j := nnLo
+			for k := nnHi + 1; j < k; {
+				m := (j + k) / 2
+				if !before(t, o.key[m]) {
+					j = m + 1
+				} else {
+					k = m
+				}
+			}
+			hi[i] = j - 1
+		}
+	}
+	return lo, hi, nil
+}
+
+// zeroLike is the zero of d's kind, to tell a negative offset.
+func zeroLike(d types.Datum) types.Datum {
+	switch d.Kind {
+	case types.KindFloat:
+		return types.NewFloat(0)
+	case types.KindDecimal:
+		return types.Datum{Kind: types.KindDecimal, S: "0"}
+	case types.KindInterval:
+		return types.NewInterval(types.IntervalValue{})
+	}
+	return types.NewInt(0)
 }

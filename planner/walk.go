@@ -265,7 +265,8 @@ func nodeExprSlots(n Node) []*Expr {
 		keys(v.Order)
 		for i := range v.Funcs {
 			list(v.Funcs[i].Args)
-			each(&v.Funcs[i].Frame.Start.Offset, &v.Funcs[i].Frame.End.Offset)
+			each(&v.Funcs[i].Frame.Start.Offset, &v.Funcs[i].Frame.End.Offset,
+				&v.Funcs[i].Frame.Start.Target, &v.Funcs[i].Frame.End.Target)
 		}
 	case *Sort:
 		keys(v.Keys)

@@ -1,7 +1,10 @@
 package planner
 
 import (
+	"strconv"
+
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -43,7 +46,11 @@ const (
 // FrameBound is one end of a frame.
 type FrameBound struct {
 	Kind   FrameBoundKind
-	Offset Expr // for Preceding and Following: a non-negative integer
+	Offset Expr // for Preceding and Following: a non-negative integer (ROWS) or the offset value (RANGE)
+	// Target, for a RANGE offset, is the window's one ORDER BY key moved
+	// by Offset toward the bound (key - offset for PRECEDING in ascending
+	// order): the frame reaches the rows whose key is on this side of it.
+	Target Expr
 }
 
 // Window computes window functions: its input arrives sorted by
@@ -140,7 +147,7 @@ func (b *binder) windowCall(s *scope, fn WindowFunc, over *sqlparser.OverClause)
 			desc := o.Direction == sqlparser.DescOrder
 			call.order = append(call.order, SortKey{Expr: x, Desc: desc, NullsFirst: desc})
 		}
-		frame, err := b.frame(spec.FrameClause, s)
+		frame, err := b.frame(spec.FrameClause, call.order, s)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +162,7 @@ func (b *binder) windowCall(s *scope, fn WindowFunc, over *sqlparser.OverClause)
 // frame binds a frame clause; without one, a window's frame runs from
 // the partition's start to the current row's last peer (the whole
 // partition when there is no ORDER BY: every row is a peer).
-func (b *binder) frame(fc *sqlparser.FrameClause, s *scope) (Frame, error) {
+func (b *binder) frame(fc *sqlparser.FrameClause, order []SortKey, s *scope) (Frame, error) {
 	f := Frame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
 	if fc == nil {
 		return f, nil
@@ -174,16 +181,25 @@ func (b *binder) frame(fc *sqlparser.FrameClause, s *scope) (Frame, error) {
 		case sqlparser.CurrentRowType:
 			fb.Kind = CurrentRow
 		case sqlparser.ExprPrecedingType, sqlparser.ExprFollowingType:
-			if !f.Rows {
-				return fb, pgerror.New(pgerror.FeatureNotSupported, "RANGE with an offset PRECEDING/FOLLOWING is not supported")
-			}
 			fb.Kind = Preceding
 			if p.Type == sqlparser.ExprFollowingType {
 				fb.Kind = Following
 			}
-			x, err := b.expr(p.Expr, s)
+			offset := p.Expr
+			if lit, ok := offset.(*sqlparser.Literal); ok && lit.Type == sqlparser.IntVal {
+				if v, err := strconv.ParseInt(lit.Val, 10, 64); err == nil && v >= parse.FrameOffsetBase && v-parse.FrameOffsetBase < int64(len(b.frameOffsets)) {
+					offset = b.frameOffsets[v-parse.FrameOffsetBase] // hoisted by the dialect layer
+				}
+			}
+			x, err := b.expr(offset, s)
 			if err != nil {
 				return fb, err
+			}
+			if !f.Rows {
+				if !isConstant(x) {
+					return fb, pgerror.New(pgerror.WindowingError, "argument of RANGE must not contain variables")
+				}
+				return b.rangeBound(fb, x, order, start)
 			}
 			if x, err = assign(x, tInt8); err != nil {
 				return fb, err
@@ -435,6 +451,8 @@ func (w *winCollector) rewrite(fn func(Expr) (Expr, error)) error {
 		for k := range c.order {
 			c.order[k].Expr = m(c.order[k].Expr)
 		}
+		c.fn.Frame.Start.Target = m(c.fn.Frame.Start.Target)
+		c.fn.Frame.End.Target = m(c.fn.Frame.End.Target)
 	}
 	return err
 }
@@ -447,6 +465,11 @@ func (w *winCollector) exprs() []Expr {
 		out = append(out, c.partition...)
 		for _, o := range c.order {
 			out = append(out, o.Expr)
+		}
+		for _, t := range []Expr{c.fn.Frame.Start.Target, c.fn.Frame.End.Target} {
+			if t != nil {
+				out = append(out, t)
+			}
 		}
 	}
 	return out
@@ -462,4 +485,54 @@ func replaceWinRefs(e Expr, cols []int) Expr {
 		return x, nil
 	})
 	return out
+}
+
+// rangeBound binds RANGE offset PRECEDING/FOLLOWING: the window must have
+// one ORDER BY key of a type that offsets apply to (numbers, dates and
+// times with an interval), and the bound's Target is that key moved by the
+// offset toward the bound, computed with the operators PostgreSQL's
+// in_range support functions use.
+func (b *binder) rangeBound(fb FrameBound, off Expr, order []SortKey, start bool) (FrameBound, error) {
+	// NULLS FIRST/LAST reaches the binder as an IS NULL key before the
+	// column's (the dialect layer's spelling): it is still one column.
+	if len(order) == 2 {
+		if isNull, ok := order[0].Expr.(*IsNull); ok && isNull.X.String() == order[1].Expr.String() {
+			order = order[1:]
+		}
+	}
+	if len(order) != 1 {
+		return fb, pgerror.New(pgerror.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
+	}
+	key := order[0]
+	kt := key.Expr.Type()
+	var err error
+	switch {
+	case isNumeric(kt.Family):
+		if off.Type().Family == types.Unknown {
+			if off, err = coerce(off, kt); err != nil {
+				return fb, err
+			}
+		}
+		if !isNumeric(off.Type().Family) {
+			return fb, pgerror.Newf(pgerror.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", kt, off.Type())
+		}
+	case kt.Family == types.Date || kt.Family == types.Timestamp || kt.Family == types.TimestampTZ || kt.Family == types.Time || kt.Family == types.Interval:
+		if off, err = coerce(off, types.T{Family: types.Interval}); err != nil {
+			return fb, pgerror.Newf(pgerror.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", kt, off.Type())
+		}
+	default:
+		return fb, pgerror.Newf(pgerror.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", kt)
+	}
+	fb.Offset = off
+	// Toward the partition's start is "-" in ascending order.
+	op := "+"
+	if (fb.Kind == Preceding) != key.Desc {
+		op = "-"
+	}
+	t, err := arith(op, key.Expr, off)
+	if err != nil {
+		return fb, err
+	}
+	fb.Target = t
+	return fb, nil
 }

@@ -51,6 +51,11 @@ type Statement struct {
 	// Overriding is "system" or "user" for INSERT ... OVERRIDING SYSTEM
 	// VALUE / OVERRIDING USER VALUE, else "".
 	Overriding string
+	// FrameOffsets are the window frame offsets other than a plain number
+	// (interval '1 day' PRECEDING, 1.5 FOLLOWING, -1 PRECEDING): vitess
+	// reads only numbers there, so the AST holds FrameOffsetBase+i in
+	// the i-th one's place.
+	FrameOffsets []sqlparser.Expr
 	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
 	// without it), or nil.
 	OnConflict *OnConflictClause
@@ -270,6 +275,21 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	st.IdentityByDefault = r.identityByDefault
+	for _, text := range r.frameOffsets {
+		off, err := ParseOne("SELECT " + text)
+		if err != nil {
+			return Statement{}, err
+		}
+		sel, ok := off.AST.(*sqlparser.Select)
+		if !ok || len(sel.SelectExprs.Exprs) != 1 {
+			return Statement{}, syntaxErr(sql, toks[0].pos, "syntax error in a window frame offset")
+		}
+		ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+		if !ok {
+			return Statement{}, syntaxErr(sql, toks[0].pos, "syntax error in a window frame offset")
+		}
+		st.FrameOffsets = append(st.FrameOffsets, ae.Expr)
+	}
 	return st, nil
 }
 
