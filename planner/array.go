@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -284,6 +286,7 @@ func coerceOrCast(x Expr, t types.T) (Expr, error) {
 // one parameter), and x and the elements compare in their compareType.
 func anyAllArray(op string, all bool, x, a Expr) (Expr, error) {
 	var err error
+	a = catalogVector(a)
 	elem := x.Type()
 	if elem.Family == types.Unknown {
 		if a.Type().IsArray() {
@@ -369,6 +372,33 @@ func arrayConst(c *Const, t types.T) (Expr, error) {
 	return &Const{Value: types.NewArray(out), T: t}, nil
 }
 
+// CatalogVectorFunc reads a virtual catalog's integer array column (text
+// in either PostgreSQL's array form "{1,2}" or the vector form "1 2") as
+// an array of integers (eval's funcs_pg.go).
+const CatalogVectorFunc = "kvsql_catalog_vector"
+
+// catalogVectorElem are the virtual catalog columns of integer arrays and
+// vectors, by name, with their element types.
+var catalogVectorElem = map[string]types.T{
+	"indkey": tInt2, "indoption": tInt2, "conkey": tInt2, "confkey": tInt2, "stxkeys": tInt2,
+	"indclass": tInt8, "indcollation": tInt8, "proargtypes": tInt8, "conpfeqop": tInt8,
+	"conppeqop": tInt8, "conffeqop": tInt8, "conexclop": tInt8,
+}
+
+// catalogVector returns x read as an array of integers when it is a
+// column of a virtual catalog that PostgreSQL types int2vector,
+// oidvector, int2[] or oid[] (text here), as clients' joins on
+// unnest(ix.indkey) or a.attnum = ANY(ix.indkey) expect; any other x is
+// returned unchanged.
+func catalogVector(x Expr) Expr {
+	if ref, isRef := x.(*ColRef); isRef && isText(x.Type().Family) {
+		if et, vec := catalogVectorElem[ref.Name[strings.LastIndex(ref.Name, ".")+1:]]; vec {
+			return &Func{Name: CatalogVectorFunc, Args: []Expr{x}, T: types.ArrayOf(et)}
+		}
+	}
+	return x
+}
+
 // unnestFunc is the name the dialect layer gives unnest in FROM (see
 // seriesFunc).
 const unnestFunc = "kvsql_unnest"
@@ -383,6 +413,7 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 	if err != nil {
 		return nil, err
 	}
+	x = catalogVector(x)
 	if !x.Type().IsArray() {
 		if x.Type().Family != types.Unknown && !isText(x.Type().Family) {
 			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function unnest(%s) does not exist", x.Type())
@@ -406,40 +437,71 @@ const srfAlias = "kvsql_srf"
 // (PostgreSQL's set-returning function in the select list: one output
 // row per element of each input row) into the same query over
 // FROM ..., LATERAL unnest(...) AS kvsql_srf(kvsql_v), the item reading
-// kvsql_v. ok is false when the select list has no such item. The query's
+// kvsql_v. generate_subscripts(a, 1), alone or beside unnest(a), reads
+// the lateral unnest's ordinality. ok is false when the select
+// list has no such item. The query's
 // tree is not modified: a copy is returned.
 func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error) {
 	if sel.SelectExprs == nil {
 		return nil, false, nil
 	}
-	at := -1
+	at, subs := -1, -1
+	var arg string
 	for i, se := range sel.SelectExprs.Exprs {
 		ae, isAliased := se.(*sqlparser.AliasedExpr)
 		if !isAliased {
 			continue
 		}
-		if f, isFunc := ae.Expr.(*sqlparser.FuncExpr); isFunc && f.Name.Lowered() == "unnest" && f.Qualifier.IsEmpty() {
+		f, isFunc := ae.Expr.(*sqlparser.FuncExpr)
+		if !isFunc || !f.Qualifier.IsEmpty() {
+			continue
+		}
+		switch f.Name.Lowered() {
+		case "unnest":
 			if at >= 0 {
 				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
 			}
 			at = i
+		case "generate_subscripts":
+			// generate_subscripts(a, 1) beside unnest(a) (SQLAlchemy's
+			// reflection queries): the positions of the elements, which
+			// are unnest's ordinality (kvsql's arrays start at 1).
+			if subs >= 0 || len(f.Exprs) != 2 || sqlparser.String(f.Exprs[1]) != "1" {
+				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "generate_subscripts is supported only as generate_subscripts(array, 1)")
+			}
+			subs = i
+		default:
+			continue
+		}
+		if len(f.Exprs) == 0 {
+			return nil, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s() does not exist", f.Name.Lowered())
+		}
+		if a := sqlparser.String(f.Exprs[0]); arg == "" {
+			arg = a
+		} else if a != arg {
+			return nil, true, pgerror.New(pgerror.FeatureNotSupported, "set-returning functions over different arrays in a select list are not supported")
 		}
 	}
-	if at < 0 {
+	if at < 0 && subs < 0 {
 		return nil, false, nil
 	}
 	if sel.GroupBy != nil || sel.Having != nil {
 		return nil, true, pgerror.New(pgerror.FeatureNotSupported, "set-returning functions in a grouped query are not supported")
 	}
-	ae := sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr)
-	name := ae.As
-	if name.IsEmpty() {
-		name = sqlparser.NewIdentifierCI("unnest")
+	var call sqlparser.FuncExpr
+	if at >= 0 {
+		call = *sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr)
+	} else {
+		call = *sel.SelectExprs.Exprs[subs].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr)
+		call.Exprs = call.Exprs[:1]
 	}
-	call := *ae.Expr.(*sqlparser.FuncExpr)
 	call.Name = sqlparser.NewIdentifierCI(unnestFunc)
+	innerExprs := []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI("kvsql_v")}}
+	if subs >= 0 {
+		innerExprs = append(innerExprs, &sqlparser.AliasedExpr{Expr: sqlparser.NewColName(parse.MarkerOrdinality), As: sqlparser.NewIdentifierCI("ordinality")})
+	}
 	inner := &sqlparser.Select{
-		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI("kvsql_v")}}},
+		SelectExprs: &sqlparser.SelectExprs{Exprs: innerExprs},
 		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
 	}
 	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
@@ -458,7 +520,20 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	cp.From = append(cp.From, srf)
 	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
-	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier("kvsql_v", sqlparser.NewTableName(srfAlias)), As: name}
+	item := func(i int, col, deflt string) {
+		ae := sel.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr)
+		name := ae.As
+		if name.IsEmpty() {
+			name = sqlparser.NewIdentifierCI(deflt)
+		}
+		exprs[i] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(col, sqlparser.NewTableName(srfAlias)), As: name}
+	}
+	if at >= 0 {
+		item(at, "kvsql_v", "unnest")
+	}
+	if subs >= 0 {
+		item(subs, "ordinality", "generate_subscripts")
+	}
 	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	return &cp, true, nil
 }

@@ -110,7 +110,7 @@ func (b *binder) virtualRelation(schema, name string) (Node, bool, error) {
 
 // vcols parses a column list written as name/type pairs; the types are
 // short names: o (oid, as bigint), t (text), b (bool), i2, i4, i8, f4,
-// tz (timestamptz).
+// tz (timestamptz), i2[] (an int2[] given as text in array form).
 func vcols(pairs ...string) []vcol {
 	out := make([]vcol, 0, len(pairs)/2)
 	for i := 0; i+1 < len(pairs); i += 2 {
@@ -130,6 +130,8 @@ func vcols(pairs ...string) []vcol {
 			t = types.T{Family: types.Float4}
 		case "tz":
 			t = tTSTZ
+		case "i2[]":
+			t = types.ArrayOf(tInt2)
 		default:
 			panic("planner: virtual column type " + pairs[i+1]) // broken invariant
 		}
@@ -180,6 +182,14 @@ func retype(rows [][]Expr, cols []vcol) {
 				v := c.Value
 				if v.Kind == types.KindInt && want.Kind() == types.KindFloat {
 					v = types.NewFloat(float64(v.I))
+				}
+				if v.Kind == types.KindText && want.IsArray() {
+					if a, err := arrayConst(c, want); err == nil {
+						r[i] = a
+						continue
+					}
+					r[i] = &Cast{X: c, T: want}
+					continue
 				}
 				r[i] = &Const{Value: v, T: want}
 			} else if e.Type() != want {

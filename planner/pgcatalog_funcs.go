@@ -83,6 +83,12 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		}
 		x, err := g.descriptionCall(name, args)
 		return x, true, err
+	case "pg_get_serial_sequence":
+		if len(args) != 2 {
+			return nil, false, nil
+		}
+		x, err := g.serialSequenceCall(args) // pgcatalog_clients.go
+		return x, true, err
 	case "shobj_description":
 		// No comments on shared objects (databases, roles).
 		if len(args) != 2 {

@@ -80,6 +80,7 @@ type vconstraint struct {
 	refTable int64 // confrelid
 	keys     string
 	refKeys  string
+	delType  string // confdeltype: a, r, c or n ("" outside foreign keys)
 	def      string // pg_get_constraintdef
 }
 
@@ -93,6 +94,11 @@ func (g *vgen) constraints() []vconstraint {
 		case ix.constraint:
 			out = append(out, vconstraint{oid: oidConstraintBase + ix.oid, name: ix.name, kind: "u", t: ix.t,
 				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "UNIQUE (" + ix.columnList() + ")"})
+		}
+	}
+	for _, t := range g.tables() {
+		for i, ck := range t.Checks {
+			out = append(out, checkConstraint(t, i, ck)) // pgcatalog_clients.go
 		}
 	}
 	for _, t := range g.tables() {
@@ -112,6 +118,15 @@ func (g *vgen) constraints() []vconstraint {
 			c.refKeys = "{" + strings.Join(refKeys, ",") + "}"
 			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + quoteIdent(fk.RefTable) +
 				"(" + quoteIdents(fk.RefColumns) + ")"
+			c.delType = "a"
+			switch fk.OnDelete {
+			case "restrict":
+				c.delType, c.def = "r", c.def+" ON DELETE RESTRICT"
+			case "cascade":
+				c.delType, c.def = "c", c.def+" ON DELETE CASCADE"
+			case "set null":
+				c.delType, c.def = "n", c.def+" ON DELETE SET NULL"
+			}
 			out = append(out, c)
 		}
 	}
@@ -202,7 +217,7 @@ func init() {
 			"condeferrable", "b", "condeferred", "b", "convalidated", "b", "conrelid", "o", "contypid", "o",
 			"conindid", "o", "conparentid", "o", "confrelid", "o", "confupdtype", "t", "confdeltype", "t",
 			"confmatchtype", "t", "conislocal", "b", "coninhcount", "i4", "connoinherit", "b",
-			"conkey", "t", "confkey", "t", "conbin", "t"), pgConstraint},
+			"conkey", "i2[]", "confkey", "i2[]", "conbin", "t"), pgConstraint},
 		"pg_description":   {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "description", "t"), pgDescription},
 		"pg_shdescription": {vcols("objoid", "o", "classoid", "o", "description", "t"), vempty},
 		"pg_inherits":      {vcols("inhrelid", "o", "inhparent", "o", "inhseqno", "i4", "inhdetachpending", "b"), vempty},
@@ -370,6 +385,7 @@ func pgAttrdef(g *vgen) [][]Expr {
 			if def == "" {
 				continue
 			}
+			def = typedLiteralDefault(c, def) // pgcatalog_clients.go
 			out = append(out, vrow(oidAttrDefBase+int64(t.ID)*1024+int64(nums[i]), int64(t.ID), nums[i], def))
 		}
 	}
@@ -380,11 +396,12 @@ func pgConstraint(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, c := range g.constraints() {
 		var refKeys any
+		delType := " "
 		if c.kind == "f" {
-			refKeys = c.refKeys
+			refKeys, delType = c.refKeys, c.delType
 		}
 		out = append(out, vrow(c.oid, c.name, oidPublic, c.kind, false, false, true, int64(c.t.ID), 0,
-			c.index, 0, c.refTable, "a", "a", "s", true, 0, true, c.keys, refKeys, nil))
+			c.index, 0, c.refTable, "a", delType, "s", true, 0, true, c.keys, refKeys, nil))
 	}
 	return out
 }

@@ -53,6 +53,8 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		return types.NewText(""), true, nil
 	case "pg_size_pretty":
 		return types.NewText(sizePretty(datumInt(args[0]))), true, nil
+	case planner.CatalogVectorFunc:
+		return catalogVector(args[0].S)
 	case "pg_get_statisticsobjdef_columns":
 		return types.Null, true, nil
 	}
@@ -134,4 +136,23 @@ func signalBackend(env *Env, name string, args []types.Datum) (types.Datum, erro
 		return types.Null, pgerror.New(pgerror.NumericValueOutOfRange, "\"timeout\" must not be negative")
 	}
 	return types.NewBool(env.Backends.Terminate(pid, time.Duration(timeout)*time.Millisecond)), nil
+}
+
+// catalogVector reads a virtual catalog's integer array or vector column
+// ("{1,2}" or "1 2") as an array of integers.
+func catalogVector(s string) (types.Datum, bool, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+		s = s[1 : len(s)-1]
+	}
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+	out := make([]types.Datum, len(fields))
+	for i, f := range fields {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return types.Null, true, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type smallint: %q", f)
+		}
+		out[i] = types.NewInt(n)
+	}
+	return types.NewArray(out), true, nil
 }
