@@ -391,12 +391,49 @@ var catalogVectorElem = map[string]types.T{
 // unnest(ix.indkey) or a.attnum = ANY(ix.indkey) expect; any other x is
 // returned unchanged.
 func catalogVector(x Expr) Expr {
-	if ref, isRef := x.(*ColRef); isRef && isText(x.Type().Family) {
-		if et, vec := catalogVectorElem[ref.Name[strings.LastIndex(ref.Name, ".")+1:]]; vec {
-			return &Func{Name: CatalogVectorFunc, Args: []Expr{x}, T: types.ArrayOf(et)}
-		}
+	if et, vec := catalogVectorColumn(x); vec {
+		return &Func{Name: CatalogVectorFunc, Args: []Expr{x}, T: types.ArrayOf(et)}
 	}
 	return x
+}
+
+// catalogVectorColumn reports whether x is a text column that stands for
+// one of catalogVectorElem's columns (by its name, or an alias ending in
+// it, as pgjdbc's i.indoption AS i_indoption), and its element type.
+func catalogVectorColumn(x Expr) (types.T, bool) {
+	ref, isRef := x.(*ColRef)
+	if !isRef || !isText(x.Type().Family) {
+		return types.T{}, false
+	}
+	name := ref.Name[strings.LastIndex(ref.Name, ".")+1:]
+	for col, et := range catalogVectorElem {
+		if name == col || strings.HasSuffix(name, "_"+col) {
+			return et, true
+		}
+	}
+	return types.T{}, false
+}
+
+// catalogSubscript binds v[i] over a catalog vector column (see
+// catalogVectorColumn): the element as an integer, counting from 0 for
+// a vector ("1 2", PostgreSQL's int2vector and oidvector) and from 1 for
+// an array ("{1,2}"). ok is false for any other subscript.
+func catalogSubscript(args []Expr) (Expr, bool, error) {
+	if len(args) != 2 {
+		return nil, false, nil
+	}
+	et, vec := catalogVectorColumn(args[0])
+	if !vec {
+		return nil, false, nil
+	}
+	i, err := coerce(args[1], tInt4)
+	if err == nil && !isInteger(i.Type().Family) {
+		err = pgerror.Newf(pgerror.DatatypeMismatch, "array subscript must have type integer")
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	return &Func{Name: CatalogVectorFunc, Args: []Expr{args[0], i}, T: et}, true, nil
 }
 
 // unnestFunc is the name the dialect layer gives unnest in FROM (see

@@ -54,6 +54,9 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 	case "pg_size_pretty":
 		return types.NewText(sizePretty(datumInt(args[0]))), true, nil
 	case planner.CatalogVectorFunc:
+		if len(args) == 2 {
+			return catalogSubscript(args[0].S, args[1].I)
+		}
 		return catalogVector(args[0].S)
 	case "pg_get_statisticsobjdef_columns":
 		return types.Null, true, nil
@@ -155,4 +158,26 @@ func catalogVector(s string) (types.Datum, bool, error) {
 		out[i] = types.NewInt(n)
 	}
 	return types.NewArray(out), true, nil
+}
+
+// catalogSubscript is v[i] over a virtual catalog's integer vector ("1 2",
+// subscripts from 0, as PostgreSQL's int2vector) or array ("{1,2}", from
+// 1): NULL outside its bounds.
+func catalogSubscript(s string, i int64) (types.Datum, bool, error) {
+	base := int64(0)
+	if strings.HasPrefix(strings.TrimSpace(s), "{") {
+		base = 1
+	}
+	d, _, err := catalogVector(s)
+	if err != nil {
+		return types.Null, true, err
+	}
+	elems, err := types.ArrayElems(nil, d)
+	if err != nil {
+		return types.Null, true, err
+	}
+	if i-base < 0 || i-base >= int64(len(elems)) {
+		return types.Null, true, nil
+	}
+	return elems[i-base], true, nil
 }

@@ -1,6 +1,7 @@
 package clienttest
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -60,4 +61,26 @@ func TestSQLAlchemy(t *testing.T) {
 		t.Skip("no python3 with SQLAlchemy and psycopg2 (apt-get install python3-sqlalchemy python3-psycopg2)")
 	}
 	runBoth(t, python, "testdata/sqlalchemy_client.py")
+}
+
+// TestPgJDBC compiles testdata/jdbc/JdbcClient.java and runs it with
+// Debian's pgjdbc (libpostgresql-jdbc-java, 42.5): PreparedStatement, a
+// batch, generated keys, a 23505, and DatabaseMetaData's getTables,
+// getColumns, getPrimaryKeys and getIndexInfo, on PostgreSQL 15 and on
+// kvsql.
+func TestPgJDBC(t *testing.T) {
+	javac, jerr := exec.LookPath("javac")
+	java, rerr := exec.LookPath("java")
+	jar := "/usr/share/java/postgresql.jar"
+	if jerr != nil || rerr != nil {
+		t.Skip("no JDK (apt-get install default-jdk-headless)")
+	}
+	if _, err := os.Stat(jar); err != nil {
+		t.Skip("no pgjdbc at " + jar + " (apt-get install libpostgresql-jdbc-java)")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command(javac, "-d", dir, "testdata/jdbc/JdbcClient.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	runBoth(t, java, "-cp", dir+string(os.PathListSeparator)+jar, "JdbcClient")
 }
