@@ -84,3 +84,19 @@ func TestPgJDBC(t *testing.T) {
 	}
 	runBoth(t, java, "-cp", dir+string(os.PathListSeparator)+jar, "JdbcClient")
 }
+
+// TestNodePostgres runs testdata/node/client.js with node-postgres (npm
+// pg, the version pinned in testdata/node/package.json, which .ci/run
+// installs there): a pool, parameters (arrays, NULLs, numerics),
+// transactions committed and rolled back, parallel queries, and the
+// fields of 23505, 23502 and 42703 errors, on PostgreSQL 15 and kvsql.
+func TestNodePostgres(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node (apt-get install nodejs)")
+	}
+	if _, err := os.Stat("testdata/node/node_modules/pg/package.json"); err != nil {
+		t.Skip("node-postgres is not installed (npm ci --prefix internal/clienttest/testdata/node)")
+	}
+	runBoth(t, node, "testdata/node/client.js")
+}
