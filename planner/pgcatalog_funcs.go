@@ -52,9 +52,21 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		if err != nil {
 			return nil, true, err
 		}
+		// pg_get_constraintdef(oid, true), pretty, drops the parentheses
+		// around a CHECK's comparison.
+		pretty := false
+		if len(args) == 2 {
+			if p, isConst := args[1].(*Const); isConst && p.Value.Kind == types.KindBool && p.Value.Bool() {
+				pretty = true
+			}
+		}
 		c := &Case{Operand: oid, T: tText}
 		for _, con := range g.constraints() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: textConst(con.def)})
+			def := con.def
+			if pretty && con.kind == "c" {
+				def = "CHECK " + strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")")
+			}
+			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: textConst(def)})
 		}
 		return finishCase(c), true, nil
 	case "pg_get_viewdef":

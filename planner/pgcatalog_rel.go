@@ -275,6 +275,7 @@ func pgClass(g *vgen) [][]Expr {
 			kind = "m"
 		}
 		rel(int64(t.ID), t.Name, kind, oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0)
+		out[len(out)-1][18] = intConst(int64(len(t.Checks))) // relchecks: psql's \d lists them
 	}
 	for _, ix := range g.indexes() {
 		rel(ix.oid, ix.name, "i", oidBtreeAM, len(ix.cols), false)
