@@ -414,6 +414,26 @@ func catalogVectorColumn(x Expr) (types.T, bool) {
 	return types.T{}, false
 }
 
+// lowerBoundFunc is srfSelect's name for an array's lower bound, bound
+// by lowerBound.
+const lowerBoundFunc = "kvsql_lower_bound"
+
+// lowerBound binds kvsql_lower_bound(a): 0 for a catalog column
+// PostgreSQL types int2vector or oidvector, 1 for any other array.
+func lowerBound(args []Expr) Expr {
+	if len(args) == 1 {
+		if ref, isRef := args[0].(*ColRef); isRef && isText(ref.T.Family) {
+			name := ref.Name[strings.LastIndex(ref.Name, ".")+1:]
+			for _, col := range []string{"indkey", "indoption", "indclass", "indcollation", "proargtypes"} {
+				if name == col || strings.HasSuffix(name, "_"+col) {
+					return &Const{Value: types.NewInt(0), T: tInt8}
+				}
+			}
+		}
+	}
+	return &Const{Value: types.NewInt(1), T: tInt8}
+}
+
 // catalogSubscript binds v[i] over a catalog vector column (see
 // catalogVectorColumn): the element as an integer, counting from 0 for
 // a vector ("1 2", PostgreSQL's int2vector and oidvector) and from 1 for
@@ -483,6 +503,7 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 		return nil, false, nil
 	}
 	at, subs := -1, -1
+	plainOrd := false
 	var arg string
 	for i, se := range sel.SelectExprs.Exprs {
 		ae, isAliased := se.(*sqlparser.AliasedExpr)
@@ -499,12 +520,18 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
 			}
 			at = i
-		case "generate_subscripts":
+		case "generate_subscripts", parse.MarkerExpandN:
 			// generate_subscripts(a, 1) beside unnest(a) (SQLAlchemy's
-			// reflection queries): the positions of the elements, which
-			// are unnest's ordinality (kvsql's arrays start at 1).
-			if subs >= 0 || len(f.Exprs) != 2 || sqlparser.String(f.Exprs[1]) != "1" {
+			// reflection queries): the subscripts of the elements,
+			// unnest's ordinality shifted to the array's lower bound;
+			// pgjdbc's _pg_expandarray(a).n is the ordinality itself.
+			if f.Name.Lowered() == parse.MarkerExpandN {
+				plainOrd = true
+			} else if len(f.Exprs) != 2 || sqlparser.String(f.Exprs[1]) != "1" {
 				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "generate_subscripts is supported only as generate_subscripts(array, 1)")
+			}
+			if subs >= 0 {
+				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
 			}
 			subs = i
 		default:
@@ -557,19 +584,32 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	cp.From = append(cp.From, srf)
 	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
-	item := func(i int, col, deflt string) {
+	item := func(i int, x sqlparser.Expr, deflt string) {
 		ae := sel.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr)
 		name := ae.As
 		if name.IsEmpty() {
 			name = sqlparser.NewIdentifierCI(deflt)
 		}
-		exprs[i] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(col, sqlparser.NewTableName(srfAlias)), As: name}
+		exprs[i] = &sqlparser.AliasedExpr{Expr: x, As: name}
 	}
 	if at >= 0 {
-		item(at, "kvsql_v", "unnest")
+		item(at, sqlparser.NewColNameWithQualifier("kvsql_v", sqlparser.NewTableName(srfAlias)), "unnest")
 	}
 	if subs >= 0 {
-		item(subs, "ordinality", "generate_subscripts")
+		// The subscripts start at the array's lower bound: ordinality -
+		// 1 + kvsql_lower_bound(a), 0 for a catalog vector (int2vector).
+		ord := sqlparser.NewColNameWithQualifier("ordinality", sqlparser.NewTableName(srfAlias))
+		if plainOrd {
+			item(subs, ord, "n")
+		}
+		arg := sel.SelectExprs.Exprs[subs].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr).Exprs[0]
+		lower := &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI(lowerBoundFunc), Exprs: []sqlparser.Expr{arg}}
+		x := &sqlparser.BinaryExpr{Operator: sqlparser.PlusOp,
+			Left:  &sqlparser.BinaryExpr{Operator: sqlparser.MinusOp, Left: ord, Right: sqlparser.NewIntLiteral("1")},
+			Right: lower}
+		if !plainOrd {
+			item(subs, x, "generate_subscripts")
+		}
 	}
 	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	return &cp, true, nil

@@ -75,6 +75,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return nil, err
 		}
 	}
+	if name == lowerBoundFunc {
+		return lowerBound(bound), nil // array.go
+	}
 	if name == parse.MarkerSubscript {
 		if x, ok, err := catalogSubscript(bound); ok { // array.go
 			return x, err

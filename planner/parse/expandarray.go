@@ -2,9 +2,10 @@ package parse
 
 // expandArray spells information_schema._pg_expandarray(a), the
 // set-returning function whose rows are records (x, n) — an element and
-// its subscript — that pgjdbc's DatabaseMetaData queries call, in terms
-// kvsql plans: (information_schema._pg_expandarray(a)).n becomes
-// generate_subscripts(a, 1), (information_schema._pg_expandarray(a)).x
+// its position from 1 — that pgjdbc's DatabaseMetaData queries call, in
+// terms kvsql plans: (information_schema._pg_expandarray(a)).n becomes
+// kvsql_expandarray_n(a) (MarkerExpandN: the planner reads it as unnest's
+// ordinality), (information_schema._pg_expandarray(a)).x
 // and a bare information_schema._pg_expandarray(a) (the whole record,
 // read later as (alias.keys).x) become unnest(a), and (q.keys).x becomes
 // q.keys. Statements that do not call _pg_expandarray are left alone.
@@ -44,9 +45,9 @@ func expandArray(toks []token) []token {
 				if f := field(end + 2); f != "" {
 					args := toks[i+5 : end]
 					if f == "n" {
-						out = append(out, raw("generate_subscripts", t.pos), raw("(", t.pos))
+						out = append(out, raw(MarkerExpandN, t.pos), raw("(", t.pos))
 						out = append(out, args...)
-						out = append(out, raw(", 1 )", t.pos))
+						out = append(out, raw(")", t.pos))
 					} else {
 						out = append(out, raw("unnest", t.pos), raw("(", t.pos))
 						out = append(out, args...)
@@ -74,3 +75,7 @@ func expandArray(toks []token) []token {
 	}
 	return out
 }
+
+// MarkerExpandN stands for the n field of _pg_expandarray's rows (see
+// expandArray).
+const MarkerExpandN = "kvsql_expandarray_n"
