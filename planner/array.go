@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -289,6 +291,7 @@ func coerceOrCast(x Expr, t types.T) (Expr, error) {
 // one parameter), and x and the elements compare in their compareType.
 func anyAllArray(op string, all bool, x, a Expr) (Expr, error) {
 	var err error
+	a = catalogVector(a)
 	elem := x.Type()
 	if elem.Family == types.Unknown {
 		if a.Type().IsArray() {
@@ -374,6 +377,90 @@ func arrayConst(c *Const, t types.T) (Expr, error) {
 	return &Const{Value: types.NewArray(out), T: t}, nil
 }
 
+// CatalogVectorFunc reads a virtual catalog's integer array column (text
+// in either PostgreSQL's array form "{1,2}" or the vector form "1 2") as
+// an array of integers (eval's funcs_pg.go).
+const CatalogVectorFunc = "kvsql_catalog_vector"
+
+// catalogVectorElem are the virtual catalog columns of integer arrays and
+// vectors, by name, with their element types.
+var catalogVectorElem = map[string]types.T{
+	"indkey": tInt2, "indoption": tInt2, "conkey": tInt2, "confkey": tInt2, "stxkeys": tInt2,
+	"indclass": tInt8, "indcollation": tInt8, "proargtypes": tInt8, "conpfeqop": tInt8,
+	"conppeqop": tInt8, "conffeqop": tInt8, "conexclop": tInt8,
+}
+
+// catalogVector returns x read as an array of integers when it is a
+// column of a virtual catalog that PostgreSQL types int2vector,
+// oidvector, int2[] or oid[] (text here), as clients' joins on
+// unnest(ix.indkey) or a.attnum = ANY(ix.indkey) expect; any other x is
+// returned unchanged.
+func catalogVector(x Expr) Expr {
+	if et, vec := catalogVectorColumn(x); vec {
+		return &Func{Name: CatalogVectorFunc, Args: []Expr{x}, T: types.ArrayOf(et)}
+	}
+	return x
+}
+
+// catalogVectorColumn reports whether x is a text column that stands for
+// one of catalogVectorElem's columns (by its name, or an alias ending in
+// it, as pgjdbc's i.indoption AS i_indoption), and its element type.
+func catalogVectorColumn(x Expr) (types.T, bool) {
+	ref, isRef := x.(*ColRef)
+	if !isRef || !isText(x.Type().Family) {
+		return types.T{}, false
+	}
+	name := ref.Name[strings.LastIndex(ref.Name, ".")+1:]
+	for col, et := range catalogVectorElem {
+		if name == col || strings.HasSuffix(name, "_"+col) {
+			return et, true
+		}
+	}
+	return types.T{}, false
+}
+
+// lowerBoundFunc is srfSelect's name for an array's lower bound, bound
+// by lowerBound.
+const lowerBoundFunc = "kvsql_lower_bound"
+
+// lowerBound binds kvsql_lower_bound(a): 0 for a catalog column
+// PostgreSQL types int2vector or oidvector, 1 for any other array.
+func lowerBound(args []Expr) Expr {
+	if len(args) == 1 {
+		if ref, isRef := args[0].(*ColRef); isRef && isText(ref.T.Family) {
+			name := ref.Name[strings.LastIndex(ref.Name, ".")+1:]
+			for _, col := range []string{"indkey", "indoption", "indclass", "indcollation", "proargtypes"} {
+				if name == col || strings.HasSuffix(name, "_"+col) {
+					return &Const{Value: types.NewInt(0), T: tInt8}
+				}
+			}
+		}
+	}
+	return &Const{Value: types.NewInt(1), T: tInt8}
+}
+
+// catalogSubscript binds v[i] over a catalog vector column (see
+// catalogVectorColumn): the element as an integer, counting from 0 for
+// a vector ("1 2", PostgreSQL's int2vector and oidvector) and from 1 for
+// an array ("{1,2}"). ok is false for any other subscript.
+func catalogSubscript(args []Expr) (Expr, bool, error) {
+	if len(args) != 2 {
+		return nil, false, nil
+	}
+	et, vec := catalogVectorColumn(args[0])
+	if !vec {
+		return nil, false, nil
+	}
+	i, err := coerce(args[1], tInt4)
+	if err == nil && !isInteger(i.Type().Family) {
+		err = pgerror.Newf(pgerror.DatatypeMismatch, "array subscript must have type integer")
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	return &Func{Name: CatalogVectorFunc, Args: []Expr{args[0], i}, T: et}, true, nil
+}
+
 // unnestFunc is the name the dialect layer gives unnest in FROM (see
 // seriesFunc).
 const unnestFunc = "kvsql_unnest"
@@ -397,6 +484,7 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 	if err != nil {
 		return nil, err
 	}
+	x = catalogVector(x)
 	if !x.Type().IsArray() {
 		if x.Type().Family != types.Unknown && !isText(x.Type().Family) {
 			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function unnest(%s) does not exist", x.Type())
@@ -423,43 +511,86 @@ const srfColumn = "kvsql_v"
 // (PostgreSQL's set-returning function in the select list: one output
 // row per element of each input row) into the same query over
 // FROM ..., LATERAL unnest(...) AS kvsql_srf(kvsql_v), the item reading
-// kvsql_v. ok is false when the select list has no such item. The query's
+// kvsql_v. generate_subscripts(a, 1), alone or beside unnest(a), reads
+// the lateral unnest's ordinality. ok is false when the select
+// list has no such item. The query's
 // tree is not modified: a copy is returned.
 func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error) {
 	if sel.SelectExprs == nil {
 		return nil, false, nil
 	}
-	at := -1
+	at, subs := -1, -1
+	plainOrd := false
+	var arg string
 	for i, se := range sel.SelectExprs.Exprs {
 		ae, isAliased := se.(*sqlparser.AliasedExpr)
 		if !isAliased {
 			continue
 		}
-		if f, isFunc := ae.Expr.(*sqlparser.FuncExpr); isFunc && tableFuncs[f.Name.Lowered()] != 0 && f.Qualifier.IsEmpty() {
-			if n := tableFuncs[f.Name.Lowered()]; n > 1 || n < 0 {
-				return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "%s in a select list is not supported (it returns records): call it in FROM", f.Name.Lowered())
+		f, isFunc := ae.Expr.(*sqlparser.FuncExpr)
+		if !isFunc || !f.Qualifier.IsEmpty() {
+			continue
+		}
+		switch name := f.Name.Lowered(); {
+		case tableFuncs[name] != 0:
+			if n := tableFuncs[name]; n > 1 || n < 0 {
+				return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "%s in a select list is not supported (it returns records): call it in FROM", name)
 			}
 			if at >= 0 {
 				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
 			}
 			at = i
+		case name == "generate_subscripts", name == parse.MarkerExpandN:
+			// generate_subscripts(a, 1) beside unnest(a) (SQLAlchemy's
+			// reflection queries): the subscripts of the elements,
+			// unnest's ordinality shifted to the array's lower bound;
+			// pgjdbc's _pg_expandarray(a).n is the ordinality itself.
+			if name == parse.MarkerExpandN {
+				plainOrd = true
+			} else if len(f.Exprs) != 2 || sqlparser.String(f.Exprs[1]) != "1" {
+				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "generate_subscripts is supported only as generate_subscripts(array, 1)")
+			}
+			if subs >= 0 {
+				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
+			}
+			subs = i
+		default:
+			continue
+		}
+		if len(f.Exprs) == 0 {
+			return nil, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s() does not exist", f.Name.Lowered())
+		}
+		if a := sqlparser.String(f.Exprs[0]); arg == "" {
+			arg = a
+		} else if a != arg {
+			return nil, true, pgerror.New(pgerror.FeatureNotSupported, "set-returning functions over different arrays in a select list are not supported")
 		}
 	}
-	if at < 0 {
+	if at < 0 && subs < 0 {
 		return nil, false, nil
+	}
+	if subs >= 0 && at >= 0 && sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr).Name.Lowered() != "unnest" {
+		return nil, true, pgerror.New(pgerror.FeatureNotSupported, "generate_subscripts goes only with unnest in a select list")
 	}
 	if sel.GroupBy != nil || sel.Having != nil {
 		return nil, true, pgerror.New(pgerror.FeatureNotSupported, "set-returning functions in a grouped query are not supported")
 	}
-	ae := sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr)
-	name := ae.As
-	call := *ae.Expr.(*sqlparser.FuncExpr)
-	if name.IsEmpty() {
-		name = sqlparser.NewIdentifierCI(call.Name.Lowered())
+	var call sqlparser.FuncExpr
+	if at >= 0 {
+		call = *sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr)
+	} else {
+		call = *sel.SelectExprs.Exprs[subs].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr)
+		call.Name = sqlparser.NewIdentifierCI("unnest")
+		call.Exprs = call.Exprs[:1]
 	}
-	call.Name = sqlparser.NewIdentifierCI(parse.MarkerPrefix + call.Name.Lowered())
+	fname := call.Name.Lowered()
+	call.Name = sqlparser.NewIdentifierCI(parse.MarkerPrefix + fname)
+	innerExprs := []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI(srfColumn)}}
+	if subs >= 0 {
+		innerExprs = append(innerExprs, &sqlparser.AliasedExpr{Expr: sqlparser.NewColName(parse.MarkerOrdinality), As: sqlparser.NewIdentifierCI("ordinality")})
+	}
 	inner := &sqlparser.Select{
-		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: &call, As: sqlparser.NewIdentifierCI(srfColumn)}}},
+		SelectExprs: &sqlparser.SelectExprs{Exprs: innerExprs},
 		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
 	}
 	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
@@ -478,7 +609,32 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	cp.From = append(cp.From, srf)
 	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
-	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(srfColumn, sqlparser.NewTableName(srfAlias)), As: name}
+	item := func(i int, x sqlparser.Expr, deflt string) {
+		ae := sel.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr)
+		name := ae.As
+		if name.IsEmpty() {
+			name = sqlparser.NewIdentifierCI(deflt)
+		}
+		exprs[i] = &sqlparser.AliasedExpr{Expr: x, As: name}
+	}
+	if at >= 0 {
+		item(at, sqlparser.NewColNameWithQualifier(srfColumn, sqlparser.NewTableName(srfAlias)), fname)
+	}
+	if subs >= 0 {
+		// The subscripts start at the array's lower bound: ordinality -
+		// 1 + kvsql_lower_bound(a), 0 for a catalog vector (int2vector).
+		ord := sqlparser.NewColNameWithQualifier("ordinality", sqlparser.NewTableName(srfAlias))
+		if plainOrd {
+			item(subs, ord, "n")
+		} else {
+			arg := sel.SelectExprs.Exprs[subs].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr).Exprs[0]
+			lower := &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI(lowerBoundFunc), Exprs: []sqlparser.Expr{arg}}
+			x := &sqlparser.BinaryExpr{Operator: sqlparser.PlusOp,
+				Left:  &sqlparser.BinaryExpr{Operator: sqlparser.MinusOp, Left: ord, Right: sqlparser.NewIntLiteral("1")},
+				Right: lower}
+			item(subs, x, "generate_subscripts")
+		}
+	}
 	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	return &cp, true, nil
 }

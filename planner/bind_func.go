@@ -87,6 +87,14 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return nil, err
 		}
 	}
+	if name == lowerBoundFunc {
+		return lowerBound(bound), nil // array.go
+	}
+	if name == parse.MarkerSubscript {
+		if x, ok, err := catalogSubscript(bound); ok { // array.go
+			return x, err
+		}
+	}
 	if t, ok, err := arrayCall(name, bound); ok { // array.go
 		if err != nil {
 			return nil, err

@@ -224,6 +224,14 @@ func retype(rows [][]Expr, cols []vcol) {
 				if v.Kind == types.KindInt && want.Kind() == types.KindFloat {
 					v = types.NewFloat(float64(v.I))
 				}
+				if v.Kind == types.KindText && want.IsArray() {
+					if a, err := arrayConst(c, want); err == nil {
+						r[i] = a
+						continue
+					}
+					r[i] = &Cast{X: c, T: want}
+					continue
+				}
 				r[i] = &Const{Value: v, T: want}
 			} else if e.Type() != want {
 				r[i] = &Cast{X: e, T: want}

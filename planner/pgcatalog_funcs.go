@@ -52,8 +52,21 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		if err != nil {
 			return nil, true, err
 		}
+		// pg_get_constraintdef(oid, true), pretty, drops the parentheses
+		// around a CHECK's comparison.
+		pretty := false
+		if len(args) == 2 {
+			if p, isConst := args[1].(*Const); isConst && p.Value.Kind == types.KindBool && p.Value.Bool() {
+				pretty = true
+			}
+		}
 		c := &Case{Operand: oid, T: tText}
 		for _, con := range g.constraints() {
+			if pretty && con.kind == "c" {
+				def := "CHECK " + strings.TrimSuffix(strings.TrimPrefix(con.def, "CHECK ("), ")")
+				c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: textConst(def)})
+				continue
+			}
 			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: con.defExpr()})
 		}
 		return finishCase(c), true, nil
@@ -87,6 +100,12 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 			return nil, false, nil
 		}
 		x, err := g.descriptionCall(name, args)
+		return x, true, err
+	case "pg_get_serial_sequence":
+		if len(args) != 2 {
+			return nil, false, nil
+		}
+		x, err := g.serialSequenceCall(args) // pgcatalog_clients.go
 		return x, true, err
 	case "shobj_description":
 		// No comments on shared objects (databases, roles).

@@ -24,7 +24,9 @@ func init() {
 			"ordinal_position", "i4", "column_default", "t", "is_nullable", "t", "data_type", "t",
 			"character_maximum_length", "i4", "character_octet_length", "i4", "numeric_precision", "i4",
 			"numeric_precision_radix", "i4", "numeric_scale", "i4", "datetime_precision", "i4",
-			"udt_catalog", "t", "udt_schema", "t", "udt_name", "t", "is_identity", "t", "is_generated", "t",
+			"udt_catalog", "t", "udt_schema", "t", "udt_name", "t", "is_identity", "t",
+			"identity_generation", "t", "identity_start", "t", "identity_increment", "t", "identity_maximum", "t",
+			"identity_minimum", "t", "identity_cycle", "t", "is_generated", "t",
 			"is_updatable", "t"), isColumns},
 		"table_constraints": {vcols("constraint_catalog", "t", "constraint_schema", "t", "constraint_name", "t",
 			"table_catalog", "t", "table_schema", "t", "table_name", "t", "constraint_type", "t",
@@ -32,6 +34,9 @@ func init() {
 		"key_column_usage": {vcols("constraint_catalog", "t", "constraint_schema", "t", "constraint_name", "t",
 			"table_catalog", "t", "table_schema", "t", "table_name", "t", "column_name", "t",
 			"ordinal_position", "i4", "position_in_unique_constraint", "i4"), isKeyColumnUsage},
+		"constraint_column_usage": {vcols("table_catalog", "t", "table_schema", "t", "table_name", "t",
+			"column_name", "t", "constraint_catalog", "t", "constraint_schema", "t", "constraint_name", "t"),
+			isConstraintColumnUsage}, // pgcatalog_clients.go
 	}
 }
 
@@ -67,7 +72,7 @@ func isViews(g *vgen) [][]Expr {
 
 func isColumns(g *vgen) [][]Expr {
 	var out [][]Expr
-	add := func(table string, name string, pos int, t types.T, def any, nullable bool, updatable string) {
+	add := func(table string, name string, pos int, t types.T, def any, nullable bool, updatable string, identity []any) {
 		ty, _ := pgTypeByOID(columnTypeOID(t))
 		var charMax, octetMax, prec, radix, scale, dtPrec any
 		switch t.Family {
@@ -105,8 +110,10 @@ func isColumns(g *vgen) [][]Expr {
 		if t.IsArray() {
 			dataType = "ARRAY" // the SQL standard's name; udt_name says which (_int4)
 		}
-		out = append(out, vrow(g.db, "public", table, name, pos, def, isNull, dataType, charMax, octetMax,
-			prec, radix, scale, dtPrec, g.db, "pg_catalog", ty.name, "NO", "NEVER", updatable))
+		row := vrow(g.db, "public", table, name, pos, def, isNull, dataType, charMax, octetMax,
+			prec, radix, scale, dtPrec, g.db, "pg_catalog", ty.name)
+		row = append(row, vrow(identity...)...)
+		out = append(out, append(row, vrow("NEVER", updatable)...))
 	}
 	for _, t := range g.tables() {
 		if t.MatView != "" {
@@ -116,16 +123,18 @@ func isColumns(g *vgen) [][]Expr {
 		for i, c := range cols {
 			var def any
 			if c.Default != "" {
-				def = c.Default
-			} else if c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
+				def = typedLiteralDefault(c, c.Default)
+			}
+			identity := columnIdentity(&c) // pgcatalog_clients.go
+			if c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
 				def = "nextval('" + catalog.SerialSequenceName(t.Name, c.Name) + "'::regclass)"
 			}
-			add(t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES")
+			add(t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES", identity)
 		}
 	}
 	for _, v := range g.views() {
 		for i, c := range g.viewColumns(v) {
-			add(v.Name, c.Name, i+1, c.T, nil, true, "NO")
+			add(v.Name, c.Name, i+1, c.T, nil, true, "NO", columnIdentity(nil))
 		}
 	}
 	return out

@@ -81,6 +81,7 @@ type vconstraint struct {
 	refTable int64 // confrelid
 	keys     string
 	refKeys  string
+	delType  string // confdeltype: a, r, c or n ("" outside foreign keys)
 	def      string // pg_get_constraintdef
 	// qualifiedDef is def with the referenced table schema-qualified
 	// (pg_get_constraintdef when public is not on the search path).
@@ -108,10 +109,11 @@ func (g *vgen) constraints() []vconstraint {
 		}
 	}
 	for _, t := range g.tables() {
-		for i, ch := range t.Checks {
-			out = append(out, vconstraint{oid: oidCheckBase + int64(t.ID)*64 + int64(i), name: ch.Name, kind: "c", t: t,
-				keys: "{}", def: "CHECK (" + ch.Expr + ")"})
+		for i, ck := range t.Checks {
+			out = append(out, checkConstraint(t, i, ck)) // pgcatalog_clients.go
 		}
+	}
+	for _, t := range g.tables() {
 		for i, fk := range t.ForeignKeys {
 			c := vconstraint{oid: oidForeignKeyBase + int64(t.ID)*64 + int64(i), name: fkName(t, fk), kind: "f", t: t}
 			var keys, refKeys []string
@@ -140,6 +142,15 @@ func (g *vgen) constraints() []vconstraint {
 				"(" + quoteIdents(refCols) + ")" + action
 			c.qualifiedDef = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES public." + quoteIdent(fk.RefTable) +
 				"(" + quoteIdents(refCols) + ")" + action
+			c.delType = "a"
+			switch fk.OnDelete {
+			case "restrict":
+				c.delType = "r"
+			case "cascade":
+				c.delType = "c"
+			case "set null":
+				c.delType = "n"
+			}
 			out = append(out, c)
 		}
 	}
@@ -426,6 +437,7 @@ func pgAttrdef(g *vgen) [][]Expr {
 			if def == "" {
 				continue
 			}
+			def = typedLiteralDefault(c, def) // pgcatalog_clients.go
 			out = append(out, vrow(oidAttrDefBase+int64(t.ID)*1024+int64(nums[i]), int64(t.ID), nums[i], def))
 		}
 	}
@@ -436,11 +448,12 @@ func pgConstraint(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, c := range g.constraints() {
 		var refKeys any
+		delType := " "
 		if c.kind == "f" {
-			refKeys = int2Array(c.refKeys)
+			refKeys, delType = int2Array(c.refKeys), c.delType
 		}
 		out = append(out, vrow(c.oid, c.name, oidPublic, c.kind, false, false, true, int64(c.t.ID), 0,
-			c.index, 0, c.refTable, "a", "a", "s", true, 0, true, int2Array(c.keys), refKeys, nil))
+			c.index, 0, c.refTable, "a", delType, "s", true, 0, true, int2Array(c.keys), refKeys, nil))
 	}
 	return out
 }

@@ -71,6 +71,11 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		return types.NewText(""), true, nil
 	case "pg_size_pretty":
 		return types.NewText(sizePretty(datumInt(args[0]))), true, nil
+	case planner.CatalogVectorFunc:
+		if len(args) == 2 {
+			return catalogSubscript(args[0].S, args[1].I)
+		}
+		return catalogVector(args[0].S)
 	case "pg_get_statisticsobjdef_columns", "pg_get_triggerdef", "pg_get_function_identity_arguments":
 		// kvsql has no such objects (pg_trigger, pg_proc and
 		// pg_statistic_ext are empty): NULL, as for an unknown OID.
@@ -294,4 +299,45 @@ func publicVisible(env *Env) bool {
 		}
 	}
 	return false
+}
+
+// catalogVector reads a virtual catalog's integer array or vector column
+// ("{1,2}" or "1 2") as an array of integers.
+func catalogVector(s string) (types.Datum, bool, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+		s = s[1 : len(s)-1]
+	}
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+	out := make([]types.Datum, len(fields))
+	for i, f := range fields {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return types.Null, true, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type smallint: %q", f)
+		}
+		out[i] = types.NewInt(n)
+	}
+	return types.NewArray(out), true, nil
+}
+
+// catalogSubscript is v[i] over a virtual catalog's integer vector ("1 2",
+// subscripts from 0, as PostgreSQL's int2vector) or array ("{1,2}", from
+// 1): NULL outside its bounds.
+func catalogSubscript(s string, i int64) (types.Datum, bool, error) {
+	base := int64(0)
+	if strings.HasPrefix(strings.TrimSpace(s), "{") {
+		base = 1
+	}
+	d, _, err := catalogVector(s)
+	if err != nil {
+		return types.Null, true, err
+	}
+	elems, err := types.ArrayElems(nil, d)
+	if err != nil {
+		return types.Null, true, err
+	}
+	if i-base < 0 || i-base >= int64(len(elems)) {
+		return types.Null, true, nil
+	}
+	return elems[i-base], true, nil
 }

@@ -8,6 +8,12 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
+// vec is a subscript of a catalog vector column, as the planner binds
+// indkey[i].
+func vec(v, i planner.Expr) planner.Expr {
+	return &planner.Func{Name: planner.CatalogVectorFunc, Args: []planner.Expr{v, i}, T: types.T{Family: types.Int2}}
+}
+
 func TestPgFuncs(t *testing.T) {
 	env := testEnv()
 	env.User = "alice"
@@ -32,6 +38,13 @@ func TestPgFuncs(t *testing.T) {
 		{fn("has_table_privilege", txt("t"), txt("select")), "t"},
 		{fn("pg_get_expr", txt("'x'"), i8(1)), "'x'"},
 		{fn("pg_encoding_to_char", i4(6)), "UTF8"},
+		// Catalog vectors: "3 1" counts from 0 (int2vector), "{3,1}" from 1.
+		{vec(txt("3 1"), i4(0)), "3"},
+		{vec(txt("3 1"), i4(1)), "1"},
+		{vec(txt("3 1"), i4(2)), "NULL"},
+		{vec(txt("{3,1}"), i4(1)), "3"},
+		{vec(txt("{3,1}"), i4(0)), "NULL"},
+		{vec(txt("{3,1}"), i4(-1)), "NULL"},
 		{fn("pg_encoding_to_char", i4(0)), "SQL_ASCII"},
 		{arrFn("array_to_string", tText, textArr("a", "b", "c"), txt(", ")), "a, b, c"},
 		{arrFn("array_to_string", tText, textArr("a", nil, "c"), txt(",")), "a,c"},

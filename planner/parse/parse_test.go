@@ -407,6 +407,10 @@ func TestSeriesInFrom(t *testing.T) {
 		{"SELECT x FROM generate_series(1, 3) AS t(x)", "select x from (select kvsql_generate_series(1, 3) as generate_series from dual) as t(x)"},
 		{"SELECT * FROM generate_series(1, 3) WHERE true", "select * from (select kvsql_generate_series(1, 3) as generate_series from dual) as generate_series where true"},
 		{"SELECT a FROM t JOIN generate_series(1, 2) g ON g = a", "select a from t join lateral (select kvsql_generate_series(1, 2) as g from dual) as g on g = a"},
+		{"SELECT (information_schema._pg_expandarray(i.indkey)).n AS k, information_schema._pg_expandarray(i.indkey) AS keys FROM pg_index i",
+			"select kvsql_expandarray_n(i.indkey) as k, unnest(i.indkey) as `keys` from pg_index as i"},
+		{"SELECT a FROM r WHERE r.a = (r.keys).x AND (information_schema._pg_expandarray(b)).x = 1",
+			"select a from r where r.a = r.`keys` and unnest(b) = 1"},
 		{"SELECT * FROM unnest(a) WITH ORDINALITY AS u(x, n), t, unnest(t.b)", "select * from (select kvsql_unnest(a) as unnest, kvsql_ordinality as `ordinality` from dual) as u(x, n), t, lateral (select kvsql_unnest(t.b) as unnest from dual) as unnest"},
 		{"SELECT g.g FROM generate_series(1, 2) AS g", "select g.g from (select kvsql_generate_series(1, 2) as g from dual) as g"},
 	} {

@@ -667,7 +667,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 					continue
 				}
 				b.WriteString("| " + regexOps[t.val] + " |")
-			case "=", "<", ">", "<=", ">=", "<>", "!=", "+", "-", "*", "/", "%", "<<", ">>", "^":
+			case "=", "<", ">", "<=", ">=", "<>", "!=", "+", "-", "*", "/", "%", "<<", ">>", "^", "&":
 				// ^ is exponentiation (vitess parses it at PostgreSQL's
 				// precedence, above * and /; the binder calls power).
 				b.WriteString(t.val)
