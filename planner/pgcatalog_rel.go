@@ -163,7 +163,11 @@ func fkName(t *catalog.Table, fk catalog.ForeignKey) string { return catalog.For
 
 // quoteIdent double-quotes a name when PostgreSQL would: anything but a
 // lower-case identifier.
-func quoteIdent(s string) string {
+func quoteIdent(s string) string { return QuoteIdent(s) }
+
+// QuoteIdent is quote_ident: s double-quoted (quotes doubled) unless it
+// is a plain lower-case identifier.
+func QuoteIdent(s string) string {
 	plain := s != ""
 	for i, r := range s {
 		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {

@@ -686,24 +686,7 @@ func (s *Session) evalConstant(ctx context.Context, t *txn, expr string, typ typ
 	if typ.IsArray() {
 		name = typ.String()
 	}
-	st, err := parse.ParseOne("SELECT CAST((" + expr + ") AS " + name + ")")
-	if err != nil {
-		return types.Null, err
-	}
-	plan, _, err := s.planner(t.cat).Plan(&st, nil)
-	if err != nil {
-		return types.Null, err
-	}
-	op, err := exec.Build(s.execCtx(ctx, t, nil), plan)
-	if err != nil {
-		return types.Null, err
-	}
-	defer op.Close()
-	row, err := op.Next()
-	if err != nil || row == nil {
-		return types.Null, err
-	}
-	return row[0], nil
+	return s.evalQuery(ctx, t, "SELECT CAST(("+expr+") AS "+name+")")
 }
 
 func countRows(t *txn, tbl *catalog.Table) (int64, error) {

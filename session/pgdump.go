@@ -7,6 +7,7 @@ import (
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -223,19 +224,7 @@ func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *s
 
 // quoteIdent double-quotes a name unless it is a plain lower-case
 // identifier.
-func quoteIdent(s string) string {
-	plain := s != ""
-	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
+func quoteIdent(s string) string { return planner.QuoteIdent(s) }
 
 // evalQuery runs a one-row query in t and returns its first column.
 func (s *Session) evalQuery(ctx context.Context, t *txn, q string) (types.Datum, error) {
