@@ -8,8 +8,6 @@ import (
 	"time"
 )
 
-const microsPerDay = 86_400_000_000
-
 // FormatDate renders days since 1970-01-01 as PostgreSQL's ISO DateStyle
 // ("2020-01-31", "0044-03-15 BC").
 func FormatDate(days int64) string {

@@ -53,9 +53,9 @@ func datetimeFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum,
 		d, err = dateTrunc(strings.ToLower(args[0].S), args[1], e.Args[1].Type().Family, zone)
 		return d, true, err
 	case "age":
-		a, b := args[0], types.Datum{}
+		var a, b types.Datum
 		if len(args) == 2 {
-			b = args[1]
+			a, b = args[0], args[1]
 		} else {
 			// age(x) is age(current_date at midnight, x).
 			y, m, dd := env.Now.In(env.loc()).Date()
