@@ -21,32 +21,33 @@ const module = "github.com/kvsql/kvsql"
 // key-value engines, the key encoding, and the shared vocabulary of values
 // and errors. A new package must be given its place here.
 var rank = map[string]int{
-	"cmd/kvsql":          100,
-	"examples/embedded":  100,
-	"bench":              90,
-	"fuzz":               90,
-	"sqllogictest":       90,
-	"pgregress":          90,
-	"internal/testkit":   90,
-	"internal/crashtest": 90,
-	"internal/layers":    90,
-	"driver":             85, // database/sql over the embedded API and sessions
-	"":                   80, // the root package: the embedded API
-	"wire":               70,
-	"session":            60,
-	"wire/backend":       55, // the interface wire calls and session implements
-	"exec":               50,
-	"exec/eval":          48,
-	"planner":            45,
-	"planner/parse":      44,
-	"index/indextest":    41,
-	"index":              40,
-	"catalog":            30,
-	"kv/kvtrace":         22,
-	"kv":                 20,
-	"encoding":           10,
-	"types":              5,
-	"pgerror":            5,
+	"cmd/kvsql":           100,
+	"examples/embedded":   100,
+	"bench":               90,
+	"fuzz":                90,
+	"sqllogictest":        90,
+	"pgregress":           90,
+	"internal/testkit":    90,
+	"internal/crashtest":  90,
+	"internal/clienttest": 90, // client libraries driven against kvsql and PostgreSQL
+	"internal/layers":     90,
+	"driver":              85, // database/sql over the embedded API and sessions
+	"":                    80, // the root package: the embedded API
+	"wire":                70,
+	"session":             60,
+	"wire/backend":        55, // the interface wire calls and session implements
+	"exec":                50,
+	"exec/eval":           48,
+	"planner":             45,
+	"planner/parse":       44,
+	"index/indextest":     41,
+	"index":               40,
+	"catalog":             30,
+	"kv/kvtrace":          22,
+	"kv":                  20,
+	"encoding":            10,
+	"types":               5,
+	"pgerror":             5,
 }
 
 // TestImportsPointDown reads every package's imports (test files
