@@ -177,8 +177,11 @@ func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ha
 		d, err := arraySet(args[0], args[2], args[1])
 		return d, true, err
 	}
-	if !strings.HasPrefix(e.Name, "array") && !(arrayOps[e.Name] && e.Args[0].Type().IsArray()) {
+	if len(args) == 0 || !strings.HasPrefix(e.Name, "array") && !(arrayOps[e.Name] && e.Args[0].Type().IsArray()) {
 		return types.Null, false, nil
+	}
+	if args[0].Kind != types.KindArray && !args[0].IsNull() {
+		return types.Null, false, nil // another array_* function (array_to_json: json.go)
 	}
 	for _, a := range args {
 		if a.IsNull() && e.Name != "array_position" && e.Name != "array_positions" && e.Name != "array_remove" &&

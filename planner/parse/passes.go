@@ -547,21 +547,7 @@ func subscriptAssignments(toks []token) []token {
 	if len(toks) == 0 || !toks[0].is("update") {
 		return toks
 	}
-	set := -1
-	depth := 0
-	for i, t := range toks {
-		switch {
-		case t.isPunct("(") || t.isPunct("["):
-			depth++
-		case t.isPunct(")") || t.isPunct("]"):
-			depth--
-		case depth == 0 && t.is("set"):
-			set = i
-		}
-		if set >= 0 {
-			break
-		}
-	}
+	set := topLevel(toks, func(t token) bool { return t.is("set") })
 	if set < 0 {
 		return toks
 	}
@@ -573,19 +559,11 @@ func subscriptAssignments(toks []token) []token {
 	assignedAt := map[string]int{} // column -> its subscripted item
 	i := set + 1
 	for i < len(toks) {
-		end := i
-		depth := 0
-		for end < len(toks) {
-			t := toks[end]
-			if depth == 0 && (t.isPunct(",") || t.is("where") || t.is("from") || t.is("returning") || t.isPunct(";")) {
-				break
-			}
-			if t.isPunct("(") || t.isPunct("[") {
-				depth++
-			} else if t.isPunct(")") || t.isPunct("]") {
-				depth--
-			}
-			end++
+		end := len(toks)
+		if k := topLevel(toks[i:], func(t token) bool {
+			return t.isPunct(",") || t.is("where") || t.is("from") || t.is("returning") || t.isPunct(";")
+		}); k >= 0 {
+			end = i + k
 		}
 		item := toks[i:end]
 		items = append(items, item)
