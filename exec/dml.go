@@ -167,6 +167,19 @@ func readsTable(n planner.Node, t *catalog.Table) bool {
 	return false
 }
 
+// computeGenerated fills row's generated columns (the hidden columns of
+// indexes over expressions and partial indexes) from the rest of the row.
+func computeGenerated(env *eval.Env, gen []planner.Assignment, row []types.Datum) error {
+	for _, g := range gen {
+		d, err := eval.Eval(env, g.Expr, row)
+		if err != nil {
+			return err
+		}
+		row[g.Col] = d
+	}
+	return nil
+}
+
 // checkRow refuses a row that a CHECK constraint finds false (23514,
 // naming the constraint, with the row in the detail as PostgreSQL puts
 // it); NULL passes.

@@ -169,6 +169,9 @@ func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []typ
 				}
 			}
 		case "set null":
+			if hasGenerated(fk.Child) {
+				return pgerror.Newf(pgerror.FeatureNotSupported, "ON DELETE SET NULL into table %q is not supported: it has an index over an expression or a partial index", fk.Child.Name)
+			}
 			for _, r := range rows {
 				nr := append([]types.Datum(nil), r...)
 				for _, c := range fk.ChildCols {
@@ -189,4 +192,15 @@ func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []typ
 		}
 	}
 	return nil
+}
+
+// hasGenerated reports whether t has generated columns, which a row
+// written without the planner's Generated expressions would leave stale.
+func hasGenerated(t *catalog.Table) bool {
+	for _, c := range t.Columns {
+		if c.Generated != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -275,6 +275,9 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
 		return nil, err
 	}
+	if n.Generated, err = b.generated(t); err != nil {
+		return nil, err
+	}
 	if ret != nil {
 		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
 			return nil, err
@@ -328,6 +331,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
+		return nil, err
+	}
+	if n.Generated, err = b.generated(t); err != nil {
 		return nil, err
 	}
 	if ret != nil {
@@ -445,7 +451,7 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string)
 			n.Arbiter = &Arbiter{}
 		}
 		for _, idx := range t.Indexes {
-			if n.Arbiter == nil && idx.Unique && same(idx.Columns) {
+			if n.Arbiter == nil && idx.Unique && idx.Predicate == "" && same(idx.Columns) {
 				n.Arbiter = &Arbiter{Index: idx}
 			}
 		}
@@ -680,7 +686,7 @@ func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, erro
 		return r, nil
 	}
 	for _, idx := range parent.Indexes {
-		if idx.Unique && sameSet(idx.Columns) {
+		if idx.Unique && idx.Predicate == "" && sameSet(idx.Columns) {
 			r.ParentIndex = idx
 			r.ParentCols, r.ChildCols = reorder(idx.Columns, r.ParentCols, r.ChildCols)
 			return r, nil

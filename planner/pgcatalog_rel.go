@@ -19,6 +19,8 @@ type vindex struct {
 	unique     bool
 	primary    bool
 	constraint bool // made by a UNIQUE table constraint
+	// pred is a partial index's WHERE predicate as written ("" for none).
+	pred string
 }
 
 // indexes lists every table's primary key and indexes, tables in name
@@ -31,8 +33,12 @@ func (g *vgen) indexes() []vindex {
 				desc: t.PrimaryKeyDesc, unique: true, primary: true})
 		}
 		for _, idx := range t.Indexes {
-			out = append(out, vindex{oid: int64(idx.ID), name: idx.Name, t: t, cols: idx.Columns,
-				desc: idx.Desc, unique: idx.Unique, constraint: idx.Constraint})
+			ix := vindex{oid: int64(idx.ID), name: idx.Name, t: t, cols: idx.Columns,
+				desc: idx.Desc, unique: idx.Unique, constraint: idx.Constraint}
+			if o := t.ColumnOrdinal(idx.Predicate); idx.Predicate != "" && o >= 0 {
+				ix.pred = t.Columns[o].Generated
+			}
+			out = append(out, ix)
 		}
 	}
 	return out
@@ -42,7 +48,7 @@ func (g *vgen) indexes() []vindex {
 func (ix vindex) columnList() string {
 	parts := make([]string, len(ix.cols))
 	for i, c := range ix.cols {
-		parts[i] = quoteIdent(ix.t.Columns[c].Name)
+		parts[i] = ix.column(c, false)
 		if i < len(ix.desc) && ix.desc[i] {
 			parts[i] += " DESC"
 		}
@@ -50,14 +56,45 @@ func (ix vindex) columnList() string {
 	return strings.Join(parts, ", ")
 }
 
-// def is pg_get_indexdef(oid): the CREATE INDEX statement.
-func (ix vindex) def() string {
+// column renders key column c: its name, or for an index over an
+// expression the expression as written, parenthesized once more unless
+// pretty when it is not a function call (as pg_get_indexdef prints
+// "((b + c))", and with pretty "(b + c)").
+func (ix vindex) column(c int, pretty bool) string {
+	g := ix.t.Columns[c].Generated
+	switch {
+	case g == "":
+		return quoteIdent(ix.t.Columns[c].Name)
+	case strings.HasPrefix(g, "(") && !pretty:
+		return "(" + g + ")"
+	}
+	return g
+}
+
+// def is pg_get_indexdef(oid) (pretty: pg_get_indexdef(oid, 0, true)):
+// the CREATE INDEX statement.
+func (ix vindex) def(pretty bool) string {
 	u := ""
 	if ix.unique {
 		u = "UNIQUE "
 	}
-	return "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON public." + quoteIdent(ix.t.Name) +
-		" USING btree (" + ix.columnList() + ")"
+	parts := make([]string, len(ix.cols))
+	for i, c := range ix.cols {
+		parts[i] = ix.column(c, pretty)
+		if i < len(ix.desc) && ix.desc[i] {
+			parts[i] += " DESC"
+		}
+	}
+	out := "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON public." + quoteIdent(ix.t.Name) +
+		" USING btree (" + strings.Join(parts, ", ") + ")"
+	switch {
+	case ix.pred == "":
+	case pretty:
+		out += " WHERE " + ix.pred
+	default:
+		out += " WHERE (" + ix.pred + ")"
+	}
+	return out
 }
 
 // attnums renders the index's attribute numbers space-separated, as
@@ -387,7 +424,7 @@ func pgIndex(g *vgen) [][]Expr {
 		n := len(ix.cols)
 		zeros := strings.TrimSpace(strings.Repeat("0 ", n))
 		out = append(out, vrow(ix.oid, int64(ix.t.ID), n, n, ix.unique, false, ix.primary, false,
-			true, false, true, false, true, true, false, ix.attnums(" "), zeros, zeros, zeros, nil, nil))
+			true, false, true, false, true, true, false, ix.attnums(" "), zeros, zeros, zeros, ix.exprs(), nilIfEmpty(ix.pred)))
 	}
 	return out
 }
@@ -520,7 +557,30 @@ func pgViews(g *vgen) [][]Expr {
 func pgIndexes(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, ix := range g.indexes() {
-		out = append(out, vrow("public", ix.t.Name, ix.name, nil, ix.def()))
+		out = append(out, vrow("public", ix.t.Name, ix.name, nil, ix.def(false)))
 	}
 	return out
+}
+
+// exprs is pg_index.indexprs: NULL for an index of columns, else the key
+// expressions as written (PostgreSQL keeps a node tree; clients test it
+// for NULL).
+func (ix vindex) exprs() any {
+	var out []string
+	for _, c := range ix.cols {
+		if g := ix.t.Columns[c].Generated; g != "" {
+			out = append(out, g)
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	return strings.Join(out, ", ")
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -423,6 +423,9 @@ type Insert struct {
 	UpdateWhere Expr
 	// Checks are the table's CHECK constraints over a full-width row.
 	Checks []CheckExpr
+	// Generated computes the table's generated columns (generated.go)
+	// over the full-width row, before the checks.
+	Generated []Assignment
 	// FKs are the table's foreign keys: each new row's key must exist.
 	FKs []FKRef
 	// Referenced are the foreign keys referencing the table (for ON
@@ -466,7 +469,8 @@ type Update struct {
 	Set       []Assignment
 	Returning []Expr
 	Cols      []Column
-	Checks    []CheckExpr // the table's CHECK constraints
+	Checks    []CheckExpr  // the table's CHECK constraints
+	Generated []Assignment // the table's generated columns, as Insert's
 	// FKs, the table's foreign keys, are checked for changed keys;
 	// Referenced, the keys that reference the table, for a changed
 	// referenced key.

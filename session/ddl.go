@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -632,6 +634,11 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 		def.Columns = append(def.Columns, ic.Column.String())
 		def.Desc = append(def.Desc, ic.Direction == sqlparser.DescOrder)
 	}
+	if len(p.IndexExprs) > 0 || p.IndexWhere != "" {
+		if err := s.addIndexColumns(t, tableName, &def, p); err != nil {
+			return err
+		}
+	}
 	switch p.IndexMethod {
 	case "", "btree", "keyid":
 		def.Form = catalog.FormKeyID
@@ -677,6 +684,75 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 		return err
 	}
 	t.setCatalog(next)
+	return nil
+}
+
+// addIndexColumns adds to the table the hidden generated columns that
+// hold an index's expressions and its WHERE predicate (planner/generated.go)
+// and computes them for the rows it has, before the index is built over
+// them. PostgreSQL's errors for such expressions come from binding them.
+func (s *Session) addIndexColumns(t *txn, table string, def *catalog.IndexDef, p *parse.Statement) error {
+	tbl, err := t.cat.Table(s.database, table)
+	if err != nil {
+		return err
+	}
+	pl := s.planner(t.cat)
+	cat := t.cat
+	add := func(name, expr string, predicate bool) error {
+		typ, err := pl.BindIndexExpr(tbl, expr, predicate)
+		if err != nil {
+			return err
+		}
+		cat, err = cat.AddColumn(t.kv, s.database, table, catalog.Column{Name: name, Type: typ, Hidden: true, Generated: expr})
+		return err
+	}
+	for _, name := range def.Columns {
+		if expr, ok := p.IndexExprs[name]; ok {
+			if err := add(name, expr, false); err != nil {
+				return err
+			}
+		}
+	}
+	if p.IndexWhere != "" {
+		def.Predicate = def.Name + ".where"
+		if err := add(def.Predicate, p.IndexWhere, true); err != nil {
+			return err
+		}
+	}
+	ntbl, err := cat.Table(s.database, table)
+	if err != nil {
+		return err
+	}
+	gen, err := s.planner(cat).Generated(ntbl)
+	if err != nil {
+		return err
+	}
+	env := &eval.Env{Ctx: context.Background(), Now: time.Now(), Database: s.database}
+	var olds [][]types.Datum
+	it, err := index.ScanMaster(t.kv, ntbl, index.Span{}, false)
+	if err != nil {
+		return err
+	}
+	for it.Next() {
+		olds = append(olds, append([]types.Datum(nil), it.Row()...))
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	for _, old := range olds {
+		nw := append([]types.Datum(nil), old...)
+		for _, g := range gen {
+			v, err := eval.Eval(env, g.Expr, nw)
+			if err != nil {
+				return err
+			}
+			nw[g.Col] = v
+		}
+		if err := index.Update(t.kv, ntbl, old, nw); err != nil {
+			return err
+		}
+	}
+	t.setCatalog(cat)
 	return nil
 }
 

@@ -381,21 +381,35 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 		return st, syntaxErr(r.sql, toks[c.i].pos, "unterminated index column list")
 	}
 	if end+1 < len(toks) {
-		return st, unsupported(r.sql, toks[end+1].pos, "CREATE INDEX options after the column list (INCLUDE, WHERE, WITH) are not supported")
-	}
-	var cols []token
-	var colNames []string
-	for k, item := range splitTop(toks[c.i+1 : end]) {
-		if k > 0 {
-			cols = append(cols, raw(",", item0(item, toks[c.i]).pos))
+		if !toks[end+1].is("where") || end+2 >= len(toks) {
+			return st, unsupported(r.sql, toks[end+1].pos, "CREATE INDEX options after the column list (INCLUDE, WITH) are not supported")
 		}
+		st.IndexWhere = r.sql[toks[end+2].pos:toks[len(toks)-1].end]
+	}
+	items := splitTop(toks[c.i+1 : end])
+	var colNames []string
+	exprs := map[int]string{} // item → expression text
+	for k, item := range items {
 		if n := len(item); n >= 2 && item[n-2].is("nulls") {
 			return st, unsupported(r.sql, item[n-2].pos, "NULLS FIRST/LAST in an index is not supported")
 		}
-		if len(item) > 0 {
-			colNames = append(colNames, item[0].val)
+		if len(item) == 0 {
+			continue
 		}
-		cols = append(cols, item...)
+		// An expression is parenthesized, or a function call: its index
+		// column is named "expr" or after the function, as PostgreSQL
+		// names it.
+		if close := exprItemEnd(item); close > 0 {
+			if item[0].isPunct("(") {
+				exprs[k] = r.sql[item[0].pos:item[close].end] // parenthesized, as PostgreSQL prints it
+				colNames = append(colNames, "expr")
+			} else {
+				exprs[k] = r.sql[item[0].pos:item[close].end]
+				colNames = append(colNames, item[0].val)
+			}
+			continue
+		}
+		colNames = append(colNames, item[0].val)
 	}
 	if name == nil {
 		suffix := "_idx"
@@ -404,6 +418,25 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 		}
 		gen := tparts[len(tparts)-1] + "_" + strings.Join(colNames, "_") + suffix
 		name = []token{{kind: tkQIdent, val: gen, pos: toks[0].pos}}
+	}
+	var cols []token
+	for k, item := range items {
+		if k > 0 {
+			cols = append(cols, raw(",", item0(item, toks[c.i]).pos))
+		}
+		if x, ok := exprs[k]; ok {
+			// The expression's value lives in a hidden column of the
+			// table; the AST names that column.
+			hidden := name[0].val + ".expr" + strconv.Itoa(k)
+			if st.IndexExprs == nil {
+				st.IndexExprs = map[string]string{}
+			}
+			st.IndexExprs[hidden] = x
+			cols = append(cols, token{kind: tkQIdent, val: hidden, pos: item[0].pos, end: item[0].end})
+			cols = append(cols, item[exprItemEnd(item)+1:]...)
+			continue
+		}
+		cols = append(cols, item...)
 	}
 	text := []token{raw("create", toks[0].pos)}
 	if unique {
@@ -425,6 +458,24 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 	}
 	st.AST = ast
 	return st, nil
+}
+
+// exprItemEnd returns the position in item of the closing parenthesis of
+// an index expression item — (expr) or f(args), optionally followed by
+// ASC or DESC — or 0 when item names a column.
+func exprItemEnd(item []token) int {
+	at := 0
+	if !item[0].isPunct("(") {
+		if len(item) < 2 || !item[1].isPunct("(") || (item[0].kind != tkIdent && item[0].kind != tkQIdent) {
+			return 0
+		}
+		at = 1
+	}
+	close := matchForward(item, at)
+	if close < 0 {
+		return 0
+	}
+	return close
 }
 
 func item0(item []token, def token) token {

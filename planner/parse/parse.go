@@ -30,6 +30,11 @@ type Statement struct {
 	// "inverted" choose kvsql's non-unique index forms; others are left for
 	// the planner to reject).
 	IndexMethod string
+	// IndexExprs maps the placeholder column names of CREATE INDEX's
+	// expression items (in the AST's column list) to the expressions'
+	// text; IndexWhere is a partial index's WHERE predicate as written.
+	IndexExprs map[string]string
+	IndexWhere string
 	// IfNotExists is set for CREATE INDEX IF NOT EXISTS (vitess's CREATE
 	// INDEX tree has no such flag).
 	IfNotExists bool
