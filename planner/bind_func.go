@@ -137,6 +137,18 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		if name == "nullif" {
 			t = ct
 		}
+	case "scale", "min_scale", "trim_scale", "div", "factorial":
+		// Functions of numeric (factorial's bigint): an unknown literal
+		// argument is read as a number.
+		for i := range bound {
+			if bound[i].Type().Family == types.Unknown {
+				if bound[i], err = coerce(bound[i], types.T{Family: types.Numeric}); err != nil {
+					return nil, err
+				}
+			} else if !isNumeric(bound[i].Type().Family) {
+				return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, bound[i].Type())
+			}
+		}
 	case "abs", "mod", "round", "trunc", "floor", "ceil", "ceiling", "sign", "sqrt", "power", "pow", "exp", "ln", "log":
 		for i := range bound {
 			if bound[i].Type().Family == types.Unknown {

@@ -781,8 +781,8 @@ func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string,
 	return f, ae.As.String(), ordinality, ok && (f.Name.Lowered() == seriesFunc || strings.HasPrefix(f.Name.Lowered(), parse.MarkerPrefix) && tableFuncs[f.Name.Lowered()[len(parse.MarkerPrefix):]] != 0)
 }
 
-// series plans generate_series(start, stop [, step]) over integers; its
-// one column is called column.
+// series plans generate_series(start, stop [, step]) over integers,
+// numerics or timestamps; its one column is called column.
 func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node, error) {
 	if len(call.Exprs) < 2 || len(call.Exprs) > 3 {
 		return nil, pgerror.New(pgerror.UndefinedFunction, "function generate_series needs 2 or 3 arguments")
@@ -802,7 +802,15 @@ func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node
 		}
 		return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: column, T: st}}}, nil
 	}
+	for _, x := range args[:len(call.Exprs)] {
+		if x.Type().Family == types.Numeric {
+			t = types.T{Family: types.Numeric} // generate_series(numeric, numeric [, numeric])
+		}
+	}
 	for i, x := range args[:len(call.Exprs)] {
+		if t.Family == types.Numeric {
+			break
+		}
 		if x.Type().Family != types.Unknown && !isInteger(x.Type().Family) {
 			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "generate_series(%s) is not supported: only integers", x.Type())
 		}

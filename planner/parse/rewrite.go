@@ -627,6 +627,11 @@ func (r *rewriter) emit(toks []token) (string, error) {
 		case tkRaw:
 			b.WriteString(t.val)
 		case tkIdent:
+			if t.val == "div" && k+1 < len(toks) && toks[k+1].isPunct("(") {
+				// div(a, b) is PostgreSQL's function; DIV MySQL's operator.
+				b.WriteString("`div`")
+				continue
+			}
 			if strings.HasPrefix(t.val, markerPrefix) || vitessWords[t.val] {
 				return "", syntaxErr(r.sql, t.pos, "syntax error at or near %q", t.val)
 			}
