@@ -32,6 +32,8 @@ type Session struct {
 	// loc is the timezone setting as a zone (nil: UTC); atomic so that
 	// statements read it without s.mu.
 	loc atomic.Pointer[time.Location]
+	// intervalStyle is the IntervalStyle setting (types.IntervalStyle).
+	intervalStyle atomic.Uint32
 	// triggers holds the parsed triggers this session has fired, with
 	// their prepared statements.
 	triggers map[*catalog.Trigger]*compiledTrigger
@@ -237,18 +239,19 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		t.start = stmt
 	}
 	return &exec.Ctx{
-		Context:      ctx,
-		RW:           t.kv,
-		Read:         read,
-		Params:       params,
-		Now:          t.start,
-		StmtNow:      stmt,
-		Loc:          s.Location(),
-		WorkMem:      s.workMem(),
-		MaxQueryMem:  s.queryMemLimit(),
-		MaxValueSize: s.db.maxValueSize(),
-		TempDir:      s.db.opts.TempDir,
-		NextVal:      s.db.nextVal,
+		Context:       ctx,
+		RW:            t.kv,
+		Read:          read,
+		Params:        params,
+		Now:           t.start,
+		StmtNow:       stmt,
+		Loc:           s.Location(),
+		IntervalStyle: s.IntervalStyle(),
+		WorkMem:       s.workMem(),
+		MaxQueryMem:   s.queryMemLimit(),
+		MaxValueSize:  s.db.maxValueSize(),
+		TempDir:       s.db.opts.TempDir,
+		NextVal:       s.db.nextVal,
 		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
 			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
 		},

@@ -184,14 +184,11 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"bytea_output\": \"%s\"", v)
 		}
 	case "intervalstyle":
-		switch v := strings.ToLower(strings.Trim(value, "'")); v {
-		case "postgres":
-			value = v
-		case "postgres_verbose", "sql_standard", "iso_8601":
-			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "IntervalStyle %q is not supported: kvsql prints intervals in the postgres style", v)
-		default:
+		v := strings.ToLower(strings.Trim(value, "'"))
+		if _, ok := types.ParseIntervalStyle(v); !ok {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"IntervalStyle\": \"%s\"", v)
 		}
+		value = v // setLocked keeps s.intervalStyle
 	case "timezone":
 		loc, show, ok := parseTimeZoneSetting(value)
 		if !ok {
@@ -207,6 +204,10 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 // REQUIRES: s.mu held.
 func (s *Session) setLocked(name, value string) {
 	s.settings[name] = value
+	if name == "intervalstyle" {
+		style, _ := types.ParseIntervalStyle(value)
+		s.intervalStyle.Store(uint32(style))
+	}
 	if r, ok := reported[name]; ok {
 		s.changed[r] = value
 	}
@@ -290,6 +291,12 @@ func (s *Session) lockOptions() lockOptions {
 
 // Location is the session's time zone (the timezone setting), in which
 // timestamptz values are shown and zone-less timestamptz text is read.
+// IntervalStyle is the session's IntervalStyle: how intervals are shown
+// as text (the wire's text format and casts to text).
+func (s *Session) IntervalStyle() types.IntervalStyle {
+	return types.IntervalStyle(s.intervalStyle.Load())
+}
+
 func (s *Session) Location() *time.Location {
 	if l := s.loc.Load(); l != nil {
 		return l
