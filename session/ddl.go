@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -622,6 +623,9 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 
 func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *sqlparser.IndexDefinition) error {
 	def := catalog.IndexDef{Name: id.Info.Name.String(), Table: tableName, Unique: id.Info.Type == sqlparser.IndexTypeUnique}
+	if p.IndexNameGenerated {
+		def.Name = s.freeRelationName(t, def.Name)
+	}
 	if p.IfNotExists {
 		if _, _, err := t.cat.Index(s.database, def.Name); err == nil {
 			return nil
@@ -633,6 +637,9 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 		}
 		def.Columns = append(def.Columns, ic.Column.String())
 		def.Desc = append(def.Desc, ic.Direction == sqlparser.DescOrder)
+	}
+	if err := s.checkOpclasses(t, tableName, def.Columns, p); err != nil {
+		return err
 	}
 	if len(p.IndexExprs) > 0 || p.IndexWhere != "" {
 		if err := s.addIndexColumns(t, tableName, &def, p); err != nil {
@@ -687,6 +694,73 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 	return nil
 }
 
+// freeRelationName is name, or name followed by the first number that
+// makes it no relation's name (PostgreSQL's ChooseRelationName).
+func (s *Session) freeRelationName(t *txn, name string) string {
+	taken := func(n string) bool {
+		if _, err := t.cat.Table(s.database, n); err == nil {
+			return true
+		}
+		_, _, err := t.cat.Index(s.database, n)
+		return err == nil
+	}
+	for i := 1; taken(name); i++ {
+		if !taken(name + strconv.Itoa(i)) {
+			return name + strconv.Itoa(i)
+		}
+	}
+	return name
+}
+
+// opclassTypes lists, for each operator class kvsql accepts, the type
+// families it orders: every one is the type's default order (text and
+// pattern classes alike, in the C collation kvsql compares in), so naming
+// one changes nothing.
+var opclassTypes = map[string][]types.Family{
+	"int2_ops": {types.Int2, types.Int4, types.Int8}, "int4_ops": {types.Int2, types.Int4, types.Int8}, "int8_ops": {types.Int2, types.Int4, types.Int8},
+	"float4_ops": {types.Float4, types.Float8}, "float8_ops": {types.Float4, types.Float8}, "numeric_ops": {types.Numeric},
+	"text_ops": {types.Text, types.Varchar}, "varchar_ops": {types.Text, types.Varchar}, "name_ops": {types.Text, types.Varchar},
+	"text_pattern_ops": {types.Text, types.Varchar}, "varchar_pattern_ops": {types.Text, types.Varchar},
+	"bpchar_ops": {types.Char}, "bpchar_pattern_ops": {types.Char}, "bool_ops": {types.Bool}, "bytea_ops": {types.Bytea},
+	"date_ops": {types.Date}, "timestamp_ops": {types.Timestamp}, "timestamptz_ops": {types.TimestampTZ},
+	"time_ops": {types.Time}, "interval_ops": {types.Interval}, "uuid_ops": {types.UUID},
+	"jsonb_ops": {types.JSONB}, "jsonb_path_ops": {types.JSONB}, "array_ops": {types.Array},
+}
+
+// checkOpclasses checks the operator classes CREATE INDEX names against
+// their columns' types: PostgreSQL's 42704 for an unknown class and 42804
+// for one of another type.
+func (s *Session) checkOpclasses(t *txn, table string, cols []string, p *parse.Statement) error {
+	if len(p.IndexOpclasses) == 0 {
+		return nil
+	}
+	tbl, err := t.cat.Table(s.database, table)
+	if err != nil {
+		return err
+	}
+	method := p.IndexMethod
+	if method == "" {
+		method = "btree"
+	}
+	for k, cls := range p.IndexOpclasses {
+		fams, ok := opclassTypes[cls]
+		if !ok {
+			return pgerror.Newf(pgerror.UndefinedObject, "operator class %q does not exist for access method %q", cls, method)
+		}
+		if k >= len(cols) {
+			continue
+		}
+		o := tbl.ColumnOrdinal(cols[k])
+		if o < 0 {
+			continue // an expression, or a column CreateIndex reports missing
+		}
+		if typ := tbl.Columns[o].Type; !slices.Contains(fams, typ.Family) {
+			return pgerror.Newf(pgerror.DatatypeMismatch, "operator class %q does not accept data type %s", cls, typ)
+		}
+	}
+	return nil
+}
+
 // addIndexColumns adds to the table the hidden generated columns that
 // hold an index's expressions and its WHERE predicate (planner/generated.go)
 // and computes them for the rows it has, before the index is built over
@@ -706,15 +780,26 @@ func (s *Session) addIndexColumns(t *txn, table string, def *catalog.IndexDef, p
 		cat, err = cat.AddColumn(t.kv, s.database, table, catalog.Column{Name: name, Type: typ, Hidden: true, Generated: expr})
 		return err
 	}
-	for _, name := range def.Columns {
+	// The hidden columns are named after the index; a column left by an
+	// index of the same name dropped earlier in the transaction, or a
+	// user's column so named, moves the name on.
+	free := func(name string) string {
+		n := name
+		for i := 1; tbl.ColumnOrdinal(n) >= 0; i++ {
+			n = name + "_" + strconv.Itoa(i)
+		}
+		return n
+	}
+	for i, name := range def.Columns {
 		if expr, ok := p.IndexExprs[name]; ok {
-			if err := add(name, expr, false); err != nil {
+			def.Columns[i] = free(def.Name + ".expr" + strconv.Itoa(i))
+			if err := add(def.Columns[i], expr, false); err != nil {
 				return err
 			}
 		}
 	}
 	if p.IndexWhere != "" {
-		def.Predicate = def.Name + ".where"
+		def.Predicate = free(def.Name + ".where")
 		if err := add(def.Predicate, p.IndexWhere, true); err != nil {
 			return err
 		}

@@ -137,10 +137,21 @@ var storageParams = map[string]bool{
 	"user_catalog_table": true, "log_autovacuum_min_duration": true,
 }
 
-// storageParams reads WITH (name [= value], ...) at the start of toks and
-// returns how many tokens it spans. An unknown name is 22023, as in
-// PostgreSQL; fillfactor must be 10 to 100.
+// indexParams are the storage parameters of a btree index: they tune
+// PostgreSQL's index pages, which kvsql does not have; CREATE INDEX
+// accepts and ignores them.
+var indexParams = map[string]bool{"fillfactor": true, "deduplicate_items": true}
+
+// storageParams reads a table's WITH (name [= value], ...) at the start of
+// toks and returns how many tokens it spans. An unknown name is 22023, as
+// in PostgreSQL; fillfactor must be 10 to 100.
 func (r *rewriter) storageParams(toks []token) (int, error) {
+	return r.withParams(toks, storageParams, true)
+}
+
+// withParams reads WITH (name [= value], ...) with the parameter names
+// known (and, when prefixed, autovacuum_* and toast.*).
+func (r *rewriter) withParams(toks []token, known map[string]bool, prefixed bool) (int, error) {
 	if len(toks) < 2 || !toks[1].isPunct("(") {
 		return 0, syntaxErr(r.sql, toks[0].pos, `syntax error at or near "with"`)
 	}
@@ -153,13 +164,15 @@ func (r *rewriter) storageParams(toks []token) (int, error) {
 			return 0, syntaxErr(r.sql, toks[1].pos, "storage parameter name expected")
 		}
 		name := p[0].val
-		prefixed := strings.HasPrefix(name, "autovacuum_") || strings.HasPrefix(name, "toast.")
-		if !storageParams[name] && !prefixed {
+		isPrefixed := prefixed && (strings.HasPrefix(name, "autovacuum_") || strings.HasPrefix(name, "toast."))
+		if !known[name] && !isPrefixed {
 			return 0, pgerror.Newf(invalidParameterValue, "unrecognized parameter %q", name)
 		}
 		if name == "fillfactor" && len(p) == 3 && p[1].isOp("=") {
 			if v, err := strconv.Atoi(p[2].val); err != nil || v < 10 || v > 100 {
-				return 0, pgerror.Newf(invalidParameterValue, "value %s out of bounds for option \"fillfactor\"", p[2].val)
+				e := pgerror.Newf(invalidParameterValue, "value %s out of bounds for option \"fillfactor\"", p[2].val)
+				e.Detail = `Valid values are between "10" and "100".`
+				return 0, e
 			}
 		}
 	}
@@ -380,13 +393,30 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 	if end < 0 {
 		return st, syntaxErr(r.sql, toks[c.i].pos, "unterminated index column list")
 	}
-	if end+1 < len(toks) {
-		if !toks[end+1].is("where") || end+2 >= len(toks) {
-			return st, unsupported(r.sql, toks[end+1].pos, "CREATE INDEX options after the column list (INCLUDE, WITH) are not supported")
+	rest := end + 1
+	if rest < len(toks) && toks[rest].is("with") {
+		n, err := r.withParams(toks[rest:], indexParams, false)
+		if err != nil {
+			return st, err
 		}
-		st.IndexWhere = r.sql[toks[end+2].pos:toks[len(toks)-1].end]
+		rest += n
+	}
+	if rest < len(toks) {
+		if !toks[rest].is("where") || rest+1 >= len(toks) {
+			return st, unsupported(r.sql, toks[rest].pos, "CREATE INDEX options after the column list (INCLUDE) are not supported")
+		}
+		st.IndexWhere = r.sql[toks[rest+1].pos:toks[len(toks)-1].end]
 	}
 	items := splitTop(toks[c.i+1 : end])
+	for k, item := range items {
+		if cls, rest, ok := opclassOf(item); ok {
+			if st.IndexOpclasses == nil {
+				st.IndexOpclasses = map[int]string{}
+			}
+			st.IndexOpclasses[k] = cls
+			items[k] = rest
+		}
+	}
 	var colNames []string
 	exprs := map[int]string{} // item → expression text
 	for k, item := range items {
@@ -412,12 +442,9 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 		colNames = append(colNames, item[0].val)
 	}
 	if name == nil {
-		suffix := "_idx"
-		if unique {
-			suffix = "_key"
-		}
-		gen := tparts[len(tparts)-1] + "_" + strings.Join(colNames, "_") + suffix
+		gen := tparts[len(tparts)-1] + "_" + strings.Join(colNames, "_") + "_idx"
 		name = []token{{kind: tkQIdent, val: gen, pos: toks[0].pos}}
+		st.IndexNameGenerated = true
 	}
 	var cols []token
 	for k, item := range items {
@@ -458,6 +485,21 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 	}
 	st.AST = ast
 	return st, nil
+}
+
+// opclassOf finds an operator class named after an index item's column
+// or expression — col int4_ops [DESC] — and returns it with the item
+// without it.
+func opclassOf(item []token) (string, []token, bool) {
+	n := len(item)
+	if n > 0 && (item[n-1].is("asc") || item[n-1].is("desc")) {
+		n--
+	}
+	if n < 2 || item[n-1].kind != tkIdent || !strings.HasSuffix(item[n-1].val, "_ops") {
+		return "", item, false
+	}
+	rest := append(append([]token(nil), item[:n-1]...), item[n:]...)
+	return item[n-1].val, rest, true
 }
 
 // exprItemEnd returns the position in item of the closing parenthesis of

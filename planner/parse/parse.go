@@ -35,6 +35,13 @@ type Statement struct {
 	// text; IndexWhere is a partial index's WHERE predicate as written.
 	IndexExprs map[string]string
 	IndexWhere string
+	// IndexOpclasses are the operator classes named for index items (by
+	// their position), for the planner to check against the column's type.
+	IndexOpclasses map[int]string
+	// IndexNameGenerated marks a CREATE INDEX without a name: the name
+	// table_cols_idx was made up, and a number is appended while it is
+	// taken, as PostgreSQL does.
+	IndexNameGenerated bool
 	// IfNotExists is set for CREATE INDEX IF NOT EXISTS (vitess's CREATE
 	// INDEX tree has no such flag).
 	IfNotExists bool
