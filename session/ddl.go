@@ -673,7 +673,7 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 	if idx == nil {
 		return pgerror.Newf(pgerror.Internal, "index %q vanished after creation", def.Name)
 	}
-	if err := index.Backfill(t.kv, tbl, idx); err != nil {
+	if err := s.backfillIndex(t, tbl, idx, "CREATE INDEX"); err != nil {
 		return err
 	}
 	t.setCatalog(next)
@@ -827,7 +827,7 @@ func (s *Session) reindex(t *txn, r *parse.ReindexStmt) error {
 		if err := t.kv.DeleteRange(catalog.SpacePrefix(idx.ID), catalog.SpacePrefix(idx.ID+1)); err != nil {
 			return err
 		}
-		if err := index.Backfill(t.kv, tbl, idx); err != nil {
+		if err := s.backfillIndex(t, tbl, idx, "REINDEX"); err != nil {
 			return err
 		}
 	}

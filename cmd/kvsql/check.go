@@ -234,7 +234,7 @@ func rebuildIndex(e kv.Engine, sp catalog.Space) error {
 	if err := kv.Excise(e, start, encoding.PrefixEnd(start)); err != nil {
 		return err
 	}
-	if err := index.Backfill(e, sp.Table, sp.Index); err != nil {
+	if err := index.Backfill(e, sp.Table, sp.Index, nil); err != nil {
 		return err
 	}
 	return e.Flush()
