@@ -37,7 +37,7 @@ type CopyProgress struct {
 	Command string // "COPY FROM" or "COPY TO"
 	// Type is where the data comes from or goes to: "PIPE" (STDIN or
 	// STDOUT, the only kind kvsql has).
-	Type                              string
+	Type                            string
 	BytesProcessed, TuplesProcessed int64
 }
 
