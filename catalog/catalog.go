@@ -214,6 +214,11 @@ type ForeignKey struct {
 	// ones: "" (NO ACTION) or "restrict" refuse it, "cascade" deletes
 	// them, "set null" empties their columns.
 	OnDelete string `json:"onDelete,omitempty"`
+	// OnUpdate is what changing a referenced key does to the
+	// referencing rows: "" (NO ACTION) or "restrict" refuse it,
+	// "cascade" changes their columns to the new key, "set null"
+	// empties them.
+	OnUpdate string `json:"onUpdate,omitempty"`
 }
 
 // View is a named query.

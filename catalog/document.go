@@ -142,6 +142,7 @@ type docFK struct {
 	RefTable   string   `xml:"references>refTable" json:"refTable"`
 	RefAttrs   []string `xml:"references>refAttribute" json:"refAttribute"`
 	OnDelete   string   `xml:"onDelete,attr,omitempty" json:"onDelete,omitempty"`
+	OnUpdate   string   `xml:"onUpdate,attr,omitempty" json:"onUpdate,omitempty"`
 }
 
 type docUK struct {
@@ -317,7 +318,7 @@ func tableDoc(t *Table) docTable {
 		dt.Checks = append(dt.Checks, docCheck(c))
 	}
 	for _, fk := range t.ForeignKeys {
-		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns, OnDelete: fk.OnDelete})
+		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate})
 	}
 	for _, idx := range t.Indexes {
 		if idx.Constraint {

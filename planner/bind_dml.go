@@ -621,7 +621,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 				fks = append(fks, r)
 			}
 			if r.Parent.ID == t.ID {
-				if r.OnDelete == "cascade" && depth < 16 {
+				if (r.OnDelete == "cascade" || r.OnUpdate == "cascade") && depth < 16 {
 					if _, r.ChildRefs, err = b.foreignKeysDepth(child, depth+1); err != nil {
 						return nil, nil, err
 					}
@@ -637,7 +637,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 // (its primary key when the key lists no columns) must be the primary key
 // or a unique index's columns.
 func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, error) {
-	r := FKRef{Name: fk.Name, Child: child, OnDelete: fk.OnDelete}
+	r := FKRef{Name: fk.Name, Child: child, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate}
 	if r.Name == "" {
 		r.Name = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
 	}

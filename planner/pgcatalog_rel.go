@@ -119,6 +119,7 @@ type vconstraint struct {
 	keys     string
 	refKeys  string
 	delType  string // confdeltype: a, r, c or n ("" outside foreign keys)
+	updType  string // confupdtype, the same for ON UPDATE
 	def      string // pg_get_constraintdef
 	// qualifiedDef is def with the referenced table schema-qualified
 	// (pg_get_constraintdef when public is not on the search path).
@@ -171,27 +172,37 @@ func (g *vgen) constraints() []vconstraint {
 			}
 			c.keys = "{" + strings.Join(keys, ",") + "}"
 			c.refKeys = "{" + strings.Join(refKeys, ",") + "}"
+			// PostgreSQL names ON UPDATE's action first.
 			action := ""
+			if fk.OnUpdate != "" {
+				action = " ON UPDATE " + strings.ToUpper(fk.OnUpdate)
+			}
 			if fk.OnDelete != "" {
-				action = " ON DELETE " + strings.ToUpper(fk.OnDelete)
+				action += " ON DELETE " + strings.ToUpper(fk.OnDelete)
 			}
 			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + quoteIdent(fk.RefTable) +
 				"(" + quoteIdents(refCols) + ")" + action
 			c.qualifiedDef = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES public." + quoteIdent(fk.RefTable) +
 				"(" + quoteIdents(refCols) + ")" + action
-			c.delType = "a"
-			switch fk.OnDelete {
-			case "restrict":
-				c.delType = "r"
-			case "cascade":
-				c.delType = "c"
-			case "set null":
-				c.delType = "n"
-			}
+			c.delType, c.updType = fkActionType(fk.OnDelete), fkActionType(fk.OnUpdate)
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// fkActionType is pg_constraint's confdeltype or confupdtype for a
+// foreign key action as catalog.ForeignKey spells it.
+func fkActionType(action string) string {
+	switch action {
+	case "restrict":
+		return "r"
+	case "cascade":
+		return "c"
+	case "set null":
+		return "n"
+	}
+	return "a"
 }
 
 // fkName is a foreign key's name, PostgreSQL's default when none was
@@ -489,12 +500,12 @@ func pgConstraint(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, c := range g.constraints() {
 		var refKeys any
-		delType := " "
+		delType, updType := " ", " "
 		if c.kind == "f" {
-			refKeys, delType = int2Array(c.refKeys), c.delType
+			refKeys, delType, updType = int2Array(c.refKeys), c.delType, c.updType
 		}
 		out = append(out, vrow(c.oid, c.name, oidPublic, c.kind, false, false, true, int64(c.t.ID), 0,
-			c.index, 0, c.refTable, "a", delType, "s", true, 0, true, int2Array(c.keys), refKeys, nil))
+			c.index, 0, c.refTable, updType, delType, "s", true, 0, true, int2Array(c.keys), refKeys, nil))
 	}
 	return out
 }

@@ -444,8 +444,10 @@ type FKRef struct {
 	ParentIndex *catalog.Index
 	ParentCols  []int
 	OnDelete    string // as catalog.ForeignKey
-	// ChildRefs, for ON DELETE CASCADE, are the keys referencing Child,
-	// whose rows a cascading delete releases in turn.
+	OnUpdate    string // as catalog.ForeignKey
+	// ChildRefs, for ON DELETE or ON UPDATE CASCADE, are the keys
+	// referencing Child, whose rows a cascading delete or update
+	// releases in turn.
 	ChildRefs []FKRef
 }
 

@@ -237,7 +237,11 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 				def.Uniques = append(def.Uniques, catalog.UniqueDef{Columns: []string{col.Name}})
 			}
 			if ref := o.Reference; ref != nil {
-				def.ForeignKeys = append(def.ForeignKeys, foreignKey("", []string{col.Name}, ref))
+				fk, err := foreignKey("", []string{col.Name}, ref)
+				if err != nil {
+					return err
+				}
+				def.ForeignKeys = append(def.ForeignKeys, fk)
 			}
 		}
 	}
@@ -274,7 +278,11 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			for _, c := range d.Source {
 				cols = append(cols, c.String())
 			}
-			def.ForeignKeys = append(def.ForeignKeys, foreignKey(cd.Name.String(), cols, d.ReferenceDefinition))
+			fk, err := foreignKey(cd.Name.String(), cols, d.ReferenceDefinition)
+			if err != nil {
+				return err
+			}
+			def.ForeignKeys = append(def.ForeignKeys, fk)
 		case *sqlparser.CheckConstraintDefinition:
 			return pgerror.New(pgerror.FeatureNotSupported, "CHECK constraints are not supported")
 		}
@@ -478,8 +486,21 @@ func (s *Session) fillFromQuery(ctx context.Context, t *txn, name string, query 
 	return int64(n), err
 }
 
-func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) catalog.ForeignKey {
+// foreignKey converts a REFERENCES clause. SET DEFAULT, on delete or
+// update, is refused: kvsql does not set referencing rows to their
+// defaults.
+func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) (catalog.ForeignKey, error) {
 	fk := catalog.ForeignKey{Name: name, Columns: cols, RefTable: ref.ReferencedTable.Name.String()}
+	switch ref.OnUpdate {
+	case sqlparser.Restrict:
+		fk.OnUpdate = "restrict"
+	case sqlparser.Cascade:
+		fk.OnUpdate = "cascade"
+	case sqlparser.SetNull:
+		fk.OnUpdate = "set null"
+	case sqlparser.SetDefault:
+		return fk, pgerror.New(pgerror.FeatureNotSupported, "foreign key action ON UPDATE SET DEFAULT is not supported")
+	}
 	switch ref.OnDelete {
 	case sqlparser.Restrict:
 		fk.OnDelete = "restrict"
@@ -488,7 +509,7 @@ func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) 
 	case sqlparser.SetNull:
 		fk.OnDelete = "set null"
 	case sqlparser.SetDefault:
-		fk.OnDelete = "set default"
+		return fk, pgerror.New(pgerror.FeatureNotSupported, "foreign key action ON DELETE SET DEFAULT is not supported")
 	}
 	for _, c := range ref.ReferencedColumns {
 		if c.String() == parse.MarkerPrimaryKey {
@@ -496,7 +517,7 @@ func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) 
 		}
 		fk.RefColumns = append(fk.RefColumns, c.String())
 	}
-	return fk
+	return fk, nil
 }
 
 // columnDef converts one column definition.
@@ -687,7 +708,7 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 	if idx == nil {
 		return pgerror.Newf(pgerror.Internal, "index %q vanished after creation", def.Name)
 	}
-	if err := index.Backfill(t.kv, tbl, idx); err != nil {
+	if err := s.backfillIndex(t, tbl, idx, "CREATE INDEX"); err != nil {
 		return err
 	}
 	t.setCatalog(next)
@@ -988,7 +1009,7 @@ func (s *Session) reindex(t *txn, r *parse.ReindexStmt) error {
 		if err := t.kv.DeleteRange(catalog.SpacePrefix(idx.ID), catalog.SpacePrefix(idx.ID+1)); err != nil {
 			return err
 		}
-		if err := index.Backfill(t.kv, tbl, idx); err != nil {
+		if err := s.backfillIndex(t, tbl, idx, "REINDEX"); err != nil {
 			return err
 		}
 	}

@@ -218,6 +218,7 @@ func (st *stmt) Copy() *backend.CopySpec {
 	if err != nil {
 		return nil
 	}
+	st.s.trackCopy(spec, st.p.Copy)
 	db := st.s.db
 	if insert := spec.Insert; insert != nil {
 		spec.Insert = func(ctx context.Context, rows [][]types.Datum) error { return db.storageError(insert(ctx, rows)) }

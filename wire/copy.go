@@ -67,6 +67,9 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 			return err
 		}
 		total += int64(len(batch))
+		if spec.Progress != nil {
+			spec.Progress(0, int64(len(batch)))
+		}
 		batch = batch[:0]
 		return nil
 	}
@@ -89,6 +92,9 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 		}
 		switch typ {
 		case 'd':
+			if spec.Progress != nil {
+				spec.Progress(int64(len(body)), 0)
+			}
 			if err := codec.feed(body, c.srv.cfg.MaxMessageSize, emit); err != nil {
 				return "", err
 			}
@@ -149,6 +155,9 @@ func (c *conn) copyOut(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (
 				return err
 			}
 			c.send(&pgproto3.CopyData{Data: buf})
+			if spec.Progress != nil {
+				spec.Progress(int64(len(buf)), 1)
+			}
 			if err := c.maybeFlush(); err != nil {
 				return err
 			}

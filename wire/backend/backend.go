@@ -131,6 +131,10 @@ type CopySpec struct {
 	// error that ended it (the engine rolls back). Its error, if any, is
 	// the COPY's.
 	Finish func(ctx context.Context, err error) error
+	// Progress, if set, is told of the bytes of each CopyData message the
+	// server reads (In) or sends, and of the rows Insert stored or the
+	// server sent (pg_stat_progress_copy).
+	Progress func(bytes, rows int64)
 }
 
 // CopyBatchRows is the most rows the server passes to one CopySpec.Insert.
