@@ -160,8 +160,12 @@ func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []typ
 			action = fk.OnUpdate
 		}
 		if (action == "set null" || action == "cascade" && newRow != nil) && hasGenerated(fk.Child) {
+			event := "DELETE"
+			if newRow != nil {
+				event = "UPDATE"
+			}
 			return pgerror.Newf(pgerror.FeatureNotSupported, "ON %s %s into table %q is not supported: it has an index over an expression or a partial index",
-				map[bool]string{true: "UPDATE", false: "DELETE"}[newRow != nil], strings.ToUpper(action), fk.Child.Name)
+				event, strings.ToUpper(action), fk.Child.Name)
 		}
 		switch {
 		case action == "cascade" && newRow != nil:
