@@ -12,18 +12,7 @@ import (
 func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 	name := e.Name.Lowered()
 	if isAggregate(name) {
-		switch name {
-		case "every":
-			name = "bool_and"
-		case "group_concat":
-			name = "string_agg"
-		case "total":
-			name = "sum"
-		case "stddev":
-			name = "stddev_samp"
-		case "variance":
-			name = "var_samp"
-		}
+		name = aggAlias(name)
 		call := AggCall{Func: name}
 		if name == "string_agg" {
 			call.T = tText
@@ -224,6 +213,24 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 		return nil, err
 	}
 	return collector.add(call), nil
+}
+
+// aggAlias is the aggregate an alias stands for (every is bool_and), or
+// name itself.
+func aggAlias(name string) string {
+	switch name {
+	case "every":
+		return "bool_and"
+	case "group_concat":
+		return "string_agg"
+	case "total":
+		return "sum"
+	case "stddev":
+		return "stddev_samp"
+	case "variance":
+		return "var_samp"
+	}
+	return name
 }
 
 func oneArg(call AggCall) error {
