@@ -367,6 +367,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				if containsAggRef(x) {
 					return nil, pgerror.New(pgerror.GroupingError, "aggregate functions are not allowed in GROUP BY")
 				}
+				if containsWinRef(x) {
+					return nil, pgerror.New(pgerror.WindowingError, "window functions are not allowed in GROUP BY")
+				}
 			} else {
 				s.aliases = aliases
 				var err error

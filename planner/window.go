@@ -106,6 +106,16 @@ type winRef struct {
 func (e *winRef) Type() types.T  { return e.t }
 func (e *winRef) String() string { return "win#" + itoa(e.i) }
 
+// containsWinRef reports whether x holds a window function call.
+func containsWinRef(x Expr) bool {
+	found := false
+	walkExpr(x, func(e Expr) bool {
+		_, found = e.(*winRef)
+		return !found
+	})
+	return found
+}
+
 // define adds the WINDOW clause's windows, in order: each may build on
 // one defined before it.
 func (w *winCollector) define(defs []*sqlparser.NamedWindow) error {
@@ -402,6 +412,7 @@ func (w *winCollector) rewrite(fn func(Expr) (Expr, error)) error {
 		for k := range c.order {
 			c.order[k].Expr = m(c.order[k].Expr)
 		}
+		c.fn.Filter = m(c.fn.Filter)
 		c.fn.Frame.Start.Target = m(c.fn.Frame.Start.Target)
 		c.fn.Frame.End.Target = m(c.fn.Frame.End.Target)
 	}
@@ -417,7 +428,7 @@ func (w *winCollector) exprs() []Expr {
 		for _, o := range c.order {
 			out = append(out, o.Expr)
 		}
-		for _, t := range []Expr{c.fn.Frame.Start.Target, c.fn.Frame.End.Target} {
+		for _, t := range []Expr{c.fn.Filter, c.fn.Frame.Start.Target, c.fn.Frame.End.Target} {
 			if t != nil {
 				out = append(out, t)
 			}

@@ -310,6 +310,8 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			}
 			out = append(out, stand...)
 			i = end - 1
+		case t.isPunct(",") && nextWindowDefinition(toks, i, out): // window.go
+			out = append(out, t, raw("window", t.pos))
 		case t.is("over") && len(out) > 0 && out[len(out)-1].isPunct(")"):
 			var err error
 			if out, err = r.windowCall(out); err != nil { // window.go

@@ -256,6 +256,23 @@ func (r *rewriter) frameOffset(text string, pos int) (sqlparser.Expr, error) {
 	return nil, syntaxErr(r.sql, pos, "syntax error in a window frame offset")
 }
 
+// nextWindowDefinition reports whether the comma toks[i] separates two
+// definitions of a WINDOW clause (out ending in the first one): vitess
+// reads WINDOW a AS (...), WINDOW b AS (...) but not the list PostgreSQL
+// writes, so the rewrite repeats the keyword.
+func nextWindowDefinition(toks []token, i int, out []token) bool {
+	if i+3 >= len(toks) || toks[i+1].kind != tkIdent && toks[i+1].kind != tkQIdent || !toks[i+2].is("as") || !toks[i+3].isPunct("(") {
+		return false
+	}
+	n := len(out)
+	if n == 0 || !out[n-1].isPunct(")") {
+		return false
+	}
+	m := matchBack(out, n-1)
+	return m >= 3 && out[m-1].is("as") && (out[m-2].kind == tkIdent || out[m-2].kind == tkQIdent) &&
+		(out[m-3].is("window") || out[m-3].kind == tkRaw && out[m-3].val == "window")
+}
+
 // windowCall rewrites the call that ends out, followed by OVER, into its
 // stand-in (see the top of this file); out is returned as it is when it
 // does not end in a plainly named call.
