@@ -35,6 +35,46 @@ type Frame struct {
 	Exclude    FrameExclusion
 }
 
+// isDefault reports whether f is the frame of a window without a frame
+// clause.
+func (f Frame) isDefault() bool {
+	return f.Unit == parse.FrameRange && f.Start.Kind == UnboundedPreceding && f.End.Kind == CurrentRow && f.Exclude == parse.ExcludeNoOthers
+}
+
+// String spells f as a frame clause, as EXPLAIN shows it.
+func (f Frame) String() string {
+	s := map[FrameUnit]string{parse.FrameRows: "rows", parse.FrameRange: "range", parse.FrameGroups: "groups"}[f.Unit]
+	s += " between " + f.Start.String() + " and " + f.End.String()
+	if f.Exclude != parse.ExcludeNoOthers {
+		s += " exclude " + map[FrameExclusion]string{parse.ExcludeCurrentRow: "current row", parse.ExcludeGroup: "group", parse.ExcludeTies: "ties"}[f.Exclude]
+	}
+	return s
+}
+
+func (b FrameBound) String() string {
+	switch b.Kind {
+	case UnboundedPreceding:
+		return "unbounded preceding"
+	case UnboundedFollowing:
+		return "unbounded following"
+	case CurrentRow:
+		return "current row"
+	case Preceding:
+		return b.Offset.String() + " preceding"
+	}
+	return b.Offset.String() + " following"
+}
+
+// windowFrameReader reports whether window function fn reads its frame
+// (ranking functions, lag and lead do not).
+func windowFrameReader(fn string) bool {
+	switch fn {
+	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead":
+		return false
+	}
+	return true
+}
+
 // The frame units and exclusions are the dialect layer's.
 type (
 	FrameUnit      = parse.FrameUnit

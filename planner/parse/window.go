@@ -199,6 +199,8 @@ func (r *rewriter) frameBound(toks []token, c, end int) (FrameBound, string, int
 			depth++
 		case t.isPunct(")") || t.isPunct("]"):
 			depth--
+		case depth == 0 && t.is("and"):
+			return FrameBound{}, "", 0, k, r.frameSyntax(toks, k, end)
 		case depth == 0 && (t.is("preceding") || t.is("following")):
 			if k == c {
 				return FrameBound{}, "", 0, k, r.frameSyntax(toks, k, end)
