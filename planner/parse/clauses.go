@@ -1,5 +1,7 @@
 package parse
 
+import "github.com/kvsql/kvsql/pgerror"
+
 // clauseEnd are the reserved words that end an ORDER BY list or a
 // LIMIT/OFFSET expression at the same parenthesis depth.
 var clauseEnd = map[string]bool{
@@ -67,6 +69,9 @@ func (r *rewriter) clauses(toks []token) ([]token, error) {
 				if err != nil {
 					return nil, err
 				}
+				if sub, err = r.sortUsing(sub); err != nil {
+					return nil, err
+				}
 				sub, err = r.nullsOrder(sub)
 				if err != nil {
 					return nil, err
@@ -86,6 +91,29 @@ func (r *rewriter) clauses(toks []token) ([]token, error) {
 		}
 	}
 	return out, nil
+}
+
+// sortUsing rewrites an ORDER BY item's USING < as ASC and USING > as
+// DESC: the ordering operators of the btree families kvsql has, the
+// only ones PostgreSQL sorts by.
+func (r *rewriter) sortUsing(item []token) ([]token, error) {
+	n := len(item)
+	if n >= 2 && item[n-2].is("nulls") {
+		n -= 2
+	}
+	if n < 3 || !item[n-2].is("using") {
+		return item, nil
+	}
+	op := item[n-1]
+	dir := map[string]string{"<": "asc", ">": "desc"}[op.val]
+	if op.kind != tkOp || dir == "" {
+		e := pgerror.Newf(pgerror.WrongObjectType, "operator %s is not a valid ordering operator", r.sql[op.pos:op.end])
+		e.Hint = `Ordering operators must be "<" or ">" members of btree operator families.`
+		e.Position = charPos(r.sql, op.pos)
+		return nil, e
+	}
+	out := append(append([]token{}, item[:n-2]...), token{kind: tkIdent, val: dir, pos: op.pos, end: op.end})
+	return append(out, item[n:]...), nil
 }
 
 // nullsOrder rewrites one ORDER BY item. `x [ASC] NULLS FIRST` becomes
