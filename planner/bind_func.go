@@ -126,6 +126,21 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		if name == "nullif" {
 			t = ct
 		}
+	case "float4send", "float8send":
+		// The binary send form of real and double precision: the
+		// argument converts to its type implicitly, as PostgreSQL's
+		// function call would (no double precision for float4send).
+		want := types.T{Family: types.Float4}
+		if name == "float8send" {
+			want = tFloat8
+		}
+		f := bound[0].Type().Family
+		if !(f == types.Unknown || isInteger(f) || f == types.Numeric || f == types.Float4 || f == want.Family) {
+			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, bound[0].Type())
+		}
+		if bound[0], err = coerce(bound[0], want); err != nil {
+			return nil, err
+		}
 	case "abs", "mod", "round", "trunc", "floor", "ceil", "ceiling", "sign", "sqrt", "power", "pow", "exp", "ln", "log":
 		for i := range bound {
 			if bound[i].Type().Family == types.Unknown {
