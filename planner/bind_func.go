@@ -126,6 +126,14 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		if name == "nullif" {
 			t = ct
 		}
+	case "||":
+		// Text concatenation (textcat, anytextcat, textanycat) needs a
+		// string on one side; bytea, arrays and jsonb were bound above.
+		if len(argTypes) == 2 && !concatOperand(argTypes[0]) && !concatOperand(argTypes[1]) {
+			e := pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s || %s", argTypes[0], argTypes[1])
+			e.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
+			return nil, e
+		}
 	case "float4send", "float8send":
 		// The binary send form of real and double precision: the
 		// argument converts to its type implicitly, as PostgreSQL's
@@ -228,6 +236,12 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 		return nil, err
 	}
 	return collector.add(call), nil
+}
+
+// concatOperand reports whether a value of type t makes || text
+// concatenation: a string, or a literal of no type yet.
+func concatOperand(t types.T) bool {
+	return isText(t.Family) || t.Family == types.Unknown || t.Family == types.Bytea
 }
 
 // aggAlias is the aggregate an alias stands for (every is bool_and), or
