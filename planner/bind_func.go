@@ -19,6 +19,15 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		}
 		return b.aggregate(s, call, e.Exprs)
 	}
+	if name == parse.MarkerSortUsing && len(e.Exprs) == 2 {
+		op, _ := e.Exprs[0].(*sqlparser.Literal)
+		if op == nil {
+			return nil, pgerror.New(pgerror.Internal, "malformed ORDER BY USING")
+		}
+		err := pgerror.Newf(pgerror.WrongObjectType, "operator %s is not a valid ordering operator", op.Val)
+		err.Hint = `Ordering operators must be "<" or ">" members of btree operator families.`
+		return nil, err
+	}
 	if name == parse.MarkerArraySub && len(e.Exprs) == 1 {
 		if sq, ok := e.Exprs[0].(*sqlparser.Subquery); ok {
 			return b.subquery(SubArray, sq, nil, "", false, s)

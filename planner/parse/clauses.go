@@ -1,7 +1,5 @@
 package parse
 
-import "github.com/kvsql/kvsql/pgerror"
-
 // clauseEnd are the reserved words that end an ORDER BY list or a
 // LIMIT/OFFSET expression at the same parenthesis depth.
 var clauseEnd = map[string]bool{
@@ -95,7 +93,9 @@ func (r *rewriter) clauses(toks []token) ([]token, error) {
 
 // sortUsing rewrites an ORDER BY item's USING < as ASC and USING > as
 // DESC: the ordering operators of the btree families kvsql has, the
-// only ones PostgreSQL sorts by.
+// only ones PostgreSQL sorts by. Any other operator makes the key a call
+// of MarkerSortUsing('op', x), which the binder rejects as PostgreSQL
+// does (42809).
 func (r *rewriter) sortUsing(item []token) ([]token, error) {
 	n := len(item)
 	if n >= 2 && item[n-2].is("nulls") {
@@ -105,16 +105,20 @@ func (r *rewriter) sortUsing(item []token) ([]token, error) {
 		return item, nil
 	}
 	op := item[n-1]
-	dir := map[string]string{"<": "asc", ">": "desc"}[op.val]
-	if op.kind != tkOp || dir == "" {
-		e := pgerror.Newf(pgerror.WrongObjectType, "operator %s is not a valid ordering operator", r.sql[op.pos:op.end])
-		e.Hint = `Ordering operators must be "<" or ">" members of btree operator families.`
-		e.Position = charPos(r.sql, op.pos)
-		return nil, e
+	if dir := map[string]string{"<": "asc", ">": "desc"}[op.val]; op.kind == tkOp && dir != "" {
+		out := append(append([]token{}, item[:n-2]...), token{kind: tkIdent, val: dir, pos: op.pos, end: op.end})
+		return append(out, item[n:]...), nil
 	}
-	out := append(append([]token{}, item[:n-2]...), token{kind: tkIdent, val: dir, pos: op.pos, end: op.end})
+	p := op.pos
+	out := []token{raw(MarkerSortUsing, p), {kind: tkPunct, val: "(", pos: p, end: p},
+		{kind: tkString, val: r.sql[op.pos:op.end], pos: p, end: p}, {kind: tkPunct, val: ",", pos: p, end: p}}
+	out = append(append(out, item[:n-2]...), token{kind: tkPunct, val: ")", pos: p, end: p})
 	return append(out, item[n:]...), nil
 }
+
+// MarkerSortUsing stands for a sort key ordered by an operator that is
+// not < or >.
+const MarkerSortUsing = "kvsql_sort_using"
 
 // nullsOrder rewrites one ORDER BY item. `x [ASC] NULLS FIRST` becomes
 // `(x) IS NULL DESC, x ASC` and `x DESC NULLS LAST` becomes
