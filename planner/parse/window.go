@@ -140,7 +140,7 @@ func (r *rewriter) frameClause(toks []token, i int) ([]token, int, error) {
 			return nil, 0, err
 		}
 		if c >= end || !toks[c].is("and") {
-			return nil, 0, r.frameSyntax(toks, c, end)
+			return nil, 0, r.frameSyntax(toks, c)
 		}
 		if rf.frame.End, rf.end, rf.endP, c, err = r.frameBound(toks, c+1, end); err != nil {
 			return nil, 0, err
@@ -162,11 +162,11 @@ func (r *rewriter) frameClause(toks []token, i int) ([]token, int, error) {
 		case c+2 < end && toks[c+1].is("no") && toks[c+2].is("others"):
 			rf.frame.Exclude, c = ExcludeNoOthers, c+3
 		default:
-			return nil, 0, r.frameSyntax(toks, c+1, end)
+			return nil, 0, r.frameSyntax(toks, c+1)
 		}
 	}
 	if c != end {
-		return nil, 0, r.frameSyntax(toks, c, end)
+		return nil, 0, r.frameSyntax(toks, c)
 	}
 	r.frames = append(r.frames, rf)
 	n := strconv.Itoa(FrameMarkerBase + len(r.frames) - 1)
@@ -180,7 +180,7 @@ func (r *rewriter) frameClause(toks []token, i int) ([]token, int, error) {
 // position, and the index after the bound.
 func (r *rewriter) frameBound(toks []token, c, end int) (FrameBound, string, int, int, error) {
 	if c >= end {
-		return FrameBound{}, "", 0, c, r.frameSyntax(toks, c, end)
+		return FrameBound{}, "", 0, c, r.frameSyntax(toks, c)
 	}
 	if c+1 < end && toks[c].is("unbounded") && toks[c+1].is("preceding") {
 		return FrameBound{Kind: BoundUnboundedPreceding}, "", 0, c + 2, nil
@@ -200,10 +200,10 @@ func (r *rewriter) frameBound(toks []token, c, end int) (FrameBound, string, int
 		case t.isPunct(")") || t.isPunct("]"):
 			depth--
 		case depth == 0 && t.is("and"):
-			return FrameBound{}, "", 0, k, r.frameSyntax(toks, k, end)
+			return FrameBound{}, "", 0, k, r.frameSyntax(toks, k)
 		case depth == 0 && (t.is("preceding") || t.is("following")):
 			if k == c {
-				return FrameBound{}, "", 0, k, r.frameSyntax(toks, k, end)
+				return FrameBound{}, "", 0, k, r.frameSyntax(toks, k)
 			}
 			kind := BoundPreceding
 			if t.is("following") {
@@ -212,19 +212,18 @@ func (r *rewriter) frameBound(toks []token, c, end int) (FrameBound, string, int
 			return FrameBound{Kind: kind}, r.sql[toks[c].pos:toks[k-1].end], toks[c].pos, k + 1, nil
 		}
 	}
-	return FrameBound{}, "", 0, end, r.frameSyntax(toks, end, end)
+	return FrameBound{}, "", 0, end, r.frameSyntax(toks, end)
 }
 
-// frameSyntax is PostgreSQL's syntax error at toks[c] of a frame clause
-// ending before toks[end].
-func (r *rewriter) frameSyntax(toks []token, c, end int) error {
+// frameSyntax is PostgreSQL's syntax error at toks[c] of a frame clause.
+func (r *rewriter) frameSyntax(toks []token, c int) error {
 	if c >= len(toks) {
 		return syntaxErr(r.sql, len(r.sql), "syntax error at end of input")
 	}
 	return syntaxErr(r.sql, toks[c].pos, "syntax error at or near %q", r.sql[toks[c].pos:toks[c].end])
 }
 
-// frames parses the offsets of the frames the rewrite recorded.
+// parseFrames parses the offsets of the frames the rewrite recorded.
 func (r *rewriter) parseFrames() ([]WindowFrame, error) {
 	var out []WindowFrame
 	for _, rf := range r.frames {
