@@ -190,7 +190,7 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		*sqlparser.Variance, *sqlparser.VarSamp, *sqlparser.VarPop:
 		name, arg, over := statAggregate(e)
 		if over != nil {
-			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s as a window function is not supported", name)
+			return nil, errNativeWindow
 		}
 		return b.aggregate(s, AggCall{Func: name}, []sqlparser.Expr{arg})
 	case *sqlparser.Min:

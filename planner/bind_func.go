@@ -12,23 +12,21 @@ import (
 func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 	name := e.Name.Lowered()
 	if isAggregate(name) {
-		switch name {
-		case "every":
-			name = "bool_and"
-		case "group_concat":
-			name = "string_agg"
-		case "total":
-			name = "sum"
-		case "stddev":
-			name = "stddev_samp"
-		case "variance":
-			name = "var_samp"
-		}
+		name = aggAlias(name)
 		call := AggCall{Func: name}
 		if name == "string_agg" {
 			call.T = tText
 		}
 		return b.aggregate(s, call, e.Exprs)
+	}
+	if name == parse.MarkerSortUsing && len(e.Exprs) == 2 {
+		op, _ := e.Exprs[0].(*sqlparser.Literal)
+		if op == nil {
+			return nil, pgerror.New(pgerror.Internal, "malformed ORDER BY USING")
+		}
+		err := pgerror.Newf(pgerror.WrongObjectType, "operator %s is not a valid ordering operator", op.Val)
+		err.Hint = `Ordering operators must be "<" or ">" members of btree operator families.`
+		return nil, err
 	}
 	if name == parse.MarkerArraySub && len(e.Exprs) == 1 {
 		if sq, ok := e.Exprs[0].(*sqlparser.Subquery); ok {
@@ -149,6 +147,29 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 				return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, bound[i].Type())
 			}
 		}
+	case "||":
+		// Text concatenation (textcat, anytextcat, textanycat) needs a
+		// string on one side; bytea, arrays and jsonb were bound above.
+		if len(argTypes) == 2 && !concatOperand(argTypes[0]) && !concatOperand(argTypes[1]) {
+			e := pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s || %s", argTypes[0], argTypes[1])
+			e.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
+			return nil, e
+		}
+	case "float4send", "float8send":
+		// The binary send form of real and double precision: the
+		// argument converts to its type implicitly, as PostgreSQL's
+		// function call would (no double precision for float4send).
+		want := types.T{Family: types.Float4}
+		if name == "float8send" {
+			want = tFloat8
+		}
+		f := bound[0].Type().Family
+		if !(f == types.Unknown || isInteger(f) || f == types.Numeric || f == types.Float4 || f == want.Family) {
+			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, bound[0].Type())
+		}
+		if bound[0], err = coerce(bound[0], want); err != nil {
+			return nil, err
+		}
 	case "abs", "mod", "round", "trunc", "floor", "ceil", "ceiling", "sign", "sqrt", "power", "pow", "exp", "ln", "log":
 		for i := range bound {
 			if bound[i].Type().Family == types.Unknown {
@@ -236,6 +257,30 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 		return nil, err
 	}
 	return collector.add(call), nil
+}
+
+// concatOperand reports whether a value of type t makes || text
+// concatenation: a string, or a literal of no type yet.
+func concatOperand(t types.T) bool {
+	return isText(t.Family) || t.Family == types.Unknown || t.Family == types.Bytea
+}
+
+// aggAlias is the aggregate an alias stands for (every is bool_and), or
+// name itself.
+func aggAlias(name string) string {
+	switch name {
+	case "every":
+		return "bool_and"
+	case "group_concat":
+		return "string_agg"
+	case "total":
+		return "sum"
+	case "stddev":
+		return "stddev_samp"
+	case "variance":
+		return "var_samp"
+	}
+	return name
 }
 
 func oneArg(call AggCall) error {

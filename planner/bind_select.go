@@ -271,14 +271,8 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	// The select list, with aggregates and window functions collected.
 	agg := &aggCollector{}
 	win := &winCollector{named: map[string]*sqlparser.WindowSpecification{}}
-	for _, nw := range sel.Windows {
-		for _, d := range nw.Windows {
-			name := d.Name.Lowered()
-			if _, dup := win.named[name]; dup {
-				return nil, pgerror.Newf(pgerror.WindowingError, "window %q is already defined", d.Name.String())
-			}
-			win.named[name] = d.WindowSpec
-		}
+	if err := win.define(sel.Windows); err != nil {
+		return nil, err
 	}
 	s.agg, s.aggContext, s.win = agg, "", win
 	var items []selectItem
@@ -372,6 +366,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				x = items[i-1].expr
 				if containsAggRef(x) {
 					return nil, pgerror.New(pgerror.GroupingError, "aggregate functions are not allowed in GROUP BY")
+				}
+				if containsWinRef(x) {
+					return nil, pgerror.New(pgerror.WindowingError, "window functions are not allowed in GROUP BY")
 				}
 			} else {
 				s.aliases = aliases

@@ -151,6 +151,8 @@ var funcs = map[string]funcSig{
 	"decode":                {2, 2, fixed(types.Bytea)},
 	"sha224":                {1, 1, fixed(types.Bytea)},
 	"sha256":                {1, 1, fixed(types.Bytea)},
+	"float4send":            {1, 1, fixed(types.Bytea)},
+	"float8send":            {1, 1, fixed(types.Bytea)},
 	"sha384":                {1, 1, fixed(types.Bytea)},
 	"sha512":                {1, 1, fixed(types.Bytea)},
 	"get_byte":              {2, 2, fixed(types.Int4)},

@@ -63,15 +63,15 @@ type binder struct {
 	// operation; keepUnknown tells its SELECT block to leave untyped
 	// output columns for the operation to resolve.
 	setOpBranch, keepUnknown bool
-	// frameOffsets are the statement's hoisted window frame offsets
-	// (parse.Statement.FrameOffsets).
-	frameOffsets []sqlparser.Expr
+	// frames are the statement's window frame clauses
+	// (parse.Statement.Frames).
+	frames []parse.WindowFrame
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
 
 func (b *binder) statement(st *parse.Statement) (Node, error) {
-	b.frameOffsets = st.FrameOffsets
+	b.frames = st.Frames
 	if st.Compound != nil {
 		return b.compound(st.Compound, &scope{})
 	}

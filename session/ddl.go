@@ -104,7 +104,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
 		if ast.Select != nil {
-			return s.createTableAs(ctx, t, ast)
+			return s.createTableAs(ctx, t, ast, p.Frames)
 		}
 		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks)
 	case *sqlparser.DropTable:
@@ -147,7 +147,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 				return "", err
 			}
 		}
-		body := parse.Statement{AST: ast.Select}
+		body := parse.Statement{AST: ast.Select, Frames: p.Frames}
 		if _, _, err := s.planner(cat).Plan(&body, nil); err != nil {
 			return "", err
 		}
@@ -402,7 +402,7 @@ func checkColumns(expr string) []string {
 // createTableAs runs CREATE TABLE name AS query: a table with the query's
 // output columns (their names and types; no primary key) filled with its
 // rows, in one transaction. The tag is SELECT n, as in PostgreSQL.
-func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.CreateTable) (string, error) {
+func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.CreateTable, frames []parse.WindowFrame) (string, error) {
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
 		if _, err := t.cat.Table(s.database, name); err == nil {
@@ -412,7 +412,7 @@ func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.Creat
 	if ct.TableSpec != nil && len(ct.TableSpec.Columns) > 0 {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE name (columns) AS is not supported")
 	}
-	return s.createFromQuery(ctx, t, name, &parse.Statement{AST: ct.Select}, "", true)
+	return s.createFromQuery(ctx, t, name, &parse.Statement{AST: ct.Select, Frames: frames}, "", true)
 }
 
 // createFromQuery creates table name with the query's output columns and,

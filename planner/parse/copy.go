@@ -12,8 +12,7 @@ func (r *rewriter) copyStmt(toks []token) (Statement, error) {
 		if end < 0 {
 			return st, syntaxErr(r.sql, toks[c.i].pos, "unterminated COPY query")
 		}
-		inner := &rewriter{sql: r.sql}
-		q, err := inner.statement(toks[c.i+1 : end])
+		q, err := r.nested(toks[c.i+1 : end])
 		if err != nil {
 			return st, err
 		}

@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 		`COPY t (a) FROM STDIN WITH (FORMAT csv)`,
 		`INSERT INTO t VALUES (E'\x41', $$q$$) RETURNING *`,
 		`CREATE TRIGGER r AFTER UPDATE OF a ON t WHEN NEW.a > OLD.a BEGIN INSERT INTO l VALUES (NEW.a); END`,
+		`SELECT sum(x) FILTER (WHERE y) OVER (w GROUPS BETWEEN 1 PRECEDING AND x::int FOLLOWING EXCLUDE TIES), lag(a, b) OVER w2 FROM t WINDOW w AS (ORDER BY x USING >), w2 AS (w)`,
 	} {
 		f.Add(s)
 	}

@@ -63,11 +63,10 @@ type Statement struct {
 	// Overriding is "system" or "user" for INSERT ... OVERRIDING SYSTEM
 	// VALUE / OVERRIDING USER VALUE, else "".
 	Overriding string
-	// FrameOffsets are the window frame offsets other than a plain number
-	// (interval '1 day' PRECEDING, 1.5 FOLLOWING, -1 PRECEDING): vitess
-	// reads only numbers there, so the AST holds FrameOffsetBase+i in
-	// the i-th one's place.
-	FrameOffsets []sqlparser.Expr
+	// Frames are the window frame clauses: vitess reads only MySQL's, so
+	// the AST holds `ROWS FrameMarkerBase+i PRECEDING` in the i-th one's
+	// place (window.go).
+	Frames []WindowFrame
 	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
 	// without it), or nil.
 	OnConflict *OnConflictClause
@@ -287,22 +286,22 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	st.IdentityByDefault = r.identityByDefault
-	for _, text := range r.frameOffsets {
-		off, err := ParseOne("SELECT " + text)
-		if err != nil {
-			return Statement{}, err
-		}
-		sel, ok := off.AST.(*sqlparser.Select)
-		if !ok || len(sel.SelectExprs.Exprs) != 1 {
-			return Statement{}, syntaxErr(sql, toks[0].pos, "syntax error in a window frame offset")
-		}
-		ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
-		if !ok {
-			return Statement{}, syntaxErr(sql, toks[0].pos, "syntax error in a window frame offset")
-		}
-		st.FrameOffsets = append(st.FrameOffsets, ae.Expr)
+	if st.Frames, err = r.parseFrames(); err != nil { // window.go
+		return Statement{}, err
 	}
 	return st, nil
+}
+
+// nested parses a statement inside another (EXPLAIN's, COPY's query)
+// with a rewriter of its own.
+func (r *rewriter) nested(toks []token) (Statement, error) {
+	inner := &rewriter{sql: r.sql}
+	st, err := inner.statement(toks)
+	if err != nil {
+		return st, err
+	}
+	st.Frames, err = inner.parseFrames() // window.go
+	return st, err
 }
 
 // vitessParse rewrites toks into vitess text, parses it strictly and

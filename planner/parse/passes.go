@@ -620,6 +620,3 @@ func subscriptAssignments(toks []token) []token {
 	}
 	return append(out, toks[i:]...)
 }
-
-// FrameOffsetBase + i stands in the AST for Statement.FrameOffsets[i].
-const FrameOffsetBase = 987654321000

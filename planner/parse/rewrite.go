@@ -73,8 +73,8 @@ type rewriter struct {
 	identityByDefault []string
 	overriding        string
 	checks            []CheckDef
-	columnFKs         [][]token // FOREIGN KEY elements made of column REFERENCES
-	frameOffsets      []string  // window frame offsets hoisted out (Statement.FrameOffsets)
+	columnFKs         [][]token  // FOREIGN KEY elements made of column REFERENCES
+	frames            []rawFrame // window frames read out of the text (Statement.Frames)
 }
 
 // addType records tn and returns the marker tokens that stand for it.
@@ -303,25 +303,21 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				name = MarkerAll
 			}
 			out = append(out, raw(name, t.pos))
-		case (t.is("preceding") || t.is("following")) && len(out) > 0:
-			// A frame offset vitess cannot read (anything but a plain
-			// number) is replaced by the number FrameOffsetBase+i.
-			j := len(out) - 1
-			for j >= 0 && !(out[j].is("between") || out[j].is("and") || out[j].is("rows") || out[j].is("range")) {
-				j--
+		case atFrameClause(toks, i, out): // window.go
+			stand, end, err := r.frameClause(toks, i)
+			if err != nil {
+				return nil, err
 			}
-			if j < 0 || j == len(out)-1 || j == len(out)-2 && (out[j+1].kind == tkNumber || out[j+1].is("unbounded")) {
-				out = append(out, t)
-				continue
+			out = append(out, stand...)
+			i = end - 1
+		case t.isPunct(",") && nextWindowDefinition(toks, i, out): // window.go
+			out = append(out, t, raw("window", t.pos))
+		case t.is("over") && len(out) > 0 && out[len(out)-1].isPunct(")"):
+			var err error
+			if out, err = r.windowCall(out); err != nil { // window.go
+				return nil, err
 			}
-			// The offset's original text: from the token after the
-			// keyword to this one.
-			k := i - 1
-			for k > 0 && !(toks[k-1].is("between") || toks[k-1].is("and") || toks[k-1].is("rows") || toks[k-1].is("range")) {
-				k--
-			}
-			r.frameOffsets = append(r.frameOffsets, r.sql[toks[k].pos:toks[i-1].end])
-			out = append(out[:j+1], raw(strconv.Itoa(FrameOffsetBase+len(r.frameOffsets)-1), t.pos), t)
+			out = append(out, t)
 		case t.isPunct("("):
 			isCast := len(out) > 0 && out[len(out)-1].is("cast") && (len(out) < 2 || !out[len(out)-2].isPunct("."))
 			castParen = append(castParen, isCast)

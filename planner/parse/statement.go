@@ -205,8 +205,7 @@ func (r *rewriter) explain(toks []token) (Statement, error) {
 	if i >= len(toks) {
 		return st, syntaxErr(r.sql, toks[len(toks)-1].end, "syntax error at end of input")
 	}
-	inner := &rewriter{sql: r.sql}
-	in, err := inner.statement(toks[i:])
+	in, err := r.nested(toks[i:])
 	if err != nil {
 		return st, err
 	}
