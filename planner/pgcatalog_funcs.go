@@ -48,6 +48,25 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 			c.Whens = append(c.Whens, When{Cond: oidConst(ix.oid), Val: val})
 		}
 		return finishCase(c), true, nil
+	case "pg_get_triggerdef":
+		if len(args) != 1 && len(args) != 2 {
+			return nil, false, nil
+		}
+		oid, err := coerce(args[0], tInt8)
+		if err != nil {
+			return nil, true, err
+		}
+		pretty := false
+		if len(args) == 2 {
+			if k, ok := args[1].(*Const); ok && k.Value.Kind == types.KindBool {
+				pretty = k.Value.Bool()
+			}
+		}
+		c := &Case{Operand: oid, T: tText}
+		for _, v := range g.triggers() {
+			c.Whens = append(c.Whens, When{Cond: oidConst(v.oid), Val: textConst(v.def(pretty))})
+		}
+		return finishCase(c), true, nil
 	case "pg_get_constraintdef":
 		if len(args) != 1 && len(args) != 2 {
 			return nil, false, nil

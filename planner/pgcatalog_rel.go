@@ -341,6 +341,9 @@ func pgClass(g *vgen) [][]Expr {
 		for _, fk := range t.ForeignKeys {
 			fkTables[t.Name], fkTables[fk.RefTable] = true, true
 		}
+		if len(t.Triggers) > 0 {
+			fkTables[t.Name] = true // and on a table with triggers
+		}
 	}
 	rel := func(oid int64, name, kind string, am int64, natts int, hasIndex bool, checks int) {
 		out = append(out, vrow(oid, name, oidPublic, 0, 0, oidBootstrapRole, am, oid, 0, 0,
