@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"errors"
+	"math"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -56,11 +58,12 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 	}
 	switch name {
 	case parse.MarkerArray:
+		if anyArray() {
+			t, err := subArrays(args)
+			return t, true, err
+		}
 		et := types.T{Family: types.Unknown}
 		for _, a := range args {
-			if a.Type().IsArray() {
-				return t, true, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
-			}
 			if a.Type().Family != types.Unknown {
 				if et.Family == types.Unknown {
 					et = a.Type()
@@ -107,19 +110,23 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return args[0].Type(), true, nil
 		}
 		return args[0].Type().ElemType(), true, nil
-	case parse.MarkerSubscriptAssign:
-		// UPDATE ... SET a[i] = v (the dialect layer's call: a, v, i):
-		// the array with element i replaced.
+	case parse.MarkerSubscriptAssign, parse.MarkerSliceAssign:
+		// UPDATE ... SET a[i] = v (the dialect layer's call: a, v, i...)
+		// or SET a[lo:hi] = v (a, v, lo, hi...): the array with the
+		// element or slice replaced.
 		if len(args) < 3 || !args[0].Type().IsArray() {
 			return t, false, nil // jsonb's (json.go)
 		}
-		if len(args) > 3 {
-			return t, true, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+		for i := 2; i < len(args); i++ {
+			if err := intArg(i); err != nil {
+				return t, true, err
+			}
 		}
-		if err := intArg(2); err != nil {
-			return t, true, err
+		want := args[0].Type().ElemType()
+		if name == parse.MarkerSliceAssign {
+			want = args[0].Type()
 		}
-		if args[1], err = coerceResult(args[1], args[0].Type().ElemType()); err != nil {
+		if args[1], err = coerceResult(args[1], want); err != nil {
 			return t, true, err
 		}
 		return args[0].Type(), true, nil
@@ -244,6 +251,72 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 	return t, false, nil
 }
 
+// subArrays types ARRAY[sub, ...] whose elements are arrays (or untyped
+// literals read as arrays): a multidimensional array of their common
+// element type.
+func subArrays(args []Expr) (types.T, error) {
+	et := types.T{Family: types.Unknown}
+	for _, a := range args {
+		if !a.Type().IsArray() {
+			continue
+		}
+		if et.Family == types.Unknown {
+			et = a.Type().ElemType()
+			continue
+		}
+		c := commonType(et, a.Type().ElemType())
+		if c.Family == types.Unknown {
+			return types.T{}, pgerror.Newf(pgerror.DatatypeMismatch, "ARRAY types %s and %s cannot be matched", types.ArrayOf(et), a.Type())
+		}
+		et = c
+	}
+	at := types.ArrayOf(et)
+	for i := range args {
+		var err error
+		if args[i], err = coerceOrCast(args[i], at); err != nil {
+			return types.T{}, err
+		}
+	}
+	return at, nil
+}
+
+// flattenSubscripts makes one subscript or slice of an array's chain of
+// them, a[i][j:k] (the dialect layer nests a call per bracket): a slice
+// if any bracket is one, a plain subscript i then the slice 1:i, as in
+// PostgreSQL. Other calls, and subscripts of jsonb, come back as they
+// are.
+func flattenSubscripts(name string, args []Expr) (string, []Expr, error) {
+	in, ok := args[0].(*Func)
+	if !ok || in.Name != parse.MarkerSubscript && in.Name != parse.MarkerSlice || !in.Args[0].Type().IsArray() {
+		return name, args, nil
+	}
+	inner, outer := in.Args[1:], args[1:]
+	switch inSlice, outSlice := in.Name == parse.MarkerSlice, name == parse.MarkerSlice; {
+	case inSlice && !outSlice:
+		outer, name = fromOne(outer), parse.MarkerSlice
+	case outSlice && !inSlice:
+		inner = fromOne(inner)
+	}
+	out := append(append([]Expr{in.Args[0]}, inner...), outer...)
+	n := len(out) - 1
+	if name == parse.MarkerSlice {
+		n /= 2
+	}
+	if n > types.MaxArrayDims {
+		return name, nil, pgerror.Newf(pgerror.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", n, types.MaxArrayDims)
+	}
+	return name, out, nil
+}
+
+// fromOne turns subscripts into the slices from 1 to each.
+func fromOne(idx []Expr) []Expr {
+	var out []Expr
+	for _, i := range idx {
+		out = append(out, &Const{Value: types.NewInt(1), T: tInt4}, i)
+	}
+	return out
+}
+
 // bothArrays brings two array operands to one array type: an untyped
 // side takes the other's type; element types meet in their common type.
 func bothArrays(args []Expr) (err error) {
@@ -349,15 +422,11 @@ func typeList(args []Expr) string {
 // literal; where an element needs run-time conversion, the whole value
 // is cast at run time.
 func arrayConst(c *Const, t types.T) (Expr, error) {
-	texts, nulls, detail, multi, ok := types.ParseArrayText(c.Value.S)
-	if multi {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+	at, err := types.ParseArrayText(c.Value.S)
+	if err != nil {
+		return nil, ArrayTextError(c.Value.S, err)
 	}
-	if !ok {
-		e := pgerror.Newf(pgerror.InvalidTextRepresentation, "malformed array literal: %q", c.Value.S)
-		e.Detail = detail
-		return nil, e
-	}
+	texts, nulls := at.Elems, at.Nulls
 	et := t.ElemType()
 	out := make([]types.Datum, len(texts))
 	for i, s := range texts {
@@ -374,7 +443,26 @@ func arrayConst(c *Const, t types.T) (Expr, error) {
 		}
 		out[i] = ec.Value
 	}
-	return &Const{Value: types.NewArray(out), T: t}, nil
+	return &Const{Value: types.NewArrayShaped(out, at.Shape), T: t}, nil
+}
+
+// SliceOpen is the value of a slice's missing bound (a[:2], a[2:]):
+// the array's own bound. No int4 subscript has this value.
+const SliceOpen = math.MinInt64
+
+// ArrayTextError is the error array_in reports for s, which
+// types.ParseArrayText refused with err.
+func ArrayTextError(s string, err error) error {
+	var te *types.ArrayTextError
+	if !errors.As(err, &te) {
+		return err
+	}
+	if te.Message != "" {
+		return pgerror.New(pgerror.Code(te.Code), te.Message)
+	}
+	e := pgerror.Newf(pgerror.Code(te.Code), "malformed array literal: %q", s)
+	e.Detail = te.Detail
+	return e
 }
 
 // CatalogVectorFunc reads a virtual catalog's integer array column (text
@@ -699,8 +787,8 @@ func elementPreds(t *catalog.Table, filters []Expr) []keyPred {
 // constArray folds ARRAY[...] of constants into one constant (so that an
 // element index can see the elements at plan time), or returns nil.
 func constArray(name string, args []Expr, t types.T) Expr {
-	if name != parse.MarkerArray {
-		return nil
+	if name != parse.MarkerArray || len(args) > 0 && args[0].Type().IsArray() {
+		return nil // sub-arrays are nested at run time (eval's nestArrays)
 	}
 	elems := make([]types.Datum, len(args))
 	for i, a := range args {

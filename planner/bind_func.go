@@ -95,6 +95,15 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return x, err
 		}
 	}
+	if name == parse.MarkerSliceOpen && len(bound) == 0 {
+		return &Const{Value: types.NewInt(SliceOpen), T: tInt4}, nil
+	}
+	if name == parse.MarkerSubscript || name == parse.MarkerSlice {
+		var err error
+		if name, bound, err = flattenSubscripts(name, bound); err != nil { // array.go
+			return nil, err
+		}
+	}
 	if t, ok, err := arrayCall(name, bound); ok { // array.go
 		if err != nil {
 			return nil, err
@@ -256,11 +265,8 @@ func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlpar
 		if out.T.Family == types.Unknown {
 			out.T = tText
 		}
-		if kind == SubArray {
-			if out.T.IsArray() {
-				return nil, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
-			}
-			out.T = types.ArrayOf(out.T)
+		if kind == SubArray && !out.T.IsArray() {
+			out.T = types.ArrayOf(out.T) // an array of arrays is multidimensional
 		}
 		return out, nil
 	}
@@ -429,10 +435,10 @@ func aggType(call *AggCall) error {
 				return err
 			}
 		}
-		if call.Args[0].Type().IsArray() {
-			return pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+		call.T = call.Args[0].Type()
+		if !call.T.IsArray() {
+			call.T = types.ArrayOf(call.T) // of arrays: multidimensional
 		}
-		call.T = types.ArrayOf(call.Args[0].Type())
 		if call.Distinct && len(call.OrderBy) == 0 {
 			// PostgreSQL sorts a DISTINCT aggregate's input.
 			call.OrderBy = []SortKey{{Expr: call.Args[0]}}
