@@ -192,7 +192,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 					}
 					continue
 				}
-				x, err := b.expr(r[i], &scope{aggContext: "VALUES"})
+				x, err := b.expr(r[i], &scope{aggContext: "VALUES", insertTarget: &c.Type})
 				if err != nil {
 					return nil, err
 				}

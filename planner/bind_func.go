@@ -95,6 +95,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return x, err
 		}
 	}
+	if name == parse.MarkerInsertTarget && len(bound) == 0 && s.insertTarget != nil {
+		return &Const{Value: types.Null, T: *s.insertTarget}, nil
+	}
 	if name == parse.MarkerSliceOpen && len(bound) == 0 {
 		return &Const{Value: types.NewInt(SliceOpen), T: tInt4}, nil
 	}
