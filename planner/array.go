@@ -224,6 +224,55 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return tText, true, nil
 		}
 		return tInt4, true, nil
+	case "array_fill":
+		// array_fill(value, dims int[] [, lower bounds int[]]).
+		if len(args) < 2 || len(args) > 3 {
+			return fail()
+		}
+		if args[0].Type().Family == types.Unknown {
+			if args[0], err = coerce(args[0], tText); err != nil {
+				return t, true, err
+			}
+		}
+		for i := 1; i < len(args); i++ {
+			if args[i], err = coerceOrCast(args[i], types.ArrayOf(tInt4)); err != nil || !isInteger(args[i].Type().Elem) {
+				return fail()
+			}
+		}
+		return types.ArrayOf(args[0].Type()), true, nil
+	case "trim_array":
+		if len(args) != 2 {
+			return fail()
+		}
+		if err := arr(0, types.T{}); err != nil {
+			return t, true, err
+		}
+		if err := intArg(1); err != nil {
+			return fail()
+		}
+		return args[0].Type(), true, nil
+	case "width_bucket":
+		// width_bucket(operand, thresholds): the form over an array; the
+		// others are numeric functions.
+		if len(args) != 2 || !args[1].Type().IsArray() && args[1].Type().Family != types.Unknown {
+			return t, false, nil
+		}
+		et := args[0].Type()
+		if args[1].Type().IsArray() {
+			if et = commonType(et, args[1].Type().ElemType()); et.Family == types.Unknown {
+				return fail()
+			}
+		}
+		if et.Family == types.Unknown {
+			et = tText
+		}
+		if args[0], err = coerceResult(args[0], et); err != nil {
+			return t, true, err
+		}
+		if args[1], err = coerceOrCast(args[1], types.ArrayOf(et)); err != nil {
+			return t, true, err
+		}
+		return tInt4, true, nil
 	case "array_to_string":
 		if len(args) < 2 || len(args) > 3 {
 			return fail()

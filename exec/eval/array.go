@@ -170,6 +170,24 @@ func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ha
 	case parse.MarkerSliceAssign:
 		d, err := arraySetSlice(args[0], args[1], args[2:])
 		return d, true, err
+	case "array_fill":
+		d, err := arrayFill(args[0], args[1:])
+		return d, true, err
+	case "trim_array":
+		if args[0].IsNull() || args[1].IsNull() {
+			return types.Null, true, nil
+		}
+		d, err := trimArray(args[0], args[1].I)
+		return d, true, err
+	case "width_bucket":
+		if len(args) != 2 || !e.Args[1].Type().IsArray() {
+			return types.Null, false, nil
+		}
+		if args[0].IsNull() || args[1].IsNull() {
+			return types.Null, true, nil
+		}
+		d, err := widthBucket(args[0], args[1])
+		return d, true, err
 	}
 	if len(args) == 0 || !strings.HasPrefix(e.Name, "array") && !(arrayOps[e.Name] && e.Args[0].Type().IsArray()) {
 		return types.Null, false, nil

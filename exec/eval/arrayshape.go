@@ -484,3 +484,119 @@ func appendElem(a, v types.Datum, prepend bool) (types.Datum, error) {
 	}
 	return types.NewArrayShaped(xs, types.ArrayShape{Lens: []int{len(xs)}, Lower: sh.Lower}), nil
 }
+
+// arrayFill is array_fill(v, dims [, lower]): an array of the shape dims
+// (and lower bounds, else 1) with every element v.
+func arrayFill(v types.Datum, args []types.Datum) (types.Datum, error) {
+	for _, a := range args {
+		if a.IsNull() {
+			return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "dimension array or low bound array cannot be null")
+		}
+	}
+	dims, dsh, err := shaped(args[0])
+	if err != nil {
+		return types.Null, err
+	}
+	if len(dsh.Lens) > 1 {
+		e := subscriptError("wrong number of array subscripts")
+		e.Detail = "Dimension array must be one dimensional."
+		return types.Null, e
+	}
+	lower := make([]types.Datum, len(dims))
+	for i := range lower {
+		lower[i] = types.NewInt(1)
+	}
+	if len(args) > 1 {
+		ls, lsh, err := shaped(args[1])
+		if err != nil {
+			return types.Null, err
+		}
+		if len(lsh.Lens) > 1 || len(ls) != len(dims) {
+			e := subscriptError("wrong number of array subscripts")
+			e.Detail = "Low bound array has different size than dimensions array."
+			if len(lsh.Lens) > 1 {
+				e.Detail = "Dimension array must be one dimensional."
+			}
+			return types.Null, e
+		}
+		lower = ls
+	}
+	if len(dims) == 0 {
+		return types.NewArray(nil), nil
+	}
+	if len(dims) > types.MaxArrayDims {
+		return types.Null, tooManyDims(len(dims))
+	}
+	sh := types.ArrayShape{Lens: make([]int, len(dims)), Lower: make([]int, len(dims))}
+	n := int64(1)
+	for i := range dims {
+		if dims[i].IsNull() || lower[i].IsNull() {
+			return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "dimension values cannot be null")
+		}
+		l, lb := dims[i].I, lower[i].I
+		if l < 0 {
+			return types.Null, arrayTooLarge()
+		}
+		if lb+l-1 > math.MaxInt32 {
+			return types.Null, pgerror.Newf(pgerror.ProgramLimitExceeded, "array lower bound is too large: %d", lb)
+		}
+		if n *= l; n > types.MaxArrayElems {
+			return types.Null, arrayTooLarge()
+		}
+		sh.Lens[i], sh.Lower[i] = int(l), int(lb)
+	}
+	if n == 0 {
+		return types.NewArray(nil), nil
+	}
+	xs := make([]types.Datum, n)
+	for i := range xs {
+		xs[i] = v
+	}
+	return types.NewArrayShaped(xs, sh), nil
+}
+
+// trimArray is trim_array(a, n): a without the last n elements (rows,
+// for a multidimensional a) of its first dimension, subscripted from 1.
+func trimArray(a types.Datum, n int64) (types.Datum, error) {
+	sh := types.ArrayShapeOf(a)
+	have := 0
+	if len(sh.Lens) > 0 {
+		have = sh.Lens[0]
+	}
+	if n < 0 || n > int64(have) {
+		return types.Null, subscriptError("number of elements to trim must be between 0 and " + strconv.Itoa(have))
+	}
+	if have == 0 {
+		return a, nil
+	}
+	hi := types.NewInt(int64(sh.Lower[0]+have-1) - n)
+	return sliceValue(a, []types.Datum{types.NewInt(int64(sh.Lower[0])), hi})
+}
+
+// widthBucket is width_bucket(x, thresholds): the number of thresholds
+// not above x, found by PostgreSQL's binary search (so that unsorted
+// thresholds give its answer too).
+func widthBucket(x, thresholds types.Datum) (types.Datum, error) {
+	ts, sh, err := shaped(thresholds)
+	if err != nil {
+		return types.Null, err
+	}
+	if len(sh.Lens) > 1 {
+		return types.Null, subscriptError("thresholds must be one-dimensional array")
+	}
+	for _, t := range ts {
+		if t.IsNull() {
+			return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "thresholds array must not contain NULLs")
+		}
+	}
+	lo, hi := 0, len(ts)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if Compare(x, ts[mid]) < 0 {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return types.NewInt(int64(lo)), nil
+}
