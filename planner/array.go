@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -454,6 +455,40 @@ func anyAllArray(op string, all bool, x, a Expr) (Expr, error) {
 	return &Func{Name: op + q, Args: []Expr{x, a}, T: tBool}, nil
 }
 
+// anyAllMarker reports whether x is the dialect layer's ANY (array) or
+// ALL (array) operand.
+func anyAllMarker(x sqlparser.Expr) (*sqlparser.FuncExpr, bool) {
+	f, ok := x.(*sqlparser.FuncExpr)
+	return f, ok && len(f.Exprs) == 1 && (f.Name.Lowered() == parse.MarkerAny || f.Name.Lowered() == parse.MarkerAll)
+}
+
+// likeAnyAll binds x [NOT] LIKE|ILIKE ANY|ALL (array): the match of x
+// against each pattern of a text array, with ANY's and ALL's NULL rules.
+func (b *binder) likeAnyAll(not, fold bool, left sqlparser.Expr, f *sqlparser.FuncExpr, s *scope) (Expr, error) {
+	x, err := b.expr(left, s)
+	if err != nil {
+		return nil, err
+	}
+	a, err := b.expr(f.Exprs[0], s)
+	if err != nil {
+		return nil, err
+	}
+	if x, err = coerce(x, tText); err != nil {
+		return nil, err
+	}
+	if !a.Type().IsArray() || !isText(a.Type().Elem) {
+		if a, err = coerceOrCast(a, types.ArrayOf(tText)); err != nil {
+			return nil, err
+		}
+	}
+	op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{not, fold}]
+	q := " any"
+	if f.Name.Lowered() == parse.MarkerAll {
+		q = " all"
+	}
+	return &Func{Name: op + q, Args: []Expr{x, a}, T: tBool}, nil
+}
+
 // typeList is argument types as an error message lists them.
 func typeList(args []Expr) string {
 	s := ""
@@ -605,7 +640,7 @@ const unnestFunc = "kvsql_unnest"
 // tableFuncs are the set-returning functions a FROM item (or a select
 // item) may call, with their number of columns.
 var tableFuncs = map[string]int{
-	"unnest": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
+	"unnest": 1, "string_to_table": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
 	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
 	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2, "jsonb_path_query": 1,
 	"jsonb_to_record": -1, "jsonb_to_recordset": -1, "json_to_record": -1, "json_to_recordset": -1, // as declared
@@ -631,6 +666,36 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 		}
 	}
 	n := &TableFunc{Name: "unnest", Args: []Expr{x}, Ordinality: ordinality, Cols: []Column{{Name: column, T: x.Type().ElemType()}}}
+	if ordinality {
+		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return n, nil
+}
+
+// stringToTableFunc is the name the dialect layer gives string_to_table
+// in FROM.
+const stringToTableFunc = "kvsql_string_to_table"
+
+// stringToTable plans string_to_table(s, delimiter [, null_string]) in
+// FROM: the rows of unnest(string_to_array(...)), one per piece.
+func (b *binder) stringToTable(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
+	args := make([]Expr, len(call.Exprs))
+	for i, a := range call.Exprs {
+		x, err := b.expr(a, &scope{parent: s.parent, owner: s, aggContext: "FROM"})
+		if err != nil {
+			return nil, err
+		}
+		args[i] = x
+	}
+	if len(args) < 2 || len(args) > 3 || slices.ContainsFunc(args, func(a Expr) bool { return !isText(a.Type().Family) && a.Type().Family != types.Unknown }) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function string_to_table(%s) does not exist", typeList(args))
+	}
+	t, _, err := arrayCall("string_to_array", args)
+	if err != nil {
+		return nil, err
+	}
+	x := &Func{Name: "string_to_array", Args: args, T: t}
+	n := &TableFunc{Name: "unnest", Args: []Expr{x}, Ordinality: ordinality, Cols: []Column{{Name: column, T: tText}}}
 	if ordinality {
 		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
 	}

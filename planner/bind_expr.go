@@ -468,6 +468,9 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 		}
 		return in, err
 	case sqlparser.LikeOp, sqlparser.NotLikeOp:
+		if f, ok := anyAllMarker(e.Right); ok {
+			return b.likeAnyAll(e.Operator == sqlparser.NotLikeOp, false, e.Left, f, s) // array.go
+		}
 		x, err := b.expr(e.Left, s)
 		if err != nil {
 			return nil, err
@@ -501,6 +504,9 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 		}
 		return b.compare("IS NOT DISTINCT FROM", x, e.Right, s)
 	case sqlparser.RegexpOp, sqlparser.NotRegexpOp:
+		if f, ok := anyAllMarker(e.Right); ok { // ILIKE, as the dialect layer spells it
+			return b.likeAnyAll(e.Operator == sqlparser.NotRegexpOp, true, e.Left, f, s) // array.go
+		}
 		name := "~"
 		if e.Operator == sqlparser.NotRegexpOp {
 			name = "!~"

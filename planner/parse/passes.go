@@ -58,7 +58,7 @@ func seriesInFrom(toks []token) []token {
 			fromCtx[d] = true
 		case t.kind == tkIdent && fromEnds[t.val]:
 			fromCtx[d] = false
-		case (t.is("generate_series") || t.is("unnest") || t.kind == tkIdent && jsonTableFuncs[t.val]) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+		case (t.is("generate_series") || t.is("unnest") || t.is("string_to_table") || t.kind == tkIdent && jsonTableFuncs[t.val]) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
 			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")):
 			end := matchForward(toks, i+1)
 			if end < 0 {

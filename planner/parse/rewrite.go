@@ -316,7 +316,8 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			toks = append(append(toks[:i:i], spliced...), toks[end+1:]...)
 			i--
 		case (t.is("any") || t.is("some") || t.is("all")) && i+2 < len(toks) && toks[i+1].isPunct("(") &&
-			len(out) > 0 && out[len(out)-1].kind == tkOp && comparisonOps[out[len(out)-1].val] && !startsQuery(toks[i+2]):
+			len(out) > 0 && (out[len(out)-1].kind == tkOp && comparisonOps[out[len(out)-1].val] || out[len(out)-1].is("like") || out[len(out)-1].is("ilike")) &&
+			!startsQuery(toks[i+2]):
 			// x op ANY (array) / op ALL (array): a call of MarkerAny or
 			// MarkerAll on the comparison's right (vitess only has the
 			// subquery forms, which stay as they are).
