@@ -462,6 +462,20 @@ func anyAllMarker(x sqlparser.Expr) (*sqlparser.FuncExpr, bool) {
 	return f, ok && len(f.Exprs) == 1 && (f.Name.Lowered() == parse.MarkerAny || f.Name.Lowered() == parse.MarkerAll)
 }
 
+// anyAllMisused is the error for op ANY|ALL (x) where op is no
+// comparison (the comparisons bind in compare): PostgreSQL checks that x
+// is an array first.
+func (b *binder) anyAllMisused(arg sqlparser.Expr, s *scope) error {
+	x, err := b.expr(arg, s)
+	if err != nil {
+		return err
+	}
+	if t := x.Type(); !t.IsArray() && t.Family != types.Unknown {
+		return pgerror.New(pgerror.WrongObjectType, "op ANY/ALL (array) requires array on right side")
+	}
+	return pgerror.New(pgerror.WrongObjectType, "op ANY/ALL (array) requires operator to yield boolean")
+}
+
 // likeAnyAll binds x [NOT] LIKE|ILIKE ANY|ALL (array): the match of x
 // against each pattern of a text array, with ANY's and ALL's NULL rules.
 func (b *binder) likeAnyAll(not, fold bool, left sqlparser.Expr, f *sqlparser.FuncExpr, s *scope) (Expr, error) {

@@ -30,6 +30,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		}
 		return b.aggregate(s, call, e.Exprs)
 	}
+	if (name == parse.MarkerAny || name == parse.MarkerAll) && len(e.Exprs) == 1 {
+		return nil, b.anyAllMisused(e.Exprs[0], s) // array.go
+	}
 	if name == parse.MarkerArraySub && len(e.Exprs) == 1 {
 		if sq, ok := e.Exprs[0].(*sqlparser.Subquery); ok {
 			return b.subquery(SubArray, sq, nil, "", false, s)

@@ -86,6 +86,10 @@ func (r *rewriter) addType(tn typeName, pos int) []token {
 
 func raw(s string, pos int) token { return token{kind: tkRaw, val: s, pos: pos, end: pos} }
 
+// arithmeticOps are the operators before which ANY (...) is PostgreSQL's
+// "requires operator to yield boolean" error rather than a syntax error.
+var arithmeticOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "^": true}
+
 // insideArray reports whether the innermost open parenthesis of out is
 // an array constructor's, MarkerArray's.
 func insideArray(out []token) bool {
@@ -316,11 +320,13 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			toks = append(append(toks[:i:i], spliced...), toks[end+1:]...)
 			i--
 		case (t.is("any") || t.is("some") || t.is("all")) && i+2 < len(toks) && toks[i+1].isPunct("(") &&
-			len(out) > 0 && (out[len(out)-1].kind == tkOp && comparisonOps[out[len(out)-1].val] || out[len(out)-1].is("like") || out[len(out)-1].is("ilike")) &&
+			len(out) > 0 && (out[len(out)-1].kind == tkOp && (comparisonOps[out[len(out)-1].val] || arithmeticOps[out[len(out)-1].val]) || out[len(out)-1].is("like") || out[len(out)-1].is("ilike")) &&
 			!startsQuery(toks[i+2]):
 			// x op ANY (array) / op ALL (array): a call of MarkerAny or
 			// MarkerAll on the comparison's right (vitess only has the
-			// subquery forms, which stay as they are).
+			// subquery forms, which stay as they are). After an operator
+			// that compares nothing (33 * ANY (...)) the planner reports
+			// PostgreSQL's error.
 			name := MarkerAny
 			if t.is("all") {
 				name = MarkerAll
