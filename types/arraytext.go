@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -72,6 +73,11 @@ func ParseArrayText(s string) (ArrayText, error) {
 	if given != nil {
 		if !equalInts(given.Lens, out.Shape.Lens) {
 			return ArrayText{}, malformedArray("Specified array dimensions do not match array contents.")
+		}
+		for i, lo := range given.Lower {
+			if lo+given.Lens[i] > math.MaxInt32 { // the upper bound + 1 must fit an int4
+				return ArrayText{}, &ArrayTextError{Code: "54000", Message: "array lower bound is too large: " + strconv.Itoa(lo)}
+			}
 		}
 		out.Shape = *given
 	}

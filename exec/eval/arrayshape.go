@@ -101,6 +101,11 @@ func withRows(xs []types.Datum, rows int, inner types.ArrayShape) (types.Datum, 
 	return types.NewArrayShaped(xs, sh), nil
 }
 
+// maxBuiltElems caps the arrays an assignment or array_fill makes from
+// little input ('{}' with a[100000000] = 1): PostgreSQL keeps their NULLs
+// in a bitmap, kvsql holds a datum per element while building one.
+const maxBuiltElems = 1 << 22
+
 func arrayTooLarge() error {
 	return pgerror.Newf(pgerror.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", types.MaxArrayElems)
 }
@@ -297,8 +302,11 @@ func setRange(xs []types.Datum, sh types.ArrayShape, lo, hi int64, vs []types.Da
 	if !int4Bound(newLb) || !int4Bound(newUb) {
 		return types.Null, pgerror.New(pgerror.NumericValueOutOfRange, "array upper bound is too large")
 	}
-	if newUb-newLb+1 > types.MaxArrayElems {
+	switch n := newUb - newLb + 1; {
+	case n > types.MaxArrayElems:
 		return types.Null, arrayTooLarge()
+	case n > maxBuiltElems:
+		return types.Null, tooLarge()
 	}
 	out := make([]types.Datum, newUb-newLb+1)
 	copy(out[lb-newLb:], xs)
@@ -356,6 +364,8 @@ func arraySetSlice(a, src types.Datum, bounds []types.Datum) (types.Datum, error
 		}
 		if n := out.Count(); n > types.MaxArrayElems {
 			return types.Null, arrayTooLarge()
+		} else if n > maxBuiltElems {
+			return types.Null, tooLarge()
 		} else if err := tooSmall(n); err != nil {
 			return types.Null, err
 		}
@@ -380,6 +390,9 @@ func arraySetSlice(a, src types.Datum, bounds []types.Datum) (types.Datum, error
 		}
 	}
 	if len(sh.Lens) == 1 {
+		if hi[0]-lo[0]+1 > types.MaxArrayElems {
+			return types.Null, arrayTooLarge()
+		}
 		if err := tooSmall(int(hi[0] - lo[0] + 1)); err != nil {
 			return types.Null, err
 		}
@@ -474,7 +487,7 @@ func appendElem(a, v types.Datum, prepend bool) (types.Datum, error) {
 	if len(sh.Lens) != 1 {
 		return types.Null, pgerror.New(pgerror.DataException, "argument must be empty or one-dimensional array")
 	}
-	if int64(sh.Lower[0])+int64(sh.Lens[0]) > math.MaxInt32 {
+	if !prepend && int64(sh.Lower[0])+int64(sh.Lens[0]) > math.MaxInt32 || prepend && sh.Lower[0] == math.MinInt32 {
 		return types.Null, pgerror.New(pgerror.NumericValueOutOfRange, "integer out of range")
 	}
 	if prepend {
@@ -533,20 +546,25 @@ func arrayFill(v types.Datum, args []types.Datum) (types.Datum, error) {
 		if dims[i].IsNull() || lower[i].IsNull() {
 			return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "dimension values cannot be null")
 		}
-		l, lb := dims[i].I, lower[i].I
+		l := dims[i].I
 		if l < 0 {
 			return types.Null, arrayTooLarge()
-		}
-		if lb+l-1 > math.MaxInt32 {
-			return types.Null, pgerror.Newf(pgerror.ProgramLimitExceeded, "array lower bound is too large: %d", lb)
 		}
 		if n *= l; n > types.MaxArrayElems {
 			return types.Null, arrayTooLarge()
 		}
-		sh.Lens[i], sh.Lower[i] = int(l), int(lb)
+		sh.Lens[i], sh.Lower[i] = int(l), int(lower[i].I)
+	}
+	for i, lb := range sh.Lower {
+		if int64(lb)+int64(sh.Lens[i]) > math.MaxInt32 {
+			return types.Null, pgerror.Newf(pgerror.ProgramLimitExceeded, "array lower bound is too large: %d", lb)
+		}
 	}
 	if n == 0 {
 		return types.NewArray(nil), nil
+	}
+	if n > maxBuiltElems {
+		return types.Null, tooLarge()
 	}
 	xs := make([]types.Datum, n)
 	for i := range xs {
