@@ -6,8 +6,9 @@ import (
 	"math"
 )
 
-// Arrays. A one-dimensional array (PostgreSQL's int4[], text[], ...) is
-// the type T{Family: Array, Elem: f} with Width and Scale those of its
+// Arrays. An array (PostgreSQL's int4[], text[], ..., of up to six
+// dimensions, int4[][] being the same type) is the type T{Family: Array,
+// Elem: f} with Width and Scale those of its
 // elements (varchar(10)[], numeric(10,2)[]); its values are KindArray
 // datums whose S holds the elements in the compact form below, so an
 // array is as immutable and as cheap to copy as a string.
@@ -211,11 +212,21 @@ var errBadArray = errors.New("types: malformed array value")
 
 // ArrayLen is the number of elements of the array datum d.
 func ArrayLen(d Datum) int {
-	_, s, ok := splitArrayHeader(d.S)
+	s, ok := arrayBody(d.S)
 	if !ok {
 		return 0
 	}
 	return ArrayLenString(s)
+}
+
+// arrayBody is the element count and elements of an encoded array, past
+// any shape header, read without building the shape.
+func arrayBody(s string) (string, bool) {
+	if len(s) < 2 || s[:2] != arrayHeader {
+		return s, true
+	}
+	_, rest, ok := splitArrayHeader(s)
+	return rest, ok
 }
 
 // ArrayLenString is the element count at the start of s.
@@ -230,7 +241,7 @@ func ArrayLenString(s string) int {
 // ArrayElems decodes the elements of the array datum d in row-major
 // order, appending them to dst.
 func ArrayElems(dst []Datum, d Datum) ([]Datum, error) {
-	_, s, ok := splitArrayHeader(d.S)
+	s, ok := arrayBody(d.S)
 	if !ok {
 		return dst, errBadArray
 	}
