@@ -104,7 +104,7 @@ func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
 				return d, err
 			}
 		}
-		d = types.NewArray(elems)
+		d = types.NewArrayShaped(elems, types.ArrayShapeOf(d))
 	case types.Varchar, types.Char:
 		n := utf8.RuneCountInString(d.S)
 		if ct.Width > 0 && n > int(ct.Width) {

@@ -62,6 +62,8 @@ const (
 	DivisionByZero              Code = "22012"
 	NumericValueOutOfRange      Code = "22003"
 	NullValueNotAllowed         Code = "22004"
+	ArraySubscriptError         Code = "2202E"
+	DataException               Code = "22000"
 	InvalidPrecedingFollowing   Code = "22013"
 	InvalidArgumentForNtile     Code = "22014"
 	InvalidArgumentForNthValue  Code = "22016"

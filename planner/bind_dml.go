@@ -192,7 +192,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 					}
 					continue
 				}
-				x, err := b.expr(r[i], &scope{aggContext: "VALUES"})
+				x, err := b.expr(r[i], &scope{aggContext: "VALUES", insertTarget: &c.Type})
 				if err != nil {
 					return nil, err
 				}
@@ -476,7 +476,10 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string)
 	n.Conflict = ConflictUpdate
 	s := tableScope(t, alias)
 	for i, c := range t.Columns {
-		s.cols = append(s.cols, Column{Name: c.Name, Table: "excluded", T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1)})
+		// excluded's columns are seen only qualified (Merged hides them
+		// from unqualified names), as in PostgreSQL: SET f1 = f1 + 1
+		// reads the target row's f1.
+		s.cols = append(s.cols, Column{Name: c.Name, Table: "excluded", T: c.Type, Hidden: c.Hidden, Merged: true, TableID: uint32(t.ID), Attr: int16(i + 1)})
 	}
 	var err error
 	if n.Set, err = b.assignments(oc.Set, t, s); err != nil {

@@ -28,6 +28,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		err.Hint = `Ordering operators must be "<" or ">" members of btree operator families.`
 		return nil, err
 	}
+	if (name == parse.MarkerAny || name == parse.MarkerAll) && len(e.Exprs) == 1 {
+		return nil, b.anyAllMisused(e.Exprs[0], s) // array.go
+	}
 	if name == parse.MarkerArraySub && len(e.Exprs) == 1 {
 		if sq, ok := e.Exprs[0].(*sqlparser.Subquery); ok {
 			return b.subquery(SubArray, sq, nil, "", false, s)
@@ -91,6 +94,18 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 	if name == parse.MarkerSubscript {
 		if x, ok, err := catalogSubscript(bound); ok { // array.go
 			return x, err
+		}
+	}
+	if name == parse.MarkerInsertTarget && len(bound) == 0 && s.insertTarget != nil {
+		return &Const{Value: types.Null, T: *s.insertTarget}, nil
+	}
+	if name == parse.MarkerSliceOpen && len(bound) == 0 {
+		return &Const{Value: types.NewInt(SliceOpen), T: tInt4}, nil
+	}
+	if name == parse.MarkerSubscript || name == parse.MarkerSlice {
+		var err error
+		if name, bound, err = flattenSubscripts(name, bound); err != nil { // array.go
+			return nil, err
 		}
 	}
 	if t, ok, err := arrayCall(name, bound); ok { // array.go
@@ -313,11 +328,8 @@ func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlpar
 		if out.T.Family == types.Unknown {
 			out.T = tText
 		}
-		if kind == SubArray {
-			if out.T.IsArray() {
-				return nil, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
-			}
-			out.T = types.ArrayOf(out.T)
+		if kind == SubArray && !out.T.IsArray() {
+			out.T = types.ArrayOf(out.T) // an array of arrays is multidimensional
 		}
 		return out, nil
 	}
@@ -486,10 +498,10 @@ func aggType(call *AggCall) error {
 				return err
 			}
 		}
-		if call.Args[0].Type().IsArray() {
-			return pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+		call.T = call.Args[0].Type()
+		if !call.T.IsArray() {
+			call.T = types.ArrayOf(call.T) // of arrays: multidimensional
 		}
-		call.T = types.ArrayOf(call.Args[0].Type())
 		if call.Distinct && len(call.OrderBy) == 0 {
 			// PostgreSQL sorts a DISTINCT aggregate's input.
 			call.OrderBy = []SortKey{{Expr: call.Args[0]}}

@@ -34,6 +34,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 			if call.Name.Lowered() == unnestFunc {
 				return b.unnest(call, name, ord, s) // array.go
 			}
+			if call.Name.Lowered() == stringToTableFunc {
+				return b.stringToTable(call, name, ord, s) // array.go
+			}
 			if call.Name.Lowered() != seriesFunc {
 				return b.jsonTableFunc(call, name, ord, s) // json.go
 			}

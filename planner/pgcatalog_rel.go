@@ -383,7 +383,7 @@ func pgAttribute(g *vgen) [][]Expr {
 		}
 		ndims := 0
 		if t.category == "A" {
-			ndims = 1 // kvsql's arrays are one-dimensional
+			ndims = 1 // kvsql keeps no declared dimensions (int[][] is int[])
 		}
 		out = append(out, vrow(rel, name, typ, -1, t.len, num, ndims, -1, mod, t.byval, t.align, t.storage(), "",
 			notNull, hasDef, false, identity, "", false, true, 0, coll, nil, nil, nil, nil))

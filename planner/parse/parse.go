@@ -313,6 +313,9 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	if toks, err = r.insertSubscripts(toks); err != nil { // insertsub.go
+		return nil, err
+	}
 	toks = subscriptAssignments(toks)
 	toks = valuesRows(toks)
 	toks = seriesInFrom(fromFuncs(toks))

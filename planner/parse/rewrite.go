@@ -86,6 +86,28 @@ func (r *rewriter) addType(tn typeName, pos int) []token {
 
 func raw(s string, pos int) token { return token{kind: tkRaw, val: s, pos: pos, end: pos} }
 
+// arithmeticOps are the operators before which ANY (...) is PostgreSQL's
+// "requires operator to yield boolean" error rather than a syntax error.
+var arithmeticOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "^": true}
+
+// insideArray reports whether the innermost open parenthesis of out is
+// an array constructor's, MarkerArray's.
+func insideArray(out []token) bool {
+	depth := 0
+	for k := len(out) - 1; k >= 0; k-- {
+		switch {
+		case out[k].isPunct(")"):
+			depth++
+		case out[k].isPunct("("):
+			if depth == 0 {
+				return k > 0 && out[k-1].kind == tkRaw && out[k-1].val == MarkerArray
+			}
+			depth--
+		}
+	}
+	return false
+}
+
 // isOperand reports whether t can end an operand, so that an operator
 // after it is binary.
 func isOperand(t token) bool {
@@ -272,13 +294,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			var args []token
 			if colon >= 0 {
 				name = MarkerSlice
-				lo, hi := inner[:colon], inner[colon+1:]
-				if len(lo) == 0 {
-					lo = []token{raw("null", t.pos)}
-				}
-				if len(hi) == 0 {
-					hi = []token{raw("null", toks[end].pos)}
-				}
+				lo, hi := orOpen(inner[:colon], t.pos), orOpen(inner[colon+1:], toks[end].pos)
 				args = append(append(append(args, lo...), raw(",", inner[colon].pos)), hi...)
 			} else {
 				if len(inner) == 0 {
@@ -291,13 +307,26 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, raw(",", t.pos))
 			spliced := append(append([]token{}, args...), token{kind: tkPunct, val: ")", pos: toks[end].pos})
 			toks = append(append(toks[:i+1:i+1], spliced...), toks[end+1:]...)
-		case t.isPunct("[") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")):
-			return nil, unsupported(r.sql, t.pos, "multidimensional arrays are not supported")
+		case t.isPunct("[") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")) &&
+			insideArray(out):
+			// A sub-array of ARRAY[...]: [e, ...] is ARRAY[e, ...].
+			end := matchForward(toks, i)
+			if end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, "syntax error at end of input")
+			}
+			spliced := []token{raw(MarkerArray, t.pos), {kind: tkPunct, val: "(", pos: t.pos}}
+			spliced = append(spliced, toks[i+1:end]...)
+			spliced = append(spliced, token{kind: tkPunct, val: ")", pos: toks[end].pos})
+			toks = append(append(toks[:i:i], spliced...), toks[end+1:]...)
+			i--
 		case (t.is("any") || t.is("some") || t.is("all")) && i+2 < len(toks) && toks[i+1].isPunct("(") &&
-			len(out) > 0 && out[len(out)-1].kind == tkOp && comparisonOps[out[len(out)-1].val] && !startsQuery(toks[i+2]):
+			len(out) > 0 && (out[len(out)-1].kind == tkOp && (comparisonOps[out[len(out)-1].val] || arithmeticOps[out[len(out)-1].val]) || out[len(out)-1].is("like") || out[len(out)-1].is("ilike")) &&
+			!startsQuery(toks[i+2]):
 			// x op ANY (array) / op ALL (array): a call of MarkerAny or
 			// MarkerAll on the comparison's right (vitess only has the
-			// subquery forms, which stay as they are).
+			// subquery forms, which stay as they are). After an operator
+			// that compares nothing (33 * ANY (...)) the planner reports
+			// PostgreSQL's error.
 			name := MarkerAny
 			if t.is("all") {
 				name = MarkerAll

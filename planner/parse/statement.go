@@ -281,7 +281,8 @@ func (r *rewriter) onConflict(toks []token) ([]token, *OnConflictClause, error) 
 	case c.peek("nothing") && c.i+1 == len(toks):
 	case c.peek("update") && c.i+1 < len(toks) && toks[c.i+1].is("set"):
 		oc.Update = true
-		upd := append([]token{raw("update kvsql_excluded set", toks[c.i].pos)}, toks[c.i+2:]...)
+		pos := toks[c.i].pos
+		upd := append([]token{{kind: tkIdent, val: "update", pos: pos}, raw("kvsql_excluded", pos), {kind: tkIdent, val: "set", pos: pos}}, toks[c.i+2:]...)
 		ast, err := r.vitessParse(upd)
 		if err != nil {
 			return nil, nil, err
