@@ -334,6 +334,7 @@ func (s *Session) begin() *txn {
 	t.database = s.database
 	t.pid = s.pid
 	t.readOnly = s.defaultReadOnly()
+	t.deferrable = s.defaultDeferrable()
 	t.setIsolation(s.defaultIsolation())
 	return t
 }

@@ -37,6 +37,11 @@ type txn struct {
 	// readOnly refuses every write with 25006 (BEGIN READ ONLY,
 	// SET TRANSACTION READ ONLY, default_transaction_read_only).
 	readOnly bool
+	// deferrable is the DEFERRABLE mode of BEGIN, START TRANSACTION and
+	// SET TRANSACTION: only SHOW transaction_deferrable reads it (it
+	// matters only to SERIALIZABLE READ ONLY transactions, which never
+	// wait here).
+	deferrable bool
 	// readCommitted runs t at READ COMMITTED: each statement reads the
 	// newest snapshot and only t's writes are validated at commit
 	// (validationSpans). Otherwise t is SERIALIZABLE (REPEATABLE READ
@@ -60,6 +65,9 @@ type savepoint struct {
 	reads      int // the read set's length (kv.Txn.ReadMark)
 	cat        *catalog.Catalog
 	catChanged bool
+	// readOnly is the access mode when the savepoint was set, restored
+	// when it is released or rolled back to.
+	readOnly bool
 }
 
 // sortSpans sorts spans by Start (nil first) in place and returns them.
@@ -118,7 +126,7 @@ func spansOverlap(writes, reads []kv.KeySpan) bool {
 // mark returns a point to roll the transaction back to (statement
 // atomicity inside an explicit transaction).
 func (t *txn) mark() savepoint {
-	return savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged}
+	return savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged, readOnly: t.readOnly}
 }
 
 func (t *txn) rollbackTo(sp savepoint) error {

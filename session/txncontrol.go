@@ -19,6 +19,9 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 			if p.Isolation != "" {
 				s.cur.setIsolation(p.Isolation)
 			}
+			if p.Deferrable != "" {
+				s.cur.deferrable = p.Deferrable == "on"
+			}
 			for _, m := range ast.TxAccessModes {
 				switch m {
 				case sqlparser.ReadOnly:
@@ -28,28 +31,44 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 				}
 			}
 		}
+		if ast.Type == sqlparser.StartTransactionStmt {
+			return &staticResult{tag: "START TRANSACTION"}, nil
+		}
 		return &staticResult{tag: "BEGIN"}, nil
 	case *sqlparser.Commit:
 		if s.cur == nil {
+			if p.Chain {
+				return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "COMMIT AND CHAIN can only be used in transaction blocks")
+			}
 			return &staticResult{tag: "COMMIT"}, nil
 		}
 		t := s.cur
 		s.cur = nil
 		s.closeCursors()
+		tag := "COMMIT"
 		if t.failed {
 			s.db.rollback(t)
-			return &staticResult{tag: "ROLLBACK"}, nil
-		}
-		if err := s.db.commit(t); err != nil {
+			tag = "ROLLBACK"
+		} else if err := s.db.commit(t); err != nil {
 			return nil, err
 		}
-		return &staticResult{tag: "COMMIT"}, nil
+		if p.Chain {
+			s.chain(t)
+		}
+		return &staticResult{tag: tag}, nil
 	case *sqlparser.Rollback:
-		if s.cur != nil {
-			s.db.rollback(s.cur)
+		if s.cur == nil && p.Chain {
+			return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "ROLLBACK AND CHAIN can only be used in transaction blocks")
+		}
+		t := s.cur
+		if t != nil {
+			s.db.rollback(t)
 			s.cur = nil
 		}
 		s.closeCursors()
+		if p.Chain {
+			s.chain(t)
+		}
 		return &staticResult{tag: "ROLLBACK"}, nil
 	case *sqlparser.Savepoint:
 		if s.cur == nil {
@@ -70,6 +89,9 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		if s.cur.failed {
 			return nil, pgerror.New(pgerror.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
+		// Ending a subtransaction restores the access mode it began with
+		// (PostgreSQL's prevXactReadOnly), even when it is released.
+		s.cur.readOnly = s.cur.savepoints[i].readOnly
 		s.cur.savepoints = s.cur.savepoints[:i]
 		return &staticResult{tag: "RELEASE"}, nil
 	case *sqlparser.SRollback:
@@ -80,11 +102,23 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		if err := s.cur.rollbackTo(s.cur.savepoints[i]); err != nil {
 			return nil, err
 		}
+		s.cur.readOnly = s.cur.savepoints[i].readOnly
 		s.cur.savepoints = s.cur.savepoints[:i+1]
 		s.cur.failed = false
 		return &staticResult{tag: "ROLLBACK"}, nil
 	}
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported transaction statement")
+}
+
+// chain starts the transaction COMMIT / ROLLBACK AND CHAIN asks for: an
+// explicit one with ended's isolation level, access mode and
+// deferrability.
+func (s *Session) chain(ended *txn) {
+	s.cur = s.begin()
+	s.cur.explicit = true
+	s.cur.setIsolation(ended.level)
+	s.cur.readOnly = ended.readOnly
+	s.cur.deferrable = ended.deferrable
 }
 
 func (s *Session) findSavepoint(stmt, name string) (int, error) {

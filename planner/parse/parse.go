@@ -41,6 +41,12 @@ type Statement struct {
 	// ("serializable", "repeatable read", "read committed", "read
 	// uncommitted"), or "".
 	Isolation string
+	// Deferrable is "on" or "off" for BEGIN / START TRANSACTION ...
+	// [NOT] DEFERRABLE, else "".
+	Deferrable string
+	// Chain is COMMIT / ROLLBACK AND CHAIN: a new transaction with the
+	// same characteristics starts when this one ends.
+	Chain bool
 	// IdentityAlways names the columns of a CREATE TABLE declared
 	// GENERATED ALWAYS AS IDENTITY (the type becomes a serial type; BY
 	// DEFAULT identity columns are plain serial columns).

@@ -110,6 +110,11 @@ func (r *rewriter) transaction(toks []token) (Statement, error) {
 			c.accept("work")
 		}
 		st.AST = &sqlparser.Commit{}
+		chain, err := andChain(c)
+		if err != nil {
+			return st, err
+		}
+		st.Chain = chain
 	case c.accept("rollback") || c.accept("abort"):
 		if !c.accept("transaction") {
 			c.accept("work")
@@ -123,6 +128,11 @@ func (r *rewriter) transaction(toks []token) (Statement, error) {
 			st.AST = &sqlparser.SRollback{Name: sqlparser.NewIdentifierCI(n)}
 		} else {
 			st.AST = &sqlparser.Rollback{}
+			chain, err := andChain(c)
+			if err != nil {
+				return st, err
+			}
+			st.Chain = chain
 		}
 	case c.accept("savepoint"):
 		n, err := c.name()
@@ -139,6 +149,18 @@ func (r *rewriter) transaction(toks []token) (Statement, error) {
 		st.AST = &sqlparser.Release{Name: sqlparser.NewIdentifierCI(n)}
 	}
 	return st, c.end()
+}
+
+// andChain reads COMMIT's and ROLLBACK's optional AND [NO] CHAIN.
+func andChain(c *cursor) (bool, error) {
+	if !c.accept("and") {
+		return false, nil
+	}
+	no := c.accept("no")
+	if err := c.expect("chain"); err != nil {
+		return false, err
+	}
+	return !no, nil
 }
 
 // txModes reads ISOLATION LEVEL ..., READ ONLY / READ WRITE and [NOT]
@@ -186,7 +208,9 @@ func (r *rewriter) txModes(c *cursor, b *sqlparser.Begin, st *Statement) error {
 			if err := c.expect("deferrable"); err != nil {
 				return err
 			}
+			st.Deferrable = "off"
 		case c.accept("deferrable"):
+			st.Deferrable = "on"
 		default:
 			return c.errHere()
 		}
