@@ -165,7 +165,6 @@ func (s *Session) Close() error {
 		s.db.rollback(s.cur)
 		s.cur = nil
 	}
-	s.closeCursors()
 	for _, c := range s.cursors {
 		c.close()
 	}
@@ -221,7 +220,7 @@ func (s *Session) catalog() *catalog.Catalog {
 func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
 	return &planner.Planner{Catalog: cat, DB: s.database, Disabled: s.db.opts.DisabledRules, RowCount: func(t *catalog.Table) float64 {
 		return float64(s.db.rowCounter(t.ID).Load())
-	}, Activity: s.db.Activity}
+	}, Activity: s.db.Activity, Cursors: s.cursorList, CurrentOf: s.currentRowKey}
 }
 
 // execCtx is the executor context for one statement in t.

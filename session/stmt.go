@@ -315,7 +315,7 @@ func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Resu
 	case kindDDL:
 		res, err = s.ddl(ctx, st.p)
 	case kindCursor:
-		res, err = s.cursorStmt(ctx, st.p.Cursor, params)
+		res, err = s.cursorStmt(ctx, st.p.Cursor, st.sql, params)
 	case kindPrepared:
 		res, err = s.preparedStmt(ctx, st.p)
 	case kindExplain:

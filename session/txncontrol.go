@@ -44,7 +44,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		}
 		t := s.cur
 		s.cur = nil
-		s.closeCursors()
+		s.closeCursors(t, t.failed)
 		tag := "COMMIT"
 		if t.failed {
 			s.db.rollback(t)
@@ -65,7 +65,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 			s.db.rollback(t)
 			s.cur = nil
 		}
-		s.closeCursors()
+		s.closeCursors(t, true)
 		if p.Chain {
 			s.chain(t)
 		}
@@ -103,6 +103,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 			return nil, err
 		}
 		s.cur.readOnly = s.cur.savepoints[i].readOnly
+		s.closeCursorsAfter(i)
 		s.cur.savepoints = s.cur.savepoints[:i+1]
 		s.cur.failed = false
 		return &staticResult{tag: "ROLLBACK"}, nil

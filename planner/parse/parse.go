@@ -44,6 +44,9 @@ type Statement struct {
 	// Deferrable is "on" or "off" for BEGIN / START TRANSACTION ...
 	// [NOT] DEFERRABLE, else "".
 	Deferrable string
+	// CurrentOf is the cursor of UPDATE / DELETE ... WHERE CURRENT OF
+	// cursor (the AST has no WHERE clause then), else "".
+	CurrentOf string
 	// Chain is COMMIT / ROLLBACK AND CHAIN: a new transaction with the
 	// same characteristics starts when this one ends.
 	Chain bool

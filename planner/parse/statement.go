@@ -122,6 +122,12 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 		st.Returning = s.SelectExprs.Exprs
 		toks = toks[:k]
 	}
+	if !toks[0].is("insert") {
+		var err error
+		if toks, st.CurrentOf, err = r.currentOf(toks); err != nil {
+			return st, err
+		}
+	}
 	if toks[0].is("update") {
 		toks = updateFrom(toks)
 	}
@@ -164,6 +170,24 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 	st.AST = ast
 	st.NumParams = r.numParams()
 	return st, nil
+}
+
+// currentOf takes UPDATE's and DELETE's WHERE CURRENT OF cursor off the
+// tokens (vitess has no grammar for it), returning the cursor's name.
+func (r *rewriter) currentOf(toks []token) ([]token, string, error) {
+	k := findEnd(toks, 0, map[string]bool{"where": true})
+	if k+2 >= len(toks) || !toks[k].is("where") || !toks[k+1].is("current") || !toks[k+2].is("of") {
+		return toks, "", nil
+	}
+	c := &cursor{r: r, toks: toks, i: k + 3}
+	name, err := c.name()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := c.end(); err != nil {
+		return nil, "", err
+	}
+	return toks[:k], name, nil
 }
 
 func isDual(from []sqlparser.TableExpr) bool {
