@@ -220,7 +220,10 @@ func (st *stmt) Copy() *backend.CopySpec {
 	}
 	db := st.s.db
 	if insert := spec.Insert; insert != nil {
-		spec.Insert = func(ctx context.Context, rows [][]types.Datum) error { return db.storageError(insert(ctx, rows)) }
+		spec.Insert = func(ctx context.Context, rows [][]types.Datum) (int64, error) {
+			n, err := insert(ctx, rows)
+			return n, db.storageError(err)
+		}
 	}
 	if finish := spec.Finish; finish != nil {
 		spec.Finish = func(ctx context.Context, err error) error { return db.storageError(finish(ctx, err)) }

@@ -153,6 +153,19 @@ type CopyStmt struct {
 	Quote     string // CSV QUOTE, "" for the default
 	Escape    string // CSV ESCAPE, "" for the default
 	Query     *Statement
+	// HeaderMatch is HEADER MATCH: COPY FROM checks the header line
+	// names the columns.
+	HeaderMatch bool
+	// FORCE_QUOTE (columns) or FORCE_QUOTE * (ForceQuoteAll),
+	// FORCE_NOT_NULL (columns) and FORCE_NULL (columns): CSV only.
+	ForceQuote    []string
+	ForceQuoteAll bool
+	ForceNotNull  []string
+	ForceNull     []string
+	Encoding      string // ENCODING 'name', "" when absent
+	Freeze        bool
+	// Where is COPY FROM's WHERE condition as written, "" when absent.
+	Where string
 }
 
 // DropIndexStmt is PostgreSQL's DROP INDEX [IF EXISTS] name[, ...].
