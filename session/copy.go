@@ -50,6 +50,12 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 	if err != nil {
 		return nil, copyViewError(cat, s.database, c, err)
 	}
+	if c.Freeze && c.From && (s.cur == nil || !s.cur.isFresh(tbl.ID)) {
+		// PostgreSQL writes FREEZE rows frozen, which is safe only in a
+		// table no other transaction can have seen. kvsql's rows need no
+		// freezing; the rule is kept so a script behaves the same on both.
+		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction")
+	}
 	names := c.Columns
 	if len(names) == 0 {
 		for _, col := range tbl.Columns {

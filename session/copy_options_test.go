@@ -104,3 +104,46 @@ func TestCopyOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyFreeze checks COPY FREEZE's rule: the table must have been
+// created or truncated in the current subtransaction.
+func TestCopyFreeze(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	pg := conn.PgConn()
+	ctx := context.Background()
+	mustExec(t, conn, `CREATE TABLE base (a text NOT NULL)`)
+	freeze := func() error {
+		_, err := pg.CopyFrom(ctx, strings.NewReader("x\ny\n"), `COPY f FROM STDIN CSV FREEZE`)
+		return err
+	}
+	mustExec(t, conn, `CREATE TABLE f (LIKE base)`)
+	for _, c := range []struct {
+		setup string // run before the COPY FREEZE; ROLLBACK follows it
+		code  string // the COPY's SQLSTATE; "" for success
+	}{
+		{`SELECT 1`, "55000"},
+		{`BEGIN; CREATE TABLE g (LIKE base); DROP TABLE g`, "55000"},
+		{`BEGIN; TRUNCATE f`, ""},
+		{`BEGIN; TRUNCATE f; SAVEPOINT s1`, "55000"},
+		{`BEGIN; SAVEPOINT s1; TRUNCATE f; RELEASE SAVEPOINT s1`, ""},
+		{`BEGIN; SAVEPOINT s1; TRUNCATE f; ROLLBACK TO SAVEPOINT s1`, "55000"},
+		{`BEGIN; INSERT INTO f VALUES ('z'); SAVEPOINT s1; TRUNCATE f`, ""},
+	} {
+		if _, err := pg.Exec(ctx, c.setup).ReadAll(); err != nil {
+			t.Fatalf("%s: %v", c.setup, err)
+		}
+		if err := freeze(); pgErrCode(err) != c.code {
+			t.Errorf("COPY FREEZE after %s: %v, want %q", c.setup, err, c.code)
+		}
+		if _, err := pg.Exec(ctx, `ROLLBACK`).ReadAll(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A table created in the transaction takes COPY FREEZE too.
+	mustExec(t, conn, `BEGIN`, `CREATE TABLE h (LIKE base)`)
+	if _, err := pg.CopyFrom(ctx, strings.NewReader("x\n"), `COPY h FROM STDIN (FORMAT csv, FREEZE)`); err != nil {
+		t.Errorf("COPY FREEZE into a new table: %v", err)
+	}
+	mustExec(t, conn, `COMMIT`)
+}

@@ -52,7 +52,11 @@ type txn struct {
 	queried    bool
 	level      string
 	savepoints []savepoint
-	rowDelta   map[uint64]int64
+	// fresh holds the tables t created or truncated, each with the
+	// savepoint depth (len(savepoints)) it was at: COPY FREEZE needs its
+	// table fresh in the current subtransaction (copy.go).
+	fresh    map[uint64]int
+	rowDelta map[uint64]int64
 	// pid is the session's backend PID (for lock and deadlock errors).
 	pid uint32
 	// locks are the row locks t holds (locks.go).
@@ -135,6 +139,36 @@ func (t *txn) rollbackTo(sp savepoint) error {
 	}
 	t.cat, t.catChanged = sp.cat, sp.catChanged
 	return nil
+}
+
+// markFresh records that t created or truncated table id.
+func (t *txn) markFresh(id uint64) {
+	if t.fresh == nil {
+		t.fresh = map[uint64]int{}
+	}
+	t.fresh[id] = len(t.savepoints)
+}
+
+// isFresh reports whether t created or truncated table id in its current
+// subtransaction.
+func (t *txn) isFresh(id uint64) bool {
+	d, ok := t.fresh[id]
+	return ok && d == len(t.savepoints)
+}
+
+// endSubtransactions adjusts fresh when the savepoints after the i-th
+// end (released: what they did now belongs to savepoint i's level) or
+// are rolled back (undone: forgotten).
+func (t *txn) endSubtransactions(i int, rolledBack bool) {
+	for id, d := range t.fresh {
+		switch {
+		case d <= i:
+		case rolledBack:
+			delete(t.fresh, id)
+		default:
+			t.fresh[id] = i
+		}
+	}
 }
 
 func (t *txn) addRows(tableID uint64, n int64) {

@@ -93,6 +93,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		// (PostgreSQL's prevXactReadOnly), even when it is released.
 		s.cur.readOnly = s.cur.savepoints[i].readOnly
 		s.cur.savepoints = s.cur.savepoints[:i]
+		s.cur.endSubtransactions(i, false)
 		return &staticResult{tag: "RELEASE"}, nil
 	case *sqlparser.SRollback:
 		i, err := s.findSavepoint("ROLLBACK TO SAVEPOINT", ast.Name.String())
@@ -104,6 +105,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		}
 		s.cur.readOnly = s.cur.savepoints[i].readOnly
 		s.closeCursorsAfter(i)
+		s.cur.endSubtransactions(i, true)
 		s.cur.savepoints = s.cur.savepoints[:i+1]
 		s.cur.failed = false
 		return &staticResult{tag: "ROLLBACK"}, nil
