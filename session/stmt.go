@@ -58,6 +58,7 @@ const (
 	kindEmpty
 	kindCursor
 	kindPrepared
+	kindDiscard
 )
 
 func (st *stmt) kind() kind {
@@ -77,6 +78,8 @@ func (st *stmt) kind() kind {
 		return kindCursor
 	case p.Prepare != nil, p.Execute != nil, p.Deallocate != nil:
 		return kindPrepared
+	case p.Discard != "":
+		return kindDiscard
 	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil,
 		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil:
 		return kindDDL
@@ -321,6 +324,8 @@ func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Resu
 		res, err = s.cursorStmt(ctx, st.p.Cursor, st.sql, params)
 	case kindPrepared:
 		res, err = s.preparedStmt(ctx, st.p)
+	case kindDiscard:
+		res, err = s.discard(st.p.Discard)
 	case kindExplain:
 		res, err = s.explain(ctx, st, params)
 	default:

@@ -47,6 +47,9 @@ type Statement struct {
 	// CurrentOf is the cursor of UPDATE / DELETE ... WHERE CURRENT OF
 	// cursor (the AST has no WHERE clause then), else "".
 	CurrentOf string
+	// Discard is DISCARD's target: "all", "plans", "sequences" or
+	// "temp"; "" for other statements.
+	Discard string
 	// Chain is COMMIT / ROLLBACK AND CHAIN: a new transaction with the
 	// same characteristics starts when this one ends.
 	Chain bool

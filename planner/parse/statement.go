@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"strings"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -46,12 +47,14 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.explain(toks)
 	case first.is("lock"):
 		return r.lock(toks)
+	case first.is("discard"):
+		return r.discard(toks)
 	case first.is("alter") && len(toks) > 4 && toks[len(toks)-3].is("owner") && toks[len(toks)-2].is("to"):
 		if st, ok, err := r.alterOwner(toks); ok {
 			return st, err
 		}
 	case (first.is("create") || first.is("alter") || first.is("drop")) && second.is("sequence"),
-		first.is("create") && (second.is("temp") || second.is("temporary")) && len(toks) > 2 && toks[2].is("sequence"):
+		first.is("create") && (second.is("temp") || second.is("temporary") || second.is("unlogged")) && len(toks) > 2 && toks[2].is("sequence"):
 		return r.sequence(toks)
 	case (first.is("create") || first.is("drop")) && second.is("database"):
 		return r.database(toks)
@@ -170,6 +173,19 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 	st.AST = ast
 	st.NumParams = r.numParams()
 	return st, nil
+}
+
+// discard parses DISCARD {ALL | PLANS | SEQUENCES | TEMP | TEMPORARY}.
+func (r *rewriter) discard(toks []token) (Statement, error) {
+	c := &cursor{r: r, toks: toks, i: 1}
+	var st Statement
+	for _, what := range []string{"all", "plans", "sequences", "temp", "temporary"} {
+		if c.accept(what) {
+			st.Discard = strings.TrimSuffix(what, "orary")
+			return st, c.end()
+		}
+	}
+	return st, c.errHere()
 }
 
 // currentOf takes UPDATE's and DELETE's WHERE CURRENT OF cursor off the
