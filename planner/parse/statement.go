@@ -251,6 +251,13 @@ func (r *rewriter) explain(toks []token) (Statement, error) {
 		return st, err
 	}
 	in.SQL = r.sql[toks[i].pos:toks[len(toks)-1].end]
+	if cs := in.Cursor; cs != nil && cs.Op == "declare" {
+		// EXPLAIN DECLARE explains the cursor's query (and declares
+		// nothing), as in PostgreSQL.
+		q := *cs.Query
+		q.SQL = r.sql[toks[i].pos:toks[len(toks)-1].end]
+		in = q
+	}
 	typ := sqlparser.EmptyType
 	if analyze {
 		typ = sqlparser.AnalyzeType

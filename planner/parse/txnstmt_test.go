@@ -104,3 +104,13 @@ func TestCursorBackward(t *testing.T) {
 		}
 	}
 }
+
+func TestExplainDeclare(t *testing.T) {
+	st, err := ParseOne(`EXPLAIN DECLARE c SCROLL CURSOR FOR SELECT a FROM t`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Explained == nil || st.Explained.Cursor != nil || render(st.Explained) != "select a from t" {
+		t.Errorf("EXPLAIN DECLARE explains %+v, want the cursor's query", st.Explained)
+	}
+}
