@@ -23,7 +23,10 @@ type Session struct {
 	database string
 	user     string
 	pid      uint32
-	cur      *txn // the explicit transaction, or nil
+	cur      *txn // the explicit transaction (or the implicit block of a Query), or nil
+	// inQuery is set while the statements of a multi-statement Query run
+	// (BeginQuery): they share an implicit transaction block.
+	inQuery  bool
 	cursors  map[string]*cursorState
 	prepared map[string]*stmt // PREPARE's statements
 

@@ -280,6 +280,7 @@ func (r *activeResult) Close() error {
 func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
 	s := st.s
 	k := st.kind()
+	s.startImplicit(k)
 	if s.cur != nil && s.cur.failed && k != kindTxn {
 		return nil, pgerror.New(pgerror.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}

@@ -29,6 +29,10 @@ type txn struct {
 	cat        *catalog.Catalog
 	catChanged bool
 	explicit   bool
+	// implicit marks the implicit transaction block of a multi-statement
+	// Query (Session.BeginQuery): it ends with the Query, and BEGIN
+	// turns it into an explicit one.
+	implicit bool
 	// registered: the snapshot is counted in db.mu.active, which keeps
 	// the commit log t needs for validation. Transactions from beginRead
 	// are not, and can neither commit writes nor refresh.

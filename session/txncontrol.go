@@ -13,9 +13,11 @@ const undefinedSavepoint pgerror.Code = "3B001"
 func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 	switch ast := p.AST.(type) {
 	case *sqlparser.Begin:
-		if s.cur == nil {
-			s.cur = s.begin()
-			s.cur.explicit = true
+		if s.cur == nil || s.cur.implicit {
+			if s.cur == nil {
+				s.cur = s.begin()
+			}
+			s.cur.explicit, s.cur.implicit = true, false
 			if p.Isolation != "" {
 				s.cur.setIsolation(p.Isolation)
 			}
@@ -36,6 +38,9 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		}
 		return &staticResult{tag: "BEGIN"}, nil
 	case *sqlparser.Commit:
+		if p.Chain && s.inImplicitBlock() {
+			return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "COMMIT AND CHAIN can only be used in transaction blocks")
+		}
 		if s.cur == nil {
 			if p.Chain {
 				return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "COMMIT AND CHAIN can only be used in transaction blocks")
@@ -57,7 +62,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		}
 		return &staticResult{tag: tag}, nil
 	case *sqlparser.Rollback:
-		if s.cur == nil && p.Chain {
+		if p.Chain && (s.cur == nil || s.inImplicitBlock()) {
 			return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "ROLLBACK AND CHAIN can only be used in transaction blocks")
 		}
 		t := s.cur
@@ -71,7 +76,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		}
 		return &staticResult{tag: "ROLLBACK"}, nil
 	case *sqlparser.Savepoint:
-		if s.cur == nil {
+		if s.cur == nil || s.inImplicitBlock() {
 			return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "SAVEPOINT can only be used in transaction blocks")
 		}
 		if s.cur.failed {
@@ -113,6 +118,46 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported transaction statement")
 }
 
+// inImplicitBlock reports whether the statement runs in the implicit
+// transaction block of a multi-statement Query, where PostgreSQL refuses
+// savepoints and AND CHAIN.
+func (s *Session) inImplicitBlock() bool { return s.cur != nil && s.cur.implicit }
+
+// BeginQuery implements backend.ImplicitTransactions: the statements of
+// the Query about to run form one transaction block, which each starts
+// if no block is open (so after a COMMIT among them, the next statement
+// starts a new one).
+func (s *Session) BeginQuery() { s.inQuery = true }
+
+// EndQuery implements backend.ImplicitTransactions: the implicit block,
+// if one is still open, commits, or rolls back when a statement failed.
+// A block BEGIN made explicit stays open.
+func (s *Session) EndQuery(failed bool) error {
+	s.inQuery = false
+	t := s.cur
+	if t == nil || !t.implicit {
+		return nil
+	}
+	s.cur = nil
+	failed = failed || t.failed
+	s.closeCursors(t, failed)
+	if failed {
+		s.db.rollback(t)
+		return nil
+	}
+	return s.db.commit(t)
+}
+
+// startImplicit opens the implicit block of a multi-statement Query for
+// a statement of kind k that needs none open yet.
+func (s *Session) startImplicit(k kind) {
+	if !s.inQuery || s.cur != nil || k == kindTxn || k == kindEmpty {
+		return
+	}
+	s.cur = s.begin()
+	s.cur.implicit = true
+}
+
 // chain starts the transaction COMMIT / ROLLBACK AND CHAIN asks for: an
 // explicit one with ended's isolation level, access mode and
 // deferrability.
@@ -125,7 +170,7 @@ func (s *Session) chain(ended *txn) {
 }
 
 func (s *Session) findSavepoint(stmt, name string) (int, error) {
-	if s.cur == nil {
+	if s.cur == nil || s.inImplicitBlock() {
 		return 0, pgerror.Newf(pgerror.NoActiveSQLTransaction, "%s can only be used in transaction blocks", stmt)
 	}
 	for i := len(s.cur.savepoints) - 1; i >= 0; i-- {

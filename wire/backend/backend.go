@@ -55,6 +55,18 @@ type Session interface {
 	Close() error
 }
 
+// ImplicitTransactions is implemented by a Session that runs the
+// statements of one Query message together, as PostgreSQL does (an
+// implicit transaction block): the server calls BeginQuery before a
+// Query message that holds several statements and EndQuery after it,
+// with failed set when a statement failed (the rest were not run).
+// EndQuery commits or rolls back what the block did; its error is the
+// Query's.
+type ImplicitTransactions interface {
+	BeginQuery()
+	EndQuery(failed bool) error
+}
+
 // Statement is one prepared statement. The server keeps it for as long as
 // the client keeps the prepared statement (or portal) open and may execute
 // it many times.
