@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/wire/backend"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -182,6 +183,28 @@ func (t *txn) checkReadWrite(readOnly bool) error {
 		return pgerror.New(pgerror.ActiveSQLTransaction, "transaction read-write mode must be set before any query")
 	}
 	return nil
+}
+
+// setConstraints runs SET CONSTRAINTS (value: the mode, then the named
+// constraints; none for ALL). kvsql checks every constraint at once, so
+// SET CONSTRAINTS ALL IMMEDIATE asks for what already happens. Deferring
+// checks to commit is not built, and a named constraint's deferrability
+// is not kept (DEFERRABLE is accepted and dropped at CREATE), so the
+// other forms are refused rather than ignored.
+func (s *Session) setConstraints(value []string) (backend.Result, error) {
+	if len(value) == 1 && value[0] == "immediate" {
+		if s.cur == nil {
+			s.mu.Lock()
+			s.notices = append(s.notices, backend.Notice{Severity: "WARNING",
+				Err: pgerror.New(pgerror.NoActiveSQLTransaction, "SET CONSTRAINTS can only be used in transaction blocks")})
+			s.mu.Unlock()
+		}
+		return &staticResult{tag: "SET CONSTRAINTS"}, nil
+	}
+	if value[0] == "deferred" {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "SET CONSTRAINTS ... DEFERRED is not supported: kvsql checks constraints immediately")
+	}
+	return nil, pgerror.New(pgerror.FeatureNotSupported, "SET CONSTRAINTS on named constraints is not supported: kvsql checks every constraint immediately")
 }
 
 func validIsolation(level string) bool {

@@ -109,6 +109,9 @@ func (s *Session) ChangedSettings() map[string]string {
 
 func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 	name := strings.ToLower(st.Name)
+	if name == "constraints" {
+		return s.setConstraints(st.Value)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st.Reset {

@@ -151,6 +151,38 @@ func (r *rewriter) transaction(toks []token) (Statement, error) {
 	return st, c.end()
 }
 
+// setConstraints reads SET CONSTRAINTS {ALL | name [, ...]} {IMMEDIATE |
+// DEFERRED} into s: Name "constraints", Value the mode and then the
+// names (none for ALL).
+func setConstraints(c *cursor, s *SetStmt) error {
+	c.i++ // CONSTRAINTS
+	s.Name = "constraints"
+	var names []string
+	if !c.accept("all") {
+		for {
+			parts, err := c.qualifiedName()
+			if err != nil {
+				return err
+			}
+			names = append(names, strings.Join(parts, "."))
+			if c.done() || !c.toks[c.i].isPunct(",") {
+				break
+			}
+			c.i++
+		}
+	}
+	switch {
+	case c.accept("immediate"):
+		s.Value = []string{"immediate"}
+	case c.accept("deferred"):
+		s.Value = []string{"deferred"}
+	default:
+		return c.errHere()
+	}
+	s.Value = append(s.Value, names...)
+	return c.end()
+}
+
 // andChain reads COMMIT's and ROLLBACK's optional AND [NO] CHAIN.
 func andChain(c *cursor) (bool, error) {
 	if !c.accept("and") {
@@ -262,6 +294,8 @@ func (r *rewriter) set(toks []token) (Statement, error) {
 	case c.peek("names"):
 		c.i++
 		s.Name = "client_encoding"
+	case c.peek("constraints") && !s.Local:
+		return st, setConstraints(c, s)
 	case c.peek("transaction") || c.peek("characteristics") || c.peek("session") && c.i+1 < len(toks) && toks[c.i+1].is("characteristics"):
 		// SET TRANSACTION ... is kept as words for the planner.
 		s.Name = "transaction"

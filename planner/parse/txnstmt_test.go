@@ -114,3 +114,23 @@ func TestExplainDeclare(t *testing.T) {
 		t.Errorf("EXPLAIN DECLARE explains %+v, want the cursor's query", st.Explained)
 	}
 }
+
+func TestSetConstraints(t *testing.T) {
+	for in, want := range map[string][]string{
+		`SET CONSTRAINTS ALL IMMEDIATE`:   {"immediate"},
+		`SET CONSTRAINTS a, s.b DEFERRED`: {"deferred", "a", "s.b"},
+		`set constraints "X" immediate`:   {"immediate", "X"},
+	} {
+		st, err := ParseOne(in)
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if st.Set == nil || st.Set.Name != "constraints" || !reflect.DeepEqual(st.Set.Value, want) {
+			t.Errorf("%s: %+v, want constraints %v", in, st.Set, want)
+		}
+	}
+	if _, err := ParseOne(`SET CONSTRAINTS ALL`); !pgerror.HasCode(err, pgerror.SyntaxError) {
+		t.Errorf("SET CONSTRAINTS ALL: %v, want 42601", err)
+	}
+}
