@@ -384,7 +384,7 @@ func (s *Session) currentRowKey(name string, t *catalog.Table) ([]types.Datum, e
 	if c.hold && c.declaredIn == nil {
 		return nil, pgerror.Newf(pgerror.InvalidCursorState, "cursor %q is held from a previous transaction", name)
 	}
-	if c.table != t.ID {
+	if c.table != t.ID || len(c.key) != len(t.PrimaryKey) {
 		return nil, pgerror.Newf(pgerror.InvalidCursorState, "cursor %q is not a simply updatable scan of table %q", name, t.Name)
 	}
 	if c.pos < 1 || c.pos > c.end() || c.pos <= c.base {
