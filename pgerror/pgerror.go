@@ -28,6 +28,7 @@ const (
 	DuplicatePreparedStatement  Code = "42P05"
 	InvalidSQLStatementName     Code = "26000"
 	InvalidCursorName           Code = "34000"
+	InvalidCursorState          Code = "24000"
 	InFailedSQLTransaction      Code = "25P02"
 	ReadOnlySQLTransaction      Code = "25006"
 	SerializationFailure        Code = "40001"

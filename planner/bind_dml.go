@@ -310,6 +310,13 @@ func (b *binder) dmlInput(t *catalog.Table, alias string, from []sqlparser.Table
 		}
 		filters = append(filters, splitAnd(w)...)
 	}
+	if b.currentOf != "" {
+		cur, err := b.currentOfFilter(t)
+		if err != nil {
+			return nil, err
+		}
+		filters = append(filters, cur...)
+	}
 	return b.joinTree(f, filters, nil, s)
 }
 

@@ -657,6 +657,18 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 			lockKey = append(lockKey, len(proj.Exprs)-1)
 		}
 	}
+	var cursorKey []int
+	if kt := b.cursorKeyTable(sel, from, grouped, s); kt != nil {
+		r := from.rels[0]
+		for _, o := range kt.PrimaryKey {
+			c := r.cols[o]
+			proj.Exprs = append(proj.Exprs, &ColRef{Index: r.offset + o, T: c.T, Name: qualifiedName(c)})
+			c.Hidden = true
+			proj.Cols = append(proj.Cols, c)
+			cursorKey = append(cursorKey, len(proj.Exprs)-1)
+		}
+		b.p.CursorTarget.Table = kt
+	}
 	proj = mergeProjects(proj)
 	var n Node = proj
 	if isIdentity(proj) {
@@ -680,9 +692,15 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		return nil, err
 	}
 	if len(proj.Exprs) > len(items) {
-		final := &Project{Input: n, Cols: proj.Cols[:len(items)]}
+		final := &Project{Input: n, Cols: proj.Cols[:len(items):len(items)]}
 		for i := range items {
 			final.Exprs = append(final.Exprs, &ColRef{Index: i, T: proj.Cols[i].T, Name: proj.Cols[i].Name})
+		}
+		// A cursor's key columns stay, hidden, after the select list.
+		for _, i := range cursorKey {
+			b.p.CursorTarget.Key = append(b.p.CursorTarget.Key, len(final.Exprs))
+			final.Exprs = append(final.Exprs, &ColRef{Index: i, T: proj.Cols[i].T, Name: proj.Cols[i].Name})
+			final.Cols = append(final.Cols, proj.Cols[i])
 		}
 		n = final
 	}

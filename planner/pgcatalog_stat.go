@@ -129,6 +129,35 @@ func (g *vgen) activity() []BackendActivity {
 	return g.b.p.Activity()
 }
 
+// CursorInfo is one open cursor of the session as pg_cursors shows it;
+// the session layer fills it in (Planner.Cursors).
+type CursorInfo struct {
+	Name string
+	// Statement is the text of the query string that declared it.
+	Statement                    string
+	Holdable, Binary, Scrollable bool
+	Created                      time.Time
+}
+
+func init() {
+	pgCatalogRelations["pg_cursors"] = &vrel{vcols("name", "t", "statement", "t", "is_holdable", "b",
+		"is_binary", "b", "is_scrollable", "b", "creation_time", "tz"), pgCursors}
+}
+
+// pgCursors lists the session's cursors. They change without the catalog
+// changing, so the plan is marked Volatile and never reused.
+func pgCursors(g *vgen) [][]Expr {
+	g.b.p.Volatile = true
+	if g.b.p.Cursors == nil {
+		return nil
+	}
+	var rows [][]Expr
+	for _, c := range g.b.p.Cursors() {
+		rows = append(rows, vrow(c.Name, c.Statement, c.Holdable, c.Binary, c.Scrollable, tsOrNull(c.Created)))
+	}
+	return rows
+}
+
 // tsOrNull is t as a timestamptz constant, or NULL for the zero time.
 func tsOrNull(t time.Time) any {
 	if t.IsZero() {

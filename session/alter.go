@@ -137,6 +137,12 @@ func (s *Session) renameTable(t *txn, table string, o *sqlparser.RenameTableName
 		return pgerror.Newf(pgerror.FeatureNotSupported, "cannot rename table %q: %s refers to it, and kvsql keeps its SQL text", table, dep)
 	}
 	next, err := t.cat.RenameTable(t.kv, s.database, table, name)
+	if pgerror.HasCode(err, pgerror.UndefinedTable) {
+		if _, serr := t.cat.Sequence(s.database, table); serr == nil {
+			// ALTER TABLE works on a sequence too, as in PostgreSQL.
+			next, err = t.cat.RenameSequence(t.kv, s.database, table, name)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 			if err := truncate(t, tbl); err != nil {
 				return "", err
 			}
+			t.markFresh(tbl.ID)
 		}
 		return "TRUNCATE TABLE", nil
 	case p.Reindex != nil:
@@ -106,7 +107,13 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if ast.Select != nil {
 			return s.createTableAs(ctx, t, ast, p.Frames)
 		}
-		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks)
+		if err := s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks); err != nil {
+			return "", err
+		}
+		if tbl, err := t.cat.Table(db, ast.Table.Name.String()); err == nil {
+			t.markFresh(tbl.ID)
+		}
+		return "CREATE TABLE", nil
 	case *sqlparser.DropTable:
 		for _, tn := range ast.FromTables {
 			var err error
@@ -207,6 +214,29 @@ func truncate(t *txn, tbl *catalog.Table) error {
 // createTable turns CREATE TABLE into a catalog.TableDef.
 // createTable runs CREATE TABLE; identityAlways names the columns declared
 // GENERATED ALWAYS AS IDENTITY.
+// createTableLike is CREATE TABLE name (LIKE src): src's columns with
+// their types and NOT NULL constraints, and nothing else (no defaults,
+// keys, indexes or checks: PostgreSQL copies those only when INCLUDING
+// says so).
+func (s *Session) createTableLike(t *txn, name, src string) error {
+	from, err := t.cat.Table(s.database, src)
+	if err != nil {
+		return err
+	}
+	def := catalog.TableDef{Name: name}
+	for _, c := range from.Columns {
+		if !c.Hidden {
+			def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull})
+		}
+	}
+	next, err := t.cat.CreateTable(t.kv, s.database, def)
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
+
 func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways, identityByDefault []string, checks []parse.CheckDef) error {
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
@@ -214,8 +244,11 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			return nil
 		}
 	}
-	if ct.OptLike != nil || ct.TableSpec == nil {
-		return pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE ... (LIKE ...) is not supported")
+	if ct.OptLike != nil {
+		return s.createTableLike(t, name, ct.OptLike.LikeTable.Name.String())
+	}
+	if ct.TableSpec == nil {
+		return pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE without a column list is not supported")
 	}
 	def := catalog.TableDef{Name: name}
 	for _, cd := range ct.TableSpec.Columns {

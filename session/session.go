@@ -23,7 +23,10 @@ type Session struct {
 	database string
 	user     string
 	pid      uint32
-	cur      *txn // the explicit transaction, or nil
+	cur      *txn // the explicit transaction (or the implicit block of a Query), or nil
+	// inQuery is set while the statements of a multi-statement Query run
+	// (BeginQuery): they share an implicit transaction block.
+	inQuery  bool
 	cursors  map[string]*cursorState
 	prepared map[string]*stmt // PREPARE's statements
 
@@ -167,7 +170,6 @@ func (s *Session) Close() error {
 		s.db.rollback(s.cur)
 		s.cur = nil
 	}
-	s.closeCursors()
 	for _, c := range s.cursors {
 		c.close()
 	}
@@ -223,7 +225,7 @@ func (s *Session) catalog() *catalog.Catalog {
 func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
 	return &planner.Planner{Catalog: cat, DB: s.database, Disabled: s.db.opts.DisabledRules, RowCount: func(t *catalog.Table) float64 {
 		return float64(s.db.rowCounter(t.ID).Load())
-	}, Activity: s.db.Activity}
+	}, Activity: s.db.Activity, Cursors: s.cursorList, CurrentOf: s.currentRowKey}
 }
 
 // execCtx is the executor context for one statement in t.
@@ -337,6 +339,7 @@ func (s *Session) begin() *txn {
 	t.database = s.database
 	t.pid = s.pid
 	t.readOnly = s.defaultReadOnly()
+	t.deferrable = s.defaultDeferrable()
 	t.setIsolation(s.defaultIsolation())
 	return t
 }

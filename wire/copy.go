@@ -62,13 +62,14 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 		if len(batch) == 0 {
 			return nil
 		}
-		err := c.guard("CopySpec.Insert", func() error { return spec.Insert(ctx, batch) })
+		var n int64
+		err := c.guard("CopySpec.Insert", func() (err error) { n, err = spec.Insert(ctx, batch); return err })
 		if err != nil {
 			return err
 		}
-		total += int64(len(batch))
+		total += n
 		if spec.Progress != nil {
-			spec.Progress(0, int64(len(batch)))
+			spec.Progress(0, n)
 		}
 		batch = batch[:0]
 		return nil

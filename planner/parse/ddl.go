@@ -58,6 +58,21 @@ func (r *rewriter) create(toks []token) (Statement, error) {
 	return st, err
 }
 
+// likeOnly reports whether a CREATE TABLE element list is LIKE name
+// alone, returning those tokens.
+func likeOnly(elems []token) ([]token, bool) {
+	if len(elems) < 2 || !elems[0].is("like") {
+		return nil, false
+	}
+	for k, t := range elems[1:] {
+		isName := t.kind == tkIdent || t.kind == tkQIdent
+		if k%2 == 0 && !isName || k%2 == 1 && !t.isPunct(".") {
+			return nil, false
+		}
+	}
+	return elems, len(elems)%2 == 0
+}
+
 // createTable rewrites the column definitions of CREATE TABLE whose name
 // starts at toks[i].
 func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
@@ -77,6 +92,12 @@ func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
 	closing := matchForward(toks, open)
 	if closing < 0 {
 		return nil, syntaxErr(r.sql, toks[open].pos, "unterminated column list")
+	}
+	if like, ok := likeOnly(toks[open+1 : closing]); ok {
+		// CREATE TABLE t (LIKE s): vitess's spelling is CREATE TABLE t
+		// LIKE s. LIKE beside other elements or with INCLUDING options
+		// is left for vitess to refuse.
+		return append(append(append([]token{}, toks[:open]...), like...), toks[closing+1:]...), nil
 	}
 	out := append([]token{}, toks[:open+1]...)
 	first := true

@@ -53,6 +53,18 @@ type Statement struct {
 	// ("serializable", "repeatable read", "read committed", "read
 	// uncommitted"), or "".
 	Isolation string
+	// Deferrable is "on" or "off" for BEGIN / START TRANSACTION ...
+	// [NOT] DEFERRABLE, else "".
+	Deferrable string
+	// CurrentOf is the cursor of UPDATE / DELETE ... WHERE CURRENT OF
+	// cursor (the AST has no WHERE clause then), else "".
+	CurrentOf string
+	// Discard is DISCARD's target: "all", "plans", "sequences" or
+	// "temp"; "" for other statements.
+	Discard string
+	// Chain is COMMIT / ROLLBACK AND CHAIN: a new transaction with the
+	// same characteristics starts when this one ends.
+	Chain bool
 	// IdentityAlways names the columns of a CREATE TABLE declared
 	// GENERATED ALWAYS AS IDENTITY (the type becomes a serial type; BY
 	// DEFAULT identity columns are plain serial columns).
@@ -155,6 +167,19 @@ type CopyStmt struct {
 	Quote     string // CSV QUOTE, "" for the default
 	Escape    string // CSV ESCAPE, "" for the default
 	Query     *Statement
+	// HeaderMatch is HEADER MATCH: COPY FROM checks the header line
+	// names the columns.
+	HeaderMatch bool
+	// FORCE_QUOTE (columns) or FORCE_QUOTE * (ForceQuoteAll),
+	// FORCE_NOT_NULL (columns) and FORCE_NULL (columns): CSV only.
+	ForceQuote    []string
+	ForceQuoteAll bool
+	ForceNotNull  []string
+	ForceNull     []string
+	Encoding      string // ENCODING 'name', "" when absent
+	Freeze        bool
+	// Where is COPY FROM's WHERE condition as written, "" when absent.
+	Where string
 }
 
 // DropIndexStmt is PostgreSQL's DROP INDEX [IF EXISTS] name[, ...].
