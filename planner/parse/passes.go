@@ -58,7 +58,7 @@ func seriesInFrom(toks []token) []token {
 			fromCtx[d] = true
 		case t.kind == tkIdent && fromEnds[t.val]:
 			fromCtx[d] = false
-		case (t.is("generate_series") || t.is("unnest") || t.kind == tkIdent && jsonTableFuncs[t.val]) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+		case t.kind == tkIdent && !notFromFunc[t.val] && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
 			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")):
 			end := matchForward(toks, i+1)
 			if end < 0 {
@@ -68,6 +68,12 @@ func seriesInFrom(toks []token) []token {
 				// A function in FROM may read the items before it, as if
 				// LATERAL were written (PostgreSQL's rule).
 				out = append(out, raw("lateral", t.pos))
+			}
+			if !t.is("generate_series") && !t.is("unnest") && !jsonTableFuncs[t.val] {
+				var next int
+				out, next = routineInFrom(out, toks, i, end)
+				i = next - 1
+				continue
 			}
 			out = append(out, raw("( select kvsql_"+t.val, t.pos))
 			if recordFuncs[t.val] {
