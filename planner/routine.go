@@ -104,7 +104,6 @@ func routineOID(fn *catalog.Function) *Const {
 	return &Const{Value: types.NewInt(int64(fn.ID)), T: tInt8}
 }
 
-
 // resolveRoutine chooses among fns the one a call with args means, as
 // PostgreSQL's func_select_candidate would in the common cases: every
 // argument must convert implicitly; the candidate with the most exact
