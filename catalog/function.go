@@ -52,7 +52,7 @@ type Function struct {
 // FunctionArg is one argument of a Function.
 type FunctionArg struct {
 	Name    string `json:"name,omitempty"`
-	Mode    string `json:"mode"` // "i" IN, "o" OUT, "b" INOUT, "v" VARIADIC (proargmodes)
+	Mode    string `json:"mode"` // "i" IN, "o" OUT, "b" INOUT, "v" VARIADIC, "t" a RETURNS TABLE column (proargmodes)
 	Type    string `json:"type"`
 	Default string `json:"default,omitempty"` // DEFAULT's expression text
 }
@@ -61,19 +61,19 @@ type FunctionArg struct {
 func (f *Function) InputArgs() []FunctionArg {
 	var in []FunctionArg
 	for _, a := range f.Args {
-		if a.Mode != "o" {
+		if a.Mode != "o" && a.Mode != "t" {
 			in = append(in, a)
 		}
 	}
 	return in
 }
 
-// OutputArgs returns the OUT and INOUT arguments: the result's columns
-// when there are any.
+// OutputArgs returns the OUT, INOUT and RETURNS TABLE arguments: the
+// result's columns when there are any.
 func (f *Function) OutputArgs() []FunctionArg {
 	var out []FunctionArg
 	for _, a := range f.Args {
-		if a.Mode == "o" || a.Mode == "b" {
+		if a.Mode == "o" || a.Mode == "b" || a.Mode == "t" {
 			out = append(out, a)
 		}
 	}

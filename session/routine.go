@@ -137,6 +137,9 @@ func (s *Session) routineDef(rs *parse.RoutineStmt) (*catalog.Function, error) {
 	seen := map[string]bool{}
 	for i, a := range append(append([]parse.RoutineArg(nil), rs.Args...), rs.Table...) {
 		arg := catalog.FunctionArg{Name: a.Name, Mode: argMode(a.Mode), Type: a.Type, Default: a.Default}
+		if i >= len(rs.Args) {
+			arg.Mode = "t"
+		}
 		if _, _, err := planner.RoutineType(a.Type); err != nil {
 			return nil, err
 		}
@@ -166,6 +169,8 @@ func (s *Session) routineDef(rs *parse.RoutineStmt) (*catalog.Function, error) {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "procedures with OUT or INOUT parameters are not supported")
 	case fn.Kind == "p":
 		fn.Returns = "void"
+	case len(rs.Table) == 1:
+		fn.Returns = rs.Table[0].Type
 	case len(rs.Table) > 0:
 	case len(out) == 1 && (fn.Returns == "" || fn.Returns == out[0].Type):
 		fn.Returns = out[0].Type
@@ -206,7 +211,7 @@ func argMode(m string) string {
 func checkDefaults(args []catalog.FunctionArg) error {
 	seenDefault := false
 	for _, a := range args {
-		if a.Mode == "o" {
+		if a.Mode == "o" || a.Mode == "t" {
 			continue
 		}
 		if a.Default != "" {
@@ -232,7 +237,7 @@ func hasPolyInput(fn *catalog.Function) bool {
 func routineSig(args []catalog.FunctionArg) []string {
 	var sig []string
 	for _, a := range args {
-		if a.Mode != "o" {
+		if a.Mode != "o" && a.Mode != "t" {
 			sig = append(sig, canonicalType(a.Type))
 		}
 	}
