@@ -198,3 +198,27 @@ func loadFunction(c *Catalog, key []byte, parts []types.Datum, value []byte) err
 	d.Functions[f.ID] = f
 	return nil
 }
+
+// functionDoc is f's catalog document form.
+func functionDoc(f *Function) docFunction {
+	df := docFunction{Name: f.Name, ID: num(f.ID), Kind: f.Kind, Returns: f.Returns, RetSet: flagNum(f.RetSet),
+		Language: f.Language, Form: f.Form, Volatility: f.Volatility, Strict: flagNum(f.Strict),
+		Leakproof: flagNum(f.Leakproof), Definer: flagNum(f.Definer), Parallel: f.Parallel, Cost: f.Cost, Rows: f.Rows,
+		Owner: f.Owner, Body: f.Body, Comment: f.Comment}
+	for _, a := range f.Args {
+		df.Args = append(df.Args, docFunctionArg(a))
+	}
+	return df
+}
+
+// functionFromDoc is the routine a document's Function describes.
+func functionFromDoc(df *docFunction) *Function {
+	f := &Function{ID: uint64(df.ID), Name: df.Name, Kind: df.Kind, Returns: df.Returns, RetSet: df.RetSet != 0,
+		Language: df.Language, Form: df.Form, Volatility: df.Volatility, Strict: df.Strict != 0,
+		Leakproof: df.Leakproof != 0, Definer: df.Definer != 0, Parallel: df.Parallel, Cost: df.Cost, Rows: df.Rows,
+		Owner: df.Owner, Body: df.Body, Comment: df.Comment}
+	for _, a := range df.Args {
+		f.Args = append(f.Args, FunctionArg(a))
+	}
+	return f
+}

@@ -530,6 +530,10 @@ func (s *Session) alterRoutine(t *txn, rs *parse.RoutineStmt) error {
 			return nil
 		}
 		return pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", rs.NewSchema)
+	case rs.Options:
+		if err := alterOptions(&nf, rs); err != nil {
+			return err
+		}
 	}
 	next, err := t.cat.ReplaceFunction(t.kv, s.database, nf)
 	if err != nil {
@@ -781,4 +785,35 @@ func (s *Session) callsVolatileRoutine(st *stmt) bool {
 		}
 	}
 	return false
+}
+
+// alterOptions applies ALTER FUNCTION's options to nf.
+func alterOptions(nf *catalog.Function, rs *parse.RoutineStmt) error {
+	if len(rs.Config) > 0 {
+		return pgerror.New(pgerror.FeatureNotSupported, "ALTER FUNCTION ... SET is not supported")
+	}
+	if rs.Volatility != "" {
+		nf.Volatility = rs.Volatility[:1]
+	}
+	if rs.Strict != nil {
+		nf.Strict = *rs.Strict
+	}
+	if rs.Parallel != "" {
+		nf.Parallel = rs.Parallel[:1]
+	}
+	nf.Leakproof = nf.Leakproof || rs.Leakproof
+	nf.Definer = nf.Definer || rs.Definer
+	if rs.Cost != nil {
+		if *rs.Cost <= 0 {
+			return pgerror.New(pgerror.InvalidParameterValue, "COST must be positive")
+		}
+		nf.Cost = *rs.Cost
+	}
+	if rs.Rows != nil {
+		if !nf.RetSet {
+			return pgerror.New(pgerror.InvalidParameterValue, "ROWS is not applicable when function does not return a set")
+		}
+		nf.Rows = *rs.Rows
+	}
+	return nil
 }

@@ -53,8 +53,10 @@ type RoutineStmt struct {
 	IfExists bool
 	Cascade  bool
 
-	// ALTER's action: RENAME TO, OWNER TO or SET SCHEMA (one is set).
+	// ALTER's action: RENAME TO, OWNER TO or SET SCHEMA (one is set),
+	// or Options: the option fields above (Volatility, Strict, ...).
 	NewName, NewOwner, NewSchema string
+	Options                      bool
 }
 
 // RoutineArg is one argument (or RETURNS TABLE column) of a routine.
@@ -603,10 +605,21 @@ func (c *cursor) alterRoutine(rs *RoutineStmt) error {
 		c.i += 2
 		rs.NewSchema, err = c.name()
 	default:
+		// Options: IMMUTABLE, STRICT, COST n, ... [RESTRICT].
 		if c.done() {
 			return c.errHere()
 		}
-		return unsupported(c.r.sql, c.toks[c.i].pos, "ALTER FUNCTION ... %s is not supported", strings.ToUpper(c.toks[c.i].val))
+		if n := len(c.toks); c.toks[n-1].is("restrict") {
+			c.toks = c.toks[:n-1]
+		}
+		start := c.toks[c.i]
+		if err := c.routineOptions(rs); err != nil {
+			return err
+		}
+		if rs.Form != "" || rs.Language != "" {
+			return syntaxErr(c.r.sql, start.pos, "syntax error at or near %q", tokText(c.r.sql, start))
+		}
+		rs.Options = true
 	}
 	if err != nil {
 		return err
