@@ -71,6 +71,9 @@ type binder struct {
 	// operation; keepUnknown tells its SELECT block to leave untyped
 	// output columns for the operation to resolve.
 	setOpBranch, keepUnknown bool
+	// inlining holds the SQL functions whose bodies are being inlined
+	// (inline.go), outermost first: a recursive call is not inlined.
+	inlining []uint64
 	// frameOffsets are the statement's hoisted window frame offsets
 	// (parse.Statement.FrameOffsets).
 	frameOffsets []sqlparser.Expr

@@ -97,6 +97,9 @@ func (b *binder) routineCall(name string, args []Expr) (Expr, bool, error) {
 	if len(fn.OutputArgs()) > 1 || fn.Returns == "record" {
 		return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "function %s returns a record: calling it in a select list is not supported; call it in FROM", name)
 	}
+	if x, ok := b.inlineRoutine(fn, coerced, ret); ok { // inline.go
+		return x, true, nil
+	}
 	return &Func{Name: RoutinePrefix + name, Args: append([]Expr{routineOID(fn)}, coerced...), T: ret}, true, nil
 }
 
