@@ -30,8 +30,8 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 	}
 	switch st := st.(type) {
 	case *sqlparser.Select:
-		if call, name, ok := routineFromCall(st); ok {
-			return b.routineTable(call, name, s) // routine.go
+		if call, name, ord, ok := routineFromCall(st); ok {
+			return b.routineTable(call, name, ord, s) // routine.go
 		}
 		if call, name, ord, ok := seriesCall(st); ok {
 			if call.Name.Lowered() == unnestFunc {

@@ -332,7 +332,7 @@ func (b *binder) routineDefault(text string, t types.T) (Expr, error) {
 // routineTable plans a function call in FROM (the dialect layer's
 // kvsql_routine marker): a user-defined function's rows, or a built-in
 // scalar function's one row.
-func (b *binder) routineTable(call *sqlparser.FuncExpr, column string, s *scope) (Node, error) {
+func (b *binder) routineTable(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
 	if len(call.Exprs) < 2 {
 		return nil, pgerror.New(pgerror.Internal, "malformed function call in FROM")
 	}
@@ -359,6 +359,9 @@ func (b *binder) routineTable(call *sqlparser.FuncExpr, column string, s *scope)
 	}
 	fns := b.p.Catalog.FunctionsNamed(b.p.DB, name)
 	if len(fns) == 0 {
+		if ordinality {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s(...) WITH ORDINALITY is not supported", name)
+		}
 		return b.scalarInFrom(name, call.Exprs[2:2+n], column, defs, s)
 	}
 	fn, coerced, ret, err := b.resolveRoutine(name, fns, args)
@@ -374,7 +377,10 @@ func (b *binder) routineTable(call *sqlparser.FuncExpr, column string, s *scope)
 	if err != nil {
 		return nil, err
 	}
-	return &TableFunc{Name: RoutinePrefix + name, Args: append([]Expr{routineOID(fn)}, coerced...), Cols: cols}, nil
+	if ordinality {
+		cols = append(cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return &TableFunc{Name: RoutinePrefix + name, Args: append([]Expr{routineOID(fn)}, coerced...), Ordinality: ordinality, Cols: cols}, nil
 }
 
 // columnDefList binds a column definition list that travels as pairs
@@ -475,19 +481,26 @@ func (b *binder) routineArgParam(qualifier, name string) (Expr, bool) {
 
 // routineFromCall recognises the dialect layer's form of a function call
 // in FROM (parse.MarkerRoutine) and returns the call and its column name.
-func routineFromCall(sel *sqlparser.Select) (*sqlparser.FuncExpr, string, bool) {
-	if sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) != 1 || sel.Where != nil || sel.GroupBy != nil {
-		return nil, "", false
+func routineFromCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string, ordinality, ok bool) {
+	if sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) < 1 || len(sel.SelectExprs.Exprs) > 2 || sel.Where != nil || sel.GroupBy != nil {
+		return nil, "", false, false
 	}
-	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
-	if !ok {
-		return nil, "", false
+	if len(sel.SelectExprs.Exprs) == 2 {
+		o, isAliased := sel.SelectExprs.Exprs[1].(*sqlparser.AliasedExpr)
+		if c, isCol := o.Expr.(*sqlparser.ColName); !isAliased || !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
+			return nil, "", false, false
+		}
+		ordinality = true
 	}
-	f, ok := ae.Expr.(*sqlparser.FuncExpr)
-	if !ok || f.Name.Lowered() != parse.MarkerRoutine {
-		return nil, "", false
+	ae, isAliased := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+	if !isAliased {
+		return nil, "", false, false
 	}
-	return f, ae.As.String(), true
+	f, isFunc := ae.Expr.(*sqlparser.FuncExpr)
+	if !isFunc || f.Name.Lowered() != parse.MarkerRoutine {
+		return nil, "", false, false
+	}
+	return f, ae.As.String(), ordinality, true
 }
 
 // RoutineCalls returns the OIDs of the user-defined functions plan n

@@ -680,7 +680,8 @@ const MarkerRoutine = markerPrefix + "routine"
 
 // routineInFrom appends the rewritten call at toks[i] (its argument list
 // ending at toks[end]) to out and returns the index after what it
-// consumed.
+// consumed. WITH ORDINALITY adds the ordinality marker column, as for
+// generate_series.
 func routineInFrom(out, toks []token, i, end int) ([]token, int) {
 	t := toks[i]
 	args := toks[i+2 : end]
@@ -703,6 +704,10 @@ func routineInFrom(out, toks []token, i, end int) ([]token, int) {
 		return out, after
 	}
 	next := end + 1
+	ordinality := next+1 < len(toks) && toks[next].is("with") && toks[next+1].is("ordinality")
+	if ordinality {
+		next += 2
+	}
 	aliased := next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
 		toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])
 	// A one-column result is named like the function, or like the
@@ -716,9 +721,31 @@ func routineInFrom(out, toks []token, i, end int) ([]token, int) {
 			column = toks[a]
 		}
 	}
-	out = append(out, raw(") as", t.pos), column, raw("from dual )", t.pos))
+	out = append(out, raw(") as", t.pos), column)
+	if ordinality {
+		out = append(out, raw(", "+MarkerOrdinality+" as ordinality", t.pos))
+	}
+	out = append(out, raw("from dual )", t.pos))
 	if !aliased {
 		out = append(out, raw("as "+t.val, t.pos))
 	}
 	return out, next
+}
+
+// unqualifyFromCalls drops the public. (or pg_catalog.) qualifier of a
+// function call that starts a FROM item (FROM public.f(1)), so
+// seriesInFrom sees the call: kvsql's functions all live in public.
+func unqualifyFromCalls(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if (t.is("public") || t.is("pg_catalog")) && i > 0 && i+3 < len(toks) && toks[i+1].isPunct(".") &&
+			toks[i+2].kind == tkIdent && toks[i+3].isPunct("(") &&
+			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")) {
+			i++ // the qualifier and its dot
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }

@@ -42,6 +42,7 @@ func valuesRows(toks []token) []token {
 // AS column FROM dual) [AS generate_series], which the planner
 // turns into a Series node. Elsewhere generate_series is left alone.
 func seriesInFrom(toks []token) []token {
+	toks = unqualifyFromCalls(toks) // function.go
 	var out []token
 	fromCtx := []bool{false} // per parenthesis depth: inside a FROM clause?
 	for i := 0; i < len(toks); i++ {
