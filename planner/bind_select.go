@@ -45,6 +45,12 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 			}
 			return b.series(call, name, s)
 		}
+		if rewritten, ok, err := b.routineSRFSelect(st); ok { // routine.go
+			if err != nil {
+				return nil, err
+			}
+			st = rewritten
+		}
 		if rewritten, ok, err := srfSelect(st); ok { // array.go
 			if err != nil {
 				return nil, err

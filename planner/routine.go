@@ -547,3 +547,80 @@ func Assignable(from, to types.T) bool {
 	_, err := assign(&Param{N: 1, T: from}, to)
 	return err == nil
 }
+
+// routineSRFSelect rewrites a query whose select list has a call of a
+// set-returning SQL function as a whole item (SELECT f(x) FROM t: one
+// output row per row the function returns, per input row) into the same
+// query over FROM t, LATERAL (the call as a FROM item), the item reading
+// its column, as srfSelect does for unnest. ok is false when the list has
+// no such item.
+func (b *binder) routineSRFSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error) {
+	if sel.SelectExprs == nil {
+		return nil, false, nil
+	}
+	at := -1
+	for i, se := range sel.SelectExprs.Exprs {
+		ae, isAliased := se.(*sqlparser.AliasedExpr)
+		if !isAliased {
+			continue
+		}
+		f, isFunc := ae.Expr.(*sqlparser.FuncExpr)
+		if !isFunc || !f.Qualifier.IsEmpty() || !b.setReturning(f.Name.Lowered()) {
+			continue
+		}
+		if at >= 0 {
+			return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
+		}
+		at = i
+	}
+	if at < 0 {
+		return nil, false, nil
+	}
+	if sel.GroupBy != nil || sel.Having != nil {
+		return nil, true, pgerror.New(pgerror.FeatureNotSupported, "set-returning functions in a grouped query are not supported")
+	}
+	ae := sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr)
+	f := ae.Expr.(*sqlparser.FuncExpr)
+	fname := f.Name.Lowered()
+	args := append([]sqlparser.Expr{sqlparser.NewStrLiteral(fname), sqlparser.NewIntLiteral(strconv.Itoa(len(f.Exprs)))}, f.Exprs...)
+	call := &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI(parse.MarkerRoutine), Exprs: args}
+	inner := &sqlparser.Select{
+		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: call, As: sqlparser.NewIdentifierCI(srfColumn)}}},
+		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
+	}
+	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
+	cp := *sel
+	cp.From = nil
+	for _, fr := range sel.From {
+		if a, isAliased := fr.(*sqlparser.AliasedTableExpr); isAliased {
+			if tn, isName := a.Expr.(sqlparser.TableName); isName && tn.Name.String() == "dual" && tn.Qualifier.IsEmpty() {
+				continue
+			}
+		}
+		cp.From = append(cp.From, fr)
+	}
+	if len(cp.From) > 0 {
+		srf.Expr.(*sqlparser.DerivedTable).Lateral = true
+	}
+	cp.From = append(cp.From, srf)
+	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
+	name := ae.As
+	if name.IsEmpty() {
+		name = sqlparser.NewIdentifierCI(fname)
+	}
+	exprs[at] = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(srfColumn, sqlparser.NewTableName(srfAlias)), As: name}
+	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
+	return &cp, true, nil
+}
+
+// setReturning reports whether name is a set-returning SQL function of
+// one column (a SETOF function whose every overload is one).
+func (b *binder) setReturning(name string) bool {
+	fns := b.p.Catalog.FunctionsNamed(b.p.DB, name)
+	for _, fn := range fns {
+		if !fn.RetSet || len(fn.OutputArgs()) > 1 || fn.Returns == "record" {
+			return false
+		}
+	}
+	return len(fns) > 0
+}
