@@ -320,3 +320,44 @@ func routineSigOf(list string) []string {
 	}
 	return out
 }
+
+// isRoutines is information_schema.routines (its commonly read columns):
+// one row per routine, its specific name the name and OID as
+// PostgreSQL forms it.
+func isRoutines(g *vgen) [][]Expr {
+	var out [][]Expr
+	yesNo := func(b bool) string {
+		if b {
+			return "YES"
+		}
+		return "NO"
+	}
+	for _, f := range g.functions() {
+		kind, dataType, udtSchema, udtName := "FUNCTION", any(nil), any(nil), any(nil)
+		if f.Kind == "p" {
+			kind = "PROCEDURE"
+		} else {
+			oid := routineTypeOID(f.Returns)
+			if ty, ok := pgTypeByOID(oid); ok {
+				dataType, udtSchema, udtName = ty.format, "pg_catalog", ty.name
+				if ty.category == "A" {
+					dataType = "ARRAY"
+				}
+			} else {
+				dataType, udtSchema, udtName = f.Returns, "pg_catalog", f.Returns
+			}
+		}
+		var udtCatalog, nullCall any
+		if udtName != nil {
+			udtCatalog = g.db
+		}
+		if f.Kind != "p" {
+			nullCall = yesNo(f.Strict)
+		}
+		specific := f.Name + "_" + strconv.FormatUint(f.ID, 10)
+		out = append(out, vrow(g.db, "public", specific, g.db, "public", f.Name, kind, dataType, udtCatalog, udtSchema, udtName,
+			"SQL", f.Body, "SQL", "GENERAL", yesNo(f.Volatility == "i"), "MODIFIES", nullCall,
+			map[bool]string{true: "DEFINER", false: "INVOKER"}[f.Definer]))
+	}
+	return out
+}
