@@ -487,7 +487,10 @@ func routineFromCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column st
 	}
 	if len(sel.SelectExprs.Exprs) == 2 {
 		o, isAliased := sel.SelectExprs.Exprs[1].(*sqlparser.AliasedExpr)
-		if c, isCol := o.Expr.(*sqlparser.ColName); !isAliased || !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
+		if !isAliased {
+			return nil, "", false, false
+		}
+		if c, isCol := o.Expr.(*sqlparser.ColName); !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
 			return nil, "", false, false
 		}
 		ordinality = true

@@ -45,21 +45,29 @@ func seriesInFrom(toks []token) []token {
 	toks = unqualifyFromCalls(toks) // function.go
 	var out []token
 	fromCtx := []bool{false} // per parenthesis depth: inside a FROM clause?
+	// Per depth: a query began there, and its FROM clause is open (not
+	// the FROM of EXTRACT(f FROM x), SUBSTRING(s FROM n) or IS DISTINCT
+	// FROM), where any name( starts a function call.
+	query, queryFrom := []bool{false}, []bool{false}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		d := len(fromCtx) - 1
 		switch {
 		case t.isPunct("("):
-			fromCtx = append(fromCtx, false)
+			fromCtx, query, queryFrom = append(fromCtx, false), append(query, false), append(queryFrom, false)
 		case t.isPunct(")"):
 			if d > 0 {
-				fromCtx = fromCtx[:d]
+				fromCtx, query, queryFrom = fromCtx[:d], query[:d], queryFrom[:d]
 			}
+		case t.is("select") || t.is("delete") || t.is("update"):
+			query[d] = true
 		case t.is("from"):
 			fromCtx[d] = true
+			queryFrom[d] = query[d] && !(i > 0 && toks[i-1].is("distinct"))
 		case t.kind == tkIdent && fromEnds[t.val]:
-			fromCtx[d] = false
+			fromCtx[d], queryFrom[d] = false, false
 		case t.kind == tkIdent && !notFromFunc[t.val] && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+			(queryFrom[d] || t.is("generate_series") || t.is("unnest") || jsonTableFuncs[t.val]) &&
 			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")):
 			end := matchForward(toks, i+1)
 			if end < 0 {
