@@ -76,8 +76,14 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 		return err
 	}
 	// The body is checked against the catalog that has the function, so
-	// it may call itself.
-	if err := s.validateRoutine(next, fn); err != nil {
+	// it may call itself; SET check_function_bodies = off (pg_dump's
+	// scripts) leaves only its syntax checked, as in PostgreSQL.
+	if s.checkFunctionBodies() {
+		err = s.validateRoutine(next, fn)
+	} else {
+		_, err = routineBody(fn)
+	}
+	if err != nil {
 		return err
 	}
 	t.setCatalog(next)
@@ -816,4 +822,14 @@ func alterOptions(nf *catalog.Function, rs *parse.RoutineStmt) error {
 		nf.Rows = *rs.Rows
 	}
 	return nil
+}
+
+// checkFunctionBodies reads the check_function_bodies setting (on unless
+// set to a false boolean).
+func (s *Session) checkFunctionBodies() bool {
+	switch strings.ToLower(strings.TrimSpace(s.Setting("check_function_bodies"))) {
+	case "off", "false", "no", "0", "f", "n", "of":
+		return false
+	}
+	return true
 }
