@@ -38,25 +38,15 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 	if err != nil {
 		return err
 	}
-	kind := "function"
-	if fn.Kind == "p" {
-		kind = "procedure"
-	}
-	old, err := s.findRoutine(t.cat, fn.Name, routineSig(fn.Args), true)
-	if err != nil {
-		return err
-	}
+	kind := kindWord(fn.Kind == "p")
+	old := s.findRoutine(t.cat, fn.Name, routineSig(fn.Args))
 	if old != nil && !rs.OrReplace {
 		return pgerror.Newf(pgerror.DuplicateFunction, "%s %s(%s) already exists with same argument types", kind, fn.Name, sigText(old))
 	}
 	if old != nil {
 		if old.Kind != fn.Kind {
-			what := "function"
-			if old.Kind == "p" {
-				what = "procedure"
-			}
 			e := pgerror.New(pgerror.WrongObjectType, "cannot change routine kind")
-			e.Detail = fmt.Sprintf("%q is a %s.", fn.Name, what)
+			e.Detail = fmt.Sprintf("%q is a %s.", fn.Name, kindWord(old.Kind == "p"))
 			return e
 		}
 		if old.Returns != fn.Returns || old.RetSet != fn.RetSet {
@@ -88,6 +78,14 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 	}
 	t.setCatalog(next)
 	return nil
+}
+
+// kindWord names a routine's kind in messages.
+func kindWord(procedure bool) string {
+	if procedure {
+		return "procedure"
+	}
+	return "function"
 }
 
 // checkLanguage accepts LANGUAGE sql; the procedural and C languages are
@@ -266,14 +264,14 @@ func sigText(fn *catalog.Function) string {
 }
 
 // findRoutine returns the routine of that name and input signature, or
-// nil (no error) when there is none.
-func (s *Session) findRoutine(cat *catalog.Catalog, name string, sig []string, _ bool) (*catalog.Function, error) {
+// nil when there is none.
+func (s *Session) findRoutine(cat *catalog.Catalog, name string, sig []string) *catalog.Function {
 	for _, f := range cat.FunctionsNamed(s.database, name) {
 		if slices.Equal(routineSig(f.Args), sig) {
-			return f, nil
+			return f
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // userName is the session's user as pg_proc.proowner's role name.
@@ -439,10 +437,7 @@ func (s *Session) dropRoutines(t *txn, rs *parse.RoutineStmt) error {
 
 // routineNotice is DROP ... IF EXISTS's notice for a routine not found.
 func routineNotice(ref parse.RoutineRef, procedure bool) *pgerror.Error {
-	kind := "function"
-	if procedure {
-		kind = "procedure"
-	}
+	kind := kindWord(procedure)
 	name := ref.Name
 	if ref.HasArgs {
 		name += "(" + refSig(ref) + ")"
@@ -464,10 +459,7 @@ func refSig(ref parse.RoutineRef) string {
 // and signature, or by name alone when that is unique (42725 when it is
 // not).
 func (s *Session) routineByRef(cat *catalog.Catalog, ref parse.RoutineRef, procedure bool) (*catalog.Function, error) {
-	kind := "function"
-	if procedure {
-		kind = "procedure"
-	}
+	kind := kindWord(procedure)
 	fns := cat.FunctionsNamed(s.database, ref.Name)
 	if ref.HasArgs {
 		var sig []string
@@ -516,12 +508,8 @@ func (s *Session) alterRoutine(t *txn, rs *parse.RoutineStmt) error {
 	nf := *fn
 	switch {
 	case rs.NewName != "":
-		if dup, _ := s.findRoutine(t.cat, rs.NewName, routineSig(fn.Args), false); dup != nil {
-			kind := "function"
-			if fn.Kind == "p" {
-				kind = "procedure"
-			}
-			return pgerror.Newf(pgerror.DuplicateFunction, "%s %s(%s) already exists in schema \"public\"", kind, rs.NewName, sigText(fn))
+		if dup := s.findRoutine(t.cat, rs.NewName, routineSig(fn.Args)); dup != nil {
+			return pgerror.Newf(pgerror.DuplicateFunction, "%s %s(%s) already exists in schema \"public\"", kindWord(fn.Kind == "p"), rs.NewName, sigText(fn))
 		}
 		nf.Name = rs.NewName
 	case rs.NewOwner != "":
@@ -762,10 +750,7 @@ func (o routineOps) Rows(id uint64, argTypes []types.T, args []types.Datum, cols
 // routineStmt runs a parse.RoutineStmt and returns its command tag.
 func (s *Session) routineStmt(ctx context.Context, t *txn, p *parse.Statement) (string, error) {
 	rs := p.Routine
-	kind := "FUNCTION"
-	if rs.Procedure {
-		kind = "PROCEDURE"
-	}
+	kind := strings.ToUpper(kindWord(rs.Procedure))
 	switch rs.Op {
 	case "create":
 		return "CREATE " + kind, s.createRoutine(t, rs)
