@@ -83,14 +83,21 @@ func pgProc(g *vgen) [][]Expr {
 		if named {
 			nameArr = "{" + strings.Join(names, ",") + "}"
 		}
-		var src, body any = f.Body, nil
+		var src, body, config any = f.Body, nil, nil
 		if f.Form != "as" {
 			src, body = "", f.Body
+		}
+		if len(f.Config) > 0 {
+			items := make([]string, len(f.Config))
+			for i, c := range f.Config {
+				items[i] = quoteArrayElem(c)
+			}
+			config = "{" + strings.Join(items, ",") + "}"
 		}
 		out = append(out, vrow(int64(f.ID), f.Name, int64(oidPublic), int64(oidBootstrapRole), int64(oidLanguageSQL),
 			f.Cost, f.Rows, variadic, int64(0), f.Kind, f.Definer, f.Leakproof, f.Strict, f.RetSet, f.Volatility,
 			f.Parallel, int64(len(in)), int64(defaults), routineTypeOID(f.Returns), "{"+strings.Join(argTypes, ",")+"}",
-			all, modeArr, nameArr, nil, nil, src, nil, body, nil, nil))
+			all, modeArr, nameArr, nil, nil, src, nil, body, config, nil))
 	}
 	return out
 }
@@ -198,6 +205,10 @@ func functionDef(f *catalog.Function) string {
 	}
 	if f.Volatility != "v" || f.Parallel != "u" || f.Leakproof || f.Strict || f.Definer || f.Cost != 100 || f.RetSet && f.Rows != 1000 {
 		b.WriteString("\n")
+	}
+	for _, c := range f.Config {
+		name, value, _ := strings.Cut(c, "=")
+		b.WriteString(" SET " + name + " TO '" + strings.ReplaceAll(value, "'", "''") + "'\n")
 	}
 	switch f.Form {
 	case "return":

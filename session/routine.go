@@ -135,9 +135,6 @@ func (s *Session) routineDef(rs *parse.RoutineStmt) (*catalog.Function, error) {
 		}
 		fn.Rows = *rs.Rows
 	}
-	if len(rs.Config) > 0 {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "CREATE FUNCTION ... SET is not supported")
-	}
 	seen := map[string]bool{}
 	for i, a := range append(append([]parse.RoutineArg(nil), rs.Args...), rs.Table...) {
 		arg := catalog.FunctionArg{Name: a.Name, Mode: argMode(a.Mode), Type: a.Type, Default: a.Default}
@@ -645,6 +642,13 @@ func (o routineOps) run(id uint64, argTypes []types.T, args []types.Datum, all b
 	}
 	s.routineDepth++
 	defer func() { s.routineDepth-- }()
+	if len(fn.Config) > 0 {
+		restore, err := s.applyConfig(fn.Config)
+		defer restore()
+		if err != nil {
+			return routineResult{fn: fn}, err
+		}
+	}
 	c, err := s.compiledRoutine(fn, argTypes)
 	if err != nil {
 		return routineResult{fn: fn}, err
@@ -780,9 +784,7 @@ func (s *Session) callsVolatileRoutine(st *stmt) bool {
 
 // alterOptions applies ALTER FUNCTION's options to nf.
 func alterOptions(nf *catalog.Function, rs *parse.RoutineStmt) error {
-	if len(rs.Config) > 0 {
-		return pgerror.New(pgerror.FeatureNotSupported, "ALTER FUNCTION ... SET is not supported")
-	}
+	nf.Config = append(nf.Config, rs.Config...)
 	if rs.Volatility != "" {
 		nf.Volatility = rs.Volatility[:1]
 	}
@@ -817,4 +819,26 @@ func (s *Session) checkFunctionBodies() bool {
 		return false
 	}
 	return true
+}
+
+// applyConfig sets a function's SET items (proconfig's "name=value") for
+// the length of a call; restore puts back the values they replaced.
+func (s *Session) applyConfig(config []string) (restore func(), err error) {
+	type saved struct{ name, value string }
+	var undo []saved
+	restore = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			u := undo[i]
+			_, _ = s.set(&parse.SetStmt{Name: u.name, Value: []string{u.value}})
+		}
+	}
+	for _, item := range config {
+		name, value, _ := strings.Cut(item, "=")
+		old := s.Setting(name)
+		if _, err := s.set(&parse.SetStmt{Name: name, Value: strings.Split(value, ", ")}); err != nil {
+			return restore, err
+		}
+		undo = append(undo, saved{name, old})
+	}
+	return restore, nil
 }
