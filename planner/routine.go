@@ -94,7 +94,7 @@ func (b *binder) routineCall(name string, args []Expr) (Expr, bool, error) {
 	if fn.RetSet {
 		return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "set-returning function %s in a select list is not supported: call it in FROM", name)
 	}
-	if len(fn.OutputArgs()) > 1 || fn.Returns == "record" {
+	if len(fn.OutputArgs()) > 1 || fn.Returns == "record" || ret.Family == types.Unknown {
 		return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "function %s returns a record: calling it in a select list is not supported; call it in FROM", name)
 	}
 	if x, ok := b.inlineRoutine(fn, coerced, ret); ok { // inline.go
@@ -275,6 +275,9 @@ func (b *binder) matchRoutine(fn *catalog.Function, args []Expr) (coerced []Expr
 	if ret, err := resolve(rt); err == nil {
 		return coerced, ret, score, true
 	}
+	if RowTypeColumns(b.p.Catalog, b.p.DB, rt) != nil {
+		return coerced, tUnk, score, true // a table's row type: FROM only
+	}
 	return nil, ret, 0, false
 }
 
@@ -373,7 +376,7 @@ func (b *binder) routineTable(call *sqlparser.FuncExpr, column string, ordinalit
 		e.Hint = "To call a procedure, use CALL."
 		return nil, e
 	}
-	cols, err := routineColumns(fn, ret, column, defs)
+	cols, err := b.routineColumns(fn, ret, column, defs)
 	if err != nil {
 		return nil, err
 	}
@@ -401,11 +404,17 @@ func (b *binder) columnDefList(pairs []sqlparser.Expr, s *scope) ([]Column, erro
 	return cols, nil
 }
 
-// routineColumns are the columns fn's rows have in FROM: its OUT
-// arguments (RETURNS TABLE's columns), a column definition list for a
-// record, or one column named column.
-func routineColumns(fn *catalog.Function, ret types.T, column string, defs []Column) ([]Column, error) {
+// routineColumns are the columns fn's rows have in FROM: a table's
+// columns for its row type, its OUT arguments (RETURNS TABLE's columns),
+// a column definition list for a record, or one column named column.
+func (b *binder) routineColumns(fn *catalog.Function, ret types.T, column string, defs []Column) ([]Column, error) {
 	out := fn.OutputArgs()
+	if cols := RowTypeColumns(b.p.Catalog, b.p.DB, fn.Returns); cols != nil && len(out) == 0 {
+		if defs != nil {
+			return nil, pgerror.New(pgerror.SyntaxError, "a column definition list is only allowed for functions returning \"record\"")
+		}
+		return cols, nil
+	}
 	switch {
 	case len(out) > 1:
 		if defs != nil {
@@ -626,4 +635,20 @@ func (b *binder) setReturning(name string) bool {
 		}
 	}
 	return len(fns) > 0
+}
+
+// RowTypeColumns returns the columns of the table whose name a routine's
+// type is (RETURNS SETOF tablename: the table's row type), or nil when
+// the name is no table of db.
+func RowTypeColumns(cat *catalog.Catalog, db, name string) []Column {
+	t, err := cat.Table(db, name)
+	if err != nil {
+		return nil
+	}
+	cols, _ := visibleColumns(t)
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		out[i] = Column{Name: c.Name, T: c.Type}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -36,6 +37,9 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 	}
 	fn, err := s.routineDef(rs)
 	if err != nil {
+		return err
+	}
+	if _, _, err := planner.RoutineType(fn.Returns); err != nil && planner.RowTypeColumns(t.cat, s.database, fn.Returns) == nil {
 		return err
 	}
 	kind := kindWord(fn.Kind == "p")
@@ -74,7 +78,7 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 		_, err = routineBody(fn)
 	}
 	if err != nil {
-		return err
+		return bodyError(err)
 	}
 	t.setCatalog(next)
 	return nil
@@ -324,7 +328,7 @@ func (s *Session) validateRoutine(cat *catalog.Catalog, fn *catalog.Function) er
 		}
 		last = n
 	}
-	return checkResult(fn, stmts, last)
+	return checkResult(fn, stmts, last, planner.RowTypeColumns(cat, s.database, fn.Returns))
 }
 
 // routineArgTypes returns the declared types and names of fn's input
@@ -341,8 +345,9 @@ func routineArgTypes(fn *catalog.Function) ([]types.T, []string) {
 }
 
 // checkResult checks that the body's last statement (planned as last)
-// returns what fn declares: 42P13 "return type mismatch" otherwise.
-func checkResult(fn *catalog.Function, stmts []parse.Statement, last planner.Node) error {
+// returns what fn declares (rowType: the columns of the table whose row
+// type it returns, if it does): 42P13 "return type mismatch" otherwise.
+func checkResult(fn *catalog.Function, stmts []parse.Statement, last planner.Node, rowType []planner.Column) error {
 	if fn.Returns == "void" {
 		return nil
 	}
@@ -359,25 +364,29 @@ func checkResult(fn *catalog.Function, stmts []parse.Statement, last planner.Nod
 	if fn.Returns == "record" && len(out) == 0 {
 		return nil
 	}
-	want := []string{fn.Returns}
-	if len(out) > 1 {
-		want = want[:0]
-		for _, a := range out {
-			want = append(want, a.Type)
+	var want []types.T // nil: polymorphic, resolved per call
+	switch {
+	case rowType != nil:
+		for _, c := range rowType {
+			want = append(want, c.T)
 		}
+	case len(out) > 1:
+		for _, a := range out {
+			wt, _, _ := planner.RoutineType(a.Type)
+			want = append(want, wt)
+		}
+	default:
+		wt, _, _ := planner.RoutineType(fn.Returns)
+		want = append(want, wt)
 	}
 	if len(cols) != len(want) {
-		if len(want) == 1 {
+		if len(want) == 1 && rowType == nil {
 			return mismatch("Final statement must return exactly one column.")
 		}
 		return mismatch(fmt.Sprintf("Final statement returns too %s columns.", map[bool]string{true: "many", false: "few"}[len(cols) > len(want)]))
 	}
-	for i, w := range want {
-		wt, poly, err := planner.RoutineType(w)
-		if err != nil || poly != 0 {
-			continue
-		}
-		if !planner.Assignable(cols[i].T, wt) {
+	for i, wt := range want {
+		if wt.Family != types.Unknown && !planner.Assignable(cols[i].T, wt) {
 			return mismatch(fmt.Sprintf("Actual return type is %s.", cols[i].T))
 		}
 	}
@@ -841,4 +850,16 @@ func (s *Session) applyConfig(config []string) (restore func(), err error) {
 		undo = append(undo, saved{name, old})
 	}
 	return restore, nil
+}
+
+// bodyError is an error found in a function's body: its position is
+// within the body's text, not the CREATE statement's, so it is dropped.
+func bodyError(err error) error {
+	var pe *pgerror.Error
+	if errors.As(err, &pe) && pe.Position > 0 {
+		cp := *pe
+		cp.Position = 0
+		return &cp
+	}
+	return err
 }
