@@ -74,7 +74,7 @@ func RoutineType(name string) (t types.T, poly int, err error) {
 // tried.
 func (b *binder) routineCall(name string, args []Expr) (Expr, bool, error) {
 	fns := b.p.Catalog.FunctionsNamed(b.p.DB, name)
-	if len(fns) == 0 {
+	if len(fns) == 0 && !b.p.Call {
 		return nil, false, nil
 	}
 	fn, coerced, ret, err := b.resolveRoutine(name, fns, args)
@@ -130,8 +130,12 @@ func (b *binder) resolveRoutine(name string, fns []*catalog.Function, args []Exp
 		}
 	}
 	if best == nil {
-		e := pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
-		e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+		kind := "function"
+		if b.p.Call {
+			kind = "procedure"
+		}
+		e := pgerror.Newf(pgerror.UndefinedFunction, "%s %s(%s) does not exist", kind, name, typeList(args))
+		e.Hint = "No " + kind + " matches the given name and argument types. You might need to add explicit type casts."
 		return nil, nil, types.T{}, e
 	}
 	if tie {
@@ -651,4 +655,16 @@ func RowTypeColumns(cat *catalog.Catalog, db, name string) []Column {
 		out[i] = Column{Name: c.Name, T: c.Type}
 	}
 	return out
+}
+
+// CheckDefault binds an argument's DEFAULT expression text as CREATE
+// FUNCTION checks it: 42703 for a column reference, 42804 for a value
+// its argument's type does not take.
+func (p *Planner) CheckDefault(text, typeName string) error {
+	t, poly, err := RoutineType(typeName)
+	if err != nil || poly != 0 {
+		return err
+	}
+	_, err = (&binder{p: p}).routineDefault(text, t)
+	return err
 }

@@ -42,6 +42,13 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 	if _, _, err := planner.RoutineType(fn.Returns); err != nil && planner.RowTypeColumns(t.cat, s.database, fn.Returns) == nil {
 		return err
 	}
+	for _, a := range fn.InputArgs() {
+		if a.Default != "" {
+			if err := s.planner(t.cat).CheckDefault(a.Default, a.Type); err != nil {
+				return err
+			}
+		}
+	}
 	kind := kindWord(fn.Kind == "p")
 	old := s.findRoutine(t.cat, fn.Name, routineSig(fn.Args))
 	if old != nil && !rs.OrReplace {
