@@ -19,8 +19,11 @@ import (
 // constant, column or parameter but appears twice in the body (it would
 // be computed twice).
 func (b *binder) inlineRoutine(fn *catalog.Function, args []Expr, ret types.T) (Expr, bool) {
-	if fn.Kind != "f" || fn.RetSet || fn.Strict || fn.Definer || len(fn.Config) > 0 || len(fn.OutputArgs()) > 0 {
+	if fn.Kind != "f" || fn.RetSet || fn.Strict || fn.Definer || len(fn.Config) > 0 || len(fn.OutputArgs()) > 0 || fn.Returns == "record" {
 		return nil, false
+	}
+	if _, _, err := RoutineType(fn.Returns); err != nil {
+		return nil, false // a table's row type
 	}
 	for _, id := range b.inlining {
 		if id == fn.ID {

@@ -95,7 +95,8 @@ func (b *binder) routineCall(name string, args []Expr) (Expr, bool, error) {
 		return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "set-returning function %s in a select list is not supported: call it in FROM", name)
 	}
 	if len(fn.OutputArgs()) > 1 || fn.Returns == "record" || ret.Family == types.Unknown {
-		return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "function %s returns a record: calling it in a select list is not supported; call it in FROM", name)
+		// A row: its text form, (1,x), as record_out writes it.
+		ret = tText
 	}
 	if x, ok := b.inlineRoutine(fn, coerced, ret); ok { // inline.go
 		return x, true, nil

@@ -725,8 +725,47 @@ func (o routineOps) Call(id uint64, argTypes []types.T, args []types.Datum, ret 
 		return types.NewText(""), nil
 	case len(res.rows) == 0:
 		return types.Null, nil
+	case isRowResult(res.fn):
+		return o.recordText(res.rows[0], res.types)
 	}
 	return o.convert(res.rows[0][0], res.types[0], ret)
+}
+
+// isRowResult reports whether fn returns a row (OUT arguments, record or
+// a table's row type) rather than one value.
+func isRowResult(fn *catalog.Function) bool {
+	if len(fn.OutputArgs()) > 1 || fn.Returns == "record" {
+		return true
+	}
+	_, _, err := planner.RoutineType(fn.Returns)
+	return err != nil
+}
+
+// recordText is a row's text form as PostgreSQL's record_out writes it:
+// (a,b), a NULL as nothing, a value with a separator, quote, backslash,
+// parenthesis or space (or an empty one) in double quotes.
+func (o routineOps) recordText(row []types.Datum, ts []types.T) (types.Datum, error) {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, d := range row {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if d.IsNull() {
+			continue
+		}
+		v, err := o.convert(d, ts[i], types.T{Family: types.Text})
+		if err != nil {
+			return types.Null, err
+		}
+		s := v.S
+		if s == "" || strings.ContainsAny(s, "(),\"\\ \t\n") {
+			s = `"` + strings.NewReplacer(`"`, `""`, `\`, `\\`).Replace(s) + `"`
+		}
+		b.WriteString(s)
+	}
+	b.WriteByte(')')
+	return types.NewText(b.String()), nil
 }
 
 // convert casts a value the body returned to the type the call has.
