@@ -65,6 +65,9 @@ type Database struct {
 	// Sequences are the database's sequences (CREATE SEQUENCE), in the
 	// relation namespace with tables, views and indexes.
 	Sequences map[string]*Sequence
+	// Functions are the database's routines (CREATE FUNCTION and CREATE
+	// PROCEDURE) by ID; nil when there are none.
+	Functions map[uint64]*Function
 }
 
 // Table describes one table and the layout of its master file and index
@@ -415,6 +418,10 @@ func (n *Catalog) cloneDB(db string) *Database {
 	}
 	for k, v := range old.Views {
 		d.Views[k] = v
+	}
+	d.Functions = make(map[uint64]*Function, len(old.Functions))
+	for k, v := range old.Functions {
+		d.Functions[k] = v
 	}
 	n.dbs[db] = d
 	return d

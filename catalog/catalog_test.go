@@ -74,6 +74,12 @@ func sampleCatalog(t *testing.T, e kv.Engine) *Catalog {
 		return c.CreateTrigger(w, DefaultDatabase, "poi", Trigger{Name: "poi_log", Timing: "after", Event: "update",
 			Columns: []string{"lat"}, When: "NEW.lat > OLD.lat", Body: []string{"INSERT INTO log (msg) VALUES (NEW.poiName)"}})
 	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		n, _, err := c.CreateFunction(w, DefaultDatabase, Function{Name: "poi_count", Kind: "f", Returns: "bigint",
+			Args: []FunctionArg{{Name: "lang", Mode: "i", Type: "integer", Default: "1"}}, Language: "sql",
+			Body: "SELECT count(*) FROM poi WHERE language = lang", Form: "as", Volatility: "s", Parallel: "u", Cost: 100})
+		return n, err
+	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.CreateDatabase(w, "other") })
 	return c
 }
@@ -157,7 +163,7 @@ func TestDDLAndLoad(t *testing.T) {
 	if string(a) != string(b) {
 		t.Fatalf("loaded catalog differs:\n%s\nvs\n%s", a, b)
 	}
-	if loaded.NextID() != c.NextID() || c.NextID() != FirstUserSpace+5 {
+	if loaded.NextID() != c.NextID() || c.NextID() != FirstUserSpace+6 { // five key spaces and the function
 		t.Fatalf("next id %d / %d", loaded.NextID(), c.NextID())
 	}
 }

@@ -129,6 +129,23 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			}
 			d.Sequences[s.Name] = s
 		}
+		for i := range ddb.Functions {
+			df := &ddb.Functions[i]
+			fw := fmt.Sprintf("%s / Function %q", where, df.Name)
+			if df.Name == "" {
+				return nil, docError("%s / Function: functionName is missing", where)
+			}
+			if df.Kind != "f" && df.Kind != "p" {
+				return nil, docError("%s: kind must be f or p", fw)
+			}
+			if err := im.claim(df.ID, fw); err != nil {
+				return nil, err
+			}
+			if d.Functions == nil {
+				d.Functions = map[uint64]*Function{}
+			}
+			d.Functions[uint64(df.ID)] = functionFromDoc(df)
+		}
 	}
 	return c, nil
 }

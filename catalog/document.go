@@ -59,6 +59,38 @@ type docDB struct {
 	// Sequences are the CREATE SEQUENCE definitions; their counters are
 	// data (SeqStateKey) and are not part of the document.
 	Sequences []docSequence `xml:"Sequences>Sequence,omitempty" json:"Sequences,omitempty"`
+	// Functions are the CREATE FUNCTION and CREATE PROCEDURE definitions.
+	Functions []docFunction `xml:"Functions>Function,omitempty" json:"Functions,omitempty"`
+}
+
+// docFunction is a routine: its signature and options as attributes,
+// its arguments and body as elements.
+type docFunction struct {
+	Name       string           `xml:"functionName,attr" json:"functionName"`
+	ID         num              `xml:"id,attr" json:"id"`
+	Kind       string           `xml:"kind,attr" json:"kind"`
+	Returns    string           `xml:"returns,attr,omitempty" json:"returns,omitempty"`
+	RetSet     num              `xml:"retset,attr" json:"retset"`
+	Language   string           `xml:"language,attr" json:"language"`
+	Form       string           `xml:"form,attr" json:"form"`
+	Volatility string           `xml:"volatility,attr" json:"volatility"`
+	Strict     num              `xml:"strict,attr" json:"strict"`
+	Leakproof  num              `xml:"leakproof,attr" json:"leakproof"`
+	Definer    num              `xml:"securityDefiner,attr" json:"securityDefiner"`
+	Parallel   string           `xml:"parallel,attr" json:"parallel"`
+	Cost       float64          `xml:"cost,attr" json:"cost"`
+	Rows       float64          `xml:"rows,attr" json:"rows"`
+	Owner      string           `xml:"owner,attr,omitempty" json:"owner,omitempty"`
+	Args       []docFunctionArg `xml:"Arguments>Argument,omitempty" json:"Arguments,omitempty"`
+	Body       string           `xml:"Body" json:"Body"`
+	Comment    string           `xml:"Comment,omitempty" json:"Comment,omitempty"`
+}
+
+type docFunctionArg struct {
+	Name    string `xml:"argName,attr,omitempty" json:"argName,omitempty"`
+	Mode    string `xml:"mode,attr" json:"mode"`
+	Type    string `xml:"type,attr" json:"type"`
+	Default string `xml:"default,attr,omitempty" json:"default,omitempty"`
 }
 
 type docSequence struct {
@@ -285,6 +317,10 @@ func toDoc(c *Catalog) docRoot {
 			ddb.Sequences = append(ddb.Sequences, docSequence{Name: s.Name, ID: num(s.ID), Type: s.Type, Start: s.Start,
 				Increment: s.Increment, Min: s.Min, Max: s.Max, Cache: s.Cache, Cycle: flagNum(s.Cycle),
 				OwnedTable: s.OwnedTable, OwnedColumn: s.OwnedColumn})
+		}
+		fns, _ := c.Functions(dbName)
+		for _, f := range fns {
+			ddb.Functions = append(ddb.Functions, functionDoc(f))
 		}
 		root.DataBases = append(root.DataBases, ddb)
 	}

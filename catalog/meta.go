@@ -133,7 +133,7 @@ func Load(r kv.Reader) (*Catalog, error) {
 		key, value []byte
 		parts      []types.Datum
 	}
-	var seqs []seqDesc
+	var seqs, funcs []seqDesc
 	for ok := it.First(); ok; ok = it.Next() {
 		_, parts, err := encoding.DecodeKey(it.Key())
 		if err != nil {
@@ -167,6 +167,8 @@ func Load(r kv.Reader) (*Catalog, error) {
 			viewDBs = append(viewDBs, parts[1].S)
 		case tagSeqDef:
 			seqs = append(seqs, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
+		case tagFunction:
+			funcs = append(funcs, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagStats:
 			s := new(Stats)
 			if err := json.Unmarshal(it.Value(), s); err != nil {
@@ -194,6 +196,11 @@ func Load(r kv.Reader) (*Catalog, error) {
 	}
 	for _, s := range seqs {
 		if err := loadSequence(c, s.key, s.parts, s.value); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range funcs {
+		if err := loadFunction(c, f.key, f.parts, f.value); err != nil {
 			return nil, err
 		}
 	}
@@ -235,6 +242,11 @@ func Install(w kv.Writer, c *Catalog) error {
 				return err
 			}
 		}
+		for _, f := range d.Functions {
+			if err := writeJSON(w, FunctionKey(db, f.ID), f); err != nil {
+				return err
+			}
+		}
 	}
 	for _, s := range c.stats {
 		if err := writeStats(w, s); err != nil {
@@ -248,7 +260,7 @@ func Install(w kv.Writer, c *Catalog) error {
 // stats, sequence definitions) but keeps the format version, the id
 // counter and the counters of serial columns and sequences.
 func ClearMeta(w kv.Writer) error {
-	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef} {
+	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef, tagFunction} {
 		p := metaKey(text(tag))
 		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
 			return err

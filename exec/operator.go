@@ -93,6 +93,8 @@ type Ctx struct {
 	Backends eval.Backends
 	// Settings answers current_setting and set_config; nil: they fail.
 	Settings eval.Settings
+	// Routines runs user-defined SQL functions; nil: their calls fail.
+	Routines eval.Routines
 	// ReadOnly is set for statements that write nothing and whose reads
 	// need no validation (autocommit queries): scans may then read master
 	// rows through one iterator per scan (index.MasterReader).
@@ -199,7 +201,7 @@ func newRunState(ctx *Ctx) *runState {
 	}
 	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, Subquery: rs.subquery,
 		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
-		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings}
+		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines}
 	// Subqueries run under copies of env: made now, the caches are the
 	// copies' too, so a constant IN list is sorted once per statement,
 	// not once per outer row.

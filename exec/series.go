@@ -178,6 +178,9 @@ var _ Operator = (*tableFuncOp)(nil)
 
 func (u *tableFuncOp) open() error {
 	u.opened = true
+	if _, ok := planner.RoutineName(u.node.Name); ok {
+		return u.openRoutine()
+	}
 	args := make([]types.Datum, len(u.node.Args))
 	for i, a := range u.node.Args {
 		d, err := eval.Eval(u.env, a, nil)
@@ -235,3 +238,23 @@ func (u *tableFuncOp) Next() ([]types.Datum, error) {
 }
 
 func (u *tableFuncOp) Close() error { return nil }
+
+// openRoutine computes the rows of a user-defined function in FROM.
+func (u *tableFuncOp) openRoutine() error {
+	if u.env.Routines == nil {
+		return pgerror.Newf(pgerror.FeatureNotSupported, "function %s cannot be called here", u.node.Name)
+	}
+	argTypes, args, err := eval.RoutineArgs(u.env, u.node.Args, nil)
+	if err != nil {
+		return err
+	}
+	cols := make([]types.T, len(u.node.Cols))
+	for i, c := range u.node.Cols {
+		cols[i] = c.T
+	}
+	if u.node.Ordinality {
+		cols = cols[:len(cols)-1]
+	}
+	u.rows, err = u.env.Routines.Rows(planner.RoutineID(u.node.Args), argTypes, args, cols)
+	return err
+}

@@ -97,6 +97,11 @@ const (
 	ObjectNotInPrerequisiteState Code = "55000"
 	// SequenceGeneratorLimitExceeded is nextval past a sequence's bound.
 	SequenceGeneratorLimitExceeded Code = "2200H"
+	// InvalidFunctionDefinition, DuplicateFunction and AmbiguousFunction
+	// are CREATE FUNCTION's and a call's errors about routines.
+	InvalidFunctionDefinition Code = "42P13"
+	DuplicateFunction         Code = "42723"
+	AmbiguousFunction         Code = "42725"
 )
 
 // Error is an error with a SQLSTATE. Detail and Hint are optional and are

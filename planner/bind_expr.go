@@ -23,7 +23,13 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if ref, ok := s.aliasRef(e); ok {
 			return ref, nil
 		}
-		return s.resolve(e.Qualifier.Name.String(), name)
+		x, err := s.resolve(e.Qualifier.Name.String(), name)
+		if err != nil && len(b.p.ArgNames) > 0 {
+			if p, ok := b.routineArgParam(e.Qualifier.Name.String(), name); ok { // routine.go
+				return p, nil
+			}
+		}
+		return x, err
 	case *sqlparser.Argument:
 		if n, ok := paramNumber(e.Name); ok {
 			return b.param(n), nil

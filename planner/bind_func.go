@@ -67,6 +67,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		}
 		bound[i], argTypes[i] = x, x.Type()
 	}
+	if x, ok, err := b.routineCall(name, bound); ok { // routine.go
+		return x, err
+	}
 	switch name {
 	case "pg_typeof":
 		if len(bound) == 1 {

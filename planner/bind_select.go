@@ -30,6 +30,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 	}
 	switch st := st.(type) {
 	case *sqlparser.Select:
+		if call, name, ord, ok := routineFromCall(st); ok {
+			return b.routineTable(call, name, ord, s) // routine.go
+		}
 		if call, name, ord, ok := seriesCall(st); ok {
 			if call.Name.Lowered() == unnestFunc {
 				return b.unnest(call, name, ord, s) // array.go
@@ -44,6 +47,12 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 				return nil, pgerror.New(pgerror.FeatureNotSupported, "generate_series WITH ORDINALITY is not supported")
 			}
 			return b.series(call, name, s)
+		}
+		if rewritten, ok, err := b.routineSRFSelect(st); ok { // routine.go
+			if err != nil {
+				return nil, err
+			}
+			st = rewritten
 		}
 		if rewritten, ok, err := srfSelect(st); ok { // array.go
 			if err != nil {
@@ -790,7 +799,10 @@ func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string,
 	}
 	if len(sel.SelectExprs.Exprs) == 2 {
 		o, ok := sel.SelectExprs.Exprs[1].(*sqlparser.AliasedExpr)
-		if c, isCol := o.Expr.(*sqlparser.ColName); !ok || !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
+		if !ok {
+			return nil, "", false, false
+		}
+		if c, isCol := o.Expr.(*sqlparser.ColName); !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
 			return nil, "", false, false
 		}
 		ordinality = true

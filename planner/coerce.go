@@ -318,7 +318,7 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return withPrecision(tTime, length)
 	case "timetz", "time with time zone":
 		return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "type time with time zone is not supported")
-	case "regclass", "regtype", "oid", "regproc", "regnamespace":
+	case "regclass", "regtype", "oid", "regproc", "regprocedure", "regnamespace":
 		return tInt8, nil
 	}
 	if from, to, ok := types.IntervalQualifier(n); ok {

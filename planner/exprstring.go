@@ -109,6 +109,9 @@ func (e *Case) String() string {
 func (e *Cast) String() string { return e.X.String() + "::" + e.T.String() }
 
 func (e *Func) String() string {
+	if name, ok := RoutineName(e.Name); ok {
+		return name + "(" + joinExprs(e.Args[1:], ", ") + ")"
+	}
 	switch e.Name {
 	case parse.MarkerArray:
 		return "ARRAY[" + joinExprs(e.Args, ", ") + "]"

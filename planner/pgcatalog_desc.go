@@ -51,6 +51,11 @@ func (g *vgen) descriptions() []vdesc {
 			out = append(out, vdesc{oid: int64(s.ID), text: s.Comment})
 		}
 	}
+	for _, f := range g.functions() {
+		if f.Comment != "" {
+			out = append(out, vdesc{oid: int64(f.ID), class: 1255, text: f.Comment})
+		}
+	}
 	return out
 }
 
@@ -97,7 +102,7 @@ func (g *vgen) descriptionCall(name string, args []Expr) (Expr, error) {
 		return finishCase(c), nil
 	}
 	// obj_description(oid, 'pg_namespace') reads schema comments,
-	// (oid, 'pg_constraint') constraints'; with another catalog or none,
+	// (oid, 'pg_constraint') constraints', (oid, 'pg_proc') routines'; with another catalog or none,
 	// relations' comments.
 	class := int64(0)
 	if len(args) == 2 {
@@ -107,6 +112,8 @@ func (g *vgen) descriptionCall(name string, args []Expr) (Expr, error) {
 				class = 2615
 			case "pg_constraint":
 				class = 2606
+			case "pg_proc":
+				class = 1255
 			}
 		}
 	}

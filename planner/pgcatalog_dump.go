@@ -63,7 +63,7 @@ func dumpRelations() map[string]*vrel {
 			"prosecdef", "b", "proleakproof", "b", "proisstrict", "b", "proretset", "b", "provolatile", "t",
 			"proparallel", "t", "pronargs", "i2", "pronargdefaults", "i2", "prorettype", "o", "proargtypes", "o[]",
 			"proallargtypes", "o[]", "proargmodes", "t[]", "proargnames", "t[]", "proargdefaults", "t",
-			"protrftypes", "o[]", "prosrc", "t", "probin", "t", "prosqlbody", "t", "proconfig", "t[]", "proacl", "t[]"), vempty},
+			"protrftypes", "o[]", "prosrc", "t", "probin", "t", "prosqlbody", "t", "proconfig", "t[]", "proacl", "t[]"), pgProc}, // pgcatalog_proc.go
 		"pg_init_privs": {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "privtype", "t", "initprivs", "t[]"), pgInitPrivs},
 		"pg_cast": {vcols("oid", "o", "castsource", "o", "casttarget", "o", "castfunc", "o", "castcontext", "t",
 			"castmethod", "t"), vempty},

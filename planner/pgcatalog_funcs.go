@@ -16,6 +16,9 @@ import (
 // catalog (format_type, pg_get_userbyid, ...) are eval's (funcs_pg.go).
 func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+	if x, ok, err := g.routineCatalogCall(name, args); ok { // pgcatalog_proc.go
+		return x, true, err
+	}
 	switch name {
 	case "pg_get_indexdef":
 		if len(args) != 1 && len(args) != 3 {
@@ -158,6 +161,9 @@ func oidConst(oid int64) Expr { return &Const{Value: types.NewInt(oid), T: tInt8
 // that exist, NULL for an unknown one. ok is false when the cast is not
 // of text to one of these types (casts of integers keep their value).
 func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
+	if x, ok, err := b.routineRegCast(x, typeName); ok { // pgcatalog_proc.go
+		return x, true, err
+	}
 	if typeName == "regproc" && (x.Type().Kind() == types.KindText || x.Type().Family == types.Unknown) {
 		// A function's name: the catalogs hold handler functions by name
 		// (pg_am.amhandler), which is how regproc prints; kvsql has no

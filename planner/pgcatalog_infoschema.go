@@ -18,6 +18,11 @@ func init() {
 		"schemata": {vcols("catalog_name", "t", "schema_name", "t", "schema_owner", "t"), isSchemata},
 		"tables": {vcols("table_catalog", "t", "table_schema", "t", "table_name", "t", "table_type", "t",
 			"is_insertable_into", "t", "is_typed", "t"), isTables},
+		"routines": {vcols("specific_catalog", "t", "specific_schema", "t", "specific_name", "t",
+			"routine_catalog", "t", "routine_schema", "t", "routine_name", "t", "routine_type", "t",
+			"data_type", "t", "type_udt_catalog", "t", "type_udt_schema", "t", "type_udt_name", "t",
+			"routine_body", "t", "routine_definition", "t", "external_language", "t", "parameter_style", "t",
+			"is_deterministic", "t", "sql_data_access", "t", "is_null_call", "t", "security_type", "t"), isRoutines}, // pgcatalog_proc.go
 		"views": {vcols("table_catalog", "t", "table_schema", "t", "table_name", "t", "view_definition", "t",
 			"check_option", "t", "is_updatable", "t", "is_insertable_into", "t"), isViews},
 		"columns": {vcols("table_catalog", "t", "table_schema", "t", "table_name", "t", "column_name", "t",

@@ -22,6 +22,14 @@ type Planner struct {
 	// WriteMatView lets an INSERT write a materialized view (REFRESH
 	// fills one so); statements from clients never may.
 	WriteMatView bool
+	// Call plans a CALL: its routine must be a procedure (a SELECT's
+	// must be a function).
+	Call bool
+	// ArgNames are the argument names of the SQL function whose body is
+	// being planned ("" for an unnamed one), RoutineName its name: a
+	// name the query's columns do not have reads the argument ($n).
+	ArgNames    []string
+	RoutineName string
 	// Activity lists the server's sessions for pg_stat_activity; nil
 	// means none.
 	Activity func() []BackendActivity
@@ -77,6 +85,9 @@ type binder struct {
 	frames []parse.WindowFrame
 	// currentOf is the cursor of UPDATE / DELETE ... WHERE CURRENT OF.
 	currentOf string
+	// inlining holds the SQL functions whose bodies are being inlined
+	// (inline.go), outermost first: a recursive call is not inlined.
+	inlining []uint64
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }

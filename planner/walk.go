@@ -375,6 +375,9 @@ func ColumnsRead(e Expr) (cols []int, ok bool) {
 // call within one statement (PostgreSQL's VOLATILE), so a call must not be
 // evaluated once for many rows.
 func volatileFunc(name string) bool {
+	if _, ok := RoutineName(name); ok {
+		return true // a SQL function's body may write, or be volatile
+	}
 	switch name {
 	case "random", "nextval", "setval", "set_config", "currval", "lastval", "gen_random_uuid", "clock_timestamp", "timeofday",
 		"pg_cancel_backend", "pg_terminate_backend":

@@ -17,6 +17,8 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 	var next *catalog.Catalog
 	var err error
 	switch c.Kind {
+	case "function", "procedure":
+		return s.commentRoutine(t, *c.Routine, c.Kind == "procedure", text)
 	case "table", "column":
 		col := -1
 		if c.Kind == "column" {

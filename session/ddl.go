@@ -101,6 +101,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "DROP TRIGGER", s.dropTrigger(t, p.Trigger)
 	case p.Sequence != nil:
 		return s.sequenceStmt(t, p.Sequence)
+	case p.Routine != nil:
+		return s.routineStmt(ctx, t, p)
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:

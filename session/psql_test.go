@@ -78,7 +78,9 @@ func TestPsqlDescribeCommands(t *testing.T) {
 	setup := `CREATE TABLE "Odd Name" (k bigint PRIMARY KEY, "Val" text DEFAULT 'v');
 CREATE TABLE plain (a int, b int);
 CREATE INDEX plain_b ON plain (b DESC);
-CREATE VIEW pv AS SELECT a FROM plain;`
+CREATE VIEW pv AS SELECT a FROM plain;
+CREATE FUNCTION plain_sum(x int, y int DEFAULT 1) RETURNS bigint LANGUAGE sql AS 'SELECT x + y';
+CREATE PROCEDURE plain_add(v int) LANGUAGE sql AS 'INSERT INTO plain VALUES (v, v)';`
 	if out, err := runPsql(t, ts, ".", "-c", setup); err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -97,6 +99,8 @@ CREATE VIEW pv AS SELECT a FROM plain;`
 		{`\du`, []string{"Superuser"}},
 		{`\d plain_b`, []string{`Index "public.plain_b"`, `btree, for table "public.plain"`}},
 		{`\d nosuch`, []string{`Did not find any relation named "nosuch"`}},
+		{`\df`, []string{"plain_add", "IN v integer", "proc", "plain_sum", "bigint", "x integer, y integer DEFAULT 1", "(2 rows)"}},
+		{`\df plain_s*`, []string{"plain_sum", "(1 row)"}},
 	}
 	for _, c := range cases {
 		out, err := runPsql(t, ts, ".", "-c", c.cmd)

@@ -40,6 +40,11 @@ type Session struct {
 	// triggers holds the parsed triggers this session has fired, with
 	// their prepared statements.
 	triggers map[*catalog.Trigger]*compiledTrigger
+	// routines holds the SQL functions this session has called, their
+	// bodies prepared (routine.go); routineDepth counts the calls under
+	// way, nested.
+	routines     map[routineKey]*compiledRoutine
+	routineDepth int
 	// currvals are the values nextval (and setval) last gave each
 	// sequence in this session, by sequence ID; lastSeq is the sequence
 	// of the last nextval (0: none). currval and lastval read them.
@@ -270,6 +275,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Seq:        seqOps{s: s, cat: t.cat},
 		Backends:   backends{db: s.db, s: s},
 		Settings:   settingOps{s: s},
+		Routines:   routineOps{s: s, t: t, ctx: ctx},
 	}
 }
 

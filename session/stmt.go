@@ -40,6 +40,11 @@ type stmt struct {
 	described []backend.Column
 	// paramsFixed: declared holds the parameter types of the first plan.
 	paramsFixed bool
+	// argNames and routine are set for a statement of a SQL function's
+	// body: the function's argument names and its name, which the
+	// planner resolves as parameters (planner.Planner.ArgNames).
+	argNames []string
+	routine  string
 }
 
 var _ backend.Statement = (*stmt)(nil)
@@ -81,7 +86,7 @@ func (st *stmt) kind() kind {
 	case p.Discard != "":
 		return kindDiscard
 	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil,
-		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil:
+		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil, p.Routine != nil:
 		return kindDDL
 	}
 	switch p.AST.(type) {
@@ -111,6 +116,7 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 		}
 	}
 	pl := st.s.planner(cat)
+	pl.ArgNames, pl.RoutineName = st.argNames, st.routine
 	plan, params, err := pl.Plan(target, st.declared)
 	st.planCat, st.planErr, st.volatile = cat, err, pl.Volatile
 	if err != nil {
@@ -352,7 +358,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 	// A locking SELECT runs to completion like DML: it may have to
 	// restart after waiting for a row (locks.go), so its rows are sent
 	// only once it has them all.
-	dml := isDML(st.p) || locksRows(st.p)
+	dml := isDML(st.p) || locksRows(st.p) || s.callsVolatileRoutine(st)
 	if !dml {
 		t, auto := s.cur, false
 		if t == nil {

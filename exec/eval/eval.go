@@ -57,6 +57,9 @@ type Env struct {
 	// Settings reads and changes the session's run-time parameters for
 	// current_setting and set_config; nil makes them fail (0A000).
 	Settings Settings
+	// Routines runs user-defined SQL functions; nil makes their calls
+	// fail (0A000).
+	Routines Routines
 
 	cache *patternCache
 }
@@ -94,6 +97,16 @@ type Sequences interface {
 	LastVal() (int64, error)
 	// State is the counter as SELECT * FROM seq shows it.
 	State(ref types.Datum) (last, logCnt int64, isCalled bool, err error)
+}
+
+// Routines is what calls of user-defined SQL functions need from the
+// session. id is the function's OID, args its argument values and
+// argTypes their types (the declared ones, polymorphic ones resolved).
+type Routines interface {
+	// Call returns the value of a scalar call, converted to ret.
+	Call(id uint64, argTypes []types.T, args []types.Datum, ret types.T) (types.Datum, error)
+	// Rows returns the rows of a call in FROM, each converted to cols.
+	Rows(id uint64, argTypes []types.T, args []types.Datum, cols []types.T) ([][]types.Datum, error)
 }
 
 // Settings is what current_setting and set_config need from the

@@ -19,6 +19,9 @@ const maxInlineArgs = 4
 // nullif, greatest, least, concat, concat_ws) handle their NULLs
 // themselves; every other function yields NULL when any argument is NULL.
 func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error) {
+	if _, ok := planner.RoutineName(e.Name); ok {
+		return evalRoutine(env, e, row)
+	}
 	switch e.Name {
 	case "coalesce", "ifnull":
 		for _, a := range e.Args {

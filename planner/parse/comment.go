@@ -8,6 +8,10 @@ type CommentStmt struct {
 	Name   string // the object's name; for a column or a constraint, its table's
 	Column string // the column's or the constraint's name
 	Text   *string
+	// Routine is the function or procedure of COMMENT ON FUNCTION /
+	// PROCEDURE / ROUTINE name(argtypes) (Kind "function" or
+	// "procedure").
+	Routine *RoutineRef
 }
 
 // comment parses COMMENT ON. Object kinds kvsql keeps no comment for are
@@ -39,6 +43,15 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 			return st, syntaxErr(r.sql, kind.pos, "column name must be qualified")
 		}
 		cs.Name, cs.Column = names[len(names)-2], names[len(names)-1]
+	case kind.is("function"), kind.is("procedure"), kind.is("routine"):
+		ref, err := c.routineRef()
+		if err != nil {
+			return st, err
+		}
+		if kind.is("routine") {
+			cs.Kind = "function"
+		}
+		cs.Name, cs.Routine = ref.Name, &ref
 	case kind.is("constraint"):
 		if c.done() || toks[c.i].kind != tkIdent && toks[c.i].kind != tkQIdent {
 			return st, c.errHere()

@@ -119,6 +119,9 @@ type Statement struct {
 	Lock        *LockStmt
 	Owner       *OwnerStmt
 	AddIdentity *AddIdentityStmt
+	// Routine is CREATE / DROP / ALTER FUNCTION or PROCEDURE, or CALL
+	// (which also sets AST).
+	Routine *RoutineStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")
@@ -258,8 +261,8 @@ func Parse(sql string) ([]Statement, error) {
 		if k < len(toks) && !toks[k].isPunct(";") {
 			continue
 		}
-		if k < len(toks) && inTriggerBody(toks[start:k]) {
-			continue // a ; inside CREATE TRIGGER ... BEGIN ... END
+		if k < len(toks) && (inTriggerBody(toks[start:k]) || inAtomicBody(toks[start:k])) {
+			continue // a ; inside CREATE TRIGGER ... BEGIN ... END or BEGIN ATOMIC ... END
 		}
 		if k > start {
 			st, err := parseTokens(sql, toks[start:k])

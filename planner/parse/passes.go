@@ -42,23 +42,32 @@ func valuesRows(toks []token) []token {
 // AS column FROM dual) [AS generate_series], which the planner
 // turns into a Series node. Elsewhere generate_series is left alone.
 func seriesInFrom(toks []token) []token {
+	toks = unqualifyFromCalls(toks) // function.go
 	var out []token
 	fromCtx := []bool{false} // per parenthesis depth: inside a FROM clause?
+	// Per depth: a query began there, and its FROM clause is open (not
+	// the FROM of EXTRACT(f FROM x), SUBSTRING(s FROM n) or IS DISTINCT
+	// FROM), where any name( starts a function call.
+	query, queryFrom := []bool{false}, []bool{false}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		d := len(fromCtx) - 1
 		switch {
 		case t.isPunct("("):
-			fromCtx = append(fromCtx, false)
+			fromCtx, query, queryFrom = append(fromCtx, false), append(query, false), append(queryFrom, false)
 		case t.isPunct(")"):
 			if d > 0 {
-				fromCtx = fromCtx[:d]
+				fromCtx, query, queryFrom = fromCtx[:d], query[:d], queryFrom[:d]
 			}
+		case t.is("select") || t.is("delete") || t.is("update"):
+			query[d] = true
 		case t.is("from"):
 			fromCtx[d] = true
+			queryFrom[d] = query[d] && !(i > 0 && toks[i-1].is("distinct"))
 		case t.kind == tkIdent && fromEnds[t.val]:
-			fromCtx[d] = false
-		case (t.is("generate_series") || t.is("unnest") || t.is("string_to_table") || t.kind == tkIdent && jsonTableFuncs[t.val]) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+			fromCtx[d], queryFrom[d] = false, false
+		case t.kind == tkIdent && !notFromFunc[t.val] && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+			(queryFrom[d] || builtinTableFunc(t.val)) &&
 			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")):
 			end := matchForward(toks, i+1)
 			if end < 0 {
@@ -68,6 +77,12 @@ func seriesInFrom(toks []token) []token {
 				// A function in FROM may read the items before it, as if
 				// LATERAL were written (PostgreSQL's rule).
 				out = append(out, raw("lateral", t.pos))
+			}
+			if !builtinTableFunc(t.val) {
+				var next int
+				out, next = routineInFrom(out, toks, i, end)
+				i = next - 1
+				continue
 			}
 			out = append(out, raw("( select kvsql_"+t.val, t.pos))
 			if recordFuncs[t.val] {
@@ -222,6 +237,13 @@ const (
 	// group_concat(f, x ORDER BY x SEPARATOR '\0kvsql_os:percentile_cont').
 	MarkerOrderedSet = `\0kvsql_os:`
 )
+
+// builtinTableFunc reports whether name is a set-returning function the
+// binder plans itself in FROM (a Series or a TableFunc); any other call
+// there is a routine's.
+func builtinTableFunc(name string) bool {
+	return name == "generate_series" || name == "unnest" || name == "string_to_table" || jsonTableFuncs[name]
+}
 
 // jsonTableFuncs are the JSON set-returning functions seriesInFrom
 // spells as derived tables, as it does unnest.

@@ -49,6 +49,14 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.lock(toks)
 	case first.is("discard"):
 		return r.discard(toks)
+	case first.is("create") && (second.is("function") || second.is("procedure")),
+		first.is("create") && second.is("or") && len(toks) > 3 && (toks[3].is("function") || toks[3].is("procedure")),
+		(first.is("drop") || first.is("alter")) && (second.is("function") || second.is("procedure") || second.is("routine")):
+		return r.routine(toks)
+	case first.is("call"):
+		return r.call(toks)
+	case first.is("do"):
+		return st, doBlock(r.sql, toks)
 	case first.is("alter") && len(toks) > 4 && toks[len(toks)-3].is("owner") && toks[len(toks)-2].is("to"):
 		if st, ok, err := r.alterOwner(toks); ok {
 			return st, err

@@ -38,7 +38,7 @@ var typeAliases = map[string]string{
 	"bytea": "bytea", "blob": "bytea",
 	"date": "date", "timestamp": "timestamp", "timestamptz": "timestamptz", "datetime": "timestamp",
 	"time": "time", "timetz": "timetz",
-	"regclass": "regclass", "regtype": "regtype", "regproc": "regproc", "oid": "oid", "name": "name", "regnamespace": "regnamespace",
+	"regclass": "regclass", "regtype": "regtype", "regproc": "regproc", "regprocedure": "regprocedure", "oid": "oid", "name": "name", "regnamespace": "regnamespace",
 	"serial": "serial", "serial4": "serial", "bigserial": "bigserial", "serial8": "bigserial",
 	"smallserial": "smallserial", "serial2": "smallserial",
 	"interval": "interval", "json": "json", "jsonb": "jsonb", "uuid": "uuid",

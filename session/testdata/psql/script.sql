@@ -28,3 +28,6 @@ UPDATE accounts SET balance = balance + 1 WHERE owner = 'alice';
 DELETE FROM tags WHERE tag IS NULL;
 \copy (SELECT id, owner, balance FROM accounts ORDER BY id) TO STDOUT WITH CSV HEADER
 SELECT count(*) AS tags_left FROM tags;
+CREATE FUNCTION balance_of(account int) RETURNS numeric LANGUAGE sql STABLE AS $$ SELECT balance FROM accounts WHERE id = account $$;
+\df
+SELECT id, balance_of(id) FROM accounts WHERE id < 3 ORDER BY id;
