@@ -772,7 +772,10 @@ func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string,
 	}
 	if len(sel.SelectExprs.Exprs) == 2 {
 		o, ok := sel.SelectExprs.Exprs[1].(*sqlparser.AliasedExpr)
-		if c, isCol := o.Expr.(*sqlparser.ColName); !ok || !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
+		if !ok {
+			return nil, "", false, false // a star such as x.* in "SELECT f(..), x.*"
+		}
+		if c, isCol := o.Expr.(*sqlparser.ColName); !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
 			return nil, "", false, false
 		}
 		ordinality = true
