@@ -306,7 +306,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = valuesRows(toks)
 	toks = seriesInFrom(fromFuncs(toks))
 	toks = notOperands(toks)
-	toks = fullJoins(toks)
+	toks = fullJoins(naturalJoins(aliasColumns(toks)))
 	toks = groupingSets(toks)
 	toks, err = r.exprs(toks)
 	if err != nil {

@@ -586,3 +586,31 @@ func TestLargeLiteralCopies(t *testing.T) {
 		t.Errorf("parsing a %d-byte literal allocated %d bytes, want at most %d", n, got, 2*n)
 	}
 }
+
+func TestNaturalJoinsAndAliasColumns(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT * FROM a NATURAL JOIN b", "select * from a natural join b"},
+		{"SELECT * FROM a NATURAL LEFT OUTER JOIN b x WHERE true", "select * from a natural left join b as x where true"},
+		{"SELECT * FROM (a NATURAL RIGHT JOIN b) NATURAL JOIN c, d", "select * from (a natural right join b) natural join c, d"},
+		{"SELECT * FROM a NATURAL JOIN b JOIN c ON true", "select * from a natural join b join c on true"},
+		{"SELECT * FROM a t (x, \"Y\") JOIN public.b AS u (z) ON x = z", "select * from a as t(x, Y) join public.b as u(z) on x = z"},
+		{"SELECT * FROM (a x (p) CROSS JOIN b) WHERE p IN (SELECT q FROM c y (q))", "select * from (a as x(p) join b) where p in (select q from c as y(q))"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+	st, err := ParseOne("SELECT * FROM a NATURAL FULL JOIN b JOIN c USING (x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer := st.AST.(*sqlparser.Select).From[0].(*sqlparser.JoinTableExpr)
+	inner := outer.LeftExpr.(*sqlparser.JoinTableExpr)
+	if inner.Join != NaturalFullJoin || inner.Condition != nil || outer.Join != sqlparser.NormalJoinType || len(outer.Condition.Using) != 1 {
+		t.Errorf("NATURAL FULL JOIN: got %s", sqlparser.String(st.AST))
+	}
+}

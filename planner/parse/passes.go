@@ -402,6 +402,153 @@ func fullJoins(toks []token) []token {
 	return out
 }
 
+// markerAliasColumns heads the index hint aliasColumns writes for a
+// table alias's column list; the fix-up moves the list to the
+// AliasedTableExpr's Columns.
+const markerAliasColumns = "kvsql_alias_columns"
+
+// aliasColumns spells a base table's alias with a column list, `FROM t
+// [AS] x (a, b)`, as `FROM t AS x USE INDEX (kvsql_alias_columns, a, b)`:
+// vitess reads column lists only after derived tables. DELETE's target
+// takes no column list (PostgreSQL's grammar), so its FROM is skipped.
+func aliasColumns(toks []token) []token {
+	var out []token
+	fromCtx := []bool{false} // per parenthesis depth: inside a FROM clause?
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		d := len(fromCtx) - 1
+		switch {
+		case t.isPunct("("):
+			// A parenthesised join continues the FROM clause; a
+			// subquery's SELECT ends it.
+			fromCtx = append(fromCtx, fromCtx[d])
+		case t.isPunct(")"):
+			if d > 0 {
+				fromCtx = fromCtx[:d]
+			}
+		case t.is("from"):
+			fromCtx[d] = i == 0 || !toks[i-1].is("delete")
+		case t.is("join"):
+			fromCtx[d] = true
+		case t.kind == tkIdent && fromEnds[t.val]:
+			fromCtx[d] = false
+		case fromCtx[d] && i > 0 && (toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("only") || toks[i-1].isPunct(",") || toks[i-1].isPunct("(")):
+			if name, alias, cols, end, ok := aliasedColumnList(toks, i); ok {
+				pos := toks[alias].pos
+				out = append(out, toks[i:name]...)
+				out = append(out, raw("as", pos), toks[alias], raw("use index", pos), token{kind: tkPunct, val: "(", pos: pos, end: pos}, raw(markerAliasColumns, pos))
+				for _, c := range cols {
+					out = append(out, raw(",", c.pos), c)
+				}
+				out = append(out, toks[end])
+				i = end
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// aliasedColumnList matches `name[.name] [AS] alias (c1, ...)` at
+// toks[i], returning the index after the name, the alias's index, the
+// column names and the index of the closing parenthesis.
+func aliasedColumnList(toks []token, i int) (name, alias int, cols []token, end int, ok bool) {
+	isName := func(k int) bool {
+		return k < len(toks) && (toks[k].kind == tkQIdent || toks[k].kind == tkIdent && !labelFollowers[toks[k].val] && !joinWords[toks[k].val] && !toks[k].is("lateral") && !toks[k].is("as"))
+	}
+	k := i
+	if !isName(k) {
+		return 0, 0, nil, 0, false
+	}
+	if k+2 < len(toks) && toks[k+1].isPunct(".") && isName(k+2) {
+		k += 2
+	}
+	k++
+	name = k
+	if k < len(toks) && toks[k].is("as") {
+		k++
+	}
+	if !isName(k) || k+1 >= len(toks) || !toks[k+1].isPunct("(") {
+		return 0, 0, nil, 0, false
+	}
+	alias = k
+	for k += 2; k < len(toks); k += 2 {
+		if !isName(k) || k+1 >= len(toks) {
+			return 0, 0, nil, 0, false
+		}
+		cols = append(cols, toks[k])
+		if toks[k+1].isPunct(")") {
+			return name, alias, cols, k + 1, true
+		}
+		if !toks[k+1].isPunct(",") {
+			return 0, 0, nil, 0, false
+		}
+	}
+	return 0, 0, nil, 0, false
+}
+
+// markerNatural is the USING list naturalJoins gives a NATURAL join; the
+// fix-up turns it back into a natural join type (see NaturalFullJoin).
+const markerNatural = "kvsql_natural"
+
+// naturalItemEnds are the words that end the right-hand FROM item of a
+// NATURAL join at its depth (besides a comma or a closing parenthesis).
+var naturalItemEnds = map[string]bool{
+	"join": true, "inner": true, "left": true, "right": true, "full": true, "cross": true,
+	"natural": true, "on": true, "using": true, "where": true, "group": true, "having": true,
+	"order": true, "limit": true, "offset": true, "fetch": true, "union": true, "except": true,
+	"intersect": true, "window": true, "returning": true, "for": true,
+}
+
+// naturalJoins spells `a NATURAL [kind] JOIN b` as `a [kind] JOIN b USING
+// (kvsql_natural)`: vitess has no NATURAL FULL JOIN, and one spelling
+// lets fullJoins treat a natural FULL JOIN like any other. It runs before
+// fullJoins.
+func naturalJoins(toks []token) []token {
+	var out []token
+	var pending []int // depths of NATURAL joins whose right item is open
+	awaiting := -1    // depth of a NATURAL still before its JOIN
+	depth := 0
+	closeItem := func(pos int) {
+		// Real tokens, not raw ones: fullJoins reads this USING.
+		out = append(out, token{kind: tkIdent, val: "using", pos: pos, end: pos}, token{kind: tkPunct, val: "(", pos: pos, end: pos},
+			raw(markerNatural, pos), token{kind: tkPunct, val: ")", pos: pos, end: pos})
+		pending = pending[:len(pending)-1]
+	}
+	first := false // the token after JOIN starts the item and cannot end it
+	for i, t := range toks {
+		if n := len(pending); n > 0 && !first && pending[n-1] == depth && naturalItemEnd(t) {
+			closeItem(t.pos)
+		}
+		first = false
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case t.is("natural") && i+1 < len(toks) && toks[i+1].kind == tkIdent && joinWords[toks[i+1].val]:
+			awaiting = depth
+			continue
+		case t.is("join") && awaiting == depth:
+			awaiting = -1
+			pending = append(pending, depth)
+			first = true
+		}
+		out = append(out, t)
+	}
+	for len(pending) > 0 {
+		closeItem(toks[len(toks)-1].end)
+	}
+	return out
+}
+
+// naturalItemEnd reports whether t ends a NATURAL join's right item at
+// the item's depth.
+func naturalItemEnd(t token) bool {
+	return t.isPunct(",") || t.isPunct(")") || t.isPunct(";") || t.kind == tkIdent && naturalItemEnds[t.val]
+}
+
 // aliasEnd reports whether toks[i] can follow an AS label: the end, a
 // comma, a closing parenthesis or a clause keyword.
 func aliasEnd(toks []token, i int) bool {
