@@ -30,6 +30,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		}
 		return b.aggregate(s, call, e.Exprs)
 	}
+	if name == parse.MarkerAggFilter && len(e.Exprs) == 2 {
+		return b.filteredAggregate(e.Exprs[0], e.Exprs[1], s)
+	}
 	if name == parse.MarkerArraySub && len(e.Exprs) == 1 {
 		if sq, ok := e.Exprs[0].(*sqlparser.Subquery); ok {
 			return b.subquery(SubArray, sq, nil, "", false, s)
@@ -194,6 +197,8 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 		}
 		return nil, pgerror.Newf(pgerror.GroupingError, "aggregate functions are not allowed in %s", ctx)
 	}
+	filter := b.aggFilter
+	b.aggFilter = nil // not for the aggregates of a subquery in the arguments
 	collector, win := s.agg, s.win
 	s.agg, s.win = nil, nil // no nested aggregates, no window functions inside
 	s.aggContext = "aggregate function calls"
@@ -223,7 +228,62 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 	if err := aggType(&call); err != nil {
 		return nil, err
 	}
+	if filter != nil {
+		s.aggContext = "FILTER"
+		cond, err := b.boolExpr(filter, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := filterCall(&call, cond); err != nil {
+			return nil, err
+		}
+	}
 	return collector.add(call), nil
+}
+
+// filteredAggregate binds call FILTER (WHERE cond): call must be an
+// aggregate, which takes cond from b.aggFilter.
+func (b *binder) filteredAggregate(call, cond sqlparser.Expr, s *scope) (Expr, error) {
+	b.aggFilter = cond
+	x, err := b.expr(call, s)
+	if err != nil {
+		b.aggFilter = nil
+		return nil, err
+	}
+	if b.aggFilter != nil {
+		b.aggFilter = nil
+		return nil, pgerror.Newf(pgerror.WrongObjectType, "FILTER specified, but %s is not an aggregate function", columnName(call))
+	}
+	return x, nil
+}
+
+// nonStrictAggs are the aggregates that collect NULL inputs, which
+// filterCall cannot stand for FILTER.
+var nonStrictAggs = map[string]bool{"array_agg": true, "json_agg": true, "jsonb_agg": true,
+	"json_object_agg": true, "jsonb_object_agg": true, "percentile_cont": true, "percentile_disc": true, "mode": true}
+
+// filterCall applies FILTER (WHERE cond) to an aggregate that skips rows
+// with a NULL input: each input becomes CASE WHEN cond THEN input END, so
+// the rows cond does not accept are skipped (count(*) counts cond's TRUE
+// rows). The aggregates that keep NULLs are 0A000.
+func filterCall(call *AggCall, cond Expr) error {
+	if nonStrictAggs[call.Func] {
+		return pgerror.Newf(pgerror.FeatureNotSupported, "FILTER on %s is not supported", call.Func)
+	}
+	guard := func(x Expr) Expr {
+		return &Case{Whens: []When{{Cond: cond, Val: x}}, T: x.Type()}
+	}
+	if call.Func == "count_star" {
+		call.Func = "count"
+		call.Args = []Expr{&Const{Value: types.NewBool(true), T: tBool}}
+	}
+	for i, a := range call.Args {
+		call.Args[i] = guard(a)
+	}
+	for i, k := range call.OrderBy {
+		call.OrderBy[i].Expr = guard(k.Expr)
+	}
+	return nil
 }
 
 func oneArg(call AggCall) error {

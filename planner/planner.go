@@ -66,6 +66,9 @@ type binder struct {
 	// frameOffsets are the statement's hoisted window frame offsets
 	// (parse.Statement.FrameOffsets).
 	frameOffsets []sqlparser.Expr
+	// aggFilter is the FILTER (WHERE ...) condition of the aggregate call
+	// being bound (parse.MarkerAggFilter); aggregateOrdered takes it.
+	aggFilter sqlparser.Expr
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }

@@ -614,3 +614,21 @@ func TestNaturalJoinsAndAliasColumns(t *testing.T) {
 		t.Errorf("NATURAL FULL JOIN: got %s", sqlparser.String(st.AST))
 	}
 }
+
+func TestAggregateFilter(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT count(*) FILTER (WHERE a > 1) FROM t", "select kvsql_agg_filter(count(*), a > 1) from t"},
+		{"SELECT 1 + sum(x::int) FILTER (WHERE b) * 2 FROM t", "select 1 + kvsql_agg_filter(sum(cast(x as integer)), b) * 2 from t"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+	if _, err := ParseOne("SELECT count(*) FILTER (WHERE a > 1) OVER () FROM t"); err == nil {
+		t.Error("FILTER with OVER was accepted")
+	}
+}

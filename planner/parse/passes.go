@@ -230,6 +230,10 @@ var jsonTableFuncs = map[string]bool{
 	"json_to_recordset": true,
 }
 
+// MarkerAggFilter(f(args), cond) is an aggregate call with FILTER (WHERE
+// cond).
+const MarkerAggFilter = "kvsql_agg_filter"
+
 // MarkerVariadic wraps the argument written after VARIADIC.
 const MarkerVariadic = "kvsql_variadic"
 
