@@ -116,6 +116,9 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	}
 	if st.kind() == kindPlan {
 		cols := wireColumns(plan.Columns())
+		if cols == nil && !isDML(st.p) {
+			cols = []backend.Column{} // SELECT FROM t: rows, of no columns
+		}
 		if st.described != nil && !sameColumns(st.described, cols) {
 			st.plan, st.planErr = nil, pgerror.New(pgerror.FeatureNotSupported, "cached plan must not change result type")
 			return st.planErr

@@ -67,6 +67,12 @@ func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
 			if name := n.Name.String(); strings.HasPrefix(name, markerFunc) {
 				n.Name = sqlparser.NewIdentifierCI(strings.TrimPrefix(name, markerFunc))
 			}
+		case *sqlparser.Select:
+			if se := n.SelectExprs; se != nil && len(se.Exprs) == 1 {
+				if ae, ok := se.Exprs[0].(*sqlparser.AliasedExpr); ok && isMarkerCol(ae.Expr, markerNoColumns) {
+					se.Exprs = nil
+				}
+			}
 		case *sqlparser.AliasedTableExpr:
 			if len(n.Hints) == 1 && len(n.Hints[0].Indexes) > 0 && n.Hints[0].Indexes[0].String() == markerAliasColumns {
 				n.Columns, n.Hints = n.Hints[0].Indexes[1:], nil

@@ -303,7 +303,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 		return nil, err
 	}
 	toks = subscriptAssignments(toks)
-	toks = valuesRows(toks)
+	toks = valuesRows(defaultValues(emptySelects(toks)))
 	toks = seriesInFrom(fromFuncs(toks))
 	toks = notOperands(toks)
 	toks = fullJoins(naturalJoins(aliasColumns(toks)))

@@ -632,3 +632,22 @@ func TestAggregateFilter(t *testing.T) {
 		t.Error("FILTER with OVER was accepted")
 	}
 }
+
+func TestEmptySelectAndDefaultValues(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT FROM t WHERE a > 1", "select  from t where a > 1"},
+		{"SELECT", "select  from dual"},
+		{"INSERT INTO t DEFAULT VALUES RETURNING a", "insert into t values ()"}, // RETURNING travels beside the AST
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.sql, got, c.want)
+		}
+	}
+	if _, err := ParseOne("INSERT INTO t (a) DEFAULT VALUES"); err == nil {
+		t.Error("DEFAULT VALUES after a column list was accepted")
+	}
+}

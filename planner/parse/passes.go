@@ -492,6 +492,50 @@ func aliasedColumnList(toks []token, i int) (name, alias int, cols []token, end 
 	return 0, 0, nil, 0, false
 }
 
+// defaultValues spells INSERT's DEFAULT VALUES as VALUES (), a row of no
+// expressions, which the binder fills with every column's default. After
+// a column list it stays: PostgreSQL's grammar has no such form.
+func defaultValues(toks []token) []token {
+	if len(toks) == 0 || !toks[0].is("insert") {
+		return toks
+	}
+	for i := 1; i+1 < len(toks); i++ {
+		if toks[i].is("default") && toks[i+1].is("values") && !toks[i-1].isPunct(")") {
+			pos := toks[i].pos
+			out := append([]token{}, toks[:i]...)
+			out = append(out, toks[i+1], token{kind: tkPunct, val: "(", pos: pos, end: pos}, token{kind: tkPunct, val: ")", pos: pos, end: pos})
+			return append(out, toks[i+2:]...)
+		}
+	}
+	return toks
+}
+
+// markerNoColumns stands, as the only select item, for an empty select
+// list (SELECT FROM t); the fix-up empties the list again.
+const markerNoColumns = "kvsql_no_columns"
+
+// emptySelectEnds are the words that may follow SELECT when its list is
+// empty.
+var emptySelectEnds = map[string]bool{"from": true, "where": true, "group": true, "having": true,
+	"window": true, "order": true, "limit": true, "offset": true, "fetch": true, "union": true,
+	"intersect": true, "except": true, "into": true, "for": true}
+
+// emptySelects gives an empty select list, which vitess's grammar lacks,
+// the marker item markerNoColumns.
+func emptySelects(toks []token) []token {
+	var out []token
+	for i, t := range toks {
+		out = append(out, t)
+		if !t.is("select") {
+			continue
+		}
+		if i+1 == len(toks) || toks[i+1].isPunct(")") || toks[i+1].isPunct(";") || toks[i+1].kind == tkIdent && emptySelectEnds[toks[i+1].val] {
+			out = append(out, raw(markerNoColumns, t.pos))
+		}
+	}
+	return out
+}
+
 // markerNatural is the USING list naturalJoins gives a NATURAL join; the
 // fix-up turns it back into a natural join type (see NaturalFullJoin).
 const markerNatural = "kvsql_natural"
