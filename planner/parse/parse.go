@@ -93,6 +93,7 @@ type Statement struct {
 	AlterColumn *AlterColumnStmt
 	Comment     *CommentStmt
 	MatView     *MatViewStmt
+	CreateAs    *CreateAsStmt
 	Lock        *LockStmt
 	Owner       *OwnerStmt
 	AddIdentity *AddIdentityStmt

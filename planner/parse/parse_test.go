@@ -651,3 +651,33 @@ func TestEmptySelectAndDefaultValues(t *testing.T) {
 		t.Error("DEFAULT VALUES after a column list was accepted")
 	}
 }
+
+func TestCreateAsAndSelectInto(t *testing.T) {
+	for _, c := range []struct {
+		sql, name, query string
+		cols             []string
+		noData, ifNot    bool
+	}{
+		{sql: "CREATE TABLE s.t (a, \"B\") AS SELECT 1, 2 WITH NO DATA", name: "t", cols: []string{"a", "B"}, noData: true, query: "select 1, 2 from dual"},
+		{sql: "CREATE UNLOGGED TABLE IF NOT EXISTS t AS SELECT x FROM u WITH DATA", name: "t", ifNot: true, query: "select x from u"},
+		{sql: "SELECT a, b INTO TEMP TABLE t FROM u WHERE a > 1", name: "t", query: "select a, b from u where a > 1"},
+		{sql: "SELECT a INTO t FROM u", name: "t", query: "select a from u"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		ca := st.CreateAs
+		if ca == nil || ca.Name != c.name || strings.Join(ca.Columns, ",") != strings.Join(c.cols, ",") || ca.NoData != c.noData ||
+			ca.IfNotExists != c.ifNot || sqlparser.String(ca.Query.AST) != c.query {
+			t.Errorf("%s: got %+v", c.sql, ca)
+		}
+	}
+	// Without a column list or WITH [NO] DATA, vitess's CREATE TABLE AS.
+	if st, err := ParseOne("CREATE TABLE t AS SELECT 1"); err != nil || st.CreateAs != nil {
+		t.Errorf("plain CREATE TABLE AS: %+v, %v", st.CreateAs, err)
+	}
+	if st, err := ParseOne("CREATE TABLE t (a int)"); err != nil || st.CreateAs != nil {
+		t.Errorf("CREATE TABLE: %+v, %v", st.CreateAs, err)
+	}
+}
