@@ -456,9 +456,11 @@ func aggType(call *AggCall) error {
 			if call.Args[1].Type().Family == types.Unknown {
 				direct = "unknown, "
 			}
-			if call.Args[1], err = coerce(call.Args[1], tFloat8); err != nil {
-				return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, call.Args[1].Type())
+			fraction, err := coerce(call.Args[1], tFloat8)
+			if err != nil {
+				return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s%s) does not exist", call.Func, direct, x.Type())
 			}
+			call.Args[1] = fraction
 		}
 		switch {
 		case call.Func == "percentile_cont":
