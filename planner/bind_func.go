@@ -286,6 +286,41 @@ func filterCall(call *AggCall, cond Expr) error {
 	return nil
 }
 
+// hypotheticalType types a hypothetical-set aggregate, rank(v) WITHIN
+// GROUP (ORDER BY x) with Args [x, v]: v takes x's type (text when both
+// are unknown); rank and dense_rank are bigint, the others float8.
+func hypotheticalType(call *AggCall) error {
+	if len(call.Args) != 2 || len(call.OrderBy) != 1 {
+		return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, typeList(call.Args))
+	}
+	x, v := call.Args[0], call.Args[1]
+	t := x.Type()
+	if t.Family == types.Unknown {
+		t = v.Type()
+	}
+	if t.Family == types.Unknown {
+		t = tText
+	}
+	var err error
+	if call.Args[0], err = coerce(x, t); err != nil {
+		return err
+	}
+	if call.OrderBy[0].Expr, err = coerce(call.OrderBy[0].Expr, t); err != nil {
+		return err
+	}
+	if v.Type().Family != types.Unknown && !comparableTypes(v.Type(), t) {
+		return pgerror.Newf(pgerror.DatatypeMismatch, "WITHIN GROUP types %s and %s cannot be matched", t, v.Type())
+	}
+	if call.Args[1], err = coerce(v, t); err != nil {
+		return err
+	}
+	call.T = tFloat8
+	if call.Func == "rank" || call.Func == "dense_rank" {
+		call.T = tInt8
+	}
+	return nil
+}
+
 func oneArg(call AggCall) error {
 	if len(call.Args) != 1 {
 		return pgerror.Newf(pgerror.UndefinedFunction, "function %s requires one argument", call.Func)
@@ -482,6 +517,8 @@ func aggType(call *AggCall) error {
 		default:
 			call.T = x.Type()
 		}
+	case "rank", "dense_rank", "percent_rank", "cume_dist":
+		return hypotheticalType(call)
 	case "array_agg":
 		if err := oneArg(*call); err != nil {
 			return err

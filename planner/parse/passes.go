@@ -230,6 +230,11 @@ var jsonTableFuncs = map[string]bool{
 	"json_to_recordset": true,
 }
 
+// hypotheticalAggs are the hypothetical-set aggregates, which take
+// WITHIN GROUP like the ordered-set ones: rank(v) WITHIN GROUP (ORDER BY
+// x) is the rank v would have among the x.
+var hypotheticalAggs = map[string]bool{"rank": true, "dense_rank": true, "percent_rank": true, "cume_dist": true}
+
 // MarkerAggFilter(f(args), cond) is an aggregate call with FILTER (WHERE
 // cond).
 const MarkerAggFilter = "kvsql_agg_filter"

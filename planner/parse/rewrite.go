@@ -462,7 +462,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			op.pos = t.pos
 			out = append(out, op)
 			i = end
-		case (t.is("percentile_cont") || t.is("percentile_disc") || t.is("mode")) && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+		case (t.is("percentile_cont") || t.is("percentile_disc") || t.is("mode") || hypotheticalAggs[t.val] && t.kind == tkIdent) && i+1 < len(toks) && toks[i+1].isPunct("(") &&
 			!(len(out) > 0 && out[len(out)-1].isPunct(".")) && withinGroupAt(toks, matchForward(toks, i+1)+1):
 			// An ordered-set aggregate, f(args) WITHIN GROUP (ORDER BY x):
 			// vitess's group_concat(args, x ORDER BY x SEPARATOR marker),
