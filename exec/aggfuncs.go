@@ -484,7 +484,6 @@ func (s *orderedSetState) result() (types.Datum, error) {
 	}
 	sk := sortKeys{keys: s.orderBy, width: s.width}
 	slices.SortStableFunc(s.items, sk.compare)
-	n := len(s.items)
 	if s.fn == "mode" {
 		// The most frequent value; among equally frequent ones the first
 		// in the sort order.
@@ -502,6 +501,26 @@ func (s *orderedSetState) result() (types.Datum, error) {
 		return s.items[best][0], nil
 	}
 	frac := s.items[0][1]
+	if frac.Kind != types.KindArray {
+		return s.percentile(frac)
+	}
+	fracs, err := types.ArrayElems(nil, frac)
+	if err != nil {
+		return types.Null, err
+	}
+	out := make([]types.Datum, len(fracs))
+	for i, f := range fracs {
+		if out[i], err = s.percentile(f); err != nil {
+			return types.Null, err
+		}
+	}
+	return types.NewArray(out), nil
+}
+
+// percentile is percentile_cont's or percentile_disc's value at the
+// fraction frac of the sorted items.
+func (s *orderedSetState) percentile(frac types.Datum) (types.Datum, error) {
+	n := len(s.items)
 	if frac.IsNull() {
 		return types.Null, nil
 	}

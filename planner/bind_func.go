@@ -486,12 +486,17 @@ func aggType(call *AggCall) error {
 		}
 		x := call.Args[0]
 		direct := ""
+		fractions := false // an array of fractions: an array of percentiles
 		if want == 2 {
 			direct = call.Args[1].Type().String() + ", "
 			if call.Args[1].Type().Family == types.Unknown {
 				direct = "unknown, "
 			}
-			fraction, err := coerce(call.Args[1], tFloat8)
+			ft := tFloat8
+			if fractions = call.Args[1].Type().IsArray(); fractions {
+				ft = types.ArrayOf(tFloat8)
+			}
+			fraction, err := coerce(call.Args[1], ft)
 			if err != nil {
 				return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s%s) does not exist", call.Func, direct, x.Type())
 			}
@@ -516,6 +521,9 @@ func aggType(call *AggCall) error {
 			call.T = tText
 		default:
 			call.T = x.Type()
+		}
+		if fractions {
+			call.T = types.ArrayOf(call.T)
 		}
 	case "rank", "dense_rank", "percent_rank", "cume_dist":
 		return hypotheticalType(call)
