@@ -307,7 +307,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = valuesRows(defaultValues(emptySelects(toks)))
 	toks = seriesInFrom(fromFuncs(toks))
 	toks = notOperands(toks)
-	toks = fullJoins(naturalJoins(aliasColumns(toks)))
+	toks = fullJoins(naturalJoins(aliasColumns(joinAliases(toks))))
 	toks = groupingSets(toks)
 	toks, err = r.exprs(toks)
 	if err != nil {

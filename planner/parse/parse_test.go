@@ -681,3 +681,20 @@ func TestCreateAsAndSelectInto(t *testing.T) {
 		t.Errorf("CREATE TABLE: %+v, %v", st.CreateAs, err)
 	}
 }
+
+func TestJoinAliases(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT * FROM (a CROSS JOIN b) AS j (x, y)", "select * from (select * from a join b) as j(x, y)"},
+		{"SELECT * FROM c JOIN (a x (p) JOIN b USING (p)) j ON true", "select * from c join (select * from a as x(p) join b using (p)) as j on true"},
+		{"SELECT * FROM (a JOIN b ON true) WHERE true", "select * from (a join b on true) where true"},
+		{"SELECT * FROM (SELECT 1) s", "select * from (select 1 from dual) as s"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}

@@ -411,6 +411,57 @@ func fullJoins(toks []token) []token {
 	return out
 }
 
+// joinAliases spells a parenthesised join with an alias, `FROM (a JOIN b
+// ON ...) [AS] j [(c1, ...)]`, as the derived table `(SELECT * FROM a
+// JOIN b ON ...) AS j [(c1, ...)]`, which vitess can read: as in
+// PostgreSQL, the alias hides the joined tables' names, j.* is every
+// column of the join, and a column list renames them.
+func joinAliases(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.isPunct("(") && i > 0 && (toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].isPunct(",") || toks[i-1].isPunct("(")) {
+			if end := matchForward(toks, i); end > i+1 && isParenJoin(toks[i+1:end]) && aliasFollows(toks, end+1) {
+				inner := joinAliases(toks[i+1 : end])
+				out = append(out, t)
+				for _, w := range selectStarFrom {
+					w.pos, w.end = t.pos, t.pos
+					out = append(out, w) // real tokens: aliasColumns reads this FROM
+				}
+				out = append(out, inner...)
+				out = append(out, toks[end])
+				i = end
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// selectStarFrom are the tokens of SELECT * FROM.
+var selectStarFrom, _ = lex("select * from")
+
+// isParenJoin reports whether the tokens inside parentheses in FROM are
+// a join (rather than a subquery): not a query's first word, and JOIN at
+// their top level.
+func isParenJoin(toks []token) bool {
+	if t := toks[0]; t.is("select") || t.is("values") || t.is("with") || t.is("table") {
+		return false
+	}
+	return topLevel(toks, func(t token) bool { return t.is("join") }) >= 0
+}
+
+// aliasFollows reports whether toks[i] starts an alias: AS, or a name
+// that is no keyword ending or continuing the FROM clause.
+func aliasFollows(toks []token, i int) bool {
+	if i >= len(toks) {
+		return false
+	}
+	t := toks[i]
+	return t.is("as") || t.kind == tkQIdent || t.kind == tkIdent && !labelFollowers[t.val] && !joinWords[t.val] && !fromEnds[t.val]
+}
+
 // markerAliasColumns heads the index hint aliasColumns writes for a
 // table alias's column list; the fix-up moves the list to the
 // AliasedTableExpr's Columns.
