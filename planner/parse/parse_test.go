@@ -698,3 +698,16 @@ func TestJoinAliases(t *testing.T) {
 		}
 	}
 }
+
+func TestNotMaterialized(t *testing.T) {
+	st, err := ParseOne("WITH c AS NOT MATERIALIZED (SELECT 1) SELECT * FROM c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sqlparser.String(st.AST), "with c as (select 1 from dual) select * from c"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if _, err := ParseOne("WITH c AS MATERIALIZED (SELECT 1) SELECT * FROM c"); pgerror.CodeOf(err) != pgerror.FeatureNotSupported {
+		t.Errorf("AS MATERIALIZED: %v", err)
+	}
+}
