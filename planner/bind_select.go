@@ -303,6 +303,12 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 						col(i)
 					}
 				}
+				for _, u := range s.using {
+					if u.alias == q { // USING (a) AS q: q.* is the merged columns
+						found = true
+						items = append(items, selectItem{expr: u.expr, name: u.name, col: Column{Name: u.name, T: u.expr.Type()}})
+					}
+				}
 			case s.star != nil:
 				for _, it := range s.star {
 					if it.u == nil {

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -36,6 +38,9 @@ type relation struct {
 type usingCol struct {
 	name string
 	expr Expr
+	// alias is the join's USING alias (USING (a) AS x): x.a names the
+	// merged column too.
+	alias string
 }
 
 // starItem is one column of an unqualified *: a FROM column, or a merged
@@ -79,7 +84,7 @@ func (f *fromResult) add(r *relation) {
 func (f *fromResult) appendShifted(star []starItem, using []*usingCol, offset int) {
 	moved := map[*usingCol]*usingCol{}
 	for _, u := range using {
-		m := &usingCol{name: u.name, expr: shiftCols(u.expr, offset)}
+		m := &usingCol{name: u.name, expr: shiftCols(u.expr, offset), alias: u.alias}
 		moved[u] = m
 		f.using = append(f.using, m)
 	}
@@ -192,7 +197,7 @@ type joinSides struct {
 // says.
 func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, js joinSides, s *scope, into *[]Expr) error {
 	if js.natural {
-		return b.usingJoin(commonNames(f, js), f, js, into)
+		return b.usingJoin(commonNames(f, js), "", f, js, into)
 	}
 	if c == nil {
 		return nil
@@ -208,7 +213,16 @@ func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, js joi
 	if len(c.Using) == 0 {
 		return nil
 	}
-	return b.usingJoin(c.Using, f, js, into)
+	names, alias := c.Using, ""
+	if a, ok := strings.CutPrefix(names[0].String(), parse.MarkerUsingAlias); ok {
+		names, alias = names[1:], a
+		for _, r := range f.rels {
+			if r.alias == alias {
+				return pgerror.Newf(pgerror.DuplicateObject, "table name %q specified more than once", alias)
+			}
+		}
+	}
+	return b.usingJoin(names, alias, f, js, into)
 }
 
 // commonNames lists, for a NATURAL join, the visible column names of its
@@ -248,7 +262,7 @@ func commonNames(f *fromResult, js joinSides) sqlparser.Columns {
 // usingJoin binds USING (names): each name's column on the left equals
 // the one on the right, and both give way, for unqualified names and *,
 // to one merged column, which * lists first.
-func (b *binder) usingJoin(names sqlparser.Columns, f *fromResult, js joinSides, into *[]Expr) error {
+func (b *binder) usingJoin(names sqlparser.Columns, alias string, f *fromResult, js joinSides, into *[]Expr) error {
 	dropped := map[*usingCol]bool{}
 	// side finds name among a side's visible columns and merged ones.
 	side := func(name string, cols [2]int, using [2]int, which string) (Expr, error) {
@@ -311,7 +325,7 @@ func (b *binder) usingJoin(names sqlparser.Columns, f *fromResult, js joinSides,
 			}
 			m = &Func{Name: "coalesce", Args: []Expr{l, r}, T: t}
 		}
-		merged = append(merged, &usingCol{name: name, expr: m})
+		merged = append(merged, &usingCol{name: name, expr: m, alias: alias})
 	}
 	// * lists the merged columns, then the left side's and the right
 	// side's others, in written order.
@@ -419,7 +433,7 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 		moved := map[*usingCol]*usingCol{}
 		r.using = nil
 		for _, u := range both.using {
-			moved[u] = &usingCol{name: u.name, expr: remap(u.expr, pos)}
+			moved[u] = &usingCol{name: u.name, expr: remap(u.expr, pos), alias: u.alias}
 			r.using = append(r.using, moved[u])
 		}
 		r.star = nil

@@ -307,6 +307,10 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = valuesRows(defaultValues(emptySelects(toks)))
 	toks = seriesInFrom(fromFuncs(toks))
 	toks = notOperands(toks)
+	toks, err = r.usingAliases(toks)
+	if err != nil {
+		return nil, err
+	}
 	toks = fullJoins(naturalJoins(aliasColumns(joinAliases(toks))))
 	toks = groupingSets(toks)
 	toks, err = r.exprs(toks)

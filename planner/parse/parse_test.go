@@ -711,3 +711,17 @@ func TestNotMaterialized(t *testing.T) {
 		t.Errorf("AS MATERIALIZED: %v", err)
 	}
 }
+
+func TestUsingAliases(t *testing.T) {
+	st, err := ParseOne("SELECT x.a FROM t FULL JOIN u USING (a, b) AS x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := st.AST.(*sqlparser.Select).From[0].(*sqlparser.JoinTableExpr)
+	if j.Join != FullJoin || sqlparser.String(j.Condition.Using) != "(kvsql_using_as_x, a, b)" {
+		t.Errorf("got %s", sqlparser.String(st.AST))
+	}
+	if _, err := ParseOne(`SELECT 1 FROM t JOIN u USING (a) AS "X y"`); pgerror.CodeOf(err) != pgerror.FeatureNotSupported {
+		t.Errorf("quoted USING alias: %v", err)
+	}
+}

@@ -462,6 +462,36 @@ func aliasFollows(toks []token, i int) bool {
 	return t.is("as") || t.kind == tkQIdent || t.kind == tkIdent && !labelFollowers[t.val] && !joinWords[t.val] && !fromEnds[t.val]
 }
 
+// MarkerUsingAlias, followed by the alias, is the first USING column of a
+// join written USING (cols) AS alias (see usingAliases).
+const MarkerUsingAlias = "kvsql_using_as_"
+
+// usingAliases spells `USING (a, b) AS x` as `USING (kvsql_using_as_x,
+// a, b)`: vitess has no alias there, and the planner lets x.a name the
+// merged column. An alias that is not a plain lower-case name is 0A000.
+func (r *rewriter) usingAliases(toks []token) ([]token, error) {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		out = append(out, t)
+		if !t.is("using") || i+1 >= len(toks) || !toks[i+1].isPunct("(") {
+			continue
+		}
+		end := matchForward(toks, i+1)
+		if end < 0 || end+2 >= len(toks) || !toks[end+1].is("as") {
+			continue
+		}
+		alias := toks[end+2]
+		if alias.kind != tkIdent || !isFieldName(alias.val) {
+			return nil, unsupported(r.sql, alias.pos, "this USING alias is not supported")
+		}
+		out = append(out, toks[i+1], raw(MarkerUsingAlias+alias.val, alias.pos), token{kind: tkPunct, val: ",", pos: alias.pos, end: alias.pos})
+		out = append(out, toks[i+2:end+1]...)
+		i = end + 2
+	}
+	return out, nil
+}
+
 // markerAliasColumns heads the index hint aliasColumns writes for a
 // table alias's column list; the fix-up moves the list to the
 // AliasedTableExpr's Columns.
