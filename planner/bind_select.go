@@ -70,7 +70,11 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 		}
 		return b.orderLimitOutput(n, st.OrderBy, st.Limit, s)
 	case *sqlparser.ValuesStatement:
-		return b.values(st.Rows, s)
+		n, err := b.values(st.Rows, s)
+		if err != nil {
+			return nil, err
+		}
+		return b.orderLimitOutput(n, st.Order, st.Limit, s)
 	}
 	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "unsupported query: %s", sqlparser.String(st))
 }

@@ -5,15 +5,16 @@ package parse
 // GROUPING SETS, subscript assignments, named arguments), and the
 // markers they write; rewrite.go holds the rewriter that runs them.
 
-// valuesRows spells a parenthesised VALUES list — (VALUES (1, 'a'), (2,
-// 'b')) AS v(n, s) in FROM or a subquery — as vitess reads it: VALUES
-// ROW(1, 'a'), ROW(2, 'b'). A VALUES list of INSERT is left alone (it
-// follows a table name or a column list, not an open parenthesis).
+// valuesRows spells a VALUES list that is a query — the statement, (VALUES
+// (1, 'a'), (2, 'b')) AS v(n, s) in FROM or a subquery, a set operation's
+// operand — as vitess reads it: VALUES ROW(1, 'a'), ROW(2, 'b'). A VALUES
+// list of INSERT is left alone (it follows a table name or a column
+// list).
 func valuesRows(toks []token) []token {
 	var out []token
 	for i := 0; i < len(toks); i++ {
 		out = append(out, toks[i])
-		if !toks[i].is("values") || i == 0 || !toks[i-1].isPunct("(") {
+		if !toks[i].is("values") || i > 0 && !toks[i-1].isPunct("(") && !valuesFollows[toks[i-1].val] {
 			continue
 		}
 		j := i + 1
@@ -36,6 +37,10 @@ func valuesRows(toks []token) []token {
 	}
 	return out
 }
+
+// valuesFollows are the words after which VALUES starts a set
+// operation's operand.
+var valuesFollows = map[string]bool{"union": true, "intersect": true, "except": true, "all": true}
 
 // seriesInFrom spells generate_series(a, b [, step]) in a FROM clause as
 // a derived table vitess can parse, (SELECT kvsql_generate_series(a, b)
