@@ -30,6 +30,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 	}
 	switch st := st.(type) {
 	case *sqlparser.Select:
+		if branch && st.Lock != sqlparser.NoLock {
+			return nil, setOpLockError(st.Lock)
+		}
 		if call, name, ord, ok := seriesCall(st); ok {
 			if call.Name.Lowered() == unnestFunc {
 				return b.unnest(call, name, ord, s) // array.go
@@ -54,6 +57,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 		b.keepUnknown = branch
 		return b.selectNode(st, s)
 	case *sqlparser.Union:
+		if st.Lock != sqlparser.NoLock {
+			return nil, setOpLockError(st.Lock)
+		}
 		b.setOpBranch = true
 		left, err := b.selectStatement(st.Left, &scope{parent: s.parent, owner: s})
 		if err != nil {
@@ -835,6 +841,12 @@ func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node
 		args[i] = x
 	}
 	return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: column, T: t}}}, nil
+}
+
+// setOpLockError is PostgreSQL's error for FOR UPDATE / FOR SHARE on a
+// set operation or one of its operands.
+func setOpLockError(l sqlparser.Lock) error {
+	return pgerror.Newf(pgerror.FeatureNotSupported, "%s is not allowed with UNION/INTERSECT/EXCEPT", strings.ToUpper(rowLock(l).String()))
 }
 
 // lockableTable checks that a SELECT ... FOR UPDATE / FOR SHARE reads
