@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -718,6 +719,13 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 		if alias == "" {
 			alias = name
 		}
+		if i, ok := setOpIndex(name, b.setOps); ok && e.Qualifier.IsEmpty() {
+			n, err := b.compound(b.setOps[i].Compound, &scope{parent: s.parent, owner: s})
+			if err != nil {
+				return nil, err
+			}
+			return derived(n, alias, it.Columns)
+		}
 		if e.Qualifier.IsEmpty() {
 			if r, err := b.cteRelation(name, alias, it.Columns, s); r != nil || err != nil {
 				return r, err
@@ -784,13 +792,24 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported table expression")
 }
 
+// setOpIndex reads the i of a hoisted set operation's name
+// parse.MarkerSetOp+i.
+func setOpIndex(name string, setOps []*parse.Statement) (int, bool) {
+	digits, ok := strings.CutPrefix(name, parse.MarkerSetOp)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(digits)
+	return i, err == nil && i >= 0 && i < len(setOps) && setOps[i].Compound != nil
+}
+
 // view plans a view's stored query.
 func (b *binder) view(v *catalog.View) (Node, error) {
 	st, err := parse.ParseOne(v.SQL)
 	if err != nil {
 		return nil, pgerror.Newf(pgerror.DataCorrupted, "view %q: %v", v.Name, err)
 	}
-	vb := &binder{p: b.p}
+	vb := &binder{p: b.p, setOps: st.SetOps}
 	var n Node
 	if st.Compound != nil {
 		n, err = vb.compound(st.Compound, &scope{})

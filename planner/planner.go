@@ -69,12 +69,15 @@ type binder struct {
 	// aggFilter is the FILTER (WHERE ...) condition of the aggregate call
 	// being bound (parse.MarkerAggFilter); aggregateOrdered takes it.
 	aggFilter sqlparser.Expr
+	// setOps are the statement's hoisted INTERSECT/EXCEPT queries
+	// (parse.Statement.SetOps), named in FROM as parse.MarkerSetOp+i.
+	setOps []*parse.Statement
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
 
 func (b *binder) statement(st *parse.Statement) (Node, error) {
-	b.frameOffsets = st.FrameOffsets
+	b.frameOffsets, b.setOps = st.FrameOffsets, st.SetOps
 	if st.Compound != nil {
 		return b.compound(st.Compound, &scope{})
 	}

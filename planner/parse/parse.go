@@ -56,6 +56,9 @@ type Statement struct {
 	// reads only numbers there, so the AST holds FrameOffsetBase+i in
 	// the i-th one's place.
 	FrameOffsets []sqlparser.Expr
+	// SetOps are the parenthesised queries with INTERSECT or EXCEPT
+	// inside the statement, which the AST names as tables MarkerSetOp+i.
+	SetOps []*Statement
 	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
 	// without it), or nil.
 	OnConflict *OnConflictClause
@@ -276,6 +279,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	st.IdentityByDefault = r.identityByDefault
+	st.SetOps = r.setOps
 	for _, text := range r.frameOffsets {
 		off, err := ParseOne("SELECT " + text)
 		if err != nil {

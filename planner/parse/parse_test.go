@@ -725,3 +725,19 @@ func TestUsingAliases(t *testing.T) {
 		t.Errorf("quoted USING alias: %v", err)
 	}
 }
+
+func TestHoistSetOps(t *testing.T) {
+	st, err := ParseOne("SELECT count(*) FROM (SELECT a FROM t INTERSECT SELECT b FROM u) ss WHERE x IN (SELECT 1 EXCEPT SELECT 2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sqlparser.String(st.AST), "select count(*) from (select * from kvsql_setop_0) as ss where x in (select * from kvsql_setop_1)"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if len(st.SetOps) != 2 || st.SetOps[0].Compound == nil || st.SetOps[0].Compound.Op != "INTERSECT" || st.SetOps[1].Compound.Op != "EXCEPT" {
+		t.Errorf("set operations: %+v", st.SetOps)
+	}
+	if _, err := ParseOne("SELECT * FROM kvsql_setop_0"); err == nil {
+		t.Error("a user-written marker name was accepted")
+	}
+}

@@ -75,6 +75,7 @@ type rewriter struct {
 	checks            []CheckDef
 	columnFKs         [][]token // FOREIGN KEY elements made of column REFERENCES
 	frameOffsets      []string  // window frame offsets hoisted out (Statement.FrameOffsets)
+	setOps            []*Statement // nested INTERSECT/EXCEPT queries hoisted out (Statement.SetOps)
 }
 
 // addType records tn and returns the marker tokens that stand for it.
