@@ -73,8 +73,8 @@ type rewriter struct {
 	identityByDefault []string
 	overriding        string
 	checks            []CheckDef
-	columnFKs         [][]token // FOREIGN KEY elements made of column REFERENCES
-	frameOffsets      []string  // window frame offsets hoisted out (Statement.FrameOffsets)
+	columnFKs         [][]token    // FOREIGN KEY elements made of column REFERENCES
+	frameOffsets      []string     // window frame offsets hoisted out (Statement.FrameOffsets)
 	setOps            []*Statement // nested INTERSECT/EXCEPT queries hoisted out (Statement.SetOps)
 }
 
