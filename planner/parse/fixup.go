@@ -73,6 +73,13 @@ func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
 					se.Exprs = nil
 				}
 			}
+			if se := n.SelectExprs; se != nil {
+				for i, e := range se.Exprs {
+					if ae, ok := e.(*sqlparser.AliasedExpr); ok && ae.As.IsEmpty() && isMarkerCol(ae.Expr, markerStar) {
+						se.Exprs[i] = &sqlparser.StarExpr{}
+					}
+				}
+			}
 		case *sqlparser.AliasedTableExpr:
 			if len(n.Hints) == 1 && len(n.Hints[0].Indexes) > 0 && n.Hints[0].Indexes[0].String() == markerAliasColumns {
 				n.Columns, n.Hints = n.Hints[0].Indexes[1:], nil

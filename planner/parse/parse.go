@@ -308,7 +308,7 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 		return nil, err
 	}
 	toks = subscriptAssignments(toks)
-	toks = valuesRows(defaultValues(emptySelects(toks)))
+	toks = valuesRows(defaultValues(emptySelects(laterStars(toks))))
 	toks = seriesInFrom(fromFuncs(toks))
 	toks = notOperands(toks)
 	toks, err = r.usingAliases(toks)

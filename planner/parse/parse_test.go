@@ -741,3 +741,13 @@ func TestHoistSetOps(t *testing.T) {
 		t.Error("a user-written marker name was accepted")
 	}
 }
+
+func TestLaterStars(t *testing.T) {
+	st, err := ParseOne("SELECT 1 AS t, *, 2 * 3 FROM x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sqlparser.String(st.AST), "select 1 as t, *, 2 * 3 from x"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -601,6 +601,26 @@ func defaultValues(toks []token) []token {
 	return toks
 }
 
+// markerStar stands for an unqualified * that is not the first select
+// item (SELECT 1 AS t, * FROM x), which vitess's grammar refuses; the
+// fix-up makes it a star again.
+const markerStar = "kvsql_star"
+
+// laterStars writes markerStar for an unqualified * that follows a comma
+// and ends a select item.
+func laterStars(toks []token) []token {
+	out := make([]token, 0, len(toks))
+	for i, t := range toks {
+		if t.isOp("*") && i > 0 && toks[i-1].isPunct(",") &&
+			(i+1 == len(toks) || toks[i+1].isPunct(",") || toks[i+1].isPunct(")") || toks[i+1].isPunct(";") || toks[i+1].kind == tkIdent && emptySelectEnds[toks[i+1].val]) {
+			out = append(out, raw(markerStar, t.pos))
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 // markerNoColumns stands, as the only select item, for an empty select
 // list (SELECT FROM t); the fix-up empties the list again.
 const markerNoColumns = "kvsql_no_columns"
