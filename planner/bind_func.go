@@ -30,6 +30,12 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		}
 		return b.aggregate(s, call, e.Exprs)
 	}
+	if typeFuncs[name] && len(e.Exprs) == 1 {
+		// float8(x), int4(x), ...: PostgreSQL's cast functions. (Where
+		// no cast exists, PostgreSQL has no such function: 42883 there,
+		// the cast's 42846 here.)
+		return b.cast(e.Exprs[0], &sqlparser.ConvertType{Type: name}, s)
+	}
 	if name == parse.MarkerAggFilter && len(e.Exprs) == 2 {
 		return b.filteredAggregate(e.Exprs[0], e.Exprs[1], s)
 	}
@@ -240,6 +246,10 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 	}
 	return collector.add(call), nil
 }
+
+// typeFuncs are the type names PostgreSQL also has as one-argument
+// functions converting to the type.
+var typeFuncs = map[string]bool{"int2": true, "int4": true, "int8": true, "float4": true, "float8": true}
 
 // filteredAggregate binds call FILTER (WHERE cond): call must be an
 // aggregate, which takes cond from b.aggFilter.

@@ -328,7 +328,7 @@ const markerFunc = "kvsql_fn_"
 // MySQL's arguments): they reach the binder as plain calls.
 var plainFuncs = map[string]bool{
 	"ltrim": true, "rtrim": true, "regexp_replace": true, "regexp_like": true,
-	"regexp_substr": true, "regexp_instr": true,
+	"regexp_substr": true, "regexp_instr": true, "float4": true, "float8": true, "int2": true, "int4": true, "int8": true,
 }
 
 // MarkerGroupingSets names the call that stands for GROUP BY's GROUPING
