@@ -56,6 +56,8 @@ func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
 		s = &arrayAggState{orderBy: call.OrderBy, ofArrays: call.Args[0].Type().IsArray()}
 	case "percentile_cont", "percentile_disc", "mode":
 		s = &orderedSetState{fn: call.Func, orderBy: call.OrderBy, width: len(call.Args)}
+	case "rank", "dense_rank", "percent_rank", "cume_dist":
+		s = &hypotheticalState{fn: call.Func, keys: sortKeys{keys: call.OrderBy, width: len(call.Args)}}
 	case "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
 		argTypes := make([]types.T, len(call.Args))
 		for i, a := range call.Args {
@@ -486,7 +488,6 @@ func (s *orderedSetState) result() (types.Datum, error) {
 	}
 	sk := sortKeys{keys: s.orderBy, width: s.width}
 	slices.SortStableFunc(s.items, sk.compare)
-	n := len(s.items)
 	if s.fn == "mode" {
 		// The most frequent value; among equally frequent ones the first
 		// in the sort order.
@@ -504,6 +505,26 @@ func (s *orderedSetState) result() (types.Datum, error) {
 		return s.items[best][0], nil
 	}
 	frac := s.items[0][1]
+	if frac.Kind != types.KindArray {
+		return s.percentile(frac)
+	}
+	fracs, err := types.ArrayElems(nil, frac)
+	if err != nil {
+		return types.Null, err
+	}
+	out := make([]types.Datum, len(fracs))
+	for i, f := range fracs {
+		if out[i], err = s.percentile(f); err != nil {
+			return types.Null, err
+		}
+	}
+	return types.NewArray(out), nil
+}
+
+// percentile is percentile_cont's or percentile_disc's value at the
+// fraction frac of the sorted items.
+func (s *orderedSetState) percentile(frac types.Datum) (types.Datum, error) {
+	n := len(s.items)
 	if frac.IsNull() {
 		return types.Null, nil
 	}
@@ -527,6 +548,59 @@ func (s *orderedSetState) result() (types.Datum, error) {
 		return types.NewFloat(a), nil
 	}
 	return types.NewFloat(a + (pos-float64(lo))*(b-a)), nil
+}
+
+// hypotheticalState computes a hypothetical-set aggregate, rank(v)
+// WITHIN GROUP (ORDER BY x): where the row v would sort among the x
+// (NULLs included, in the ORDER BY's NULLS place). Items are [x, v,
+// key]; the hypothetical row is [v, v, v].
+type hypotheticalState struct {
+	fn    string
+	keys  sortKeys
+	items [][]types.Datum
+}
+
+func (s *hypotheticalState) add(args []types.Datum) (int64, error) {
+	item := copyRow(args)
+	s.items = append(s.items, item)
+	return rowSize(item), nil
+}
+
+func (s *hypotheticalState) result() (types.Datum, error) {
+	n := len(s.items)
+	if n == 0 {
+		if s.fn == "percent_rank" {
+			return types.NewFloat(0), nil
+		}
+		if s.fn == "cume_dist" {
+			return types.NewFloat(1), nil
+		}
+		return types.NewInt(1), nil
+	}
+	v := s.items[0][1]
+	hypo := []types.Datum{v, v, v}
+	slices.SortStableFunc(s.items, s.keys.compare)
+	before, peers, distinct := 0, 0, 0
+	for i, it := range s.items {
+		switch c := s.keys.compare(it, hypo); {
+		case c < 0:
+			before++
+			if i == 0 || s.keys.compare(s.items[i-1], it) != 0 {
+				distinct++
+			}
+		case c == 0:
+			peers++
+		}
+	}
+	switch s.fn {
+	case "rank":
+		return types.NewInt(int64(before + 1)), nil
+	case "dense_rank":
+		return types.NewInt(int64(distinct + 1)), nil
+	case "percent_rank":
+		return types.NewFloat(float64(before) / float64(n)), nil
+	}
+	return types.NewFloat(float64(before+peers+1) / float64(n+1)), nil // cume_dist
 }
 
 // floatValue is a number as a float64.

@@ -229,7 +229,10 @@ type dmlBase struct {
 	table     *catalog.Table
 	input     Operator
 	returning []planner.Expr
-	t         ticker
+	// joined marks UPDATE and DELETE, whose input rows carry the FROM or
+	// USING items' columns after the table's: RETURNING reads them there.
+	joined bool
+	t      ticker
 
 	collect  bool
 	buf      *rowBuffer
@@ -237,6 +240,7 @@ type dmlBase struct {
 	affected int64
 	done     bool
 	out      []types.Datum
+	retRow   []types.Datum   // the written row and the joined columns RETURNING reads
 	key      []byte          // lockRow's and targetRow's scratch
 	seen     map[string]bool // target rows met (see targetRow)
 }
@@ -339,6 +343,10 @@ func (b *dmlBase) run(write func(row []types.Datum) ([]types.Datum, error)) ([]t
 		if len(b.returning) > 0 {
 			if b.out == nil {
 				b.out = make([]types.Datum, len(b.returning))
+			}
+			if nc := len(b.table.Columns); b.joined && len(row) > nc {
+				b.retRow = append(append(b.retRow[:0], written...), row[nc:]...)
+				written = b.retRow
 			}
 			if err := evalInto(b.env, b.returning, written, b.out); err != nil {
 				return nil, err

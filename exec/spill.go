@@ -295,5 +295,7 @@ func (it *bufferIter) next() ([]types.Datum, error) {
 
 // copyRow returns a copy of row's slice (Datums are immutable values).
 func copyRow(row []types.Datum) []types.Datum {
-	return append([]types.Datum(nil), row...)
+	// Never nil, which ends a stream: a row of no columns (SELECT FROM t)
+	// is an empty slice.
+	return append(make([]types.Datum, 0, len(row)), row...)
 }

@@ -55,12 +55,18 @@ func (b *binder) returning(list []sqlparser.SelectExpr, s *scope) ([]Expr, []Col
 	for _, se := range list {
 		switch se := se.(type) {
 		case *sqlparser.StarExpr:
+			q := se.TableName.Name.String()
+			found := false
 			for i, c := range s.cols {
-				if c.Hidden {
+				if c.Hidden || q != "" && c.Table != q {
 					continue
 				}
+				found = true
 				exprs = append(exprs, &ColRef{Index: i, T: c.T, Name: c.Name})
 				cols = append(cols, c)
+			}
+			if q != "" && !found {
+				return nil, nil, pgerror.Newf(pgerror.UndefinedTable, "missing FROM-clause entry for table %q", q)
 			}
 		case *sqlparser.AliasedExpr:
 			x, err := b.expr(se.Expr, s)
@@ -344,7 +350,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	if ret != nil {
-		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
+		// Over the new row and the FROM items' columns.
+		s.aggContext = "RETURNING"
+		if n.Returning, n.Cols, err = b.returning(ret, s); err != nil {
 			return nil, err
 		}
 	}
@@ -418,7 +426,9 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 		return nil, err
 	}
 	if ret != nil {
-		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
+		// Over the deleted row and the USING items' columns.
+		s.aggContext = "RETURNING"
+		if n.Returning, n.Cols, err = b.returning(ret, s); err != nil {
 			return nil, err
 		}
 	}

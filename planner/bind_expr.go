@@ -74,6 +74,9 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		}
 		return and, nil
 	case *sqlparser.IsExpr:
+		if x, ok, err := b.rowIsNull(e, s); ok { // rows.go
+			return x, err
+		}
 		x, err := b.expr(e.Left, s)
 		if err != nil {
 			return nil, err
@@ -435,6 +438,9 @@ var comparisonOps = map[sqlparser.ComparisonExprOperator]string{
 }
 
 func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error) {
+	if x, ok, err := b.rowComparison(e, s); ok { // rows.go
+		return x, err
+	}
 	switch e.Operator {
 	case sqlparser.InOp, sqlparser.NotInOp:
 		not := e.Operator == sqlparser.NotInOp

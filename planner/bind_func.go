@@ -31,6 +31,15 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 	if (name == parse.MarkerAny || name == parse.MarkerAll) && len(e.Exprs) == 1 {
 		return nil, b.anyAllMisused(e.Exprs[0], s) // array.go
 	}
+	if typeFuncs[name] && len(e.Exprs) == 1 {
+		// float8(x), int4(x), ...: PostgreSQL's cast functions. (Where
+		// no cast exists, PostgreSQL has no such function: 42883 there,
+		// the cast's 42846 here.)
+		return b.cast(e.Exprs[0], &sqlparser.ConvertType{Type: name}, s)
+	}
+	if name == parse.MarkerAggFilter && len(e.Exprs) == 2 {
+		return b.filteredAggregate(e.Exprs[0], e.Exprs[1], s)
+	}
 	if name == parse.MarkerArraySub && len(e.Exprs) == 1 {
 		if sq, ok := e.Exprs[0].(*sqlparser.Subquery); ok {
 			return b.subquery(SubArray, sq, nil, "", false, s)
@@ -245,6 +254,8 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 		}
 		return nil, pgerror.Newf(pgerror.GroupingError, "aggregate functions are not allowed in %s", ctx)
 	}
+	filter := b.aggFilter
+	b.aggFilter = nil // not for the aggregates of a subquery in the arguments
 	collector, win := s.agg, s.win
 	s.agg, s.win = nil, nil // no nested aggregates, no window functions inside
 	s.aggContext = "aggregate function calls"
@@ -274,6 +285,16 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 	if err := aggType(&call); err != nil {
 		return nil, err
 	}
+	if filter != nil {
+		s.aggContext = "FILTER"
+		cond, err := b.boolExpr(filter, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := filterCall(&call, cond); err != nil {
+			return nil, err
+		}
+	}
 	return collector.add(call), nil
 }
 
@@ -299,6 +320,90 @@ func aggAlias(name string) string {
 		return "var_samp"
 	}
 	return name
+}
+
+// typeFuncs are the type names PostgreSQL also has as one-argument
+// functions converting to the type.
+var typeFuncs = map[string]bool{"int2": true, "int4": true, "int8": true, "float4": true, "float8": true}
+
+// filteredAggregate binds call FILTER (WHERE cond): call must be an
+// aggregate, which takes cond from b.aggFilter.
+func (b *binder) filteredAggregate(call, cond sqlparser.Expr, s *scope) (Expr, error) {
+	b.aggFilter = cond
+	x, err := b.expr(call, s)
+	if err != nil {
+		b.aggFilter = nil
+		return nil, err
+	}
+	if b.aggFilter != nil {
+		b.aggFilter = nil
+		return nil, pgerror.Newf(pgerror.WrongObjectType, "FILTER specified, but %s is not an aggregate function", columnName(call))
+	}
+	return x, nil
+}
+
+// nonStrictAggs are the aggregates that collect NULL inputs, which
+// filterCall cannot stand for FILTER.
+var nonStrictAggs = map[string]bool{"array_agg": true, "json_agg": true, "jsonb_agg": true,
+	"json_object_agg": true, "jsonb_object_agg": true, "percentile_cont": true, "percentile_disc": true, "mode": true}
+
+// filterCall applies FILTER (WHERE cond) to an aggregate that skips rows
+// with a NULL input: each input becomes CASE WHEN cond THEN input END, so
+// the rows cond does not accept are skipped (count(*) counts cond's TRUE
+// rows). The aggregates that keep NULLs are 0A000.
+func filterCall(call *AggCall, cond Expr) error {
+	if nonStrictAggs[call.Func] {
+		return pgerror.Newf(pgerror.FeatureNotSupported, "FILTER on %s is not supported", call.Func)
+	}
+	guard := func(x Expr) Expr {
+		return &Case{Whens: []When{{Cond: cond, Val: x}}, T: x.Type()}
+	}
+	if call.Func == "count_star" {
+		call.Func = "count"
+		call.Args = []Expr{&Const{Value: types.NewBool(true), T: tBool}}
+	}
+	for i, a := range call.Args {
+		call.Args[i] = guard(a)
+	}
+	for i, k := range call.OrderBy {
+		call.OrderBy[i].Expr = guard(k.Expr)
+	}
+	return nil
+}
+
+// hypotheticalType types a hypothetical-set aggregate, rank(v) WITHIN
+// GROUP (ORDER BY x) with Args [x, v]: v takes x's type (text when both
+// are unknown); rank and dense_rank are bigint, the others float8.
+func hypotheticalType(call *AggCall) error {
+	if len(call.Args) != 2 || len(call.OrderBy) != 1 {
+		return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, typeList(call.Args))
+	}
+	x, v := call.Args[0], call.Args[1]
+	t := x.Type()
+	if t.Family == types.Unknown {
+		t = v.Type()
+	}
+	if t.Family == types.Unknown {
+		t = tText
+	}
+	var err error
+	if call.Args[0], err = coerce(x, t); err != nil {
+		return err
+	}
+	if call.OrderBy[0].Expr, err = coerce(call.OrderBy[0].Expr, t); err != nil {
+		return err
+	}
+	if v.Type().Family != types.Unknown && !comparableTypes(v.Type(), t) {
+		return pgerror.Newf(pgerror.DatatypeMismatch, "WITHIN GROUP types %s and %s cannot be matched", t, v.Type())
+	}
+	if call.Args[1], err = coerce(v, t); err != nil {
+		return err
+	}
+	call.T = tFloat8
+	if call.Func == "rank" || call.Func == "dense_rank" {
+		call.T = tInt8
+	}
+	return nil
 }
 
 func oneArg(call AggCall) error {
@@ -463,14 +568,21 @@ func aggType(call *AggCall) error {
 		}
 		x := call.Args[0]
 		direct := ""
+		fractions := false // an array of fractions: an array of percentiles
 		if want == 2 {
 			direct = call.Args[1].Type().String() + ", "
 			if call.Args[1].Type().Family == types.Unknown {
 				direct = "unknown, "
 			}
-			if call.Args[1], err = coerce(call.Args[1], tFloat8); err != nil {
-				return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, call.Args[1].Type())
+			ft := tFloat8
+			if fractions = call.Args[1].Type().IsArray(); fractions {
+				ft = types.ArrayOf(tFloat8)
 			}
+			fraction, err := coerce(call.Args[1], ft)
+			if err != nil {
+				return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s%s) does not exist", call.Func, direct, x.Type())
+			}
+			call.Args[1] = fraction
 		}
 		switch {
 		case call.Func == "percentile_cont":
@@ -492,6 +604,11 @@ func aggType(call *AggCall) error {
 		default:
 			call.T = x.Type()
 		}
+		if fractions {
+			call.T = types.ArrayOf(call.T)
+		}
+	case "rank", "dense_rank", "percent_rank", "cume_dist":
+		return hypotheticalType(call)
 	case "array_agg":
 		if err := oneArg(*call); err != nil {
 			return err

@@ -30,6 +30,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 	}
 	switch st := st.(type) {
 	case *sqlparser.Select:
+		if branch && st.Lock != sqlparser.NoLock {
+			return nil, setOpLockError(st.Lock)
+		}
 		if call, name, ord, ok := routineFromCall(st); ok {
 			return b.routineTable(call, name, ord, s) // routine.go
 		}
@@ -66,6 +69,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 		b.keepUnknown = branch
 		return b.selectNode(st, s)
 	case *sqlparser.Union:
+		if st.Lock != sqlparser.NoLock {
+			return nil, setOpLockError(st.Lock)
+		}
 		b.setOpBranch = true
 		left, err := b.selectStatement(st.Left, &scope{parent: s.parent, owner: s})
 		if err != nil {
@@ -82,7 +88,11 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 		}
 		return b.orderLimitOutput(n, st.OrderBy, st.Limit, s)
 	case *sqlparser.ValuesStatement:
-		return b.values(st.Rows, s)
+		n, err := b.values(st.Rows, s)
+		if err != nil {
+			return nil, err
+		}
+		return b.orderLimitOutput(n, st.Order, st.Limit, s)
 	}
 	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "unsupported query: %s", sqlparser.String(st))
 }
@@ -307,6 +317,12 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				for i, c := range s.cols {
 					if !c.Hidden && c.Table == q {
 						col(i)
+					}
+				}
+				for _, u := range s.using {
+					if u.alias == q { // USING (a) AS q: q.* is the merged columns
+						found = true
+						items = append(items, selectItem{expr: u.expr, name: u.name, col: Column{Name: u.name, T: u.expr.Type()}})
 					}
 				}
 			case s.star != nil:
@@ -800,7 +816,7 @@ func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string,
 	if len(sel.SelectExprs.Exprs) == 2 {
 		o, ok := sel.SelectExprs.Exprs[1].(*sqlparser.AliasedExpr)
 		if !ok {
-			return nil, "", false, false
+			return nil, "", false, false // a star such as x.* in "SELECT f(..), x.*"
 		}
 		if c, isCol := o.Expr.(*sqlparser.ColName); !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
 			return nil, "", false, false
@@ -860,6 +876,12 @@ func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node
 		args[i] = x
 	}
 	return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: column, T: t}}}, nil
+}
+
+// setOpLockError is PostgreSQL's error for FOR UPDATE / FOR SHARE on a
+// set operation or one of its operands.
+func setOpLockError(l sqlparser.Lock) error {
+	return pgerror.Newf(pgerror.FeatureNotSupported, "%s is not allowed with UNION/INTERSECT/EXCEPT", strings.ToUpper(rowLock(l).String()))
 }
 
 // lockableTable checks that a SELECT ... FOR UPDATE / FOR SHARE reads

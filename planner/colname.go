@@ -39,7 +39,7 @@ func columnName(e sqlparser.Expr) string {
 			return "array"
 		case parse.MarkerJSONObject:
 			return "json_object"
-		case parse.MarkerSubscript, parse.MarkerSlice:
+		case parse.MarkerSubscript, parse.MarkerSlice, parse.MarkerAggFilter:
 			if len(e.Exprs) > 0 {
 				return columnName(e.Exprs[0]) // tags[1] is named tags
 			}

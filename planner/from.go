@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -36,6 +39,9 @@ type relation struct {
 type usingCol struct {
 	name string
 	expr Expr
+	// alias is the join's USING alias (USING (a) AS x): x.a names the
+	// merged column too.
+	alias string
 }
 
 // starItem is one column of an unqualified *: a FROM column, or a merged
@@ -79,7 +85,7 @@ func (f *fromResult) add(r *relation) {
 func (f *fromResult) appendShifted(star []starItem, using []*usingCol, offset int) {
 	moved := map[*usingCol]*usingCol{}
 	for _, u := range using {
-		m := &usingCol{name: u.name, expr: shiftCols(u.expr, offset)}
+		m := &usingCol{name: u.name, expr: shiftCols(u.expr, offset), alias: u.alias}
 		moved[u] = m
 		f.using = append(f.using, m)
 	}
@@ -145,8 +151,8 @@ func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error
 		return nil
 	case *sqlparser.JoinTableExpr:
 		switch it.Join {
-		case sqlparser.NormalJoinType, sqlparser.StraightJoinType:
-			js := joinSides{col: len(f.cols), star: len(f.star), using: len(f.using)}
+		case sqlparser.NormalJoinType, sqlparser.StraightJoinType, sqlparser.NaturalJoinType:
+			js := joinSides{col: len(f.cols), star: len(f.star), using: len(f.using), natural: it.Join == sqlparser.NaturalJoinType}
 			if err := b.fromItem(it.LeftExpr, s, f); err != nil {
 				return err
 			}
@@ -155,7 +161,8 @@ func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error
 				return err
 			}
 			return b.joinCondition(it.Condition, f, js, s, &f.conds)
-		case sqlparser.LeftJoinType, sqlparser.RightJoinType, parse.FullJoin:
+		case sqlparser.LeftJoinType, sqlparser.RightJoinType, parse.FullJoin,
+			sqlparser.NaturalLeftJoinType, sqlparser.NaturalRightJoinType, parse.NaturalFullJoin:
 			var r *relation
 			var err error
 			if len(f.cols) > 0 && holdsLateral(it) {
@@ -170,7 +177,7 @@ func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error
 			f.add(r)
 			return nil
 		}
-		return pgerror.New(pgerror.FeatureNotSupported, "NATURAL joins are not supported")
+		return pgerror.New(pgerror.FeatureNotSupported, "this join type is not supported")
 	}
 	return pgerror.New(pgerror.FeatureNotSupported, "unsupported FROM item")
 }
@@ -178,17 +185,21 @@ func (b *binder) fromItem(it sqlparser.TableExpr, s *scope, f *fromResult) error
 // joinSides says where a join's sides lie in a fromResult: the left
 // side's columns, star items and USING columns start at col, star and
 // using, the right side's at colMid, starMid and usingMid, and run to the
-// end. full and rightFirst describe the join (rightFirst: a RIGHT JOIN,
-// bound with its sides swapped, whose right side was written first).
+// end. full, rightFirst and natural describe the join (rightFirst: a
+// RIGHT JOIN, bound with its sides swapped, whose right side was written
+// first; natural: a NATURAL join, USING the names both sides have).
 type joinSides struct {
 	col, star, using          int
 	colMid, starMid, usingMid int
-	full, rightFirst          bool
+	full, rightFirst, natural bool
 }
 
 // joinCondition binds ON or USING for a join whose sides lie in f as js
 // says.
 func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, js joinSides, s *scope, into *[]Expr) error {
+	if js.natural {
+		return b.usingJoin(commonNames(f, js), "", f, js, into)
+	}
 	if c == nil {
 		return nil
 	}
@@ -203,13 +214,56 @@ func (b *binder) joinCondition(c *sqlparser.JoinCondition, f *fromResult, js joi
 	if len(c.Using) == 0 {
 		return nil
 	}
-	return b.usingJoin(c.Using, f, js, into)
+	names, alias := c.Using, ""
+	if a, ok := strings.CutPrefix(names[0].String(), parse.MarkerUsingAlias); ok {
+		names, alias = names[1:], a
+		for _, r := range f.rels {
+			if r.alias == alias {
+				return pgerror.Newf(pgerror.DuplicateObject, "table name %q specified more than once", alias)
+			}
+		}
+	}
+	return b.usingJoin(names, alias, f, js, into)
+}
+
+// commonNames lists, for a NATURAL join, the visible column names of its
+// written left side that its right side also has, in the left side's
+// order (PostgreSQL's). A name twice on one side is usingJoin's error.
+func commonNames(f *fromResult, js joinSides) sqlparser.Columns {
+	names := func(items []starItem) []string {
+		var out []string
+		for _, it := range items {
+			if it.u != nil {
+				out = append(out, it.u.name)
+			} else {
+				out = append(out, f.cols[it.col].Name)
+			}
+		}
+		return out
+	}
+	left, right := names(f.star[js.star:js.starMid]), names(f.star[js.starMid:])
+	if js.rightFirst {
+		left, right = right, left
+	}
+	inRight := map[string]bool{}
+	for _, n := range right {
+		inRight[n] = true
+	}
+	var common sqlparser.Columns
+	seen := map[string]bool{}
+	for _, n := range left {
+		if inRight[n] && !seen[n] {
+			seen[n] = true
+			common = append(common, sqlparser.NewIdentifierCI(n))
+		}
+	}
+	return common
 }
 
 // usingJoin binds USING (names): each name's column on the left equals
 // the one on the right, and both give way, for unqualified names and *,
 // to one merged column, which * lists first.
-func (b *binder) usingJoin(names sqlparser.Columns, f *fromResult, js joinSides, into *[]Expr) error {
+func (b *binder) usingJoin(names sqlparser.Columns, alias string, f *fromResult, js joinSides, into *[]Expr) error {
 	dropped := map[*usingCol]bool{}
 	// side finds name among a side's visible columns and merged ones.
 	side := func(name string, cols [2]int, using [2]int, which string) (Expr, error) {
@@ -272,7 +326,7 @@ func (b *binder) usingJoin(names sqlparser.Columns, f *fromResult, js joinSides,
 			}
 			m = &Func{Name: "coalesce", Args: []Expr{l, r}, T: t}
 		}
-		merged = append(merged, &usingCol{name: name, expr: m})
+		merged = append(merged, &usingCol{name: name, expr: m, alias: alias})
 	}
 	// * lists the merged columns, then the left side's and the right
 	// side's others, in written order.
@@ -321,7 +375,9 @@ type outerSpec struct {
 // outerJoin binds a LEFT, RIGHT or FULL JOIN as one relation.
 func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, error) {
 	leftExpr, rightExpr := it.LeftExpr, it.RightExpr
-	right, full := it.Join == sqlparser.RightJoinType, it.Join == parse.FullJoin
+	right := it.Join == sqlparser.RightJoinType || it.Join == sqlparser.NaturalRightJoinType
+	full := it.Join == parse.FullJoin || it.Join == parse.NaturalFullJoin
+	natural := it.Join == sqlparser.NaturalLeftJoinType || it.Join == sqlparser.NaturalRightJoinType || it.Join == parse.NaturalFullJoin
 	if right {
 		leftExpr, rightExpr = rightExpr, leftExpr
 	}
@@ -351,13 +407,13 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 	both := &fromResult{}
 	both.cols = append(append([]Column{}, lf.cols...), rf.cols...)
 	both.appendShifted(lf.star, lf.using, 0)
-	js := joinSides{colMid: len(lf.cols), starMid: len(both.star), usingMid: len(both.using), full: full, rightFirst: right}
+	js := joinSides{colMid: len(lf.cols), starMid: len(both.star), usingMid: len(both.using), full: full, rightFirst: right, natural: natural}
 	both.appendShifted(rf.star, rf.using, len(lf.cols))
 	var on []Expr
 	if err := b.joinCondition(it.Condition, both, js, s, &on); err != nil {
 		return nil, err
 	}
-	if right && (it.Condition == nil || len(it.Condition.Using) == 0) {
+	if right && !natural && (it.Condition == nil || len(it.Condition.Using) == 0) {
 		// * lists the written left side (rf) first; a USING join has
 		// ordered its columns already.
 		both.star = append(append([]starItem{}, both.star[js.starMid:]...), both.star[:js.starMid]...)
@@ -378,7 +434,7 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 		moved := map[*usingCol]*usingCol{}
 		r.using = nil
 		for _, u := range both.using {
-			moved[u] = &usingCol{name: u.name, expr: remap(u.expr, pos)}
+			moved[u] = &usingCol{name: u.name, expr: remap(u.expr, pos), alias: u.alias}
 			r.using = append(r.using, moved[u])
 		}
 		r.star = nil
@@ -663,6 +719,13 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 		if alias == "" {
 			alias = name
 		}
+		if i, ok := setOpIndex(name, b.setOps); ok && e.Qualifier.IsEmpty() {
+			n, err := b.compound(b.setOps[i].Compound, &scope{parent: s.parent, owner: s})
+			if err != nil {
+				return nil, err
+			}
+			return derived(n, alias, it.Columns)
+		}
 		if e.Qualifier.IsEmpty() {
 			if r, err := b.cteRelation(name, alias, it.Columns, s); r != nil || err != nil {
 				return r, err
@@ -729,13 +792,24 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported table expression")
 }
 
+// setOpIndex reads the i of a hoisted set operation's name
+// parse.MarkerSetOp+i.
+func setOpIndex(name string, setOps []*parse.Statement) (int, bool) {
+	digits, ok := strings.CutPrefix(name, parse.MarkerSetOp)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(digits)
+	return i, err == nil && i >= 0 && i < len(setOps) && setOps[i].Compound != nil
+}
+
 // view plans a view's stored query.
 func (b *binder) view(v *catalog.View) (Node, error) {
 	st, err := parse.ParseOne(v.SQL)
 	if err != nil {
 		return nil, pgerror.Newf(pgerror.DataCorrupted, "view %q: %v", v.Name, err)
 	}
-	vb := &binder{p: b.p, frames: st.Frames}
+	vb := &binder{p: b.p, frames: st.Frames, setOps: st.SetOps}
 	var n Node
 	if st.Compound != nil {
 		n, err = vb.compound(st.Compound, &scope{})
@@ -835,12 +909,20 @@ func derived(n Node, alias string, names sqlparser.Columns) (*relation, error) {
 	return renameColumns(r, names)
 }
 
+// renameColumns gives r's first visible columns the names of an alias's
+// column list.
 func renameColumns(r *relation, names sqlparser.Columns) (*relation, error) {
-	if len(names) > len(r.cols) {
-		return nil, pgerror.Newf(pgerror.InvalidColumnReference, "table %q has %d columns available but %d columns specified", r.alias, len(r.cols), len(names))
+	var visible []int
+	for i, c := range r.cols {
+		if !c.Hidden {
+			visible = append(visible, i)
+		}
+	}
+	if len(names) > len(visible) {
+		return nil, pgerror.Newf(pgerror.InvalidColumnReference, "table %q has %d columns available but %d columns specified", r.alias, len(visible), len(names))
 	}
 	for i, n := range names {
-		r.cols[i].Name = n.String()
+		r.cols[visible[i]].Name = n.String()
 	}
 	return r, nil
 }

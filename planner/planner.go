@@ -88,6 +88,12 @@ type binder struct {
 	// inlining holds the SQL functions whose bodies are being inlined
 	// (inline.go), outermost first: a recursive call is not inlined.
 	inlining []uint64
+	// aggFilter is the FILTER (WHERE ...) condition of the aggregate call
+	// being bound (parse.MarkerAggFilter); aggregateOrdered takes it.
+	aggFilter sqlparser.Expr
+	// setOps are the statement's hoisted INTERSECT/EXCEPT queries
+	// (parse.Statement.SetOps), named in FROM as parse.MarkerSetOp+i.
+	setOps []*parse.Statement
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
@@ -95,6 +101,7 @@ func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
 func (b *binder) statement(st *parse.Statement) (Node, error) {
 	b.frames = st.Frames
 	b.currentOf = st.CurrentOf
+	b.setOps = st.SetOps
 	if st.Compound != nil {
 		return b.compound(st.Compound, &scope{})
 	}

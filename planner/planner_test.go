@@ -183,3 +183,20 @@ func TestJoinOrder(t *testing.T) {
 		t.Errorf("the filtered table should be read by its key:\n%s", got)
 	}
 }
+
+// TestNoPanicRegressions plans statements that once panicked the binder.
+func TestNoPanicRegressions(t *testing.T) {
+	cat := testCatalog(t)
+	for _, c := range []struct{ sql, code string }{
+		// A fraction that is no float8.
+		{"SELECT percentile_cont('{a}'::text[]) WITHIN GROUP (ORDER BY b) FROM t", "42883"},
+		{"SELECT percentile_disc(true) WITHIN GROUP (ORDER BY c) FROM t", "42883"},
+		// A star after a column: no table function call.
+		{"SELECT b, x.* FROM t, LATERAL (SELECT * FROM u WHERE u.x = t.a) x", ""},
+	} {
+		_, err := plan(t, cat, c.sql)
+		if got := string(pgerror.CodeOf(err)); err != nil && got != c.code || err == nil && c.code != "" {
+			t.Errorf("%s: got %v, want SQLSTATE %q", c.sql, err, c.code)
+		}
+	}
+}

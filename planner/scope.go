@@ -61,11 +61,9 @@ func (s *scope) resolve(qualifier, name string) (Expr, error) {
 	for sc := s; sc != nil; sc = sc.parent {
 		var found Expr
 		n := 0
-		if qualifier == "" {
-			for _, u := range sc.using {
-				if u.name == name {
-					found, n = u.expr, n+1
-				}
+		for _, u := range sc.using {
+			if u.name == name && (qualifier == "" || u.alias == qualifier) {
+				found, n = u.expr, n+1
 			}
 		}
 		for i, c := range sc.cols {
@@ -111,6 +109,11 @@ func (s *scope) hasTable(name string) bool {
 	for sc := s; sc != nil; sc = sc.parent {
 		for _, c := range sc.cols {
 			if c.Table == name {
+				return true
+			}
+		}
+		for _, u := range sc.using {
+			if u.alias == name {
 				return true
 			}
 		}

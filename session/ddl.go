@@ -70,6 +70,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ALTER TABLE", s.addIdentity(t, p.AddIdentity)
 	case p.MatView != nil:
 		return s.matView(ctx, t, p.MatView)
+	case p.CreateAs != nil:
+		return s.createAs(ctx, t, p.CreateAs)
 	case p.AlterColumn != nil && p.AlterColumn.Type != "":
 		return "ALTER TABLE", s.alterType(ctx, t, p.AlterColumn)
 	case p.AlterColumn != nil:
@@ -441,19 +443,34 @@ func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.Creat
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
 		if _, err := t.cat.Table(s.database, name); err == nil {
+			s.notice(pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists, skipping", name))
 			return "CREATE TABLE AS", nil
 		}
 	}
 	if ct.TableSpec != nil && len(ct.TableSpec.Columns) > 0 {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE name (columns) AS is not supported")
 	}
-	return s.createFromQuery(ctx, t, name, &parse.Statement{AST: ct.Select, Frames: frames}, "", true)
+	return s.createFromQuery(ctx, t, name, nil, &parse.Statement{AST: ct.Select, Frames: frames}, "", true)
 }
 
-// createFromQuery creates table name with the query's output columns and,
-// when fill, its rows. matView, when set, makes it a materialized view
-// remembering that query text.
-func (s *Session) createFromQuery(ctx context.Context, t *txn, name string, query *parse.Statement, matView string, fill bool) (string, error) {
+// createAs runs CREATE TABLE ... AS with a column-name list or WITH [NO]
+// DATA, and SELECT ... INTO.
+func (s *Session) createAs(ctx context.Context, t *txn, ca *parse.CreateAsStmt) (string, error) {
+	if _, err := t.cat.Table(s.database, ca.Name); err == nil && ca.IfNotExists {
+		s.notice(pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists, skipping", ca.Name))
+		return "CREATE TABLE AS", nil
+	}
+	tag, err := s.createFromQuery(ctx, t, ca.Name, ca.Columns, ca.Query, "", !ca.NoData)
+	if err != nil || !ca.NoData {
+		return tag, err
+	}
+	return "CREATE TABLE AS", nil
+}
+
+// createFromQuery creates table name with the query's output columns,
+// the first ones named by names, and, when fill, its rows. matView, when
+// set, makes it a materialized view remembering that query text.
+func (s *Session) createFromQuery(ctx context.Context, t *txn, name string, names []string, query *parse.Statement, matView string, fill bool) (string, error) {
 	plan, _, err := s.planner(t.cat).Plan(query, nil)
 	if err != nil {
 		return "", err
@@ -464,6 +481,9 @@ func (s *Session) createFromQuery(ctx context.Context, t *txn, name string, quer
 		if c.Hidden {
 			continue
 		}
+		if i := len(def.Columns); i < len(names) {
+			c.Name = names[i]
+		}
 		if seen[c.Name] {
 			return "", pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", c.Name)
 		}
@@ -473,6 +493,9 @@ func (s *Session) createFromQuery(ctx context.Context, t *txn, name string, quer
 			typ = types.T{Family: types.Text}
 		}
 		def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: typ})
+	}
+	if len(names) > len(def.Columns) {
+		return "", pgerror.New(pgerror.SyntaxError, "too many column names were specified")
 	}
 	next, err := t.cat.CreateTable(t.kv, s.database, def)
 	if err != nil {

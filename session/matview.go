@@ -23,7 +23,7 @@ func (s *Session) matView(ctx context.Context, t *txn, m *parse.MatViewStmt) (st
 		if err != nil {
 			return "", err
 		}
-		tag, err := s.createFromQuery(ctx, t, name, &q, m.Query, !m.NoData)
+		tag, err := s.createFromQuery(ctx, t, name, nil, &q, m.Query, !m.NoData)
 		if err != nil {
 			return "", err
 		}

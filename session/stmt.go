@@ -85,7 +85,7 @@ func (st *stmt) kind() kind {
 		return kindPrepared
 	case p.Discard != "":
 		return kindDiscard
-	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil,
+	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil, p.CreateAs != nil,
 		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil, p.Routine != nil:
 		return kindDDL
 	}
@@ -125,6 +125,9 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	}
 	if st.kind() == kindPlan {
 		cols := wireColumns(plan.Columns())
+		if cols == nil && !isDML(st.p) {
+			cols = []backend.Column{} // SELECT FROM t: rows, of no columns
+		}
 		if st.described != nil && !sameColumns(st.described, cols) {
 			st.plan, st.planErr = nil, pgerror.New(pgerror.FeatureNotSupported, "cached plan must not change result type")
 			return st.planErr

@@ -84,6 +84,14 @@ func (r *rewriter) clauses(toks []token) ([]token, error) {
 			}
 			out = append(out, lim...)
 			i = next - 1
+		case t.is("as") && i+2 < len(toks) && toks[i+1].is("not") && toks[i+2].is("materialized") && i+3 < len(toks) && toks[i+3].isPunct("("):
+			// A WITH query AS NOT MATERIALIZED: kvsql binds every
+			// reference to a WITH query again, which is what NOT
+			// MATERIALIZED asks for.
+			out = append(out, t)
+			i += 2
+		case t.is("as") && i+2 < len(toks) && toks[i+1].is("materialized") && toks[i+2].isPunct("("):
+			return nil, unsupported(r.sql, toks[i+1].pos, "WITH ... AS MATERIALIZED is not supported")
 		default:
 			out = append(out, t)
 		}

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"strconv"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -21,6 +22,10 @@ var (
 // EXCEPT, which associate to the left). Queries without them go to vitess
 // whole.
 func (r *rewriter) query(toks []token) (Statement, error) {
+	toks, err := r.hoistSetOps(toks)
+	if err != nil {
+		return Statement{}, err
+	}
 	if !hasSetOp(toks) {
 		ast, err := r.vitessParse(toks)
 		return Statement{AST: ast, NumParams: r.numParams()}, err
@@ -229,4 +234,53 @@ func (p *setParser) operand() (Statement, error) {
 	}
 	from, to := leaf[0].pos, leaf[len(leaf)-1].end
 	return Statement{AST: ast, SQL: p.r.sql[from:to], from: from, to: to}, nil
+}
+
+// MarkerSetOp, followed by a number i, names Statement.SetOps[i] as a
+// table: hoistSetOps writes (SELECT * FROM kvsql_setop_i) for a
+// parenthesised query with INTERSECT or EXCEPT inside a statement, which
+// vitess cannot read there.
+const MarkerSetOp = "kvsql_setop_"
+
+// setOpContext are the words after which a parenthesised query is a
+// subquery, a derived table or a parenthesised operand inside another
+// (the statement's own operands at its top level are query's).
+var setOpContext = map[string]bool{"from": true, "join": true, "lateral": true, "in": true,
+	"exists": true, "any": true, "some": true, "as": true, "array": true, "select": true}
+
+// hoistSetOps parses each parenthesised query with INTERSECT or EXCEPT in
+// a subquery position into r.setOps and leaves (SELECT * FROM
+// kvsql_setop_i) in its place.
+func (r *rewriter) hoistSetOps(toks []token) ([]token, error) {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		out = append(out, t)
+		if !t.isPunct("(") || i == 0 {
+			continue
+		}
+		prev := toks[i-1]
+		if !(prev.kind == tkIdent && setOpContext[prev.val] || prev.isPunct(",") || prev.isPunct("(") || prev.kind == tkOp) {
+			continue
+		}
+		end := matchForward(toks, i)
+		if end < 0 || end == i+1 || !startsQuery(toks[i+1]) || !hasSetOp(toks[i+1:end]) || !topLevelSetOp(toks[i+1:end]) {
+			continue
+		}
+		st, err := r.query(toks[i+1 : end])
+		if err != nil {
+			return nil, err
+		}
+		pos := toks[i+1].pos
+		out = append(out, raw("select * from "+MarkerSetOp+strconv.Itoa(len(r.setOps)), pos), toks[end])
+		r.setOps = append(r.setOps, &st)
+		i = end
+	}
+	return out, nil
+}
+
+// topLevelSetOp reports whether INTERSECT or EXCEPT occurs in toks
+// outside parentheses (a nested one is hoisted on its own).
+func topLevelSetOp(toks []token) bool {
+	return topLevel(toks, func(t token) bool { return t.is("intersect") || t.is("except") }) >= 0
 }

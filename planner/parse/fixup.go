@@ -12,6 +12,19 @@ import (
 // condition, and the fix-up removes the marker and sets this join type.
 const FullJoin sqlparser.JoinType = 100
 
+// NaturalFullJoin is the JoinTableExpr.Join of a NATURAL FULL JOIN. The
+// other NATURAL joins keep vitess's join types.
+const NaturalFullJoin sqlparser.JoinType = 101
+
+// naturalTypes are the natural join types of the join types a NATURAL
+// join is written as (see naturalJoins).
+var naturalTypes = map[sqlparser.JoinType]sqlparser.JoinType{
+	sqlparser.NormalJoinType: sqlparser.NaturalJoinType,
+	sqlparser.LeftJoinType:   sqlparser.NaturalLeftJoinType,
+	sqlparser.RightJoinType:  sqlparser.NaturalRightJoinType,
+	FullJoin:                 NaturalFullJoin,
+}
+
 // fixup undoes the markers the rewriter wrote, turning the vitess tree
 // into the contract documented in doc.go.
 func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
@@ -57,9 +70,29 @@ func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
 			if name := n.Name.String(); strings.HasPrefix(name, markerFunc) {
 				n.Name = sqlparser.NewIdentifierCI(strings.TrimPrefix(name, markerFunc))
 			}
+		case *sqlparser.Select:
+			if se := n.SelectExprs; se != nil && len(se.Exprs) == 1 {
+				if ae, ok := se.Exprs[0].(*sqlparser.AliasedExpr); ok && isMarkerCol(ae.Expr, markerNoColumns) {
+					se.Exprs = nil
+				}
+			}
+			if se := n.SelectExprs; se != nil {
+				for i, e := range se.Exprs {
+					if ae, ok := e.(*sqlparser.AliasedExpr); ok && ae.As.IsEmpty() && isMarkerCol(ae.Expr, markerStar) {
+						se.Exprs[i] = &sqlparser.StarExpr{}
+					}
+				}
+			}
+		case *sqlparser.AliasedTableExpr:
+			if len(n.Hints) == 1 && len(n.Hints[0].Indexes) > 0 && n.Hints[0].Indexes[0].String() == markerAliasColumns {
+				n.Columns, n.Hints = n.Hints[0].Indexes[1:], nil
+			}
 		case *sqlparser.JoinTableExpr:
 			if n.Join == sqlparser.LeftJoinType && n.Condition != nil && stripFullJoinMarker(n.Condition) {
 				n.Join = FullJoin
+			}
+			if c := n.Condition; c != nil && c.On == nil && len(c.Using) == 1 && c.Using[0].String() == markerNatural {
+				n.Join, n.Condition = naturalTypes[n.Join], nil
 			}
 		case *sqlparser.Limit:
 			if isMarkerCol(n.Rowcount, markerNoLimit) {

@@ -79,6 +79,9 @@ type Statement struct {
 	// the AST holds `ROWS FrameMarkerBase+i PRECEDING` in the i-th one's
 	// place (window.go).
 	Frames []WindowFrame
+	// SetOps are the parenthesised queries with INTERSECT or EXCEPT
+	// inside the statement, which the AST names as tables MarkerSetOp+i.
+	SetOps []*Statement
 	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
 	// without it), or nil.
 	OnConflict *OnConflictClause
@@ -116,6 +119,7 @@ type Statement struct {
 	AlterColumn *AlterColumnStmt
 	Comment     *CommentStmt
 	MatView     *MatViewStmt
+	CreateAs    *CreateAsStmt
 	Lock        *LockStmt
 	Owner       *OwnerStmt
 	AddIdentity *AddIdentityStmt
@@ -314,6 +318,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	st.IdentityByDefault = r.identityByDefault
+	st.SetOps = r.setOps
 	if st.Frames, err = r.parseFrames(); err != nil { // window.go
 		return Statement{}, err
 	}
@@ -345,10 +350,14 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 		return nil, err
 	}
 	toks = subscriptAssignments(toks)
-	toks = valuesRows(toks)
+	toks = valuesRows(defaultValues(emptySelects(laterStars(toks))))
 	toks = seriesInFrom(fromFuncs(toks))
 	toks = notOperands(toks)
-	toks = fullJoins(toks)
+	toks, err = r.usingAliases(toks)
+	if err != nil {
+		return nil, err
+	}
+	toks = fullJoins(naturalJoins(aliasColumns(joinAliases(toks))))
 	toks = groupingSets(toks)
 	toks, err = r.exprs(toks)
 	if err != nil {

@@ -586,3 +586,173 @@ func TestLargeLiteralCopies(t *testing.T) {
 		t.Errorf("parsing a %d-byte literal allocated %d bytes, want at most %d", n, got, 2*n)
 	}
 }
+
+func TestNaturalJoinsAndAliasColumns(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT * FROM a NATURAL JOIN b", "select * from a natural join b"},
+		{"SELECT * FROM a NATURAL LEFT OUTER JOIN b x WHERE true", "select * from a natural left join b as x where true"},
+		{"SELECT * FROM (a NATURAL RIGHT JOIN b) NATURAL JOIN c, d", "select * from (a natural right join b) natural join c, d"},
+		{"SELECT * FROM a NATURAL JOIN b JOIN c ON true", "select * from a natural join b join c on true"},
+		{"SELECT * FROM a t (x, \"Y\") JOIN public.b AS u (z) ON x = z", "select * from a as t(x, Y) join public.b as u(z) on x = z"},
+		{"SELECT * FROM (a x (p) CROSS JOIN b) WHERE p IN (SELECT q FROM c y (q))", "select * from (a as x(p) join b) where p in (select q from c as y(q))"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+	st, err := ParseOne("SELECT * FROM a NATURAL FULL JOIN b JOIN c USING (x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer := st.AST.(*sqlparser.Select).From[0].(*sqlparser.JoinTableExpr)
+	inner := outer.LeftExpr.(*sqlparser.JoinTableExpr)
+	if inner.Join != NaturalFullJoin || inner.Condition != nil || outer.Join != sqlparser.NormalJoinType || len(outer.Condition.Using) != 1 {
+		t.Errorf("NATURAL FULL JOIN: got %s", sqlparser.String(st.AST))
+	}
+}
+
+func TestAggregateFilter(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT count(*) FILTER (WHERE a > 1) FROM t", "select kvsql_agg_filter(count(*), a > 1) from t"},
+		{"SELECT 1 + sum(x::int) FILTER (WHERE b) * 2 FROM t", "select 1 + kvsql_agg_filter(sum(cast(x as integer)), b) * 2 from t"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+	// FILTER before OVER is the window function's (window.go).
+	st, err := ParseOne("SELECT count(*) FILTER (WHERE a > 1) OVER () FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlparser.String(st.AST); strings.Contains(got, "kvsql_agg_filter") {
+		t.Errorf("a window function's FILTER read as an aggregate's: %s", got)
+	}
+}
+
+func TestEmptySelectAndDefaultValues(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT FROM t WHERE a > 1", "select  from t where a > 1"},
+		{"SELECT", "select  from dual"},
+		{"INSERT INTO t DEFAULT VALUES RETURNING a", "insert into t values ()"}, // RETURNING travels beside the AST
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.sql, got, c.want)
+		}
+	}
+	if _, err := ParseOne("INSERT INTO t (a) DEFAULT VALUES"); err == nil {
+		t.Error("DEFAULT VALUES after a column list was accepted")
+	}
+}
+
+func TestCreateAsAndSelectInto(t *testing.T) {
+	for _, c := range []struct {
+		sql, name, query string
+		cols             []string
+		noData, ifNot    bool
+	}{
+		{sql: "CREATE TABLE s.t (a, \"B\") AS SELECT 1, 2 WITH NO DATA", name: "t", cols: []string{"a", "B"}, noData: true, query: "select 1, 2 from dual"},
+		{sql: "CREATE UNLOGGED TABLE IF NOT EXISTS t AS SELECT x FROM u WITH DATA", name: "t", ifNot: true, query: "select x from u"},
+		{sql: "SELECT a, b INTO TEMP TABLE t FROM u WHERE a > 1", name: "t", query: "select a, b from u where a > 1"},
+		{sql: "SELECT a INTO t FROM u", name: "t", query: "select a from u"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		ca := st.CreateAs
+		if ca == nil || ca.Name != c.name || strings.Join(ca.Columns, ",") != strings.Join(c.cols, ",") || ca.NoData != c.noData ||
+			ca.IfNotExists != c.ifNot || sqlparser.String(ca.Query.AST) != c.query {
+			t.Errorf("%s: got %+v", c.sql, ca)
+		}
+	}
+	// Without a column list or WITH [NO] DATA, vitess's CREATE TABLE AS.
+	if st, err := ParseOne("CREATE TABLE t AS SELECT 1"); err != nil || st.CreateAs != nil {
+		t.Errorf("plain CREATE TABLE AS: %+v, %v", st.CreateAs, err)
+	}
+	if st, err := ParseOne("CREATE TABLE t (a int)"); err != nil || st.CreateAs != nil {
+		t.Errorf("CREATE TABLE: %+v, %v", st.CreateAs, err)
+	}
+}
+
+func TestJoinAliases(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT * FROM (a CROSS JOIN b) AS j (x, y)", "select * from (select * from a join b) as j(x, y)"},
+		{"SELECT * FROM c JOIN (a x (p) JOIN b USING (p)) j ON true", "select * from c join (select * from a as x(p) join b using (p)) as j on true"},
+		{"SELECT * FROM (a JOIN b ON true) WHERE true", "select * from (a join b on true) where true"},
+		{"SELECT * FROM (SELECT 1) s", "select * from (select 1 from dual) as s"},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if got := sqlparser.String(st.AST); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}
+
+func TestNotMaterialized(t *testing.T) {
+	st, err := ParseOne("WITH c AS NOT MATERIALIZED (SELECT 1) SELECT * FROM c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sqlparser.String(st.AST), "with c as (select 1 from dual) select * from c"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if _, err := ParseOne("WITH c AS MATERIALIZED (SELECT 1) SELECT * FROM c"); pgerror.CodeOf(err) != pgerror.FeatureNotSupported {
+		t.Errorf("AS MATERIALIZED: %v", err)
+	}
+}
+
+func TestUsingAliases(t *testing.T) {
+	st, err := ParseOne("SELECT x.a FROM t FULL JOIN u USING (a, b) AS x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := st.AST.(*sqlparser.Select).From[0].(*sqlparser.JoinTableExpr)
+	if j.Join != FullJoin || sqlparser.String(j.Condition.Using) != "(kvsql_using_as_x, a, b)" {
+		t.Errorf("got %s", sqlparser.String(st.AST))
+	}
+	if _, err := ParseOne(`SELECT 1 FROM t JOIN u USING (a) AS "X y"`); pgerror.CodeOf(err) != pgerror.FeatureNotSupported {
+		t.Errorf("quoted USING alias: %v", err)
+	}
+}
+
+func TestHoistSetOps(t *testing.T) {
+	st, err := ParseOne("SELECT count(*) FROM (SELECT a FROM t INTERSECT SELECT b FROM u) ss WHERE x IN (SELECT 1 EXCEPT SELECT 2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sqlparser.String(st.AST), "select count(*) from (select * from kvsql_setop_0) as ss where x in (select * from kvsql_setop_1)"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if len(st.SetOps) != 2 || st.SetOps[0].Compound == nil || st.SetOps[0].Compound.Op != "INTERSECT" || st.SetOps[1].Compound.Op != "EXCEPT" {
+		t.Errorf("set operations: %+v", st.SetOps)
+	}
+	if _, err := ParseOne("SELECT * FROM kvsql_setop_0"); err == nil {
+		t.Error("a user-written marker name was accepted")
+	}
+}
+
+func TestLaterStars(t *testing.T) {
+	st, err := ParseOne("SELECT 1 AS t, *, 2 * 3 FROM x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sqlparser.String(st.AST), "select 1 as t, *, 2 * 3 from x"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -5,15 +5,16 @@ package parse
 // GROUPING SETS, subscript assignments, named arguments), and the
 // markers they write; rewrite.go holds the rewriter that runs them.
 
-// valuesRows spells a parenthesised VALUES list — (VALUES (1, 'a'), (2,
-// 'b')) AS v(n, s) in FROM or a subquery — as vitess reads it: VALUES
-// ROW(1, 'a'), ROW(2, 'b'). A VALUES list of INSERT is left alone (it
-// follows a table name or a column list, not an open parenthesis).
+// valuesRows spells a VALUES list that is a query — the statement, (VALUES
+// (1, 'a'), (2, 'b')) AS v(n, s) in FROM or a subquery, a set operation's
+// operand — as vitess reads it: VALUES ROW(1, 'a'), ROW(2, 'b'). A VALUES
+// list of INSERT is left alone (it follows a table name or a column
+// list).
 func valuesRows(toks []token) []token {
 	var out []token
 	for i := 0; i < len(toks); i++ {
 		out = append(out, toks[i])
-		if !toks[i].is("values") || i == 0 || !toks[i-1].isPunct("(") {
+		if !toks[i].is("values") || i > 0 && !toks[i-1].isPunct("(") && !valuesFollows[toks[i-1].val] {
 			continue
 		}
 		j := i + 1
@@ -36,6 +37,10 @@ func valuesRows(toks []token) []token {
 	}
 	return out
 }
+
+// valuesFollows are the words after which VALUES starts a set
+// operation's operand.
+var valuesFollows = map[string]bool{"union": true, "intersect": true, "except": true, "all": true}
 
 // seriesInFrom spells generate_series(a, b [, step]) in a FROM clause as
 // a derived table vitess can parse, (SELECT kvsql_generate_series(a, b)
@@ -255,6 +260,15 @@ var jsonTableFuncs = map[string]bool{
 	"json_to_recordset": true,
 }
 
+// hypotheticalAggs are the hypothetical-set aggregates, which take
+// WITHIN GROUP like the ordered-set ones: rank(v) WITHIN GROUP (ORDER BY
+// x) is the rank v would have among the x.
+var hypotheticalAggs = map[string]bool{"rank": true, "dense_rank": true, "percent_rank": true, "cume_dist": true}
+
+// MarkerAggFilter(f(args), cond) is an aggregate call with FILTER (WHERE
+// cond).
+const MarkerAggFilter = "kvsql_agg_filter"
+
 // MarkerVariadic wraps the argument written after VARIADIC.
 const MarkerVariadic = "kvsql_variadic"
 
@@ -339,7 +353,7 @@ const markerFunc = "kvsql_fn_"
 // MySQL's arguments): they reach the binder as plain calls.
 var plainFuncs = map[string]bool{
 	"ltrim": true, "rtrim": true, "regexp_replace": true, "regexp_like": true,
-	"regexp_substr": true, "regexp_instr": true,
+	"regexp_substr": true, "regexp_instr": true, "float4": true, "float8": true, "int2": true, "int4": true, "int8": true,
 }
 
 // MarkerGroupingSets names the call that stands for GROUP BY's GROUPING
@@ -425,6 +439,298 @@ func fullJoins(toks []token) []token {
 		out = append(out, t)
 	}
 	return out
+}
+
+// joinAliases spells a parenthesised join with an alias, `FROM (a JOIN b
+// ON ...) [AS] j [(c1, ...)]`, as the derived table `(SELECT * FROM a
+// JOIN b ON ...) AS j [(c1, ...)]`, which vitess can read: as in
+// PostgreSQL, the alias hides the joined tables' names, j.* is every
+// column of the join, and a column list renames them.
+func joinAliases(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.isPunct("(") && i > 0 && (toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].isPunct(",") || toks[i-1].isPunct("(")) {
+			if end := matchForward(toks, i); end > i+1 && isParenJoin(toks[i+1:end]) && aliasFollows(toks, end+1) {
+				inner := joinAliases(toks[i+1 : end])
+				out = append(out, t)
+				for _, w := range selectStarFrom {
+					w.pos, w.end = t.pos, t.pos
+					out = append(out, w) // real tokens: aliasColumns reads this FROM
+				}
+				out = append(out, inner...)
+				out = append(out, toks[end])
+				i = end
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// selectStarFrom are the tokens of SELECT * FROM.
+var selectStarFrom, _ = lex("select * from")
+
+// isParenJoin reports whether the tokens inside parentheses in FROM are
+// a join (rather than a subquery): not a query's first word, and JOIN at
+// their top level.
+func isParenJoin(toks []token) bool {
+	if t := toks[0]; t.is("select") || t.is("values") || t.is("with") || t.is("table") {
+		return false
+	}
+	return topLevel(toks, func(t token) bool { return t.is("join") }) >= 0
+}
+
+// aliasFollows reports whether toks[i] starts an alias: AS, or a name
+// that is no keyword ending or continuing the FROM clause.
+func aliasFollows(toks []token, i int) bool {
+	if i >= len(toks) {
+		return false
+	}
+	t := toks[i]
+	return t.is("as") || t.kind == tkQIdent || t.kind == tkIdent && !labelFollowers[t.val] && !joinWords[t.val] && !fromEnds[t.val]
+}
+
+// MarkerUsingAlias, followed by the alias, is the first USING column of a
+// join written USING (cols) AS alias (see usingAliases).
+const MarkerUsingAlias = "kvsql_using_as_"
+
+// usingAliases spells `USING (a, b) AS x` as `USING (kvsql_using_as_x,
+// a, b)`: vitess has no alias there, and the planner lets x.a name the
+// merged column. An alias that is not a plain lower-case name is 0A000.
+func (r *rewriter) usingAliases(toks []token) ([]token, error) {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		out = append(out, t)
+		if !t.is("using") || i+1 >= len(toks) || !toks[i+1].isPunct("(") {
+			continue
+		}
+		end := matchForward(toks, i+1)
+		if end < 0 || end+2 >= len(toks) || !toks[end+1].is("as") {
+			continue
+		}
+		alias := toks[end+2]
+		if alias.kind != tkIdent || !isFieldName(alias.val) {
+			return nil, unsupported(r.sql, alias.pos, "this USING alias is not supported")
+		}
+		out = append(out, toks[i+1], raw(MarkerUsingAlias+alias.val, alias.pos), token{kind: tkPunct, val: ",", pos: alias.pos, end: alias.pos})
+		out = append(out, toks[i+2:end+1]...)
+		i = end + 2
+	}
+	return out, nil
+}
+
+// markerAliasColumns heads the index hint aliasColumns writes for a
+// table alias's column list; the fix-up moves the list to the
+// AliasedTableExpr's Columns.
+const markerAliasColumns = "kvsql_alias_columns"
+
+// aliasColumns spells a base table's alias with a column list, `FROM t
+// [AS] x (a, b)`, as `FROM t AS x USE INDEX (kvsql_alias_columns, a, b)`:
+// vitess reads column lists only after derived tables. DELETE's target
+// takes no column list (PostgreSQL's grammar), so its FROM is skipped.
+func aliasColumns(toks []token) []token {
+	var out []token
+	fromCtx := []bool{false} // per parenthesis depth: inside a FROM clause?
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		d := len(fromCtx) - 1
+		switch {
+		case t.isPunct("("):
+			// A parenthesised join continues the FROM clause; a
+			// subquery's SELECT ends it.
+			fromCtx = append(fromCtx, fromCtx[d])
+		case t.isPunct(")"):
+			if d > 0 {
+				fromCtx = fromCtx[:d]
+			}
+		case t.is("from"):
+			fromCtx[d] = i == 0 || !toks[i-1].is("delete")
+		case t.is("join"):
+			fromCtx[d] = true
+		case t.kind == tkIdent && fromEnds[t.val]:
+			fromCtx[d] = false
+		case fromCtx[d] && i > 0 && (toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("only") || toks[i-1].isPunct(",") || toks[i-1].isPunct("(")):
+			if name, alias, cols, end, ok := aliasedColumnList(toks, i); ok {
+				pos := toks[alias].pos
+				out = append(out, toks[i:name]...)
+				out = append(out, raw("as", pos), toks[alias], raw("use index", pos), token{kind: tkPunct, val: "(", pos: pos, end: pos}, raw(markerAliasColumns, pos))
+				for _, c := range cols {
+					out = append(out, raw(",", c.pos), c)
+				}
+				out = append(out, toks[end])
+				i = end
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// aliasedColumnList matches `name[.name] [AS] alias (c1, ...)` at
+// toks[i], returning the index after the name, the alias's index, the
+// column names and the index of the closing parenthesis.
+func aliasedColumnList(toks []token, i int) (name, alias int, cols []token, end int, ok bool) {
+	isName := func(k int) bool {
+		return k < len(toks) && (toks[k].kind == tkQIdent || toks[k].kind == tkIdent && !labelFollowers[toks[k].val] && !joinWords[toks[k].val] && !toks[k].is("lateral") && !toks[k].is("as"))
+	}
+	k := i
+	if !isName(k) {
+		return 0, 0, nil, 0, false
+	}
+	if k+2 < len(toks) && toks[k+1].isPunct(".") && isName(k+2) {
+		k += 2
+	}
+	k++
+	name = k
+	if k < len(toks) && toks[k].is("as") {
+		k++
+	}
+	if !isName(k) || k+1 >= len(toks) || !toks[k+1].isPunct("(") {
+		return 0, 0, nil, 0, false
+	}
+	alias = k
+	for k += 2; k < len(toks); k += 2 {
+		if !isName(k) || k+1 >= len(toks) {
+			return 0, 0, nil, 0, false
+		}
+		cols = append(cols, toks[k])
+		if toks[k+1].isPunct(")") {
+			return name, alias, cols, k + 1, true
+		}
+		if !toks[k+1].isPunct(",") {
+			return 0, 0, nil, 0, false
+		}
+	}
+	return 0, 0, nil, 0, false
+}
+
+// defaultValues spells INSERT's DEFAULT VALUES as VALUES (), a row of no
+// expressions, which the binder fills with every column's default. After
+// a column list it stays: PostgreSQL's grammar has no such form.
+func defaultValues(toks []token) []token {
+	if len(toks) == 0 || !toks[0].is("insert") {
+		return toks
+	}
+	for i := 1; i+1 < len(toks); i++ {
+		if toks[i].is("default") && toks[i+1].is("values") && !toks[i-1].isPunct(")") {
+			pos := toks[i].pos
+			out := append([]token{}, toks[:i]...)
+			out = append(out, toks[i+1], token{kind: tkPunct, val: "(", pos: pos, end: pos}, token{kind: tkPunct, val: ")", pos: pos, end: pos})
+			return append(out, toks[i+2:]...)
+		}
+	}
+	return toks
+}
+
+// markerStar stands for an unqualified * that is not the first select
+// item (SELECT 1 AS t, * FROM x), which vitess's grammar refuses; the
+// fix-up makes it a star again.
+const markerStar = "kvsql_star"
+
+// laterStars writes markerStar for an unqualified * that follows a comma
+// and ends a select item.
+func laterStars(toks []token) []token {
+	out := make([]token, 0, len(toks))
+	for i, t := range toks {
+		if t.isOp("*") && i > 0 && toks[i-1].isPunct(",") &&
+			(i+1 == len(toks) || toks[i+1].isPunct(",") || toks[i+1].isPunct(")") || toks[i+1].isPunct(";") || toks[i+1].kind == tkIdent && emptySelectEnds[toks[i+1].val]) {
+			out = append(out, raw(markerStar, t.pos))
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// markerNoColumns stands, as the only select item, for an empty select
+// list (SELECT FROM t); the fix-up empties the list again.
+const markerNoColumns = "kvsql_no_columns"
+
+// emptySelectEnds are the words that may follow SELECT when its list is
+// empty.
+var emptySelectEnds = map[string]bool{"from": true, "where": true, "group": true, "having": true,
+	"window": true, "order": true, "limit": true, "offset": true, "fetch": true, "union": true,
+	"intersect": true, "except": true, "into": true, "for": true}
+
+// emptySelects gives an empty select list, which vitess's grammar lacks,
+// the marker item markerNoColumns.
+func emptySelects(toks []token) []token {
+	var out []token
+	for i, t := range toks {
+		out = append(out, t)
+		if !t.is("select") {
+			continue
+		}
+		if i+1 == len(toks) || toks[i+1].isPunct(")") || toks[i+1].isPunct(";") || toks[i+1].kind == tkIdent && emptySelectEnds[toks[i+1].val] {
+			out = append(out, raw(markerNoColumns, t.pos))
+		}
+	}
+	return out
+}
+
+// markerNatural is the USING list naturalJoins gives a NATURAL join; the
+// fix-up turns it back into a natural join type (see NaturalFullJoin).
+const markerNatural = "kvsql_natural"
+
+// naturalItemEnds are the words that end the right-hand FROM item of a
+// NATURAL join at its depth (besides a comma or a closing parenthesis).
+var naturalItemEnds = map[string]bool{
+	"join": true, "inner": true, "left": true, "right": true, "full": true, "cross": true,
+	"natural": true, "on": true, "using": true, "where": true, "group": true, "having": true,
+	"order": true, "limit": true, "offset": true, "fetch": true, "union": true, "except": true,
+	"intersect": true, "window": true, "returning": true, "for": true,
+}
+
+// naturalJoins spells `a NATURAL [kind] JOIN b` as `a [kind] JOIN b USING
+// (kvsql_natural)`: vitess has no NATURAL FULL JOIN, and one spelling
+// lets fullJoins treat a natural FULL JOIN like any other. It runs before
+// fullJoins.
+func naturalJoins(toks []token) []token {
+	var out []token
+	var pending []int // depths of NATURAL joins whose right item is open
+	awaiting := -1    // depth of a NATURAL still before its JOIN
+	depth := 0
+	closeItem := func(pos int) {
+		// Real tokens, not raw ones: fullJoins reads this USING.
+		out = append(out, token{kind: tkIdent, val: "using", pos: pos, end: pos}, token{kind: tkPunct, val: "(", pos: pos, end: pos},
+			raw(markerNatural, pos), token{kind: tkPunct, val: ")", pos: pos, end: pos})
+		pending = pending[:len(pending)-1]
+	}
+	first := false // the token after JOIN starts the item and cannot end it
+	for i, t := range toks {
+		if n := len(pending); n > 0 && !first && pending[n-1] == depth && naturalItemEnd(t) {
+			closeItem(t.pos)
+		}
+		first = false
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case t.is("natural") && i+1 < len(toks) && toks[i+1].kind == tkIdent && joinWords[toks[i+1].val]:
+			awaiting = depth
+			continue
+		case t.is("join") && awaiting == depth:
+			awaiting = -1
+			pending = append(pending, depth)
+			first = true
+		}
+		out = append(out, t)
+	}
+	for len(pending) > 0 {
+		closeItem(toks[len(toks)-1].end)
+	}
+	return out
+}
+
+// naturalItemEnd reports whether t ends a NATURAL join's right item at
+// the item's depth.
+func naturalItemEnd(t token) bool {
+	return t.isPunct(",") || t.isPunct(")") || t.isPunct(";") || t.kind == tkIdent && naturalItemEnds[t.val]
 }
 
 // aliasEnd reports whether toks[i] can follow an AS label: the end, a

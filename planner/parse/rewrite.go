@@ -73,8 +73,9 @@ type rewriter struct {
 	identityByDefault []string
 	overriding        string
 	checks            []CheckDef
-	columnFKs         [][]token  // FOREIGN KEY elements made of column REFERENCES
-	frames            []rawFrame // window frames read out of the text (Statement.Frames)
+	columnFKs         [][]token    // FOREIGN KEY elements made of column REFERENCES
+	frames            []rawFrame   // window frames read out of the text (Statement.Frames)
+	setOps            []*Statement // nested INTERSECT/EXCEPT queries hoisted out (Statement.SetOps)
 }
 
 // addType records tn and returns the marker tokens that stand for it.
@@ -487,7 +488,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			op.pos = t.pos
 			out = append(out, op)
 			i = end
-		case (t.is("percentile_cont") || t.is("percentile_disc") || t.is("mode")) && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+		case (t.is("percentile_cont") || t.is("percentile_disc") || t.is("mode") || hypotheticalAggs[t.val] && t.kind == tkIdent) && i+1 < len(toks) && toks[i+1].isPunct("(") &&
 			!(len(out) > 0 && out[len(out)-1].isPunct(".")) && withinGroupAt(toks, matchForward(toks, i+1)+1):
 			// An ordered-set aggregate, f(args) WITHIN GROUP (ORDER BY x):
 			// vitess's group_concat(args, x ORDER BY x SEPARATOR marker),
@@ -524,6 +525,28 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, order...)
 			out = append(out, raw("separator '"+MarkerOrderedSet+t.val+"'", t.pos), toks[end])
 			i = wg
+		case t.is("filter") && len(out) > 0 && out[len(out)-1].isPunct(")") && i+2 < len(toks) && toks[i+1].isPunct("(") && toks[i+2].is("where"):
+			// f(args) FILTER (WHERE cond) is MarkerAggFilter(f(args), cond).
+			start := operandStart(out)
+			end := matchForward(toks, i+1)
+			if start < 0 || end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, `syntax error at or near "filter"`)
+			}
+			if end+1 < len(toks) && toks[end+1].is("over") {
+				out = append(out, t) // a window function's FILTER: windowCall reads it at OVER
+				continue
+			}
+			cond, err := r.exprs(toks[i+3 : end])
+			if err != nil {
+				return nil, err
+			}
+			call := append([]token{}, out[start:]...)
+			out = append(out[:start], raw(MarkerAggFilter, t.pos), token{kind: tkPunct, val: "(", pos: t.pos})
+			out = append(out, call...)
+			out = append(out, token{kind: tkPunct, val: ",", pos: t.pos})
+			out = append(out, cond...)
+			out = append(out, token{kind: tkPunct, val: ")", pos: toks[end].pos})
+			i = end
 		case t.is("json_object") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
 			// vitess reads JSON_OBJECT(...) as MySQL's key-value form.
 			out = append(out, raw(MarkerJSONObject, t.pos))

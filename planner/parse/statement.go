@@ -69,6 +69,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 	case first.is("drop") && second.is("index"):
 		return r.dropIndex(toks)
 	case first.is("create"):
+		if st, ok, err := r.createAs(toks); ok {
+			return st, err
+		}
 		return r.create(toks)
 	case first.is("alter") && second.is("table"):
 		if st, ok, err := r.alterColumn(toks); ok {
@@ -86,6 +89,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 	case first.is("insert") || first.is("update") || first.is("delete"):
 		return r.dml(toks)
 	case first.is("select") || first.isPunct("(") || first.is("values") || first.is("with") || first.is("table"):
+		if st, ok, err := r.selectInto(toks); ok {
+			return st, err
+		}
 		return r.query(toks)
 	}
 	if err != nil {
