@@ -136,11 +136,37 @@ func TestWireIntervalErrors(t *testing.T) {
 		{`SELECT extract(foo FROM interval '1 day')`, "22023"},
 		{`SELECT extract(day FROM time '01:00')`, "0A000"},
 		{`SELECT timestamp '2020-02-30'`, "22008"},
-		{`SET IntervalStyle TO iso_8601`, "0A000"}, // only the postgres style is printed
+		{`SET IntervalStyle TO iso_9999`, "22023"},
 		{`SET TIME ZONE 'Mars/Olympus'`, "22023"},
 	} {
 		if _, err := conn.Exec(context.Background(), c.sql); pgErrCode(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.sql, err, c.code)
+		}
+	}
+}
+
+// TestWireIntervalStyle: the text format of an interval follows SET
+// IntervalStyle, in both protocols, as PostgreSQL 15 prints it.
+func TestWireIntervalStyle(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec} {
+		conn := ts.Connect(t, mode)
+		for _, c := range []struct{ style, want string }{
+			{"postgres", "1 year 2 mons 3 days -04:05:06"},
+			{"postgres_verbose", "@ 1 year 2 mons 3 days -4 hours -5 mins -6 secs"},
+			{"sql_standard", "+1-2 +3 -4:05:06"},
+			{"iso_8601", "P1Y2M3DT-4H-5M-6S"},
+		} {
+			if _, err := conn.Exec(context.Background(), "SET IntervalStyle TO "+c.style); err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			if err := conn.QueryRow(context.Background(), "SELECT interval '1 year 2 mons 3 days -04:05:06'::text").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("mode %v, %s: got %q, want %q", mode, c.style, got, c.want)
+			}
 		}
 	}
 }
