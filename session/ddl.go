@@ -97,6 +97,12 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "DROP TRIGGER", s.dropTrigger(t, p.Trigger)
 	case p.Sequence != nil:
 		return s.sequenceStmt(t, p.Sequence)
+	case p.Schema != nil:
+		return s.schemaStmt(ctx, t, p.Schema)
+	}
+	p, err := s.resolveDDLNames(s.planner(cat), p)
+	if err != nil {
+		return "", err
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
@@ -154,7 +160,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if !ok {
 			text = sqlparser.String(ast.Select)
 		}
-		v := catalog.View{Name: name, SQL: text}
+		v := catalog.View{Name: name, SQL: text, SearchPath: s.searchPath()}
 		for _, c := range ast.Columns {
 			v.Columns = append(v.Columns, c.String())
 		}

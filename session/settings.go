@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/kvsql/kvsql/planner"
 	"math"
 	"strconv"
 	"strings"
@@ -349,4 +350,10 @@ func (o settingOps) Set(name, value string, isLocal bool) (string, error) {
 	}
 	v, _ := o.Get(name)
 	return v, nil
+}
+
+// searchPath is the session's search_path, parsed; CREATE SCHEMA's
+// elements run with the new schema in front (pathOverride).
+func (s *Session) searchPath() []string {
+	return append(append([]string(nil), s.pathOverride...), planner.SearchPath(s.Setting("search_path"), s.user)...)
 }

@@ -28,6 +28,8 @@ type stmt struct {
 	volatile bool
 
 	planCat *catalog.Catalog
+	// planPath is the search path the plan was made under.
+	planPath string
 	plan    planner.Node
 	params  []types.T
 	cols    []backend.Column
@@ -77,7 +79,7 @@ func (st *stmt) kind() kind {
 		return kindCursor
 	case p.Prepare != nil, p.Execute != nil, p.Deallocate != nil:
 		return kindPrepared
-	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil,
+	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Schema != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil,
 		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil:
 		return kindDDL
 	}
@@ -97,7 +99,10 @@ func (st *stmt) kind() kind {
 // transaction that will run it (or, to describe it, the session's) — and
 // reuses the cached plan while the catalog is the same.
 func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
-	if st.planCat == cat && !st.volatile && (st.plan != nil || st.planErr != nil) {
+	// A plan holds the relations its names resolved to, so a changed
+	// search_path replans too.
+	path := strings.Join(st.s.searchPath(), "\x00")
+	if st.planCat == cat && st.planPath == path && !st.volatile && (st.plan != nil || st.planErr != nil) {
 		return st.planErr
 	}
 	target := st.p
@@ -109,7 +114,7 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	}
 	pl := st.s.planner(cat)
 	plan, params, err := pl.Plan(target, st.declared)
-	st.planCat, st.planErr, st.volatile = cat, err, pl.Volatile
+	st.planCat, st.planPath, st.planErr, st.volatile = cat, path, err, pl.Volatile
 	if err != nil {
 		st.plan = nil
 		return err

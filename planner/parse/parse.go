@@ -87,6 +87,7 @@ type Statement struct {
 	Deallocate *DeallocateStmt
 	Trigger    *TriggerStmt
 	Database   *DatabaseStmt
+	Schema     *SchemaStmt
 	Sequence   *SequenceStmt
 	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL
 	// or TYPE.

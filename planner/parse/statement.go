@@ -46,6 +46,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.explain(toks)
 	case first.is("lock"):
 		return r.lock(toks)
+	case (first.is("create") || first.is("drop")) && second.is("schema"),
+		first.is("alter") && second.is("schema") && len(toks) > 3 && toks[3].is("rename"):
+		return r.schema(toks)
 	case first.is("alter") && len(toks) > 4 && toks[len(toks)-3].is("owner") && toks[len(toks)-2].is("to"):
 		if st, ok, err := r.alterOwner(toks); ok {
 			return st, err
