@@ -30,10 +30,10 @@ type stmt struct {
 	planCat *catalog.Catalog
 	// planPath is the search path the plan was made under.
 	planPath string
-	plan    planner.Node
-	params  []types.T
-	cols    []backend.Column
-	planErr error
+	plan     planner.Node
+	params   []types.T
+	cols     []backend.Column
+	planErr  error
 	// described are the result columns of the first plan: what the client
 	// was told (RowDescription) and chose result formats for. Every later
 	// plan must produce the same columns, or the statement fails with
