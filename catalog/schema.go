@@ -24,14 +24,21 @@ import (
 // search_path, to its key before asking for the relation (see
 // planner.ResolveRelation).
 
-// PublicSchema is the schema every database starts with.
-const PublicSchema = "public"
+// PublicSchema is the schema every database starts with; PublicSchemaID
+// is its OID, PostgreSQL's.
+const (
+	PublicSchema   = "public"
+	PublicSchemaID = 2200
+)
 
 // KeySep joins a schema and a name in a relation key.
 const KeySep = "\x00"
 
 // Schema is one CREATE SCHEMA, stored at /1/"schema"/db/name.
 type Schema struct {
+	// ID is the schema's OID, allocated from the key space counter as a
+	// sequence's is (public's is PostgreSQL's 2200).
+	ID      uint64 `json:"id"`
 	Name    string `json:"name"`
 	Owner   string `json:"owner,omitempty"`   // AUTHORIZATION role; "" is the bootstrap superuser
 	Comment string `json:"comment,omitempty"` // COMMENT ON SCHEMA's text
@@ -147,7 +154,7 @@ func (d *Database) schema(name string) *Schema {
 		return s
 	}
 	if name == PublicSchema {
-		return &Schema{Name: PublicSchema, Owner: "pg_database_owner", Comment: "standard public schema"}
+		return &Schema{ID: PublicSchemaID, Name: PublicSchema, Owner: "pg_database_owner", Comment: "standard public schema"}
 	}
 	return nil
 }
@@ -164,21 +171,34 @@ func (c *Catalog) Schema(db, name string) (*Schema, error) {
 	return nil, pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", name)
 }
 
-// CreateSchema adds a schema: 42P06 if one has the name.
+// CreateSchema adds a schema and gives it an ID: 42P06 if one has the
+// name, 42939 for a pg_ name.
 func (c *Catalog) CreateSchema(w kv.Writer, db string, s Schema) (*Catalog, error) {
-	d, err := c.Database(db)
-	if err != nil {
+	if err := c.checkNewSchema(db, s.Name); err != nil {
 		return nil, err
 	}
-	if d.schema(s.Name) != nil || isSystemSchema(s.Name) {
-		return nil, pgerror.Newf(pgerror.DuplicateSchema, "schema %q already exists", s.Name)
+	n := c.clone()
+	s.ID = n.allocID()
+	if err := writeNextID(w, n.nextID); err != nil {
+		return nil, err
 	}
-	if strings.HasPrefix(s.Name, "pg_") {
-		e := pgerror.Newf(pgerror.ReservedName, "unacceptable schema name %q", s.Name)
+	return n.putSchema(w, db, s)
+}
+
+func (c *Catalog) checkNewSchema(db, name string) error {
+	d, err := c.Database(db)
+	if err != nil {
+		return err
+	}
+	if d.schema(name) != nil || isSystemSchema(name) {
+		return pgerror.Newf(pgerror.DuplicateSchema, "schema %q already exists", name)
+	}
+	if strings.HasPrefix(name, "pg_") {
+		e := pgerror.Newf(pgerror.ReservedName, "unacceptable schema name %q", name)
 		e.Detail = `The prefix "pg_" is reserved for system schemas.`
-		return nil, e
+		return e
 	}
-	return c.putSchema(w, db, s)
+	return nil
 }
 
 func isSystemSchema(name string) bool {
@@ -203,6 +223,24 @@ func (c *Catalog) SetSchemaComment(w kv.Writer, db, name, comment string) (*Cata
 	ns := *s
 	ns.Comment = comment
 	return c.putSchema(w, db, ns)
+}
+
+// SchemaByID returns the schema of db with that OID, or nil.
+func (c *Catalog) SchemaByID(db string, id uint64) *Schema {
+	for _, s := range c.Schemas(db) {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// SchemaID is the OID of a descriptor's schema ("" is public).
+func (c *Catalog) SchemaID(db, schema string) uint64 {
+	if s, err := c.Schema(db, SchemaName(schema)); err == nil {
+		return s.ID
+	}
+	return PublicSchemaID
 }
 
 // SchemaRelations lists the keys of the relations in schema name of db,
@@ -278,7 +316,12 @@ func (c *Catalog) RenameSchema(w kv.Writer, db, old, name string) (*Catalog, err
 	if old == PublicSchema {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "ALTER SCHEMA public RENAME is not supported")
 	}
-	n, err := c.CreateSchema(w, db, Schema{Name: name, Owner: s.Owner, Comment: s.Comment})
+	if err := c.checkNewSchema(db, name); err != nil {
+		return nil, err
+	}
+	ns := *s
+	ns.Name = name
+	n, err := c.putSchema(w, db, ns)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,13 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if ref, ok := s.aliasRef(e); ok {
 			return ref, nil
 		}
-		return s.resolve(e.Qualifier.Name.String(), name)
+		x, err := s.resolve(e.Qualifier.Name.String(), name)
+		if pgerror.HasCode(err, pgerror.UndefinedColumn) && e.Qualifier.IsEmpty() && name == "current_schema" {
+			// CURRENT_SCHEMA without parentheses, when no column has the name.
+			x, _ = b.schemaFunc(name, nil)
+			return x, nil
+		}
+		return x, err
 	case *sqlparser.Argument:
 		if n, ok := paramNumber(e.Name); ok {
 			return b.param(n), nil

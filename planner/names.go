@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"slices"
+
+	"github.com/kvsql/kvsql/types"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -75,7 +78,23 @@ func (p *Planner) relationKeyExists(key string) bool {
 	if _, _, err := p.Catalog.Index(p.DB, key); err == nil {
 		return true
 	}
+	if p.isPrimaryKeyIndex(key) {
+		return true
+	}
 	return p.Catalog.SerialSequence(p.DB, key) != nil
+}
+
+// isPrimaryKeyIndex reports whether key names a table's primary key
+// index (t_pkey), which shares its schema's namespace.
+func (p *Planner) isPrimaryKeyIndex(key string) bool {
+	schema, name := catalog.SplitRelKey(key)
+	tables, _ := p.Catalog.Tables(p.DB)
+	for _, t := range tables {
+		if catalog.SchemaName(t.Schema) == schema && t.PrimaryKeyName == name && len(t.PrimaryKey) > 0 && !t.HiddenRowID {
+			return true
+		}
+	}
+	return false
 }
 
 // checkQualifier checks a written qualifier: the schema must exist
@@ -186,4 +205,121 @@ func (p *Planner) SchemaVisible(schema string) bool {
 		}
 	}
 	return false
+}
+
+// schemaFunc binds the functions that answer from the search path at
+// plan time (a plan is rebuilt when search_path changes):
+// current_schema(), current_schemas(implicit) with a constant argument,
+// and pg_table_is_visible(oid), which is false for the relations of a
+// schema off the path and those hidden by an earlier schema's relation
+// of the same name.
+func (b *binder) schemaFunc(name string, args []Expr) (Expr, bool) {
+	switch {
+	case name == "current_schema" && len(args) == 0:
+		if path := b.p.pathSchemas(); len(path) > 0 {
+			return textConst(path[0]), true
+		}
+		return &Const{Value: types.Null, T: tText}, true
+	case name == "current_schemas" && len(args) == 1:
+		c, ok := args[0].(*Const)
+		if !ok || c.Value.IsNull() || c.Value.Kind != types.KindBool {
+			return nil, false
+		}
+		var elems []types.Datum
+		if c.Value.Bool() && !slices.Contains(b.p.SearchPath, "pg_catalog") {
+			elems = append(elems, types.NewText("pg_catalog"))
+		}
+		for _, s := range b.p.effectivePath() {
+			elems = append(elems, types.NewText(s))
+		}
+		return &Const{Value: types.NewArray(elems), T: types.ArrayOf(tText)}, true
+	case name == "pg_table_is_visible" && len(args) == 1:
+		hidden := b.p.hiddenRelations()
+		if len(hidden) == 0 {
+			return nil, false
+		}
+		list := make([]Expr, len(hidden))
+		for i, oid := range hidden {
+			list[i] = oidConst(oid)
+		}
+		return &In{X: args[0], List: list, Not: true}, true
+	}
+	return nil, false
+}
+
+// effectivePath is the search path's schemas that exist, system schemas
+// included where written, in order (current_schemas(false)).
+func (p *Planner) effectivePath() []string {
+	path := p.SearchPath
+	if path == nil {
+		path = []string{catalog.PublicSchema}
+	}
+	var out []string
+	for _, s := range path {
+		_, err := p.Catalog.Schema(p.DB, s)
+		if (err == nil || s == "pg_catalog" || s == "information_schema") && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// hiddenRelations lists the OIDs of the tables, views and sequences an
+// unqualified name does not reach.
+func (p *Planner) hiddenRelations() []int64 {
+	g := &vgen{cat: p.Catalog, db: p.DB}
+	var out []int64
+	check := func(oid int64, schema, name string) {
+		if key, _ := p.LookupKey("", name); key != catalog.RelKey(schema, name) {
+			out = append(out, oid)
+		}
+	}
+	for _, t := range g.tables() {
+		check(int64(t.ID), t.Schema, t.Name)
+	}
+	for _, v := range g.views() {
+		check(oidView(v.Key()), v.Schema, v.Name)
+	}
+	for _, s := range g.sequences() {
+		check(int64(s.ID), s.Schema, s.Name)
+	}
+	for _, ix := range g.indexes() {
+		check(ix.oid, ix.t.Schema, ix.name)
+	}
+	return out
+}
+
+// regclassOID resolves 'name'::regclass through the search path: the OID
+// of the table, view, sequence or index the name reaches. ok is false
+// for a name of pg_catalog or information_schema, or one that reaches
+// nothing (the caller's table of system catalogs decides those).
+func (b *binder) regclassOID(text string) (oid int64, ok bool, err error) {
+	ref, err := SequenceRefName(text)
+	if err != nil {
+		return 0, false, err
+	}
+	if _, schema, _ := SplitRef(ref); isVirtualSchema(schema) {
+		return 0, false, nil
+	}
+	key, err := b.p.LookupRef(ref)
+	if err != nil {
+		return 0, false, err
+	}
+	cat, db := b.p.Catalog, b.p.DB
+	if t, err := cat.Table(db, key); err == nil {
+		return int64(t.ID), true, nil
+	}
+	if v, err := cat.View(db, key); err == nil {
+		return oidView(v.Key()), true, nil
+	}
+	if s, err := cat.Sequence(db, key); err == nil {
+		return int64(s.ID), true, nil
+	}
+	if s := cat.SerialSequence(db, key); s != nil {
+		return int64(s.ID), true, nil
+	}
+	if _, idx, err := cat.Index(db, key); err == nil {
+		return int64(idx.ID), true, nil
+	}
+	return 0, false, nil
 }

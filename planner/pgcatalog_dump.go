@@ -180,7 +180,7 @@ func pgDepend(g *vgen) [][]Expr {
 		relOIDs[t.Name] = int64(t.ID)
 	}
 	for _, v := range g.views() {
-		relOIDs[v.Name] = oidView(v.Name)
+		relOIDs[v.Name] = oidView(v.Key())
 	}
 	names := map[string]bool{}
 	for name := range relOIDs {
@@ -194,7 +194,7 @@ func pgDepend(g *vgen) [][]Expr {
 		}
 	}
 	for _, v := range g.views() {
-		readsOf(oidView(v.Name), v.SQL)
+		readsOf(oidView(v.Key()), v.SQL)
 	}
 	for _, t := range g.tables() {
 		if t.MatView != "" {

@@ -41,6 +41,10 @@ func (s *Session) ddl(ctx context.Context, p *parse.Statement) (backend.Result, 
 
 func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string, error) {
 	cat, db := t.cat, s.database
+	p, err := resolveRefs(s.planner(cat), p)
+	if err != nil {
+		return "", err
+	}
 	switch {
 	case p.DropIndex != nil:
 		for _, name := range p.DropIndex.Names {
@@ -77,7 +81,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		}
 		var tables []*catalog.Table
 		for _, name := range p.Truncate.Tables {
-			tbl, err := cat.Table(db, strings.TrimPrefix(name, "public."))
+			tbl, err := cat.Table(db, name)
 			if err != nil {
 				return "", err
 			}
@@ -100,7 +104,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 	case p.Schema != nil:
 		return s.schemaStmt(ctx, t, p.Schema)
 	}
-	p, err := s.resolveDDLNames(s.planner(cat), p)
+	p, err = s.resolveDDLNames(s.planner(cat), p)
 	if err != nil {
 		return "", err
 	}
@@ -627,7 +631,8 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *sqlparser.IndexDefinition) error {
 	def := catalog.IndexDef{Name: id.Info.Name.String(), Table: tableName, Unique: id.Info.Type == sqlparser.IndexTypeUnique}
 	if p.IfNotExists {
-		if _, _, err := t.cat.Index(s.database, def.Name); err == nil {
+		schema, _ := catalog.SplitRelKey(tableName) // an index lives in its table's schema
+		if _, _, err := t.cat.Index(s.database, catalog.RelKey(schema, def.Name)); err == nil {
 			return nil
 		}
 	}

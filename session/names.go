@@ -38,13 +38,13 @@ func (s *Session) resolveDDLNames(pl *planner.Planner, p *parse.Statement) (*par
 		}
 	case *sqlparser.DropTable:
 		for i := range ast.FromTables {
-			r.lookup(&ast.FromTables[i])
+			r.lookupIf(&ast.FromTables[i], ast.IfExists)
 		}
 	case *sqlparser.CreateView:
 		r.create(&ast.ViewName)
 	case *sqlparser.DropView:
 		for i := range ast.FromTables {
-			r.lookup(&ast.FromTables[i])
+			r.lookupIf(&ast.FromTables[i], ast.IfExists)
 		}
 	case *sqlparser.AlterTable:
 		r.lookup(&ast.Table)
@@ -75,6 +75,16 @@ func (r *nameResolver) lookup(tn *sqlparser.TableName) {
 	r.set(tn, r.pl.DDLLookupKey)
 }
 
+// lookupIf is lookup for DROP ... IF EXISTS, where a schema that does not
+// exist only means there is nothing to drop.
+func (r *nameResolver) lookupIf(tn *sqlparser.TableName, ifExists bool) {
+	if ifExists {
+		r.set(tn, r.pl.LookupKey)
+		return
+	}
+	r.lookup(tn)
+}
+
 func (r *nameResolver) create(tn *sqlparser.TableName) {
 	r.set(tn, r.pl.CreateKey)
 }
@@ -89,4 +99,58 @@ func (r *nameResolver) set(tn *sqlparser.TableName, resolve func(schema, name st
 		return
 	}
 	*tn = sqlparser.TableName{Name: sqlparser.NewIdentifierCS(key)}
+}
+
+// resolveRefs returns a copy of a statement whose own statement struct
+// (the dialect layer's, not vitess's) has its relation names, written as
+// parse.QualifiedRef, resolved to catalog keys.
+func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, error) {
+	q := *p
+	var err error
+	all := func(refs []string) []string {
+		out := make([]string, len(refs))
+		for i, ref := range refs {
+			if err == nil {
+				out[i], err = pl.LookupRef(ref)
+			}
+		}
+		return out
+	}
+	switch {
+	case p.Sequence != nil:
+		ss := *p.Sequence
+		if ss.Op == "create" {
+			var key string
+			key, err = pl.CreateRef(ss.Names[0])
+			ss.Names = []string{key}
+		} else {
+			ss.Names = all(ss.Names)
+		}
+		q.Sequence = &ss
+	case p.DropIndex != nil:
+		d := *p.DropIndex
+		d.Names = all(d.Names)
+		q.DropIndex = &d
+	case p.Truncate != nil:
+		tr := *p.Truncate
+		tr.Tables = all(tr.Tables)
+		q.Truncate = &tr
+	case p.Lock != nil:
+		l := *p.Lock
+		l.Tables = all(l.Tables)
+		q.Lock = &l
+	case p.Comment != nil && p.Comment.Kind != "schema":
+		c := *p.Comment
+		c.Name = all([]string{c.Name})[0]
+		q.Comment = &c
+	case p.Owner != nil && p.Owner.Kind != "database" && p.Owner.Kind != "schema":
+		o := *p.Owner
+		o.Name = all([]string{o.Name})[0]
+		q.Owner = &o
+	case p.AddIdentity != nil:
+		a := *p.AddIdentity
+		a.Table = all([]string{a.Table})[0]
+		q.AddIdentity = &a
+	}
+	return &q, err
 }

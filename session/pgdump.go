@@ -70,6 +70,11 @@ func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 			return err
 		}
 		exists = true
+	case "schema":
+		if _, err := t.cat.Schema(s.database, o.Name); err != nil {
+			return err
+		}
+		exists = true
 	default: // ALTER TABLE and ALTER MATERIALIZED VIEW name any relation
 		if _, err := t.cat.Table(s.database, o.Name); err == nil {
 			exists = true

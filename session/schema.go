@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -148,26 +150,43 @@ func (s *Session) dropSchemas(t *txn, ss *parse.SchemaStmt) error {
 	return nil
 }
 
-// dependentsText lists a schema's relations as PostgreSQL's DETAIL does:
-// "table s.t depends on schema s".
+// dependentsText lists a schema's relations as PostgreSQL's DETAIL does,
+// "table s.t depends on schema s": tables and sequences in the order they
+// were created (their IDs, PostgreSQL's OID order), then views, which
+// have no ID.
 func dependentsText(cat *catalog.Catalog, db string, rels catalog.SchemaRelations) []string {
-	var out []string
-	add := func(kind, key string) {
+	type dep struct {
+		id   uint64
+		text string
+	}
+	var deps []dep
+	add := func(id uint64, kind, key string) {
 		schema, name := catalog.SplitRelKey(key)
-		out = append(out, fmt.Sprintf("%s %s.%s depends on schema %s", kind, schema, name, schema))
+		deps = append(deps, dep{id, fmt.Sprintf("%s %s.%s depends on schema %s", kind, schema, name, schema)})
 	}
 	for _, k := range rels.Tables {
+		t, err := cat.Table(db, k)
+		if err != nil {
+			continue
+		}
 		kind := "table"
-		if t, err := cat.Table(db, k); err == nil && t.MatView != "" {
+		if t.MatView != "" {
 			kind = "materialized view"
 		}
-		add(kind, k)
-	}
-	for _, k := range rels.Views {
-		add("view", k)
+		add(t.ID, kind, k)
 	}
 	for _, k := range rels.Sequences {
-		add("sequence", k)
+		if s, err := cat.Sequence(db, k); err == nil {
+			add(s.ID, "sequence", k)
+		}
+	}
+	for _, k := range rels.Views {
+		add(math.MaxUint64, "view", k)
+	}
+	sort.SliceStable(deps, func(i, j int) bool { return deps[i].id < deps[j].id })
+	out := make([]string, len(deps))
+	for i, d := range deps {
+		out[i] = d.text
 	}
 	return out
 }

@@ -29,7 +29,11 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 		if err != nil {
 			return st, err
 		}
-		cs.Name = names[len(names)-1]
+		cs.Name = QualifiedRef(names)
+	case kind.is("schema"):
+		if cs.Name, err = c.name(); err != nil {
+			return st, err
+		}
 	case kind.is("column"):
 		names, err := c.qualifiedName()
 		if err != nil {
@@ -38,7 +42,7 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 		if len(names) < 2 {
 			return st, syntaxErr(r.sql, kind.pos, "column name must be qualified")
 		}
-		cs.Name, cs.Column = names[len(names)-2], names[len(names)-1]
+		cs.Name, cs.Column = QualifiedRef(names[:len(names)-1]), names[len(names)-1]
 	case kind.is("constraint"):
 		if c.done() || toks[c.i].kind != tkIdent && toks[c.i].kind != tkQIdent {
 			return st, c.errHere()
@@ -55,7 +59,7 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 		if err != nil {
 			return st, err
 		}
-		cs.Name = names[len(names)-1]
+		cs.Name = QualifiedRef(names)
 	default:
 		return st, unsupported(r.sql, kind.pos, "COMMENT ON %s is not supported", kind.val)
 	}

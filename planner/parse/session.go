@@ -365,7 +365,7 @@ func (r *rewriter) truncate(toks []token) (Statement, error) {
 		if err != nil {
 			return Statement{}, err
 		}
-		tr.Tables = append(tr.Tables, strings.Join(parts, "."))
+		tr.Tables = append(tr.Tables, QualifiedRef(parts))
 		if c.i < len(toks) && toks[c.i].isOp("*") {
 			c.i++
 		}
@@ -500,7 +500,7 @@ func (r *rewriter) dropIndex(toks []token) (Statement, error) {
 		if err != nil {
 			return Statement{}, err
 		}
-		d.Names = append(d.Names, parts[len(parts)-1])
+		d.Names = append(d.Names, QualifiedRef(parts))
 		if c.i < len(toks) && toks[c.i].isPunct(",") {
 			c.i++
 			continue
