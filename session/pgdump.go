@@ -135,8 +135,8 @@ func (s *Session) addIdentity(t *txn, a *parse.AddIdentityStmt) error {
 	case !col.NotNull:
 		return pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "column %q of relation %q must be declared NOT NULL before identity can be added", a.Column, a.Table)
 	}
-	name := catalog.SerialSequenceName(a.Table, a.Column)
-	if a.SeqName != "" && a.SeqName != name {
+	name := catalog.SerialSequenceName(tbl.Name, a.Column)
+	if _, _, seqName := planner.SplitRef(a.SeqName); a.SeqName != "" && seqName != name {
 		return pgerror.Newf(pgerror.FeatureNotSupported, "an identity sequence named other than %q is not supported", name)
 	}
 	o := a.Options

@@ -31,7 +31,7 @@ type OwnerStmt struct {
 type AddIdentityStmt struct {
 	Table, Column string
 	Always        bool
-	SeqName       string // SEQUENCE NAME's last part, "" when not given
+	SeqName       string // SEQUENCE NAME as a QualifiedRef, "" when not given
 	Options       SequenceOptions
 }
 
