@@ -101,9 +101,6 @@ func (c *Catalog) DropDatabase(w kv.Writer, name string) (*Catalog, error) {
 // tables, views, sequences and indexes share a schema's namespace.
 func (c *Catalog) relationExists(d *Database, key string) error {
 	schema, name := SplitRelKey(key)
-	if d.schema(schema) == nil {
-		return pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", schema)
-	}
 	exists := pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
 	if _, ok := d.Tables[key]; ok {
 		return exists

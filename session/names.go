@@ -23,16 +23,25 @@ func (s *Session) resolveDDLNames(pl *planner.Planner, p *parse.Statement) (*par
 	r := nameResolver{pl: pl}
 	switch ast := q.AST.(type) {
 	case *sqlparser.CreateTable:
+		created := ast.Table
 		r.create(&ast.Table)
+		// A foreign key may reference the table being created.
+		ref := func(tn *sqlparser.TableName) {
+			if tn.Name.String() == created.Name.String() && (tn.Qualifier.IsEmpty() || tn.Qualifier == created.Qualifier) {
+				*tn = ast.Table
+				return
+			}
+			r.lookup(tn)
+		}
 		if ast.TableSpec != nil {
 			for _, cd := range ast.TableSpec.Columns {
 				if o := cd.Type.Options; o != nil && o.Reference != nil {
-					r.lookup(&o.Reference.ReferencedTable)
+					ref(&o.Reference.ReferencedTable)
 				}
 			}
 			for _, cd := range ast.TableSpec.Constraints {
 				if fk, ok := cd.Details.(*sqlparser.ForeignKeyDefinition); ok {
-					r.lookup(&fk.ReferenceDefinition.ReferencedTable)
+					ref(&fk.ReferenceDefinition.ReferencedTable)
 				}
 			}
 		}
@@ -147,6 +156,10 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 		o := *p.Owner
 		o.Name = all([]string{o.Name})[0]
 		q.Owner = &o
+	case p.AlterColumn != nil:
+		a := *p.AlterColumn
+		a.Table = all([]string{a.Table})[0]
+		q.AlterColumn = &a
 	case p.AddIdentity != nil:
 		a := *p.AddIdentity
 		a.Table = all([]string{a.Table})[0]
