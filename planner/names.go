@@ -207,6 +207,17 @@ func (p *Planner) SchemaVisible(schema string) bool {
 	return false
 }
 
+// serialDefault is the default PostgreSQL shows for a serial column:
+// nextval of its sequence, named with its schema outside public
+// (pg_get_expr drops the schema again when the path reaches it).
+func serialDefault(t *catalog.Table, column string) string {
+	name := catalog.SerialSequenceName(t.Name, column)
+	if t.Schema != "" {
+		name = t.Schema + "." + name
+	}
+	return "nextval('" + name + "'::regclass)"
+}
+
 // schemaFunc binds the functions that answer from the search path at
 // plan time (a plan is rebuilt when search_path changes):
 // current_schema(), current_schemas(implicit) with a constant argument,

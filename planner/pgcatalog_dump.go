@@ -216,7 +216,7 @@ func pgDepend(g *vgen) [][]Expr {
 		for i, c := range cols {
 			def := c.Default
 			if def == "" && c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
-				def = "nextval('" + catalog.SerialSequenceName(t.Name, c.Name) + "'::regclass)"
+				def = serialDefault(t, c.Name)
 			}
 			m := nextvalCall.FindStringSubmatch(def)
 			if m == nil {

@@ -132,7 +132,7 @@ func isColumns(g *vgen) [][]Expr {
 			}
 			identity := columnIdentity(&c) // pgcatalog_clients.go
 			if c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
-				def = "nextval('" + catalog.SerialSequenceName(t.Name, c.Name) + "'::regclass)"
+				def = serialDefault(t, c.Name)
 			}
 			add(t.Schema, t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES", identity)
 		}

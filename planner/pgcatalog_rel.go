@@ -462,7 +462,7 @@ func pgAttrdef(g *vgen) [][]Expr {
 		for i, c := range cols {
 			def := c.Default
 			if def == "" && c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
-				def = "nextval('" + t.Name + "_" + c.Name + "_seq'::regclass)"
+				def = serialDefault(t, c.Name)
 			}
 			if def == "" {
 				continue

@@ -103,6 +103,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return s.sequenceStmt(t, p.Sequence)
 	case p.Schema != nil:
 		return s.schemaStmt(ctx, t, p.Schema)
+	case p.SetSchema != nil:
+		return "ALTER TABLE", s.setTableSchema(t, p.SetSchema)
 	}
 	p, err = s.resolveDDLNames(s.planner(cat), p)
 	if err != nil {

@@ -156,6 +156,15 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 		o := *p.Owner
 		o.Name = all([]string{o.Name})[0]
 		q.Owner = &o
+	case p.SetSchema != nil:
+		ss := *p.SetSchema
+		if ss.IfExists {
+			_, schema, name := planner.SplitRef(ss.Table)
+			ss.Table, err = pl.LookupKey(schema, name)
+		} else {
+			ss.Table = all([]string{ss.Table})[0]
+		}
+		q.SetSchema = &ss
 	case p.AlterColumn != nil:
 		a := *p.AlterColumn
 		a.Table = all([]string{a.Table})[0]

@@ -232,3 +232,25 @@ func (s *Session) dropSchemaContents(t *txn, rels catalog.SchemaRelations) error
 	t.setCatalog(cat)
 	return nil
 }
+
+// setTableSchema is ALTER TABLE ... SET SCHEMA: the table, its indexes
+// and its serial columns' sequences move; its rows do not.
+func (s *Session) setTableSchema(t *txn, ss *parse.SetSchemaStmt) error {
+	tbl, err := t.cat.Table(s.database, ss.Table)
+	if err != nil {
+		if ss.IfExists && pgerror.HasCode(err, pgerror.UndefinedTable) {
+			s.notice(pgerror.Newf(pgerror.SuccessfulCompletion, "relation %q does not exist, skipping", catalog.DisplayName(ss.Table)))
+			return nil
+		}
+		return err
+	}
+	if catalog.SchemaName(tbl.Schema) == ss.Schema {
+		return nil
+	}
+	next, err := t.cat.SetTableSchema(t.kv, s.database, ss.Table, ss.Schema)
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}

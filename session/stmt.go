@@ -79,7 +79,7 @@ func (st *stmt) kind() kind {
 		return kindCursor
 	case p.Prepare != nil, p.Execute != nil, p.Deallocate != nil:
 		return kindPrepared
-	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Schema != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil,
+	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Schema != nil, p.SetSchema != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil,
 		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil:
 		return kindDDL
 	}

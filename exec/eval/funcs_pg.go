@@ -48,10 +48,11 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		visible := publicVisible(env)
 		text = nextvalCall.ReplaceAllStringFunc(text, func(m string) string {
 			name := nextvalCall.FindStringSubmatch(m)[1]
-			if visible {
-				name = strings.TrimPrefix(name, "public.")
-			} else if !strings.Contains(name, ".") {
+			switch i := strings.IndexByte(name, '.'); {
+			case i < 0 && !visible:
 				name = "public." + name
+			case i > 0 && (name[:i] == "public" && visible || onSearchPath(env, name[:i])):
+				name = name[i+1:]
 			}
 			return "nextval('" + name + "'::regclass)"
 		})
@@ -283,6 +284,27 @@ func searchPathSchemas(path string, implicit bool) []types.Datum {
 // default holds it: nextval('name'::regclass), nextval(cast('name' as
 // regclass)) or nextval('name'); PostgreSQL prints the first form.
 var nextvalCall = regexp.MustCompile(`(?i)nextval\(\s*(?:cast\(\s*)?'([a-z_][a-z0-9_.$]*)'(?:\s+as\s+regclass\s*\)|\s*::\s*regclass)?\s*\)`)
+
+// onSearchPath reports whether the session's search_path names schema
+// (a schema other than public, which publicVisible answers for).
+func onSearchPath(env *Env, schema string) bool {
+	if schema == "public" || env.Settings == nil {
+		return false
+	}
+	path, _ := env.Settings.Get("search_path")
+	for _, part := range strings.Split(path, ",") {
+		name := strings.TrimSpace(part)
+		if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+			name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+		} else {
+			name = strings.ToLower(name)
+		}
+		if name == schema {
+			return true
+		}
+	}
+	return false
+}
 
 // publicVisible reports whether schema public is on the search path, so
 // that PostgreSQL prints the names of relations in it unqualified.

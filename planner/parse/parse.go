@@ -88,6 +88,7 @@ type Statement struct {
 	Trigger    *TriggerStmt
 	Database   *DatabaseStmt
 	Schema     *SchemaStmt
+	SetSchema  *SetSchemaStmt
 	Sequence   *SequenceStmt
 	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL
 	// or TYPE.

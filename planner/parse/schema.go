@@ -22,6 +22,42 @@ type SchemaStmt struct {
 	Elements []Statement
 }
 
+// SetSchemaStmt is ALTER TABLE [IF EXISTS] name SET SCHEMA schema.
+type SetSchemaStmt struct {
+	Table    string // a QualifiedRef
+	Schema   string
+	IfExists bool
+}
+
+// setSchema parses ALTER TABLE ... SET SCHEMA; ok is false for any other
+// ALTER TABLE.
+func (r *rewriter) setSchema(toks []token) (st Statement, ok bool, err error) {
+	n := len(toks)
+	if n < 6 || !toks[n-3].is("set") || !toks[n-2].is("schema") {
+		return st, false, nil
+	}
+	c := &cursor{r: r, toks: toks[:n-3], i: 2}
+	s := &SetSchemaStmt{}
+	if c.accept("if") {
+		if err := c.expect("exists"); err != nil {
+			return st, true, err
+		}
+		s.IfExists = true
+	}
+	c.accept("only")
+	if s.Table, err = c.sequenceName(); err != nil {
+		return st, true, err
+	}
+	if err := c.end(); err != nil {
+		return st, true, err
+	}
+	c = &cursor{r: r, toks: toks, i: n - 1}
+	if s.Schema, err = c.name(); err != nil {
+		return st, true, err
+	}
+	return Statement{SetSchema: s}, true, nil
+}
+
 // QualifiedRef is how the dialect layer writes a possibly qualified name
 // ([db.][schema.]name) into its own statement structs: the parts joined
 // by catalog.KeySep, resolved later against the search path
