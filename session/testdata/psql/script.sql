@@ -28,3 +28,11 @@ UPDATE accounts SET balance = balance + 1 WHERE owner = 'alice';
 DELETE FROM tags WHERE tag IS NULL;
 \copy (SELECT id, owner, balance FROM accounts ORDER BY id) TO STDOUT WITH CSV HEADER
 SELECT count(*) AS tags_left FROM tags;
+CREATE SCHEMA ledger;
+CREATE TABLE ledger.entries (id int PRIMARY KEY, account_id int REFERENCES accounts, amount numeric);
+INSERT INTO ledger.entries VALUES (1, 1, 10.5);
+\dn
+\dt ledger.*
+\d ledger.entries
+SET search_path = ledger, public;
+SELECT e.id, a.owner, e.amount FROM entries e JOIN accounts a ON a.id = e.account_id;
