@@ -37,7 +37,8 @@ type Sequence struct {
 	Cache     int64  `json:"cache"`
 	Cycle     bool   `json:"cycle,omitempty"`
 	// OwnedTable and OwnedColumn name the column the sequence is OWNED BY
-	// (dropped with its table), or are empty.
+	// (dropped with its table), or are empty; OwnedTable is the table's
+	// key (RelKey).
 	OwnedTable  string `json:"ownedTable,omitempty"`
 	OwnedColumn string `json:"ownedColumn,omitempty"`
 	Comment     string `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text

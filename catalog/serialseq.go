@@ -54,7 +54,7 @@ func serialSequence(t *Table, col Column, attnum int) *Sequence {
 	return &Sequence{
 		ID: serialSeqOIDBase + t.ID*1024 + uint64(attnum), Name: SerialSequenceName(t.Name, col.Name), Schema: t.Schema,
 		Type: typ, Start: 1, Increment: 1, Min: 1, Max: hi, Cache: 1,
-		OwnedTable: t.Name, OwnedColumn: col.Name,
+		OwnedTable: t.Key(), OwnedColumn: col.Name,
 		SerialTable: t.ID, SerialColumn: col.ID, Identity: col.IdentityAlways || col.IdentityByDefault,
 	}
 }

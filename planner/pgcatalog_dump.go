@@ -206,10 +206,10 @@ func pgDepend(g *vgen) [][]Expr {
 	// default.
 	seqOIDs := map[string]int64{}
 	for _, s := range g.serialSequences() {
-		seqOIDs[s.Name] = int64(s.ID)
+		seqOIDs[s.Key()] = int64(s.ID)
 	}
 	for _, s := range g.sequences() {
-		seqOIDs[s.Name] = int64(s.ID)
+		seqOIDs[s.Key()] = int64(s.ID)
 	}
 	for _, t := range g.tables() {
 		cols, nums := visibleColumns(t)
@@ -222,11 +222,12 @@ func pgDepend(g *vgen) [][]Expr {
 			if m == nil {
 				continue
 			}
-			name, err := SequenceRefName(m[1])
+			ref, err := SequenceRefName(m[1])
 			if err != nil {
 				continue
 			}
-			if oid, ok := seqOIDs[name]; ok {
+			_, schema, name := SplitRef(ref)
+			if oid, ok := seqOIDs[catalog.RelKey(schema, name)]; ok {
 				out = append(out, vrow(int64(2604), oidAttrDefBase+int64(t.ID)*1024+int64(nums[i]), 0, int64(1259), oid, 0, "n"))
 			}
 		}

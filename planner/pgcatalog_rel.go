@@ -56,7 +56,7 @@ func (ix vindex) def() string {
 	if ix.unique {
 		u = "UNIQUE "
 	}
-	return "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON public." + quoteIdent(ix.t.Name) +
+	return "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON " + quoteIdent(catalog.SchemaName(ix.t.Schema)) + "." + quoteIdent(ix.t.Name) +
 		" USING btree (" + ix.columnList() + ")"
 }
 

@@ -244,13 +244,11 @@ func (c *cursor) sequenceOptions(o *SequenceOptions, alter bool) error {
 			if err != nil {
 				return err
 			}
-			if len(parts) == 3 && parts[0] == "public" {
-				parts = parts[1:]
-			}
-			if len(parts) != 2 {
+			if len(parts) < 2 || len(parts) > 4 {
 				return pgerror.New(pgerror.SyntaxError, "invalid OWNED BY option")
 			}
-			o.OwnedBy = parts
+			// The table as a QualifiedRef, then the column.
+			o.OwnedBy = []string{QualifiedRef(parts[:len(parts)-1]), parts[len(parts)-1]}
 		case alter && c.accept("restart"):
 			if err := once("restart"); err != nil {
 				return err
