@@ -520,7 +520,7 @@ func pgTables(g *vgen) [][]Expr {
 		if t.MatView != "" {
 			continue
 		}
-		out = append(out, vrow("public", t.Name, currentUser(), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
+		out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, currentUser(), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
 	}
 	return out
 }
@@ -529,7 +529,7 @@ func pgMatviews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range g.tables() {
 		if t.MatView != "" {
-			out = append(out, vrow("public", t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
+			out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
 		}
 	}
 	return out
@@ -538,7 +538,7 @@ func pgMatviews(g *vgen) [][]Expr {
 func pgViews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, v := range g.views() {
-		out = append(out, vrow("public", v.Name, currentUser(), g.viewDef(v)))
+		out = append(out, vrow(catalog.SchemaName(v.Schema), v.Name, currentUser(), g.viewDef(v)))
 	}
 	return out
 }
@@ -546,7 +546,7 @@ func pgViews(g *vgen) [][]Expr {
 func pgIndexes(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, ix := range g.indexes() {
-		out = append(out, vrow("public", ix.t.Name, ix.name, nil, ix.def()))
+		out = append(out, vrow(catalog.SchemaName(ix.t.Schema), ix.t.Name, ix.name, nil, ix.def()))
 	}
 	return out
 }
