@@ -864,7 +864,11 @@ func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
 		}
 		tables = all
 	}
-	for _, n := range v.Tables {
+	for _, ref := range v.Tables {
+		n, err := s.planner(cat).LookupRef(ref)
+		if err != nil {
+			return nil, err
+		}
 		t, err := cat.Table(s.database, n)
 		if err != nil {
 			return nil, err

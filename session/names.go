@@ -165,6 +165,28 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 			ss.Table = all([]string{ss.Table})[0]
 		}
 		q.SetSchema = &ss
+	case p.MatView != nil:
+		m := *p.MatView
+		if m.Op == "create" {
+			var key string
+			key, err = pl.CreateRef(m.Names[0])
+			m.Names = []string{key}
+		} else {
+			m.Names = all(m.Names)
+		}
+		q.MatView = &m
+	case p.Trigger != nil && p.Trigger.Table != "":
+		tr := *p.Trigger
+		tr.Table = all([]string{tr.Table})[0]
+		q.Trigger = &tr
+	case p.Analyze != nil:
+		a := *p.Analyze
+		a.Tables = all(a.Tables)
+		q.Analyze = &a
+	case p.Reindex != nil:
+		ri := *p.Reindex
+		ri.Name = all([]string{ri.Name})[0]
+		q.Reindex = &ri
 	case p.AlterColumn != nil:
 		a := *p.AlterColumn
 		a.Table = all([]string{a.Table})[0]

@@ -438,7 +438,7 @@ END`)
 		t.Fatal(err)
 	}
 	tr := st.Trigger
-	want := TriggerStmt{Create: true, Name: "t_upd", Table: "t", IfNotExists: true, Timing: "after", Event: "update",
+	want := TriggerStmt{Create: true, Name: "t_upd", Table: QualifiedRef([]string{"main", "t"}), IfNotExists: true, Timing: "after", Event: "update",
 		Columns: []string{"a", "B"}, When: "NEW.a > OLD.a AND ';' <> 'end'",
 		Body: []string{"INSERT INTO log VALUES (NEW.a, 'x;y')", "UPDATE t2 SET n = n + 1 WHERE id = OLD.a"}}
 	if tr == nil || !reflect.DeepEqual(*tr, want) {

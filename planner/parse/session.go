@@ -332,7 +332,7 @@ func (r *rewriter) analyze(toks []token) (Statement, error) {
 		if err != nil {
 			return Statement{}, err
 		}
-		a.Tables = append(a.Tables, strings.Join(parts, "."))
+		a.Tables = append(a.Tables, QualifiedRef(parts))
 		if c.i < len(toks) && toks[c.i].isPunct("(") {
 			return Statement{}, unsupported(r.sql, toks[c.i].pos, "ANALYZE of columns is not supported")
 		}
@@ -423,7 +423,7 @@ func (r *rewriter) vacuum(toks []token) (Statement, error) {
 		if err != nil {
 			return Statement{}, err
 		}
-		v.Tables = append(v.Tables, strings.Join(parts, "."))
+		v.Tables = append(v.Tables, QualifiedRef(parts))
 		if !c.done() {
 			if !toks[c.i].isPunct(",") {
 				return Statement{}, c.errHere()
@@ -449,7 +449,7 @@ func (r *rewriter) reindex(toks []token) (Statement, error) {
 	if err != nil {
 		return Statement{}, err
 	}
-	ri.Name = strings.Join(parts, ".")
+	ri.Name = QualifiedRef(parts)
 	return Statement{Reindex: ri}, c.end()
 }
 
