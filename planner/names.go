@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"slices"
-
 	"github.com/kvsql/kvsql/types"
 	"strings"
 
@@ -218,32 +216,28 @@ func serialDefault(t *catalog.Table, column string) string {
 	return "nextval('" + name + "'::regclass)"
 }
 
-// schemaFunc binds the functions that answer from the search path at
-// plan time (a plan is rebuilt when search_path changes):
-// current_schema(), current_schemas(implicit) with a constant argument,
-// and pg_table_is_visible(oid), which is false for the relations of a
-// schema off the path and those hidden by an earlier schema's relation
-// of the same name.
+// schemaFunc binds the functions that answer from the search path.
+// current_schema() and current_schemas(implicit) read search_path when
+// they run (set_config may change it earlier in the same statement):
+// they become SchemaPathFunc calls given the schemas that exist.
+// pg_table_is_visible(oid) is decided now (a plan is rebuilt when
+// search_path changes): false for the relations of a schema off the path
+// and those hidden by an earlier schema's relation of the same name.
 func (b *binder) schemaFunc(name string, args []Expr) (Expr, bool) {
+	var names []types.Datum
+	for _, s := range b.p.Catalog.Schemas(b.p.DB) {
+		names = append(names, types.NewText(s.Name))
+	}
+	existing := &Const{Value: types.NewArray(names), T: types.ArrayOf(tText)}
 	switch {
 	case name == "current_schema" && len(args) == 0:
-		if path := b.p.pathSchemas(); len(path) > 0 {
-			return textConst(path[0]), true
-		}
-		return &Const{Value: types.Null, T: tText}, true
+		return &Func{Name: CurrentSchemaFunc, Args: []Expr{existing}, T: tText}, true
 	case name == "current_schemas" && len(args) == 1:
-		c, ok := args[0].(*Const)
-		if !ok || c.Value.IsNull() || c.Value.Kind != types.KindBool {
+		implicit, err := coerce(args[0], tBool)
+		if err != nil {
 			return nil, false
 		}
-		var elems []types.Datum
-		if c.Value.Bool() && !slices.Contains(b.p.SearchPath, "pg_catalog") {
-			elems = append(elems, types.NewText("pg_catalog"))
-		}
-		for _, s := range b.p.effectivePath() {
-			elems = append(elems, types.NewText(s))
-		}
-		return &Const{Value: types.NewArray(elems), T: types.ArrayOf(tText)}, true
+		return &Func{Name: SchemaPathFunc, Args: []Expr{implicit, existing}, T: types.ArrayOf(tText)}, true
 	case name == "pg_table_is_visible" && len(args) == 1:
 		hidden := b.p.hiddenRelations()
 		if len(hidden) == 0 {
@@ -258,22 +252,14 @@ func (b *binder) schemaFunc(name string, args []Expr) (Expr, bool) {
 	return nil, false
 }
 
-// effectivePath is the search path's schemas that exist, system schemas
-// included where written, in order (current_schemas(false)).
-func (p *Planner) effectivePath() []string {
-	path := p.SearchPath
-	if path == nil {
-		path = []string{catalog.PublicSchema}
-	}
-	var out []string
-	for _, s := range path {
-		_, err := p.Catalog.Schema(p.DB, s)
-		if (err == nil || s == "pg_catalog" || s == "information_schema") && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// SchemaPathFunc(implicit, existing) is current_schemas(implicit) over
+// the existing schemas (a text array) as exec/eval evaluates it, and
+// CurrentSchemaFunc(existing) is current_schema(): the first schema of
+// the path that exists, or NULL.
+const (
+	SchemaPathFunc    = "kvsql_search_path"
+	CurrentSchemaFunc = "kvsql_current_schema"
+)
 
 // hiddenRelations lists the OIDs of the tables, views and sequences an
 // unqualified name does not reach.

@@ -355,5 +355,7 @@ func (o settingOps) Set(name, value string, isLocal bool) (string, error) {
 // searchPath is the session's search_path, parsed; CREATE SCHEMA's
 // elements run with the new schema in front (pathOverride).
 func (s *Session) searchPath() []string {
-	return append(append([]string(nil), s.pathOverride...), planner.SearchPath(s.Setting("search_path"), s.user)...)
+	// Never nil: an empty search_path is a path with no schema, not
+	// planner's default.
+	return append(append([]string{}, s.pathOverride...), planner.SearchPath(s.Setting("search_path"), s.user)...)
 }
