@@ -477,7 +477,7 @@ func (s *Session) fillFromQuery(ctx context.Context, t *txn, name string, query 
 	p := s.planner(t.cat)
 	p.WriteMatView = true
 	ins, _, err := p.Plan(&parse.Statement{AST: &sqlparser.Insert{
-		Table: &sqlparser.AliasedTableExpr{Expr: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(name)}},
+		Table: &sqlparser.AliasedTableExpr{Expr: keyTableName(name)},
 		Rows:  sel,
 	}}, nil)
 	if err != nil {

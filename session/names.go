@@ -198,3 +198,18 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 	}
 	return &q, err
 }
+
+// keyTableName is the vitess name of the relation whose key is key,
+// always schema-qualified, so that planning a statement the session
+// builds around it does not depend on search_path (pg_dump restores
+// with an empty one).
+func keyTableName(key string) sqlparser.TableName {
+	schema, name := catalog.SplitRelKey(key)
+	return sqlparser.TableName{Qualifier: sqlparser.NewIdentifierCS(schema), Name: sqlparser.NewIdentifierCS(name)}
+}
+
+// keySQL is keyTableName as SQL text: "schema"."name".
+func keySQL(key string) string {
+	schema, name := catalog.SplitRelKey(key)
+	return quoteIdent(schema) + "." + quoteIdent(name)
+}

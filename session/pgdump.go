@@ -210,8 +210,8 @@ func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *s
 		notNull = append(notNull, "c."+quoteIdent(c)+" IS NOT NULL")
 		match = append(match, "p."+quoteIdent(refCols[i])+" = c."+quoteIdent(c))
 	}
-	q := "SELECT count(*) FROM " + quoteIdent(table) + " AS c WHERE " + strings.Join(notNull, " AND ") +
-		" AND NOT EXISTS (SELECT 1 FROM " + quoteIdent(fk.RefTable) + " AS p WHERE " + strings.Join(match, " AND ") + ")"
+	q := "SELECT count(*) FROM " + keySQL(table) + " AS c WHERE " + strings.Join(notNull, " AND ") +
+		" AND NOT EXISTS (SELECT 1 FROM " + keySQL(fk.RefTable) + " AS p WHERE " + strings.Join(match, " AND ") + ")"
 	t.setCatalog(next)
 	n, err := s.evalQuery(ctx, t, q)
 	if err != nil {
