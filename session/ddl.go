@@ -117,9 +117,13 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		}
 		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks)
 	case *sqlparser.DropTable:
+		dropping := map[string]bool{}
+		for _, tn := range ast.FromTables {
+			dropping[tn.Name.String()] = true
+		}
 		for _, tn := range ast.FromTables {
 			var err error
-			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade); err != nil {
+			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade, dropping); err != nil {
 				return "", err
 			}
 			if tbl, err := cat.Table(db, tn.Name.String()); err == nil && tbl.MatView != "" {
@@ -324,13 +328,16 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 // dropReferences lets DROP TABLE name go ahead of the foreign keys of
 // other tables that reference it: refused (2BP01) unless CASCADE, which
 // drops those constraints, as PostgreSQL does.
-func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool) (*catalog.Catalog, error) {
+//
+// name is a table key; dropping holds the keys of the tables the same
+// statement drops, whose own references go with them.
+func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool, dropping map[string]bool) (*catalog.Catalog, error) {
 	tables, err := cat.Tables(db)
 	if err != nil {
 		return cat, err
 	}
 	for _, child := range tables {
-		if child.Name == name {
+		if child.Key() == name || dropping[child.Key()] {
 			continue
 		}
 		for _, fk := range child.ForeignKeys {
@@ -342,12 +349,12 @@ func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool)
 				fkName = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
 			}
 			if !cascade {
-				e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", name)
-				e.Detail = fmt.Sprintf("constraint %s on table %s depends on table %s", fkName, child.Name, name)
+				e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", catalog.DisplayName(name))
+				e.Detail = fmt.Sprintf("constraint %s on table %s depends on table %s", fkName, catalog.DisplayName(child.Key()), catalog.DisplayName(name))
 				e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
 				return cat, e
 			}
-			if cat, err = cat.DropForeignKey(t.kv, db, child.Name, fk); err != nil {
+			if cat, err = cat.DropForeignKey(t.kv, db, child.Key(), fk); err != nil {
 				return cat, err
 			}
 		}

@@ -217,7 +217,7 @@ func (s *Session) dropSchemaContents(t *txn, rels catalog.SchemaRelations) error
 		}
 	}
 	for _, k := range rels.Tables {
-		if cat, err = dropReferences(t, cat, db, k, true); err != nil {
+		if cat, err = dropReferences(t, cat, db, k, true, nil); err != nil {
 			return err
 		}
 		if cat, err = cat.DropTable(t.kv, db, k); err != nil {
