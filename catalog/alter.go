@@ -21,7 +21,7 @@ func (c *Catalog) AlterTable(w kv.Writer, db, name string, change func(*Table) e
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Tables[nt.Name] = nt
+	n.cloneDB(db).Tables[nt.Key()] = nt
 	return n, nil
 }
 
@@ -41,8 +41,8 @@ func (c *Catalog) RenameTable(w kv.Writer, db, old, name string) (*Catalog, erro
 		return nil, err
 	}
 	nt := cloneTable(t)
-	nt.Name = name
-	if err := w.Delete(TableKey(db, old)); err != nil {
+	nt.Schema, nt.Name = schemaField(name)
+	if err := w.Delete(tableKeyOf(db, old)); err != nil {
 		return nil, err
 	}
 	n := c.clone()
@@ -58,7 +58,7 @@ func (c *Catalog) RenameTable(w kv.Writer, db, old, name string) (*Catalog, erro
 			if fk.RefTable == old {
 				if !changed && other != nt {
 					other = cloneTable(other)
-					nd.Tables[other.Name] = other
+					nd.Tables[other.Key()] = other
 				}
 				other.ForeignKeys[i].RefTable = name
 				changed = true
@@ -143,7 +143,7 @@ func (c *Catalog) RenameColumn(w kv.Writer, db, table, old, name string, rewrite
 			}
 		}
 		if changed != nil {
-			nd.Tables[changed.Name] = changed
+			nd.Tables[changed.Key()] = changed
 			if err := writeTable(w, changed); err != nil {
 				return nil, err
 			}

@@ -68,6 +68,9 @@ type Database struct {
 	// Functions are the database's routines (CREATE FUNCTION and CREATE
 	// PROCEDURE) by ID; nil when there are none.
 	Functions map[uint64]*Function
+	// Schemas are the schemas CREATE SCHEMA made (public is implicit;
+	// schema.go). Tables, Views and Sequences are keyed by RelKey.
+	Schemas map[string]*Schema
 }
 
 // Table describes one table and the layout of its master file and index
@@ -79,9 +82,12 @@ type Database struct {
 // index's) is unique in the store.
 type Table struct {
 	// ID is the key space of the master file.
-	ID      uint64   `json:"id"`
-	DB      string   `json:"db"`
-	Name    string   `json:"name"`
+	ID   uint64 `json:"id"`
+	DB   string `json:"db"`
+	Name string `json:"name"`
+	// Schema is the table's schema; "" (every table written before
+	// schemas) is public.
+	Schema  string   `json:"schema,omitempty"`
 	Columns []Column `json:"columns"`
 	// PrimaryKey holds ordinals into Columns; the master key is these
 	// columns' values, key-encoded with PrimaryKeyDesc's directions.
@@ -226,10 +232,15 @@ type ForeignKey struct {
 
 // View is a named query.
 type View struct {
-	Name    string   `json:"name"`
-	SQL     string   `json:"sql"`
-	Columns []string `json:"columns,omitempty"`
-	Comment string   `json:"comment,omitempty"` // COMMENT ON VIEW's text
+	Name   string `json:"name"`
+	Schema string `json:"schema,omitempty"` // "" is public
+	// SearchPath is the search_path the view was created under: its
+	// query's names are resolved through it, as PostgreSQL binds them
+	// once at CREATE VIEW.
+	SearchPath []string `json:"searchPath,omitempty"`
+	SQL        string   `json:"sql"`
+	Columns    []string `json:"columns,omitempty"`
+	Comment    string   `json:"comment,omitempty"` // COMMENT ON VIEW's text
 }
 
 // Stats are a table's statistics as last computed by ANALYZE.
@@ -340,7 +351,7 @@ func (c *Catalog) Table(db, name string) (*Table, error) {
 	}
 	t, ok := d.Tables[name]
 	if !ok {
-		return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", name)
+		return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", DisplayName(name))
 	}
 	return t, nil
 }
@@ -357,18 +368,23 @@ func (c *Catalog) TableByID(id uint64) *Table {
 	return nil
 }
 
-// Index returns the named index of db and its table, or 42704.
+// Index returns the index of db whose key (RelKey: an index lives in its
+// table's schema) is name, and its table, or 42704.
 func (c *Catalog) Index(db, name string) (*Table, *Index, error) {
 	d, err := c.Database(db)
 	if err != nil {
 		return nil, nil, err
 	}
+	schema, bare := SplitRelKey(name)
 	for _, t := range d.Tables {
-		if idx := t.IndexByName(name); idx != nil {
+		if SchemaName(t.Schema) != schema {
+			continue
+		}
+		if idx := t.IndexByName(bare); idx != nil {
 			return t, idx, nil
 		}
 	}
-	return nil, nil, pgerror.Newf(pgerror.UndefinedObject, "index %q does not exist", name)
+	return nil, nil, pgerror.Newf(pgerror.UndefinedObject, "index %q does not exist", DisplayName(name))
 }
 
 // View returns the named view, or 42P01.
@@ -379,7 +395,7 @@ func (c *Catalog) View(db, name string) (*View, error) {
 	}
 	v, ok := d.Views[name]
 	if !ok {
-		return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", name)
+		return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", DisplayName(name))
 	}
 	return v, nil
 }
@@ -409,7 +425,10 @@ func (c *Catalog) clone() *Catalog {
 func (n *Catalog) cloneDB(db string) *Database {
 	old := n.dbs[db]
 	d := &Database{Name: old.Name, Tables: make(map[string]*Table, len(old.Tables)), Views: make(map[string]*View, len(old.Views)),
-		Sequences: make(map[string]*Sequence, len(old.Sequences))}
+		Sequences: make(map[string]*Sequence, len(old.Sequences)), Schemas: make(map[string]*Schema, len(old.Schemas))}
+	for k, v := range old.Schemas {
+		d.Schemas[k] = v
+	}
 	for k, v := range old.Sequences {
 		d.Sequences[k] = v
 	}
@@ -444,4 +463,8 @@ func cloneTable(t *Table) *Table {
 // empty returns a catalog with no databases.
 func empty(nextID uint64) *Catalog {
 	return &Catalog{dbs: map[string]*Database{}, stats: map[uint64]*Stats{}, nextID: nextID}
+}
+
+func newDatabase(name string) *Database {
+	return &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}, Schemas: map[string]*Schema{}}
 }

@@ -65,7 +65,7 @@ func (c *Catalog) CreateDatabase(w kv.Writer, name string) (*Catalog, error) {
 		return nil, err
 	}
 	n := c.clone()
-	n.dbs[name] = &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}}
+	n.dbs[name] = newDatabase(name)
 	return n, nil
 }
 
@@ -88,7 +88,7 @@ func (c *Catalog) DropDatabase(w kv.Writer, name string) (*Catalog, error) {
 			return nil, err
 		}
 	}
-	for _, p := range [][]byte{tablePrefix(name), viewPrefix(name), sequenceDefPrefix(name), metaKey(text(tagFunction), text(name))} {
+	for _, p := range [][]byte{tablePrefix(name), viewPrefix(name), sequenceDefPrefix(name), metaKey(text(tagFunction), text(name)), metaKey(text(tagSchema), text(name))} {
 		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
 			return nil, err
 		}
@@ -100,19 +100,23 @@ func (c *Catalog) DropDatabase(w kv.Writer, name string) (*Catalog, error) {
 	return n, nil
 }
 
-func (c *Catalog) relationExists(d *Database, name string) error {
-	if _, ok := d.Tables[name]; ok {
-		return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+// relationExists reports 42P07 when a relation of d has key (RelKey):
+// tables, views, sequences and indexes share a schema's namespace.
+func (c *Catalog) relationExists(d *Database, key string) error {
+	schema, name := SplitRelKey(key)
+	exists := pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+	if _, ok := d.Tables[key]; ok {
+		return exists
 	}
-	if _, ok := d.Views[name]; ok {
-		return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+	if _, ok := d.Views[key]; ok {
+		return exists
 	}
-	if _, ok := d.Sequences[name]; ok {
-		return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+	if _, ok := d.Sequences[key]; ok {
+		return exists
 	}
 	for _, t := range d.Tables {
-		if t.IndexByName(name) != nil || t.PrimaryKeyName == name {
-			return pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
+		if SchemaName(t.Schema) == schema && (t.IndexByName(name) != nil || t.PrimaryKeyName == name) {
+			return exists
 		}
 	}
 	return nil
@@ -134,7 +138,8 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q named in key does not exist", def.PrimaryKey[0])
 	}
 	n := c.clone()
-	t := &Table{ID: n.allocID(), DB: db, Name: def.Name, PrimaryKeyName: def.Name + "_pkey", NextColumnID: 1}
+	schema, name := schemaField(def.Name)
+	t := &Table{ID: n.allocID(), DB: db, Name: name, Schema: schema, PrimaryKeyName: name + "_pkey", NextColumnID: 1}
 	for _, col := range def.Columns {
 		if t.ColumnOrdinal(col.Name) >= 0 {
 			return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", col.Name)
@@ -174,9 +179,9 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		}
 		name := u.Name
 		if name == "" {
-			name = def.Name + "_" + strings.Join(u.Columns, "_") + "_key"
+			name = t.Name + "_" + strings.Join(u.Columns, "_") + "_key"
 		}
-		if err := c.relationExists(d, name); err != nil {
+		if err := c.relationExists(d, RelKey(t.Schema, name)); err != nil {
 			return nil, err
 		}
 		if t.IndexByName(name) != nil || name == t.PrimaryKeyName || name == t.Name {
@@ -197,7 +202,7 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 	if err := writeNextID(w, n.nextID); err != nil {
 		return nil, err
 	}
-	n.cloneDB(db).Tables[t.Name] = t
+	n.cloneDB(db).Tables[t.Key()] = t
 	return n, nil
 }
 
@@ -256,7 +261,7 @@ func (c *Catalog) DropTable(w kv.Writer, db, name string) (*Catalog, error) {
 	if err := dropTableData(w, t); err != nil {
 		return nil, err
 	}
-	if err := w.Delete(TableKey(db, name)); err != nil {
+	if err := w.Delete(tableKeyOf(db, name)); err != nil {
 		return nil, err
 	}
 	n := c.clone()
@@ -277,7 +282,7 @@ func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, e
 	if err != nil {
 		return nil, err
 	}
-	if err := c.relationExists(d, def.Name); err != nil {
+	if err := c.relationExists(d, RelKey(t.Schema, def.Name)); err != nil {
 		return nil, err
 	}
 	ords, err := ordinals(t, def.Columns)
@@ -314,7 +319,7 @@ func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, e
 	if err := writeNextID(w, n.nextID); err != nil {
 		return nil, err
 	}
-	n.cloneDB(db).Tables[nt.Name] = nt
+	n.cloneDB(db).Tables[nt.Key()] = nt
 	return n, nil
 }
 
@@ -340,7 +345,7 @@ func (c *Catalog) DropIndex(w kv.Writer, db, name string) (*Catalog, error) {
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Tables[nt.Name] = nt
+	n.cloneDB(db).Tables[nt.Key()] = nt
 	return n, nil
 }
 
@@ -365,7 +370,7 @@ func (c *Catalog) AddColumn(w kv.Writer, db, table string, col Column) (*Catalog
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Tables[nt.Name] = nt
+	n.cloneDB(db).Tables[nt.Key()] = nt
 	return n, nil
 }
 
@@ -430,7 +435,7 @@ func (c *Catalog) SetPrimaryKey(w kv.Writer, db, table, name string, cols []stri
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Tables[nt.Name] = nt
+	n.cloneDB(db).Tables[nt.Key()] = nt
 	return n, nil
 }
 
@@ -444,12 +449,13 @@ func (c *Catalog) CreateView(w kv.Writer, db string, v View) (*Catalog, error) {
 		return nil, err
 	}
 	nv := v
+	nv.Schema, nv.Name = schemaField(v.Name)
 	nv.Columns = append([]string(nil), v.Columns...)
 	if err := writeView(w, db, &nv); err != nil {
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Views[v.Name] = &nv
+	n.cloneDB(db).Views[nv.Key()] = &nv
 	return n, nil
 }
 
@@ -476,7 +482,7 @@ func (c *Catalog) DropView(w kv.Writer, db, name string) (*Catalog, error) {
 	if _, err := c.View(db, name); err != nil {
 		return nil, err
 	}
-	if err := w.Delete(ViewKey(db, name)); err != nil {
+	if err := w.Delete(viewKeyOf(db, name)); err != nil {
 		return nil, err
 	}
 	n := c.clone()
@@ -550,7 +556,7 @@ func (c *Catalog) CreateTrigger(w kv.Writer, db, table string, tr Trigger) (*Cat
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Tables[nt.Name] = nt
+	n.cloneDB(db).Tables[nt.Key()] = nt
 	return n, nil
 }
 
@@ -571,7 +577,7 @@ func (c *Catalog) DropTrigger(w kv.Writer, db, name string) (*Catalog, error) {
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Tables[nt.Name] = nt
+	n.cloneDB(db).Tables[nt.Key()] = nt
 	return n, nil
 }
 
@@ -593,7 +599,7 @@ func (c *Catalog) DropForeignKey(w kv.Writer, db, name string, fk ForeignKey) (*
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Tables[nt.Name] = nt
+	n.cloneDB(db).Tables[nt.Key()] = nt
 	return n, nil
 }
 

@@ -88,7 +88,7 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 		if _, dup := c.dbs[ddb.Name]; dup {
 			return nil, docError("%s: duplicate dbName", where)
 		}
-		d := &Database{Name: ddb.Name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}}
+		d := newDatabase(ddb.Name)
 		c.dbs[d.Name] = d
 		names := map[string]string{} // relation names (tables, views, indexes) in d
 		for i := range ddb.Tables {
@@ -96,7 +96,7 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			if err != nil {
 				return nil, err
 			}
-			d.Tables[t.Name] = t
+			d.Tables[t.Key()] = t
 		}
 		for _, dv := range ddb.Views {
 			vw := fmt.Sprintf("%s / View %q", where, dv.Name)
@@ -127,7 +127,7 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			if err := CheckSequence(s); err != nil {
 				return nil, docError("%s: %v", sw, err)
 			}
-			d.Sequences[s.Name] = s
+			d.Sequences[s.Key()] = s
 		}
 		for i := range ddb.Functions {
 			df := &ddb.Functions[i]

@@ -133,7 +133,7 @@ func Load(r kv.Reader) (*Catalog, error) {
 		key, value []byte
 		parts      []types.Datum
 	}
-	var seqs, funcs []seqDesc
+	var seqs, funcs, schemas []seqDesc
 	for ok := it.First(); ok; ok = it.Next() {
 		_, parts, err := encoding.DecodeKey(it.Key())
 		if err != nil {
@@ -148,7 +148,7 @@ func Load(r kv.Reader) (*Catalog, error) {
 			if err := json.Unmarshal(it.Value(), &d); err != nil {
 				return nil, corrupt(it.Key(), err)
 			}
-			c.dbs[d.Name] = &Database{Name: d.Name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}}
+			c.dbs[d.Name] = newDatabase(d.Name)
 		case tagTable:
 			t := new(Table)
 			if err := json.Unmarshal(it.Value(), t); err != nil {
@@ -160,11 +160,16 @@ func Load(r kv.Reader) (*Catalog, error) {
 			if err := json.Unmarshal(it.Value(), v); err != nil {
 				return nil, corrupt(it.Key(), err)
 			}
-			if len(parts) != 3 {
-				return nil, corrupt(it.Key(), errors.New("want /view/db/name"))
+			if len(parts) != 3 && len(parts) != 4 {
+				return nil, corrupt(it.Key(), errors.New("want /view/db/[schema/]name"))
 			}
 			views = append(views, v)
 			viewDBs = append(viewDBs, parts[1].S)
+		case tagSchema:
+			if len(parts) != 3 {
+				return nil, corrupt(it.Key(), errors.New("want /schema/db/name"))
+			}
+			schemas = append(schemas, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagSeqDef:
 			seqs = append(seqs, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagFunction:
@@ -185,14 +190,19 @@ func Load(r kv.Reader) (*Catalog, error) {
 		if !ok {
 			return nil, pgerror.Newf(pgerror.DataCorrupted, "catalog: table %q belongs to missing database %q", t.Name, t.DB)
 		}
-		d.Tables[t.Name] = t
+		d.Tables[t.Key()] = t
 	}
 	for i, v := range views {
 		d, ok := c.dbs[viewDBs[i]]
 		if !ok {
 			return nil, pgerror.Newf(pgerror.DataCorrupted, "catalog: view %q belongs to missing database %q", v.Name, viewDBs[i])
 		}
-		d.Views[v.Name] = v
+		d.Views[v.Key()] = v
+	}
+	for _, s := range schemas {
+		if err := loadSchema(c, s.key, s.parts, s.value); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range seqs {
 		if err := loadSequence(c, s.key, s.parts, s.value); err != nil {
@@ -227,6 +237,11 @@ func Install(w kv.Writer, c *Catalog) error {
 			return err
 		}
 		d := c.dbs[db]
+		for _, s := range d.Schemas {
+			if err := writeJSON(w, SchemaKey(db, s.Name), s); err != nil {
+				return err
+			}
+		}
 		for _, t := range d.Tables {
 			if err := writeTable(w, t); err != nil {
 				return err
@@ -238,7 +253,7 @@ func Install(w kv.Writer, c *Catalog) error {
 			}
 		}
 		for _, s := range d.Sequences {
-			if err := writeJSON(w, SequenceDefKey(db, s.Name), s); err != nil {
+			if err := writeJSON(w, sequenceKeyOf(db, s.Key()), s); err != nil {
 				return err
 			}
 		}
@@ -260,7 +275,7 @@ func Install(w kv.Writer, c *Catalog) error {
 // stats, sequence definitions) but keeps the format version, the id
 // counter and the counters of serial columns and sequences.
 func ClearMeta(w kv.Writer) error {
-	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef, tagFunction} {
+	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef, tagFunction, tagSchema} {
 		p := metaKey(text(tag))
 		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
 			return err
@@ -281,10 +296,10 @@ func writeDatabase(w kv.Writer, db string) error {
 	return writeJSON(w, DatabaseKey(db), struct{ Name string }{db})
 }
 
-func writeTable(w kv.Writer, t *Table) error { return writeJSON(w, TableKey(t.DB, t.Name), t) }
+func writeTable(w kv.Writer, t *Table) error { return writeJSON(w, tableKeyOf(t.DB, t.Key()), t) }
 
 func writeView(w kv.Writer, db string, v *View) error {
-	return writeJSON(w, ViewKey(db, v.Name), v)
+	return writeJSON(w, viewKeyOf(db, v.Key()), v)
 }
 
 func writeStats(w kv.Writer, s *Stats) error { return writeJSON(w, StatsKey(s.TableID), s) }

@@ -28,7 +28,8 @@ type Sequence struct {
 	// sequence's OID; the sequence owns no key space.
 	ID        uint64 `json:"id"`
 	Name      string `json:"name"`
-	Type      string `json:"type"` // "smallint", "integer" or "bigint"
+	Schema    string `json:"schema,omitempty"` // "" is public
+	Type      string `json:"type"`             // "smallint", "integer" or "bigint"
 	Start     int64  `json:"start"`
 	Increment int64  `json:"increment"`
 	Min       int64  `json:"min"`
@@ -36,7 +37,8 @@ type Sequence struct {
 	Cache     int64  `json:"cache"`
 	Cycle     bool   `json:"cycle,omitempty"`
 	// OwnedTable and OwnedColumn name the column the sequence is OWNED BY
-	// (dropped with its table), or are empty.
+	// (dropped with its table), or are empty; OwnedTable is the table's
+	// key (RelKey).
 	OwnedTable  string `json:"ownedTable,omitempty"`
 	OwnedColumn string `json:"ownedColumn,omitempty"`
 	Comment     string `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text
@@ -145,9 +147,9 @@ func (c *Catalog) Sequence(db, name string) (*Sequence, error) {
 		return s, nil
 	}
 	if c.relationExists(d, name) != nil {
-		return nil, pgerror.Newf(pgerror.WrongObjectType, "%q is not a sequence", name)
+		return nil, pgerror.Newf(pgerror.WrongObjectType, "%q is not a sequence", DisplayName(name))
 	}
-	return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", name)
+	return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", DisplayName(name))
 }
 
 // SequenceByID returns the sequence of db with that ID, or nil.
@@ -207,20 +209,21 @@ func (c *Catalog) CreateSequence(w kv.Writer, db string, s Sequence) (*Catalog, 
 	n := c.clone()
 	ns := s
 	ns.ID = n.allocID()
-	if err := writeJSON(w, SequenceDefKey(db, ns.Name), &ns); err != nil {
+	ns.Schema, ns.Name = schemaField(s.Name)
+	if err := writeJSON(w, sequenceKeyOf(db, ns.Key()), &ns); err != nil {
 		return nil, nil, err
 	}
 	if err := writeNextID(w, n.nextID); err != nil {
 		return nil, nil, err
 	}
-	n.cloneDB(db).Sequences[ns.Name] = &ns
+	n.cloneDB(db).Sequences[ns.Key()] = &ns
 	return n, &ns, nil
 }
 
 // AlterSequence replaces the definition of an existing sequence (same
 // name and ID) with s after checking it.
 func (c *Catalog) AlterSequence(w kv.Writer, db string, s Sequence) (*Catalog, error) {
-	old, err := c.Sequence(db, s.Name)
+	old, err := c.Sequence(db, s.Key())
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +234,11 @@ func (c *Catalog) AlterSequence(w kv.Writer, db string, s Sequence) (*Catalog, e
 		return nil, err
 	}
 	ns := s
-	if err := writeJSON(w, SequenceDefKey(db, ns.Name), &ns); err != nil {
+	if err := writeJSON(w, sequenceKeyOf(db, ns.Key()), &ns); err != nil {
 		return nil, err
 	}
 	n := c.clone()
-	n.cloneDB(db).Sequences[ns.Name] = &ns
+	n.cloneDB(db).Sequences[ns.Key()] = &ns
 	return n, nil
 }
 
@@ -253,9 +256,9 @@ func (c *Catalog) DropSequence(w kv.Writer, db, name string) (*Catalog, error) {
 			e.Hint = dropHint(d, name)
 			return nil, e
 		}
-		return nil, pgerror.Newf(pgerror.UndefinedTable, "sequence %q does not exist", name)
+		return nil, pgerror.Newf(pgerror.UndefinedTable, "sequence %q does not exist", DisplayName(name))
 	}
-	if err := w.Delete(SequenceDefKey(db, name)); err != nil {
+	if err := w.Delete(sequenceKeyOf(db, name)); err != nil {
 		return nil, err
 	}
 	if err := w.Delete(SeqStateKey(s.ID)); err != nil {
@@ -327,8 +330,8 @@ func (s *Sequence) String() string { return fmt.Sprintf("sequence %q", s.Name) }
 
 // loadSequence decodes a sequence descriptor read by Load.
 func loadSequence(c *Catalog, key []byte, parts []types.Datum, value []byte) error {
-	if len(parts) != 3 {
-		return corrupt(key, errors.New("want /sequence/db/name"))
+	if len(parts) != 3 && len(parts) != 4 {
+		return corrupt(key, errors.New("want /sequence/db/[schema/]name"))
 	}
 	s := new(Sequence)
 	if err := json.Unmarshal(value, s); err != nil {
@@ -338,6 +341,6 @@ func loadSequence(c *Catalog, key []byte, parts []types.Datum, value []byte) err
 	if !ok {
 		return pgerror.Newf(pgerror.DataCorrupted, "catalog: sequence %q belongs to missing database %q at %s", s.Name, parts[1].S, encoding.Pretty(key))
 	}
-	d.Sequences[s.Name] = s
+	d.Sequences[s.Key()] = s
 	return nil
 }

@@ -52,9 +52,9 @@ func serialSequence(t *Table, col Column, attnum int) *Sequence {
 	}
 	_, hi, _ := SequenceTypeBounds(typ)
 	return &Sequence{
-		ID: serialSeqOIDBase + t.ID*1024 + uint64(attnum), Name: SerialSequenceName(t.Name, col.Name),
+		ID: serialSeqOIDBase + t.ID*1024 + uint64(attnum), Name: SerialSequenceName(t.Name, col.Name), Schema: t.Schema,
 		Type: typ, Start: 1, Increment: 1, Min: 1, Max: hi, Cache: 1,
-		OwnedTable: t.Name, OwnedColumn: col.Name,
+		OwnedTable: t.Key(), OwnedColumn: col.Name,
 		SerialTable: t.ID, SerialColumn: col.ID, Identity: col.IdentityAlways || col.IdentityByDefault,
 	}
 }
@@ -66,7 +66,7 @@ func SerialSequenceName(table, column string) string { return table + "_" + colu
 // SerialSequence returns the synthetic sequence of db called name, or nil.
 func (c *Catalog) SerialSequence(db, name string) *Sequence {
 	for _, s := range c.SerialSequences(db) {
-		if s.Name == name {
+		if s.Key() == name {
 			return s
 		}
 	}

@@ -31,9 +31,13 @@ func (b *binder) targetTable(te sqlparser.TableExpr) (*catalog.Table, string, er
 	if !ok {
 		return nil, "", pgerror.New(pgerror.FeatureNotSupported, "the target of UPDATE or DELETE must be a table")
 	}
-	t, err := b.p.Catalog.Table(b.p.DB, tn.Name.String())
+	key, err := b.p.LookupKey(tn.Qualifier.String(), tn.Name.String())
 	if err != nil {
-		if _, verr := b.p.Catalog.View(b.p.DB, tn.Name.String()); verr == nil {
+		return nil, "", err
+	}
+	t, err := b.p.Catalog.Table(b.p.DB, key)
+	if err != nil {
+		if _, verr := b.p.Catalog.View(b.p.DB, key); verr == nil {
 			return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change view %q", tn.Name.String())
 		}
 		return nil, "", err

@@ -29,6 +29,11 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 				return p, nil
 			}
 		}
+		if pgerror.HasCode(err, pgerror.UndefinedColumn) && e.Qualifier.IsEmpty() && name == "current_schema" {
+			// CURRENT_SCHEMA without parentheses, when no column has the name.
+			x, _ = b.schemaFunc(name, nil)
+			return x, nil
+		}
 		return x, err
 	case *sqlparser.Argument:
 		if n, ok := paramNumber(e.Name); ok {

@@ -87,10 +87,13 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		}
 	case "pg_cancel_backend", "pg_terminate_backend":
 		return bindSignal(name, bound) // pgcatalog_stat.go
-	case "current_database", "current_schema", "current_user", "session_user", "version":
+	case "current_database", "current_user", "session_user", "version":
 		if len(bound) == 0 {
 			return &Func{Name: name, T: tText}, nil
 		}
+	}
+	if x, ok := b.schemaFunc(name, bound); ok { // names.go
+		return x, nil
 	}
 	if x, ok, err := b.catalogFunc(name, bound); ok { // pgcatalog_funcs.go
 		return x, err

@@ -710,12 +710,6 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 	switch e := it.Expr.(type) {
 	case sqlparser.TableName:
 		name := e.Name.String()
-		if !e.Qualifier.IsEmpty() {
-			q := e.Qualifier.String()
-			if q != "public" && q != b.p.DB && q != "pg_catalog" && q != "information_schema" {
-				return nil, pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", q)
-			}
-		}
 		if alias == "" {
 			alias = name
 		}
@@ -744,7 +738,11 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			}
 			return derived(n, alias, it.Columns)
 		}
-		t, terr := b.p.Catalog.Table(b.p.DB, name)
+		key, err := b.p.LookupKey(e.Qualifier.String(), name)
+		if err != nil {
+			return nil, err
+		}
+		t, terr := b.p.Catalog.Table(b.p.DB, key)
 		if terr == nil && t.MatViewEmpty {
 			e := pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "materialized view %q has not been populated", name)
 			e.Hint = "Use the REFRESH MATERIALIZED VIEW command."
@@ -757,17 +755,17 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			}
 			return renameColumns(r, it.Columns)
 		}
-		if v, verr := b.p.Catalog.View(b.p.DB, name); verr == nil {
+		if v, verr := b.p.Catalog.View(b.p.DB, key); verr == nil {
 			n, err := b.view(v)
 			if err != nil {
 				return nil, err
 			}
 			return derived(n, alias, it.Columns)
 		}
-		if seq, serr := b.p.Catalog.Sequence(b.p.DB, name); serr == nil {
+		if seq, serr := b.p.Catalog.Sequence(b.p.DB, key); serr == nil {
 			return derived(sequenceRelation(seq), alias, it.Columns)
 		}
-		if seq := b.p.Catalog.SerialSequence(b.p.DB, name); seq != nil {
+		if seq := b.p.Catalog.SerialSequence(b.p.DB, key); seq != nil {
 			return derived(sequenceRelation(seq), alias, it.Columns)
 		}
 		if e.Qualifier.IsEmpty() {
@@ -809,7 +807,12 @@ func (b *binder) view(v *catalog.View) (Node, error) {
 	if err != nil {
 		return nil, pgerror.Newf(pgerror.DataCorrupted, "view %q: %v", v.Name, err)
 	}
-	vb := &binder{p: b.p, frames: st.Frames, setOps: st.SetOps}
+	vp := *b.p
+	if v.SearchPath != nil {
+		vp.SearchPath = v.SearchPath
+	}
+	vb := &binder{p: &vp, frames: st.Frames, setOps: st.SetOps}
+	defer func() { b.p.Volatile = b.p.Volatile || vp.Volatile }()
 	var n Node
 	if st.Compound != nil {
 		n, err = vb.compound(st.Compound, &scope{})

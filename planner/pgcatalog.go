@@ -36,6 +36,7 @@ import (
 const (
 	oidPgCatalog         = 11
 	oidPublic            = 2200
+	oidPgToast           = 99
 	oidInformationSchema = 13000 // PostgreSQL's varies by release; any fixed value
 	oidBootstrapRole     = 10    // the role owning every object
 	oidDatabaseOwnerRole = 6171  // pg_database_owner, owner of public

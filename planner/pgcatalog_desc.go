@@ -19,7 +19,12 @@ type vdesc struct {
 // indexes, views and sequences.
 func (g *vgen) descriptions() []vdesc {
 	// Schema public's comment, as initdb sets it.
-	out := []vdesc{{oid: oidPublic, class: 2615, text: "standard public schema"}}
+	var out []vdesc
+	for _, s := range g.cat.Schemas(g.db) {
+		if s.Comment != "" {
+			out = append(out, vdesc{oid: int64(s.ID), class: 2615, text: s.Comment})
+		}
+	}
 	for _, t := range g.tables() {
 		if t.Comment != "" {
 			out = append(out, vdesc{oid: int64(t.ID), text: t.Comment})
@@ -43,7 +48,7 @@ func (g *vgen) descriptions() []vdesc {
 	}
 	for _, v := range g.views() {
 		if v.Comment != "" {
-			out = append(out, vdesc{oid: oidView(v.Name), text: v.Comment})
+			out = append(out, vdesc{oid: oidView(v.Key()), text: v.Comment})
 		}
 	}
 	for _, s := range g.sequences() {

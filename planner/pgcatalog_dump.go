@@ -180,7 +180,7 @@ func pgDepend(g *vgen) [][]Expr {
 		relOIDs[t.Name] = int64(t.ID)
 	}
 	for _, v := range g.views() {
-		relOIDs[v.Name] = oidView(v.Name)
+		relOIDs[v.Name] = oidView(v.Key())
 	}
 	names := map[string]bool{}
 	for name := range relOIDs {
@@ -194,7 +194,7 @@ func pgDepend(g *vgen) [][]Expr {
 		}
 	}
 	for _, v := range g.views() {
-		readsOf(oidView(v.Name), v.SQL)
+		readsOf(oidView(v.Key()), v.SQL)
 	}
 	for _, t := range g.tables() {
 		if t.MatView != "" {
@@ -206,27 +206,28 @@ func pgDepend(g *vgen) [][]Expr {
 	// default.
 	seqOIDs := map[string]int64{}
 	for _, s := range g.serialSequences() {
-		seqOIDs[s.Name] = int64(s.ID)
+		seqOIDs[s.Key()] = int64(s.ID)
 	}
 	for _, s := range g.sequences() {
-		seqOIDs[s.Name] = int64(s.ID)
+		seqOIDs[s.Key()] = int64(s.ID)
 	}
 	for _, t := range g.tables() {
 		cols, nums := visibleColumns(t)
 		for i, c := range cols {
 			def := c.Default
 			if def == "" && c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
-				def = "nextval('" + catalog.SerialSequenceName(t.Name, c.Name) + "'::regclass)"
+				def = serialDefault(t, c.Name)
 			}
 			m := nextvalCall.FindStringSubmatch(def)
 			if m == nil {
 				continue
 			}
-			name, err := SequenceRefName(m[1])
+			ref, err := SequenceRefName(m[1])
 			if err != nil {
 				continue
 			}
-			if oid, ok := seqOIDs[name]; ok {
+			_, schema, name := SplitRef(ref)
+			if oid, ok := seqOIDs[catalog.RelKey(schema, name)]; ok {
 				out = append(out, vrow(int64(2604), oidAttrDefBase+int64(t.ID)*1024+int64(nums[i]), 0, int64(1259), oid, 0, "n"))
 			}
 		}

@@ -106,7 +106,7 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		}
 		c := &Case{Operand: oid, T: tText}
 		for _, v := range g.views() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Name)), Val: g.viewDef(v)})
+			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Key())), Val: g.viewDef(v)})
 		}
 		for _, t := range g.tables() {
 			if t.MatView != "" {
@@ -180,6 +180,9 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 	switch typeName {
 	case "regnamespace":
 		names = map[string]int64{"pg_catalog": oidPgCatalog, "public": oidPublic, "information_schema": oidInformationSchema}
+		for _, s := range b.p.Catalog.Schemas(b.p.DB) {
+			names[s.Name] = int64(s.ID)
+		}
 	case "regclass":
 		g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
 		for _, t := range g.tables() {
@@ -189,7 +192,7 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 			names[ix.name] = ix.oid
 		}
 		for _, v := range g.views() {
-			names[v.Name] = oidView(v.Name)
+			names[v.Name] = oidView(v.Key())
 		}
 		// System catalogs psql names as 'pg_catalog.pg_class'::regclass
 		// (\d seq's pg_depend query), under PostgreSQL's OIDs.
@@ -214,6 +217,11 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 			if t, err := typeFromName(alias, nil, nil); err == nil {
 				names[alias] = int64(t.Family.OID())
 			}
+		}
+	}
+	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() && typeName == "regclass" {
+		if oid, ok, err := b.regclassOID(c.Value.S); ok || err != nil {
+			return oidConst(oid), true, err
 		}
 	}
 	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() {

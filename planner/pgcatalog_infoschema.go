@@ -47,8 +47,13 @@ func init() {
 
 func isSchemata(g *vgen) [][]Expr {
 	var out [][]Expr
-	for _, s := range []string{"information_schema", "pg_catalog", "public"} {
+	for _, s := range []string{"information_schema", "pg_catalog", "pg_toast", "public"} {
 		out = append(out, vrow(g.db, s, currentUser()))
+	}
+	for _, s := range g.cat.Schemas(g.db) {
+		if s.Name != catalog.PublicSchema {
+			out = append(out, vrow(g.db, s.Name, currentUser()))
+		}
 	}
 	return out
 }
@@ -59,10 +64,10 @@ func isTables(g *vgen) [][]Expr {
 		if t.MatView != "" {
 			continue // information_schema knows no materialized views
 		}
-		out = append(out, vrow(g.db, "public", t.Name, "BASE TABLE", "YES", "NO"))
+		out = append(out, vrow(g.db, catalog.SchemaName(t.Schema), t.Name, "BASE TABLE", "YES", "NO"))
 	}
 	for _, v := range g.views() {
-		out = append(out, vrow(g.db, "public", v.Name, "VIEW", "NO", "NO"))
+		out = append(out, vrow(g.db, catalog.SchemaName(v.Schema), v.Name, "VIEW", "NO", "NO"))
 	}
 	return out
 }
@@ -70,14 +75,14 @@ func isTables(g *vgen) [][]Expr {
 func isViews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, v := range g.views() {
-		out = append(out, vrow(g.db, "public", v.Name, v.SQL, "NONE", "NO", "NO"))
+		out = append(out, vrow(g.db, catalog.SchemaName(v.Schema), v.Name, v.SQL, "NONE", "NO", "NO"))
 	}
 	return out
 }
 
 func isColumns(g *vgen) [][]Expr {
 	var out [][]Expr
-	add := func(table string, name string, pos int, t types.T, def any, nullable bool, updatable string, identity []any) {
+	add := func(schema, table string, name string, pos int, t types.T, def any, nullable bool, updatable string, identity []any) {
 		ty, _ := pgTypeByOID(columnTypeOID(t))
 		var charMax, octetMax, prec, radix, scale, dtPrec any
 		switch t.Family {
@@ -115,7 +120,7 @@ func isColumns(g *vgen) [][]Expr {
 		if t.IsArray() {
 			dataType = "ARRAY" // the SQL standard's name; udt_name says which (_int4)
 		}
-		row := vrow(g.db, "public", table, name, pos, def, isNull, dataType, charMax, octetMax,
+		row := vrow(g.db, catalog.SchemaName(schema), table, name, pos, def, isNull, dataType, charMax, octetMax,
 			prec, radix, scale, dtPrec, g.db, "pg_catalog", ty.name)
 		row = append(row, vrow(identity...)...)
 		out = append(out, append(row, vrow("NEVER", updatable)...))
@@ -132,14 +137,14 @@ func isColumns(g *vgen) [][]Expr {
 			}
 			identity := columnIdentity(&c) // pgcatalog_clients.go
 			if c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
-				def = "nextval('" + catalog.SerialSequenceName(t.Name, c.Name) + "'::regclass)"
+				def = serialDefault(t, c.Name)
 			}
-			add(t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES", identity)
+			add(t.Schema, t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES", identity)
 		}
 	}
 	for _, v := range g.views() {
 		for i, c := range g.viewColumns(v) {
-			add(v.Name, c.Name, i+1, c.T, nil, true, "NO", columnIdentity(nil))
+			add(v.Schema, v.Name, c.Name, i+1, c.T, nil, true, "NO", columnIdentity(nil))
 		}
 	}
 	return out
@@ -149,7 +154,8 @@ func isTableConstraints(g *vgen) [][]Expr {
 	var out [][]Expr
 	kinds := map[string]string{"p": "PRIMARY KEY", "u": "UNIQUE", "f": "FOREIGN KEY"}
 	for _, c := range g.constraints() {
-		out = append(out, vrow(g.db, "public", c.name, g.db, "public", c.t.Name, kinds[c.kind], "NO", "NO", "YES"))
+		nsp := catalog.SchemaName(c.t.Schema)
+		out = append(out, vrow(g.db, nsp, c.name, g.db, nsp, c.t.Name, kinds[c.kind], "NO", "NO", "YES"))
 	}
 	return out
 }
@@ -161,14 +167,16 @@ func isKeyColumnUsage(g *vgen) [][]Expr {
 			continue
 		}
 		for i, c := range ix.cols {
-			out = append(out, vrow(g.db, "public", ix.name, g.db, "public", ix.t.Name, ix.t.Columns[c].Name, i+1, nil))
+			nsp := catalog.SchemaName(ix.t.Schema)
+			out = append(out, vrow(g.db, nsp, ix.name, g.db, nsp, ix.t.Name, ix.t.Columns[c].Name, i+1, nil))
 		}
 	}
 	for _, t := range g.tables() {
 		for _, fk := range t.ForeignKeys {
 			name := fkName(t, fk)
 			for i, col := range fk.Columns {
-				out = append(out, vrow(g.db, "public", name, g.db, "public", t.Name, col, i+1, i+1))
+				nsp := catalog.SchemaName(t.Schema)
+				out = append(out, vrow(g.db, nsp, name, g.db, nsp, t.Name, col, i+1, i+1))
 			}
 		}
 	}

@@ -85,7 +85,7 @@ func (ix vindex) def(pretty bool) string {
 			parts[i] += " DESC"
 		}
 	}
-	out := "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON public." + quoteIdent(ix.t.Name) +
+	out := "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON " + quoteIdent(catalog.SchemaName(ix.t.Schema)) + "." + quoteIdent(ix.t.Name) +
 		" USING btree (" + strings.Join(parts, ", ") + ")"
 	switch {
 	case ix.pred == "":
@@ -180,9 +180,10 @@ func (g *vgen) constraints() []vconstraint {
 			if fk.OnDelete != "" {
 				action += " ON DELETE " + strings.ToUpper(fk.OnDelete)
 			}
-			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + quoteIdent(fk.RefTable) +
+			visible, qualified := g.refName(fk.RefTable)
+			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + visible +
 				"(" + quoteIdents(refCols) + ")" + action
-			c.qualifiedDef = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES public." + quoteIdent(fk.RefTable) +
+			c.qualifiedDef = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + qualified +
 				"(" + quoteIdents(refCols) + ")" + action
 			c.delType, c.updType = fkActionType(fk.OnDelete), fkActionType(fk.OnUpdate)
 			out = append(out, c)
@@ -323,12 +324,37 @@ func init() {
 // may use and create in it, everyone may use it.
 var publicACL = []string{"pg_database_owner=UC/pg_database_owner", "=U/pg_database_owner"}
 
-func pgNamespace(*vgen) [][]Expr {
-	return [][]Expr{
+func pgNamespace(g *vgen) [][]Expr {
+	out := [][]Expr{
 		vrow(oidPgCatalog, "pg_catalog", oidBootstrapRole, nil),
 		vrow(oidPublic, "public", oidDatabaseOwnerRole, publicACL),
 		vrow(oidInformationSchema, "information_schema", oidBootstrapRole, nil),
+		vrow(oidPgToast, "pg_toast", oidBootstrapRole, nil),
 	}
+	for _, s := range g.cat.Schemas(g.db) {
+		if s.Name != catalog.PublicSchema {
+			out = append(out, vrow(int64(s.ID), s.Name, oidBootstrapRole, nil))
+		}
+	}
+	return out
+}
+
+// nsp is the OID of a descriptor's schema (pg_namespace.oid).
+func (g *vgen) nsp(schema string) int64 { return int64(g.cat.SchemaID(g.db, schema)) }
+
+// refName prints a foreign key's referenced table (a relation key) as
+// pg_get_constraintdef does: qualified when its schema is not on the
+// search path; qualified is the form for public off the path.
+func (g *vgen) refName(key string) (visible, qualified string) {
+	schema, name := catalog.SplitRelKey(key)
+	if schema == catalog.PublicSchema {
+		return quoteIdent(name), "public." + quoteIdent(name)
+	}
+	q := quoteIdent(schema) + "." + quoteIdent(name)
+	if g.b != nil && g.b.p.SchemaVisible(schema) {
+		return quoteIdent(name), quoteIdent(name)
+	}
+	return q, q
 }
 
 func pgClass(g *vgen) [][]Expr {
@@ -345,8 +371,8 @@ func pgClass(g *vgen) [][]Expr {
 			fkTables[t.Name] = true // and on a table with triggers
 		}
 	}
-	rel := func(oid int64, name, kind string, am int64, natts int, hasIndex bool, checks int) {
-		out = append(out, vrow(oid, name, oidPublic, 0, 0, oidBootstrapRole, am, oid, 0, 0,
+	rel := func(oid int64, name, schema, kind string, am int64, natts int, hasIndex bool, checks int) {
+		out = append(out, vrow(oid, name, g.nsp(schema), 0, 0, oidBootstrapRole, am, oid, 0, 0,
 			-1, 0, 0, hasIndex, false, "p", kind, natts, checks, false,
 			kind == "r" && fkTables[name], false, false, false, true, "d", false, 0, nil, nil, nil, 0, 0))
 	}
@@ -356,19 +382,19 @@ func pgClass(g *vgen) [][]Expr {
 		if t.MatView != "" {
 			kind = "m"
 		}
-		rel(int64(t.ID), t.Name, kind, oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks))
+		rel(int64(t.ID), t.Name, t.Schema, kind, oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks))
 	}
 	for _, ix := range g.indexes() {
-		rel(ix.oid, ix.name, "i", oidBtreeAM, len(ix.cols), false, 0)
+		rel(ix.oid, ix.name, ix.t.Schema, "i", oidBtreeAM, len(ix.cols), false, 0)
 	}
 	for _, v := range g.views() {
-		rel(oidView(v.Name), v.Name, "v", 0, len(g.viewColumns(v)), false, 0)
+		rel(oidView(v.Key()), v.Name, v.Schema, "v", 0, len(g.viewColumns(v)), false, 0)
 	}
 	for _, s := range g.sequences() {
-		rel(int64(s.ID), s.Name, "S", 0, 3, false, 0)
+		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0)
 	}
 	for _, s := range g.serialSequences() {
-		rel(int64(s.ID), s.Name, "S", 0, 3, false, 0)
+		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0)
 	}
 	return out
 }
@@ -412,7 +438,7 @@ func pgAttribute(g *vgen) [][]Expr {
 	}
 	for _, v := range g.views() {
 		for i, c := range g.viewColumns(v) {
-			att(oidView(v.Name), c.Name, columnTypeOID(c.T), i+1, typmod(c.T), false, false, "")
+			att(oidView(v.Key()), c.Name, columnTypeOID(c.T), i+1, typmod(c.T), false, false, "")
 		}
 	}
 	return out
@@ -487,7 +513,7 @@ func pgAttrdef(g *vgen) [][]Expr {
 		for i, c := range cols {
 			def := c.Default
 			if def == "" && c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
-				def = "nextval('" + t.Name + "_" + c.Name + "_seq'::regclass)"
+				def = serialDefault(t, c.Name)
 			}
 			if def == "" {
 				continue
@@ -507,7 +533,7 @@ func pgConstraint(g *vgen) [][]Expr {
 		if c.kind == "f" {
 			refKeys, delType, updType = int2Array(c.refKeys), c.delType, c.updType
 		}
-		out = append(out, vrow(c.oid, c.name, oidPublic, c.kind, false, false, true, int64(c.t.ID), 0,
+		out = append(out, vrow(c.oid, c.name, g.nsp(c.t.Schema), c.kind, false, false, true, int64(c.t.ID), 0,
 			c.index, 0, c.refTable, updType, delType, "s", true, 0, true, int2Array(c.keys), refKeys, nil))
 	}
 	return out
@@ -545,7 +571,7 @@ func pgTables(g *vgen) [][]Expr {
 		if t.MatView != "" {
 			continue
 		}
-		out = append(out, vrow("public", t.Name, currentUser(), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
+		out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, currentUser(), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
 	}
 	return out
 }
@@ -554,7 +580,7 @@ func pgMatviews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range g.tables() {
 		if t.MatView != "" {
-			out = append(out, vrow("public", t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
+			out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
 		}
 	}
 	return out
@@ -563,7 +589,7 @@ func pgMatviews(g *vgen) [][]Expr {
 func pgViews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, v := range g.views() {
-		out = append(out, vrow("public", v.Name, currentUser(), g.viewDef(v)))
+		out = append(out, vrow(catalog.SchemaName(v.Schema), v.Name, currentUser(), g.viewDef(v)))
 	}
 	return out
 }
@@ -571,7 +597,7 @@ func pgViews(g *vgen) [][]Expr {
 func pgIndexes(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, ix := range g.indexes() {
-		out = append(out, vrow("public", ix.t.Name, ix.name, nil, ix.def(false)))
+		out = append(out, vrow(catalog.SchemaName(ix.t.Schema), ix.t.Name, ix.name, nil, ix.def(false)))
 	}
 	return out
 }

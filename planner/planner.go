@@ -13,6 +13,10 @@ import (
 type Planner struct {
 	Catalog *catalog.Catalog
 	DB      string
+	// SearchPath is the session's search_path, parsed (SearchPath):
+	// unqualified relation names are looked up in these schemas; nil
+	// means public alone.
+	SearchPath []string
 	// Disabled names optimizer rules to skip (see Rules); differential
 	// tests use it to check each rule preserves results.
 	Disabled map[string]bool

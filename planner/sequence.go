@@ -25,21 +25,24 @@ func (b *binder) bindSeqArgs(name string, args []Expr) error {
 	}
 	switch c, isConst := args[0].(*Const); {
 	case isConst && !c.Value.IsNull() && c.Value.Kind == types.KindText:
-		rel, err := SequenceRefName(c.Value.S)
+		ref, err := SequenceRefName(c.Value.S)
 		if err != nil {
 			return err
 		}
-		if _, err := b.p.Catalog.Sequence(b.p.DB, rel); err != nil {
-			if pgerror.HasCode(err, pgerror.UndefinedTable) && b.p.Catalog.SerialSequence(b.p.DB, rel) != nil {
-				args[0] = &Const{Value: types.NewText(rel), T: tText}
-				break
-			}
-			if pgerror.HasCode(err, pgerror.UndefinedTable) {
-				return pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
-			}
+		rel, err := b.p.LookupRef(ref)
+		if err != nil {
 			return err
 		}
-		args[0] = &Const{Value: types.NewText(rel), T: tText}
+		seq, err := b.p.Catalog.Sequence(b.p.DB, rel)
+		if err != nil {
+			if seq = b.p.Catalog.SerialSequence(b.p.DB, rel); seq == nil {
+				if pgerror.HasCode(err, pgerror.UndefinedTable) {
+					return pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
+				}
+				return err
+			}
+		}
+		args[0] = &Const{Value: types.NewInt(int64(seq.ID)), T: tInt8}
 	case args[0].Type().Kind() == types.KindInt:
 		x, err := coerce(args[0], tInt8)
 		if err != nil {
@@ -68,8 +71,10 @@ func (b *binder) bindSeqArgs(name string, args []Expr) error {
 	return nil
 }
 
-// SequenceRefName parses the text argument of nextval and friends: an
-// optionally "public."-qualified name, unquoted parts lower-cased.
+// SequenceRefName parses the text argument of nextval and friends into a
+// name as the dialect layer writes one (parse.QualifiedRef: its parts
+// joined by catalog.KeySep), unquoted parts lower-cased; LookupRef
+// resolves it.
 func SequenceRefName(text string) (string, error) {
 	var parts []string
 	for i := 0; i <= len(text); {
@@ -113,13 +118,8 @@ func SequenceRefName(text string) (string, error) {
 		}
 		i++
 	}
-	switch {
-	case len(parts) == 1:
-		return parts[0], nil
-	case len(parts) == 2 && parts[0] == "public":
-		return parts[1], nil
-	case len(parts) == 2:
-		return "", pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", parts[0])
+	if len(parts) <= 3 {
+		return strings.Join(parts, catalog.KeySep), nil
 	}
 	return "", pgerror.Newf(pgerror.InvalidTextRepresentation, "improper relation name (too many dotted names): %s", text)
 }
@@ -127,7 +127,7 @@ func SequenceRefName(text string) (string, error) {
 // sequenceRelation is SELECT * FROM seq: one row of the counter's
 // last_value, log_cnt and is_called, read when the query runs.
 func sequenceRelation(s *catalog.Sequence) Node {
-	ref := &Const{Value: types.NewText(s.Name), T: tText}
+	ref := &Const{Value: types.NewInt(int64(s.ID)), T: tInt8}
 	return &Values{
 		Cols: []Column{{Name: "last_value", T: tInt8}, {Name: "log_cnt", T: tInt8}, {Name: "is_called", T: tBool}},
 		Rows: [][]Expr{{
@@ -178,8 +178,8 @@ func pgSequence(g *vgen) [][]Expr {
 func pgSequences(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, s := range append(g.sequences(), g.serialSequences()...) {
-		last := &Func{Name: "pg_sequence_last_value", Args: []Expr{textConst(s.Name)}, T: tInt8}
-		out = append(out, vrow("public", s.Name, currentUser(), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
+		last := &Func{Name: "pg_sequence_last_value", Args: []Expr{&Const{Value: types.NewInt(int64(s.ID)), T: tInt8}}, T: tInt8}
+		out = append(out, vrow(catalog.SchemaName(s.Schema), s.Name, currentUser(), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
 	}
 	return out
 }

@@ -41,7 +41,7 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 		if ierr != nil {
 			return ierr
 		}
-		next, err = t.cat.AlterTable(t.kv, s.database, tbl.Name, func(nt *catalog.Table) error {
+		next, err = t.cat.AlterTable(t.kv, s.database, tbl.Key(), func(nt *catalog.Table) error {
 			for i, x := range nt.Indexes {
 				if x.Name == idx.Name {
 					cp := *x
@@ -74,6 +74,8 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 		})
 	case "view":
 		next, err = t.cat.SetViewComment(t.kv, s.database, c.Name, text)
+	case "schema":
+		next, err = t.cat.SetSchemaComment(t.kv, s.database, c.Name, text)
 	case "sequence":
 		seq, serr := t.cat.Sequence(s.database, c.Name)
 		if serr != nil {

@@ -46,7 +46,11 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		return spec, nil
 	}
 	cat := s.catalog()
-	tbl, err := cat.Table(s.database, c.Table)
+	key, err := s.planner(cat).DDLLookupKey(c.Schema, c.Table)
+	if err != nil {
+		return nil, err
+	}
+	tbl, err := cat.Table(s.database, key)
 	if err != nil {
 		return nil, copyViewError(cat, s.database, c, err)
 	}
@@ -81,7 +85,8 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		return nil, err
 	}
 	list := strings.Join(quoted, ", ")
-	table := `"` + strings.ReplaceAll(tbl.Name, `"`, `""`) + `"`
+	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	table := quote(catalog.SchemaName(tbl.Schema)) + "." + quote(tbl.Name)
 	if !c.From {
 		q, err := s.Prepare(context.Background(), "SELECT "+list+" FROM "+table, nil)
 		if err != nil {

@@ -44,6 +44,10 @@ func (s *Session) ddl(ctx context.Context, p *parse.Statement) (backend.Result, 
 
 func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string, error) {
 	cat, db := t.cat, s.database
+	p, err := resolveRefs(s.planner(cat), p)
+	if err != nil {
+		return "", err
+	}
 	switch {
 	case p.DropIndex != nil:
 		for _, name := range p.DropIndex.Names {
@@ -82,7 +86,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		}
 		var tables []*catalog.Table
 		for _, name := range p.Truncate.Tables {
-			tbl, err := cat.Table(db, strings.TrimPrefix(name, "public."))
+			tbl, err := cat.Table(db, name)
 			if err != nil {
 				return "", err
 			}
@@ -105,6 +109,14 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return s.sequenceStmt(t, p.Sequence)
 	case p.Routine != nil:
 		return s.routineStmt(ctx, t, p)
+	case p.Schema != nil:
+		return s.schemaStmt(ctx, t, p.Schema)
+	case p.SetSchema != nil:
+		return "ALTER TABLE", s.setTableSchema(t, p.SetSchema)
+	}
+	p, err = s.resolveDDLNames(s.planner(cat), p)
+	if err != nil {
+		return "", err
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
@@ -119,9 +131,13 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		}
 		return "CREATE TABLE", nil
 	case *sqlparser.DropTable:
+		dropping := map[string]bool{}
+		for _, tn := range ast.FromTables {
+			dropping[tn.Name.String()] = true
+		}
 		for _, tn := range ast.FromTables {
 			var err error
-			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade); err != nil {
+			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade, dropping); err != nil {
 				return "", err
 			}
 			if tbl, err := cat.Table(db, tn.Name.String()); err == nil && tbl.MatView != "" {
@@ -168,7 +184,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if !ok {
 			text = sqlparser.String(ast.Select)
 		}
-		v := catalog.View{Name: name, SQL: text}
+		v := catalog.View{Name: name, SQL: text, SearchPath: s.searchPath()}
 		for _, c := range ast.Columns {
 			v.Columns = append(v.Columns, c.String())
 		}
@@ -360,13 +376,16 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 // dropReferences lets DROP TABLE name go ahead of the foreign keys of
 // other tables that reference it: refused (2BP01) unless CASCADE, which
 // drops those constraints, as PostgreSQL does.
-func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool) (*catalog.Catalog, error) {
+//
+// name is a table key; dropping holds the keys of the tables the same
+// statement drops, whose own references go with them.
+func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool, dropping map[string]bool) (*catalog.Catalog, error) {
 	tables, err := cat.Tables(db)
 	if err != nil {
 		return cat, err
 	}
 	for _, child := range tables {
-		if child.Name == name {
+		if child.Key() == name || dropping[child.Key()] {
 			continue
 		}
 		for _, fk := range child.ForeignKeys {
@@ -378,12 +397,12 @@ func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool)
 				fkName = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
 			}
 			if !cascade {
-				e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", name)
-				e.Detail = fmt.Sprintf("constraint %s on table %s depends on table %s", fkName, child.Name, name)
+				e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", catalog.DisplayName(name))
+				e.Detail = fmt.Sprintf("constraint %s on table %s depends on table %s", fkName, catalog.DisplayName(child.Key()), catalog.DisplayName(name))
 				e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
 				return cat, e
 			}
-			if cat, err = cat.DropForeignKey(t.kv, db, child.Name, fk); err != nil {
+			if cat, err = cat.DropForeignKey(t.kv, db, child.Key(), fk); err != nil {
 				return cat, err
 			}
 		}
@@ -534,7 +553,7 @@ func (s *Session) fillFromQuery(ctx context.Context, t *txn, name string, query 
 	p := s.planner(t.cat)
 	p.WriteMatView = true
 	ins, _, err := p.Plan(&parse.Statement{AST: &sqlparser.Insert{
-		Table: &sqlparser.AliasedTableExpr{Expr: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(name)}},
+		Table: &sqlparser.AliasedTableExpr{Expr: keyTableName(name)},
 		Rows:  sel,
 	}}, nil)
 	if err != nil {
@@ -706,7 +725,8 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 		def.Name = s.freeRelationName(t, def.Name)
 	}
 	if p.IfNotExists {
-		if _, _, err := t.cat.Index(s.database, def.Name); err == nil {
+		schema, _ := catalog.SplitRelKey(tableName) // an index lives in its table's schema
+		if _, _, err := t.cat.Index(s.database, catalog.RelKey(schema, def.Name)); err == nil {
 			return nil
 		}
 	}
@@ -1091,7 +1111,11 @@ func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
 		}
 		tables = all
 	}
-	for _, n := range v.Tables {
+	for _, ref := range v.Tables {
+		n, err := s.planner(cat).LookupRef(ref)
+		if err != nil {
+			return nil, err
+		}
 		t, err := cat.Table(s.database, n)
 		if err != nil {
 			return nil, err

@@ -39,7 +39,7 @@ func (s *Session) matView(ctx context.Context, t *txn, m *parse.MatViewStmt) (st
 		if err := truncate(t, tbl); err != nil {
 			return "", err
 		}
-		next, err := t.cat.AlterTable(t.kv, s.database, tbl.Name, func(nt *catalog.Table) error {
+		next, err := t.cat.AlterTable(t.kv, s.database, tbl.Key(), func(nt *catalog.Table) error {
 			nt.MatViewEmpty = m.NoData
 			return nil
 		})
@@ -52,7 +52,7 @@ func (s *Session) matView(ctx context.Context, t *txn, m *parse.MatViewStmt) (st
 			if err != nil {
 				return "", err
 			}
-			if _, err := s.fillFromQuery(ctx, t, tbl.Name, &q); err != nil {
+			if _, err := s.fillFromQuery(ctx, t, tbl.Key(), &q); err != nil {
 				return "", err
 			}
 		}

@@ -70,6 +70,11 @@ func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 			return err
 		}
 		exists = true
+	case "schema":
+		if _, err := t.cat.Schema(s.database, o.Name); err != nil {
+			return err
+		}
+		exists = true
 	default: // ALTER TABLE and ALTER MATERIALIZED VIEW name any relation
 		if _, err := t.cat.Table(s.database, o.Name); err == nil {
 			exists = true
@@ -130,8 +135,8 @@ func (s *Session) addIdentity(t *txn, a *parse.AddIdentityStmt) error {
 	case !col.NotNull:
 		return pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "column %q of relation %q must be declared NOT NULL before identity can be added", a.Column, a.Table)
 	}
-	name := catalog.SerialSequenceName(a.Table, a.Column)
-	if a.SeqName != "" && a.SeqName != name {
+	name := catalog.SerialSequenceName(tbl.Name, a.Column)
+	if _, _, seqName := planner.SplitRef(a.SeqName); a.SeqName != "" && seqName != name {
 		return pgerror.Newf(pgerror.FeatureNotSupported, "an identity sequence named other than %q is not supported", name)
 	}
 	o := a.Options
@@ -208,8 +213,8 @@ func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *s
 		notNull = append(notNull, "c."+quoteIdent(c)+" IS NOT NULL")
 		match = append(match, "p."+quoteIdent(refCols[i])+" = c."+quoteIdent(c))
 	}
-	q := "SELECT count(*) FROM " + quoteIdent(table) + " AS c WHERE " + strings.Join(notNull, " AND ") +
-		" AND NOT EXISTS (SELECT 1 FROM " + quoteIdent(fk.RefTable) + " AS p WHERE " + strings.Join(match, " AND ") + ")"
+	q := "SELECT count(*) FROM " + keySQL(table) + " AS c WHERE " + strings.Join(notNull, " AND ") +
+		" AND NOT EXISTS (SELECT 1 FROM " + keySQL(fk.RefTable) + " AS p WHERE " + strings.Join(match, " AND ") + ")"
 	t.setCatalog(next)
 	n, err := s.evalQuery(ctx, t, q)
 	if err != nil {

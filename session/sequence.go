@@ -188,7 +188,11 @@ func (o seqOps) resolve(ref types.Datum) (*catalog.Sequence, error) {
 		}
 		return nil, pgerror.Newf(pgerror.Internal, "could not open relation with OID %d", ref.I)
 	}
-	name, err := planner.SequenceRefName(ref.S)
+	written, err := planner.SequenceRefName(ref.S)
+	if err != nil {
+		return nil, err
+	}
+	name, err := o.s.planner(o.cat).LookupRef(written)
 	if err != nil {
 		return nil, err
 	}

@@ -176,14 +176,21 @@ func (s *Session) applySequenceOptions(t *txn, seq *catalog.Sequence, o *parse.S
 	if o.OwnedBySpecified {
 		seq.OwnedTable, seq.OwnedColumn = "", ""
 		if !o.OwnedNone {
-			tbl, err := t.cat.Table(s.database, o.OwnedBy[0])
+			key, err := s.planner(t.cat).LookupRef(o.OwnedBy[0])
+			if err != nil {
+				return err
+			}
+			tbl, err := t.cat.Table(s.database, key)
 			if err != nil {
 				return err
 			}
 			if tbl.ColumnOrdinal(o.OwnedBy[1]) < 0 {
-				return pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", o.OwnedBy[1], o.OwnedBy[0])
+				return pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", o.OwnedBy[1], tbl.Name)
 			}
-			seq.OwnedTable, seq.OwnedColumn = o.OwnedBy[0], o.OwnedBy[1]
+			if seqSchema, _ := catalog.SplitRelKey(seq.Key()); seqSchema != catalog.SchemaName(tbl.Schema) {
+				return pgerror.New(pgerror.ObjectNotInPrerequisiteState, "sequence must be in same schema as table it is linked to")
+			}
+			seq.OwnedTable, seq.OwnedColumn = key, o.OwnedBy[1]
 		}
 	}
 	return catalog.CheckSequence(seq)

@@ -31,7 +31,10 @@ type Session struct {
 	prepared map[string]*stmt // PREPARE's statements
 
 	settings map[string]string
-	changed  map[string]string
+	// pathOverride is put before search_path while CREATE SCHEMA runs
+	// its schema elements, so they are created in the new schema.
+	pathOverride []string
+	changed      map[string]string
 	// loc is the timezone setting as a zone (nil: UTC); atomic so that
 	// statements read it without s.mu.
 	loc atomic.Pointer[time.Location]
@@ -228,7 +231,7 @@ func (s *Session) catalog() *catalog.Catalog {
 }
 
 func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
-	return &planner.Planner{Catalog: cat, DB: s.database, Disabled: s.db.opts.DisabledRules, RowCount: func(t *catalog.Table) float64 {
+	return &planner.Planner{Catalog: cat, DB: s.database, SearchPath: s.searchPath(), Disabled: s.db.opts.DisabledRules, RowCount: func(t *catalog.Table) float64 {
 		return float64(s.db.rowCounter(t.ID).Load())
 	}, Activity: s.db.Activity, Cursors: s.cursorList, CurrentOf: s.currentRowKey}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/kvsql/kvsql/planner"
 	"math"
 	"strconv"
 	"strings"
@@ -389,4 +390,12 @@ func (o settingOps) Set(name, value string, isLocal bool) (string, error) {
 	}
 	v, _ := o.Get(name)
 	return v, nil
+}
+
+// searchPath is the session's search_path, parsed; CREATE SCHEMA's
+// elements run with the new schema in front (pathOverride).
+func (s *Session) searchPath() []string {
+	// Never nil: an empty search_path is a path with no schema, not
+	// planner's default.
+	return append(append([]string{}, s.pathOverride...), planner.SearchPath(s.Setting("search_path"), s.user)...)
 }

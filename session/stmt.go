@@ -28,10 +28,12 @@ type stmt struct {
 	volatile bool
 
 	planCat *catalog.Catalog
-	plan    planner.Node
-	params  []types.T
-	cols    []backend.Column
-	planErr error
+	// planPath is the search path the plan was made under.
+	planPath string
+	plan     planner.Node
+	params   []types.T
+	cols     []backend.Column
+	planErr  error
 	// described are the result columns of the first plan: what the client
 	// was told (RowDescription) and chose result formats for. Every later
 	// plan must produce the same columns, or the statement fails with
@@ -85,7 +87,7 @@ func (st *stmt) kind() kind {
 		return kindPrepared
 	case p.Discard != "":
 		return kindDiscard
-	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil, p.CreateAs != nil,
+	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Schema != nil, p.SetSchema != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil, p.CreateAs != nil,
 		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil, p.Routine != nil:
 		return kindDDL
 	}
@@ -105,7 +107,10 @@ func (st *stmt) kind() kind {
 // transaction that will run it (or, to describe it, the session's) — and
 // reuses the cached plan while the catalog is the same.
 func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
-	if st.planCat == cat && !st.volatile && (st.plan != nil || st.planErr != nil) {
+	// A plan holds the relations its names resolved to, so a changed
+	// search_path replans too.
+	path := strings.Join(st.s.searchPath(), "\x00")
+	if st.planCat == cat && st.planPath == path && !st.volatile && (st.plan != nil || st.planErr != nil) {
 		return st.planErr
 	}
 	target := st.p
@@ -118,7 +123,7 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	pl := st.s.planner(cat)
 	pl.ArgNames, pl.RoutineName = st.argNames, st.routine
 	plan, params, err := pl.Plan(target, st.declared)
-	st.planCat, st.planErr, st.volatile = cat, err, pl.Volatile
+	st.planCat, st.planPath, st.planErr, st.volatile = cat, path, err, pl.Volatile
 	if err != nil {
 		st.plan = nil
 		return err

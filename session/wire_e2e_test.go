@@ -591,7 +591,7 @@ func TestWireEveryCatalogRelation(t *testing.T) {
 		"pg_catalog.pg_constraint":             3,             // parent_pkey, parent_name_key, the foreign key
 		"pg_catalog.pg_attribute":              3 + 2 + 1 + 3, // tables, view, index columns
 		"pg_catalog.pg_attrdef":                2,             // serial id, born
-		"pg_catalog.pg_namespace":              3,
+		"pg_catalog.pg_namespace":              4,             // pg_catalog, public, information_schema, pg_toast
 		"pg_catalog.pg_tables":                 2,
 		"pg_catalog.pg_views":                  1,
 		"pg_catalog.pg_indexes":                3,

@@ -48,10 +48,11 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		visible := publicVisible(env)
 		text = nextvalCall.ReplaceAllStringFunc(text, func(m string) string {
 			name := nextvalCall.FindStringSubmatch(m)[1]
-			if visible {
-				name = strings.TrimPrefix(name, "public.")
-			} else if !strings.Contains(name, ".") {
+			switch i := strings.IndexByte(name, '.'); {
+			case i < 0 && !visible:
 				name = "public." + name
+			case i > 0 && (name[:i] == "public" && visible || onSearchPath(env, name[:i])):
+				name = name[i+1:]
 			}
 			return "nextval('" + name + "'::regclass)"
 		})
@@ -106,13 +107,19 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		}
 		return types.NewText(v), true, nil
 	case "current_schemas":
-		path := `"$user", public`
-		if env.Settings != nil {
-			if v, found := env.Settings.Get("search_path"); found {
-				path = v
-			}
+		return types.NewArray(searchPathSchemas(env, args[0].Bool(), nil)), true, nil
+	case planner.SchemaPathFunc, planner.CurrentSchemaFunc:
+		existing, err := types.ArrayElems(nil, args[len(args)-1])
+		if err != nil {
+			return types.Null, true, err
 		}
-		return types.NewArray(searchPathSchemas(path, args[0].Bool())), true, nil
+		if e.Name == planner.SchemaPathFunc {
+			return types.NewArray(searchPathSchemas(env, args[0].Bool(), existing)), true, nil
+		}
+		if path := searchPathSchemas(env, false, existing); len(path) > 0 {
+			return path[0], true, nil
+		}
+		return types.Null, true, nil
 	case "acldefault":
 		return types.NewText(aclDefault(args[0].S, userByID(env, datumInt(args[1])))), true, nil
 	}
@@ -247,26 +254,27 @@ func userByID(env *Env, oid int64) string {
 	return "unknown (OID=" + strconv.FormatInt(oid, 10) + ")"
 }
 
-// searchPathSchemas is current_schemas(implicit) for a search_path
-// setting: the schemas of the path that exist, in order, with pg_catalog
-// first when implicit and not on the path ("$user" names no schema:
-// kvsql has none named after a role).
-func searchPathSchemas(path string, implicit bool) []types.Datum {
+// searchPathSchemas is current_schemas(implicit) for the session's
+// search_path: the schemas of the path that exist (the system schemas,
+// public, and existing, which the planner lists from the catalog), in
+// order, with pg_catalog first when implicit and not on the path.
+func searchPathSchemas(env *Env, implicit bool, existing []types.Datum) []types.Datum {
+	path := `"$user", public`
+	if env.Settings != nil {
+		if v, found := env.Settings.Get("search_path"); found {
+			path = v
+		}
+	}
+	exists := map[string]bool{"public": true, "pg_catalog": true, "information_schema": true}
+	for _, d := range existing {
+		exists[d.S] = true
+	}
 	var names []string
 	seen := map[string]bool{}
-	for _, part := range strings.Split(path, ",") {
-		name := strings.TrimSpace(part)
-		if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
-			name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
-		} else {
-			name = strings.ToLower(name)
-		}
-		switch name {
-		case "public", "pg_catalog", "information_schema":
-			if !seen[name] {
-				seen[name] = true
-				names = append(names, name)
-			}
+	for _, name := range planner.SearchPath(path, orDefault(env.User, "kvsql")) {
+		if exists[name] && !seen[name] {
+			seen[name] = true
+			names = append(names, name)
 		}
 	}
 	if implicit && !seen["pg_catalog"] {
@@ -284,16 +292,31 @@ func searchPathSchemas(path string, implicit bool) []types.Datum {
 // regclass)) or nextval('name'); PostgreSQL prints the first form.
 var nextvalCall = regexp.MustCompile(`(?i)nextval\(\s*(?:cast\(\s*)?'([a-z_][a-z0-9_.$]*)'(?:\s+as\s+regclass\s*\)|\s*::\s*regclass)?\s*\)`)
 
+// onSearchPath reports whether the session's search_path names schema
+// (a schema other than public, which publicVisible answers for).
+func onSearchPath(env *Env, schema string) bool {
+	if schema == "public" || env.Settings == nil {
+		return false
+	}
+	path, _ := env.Settings.Get("search_path")
+	for _, part := range strings.Split(path, ",") {
+		name := strings.TrimSpace(part)
+		if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+			name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+		} else {
+			name = strings.ToLower(name)
+		}
+		if name == schema {
+			return true
+		}
+	}
+	return false
+}
+
 // publicVisible reports whether schema public is on the search path, so
 // that PostgreSQL prints the names of relations in it unqualified.
 func publicVisible(env *Env) bool {
-	path := `"$user", public`
-	if env.Settings != nil {
-		if v, found := env.Settings.Get("search_path"); found {
-			path = v
-		}
-	}
-	for _, d := range searchPathSchemas(path, false) {
+	for _, d := range searchPathSchemas(env, false, nil) {
 		if d.S == "public" {
 			return true
 		}

@@ -105,6 +105,14 @@ func textArr(elems ...any) planner.Expr {
 	return &planner.Const{Value: types.NewArray(ds), T: types.ArrayOf(tText)}
 }
 
+// pathSetting is a Settings holding only search_path.
+type pathSetting string
+
+func (p pathSetting) Get(name string) (string, bool) { return string(p), name == "search_path" }
+func (p pathSetting) Set(string, string, bool) (string, error) {
+	return "", nil
+}
+
 func TestSearchPathSchemas(t *testing.T) {
 	cases := []struct {
 		path     string
@@ -117,10 +125,15 @@ func TestSearchPathSchemas(t *testing.T) {
 		{"", true, "pg_catalog"},
 		{"public, pg_catalog", true, "public,pg_catalog"},
 		{`"Public", nope, information_schema, public, public`, false, "information_schema,public"},
+		{`sales, "$user", public`, true, "pg_catalog,sales,public"},
+		{`"$user", sales`, false, "sales"}, // no schema alice
+		{`"$user"`, false, ""},
 	}
+	existing := []types.Datum{types.NewText("sales")}
 	for _, c := range cases {
 		var names []string
-		for _, d := range searchPathSchemas(c.path, c.implicit) {
+		env := &Env{User: "alice", Settings: pathSetting(c.path)}
+		for _, d := range searchPathSchemas(env, c.implicit, existing) {
 			names = append(names, d.S)
 		}
 		if got := strings.Join(names, ","); got != c.want {

@@ -48,7 +48,7 @@ func (r *rewriter) alterColumn(toks []token) (st Statement, ok bool, err error) 
 	}
 	switch {
 	case at("set", "not", "null"), at("drop", "not", "null"):
-		st.AlterColumn = &AlterColumnStmt{Table: names[len(names)-1], Column: col, NotNull: at("set")}
+		st.AlterColumn = &AlterColumnStmt{Table: QualifiedRef(names), Column: col, NotNull: at("set")}
 		c.i += 3
 		return st, true, c.end()
 	case at("type"), at("set", "data", "type"):
@@ -56,7 +56,7 @@ func (r *rewriter) alterColumn(toks []token) (st Statement, ok bool, err error) 
 			c.i += 2
 		}
 		c.i++
-		a := &AlterColumnStmt{Table: names[len(names)-1], Column: col}
+		a := &AlterColumnStmt{Table: QualifiedRef(names), Column: col}
 		var words []string
 		for !c.done() && toks[c.i].kind == tkIdent && !toks[c.i].is("using") && !toks[c.i].is("collate") {
 			words = append(words, toks[c.i].val)

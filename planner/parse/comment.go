@@ -33,7 +33,11 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 		if err != nil {
 			return st, err
 		}
-		cs.Name = names[len(names)-1]
+		cs.Name = QualifiedRef(names)
+	case kind.is("schema"):
+		if cs.Name, err = c.name(); err != nil {
+			return st, err
+		}
 	case kind.is("column"):
 		names, err := c.qualifiedName()
 		if err != nil {
@@ -42,7 +46,7 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 		if len(names) < 2 {
 			return st, syntaxErr(r.sql, kind.pos, "column name must be qualified")
 		}
-		cs.Name, cs.Column = names[len(names)-2], names[len(names)-1]
+		cs.Name, cs.Column = QualifiedRef(names[:len(names)-1]), names[len(names)-1]
 	case kind.is("function"), kind.is("procedure"), kind.is("routine"):
 		ref, err := c.routineRef()
 		if err != nil {
@@ -68,7 +72,7 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 		if err != nil {
 			return st, err
 		}
-		cs.Name = names[len(names)-1]
+		cs.Name = QualifiedRef(names)
 	default:
 		return st, unsupported(r.sql, kind.pos, "COMMENT ON %s is not supported", kind.val)
 	}

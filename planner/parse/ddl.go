@@ -321,6 +321,17 @@ func (r *rewriter) alterTable(toks []token) ([]token, error) {
 	}
 	k++
 	if k < len(toks) && toks[k].kind == tkIdent && tableConstraintWords[toks[k].val] {
+		// ADD [CONSTRAINT c] FOREIGN KEY (...) REFERENCES t, with or
+		// without t's columns: the clause as CREATE TABLE writes it.
+		for i := k; i < len(toks); i++ {
+			if toks[i].is("references") {
+				clause, err := r.refClause(toks[i:])
+				if err != nil {
+					return nil, err
+				}
+				return append(append([]token{}, toks[:i]...), clause...), nil
+			}
+		}
 		return toks, nil
 	}
 	out := append([]token{}, toks[:k]...)

@@ -32,7 +32,7 @@ func (r *rewriter) matView(toks []token) (st Statement, err error) {
 			}
 			m.IfNotExists = true
 		}
-		name, err := c.lastName()
+		name, err := c.sequenceName()
 		if err != nil {
 			return st, err
 		}
@@ -62,7 +62,7 @@ func (r *rewriter) matView(toks []token) (st Statement, err error) {
 		c.i = len(toks)
 	case "refresh":
 		c.accept("concurrently")
-		name, err := c.lastName()
+		name, err := c.sequenceName()
 		if err != nil {
 			return st, err
 		}
@@ -81,7 +81,7 @@ func (r *rewriter) matView(toks []token) (st Statement, err error) {
 			m.IfExists = true
 		}
 		for {
-			name, err := c.lastName()
+			name, err := c.sequenceName()
 			if err != nil {
 				return st, err
 			}

@@ -113,6 +113,8 @@ type Statement struct {
 	Deallocate *DeallocateStmt
 	Trigger    *TriggerStmt
 	Database   *DatabaseStmt
+	Schema     *SchemaStmt
+	SetSchema  *SetSchemaStmt
 	Sequence   *SequenceStmt
 	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL
 	// or TYPE.

@@ -159,7 +159,7 @@ func TestContract(t *testing.T) {
 		{`DROP INDEX IF EXISTS i, j`, "DROPINDEX {Names:[i j] IfExists:true Cascade:false}"},
 		{`TRUNCATE TABLE t`, "TRUNCATE {Tables:[t] RestartIdentity:false}"},
 		{`TRUNCATE t`, "TRUNCATE {Tables:[t] RestartIdentity:false}"},
-		{`TRUNCATE ONLY a, public.b * RESTART IDENTITY CASCADE`, "TRUNCATE {Tables:[a public.b] RestartIdentity:true}"},
+		{`TRUNCATE ONLY a, public.b * RESTART IDENTITY CASCADE`, "TRUNCATE {Tables:[a public\x00b] RestartIdentity:true}"},
 		{`ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (id)`, "alter table t add constraint t_pkey primary key (id)"},
 		{`ALTER TABLE t ADD COLUMN c BYTEA NOT NULL`, "alter table t add column c bytea not null"},
 		{`ALTER TABLE t ADD c timestamp with time zone`, "alter table t add column c timestamptz"},
@@ -438,7 +438,7 @@ END`)
 		t.Fatal(err)
 	}
 	tr := st.Trigger
-	want := TriggerStmt{Create: true, Name: "t_upd", Table: "t", IfNotExists: true, Timing: "after", Event: "update",
+	want := TriggerStmt{Create: true, Name: "t_upd", Table: QualifiedRef([]string{"main", "t"}), IfNotExists: true, Timing: "after", Event: "update",
 		Columns: []string{"a", "B"}, When: "NEW.a > OLD.a AND ';' <> 'end'",
 		Body: []string{"INSERT INTO log VALUES (NEW.a, 'x;y')", "UPDATE t2 SET n = n + 1 WHERE id = OLD.a"}}
 	if tr == nil || !reflect.DeepEqual(*tr, want) {

@@ -12,7 +12,7 @@ import (
 
 // LockStmt is LOCK [TABLE] [ONLY] name [, ...] [IN mode MODE] [NOWAIT].
 type LockStmt struct {
-	Tables []string // without a "public." qualifier
+	Tables []string // each a QualifiedRef
 	Mode   string   // lower case, words joined by one space: "access share", ...
 	NoWait bool
 }
@@ -20,8 +20,8 @@ type LockStmt struct {
 // OwnerStmt is ALTER {TABLE | SEQUENCE | VIEW | MATERIALIZED VIEW} [IF
 // EXISTS] [ONLY] name OWNER TO role, or ALTER DATABASE name OWNER TO role.
 type OwnerStmt struct {
-	Kind     string // "table", "sequence", "view", "materialized view", "database"
-	Name     string // without a "public." qualifier
+	Kind     string // "table", "sequence", "view", "materialized view", "database", "schema"
+	Name     string // a QualifiedRef (a database's or schema's name as written)
 	Role     string // lower-cased unless quoted; CURRENT_USER etc. as "current_user"
 	IfExists bool
 }
@@ -31,7 +31,7 @@ type OwnerStmt struct {
 type AddIdentityStmt struct {
 	Table, Column string
 	Always        bool
-	SeqName       string // SEQUENCE NAME's last part, "" when not given
+	SeqName       string // SEQUENCE NAME as a QualifiedRef, "" when not given
 	Options       SequenceOptions
 }
 
@@ -100,7 +100,7 @@ func (r *rewriter) alterOwner(toks []token) (st Statement, ok bool, err error) {
 	c := &cursor{r: r, toks: toks[:n-3], i: 1}
 	o := &OwnerStmt{}
 	switch {
-	case c.accept("table"), c.accept("sequence"), c.accept("view"), c.accept("database"):
+	case c.accept("table"), c.accept("sequence"), c.accept("view"), c.accept("database"), c.accept("schema"):
 		o.Kind = toks[1].val
 	case c.accept("materialized"):
 		if !c.accept("view") {
@@ -117,7 +117,7 @@ func (r *rewriter) alterOwner(toks []token) (st Statement, ok bool, err error) {
 		o.IfExists = true
 	}
 	c.accept("only")
-	if o.Kind == "database" {
+	if o.Kind == "database" || o.Kind == "schema" {
 		o.Name, err = c.name()
 	} else {
 		o.Name, err = c.sequenceName()

@@ -11,7 +11,7 @@ import (
 type SequenceStmt struct {
 	Op string // "create", "alter" or "drop"
 	// Names holds the sequence (one for CREATE and ALTER; DROP may name
-	// several), without a "public." qualifier.
+	// several), each a QualifiedRef.
 	Names       []string
 	IfExists    bool // ALTER / DROP ... IF EXISTS
 	IfNotExists bool // CREATE ... IF NOT EXISTS
@@ -108,17 +108,17 @@ func (r *rewriter) sequence(toks []token) (Statement, error) {
 	return st, c.sequenceOptions(&ss.Options, ss.Op == "alter")
 }
 
-// sequenceName reads a possibly schema-qualified name; only public (or
-// no schema) is accepted.
+// sequenceName reads a possibly qualified relation name
+// ([db.][schema.]name) as a QualifiedRef.
 func (c *cursor) sequenceName() (string, error) {
 	parts, err := c.qualifiedName()
 	if err != nil {
 		return "", err
 	}
-	if len(parts) > 2 || len(parts) == 2 && parts[0] != "public" {
-		return "", pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", parts[0])
+	if len(parts) > 3 {
+		return "", pgerror.Newf(pgerror.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, "."))
 	}
-	return parts[len(parts)-1], nil
+	return QualifiedRef(parts), nil
 }
 
 // signedInt reads an optionally signed integer literal.
@@ -269,13 +269,11 @@ func (c *cursor) sequenceOptions(o *SequenceOptions, alter bool) error {
 			if err != nil {
 				return err
 			}
-			if len(parts) == 3 && parts[0] == "public" {
-				parts = parts[1:]
-			}
-			if len(parts) != 2 {
+			if len(parts) < 2 || len(parts) > 4 {
 				return pgerror.New(pgerror.SyntaxError, "invalid OWNED BY option")
 			}
-			o.OwnedBy = parts
+			// The table as a QualifiedRef, then the column.
+			o.OwnedBy = []string{QualifiedRef(parts[:len(parts)-1]), parts[len(parts)-1]}
 		case alter && c.accept("restart"):
 			if err := once("restart"); err != nil {
 				return err

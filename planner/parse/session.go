@@ -390,7 +390,7 @@ func (r *rewriter) analyze(toks []token) (Statement, error) {
 		if err != nil {
 			return Statement{}, err
 		}
-		a.Tables = append(a.Tables, strings.Join(parts, "."))
+		a.Tables = append(a.Tables, QualifiedRef(parts))
 		if c.i < len(toks) && toks[c.i].isPunct("(") {
 			return Statement{}, unsupported(r.sql, toks[c.i].pos, "ANALYZE of columns is not supported")
 		}
@@ -423,7 +423,7 @@ func (r *rewriter) truncate(toks []token) (Statement, error) {
 		if err != nil {
 			return Statement{}, err
 		}
-		tr.Tables = append(tr.Tables, strings.Join(parts, "."))
+		tr.Tables = append(tr.Tables, QualifiedRef(parts))
 		if c.i < len(toks) && toks[c.i].isOp("*") {
 			c.i++
 		}
@@ -481,7 +481,7 @@ func (r *rewriter) vacuum(toks []token) (Statement, error) {
 		if err != nil {
 			return Statement{}, err
 		}
-		v.Tables = append(v.Tables, strings.Join(parts, "."))
+		v.Tables = append(v.Tables, QualifiedRef(parts))
 		if !c.done() {
 			if !toks[c.i].isPunct(",") {
 				return Statement{}, c.errHere()
@@ -507,7 +507,7 @@ func (r *rewriter) reindex(toks []token) (Statement, error) {
 	if err != nil {
 		return Statement{}, err
 	}
-	ri.Name = strings.Join(parts, ".")
+	ri.Name = QualifiedRef(parts)
 	return Statement{Reindex: ri}, c.end()
 }
 
@@ -558,7 +558,7 @@ func (r *rewriter) dropIndex(toks []token) (Statement, error) {
 		if err != nil {
 			return Statement{}, err
 		}
-		d.Names = append(d.Names, parts[len(parts)-1])
+		d.Names = append(d.Names, QualifiedRef(parts))
 		if c.i < len(toks) && toks[c.i].isPunct(",") {
 			c.i++
 			continue

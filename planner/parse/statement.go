@@ -57,6 +57,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.call(toks)
 	case first.is("do"):
 		return st, doBlock(r.sql, toks)
+	case (first.is("create") || first.is("drop")) && second.is("schema"),
+		first.is("alter") && second.is("schema") && len(toks) > 3 && toks[3].is("rename"):
+		return r.schema(toks)
 	case first.is("alter") && len(toks) > 4 && toks[len(toks)-3].is("owner") && toks[len(toks)-2].is("to"):
 		if st, ok, err := r.alterOwner(toks); ok {
 			return st, err
@@ -74,6 +77,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		}
 		return r.create(toks)
 	case first.is("alter") && second.is("table"):
+		if st, ok, err := r.setSchema(toks); ok {
+			return st, err
+		}
 		if st, ok, err := r.alterColumn(toks); ok {
 			return st, err
 		}

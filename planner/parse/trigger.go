@@ -61,7 +61,7 @@ func (r *rewriter) trigger(toks []token) (Statement, error) {
 	tr.Name = name
 	if !tr.Create {
 		if c.accept("on") {
-			if tr.Table, err = c.lastName(); err != nil {
+			if tr.Table, err = c.sequenceName(); err != nil {
 				return Statement{}, err
 			}
 		}
@@ -137,7 +137,7 @@ func (tr *TriggerStmt) header(c *cursor) error {
 	if err := c.expect("on"); err != nil {
 		return err
 	}
-	table, err := c.lastName()
+	table, err := c.sequenceName()
 	if err != nil {
 		return err
 	}

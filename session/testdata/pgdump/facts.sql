@@ -21,3 +21,8 @@ SELECT nextval('counter');
 INSERT INTO authors (name) VALUES ('New') RETURNING id;
 INSERT INTO books (title) VALUES ('New') RETURNING id;
 INSERT INTO events (book_id, at) VALUES (2, '2025-01-01') RETURNING id;
+SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY table_name;
+SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'shop' ORDER BY indexname;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'shop'::regnamespace ORDER BY conname;
+SELECT * FROM shop.orders ORDER BY id;
+INSERT INTO shop.orders (qty) VALUES (9) RETURNING id;

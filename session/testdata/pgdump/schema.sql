@@ -36,3 +36,9 @@ SELECT nextval('counter');
 -- After the rows: a dump refreshes a materialized view from its tables.
 CREATE MATERIALIZED VIEW author_names AS SELECT id, name FROM authors;
 CREATE INDEX author_names_name ON author_names (name);
+-- A second schema: its tables, indexes, serial sequences and foreign keys
+-- keep their schema through dump and restore.
+CREATE SCHEMA shop;
+CREATE TABLE shop.orders (id serial PRIMARY KEY, book_id int REFERENCES books, qty int);
+CREATE INDEX orders_book ON shop.orders (book_id);
+INSERT INTO shop.orders (book_id, qty) VALUES (1, 2), (3, 1);

@@ -31,3 +31,11 @@ SELECT count(*) AS tags_left FROM tags;
 CREATE FUNCTION balance_of(account int) RETURNS numeric LANGUAGE sql STABLE AS $$ SELECT balance FROM accounts WHERE id = account $$;
 \df
 SELECT id, balance_of(id) FROM accounts WHERE id < 3 ORDER BY id;
+CREATE SCHEMA ledger;
+CREATE TABLE ledger.entries (id int PRIMARY KEY, account_id int REFERENCES accounts, amount numeric);
+INSERT INTO ledger.entries VALUES (1, 1, 10.5);
+\dn
+\dt ledger.*
+\d ledger.entries
+SET search_path = ledger, public;
+SELECT e.id, a.owner, e.amount FROM entries e JOIN accounts a ON a.id = e.account_id;
