@@ -58,7 +58,7 @@ func (v vtrigger) def(pretty bool) string {
 	if len(v.tr.Columns) > 0 {
 		b.WriteString(" OF " + quoteIdents(v.tr.Columns))
 	}
-	table := "public." + quoteIdent(v.t.Name)
+	table := quoteIdent(catalog.SchemaName(v.t.Schema)) + "." + quoteIdent(v.t.Name)
 	if pretty {
 		table = quoteIdent(v.t.Name)
 	}
