@@ -654,7 +654,7 @@ const unnestFunc = "kvsql_unnest"
 // tableFuncs are the set-returning functions a FROM item (or a select
 // item) may call, with their number of columns.
 var tableFuncs = map[string]int{
-	"unnest": 1, "string_to_table": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
+	"unnest": 1, "string_to_table": 1, "regexp_split_to_table": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
 	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
 	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2, "jsonb_path_query": 1,
 	"jsonb_to_record": -1, "jsonb_to_recordset": -1, "json_to_record": -1, "json_to_recordset": -1, // as declared
@@ -686,13 +686,22 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 	return n, nil
 }
 
-// stringToTableFunc is the name the dialect layer gives string_to_table
-// in FROM.
-const stringToTableFunc = "kvsql_string_to_table"
+// splitTables are the set-returning functions that are unnest of an
+// array function's answer: string_to_table is unnest(string_to_array(...)),
+// regexp_split_to_table unnest(regexp_split_to_array(...)). The dialect
+// layer names them kvsql_<name> in FROM.
+var splitTables = map[string]struct {
+	array        string
+	minArgs, max int
+}{
+	"string_to_table":       {"string_to_array", 2, 3},
+	"regexp_split_to_table": {"regexp_split_to_array", 2, 3},
+}
 
-// stringToTable plans string_to_table(s, delimiter [, null_string]) in
-// FROM: the rows of unnest(string_to_array(...)), one per piece.
-func (b *binder) stringToTable(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
+// splitTable plans a splitTables function in FROM: the rows of unnest of
+// its array function, one per piece.
+func (b *binder) splitTable(name string, call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
+	f := splitTables[name]
 	args := make([]Expr, len(call.Exprs))
 	for i, a := range call.Exprs {
 		x, err := b.expr(a, &scope{parent: s.parent, owner: s, aggContext: "FROM"})
@@ -701,14 +710,14 @@ func (b *binder) stringToTable(call *sqlparser.FuncExpr, column string, ordinali
 		}
 		args[i] = x
 	}
-	if len(args) < 2 || len(args) > 3 || slices.ContainsFunc(args, func(a Expr) bool { return !isText(a.Type().Family) && a.Type().Family != types.Unknown }) {
-		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function string_to_table(%s) does not exist", typeList(args))
+	if len(args) < f.minArgs || len(args) > f.max || slices.ContainsFunc(args, func(a Expr) bool { return !isText(a.Type().Family) && a.Type().Family != types.Unknown }) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
 	}
-	t, _, err := arrayCall("string_to_array", args)
+	t, _, err := arrayCall(f.array, args)
 	if err != nil {
 		return nil, err
 	}
-	x := &Func{Name: "string_to_array", Args: args, T: t}
+	x := &Func{Name: f.array, Args: args, T: t}
 	n := &TableFunc{Name: "unnest", Args: []Expr{x}, Ordinality: ordinality, Cols: []Column{{Name: column, T: tText}}}
 	if ordinality {
 		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})

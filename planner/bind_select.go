@@ -40,8 +40,8 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 			if call.Name.Lowered() == unnestFunc {
 				return b.unnest(call, name, ord, s) // array.go
 			}
-			if call.Name.Lowered() == stringToTableFunc {
-				return b.stringToTable(call, name, ord, s) // array.go
+			if fn := strings.TrimPrefix(call.Name.Lowered(), parse.MarkerPrefix); splitTables[fn].array != "" {
+				return b.splitTable(fn, call, name, ord, s) // array.go
 			}
 			if call.Name.Lowered() != seriesFunc {
 				return b.jsonTableFunc(call, name, ord, s) // json.go
