@@ -110,6 +110,15 @@ type Table struct {
 	// NO DATA, which cannot be read until refreshed.
 	MatView      string `json:"matView,omitempty"`
 	MatViewEmpty bool   `json:"matViewEmpty,omitempty"`
+	// PartitionBy is set on a partitioned table (catalog/partition.go).
+	PartitionBy *PartitionSpec `json:"partitionBy,omitempty"`
+	// PartitionOf names the partitioned table a partition belongs to,
+	// and Bound is its FOR VALUES clause.
+	PartitionOf string          `json:"partitionOf,omitempty"`
+	Bound       *PartitionBound `json:"bound,omitempty"`
+	// Inherits names the parents of a table created with INHERITS, in
+	// order; their reads include this table's rows.
+	Inherits []string `json:"inherits,omitempty"`
 }
 
 // Check is a CHECK constraint: Expr is SQL text over the table's columns,

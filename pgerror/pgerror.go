@@ -45,6 +45,7 @@ const (
 	DuplicateColumn             Code = "42701"
 	DuplicateDatabase           Code = "42P04"
 	InvalidTableDefinition      Code = "42P16"
+	InvalidObjectDefinition     Code = "42P17"
 	InvalidCatalogName          Code = "3D000"
 	DatatypeMismatch            Code = "42804"
 	GroupingError               Code = "42803"

@@ -275,12 +275,31 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
 		return nil, err
 	}
+	if err := b.partitionWrites(n); err != nil {
+		return nil, err
+	}
 	if ret != nil {
 		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
 			return nil, err
 		}
 	}
 	return n, nil
+}
+
+// partitionWrites plans what an INSERT into a partitioned table or a
+// partition adds: the route to each row's partition, or the bound the
+// rows must satisfy.
+func (b *binder) partitionWrites(n *Insert) error {
+	var err error
+	if n.Table.Partitioned() {
+		if n.Conflict != ConflictError || n.Arbiter != nil {
+			return pgerror.New(pgerror.FeatureNotSupported, "ON CONFLICT on a partitioned table is not supported")
+		}
+		n.Route, err = b.partitionRoute(n.Table)
+		return err
+	}
+	n.Bounds, err = b.boundChecks(n.Table)
+	return err
 }
 
 // dmlInput plans the scan that finds the rows an UPDATE or DELETE changes.

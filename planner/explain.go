@@ -186,6 +186,8 @@ func describe(n Node) string {
 		return s
 	case *WorkTable:
 		return "WorkTable " + v.Name + " (the previous run's rows)"
+	case *Append:
+		return "Append"
 	case *SetOp:
 		s := map[SetOpKind]string{Union: "Union", Intersect: "Intersect", Except: "Except"}[v.Op]
 		if v.All {

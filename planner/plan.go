@@ -370,6 +370,15 @@ type SetOp struct {
 	Cols  []Column
 }
 
+// Append produces the rows of each input in turn: the read of a
+// partitioned table or an inheritance tree, one input per member table
+// (planner/inherit.go).
+type Append struct {
+	Inputs []Node
+	Cols   []Column
+	Rows   float64 // estimated
+}
+
 // RecursiveUnion is a WITH RECURSIVE query: Init's rows, then Step's,
 // run again and again, each run reading (through WorkTable ID) the rows
 // the previous run produced, until a run produces none. Without All
@@ -428,6 +437,11 @@ type Insert struct {
 	// Referenced are the foreign keys referencing the table (for ON
 	// CONFLICT DO UPDATE).
 	Referenced []FKRef
+	// Route, for a partitioned table, sends each row to its partition;
+	// Bounds, for a partition, are the constraints its bound puts on
+	// the rows written into it directly (planner/partition.go).
+	Route  *PartitionRoute
+	Bounds []BoundCheck
 }
 
 // FKRef is a foreign key resolved for a write: Child's columns
@@ -466,7 +480,8 @@ type Update struct {
 	Set       []Assignment
 	Returning []Expr
 	Cols      []Column
-	Checks    []CheckExpr // the table's CHECK constraints
+	Checks    []CheckExpr  // the table's CHECK constraints
+	Bounds    []BoundCheck // a partition's bound (see Insert)
 	// FKs, the table's foreign keys, are checked for changed keys;
 	// Referenced, the keys that reference the table, for a changed
 	// referenced key.
@@ -507,6 +522,7 @@ func (n *DistinctOn) Columns() []Column     { return n.Input.Columns() }
 func (n *LockRows) Columns() []Column       { return n.Input.Columns() }
 func (n *SetOp) Columns() []Column          { return n.Cols }
 func (n *RecursiveUnion) Columns() []Column { return n.Cols }
+func (n *Append) Columns() []Column         { return n.Cols }
 func (n *WorkTable) Columns() []Column      { return n.Cols }
 func (n *Insert) Columns() []Column         { return n.Cols }
 func (n *Update) Columns() []Column         { return n.Cols }
@@ -529,6 +545,7 @@ func (n *DistinctOn) Children() []Node     { return []Node{n.Input} }
 func (n *LockRows) Children() []Node       { return []Node{n.Input} }
 func (n *SetOp) Children() []Node          { return []Node{n.Left, n.Right} }
 func (n *RecursiveUnion) Children() []Node { return []Node{n.Init, n.Step} }
+func (n *Append) Children() []Node         { return n.Inputs }
 func (n *WorkTable) Children() []Node      { return nil }
 func (n *Insert) Children() []Node         { return []Node{n.Input} }
 func (n *Update) Children() []Node         { return []Node{n.Input} }

@@ -97,15 +97,35 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "DROP TRIGGER", s.dropTrigger(t, p.Trigger)
 	case p.Sequence != nil:
 		return s.sequenceStmt(t, p.Sequence)
+	case p.Inherit != nil:
+		return s.inheritTable(ctx, t, p.Inherit)
+	case p.Attach != nil:
+		return "ALTER TABLE", s.attachPartition(ctx, t, p.Attach)
 	}
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
 		if ast.Select != nil {
 			return s.createTableAs(ctx, t, ast)
 		}
-		return "CREATE TABLE", s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks)
+		if err := s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks); err != nil || p.PartitionBy == nil {
+			return "CREATE TABLE", err
+		}
+		return "CREATE TABLE", s.setPartitionBy(t, ast.Table.Name.String(), p.PartitionBy)
 	case *sqlparser.DropTable:
+		var names []string
 		for _, tn := range ast.FromTables {
+			below, err := dropTree(cat, db, tn.Name.String(), p.Cascade)
+			if err != nil {
+				return "", err
+			}
+			for _, n := range append(below, tn.Name.String()) {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+		for _, name := range names {
+			tn := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(name)}
 			var err error
 			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade); err != nil {
 				return "", err

@@ -38,6 +38,9 @@ func (r *rewriter) create(toks []token) (Statement, error) {
 	var err error
 	switch {
 	case i < len(toks) && toks[i].is("table"):
+		if st, ok, err := r.inheritTable(toks, i+1, temp); ok {
+			return st, err
+		}
 		if temp {
 			toks = append(append(toks[:i-1:i-1], raw("temporary", toks[i-1].pos)), toks[i:]...)
 		}
@@ -112,7 +115,10 @@ func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
 		out = append(out, fk...)
 	}
 	r.columnFKs = nil
-	rest := toks[closing+1:]
+	_, rest, err := r.tableTail(toks[closing+1:])
+	if err != nil {
+		return nil, err
+	}
 	if len(rest) > 0 && rest[0].is("with") {
 		n, err := r.storageParams(rest)
 		if err != nil {

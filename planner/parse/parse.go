@@ -96,6 +96,13 @@ type Statement struct {
 	Lock        *LockStmt
 	Owner       *OwnerStmt
 	AddIdentity *AddIdentityStmt
+	// PartitionBy is CREATE TABLE's PARTITION BY clause (the AST is the
+	// CREATE TABLE without it).
+	PartitionBy *PartitionSpec
+	// Inherit is CREATE TABLE ... INHERITS or PARTITION OF.
+	Inherit *InheritStmt
+	// Attach is ALTER TABLE ... ATTACH / DETACH PARTITION.
+	Attach *AttachStmt
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")
@@ -275,6 +282,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	st.IdentityByDefault = r.identityByDefault
+	st.PartitionBy = r.partitionBy
 	for _, text := range r.frameOffsets {
 		off, err := ParseOne("SELECT " + text)
 		if err != nil {
@@ -298,6 +306,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 // for goes through.
 func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = expandArray(toks) // expandarray.go
+	toks = inheritanceMarks(toks)
 	toks, err := r.clauses(toks)
 	if err != nil {
 		return nil, err

@@ -74,7 +74,8 @@ type rewriter struct {
 	overriding        string
 	checks            []CheckDef
 	columnFKs         [][]token // FOREIGN KEY elements made of column REFERENCES
-	frameOffsets      []string  // window frame offsets hoisted out (Statement.FrameOffsets)
+	partitionBy       *PartitionSpec
+	frameOffsets      []string // window frame offsets hoisted out (Statement.FrameOffsets)
 }
 
 // addType records tn and returns the marker tokens that stand for it.

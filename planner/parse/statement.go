@@ -60,6 +60,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 	case first.is("create"):
 		return r.create(toks)
 	case first.is("alter") && second.is("table"):
+		if st, ok, err := r.attachPartition(toks); ok {
+			return st, err
+		}
 		if st, ok, err := r.alterColumn(toks); ok {
 			return st, err
 		}
