@@ -334,6 +334,8 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		return &distinctOnOp{input: in, cols: n.Cols}, nil
 	case *planner.SetOp:
 		return newSetOp(rs, env, n)
+	case *planner.TreeWrite:
+		return newTreeWrite(rs, env, n)
 	case *planner.Append:
 		cat := &concatOp{}
 		for _, in := range n.Inputs {

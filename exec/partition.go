@@ -7,6 +7,7 @@ import (
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
@@ -173,4 +174,77 @@ func (o *insertOp) routedInsert(in []types.Datum) ([]types.Datum, error) {
 		}
 	}
 	return row, nil
+}
+
+// treeWriteOp runs the UPDATEs or DELETEs of a TreeWrite in turn.
+type treeWriteOp struct {
+	writes   []DMLOperator
+	i        int
+	affected int64
+}
+
+var _ DMLOperator = (*treeWriteOp)(nil)
+
+func newTreeWrite(rs *runState, env *eval.Env, n *planner.TreeWrite) (Operator, error) {
+	tw := &treeWriteOp{}
+	for _, w := range n.Writes {
+		op, err := rs.build(env, w)
+		if err != nil {
+			_ = tw.Close()
+			return nil, err
+		}
+		d, ok := op.(DMLOperator)
+		if !ok {
+			_ = op.Close()
+			_ = tw.Close()
+			return nil, pgerror.New(pgerror.Internal, "exec: a tree write's member is not a write")
+		}
+		tw.writes = append(tw.writes, d)
+	}
+	return tw, nil
+}
+
+func (t *treeWriteOp) Next() ([]types.Datum, error) {
+	for t.i < len(t.writes) {
+		row, err := t.writes[t.i].Next()
+		if row != nil || err != nil {
+			return row, err
+		}
+		t.affected += t.writes[t.i].RowsAffected()
+		t.i++
+	}
+	return nil, nil
+}
+
+func (t *treeWriteOp) RowsAffected() int64 { return t.affected }
+
+func (t *treeWriteOp) Close() error {
+	ops := make([]Operator, len(t.writes))
+	for i, w := range t.writes {
+		ops[i] = w
+	}
+	return closeAll(ops...)
+}
+
+// moveRow moves an updated row whose new partition key its partition
+// does not take: it is deleted there and inserted through the
+// partitioned table the UPDATE named, which routes it.
+func (o *updateOp) moveRow(old []types.Datum) ([]types.Datum, error) {
+	if err := index.Delete(o.rs.ctx.RW, o.table, old); err != nil {
+		return nil, err
+	}
+	root := o.node.Move.Table
+	row := make([]types.Datum, len(root.Columns))
+	for i, c := range root.Columns {
+		if k := o.table.ColumnOrdinal(c.Name); k >= 0 && !c.Hidden {
+			row[i] = o.newRow[k]
+		}
+	}
+	if o.mover == nil {
+		o.mover = &insertOp{node: o.node.Move, dmlBase: dmlBase{rs: o.rs, env: o.env, table: root, t: ticker{rs: o.rs}}}
+	}
+	if _, err := o.mover.routedInsert(row); err != nil {
+		return nil, err
+	}
+	return o.newRow, nil
 }

@@ -31,10 +31,11 @@ func (b *binder) targetTable(te sqlparser.TableExpr) (*catalog.Table, string, er
 	if !ok {
 		return nil, "", pgerror.New(pgerror.FeatureNotSupported, "the target of UPDATE or DELETE must be a table")
 	}
-	t, err := b.p.Catalog.Table(b.p.DB, tn.Name.String())
+	name, _ := parse.OnlyTable(tn.Name.String())
+	t, err := b.p.Catalog.Table(b.p.DB, name)
 	if err != nil {
-		if _, verr := b.p.Catalog.View(b.p.DB, tn.Name.String()); verr == nil {
-			return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change view %q", tn.Name.String())
+		if _, verr := b.p.Catalog.View(b.p.DB, name); verr == nil {
+			return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change view %q", name)
 		}
 		return nil, "", err
 	}
@@ -337,6 +338,16 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 	if err != nil {
 		return nil, err
 	}
+	if tw, err := b.treeWrite(t, alias, up.TableExprs[0], func(te sqlparser.TableExpr) (Node, error) {
+		c := *up
+		c.TableExprs = append(sqlparser.TableExprs{te}, up.TableExprs[1:]...)
+		return b.update(&c, ret)
+	}); tw != nil || err != nil {
+		if err == nil {
+			err = b.moveRows(t, tw)
+		}
+		return tw, err
+	}
 	s := tableScope(t, alias)
 	input, err := b.dmlInput(t, alias, up.TableExprs[1:], up.Where, s)
 	if err != nil {
@@ -347,6 +358,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
+		return nil, err
+	}
+	if n.Bounds, err = b.boundChecks(t); err != nil {
 		return nil, err
 	}
 	if ret != nil {
@@ -413,6 +427,17 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 	}
 	if as != "" {
 		alias = as
+	}
+	if tw, err := b.treeWrite(t, alias, target, func(te sqlparser.TableExpr) (Node, error) {
+		c := *del
+		if len(del.Targets) == 1 {
+			c.Targets = sqlparser.TableNames{te.(*sqlparser.AliasedTableExpr).Expr.(sqlparser.TableName)}
+		} else {
+			c.TableExprs = append(sqlparser.TableExprs{te}, del.TableExprs[1:]...)
+		}
+		return b.delete(&c, ret, alias)
+	}); tw != nil || err != nil {
+		return tw, err
 	}
 	s := tableScope(t, alias)
 	input, err := b.dmlInput(t, alias, using, del.Where, s)

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // Reading a table with partitions or inheritance children: the FROM item
@@ -217,4 +219,62 @@ func outsideRange(b *catalog.PartitionBound, op string, v types.Datum) bool {
 		return catalog.CompareKey(v, hi.Value) >= 0
 	}
 	return false
+}
+
+// tableoidName binds tableoid::regclass: the name of the row's table,
+// as a regclass prints (kvsql's regclass is the OID's integer, so the
+// cast of the system column is spelled as a CASE over the tables).
+func (b *binder) tableoidName(c *ColRef) Expr {
+	k := &Case{Operand: c, T: tText}
+	tables, _ := b.p.Catalog.Tables(b.p.DB)
+	for _, t := range tables {
+		k.Whens = append(k.Whens, When{Cond: oidConst(int64(t.ID)), Val: textConst(t.Name)})
+	}
+	return finishCase(k)
+}
+
+// treeWrite plans an UPDATE or DELETE whose target t (named by te, as
+// alias) has partitions or inheritance children and is not marked ONLY:
+// the statement is bound once per member table, each as its ONLY target
+// under the same alias. It returns nil for any other target.
+func (b *binder) treeWrite(t *catalog.Table, alias string, te sqlparser.TableExpr, bind func(sqlparser.TableExpr) (Node, error)) (*TreeWrite, error) {
+	at := te.(*sqlparser.AliasedTableExpr)
+	if _, only := parse.OnlyTable(at.Expr.(sqlparser.TableName).Name.String()); only {
+		return nil, nil
+	}
+	members := b.inheritMembers(t)
+	if members == nil {
+		return nil, nil
+	}
+	tw := &TreeWrite{}
+	for _, m := range members {
+		mt := *at
+		mt.Expr = sqlparser.TableName{Name: sqlparser.NewIdentifierCS(parse.MarkOnly(m.Name))}
+		mt.As = sqlparser.NewIdentifierCS(alias)
+		n, err := bind(&mt)
+		if err != nil {
+			return nil, err
+		}
+		tw.Writes = append(tw.Writes, n)
+		tw.Cols = n.Columns()
+	}
+	return tw, nil
+}
+
+// moveRows lets each partition's UPDATE in tw move a row whose new key
+// belongs in another partition of t.
+func (b *binder) moveRows(t *catalog.Table, tw *TreeWrite) error {
+	if !t.Partitioned() {
+		return nil
+	}
+	route, err := b.partitionRoute(t)
+	if err != nil {
+		return err
+	}
+	for _, w := range tw.Writes {
+		if u, ok := w.(*Update); ok {
+			u.Move = &Insert{Table: t, Route: route}
+		}
+	}
+	return nil
 }

@@ -370,6 +370,14 @@ type SetOp struct {
 	Cols  []Column
 }
 
+// TreeWrite runs an UPDATE or DELETE of a table with partitions or
+// inheritance children: one Update or Delete per member table, in turn;
+// it produces their RETURNING rows and counts their rows together.
+type TreeWrite struct {
+	Writes []Node
+	Cols   []Column
+}
+
 // Append produces the rows of each input in turn: the read of a
 // partitioned table or an inheritance tree, one input per member table
 // (planner/inherit.go).
@@ -482,6 +490,10 @@ type Update struct {
 	Cols      []Column
 	Checks    []CheckExpr  // the table's CHECK constraints
 	Bounds    []BoundCheck // a partition's bound (see Insert)
+	// Move, for an UPDATE through a partitioned table, inserts (routed
+	// from the partitioned table) a row whose new key leaves its
+	// partition, after deleting it there, as PostgreSQL moves it.
+	Move *Insert
 	// FKs, the table's foreign keys, are checked for changed keys;
 	// Referenced, the keys that reference the table, for a changed
 	// referenced key.
@@ -523,6 +535,7 @@ func (n *LockRows) Columns() []Column       { return n.Input.Columns() }
 func (n *SetOp) Columns() []Column          { return n.Cols }
 func (n *RecursiveUnion) Columns() []Column { return n.Cols }
 func (n *Append) Columns() []Column         { return n.Cols }
+func (n *TreeWrite) Columns() []Column      { return n.Cols }
 func (n *WorkTable) Columns() []Column      { return n.Cols }
 func (n *Insert) Columns() []Column         { return n.Cols }
 func (n *Update) Columns() []Column         { return n.Cols }
@@ -546,6 +559,7 @@ func (n *LockRows) Children() []Node       { return []Node{n.Input} }
 func (n *SetOp) Children() []Node          { return []Node{n.Left, n.Right} }
 func (n *RecursiveUnion) Children() []Node { return []Node{n.Init, n.Step} }
 func (n *Append) Children() []Node         { return n.Inputs }
+func (n *TreeWrite) Children() []Node      { return n.Writes }
 func (n *WorkTable) Children() []Node      { return nil }
 func (n *Insert) Children() []Node         { return []Node{n.Input} }
 func (n *Update) Children() []Node         { return []Node{n.Input} }

@@ -384,3 +384,6 @@ func inheritanceMarks(toks []token) []token {
 	}
 	return out
 }
+
+// MarkOnly returns name marked as read with ONLY (see markerOnly).
+func MarkOnly(name string) string { return markerOnly + name }
