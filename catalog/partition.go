@@ -81,13 +81,22 @@ func (c *Catalog) Children(db, name string) []*Table {
 }
 
 // Descendants returns every table below name in its partition or
-// inheritance tree, depth first.
+// inheritance tree, depth first, each once (with multiple inheritance a
+// table may be reached by several paths).
 func (c *Catalog) Descendants(db, name string) []*Table {
 	var out []*Table
-	for _, ch := range c.Children(db, name) {
-		out = append(out, ch)
-		out = append(out, c.Descendants(db, ch.Name)...)
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(name string) {
+		for _, ch := range c.Children(db, name) {
+			if !seen[ch.Name] {
+				seen[ch.Name] = true
+				out = append(out, ch)
+				walk(ch.Name)
+			}
+		}
 	}
+	walk(name)
 	return out
 }
 
