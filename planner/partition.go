@@ -47,7 +47,11 @@ func (b *binder) partitionRoute(t *catalog.Table) (*PartitionRoute, error) {
 	for _, p := range b.p.Catalog.Children(b.p.DB, t.Name) {
 		tg := PartitionTarget{Bound: p.Bound}
 		for _, c := range p.Columns {
-			tg.Map = append(tg.Map, t.ColumnOrdinal(c.Name))
+			o := t.ColumnOrdinal(c.Name)
+			if c.Hidden {
+				o = -1 // a hidden row id comes from the partition's own counter
+			}
+			tg.Map = append(tg.Map, o)
 		}
 		if p.Partitioned() {
 			if tg.Sub, err = b.partitionRoute(p); err != nil {
