@@ -646,9 +646,10 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 	if err != nil {
 		return nil, nil, err
 	}
+	ancestors := b.ancestors(t)
 	for _, child := range tables {
 		for _, fk := range child.ForeignKeys {
-			if child.ID != t.ID && fk.RefTable != t.Name {
+			if child.ID != t.ID && fk.RefTable != t.Name && !ancestors[fk.RefTable] {
 				continue
 			}
 			r, err := b.fkRef(child, fk)
@@ -657,6 +658,9 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 			}
 			if child.ID == t.ID {
 				fks = append(fks, r)
+			}
+			if ancestors[r.Parent.Name] && r.Parent.ID != t.ID {
+				r = fkOnPartition(r, t)
 			}
 			if r.Parent.ID == t.ID {
 				if r.OnDelete == "cascade" && depth < 16 {
@@ -721,13 +725,13 @@ func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, erro
 	if !parent.HiddenRowID && sameSet(parent.PrimaryKey) {
 		// Look up in primary key order.
 		r.ParentCols, r.ChildCols = reorder(parent.PrimaryKey, r.ParentCols, r.ChildCols)
-		return r, nil
+		return r, b.fkParts(&r)
 	}
 	for _, idx := range parent.Indexes {
 		if idx.Unique && sameSet(idx.Columns) {
 			r.ParentIndex = idx
 			r.ParentCols, r.ChildCols = reorder(idx.Columns, r.ParentCols, r.ChildCols)
-			return r, nil
+			return r, b.fkParts(&r)
 		}
 	}
 	return r, pgerror.Newf(pgerror.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table %q", parent.Name)

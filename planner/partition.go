@@ -147,3 +147,79 @@ func (b *binder) boundChecks(t *catalog.Table) ([]BoundCheck, error) {
 	}
 	return out, nil
 }
+
+// fkParts fills r.Parts when r's referenced table is partitioned: for
+// each leaf partition, its key with the referenced columns, which every
+// partition has (PostgreSQL requires the partition key in a partitioned
+// table's unique keys, and each partition holds its own).
+func (b *binder) fkParts(r *FKRef) error {
+	if !r.Parent.Partitioned() {
+		return nil
+	}
+	names := make([]string, len(r.ParentCols))
+	for i, o := range r.ParentCols {
+		names[i] = r.Parent.Columns[o].Name
+	}
+	for _, m := range b.p.Catalog.Descendants(b.p.DB, r.Parent.Name) {
+		if m.Partitioned() {
+			continue
+		}
+		part, ok := keyNamed(m, names)
+		if !ok {
+			return pgerror.Newf(pgerror.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table %q", m.Name)
+		}
+		r.Parts = append(r.Parts, part)
+	}
+	return nil
+}
+
+// keyNamed finds t's primary key or unique index over exactly the
+// columns names, in that order.
+func keyNamed(t *catalog.Table, names []string) (FKPart, bool) {
+	same := func(cols []int) bool {
+		if len(cols) != len(names) {
+			return false
+		}
+		for i, o := range cols {
+			if t.Columns[o].Name != names[i] {
+				return false
+			}
+		}
+		return true
+	}
+	if !t.HiddenRowID && same(t.PrimaryKey) {
+		return FKPart{Table: t}, true
+	}
+	for _, idx := range t.Indexes {
+		if idx.Unique && same(idx.Columns) {
+			return FKPart{Table: t, Index: idx}, true
+		}
+	}
+	return FKPart{}, false
+}
+
+// ancestors returns the names of the partitioned tables above t.
+func (b *binder) ancestors(t *catalog.Table) map[string]bool {
+	out := map[string]bool{}
+	for p := t; p.PartitionOf != "" && !out[p.PartitionOf]; {
+		out[p.PartitionOf] = true
+		parent, err := b.p.Catalog.Table(b.p.DB, p.PartitionOf)
+		if err != nil {
+			break
+		}
+		p = parent
+	}
+	return out
+}
+
+// fkOnPartition restates a foreign key referencing a partitioned table
+// as referencing its partition t, whose rows a write of t changes: the
+// referenced columns become t's, by name.
+func fkOnPartition(r FKRef, t *catalog.Table) FKRef {
+	cols := make([]int, len(r.ParentCols))
+	for i, o := range r.ParentCols {
+		cols[i] = t.ColumnOrdinal(r.Parent.Columns[o].Name)
+	}
+	r.Parent, r.ParentCols, r.ParentIndex, r.Parts = t, cols, nil, nil
+	return r
+}

@@ -466,6 +466,17 @@ type FKRef struct {
 	// ChildRefs, for ON DELETE CASCADE, are the keys referencing Child,
 	// whose rows a cascading delete releases in turn.
 	ChildRefs []FKRef
+	// Parts, when Parent is partitioned (and so holds no rows), are its
+	// leaf partitions' matching keys, where a referenced row is looked
+	// up instead.
+	Parts []FKPart
+}
+
+// FKPart is a leaf partition's key matching a foreign key's referenced
+// key: its primary key (Index nil) or the unique index Index.
+type FKPart struct {
+	Table *catalog.Table
+	Index *catalog.Index
 }
 
 // CheckExpr is a bound CHECK constraint: a row for which Expr is false

@@ -201,7 +201,11 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if len(p.Checks) > 0 {
 			return "", pgerror.New(pgerror.FeatureNotSupported, "CHECK constraints in ALTER TABLE are not supported")
 		}
-		return s.alterTable(ctx, t, p, ast)
+		tag, err := s.alterTable(ctx, t, p, ast)
+		if err != nil || p.AlterOnly {
+			return tag, err
+		}
+		return tag, s.alterTree(ctx, t, p, ast) // partition.go
 	}
 	return "", pgerror.Newf(pgerror.FeatureNotSupported, "statement not supported: %s", p.SQL)
 }

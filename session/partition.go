@@ -115,7 +115,7 @@ func (s *Session) inheritTable(ctx context.Context, t *txn, is *parse.InheritStm
 		}
 		parents = append(parents, p)
 	}
-	cols, defs, inherited, err := s.mergeColumns(parents, is)
+	cols, defs, inherited, err := s.mergeColumns(t, parents, is)
 	if err != nil {
 		return "", err
 	}
@@ -124,7 +124,7 @@ func (s *Session) inheritTable(ctx context.Context, t *txn, is *parse.InheritStm
 		elems = append(elems, defs[c])
 	}
 	for _, e := range is.Elements {
-		if e.Column == "" {
+		if e.Column == "" && e.Like == "" {
 			elems = append(elems, e.Text)
 		}
 	}
@@ -160,7 +160,7 @@ func (s *Session) inheritTable(ctx context.Context, t *txn, is *parse.InheritStm
 	next, err := t.cat.AlterTable(t.kv, s.database, is.Name, func(nt *catalog.Table) error {
 		if is.PartitionOf {
 			nt.PartitionOf, nt.Bound = parents[0].Name, bound
-		} else {
+		} else if len(is.Parents) > 0 {
 			nt.Inherits = is.Parents
 		}
 		return nil
@@ -188,7 +188,7 @@ func (s *Session) inheritTable(ctx context.Context, t *txn, is *parse.InheritStm
 // a partition's own elements add options to its parent's columns. It
 // returns the column names in order, their definitions, and the
 // inherited type of each inherited column.
-func (s *Session) mergeColumns(parents []*catalog.Table, is *parse.InheritStmt) ([]string, map[string]string, map[string]types.T, error) {
+func (s *Session) mergeColumns(t *txn, parents []*catalog.Table, is *parse.InheritStmt) ([]string, map[string]string, map[string]types.T, error) {
 	var order []string
 	defs := map[string]string{}
 	inherited := map[string]types.T{}
@@ -215,6 +215,26 @@ func (s *Session) mergeColumns(parents []*catalog.Table, is *parse.InheritStmt) 
 		}
 	}
 	for _, e := range is.Elements {
+		if e.Like != "" {
+			src, err := t.cat.Table(s.database, e.Like)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			for _, c := range src.Columns {
+				if c.Hidden {
+					continue
+				}
+				if _, dup := defs[c.Name]; dup {
+					return nil, nil, nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", c.Name)
+				}
+				if !e.LikeDefaults {
+					c.Default = ""
+				}
+				order = append(order, c.Name)
+				defs[c.Name] = columnText(c)
+			}
+			continue
+		}
 		if e.Column == "" {
 			continue
 		}
@@ -299,7 +319,7 @@ func inheritedConstraints(parents []*catalog.Table, partition bool) []string {
 			}
 		}
 		for _, fk := range p.ForeignKeys {
-			text := "FOREIGN KEY (" + strings.Join(quoteAll(fk.Columns), ", ") + ") REFERENCES " + quoteIdent(fk.RefTable)
+			text := "CONSTRAINT " + quoteIdent(catalog.ForeignKeyName(p, fk)) + " FOREIGN KEY (" + strings.Join(quoteAll(fk.Columns), ", ") + ") REFERENCES " + quoteIdent(fk.RefTable)
 			if len(fk.RefColumns) > 0 && fk.RefColumns[0] != parse.MarkerPrimaryKey {
 				text += " (" + strings.Join(quoteAll(fk.RefColumns), ", ") + ")"
 			}
@@ -525,6 +545,9 @@ func (s *Session) attachPartition(ctx context.Context, t *txn, as *parse.AttachS
 	if err := s.checkDefaultRows(ctx, t, parent, bound); err != nil {
 		return err
 	}
+	if err := s.conformPartition(ctx, t, parent, part); err != nil {
+		return err
+	}
 	next, err := t.cat.AlterTable(t.kv, s.database, part.Name, func(nt *catalog.Table) error {
 		nt.PartitionOf, nt.Bound = parent.Name, bound
 		return nil
@@ -638,4 +661,155 @@ func dropTree(cat *catalog.Catalog, db, name string, cascade bool) ([]string, er
 		out = append(append(out, below...), ch.Name)
 	}
 	return out, nil
+}
+
+// alterTree carries an ALTER TABLE that succeeded on table at.Table down
+// its tree, as PostgreSQL recurses: column changes to every child
+// (partitions and inheritance children), indexes and keys to
+// partitions only. Each child gets the same change under its own name
+// (an index is named after the child); a child that already has an
+// added column keeps it.
+func (s *Session) alterTree(ctx context.Context, t *txn, p *parse.Statement, at *sqlparser.AlterTable) error {
+	parentName := at.Table.Name.String()
+	parent, err := t.cat.Table(s.database, parentName)
+	if err != nil {
+		return nil // renamed by the statement: nothing to carry
+	}
+	for _, ch := range t.cat.Children(s.database, parentName) {
+		sub := &sqlparser.AlterTable{Table: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(ch.Name)}}
+		for _, opt := range at.AlterOptions {
+			if o := childOption(parent, ch, opt); o != nil {
+				sub.AlterOptions = append(sub.AlterOptions, o)
+			}
+		}
+		if len(sub.AlterOptions) == 0 {
+			continue
+		}
+		if _, err := s.alterTable(ctx, t, p, sub); err != nil {
+			return err
+		}
+		if err := s.alterTree(ctx, t, p, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// childOption is an ALTER TABLE option of parent restated for its child
+// ch, or nil when it does not reach the child.
+func childOption(parent, ch *catalog.Table, opt sqlparser.AlterOption) sqlparser.AlterOption {
+	partition := ch.PartitionOf == parent.Name
+	switch o := opt.(type) {
+	case *sqlparser.AddColumns:
+		c := &sqlparser.AddColumns{}
+		for _, cd := range o.Columns {
+			if ch.ColumnOrdinal(cd.Name.String()) < 0 {
+				c.Columns = append(c.Columns, cd)
+			}
+		}
+		if len(c.Columns) == 0 {
+			return nil
+		}
+		return c
+	case *sqlparser.RenameColumn, *sqlparser.DropColumn, *sqlparser.AlterColumn:
+		return opt
+	case *sqlparser.AddIndexDefinition:
+		if !partition {
+			return nil
+		}
+		def := sqlparser.CloneRefOfIndexDefinition(o.IndexDefinition)
+		if !def.Info.Name.IsEmpty() {
+			var cols []string
+			for _, c := range def.Columns {
+				cols = append(cols, c.Column.String())
+			}
+			def.Info.Name = sqlparser.NewIdentifierCI(ch.Name + "_" + strings.Join(cols, "_") + "_idx")
+		}
+		return &sqlparser.AddIndexDefinition{IndexDefinition: def}
+	case *sqlparser.AddConstraintDefinition:
+		fk, ok := o.ConstraintDefinition.Details.(*sqlparser.ForeignKeyDefinition)
+		if !ok || !partition {
+			return nil
+		}
+		cd := sqlparser.CloneRefOfConstraintDefinition(o.ConstraintDefinition)
+		if cd.Name.IsEmpty() {
+			var cols []string
+			for _, c := range fk.Source {
+				cols = append(cols, c.String())
+			}
+			// The child's copy keeps the parent's constraint name.
+			cd.Name = sqlparser.NewIdentifierCI(catalog.ForeignKeyName(parent, catalog.ForeignKey{Columns: cols}))
+		}
+		return &sqlparser.AddConstraintDefinition{ConstraintDefinition: cd}
+	}
+	return nil
+}
+
+// conformPartition gives a table being attached as a partition of
+// parent what a partition created PARTITION OF would have: the parent's
+// primary key, unique constraints, plain indexes and foreign keys.
+func (s *Session) conformPartition(ctx context.Context, t *txn, parent, part *catalog.Table) error {
+	var stmts []string
+	name := quoteIdent(part.Name)
+	if !parent.HiddenRowID && part.HiddenRowID {
+		stmts = append(stmts, "ALTER TABLE "+name+" ADD PRIMARY KEY ("+columnList(parent, parent.PrimaryKey)+")")
+	}
+	for _, idx := range parent.Indexes {
+		if _, ok := keyNamedCols(part, parent, idx.Columns); ok {
+			continue
+		}
+		if idx.Unique {
+			stmts = append(stmts, "ALTER TABLE "+name+" ADD UNIQUE ("+columnList(parent, idx.Columns)+")")
+		} else {
+			stmts = append(stmts, "CREATE INDEX ON "+name+" ("+columnList(parent, idx.Columns)+")")
+		}
+	}
+	for _, fk := range parent.ForeignKeys {
+		fkName := catalog.ForeignKeyName(parent, fk)
+		if hasForeignKey(part, fkName) {
+			continue
+		}
+		for _, c := range inheritedConstraints([]*catalog.Table{parent}, true) {
+			if strings.HasPrefix(c, "CONSTRAINT "+quoteIdent(fkName)+" FOREIGN KEY") {
+				stmts = append(stmts, "ALTER TABLE "+name+" ADD "+c)
+			}
+		}
+	}
+	for _, sql := range stmts {
+		st, err := parse.ParseOne(sql)
+		if err != nil {
+			return err
+		}
+		if _, err := s.ddlIn(ctx, t, &st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyNamedCols finds an index of t over the columns of parent's
+// ordinals cols (by name).
+func keyNamedCols(t, parent *catalog.Table, cols []int) (*catalog.Index, bool) {
+	for _, idx := range t.Indexes {
+		if len(idx.Columns) != len(cols) {
+			continue
+		}
+		same := true
+		for i, o := range idx.Columns {
+			same = same && t.Columns[o].Name == parent.Columns[cols[i]].Name
+		}
+		if same {
+			return idx, true
+		}
+	}
+	return nil, false
+}
+
+func hasForeignKey(t *catalog.Table, name string) bool {
+	for _, fk := range t.ForeignKeys {
+		if catalog.ForeignKeyName(t, fk) == name {
+			return true
+		}
+	}
+	return false
 }

@@ -278,8 +278,9 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 func (r *rewriter) alterTable(toks []token) ([]token, error) {
 	k := 2
 	if k < len(toks) && toks[k].is("only") {
-		// ALTER TABLE ONLY t: kvsql has no inheritance, so ONLY changes
-		// nothing (pg_dump writes it).
+		// ALTER TABLE ONLY t: the change stays on t, not its children
+		// (Statement.AlterOnly).
+		r.alterOnly = true
 		toks = append(toks[:k:k], toks[k+1:]...)
 	}
 	if k < len(toks) && toks[k].is("if") && k+1 < len(toks) && toks[k+1].is("exists") {
@@ -293,7 +294,11 @@ func (r *rewriter) alterTable(toks []token) ([]token, error) {
 	}
 	k++
 	if k < len(toks) && toks[k].kind == tkIdent && tableConstraintWords[toks[k].val] {
-		return toks, nil
+		rest, err := r.refClause(toks[k:])
+		if err != nil {
+			return nil, err
+		}
+		return append(toks[:k:k], rest...), nil
 	}
 	out := append([]token{}, toks[:k]...)
 	if k < len(toks) && toks[k].is("column") {

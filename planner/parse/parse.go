@@ -103,6 +103,9 @@ type Statement struct {
 	Inherit *InheritStmt
 	// Attach is ALTER TABLE ... ATTACH / DETACH PARTITION.
 	Attach *AttachStmt
+	// AlterOnly is ALTER TABLE ONLY: the change does not recurse to the
+	// table's partitions or inheritance children.
+	AlterOnly bool
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")
@@ -282,7 +285,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	st.IdentityByDefault = r.identityByDefault
-	st.PartitionBy = r.partitionBy
+	st.PartitionBy, st.AlterOnly = r.partitionBy, r.alterOnly
 	for _, text := range r.frameOffsets {
 		off, err := ParseOne("SELECT " + text)
 		if err != nil {

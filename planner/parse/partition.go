@@ -2,6 +2,7 @@ package parse
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
 )
@@ -32,6 +33,10 @@ type BoundSpec struct {
 type TableElement struct {
 	Column, Rest string
 	Text         string
+	// Like names the table of a LIKE element, whose columns it stands
+	// for; LikeDefaults is INCLUDING DEFAULTS.
+	Like         string
+	LikeDefaults bool
 }
 
 // InheritStmt is CREATE TABLE name (...) INHERITS (parents) and CREATE
@@ -259,15 +264,18 @@ func (r *rewriter) inheritTable(toks []token, i int, temp bool) (st Statement, o
 			return st, false, nil
 		}
 		end := matchForward(c.toks, c.i)
-		if end < 0 || end+1 >= len(toks) || !toks[end+1].is("inherits") {
+		inherits := end > 0 && end+1 < len(toks) && toks[end+1].is("inherits")
+		if end < 0 || !inherits && !hasLike(splitTop(toks[c.i+1:end])) {
 			return st, false, nil
 		}
 		if is.Elements, err = c.elements(); err != nil {
 			return st, true, err
 		}
-		c.i++
-		if is.Parents, err = c.nameList(); err != nil {
-			return st, true, err
+		if inherits {
+			c.i++
+			if is.Parents, err = c.nameList(); err != nil {
+				return st, true, err
+			}
 		}
 	}
 	if c.peek("partition") {
@@ -297,6 +305,13 @@ func (c *cursor) elements() ([]TableElement, error) {
 			return nil, c.errHere()
 		}
 		e := TableElement{Text: c.r.sql[it[0].pos:it[len(it)-1].end]}
+		if it[0].is("like") {
+			if err := c.r.likeElement(it, &e); err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+			continue
+		}
 		if (it[0].kind == tkIdent && !tableConstraintWords[it[0].val]) || it[0].kind == tkQIdent {
 			e.Column = it[0].val
 			if len(it) > 1 {
@@ -387,3 +402,40 @@ func inheritanceMarks(toks []token) []token {
 
 // MarkOnly returns name marked as read with ONLY (see markerOnly).
 func MarkOnly(name string) string { return markerOnly + name }
+
+// hasLike reports whether a column list has a LIKE element.
+func hasLike(items [][]token) bool {
+	for _, it := range items {
+		if len(it) > 0 && it[0].is("like") {
+			return true
+		}
+	}
+	return false
+}
+
+// likeElement reads LIKE name [{INCLUDING | EXCLUDING} option ...]:
+// kvsql copies the columns (names, types, NOT NULL) and, with INCLUDING
+// DEFAULTS, their defaults; any other INCLUDING is 0A000.
+func (r *rewriter) likeElement(it []token, e *TableElement) error {
+	c := &cursor{r: r, toks: it, i: 1}
+	name, err := c.lastName()
+	if err != nil {
+		return err
+	}
+	e.Like = name
+	for !c.done() {
+		including := c.accept("including")
+		if !including && !c.accept("excluding") {
+			return c.errHere()
+		}
+		opt, err := c.name()
+		if err != nil {
+			return err
+		}
+		if including && opt != "defaults" {
+			return unsupported(r.sql, it[c.i-1].pos, "LIKE ... INCLUDING %s is not supported", strings.ToUpper(opt))
+		}
+		e.LikeDefaults = including
+	}
+	return nil
+}

@@ -75,6 +75,7 @@ type rewriter struct {
 	checks            []CheckDef
 	columnFKs         [][]token // FOREIGN KEY elements made of column REFERENCES
 	partitionBy       *PartitionSpec
+	alterOnly         bool
 	frameOffsets      []string // window frame offsets hoisted out (Statement.FrameOffsets)
 }
 
