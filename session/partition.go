@@ -463,6 +463,12 @@ func (s *Session) rangeValues(ctx context.Context, t *txn, spec *catalog.Partiti
 		}
 		out[i], shown[i] = catalog.RangeDatum{Value: d}, boundLiteral(d, spec.KeyTypes[i])
 	}
+	for i := 1; i < len(out); i++ {
+		if prev := out[i-1].Inf; prev != 0 && out[i].Inf != prev {
+			word := map[int8]string{-1: "MINVALUE", 1: "MAXVALUE"}[prev]
+			return nil, "", pgerror.Newf(pgerror.InvalidTableDefinition, "every bound following %s must also be %s", word, word)
+		}
+	}
 	return out, strings.Join(shown, ", "), nil
 }
 
