@@ -76,14 +76,21 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 			return "", pgerror.New(pgerror.FeatureNotSupported, "TRUNCATE ... RESTART IDENTITY is not supported")
 		}
 		var tables []*catalog.Table
-		for _, name := range p.Truncate.Tables {
+		for i, name := range p.Truncate.Tables {
 			tbl, err := cat.Table(db, strings.TrimPrefix(name, "public."))
 			if err != nil {
 				return "", err
 			}
 			tables = append(tables, tbl)
+			if !p.Truncate.Only[i] {
+				// The table's partitions and inheritance children too.
+				tables = append(tables, cat.Descendants(db, tbl.Name)...)
+			}
 		}
-		for _, tbl := range tables {
+		for i, tbl := range tables {
+			if slices.Contains(tables[:i], tbl) {
+				continue // named twice, or reached through two parents
+			}
 			if err := truncate(t, tbl); err != nil {
 				return "", err
 			}

@@ -171,6 +171,9 @@ type AnalyzeStmt struct{ Tables []string }
 type TruncateStmt struct {
 	Tables          []string
 	RestartIdentity bool
+	// Only[i] is set for a table named with ONLY: its partitions and
+	// inheritance children are left alone.
+	Only []bool
 }
 
 // VacuumStmt is VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table, ...]

@@ -355,9 +355,7 @@ func (r *rewriter) truncate(toks []token) (Statement, error) {
 		c.i++
 	}
 	for {
-		if c.i < len(toks) && toks[c.i].is("only") {
-			c.i++
-		}
+		only := c.accept("only")
 		if c.done() {
 			return Statement{}, c.errHere()
 		}
@@ -366,6 +364,7 @@ func (r *rewriter) truncate(toks []token) (Statement, error) {
 			return Statement{}, err
 		}
 		tr.Tables = append(tr.Tables, strings.Join(parts, "."))
+		tr.Only = append(tr.Only, only)
 		if c.i < len(toks) && toks[c.i].isOp("*") {
 			c.i++
 		}
