@@ -127,6 +127,9 @@ type Table struct {
 type Check struct {
 	Name string `json:"name"`
 	Expr string `json:"expr"`
+	// NoInherit (CHECK ... NO INHERIT) keeps the constraint off the
+	// table's inheritance children.
+	NoInherit bool `json:"noInherit,omitempty"`
 }
 
 // Trigger is a row trigger in SQLite's form: before or after each row an

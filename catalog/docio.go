@@ -238,7 +238,7 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 		if dc.Name == "" || strings.TrimSpace(dc.Expr) == "" {
 			return nil, docError("%s / Check: checkName and the expression are required", where)
 		}
-		t.Checks = append(t.Checks, Check(dc))
+		t.Checks = append(t.Checks, Check{Name: dc.Name, Expr: dc.Expr, NoInherit: dc.NoInherit})
 	}
 	if dt.KeyLayout != "" && dt.KeyLayout != t.MasterKeyLayout() {
 		return nil, docError("%s: keyLayout %q does not match the table's key, which is %q", where, dt.KeyLayout, t.MasterKeyLayout())

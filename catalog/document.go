@@ -95,8 +95,9 @@ type docTable struct {
 
 // docCheck is a CHECK constraint: its expression as SQL text.
 type docCheck struct {
-	Name string `xml:"checkName,attr" json:"checkName"`
-	Expr string `xml:",chardata" json:"expr"`
+	Name      string `xml:"checkName,attr" json:"checkName"`
+	NoInherit bool   `xml:"noInherit,attr,omitempty" json:"noInherit,omitempty"`
+	Expr      string `xml:",chardata" json:"expr"`
 }
 
 // docTrigger is a row trigger: its statements and condition as SQL text.
@@ -314,7 +315,7 @@ func tableDoc(t *Table) docTable {
 		dt.Triggers = append(dt.Triggers, docTrigger{Name: tr.Name, Timing: tr.Timing, Event: tr.Event, Columns: tr.Columns, When: tr.When, Statements: tr.Body})
 	}
 	for _, c := range t.Checks {
-		dt.Checks = append(dt.Checks, docCheck(c))
+		dt.Checks = append(dt.Checks, docCheck{Name: c.Name, NoInherit: c.NoInherit, Expr: c.Expr})
 	}
 	for _, fk := range t.ForeignKeys {
 		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns, OnDelete: fk.OnDelete})

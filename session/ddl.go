@@ -397,7 +397,7 @@ func checkDefs(def *catalog.TableDef, checks []parse.CheckDef) error {
 			}
 		}
 		used[name] = true
-		def.Checks = append(def.Checks, catalog.Check{Name: name, Expr: c.Expr})
+		def.Checks = append(def.Checks, catalog.Check{Name: name, Expr: c.Expr, NoInherit: c.NoInherit})
 	}
 	return nil
 }

@@ -301,7 +301,7 @@ func inheritedConstraints(parents []*catalog.Table, partition bool) []string {
 	seen := map[string]bool{}
 	for _, p := range parents {
 		for _, c := range p.Checks {
-			if seen[c.Name] {
+			if seen[c.Name] || c.NoInherit {
 				continue
 			}
 			seen[c.Name] = true

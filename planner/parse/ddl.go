@@ -450,6 +450,9 @@ func item0(item []token, def token) token {
 // expression as the user wrote it.
 type CheckDef struct {
 	Name, Column, Expr string
+	// NoInherit marks CHECK ... NO INHERIT: the constraint stays on its
+	// table, children do not take it.
+	NoInherit bool
 }
 
 // takeCheck removes every [CONSTRAINT name] CHECK (expr) [NO INHERIT |
@@ -470,11 +473,13 @@ func (r *rewriter) takeCheck(toks []token, column string) ([]token, error) {
 		if end < 0 || end == j+2 {
 			return nil, syntaxErr(r.sql, toks[j].pos, "syntax error in CHECK constraint")
 		}
-		r.checks = append(r.checks, CheckDef{Name: name, Column: column, Expr: r.sql[toks[j+2].pos:toks[end].pos]})
+		def := CheckDef{Name: name, Column: column, Expr: r.sql[toks[j+2].pos:toks[end].pos]}
 		i = end
 		for i+1 < len(toks) && (toks[i+1].is("no") && i+2 < len(toks) && toks[i+2].is("inherit") || toks[i+1].is("not") && i+2 < len(toks) && toks[i+2].is("valid")) {
+			def.NoInherit = def.NoInherit || toks[i+1].is("no")
 			i += 2
 		}
+		r.checks = append(r.checks, def)
 	}
 	return out, nil
 }
