@@ -152,6 +152,10 @@ func (o *insertOp) routedInsert(in []types.Datum) ([]types.Datum, error) {
 	if err := coerceRow(o.rs, t, row, true, true); err != nil {
 		return nil, err
 	}
+	// A partitioned table that is a partition itself has a bound too.
+	if err := checkBounds(o.env, t, o.node.Bounds, row); err != nil {
+		return nil, err
+	}
 	tg, mapped, err := route(o.env, o.node.Route, row)
 	if err != nil {
 		return nil, err

@@ -296,8 +296,9 @@ func (b *binder) partitionWrites(n *Insert) error {
 		if n.Conflict != ConflictError || n.Arbiter != nil {
 			return pgerror.New(pgerror.FeatureNotSupported, "ON CONFLICT on a partitioned table is not supported")
 		}
-		n.Route, err = b.partitionRoute(n.Table)
-		return err
+		if n.Route, err = b.partitionRoute(n.Table); err != nil {
+			return err
+		}
 	}
 	n.Bounds, err = b.boundChecks(n.Table)
 	return err

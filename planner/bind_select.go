@@ -287,6 +287,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		switch se := se.(type) {
 		case *sqlparser.StarExpr:
 			q := se.TableName.Name.String()
+			if parse.IsStarMarker(q) {
+				q = "" // SELECT x, * (parse/star.go)
+			}
 			found := false
 			col := func(i int) {
 				c := s.cols[i]
@@ -772,7 +775,10 @@ func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string,
 	}
 	if len(sel.SelectExprs.Exprs) == 2 {
 		o, ok := sel.SelectExprs.Exprs[1].(*sqlparser.AliasedExpr)
-		if c, isCol := o.Expr.(*sqlparser.ColName); !ok || !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
+		if !ok {
+			return nil, "", false, false // SELECT x, t.*
+		}
+		if c, isCol := o.Expr.(*sqlparser.ColName); !isCol || c.Name.Lowered() != parse.MarkerOrdinality {
 			return nil, "", false, false
 		}
 		ordinality = true

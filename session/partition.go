@@ -466,7 +466,7 @@ func (s *Session) rangeValues(ctx context.Context, t *txn, spec *catalog.Partiti
 	for i := 1; i < len(out); i++ {
 		if prev := out[i-1].Inf; prev != 0 && out[i].Inf != prev {
 			word := map[int8]string{-1: "MINVALUE", 1: "MAXVALUE"}[prev]
-			return nil, "", pgerror.Newf(pgerror.InvalidTableDefinition, "every bound following %s must also be %s", word, word)
+			return nil, "", pgerror.Newf(pgerror.DatatypeMismatch, "every bound following %s must also be %s", word, word)
 		}
 	}
 	return out, strings.Join(shown, ", "), nil

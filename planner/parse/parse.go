@@ -312,7 +312,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 // for goes through.
 func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = expandArray(toks) // expandarray.go
-	toks = inheritanceMarks(toks)
+	toks = laterStars(inheritanceMarks(toks)) // partition.go, star.go
 	toks, err := r.clauses(toks)
 	if err != nil {
 		return nil, err
