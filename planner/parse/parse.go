@@ -311,7 +311,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 // applies the fix-ups. It is the path every statement vitess has grammar
 // for goes through.
 func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
-	toks = expandArray(toks) // expandarray.go
+	toks = expandArray(toks)                  // expandarray.go
 	toks = laterStars(inheritanceMarks(toks)) // partition.go, star.go
 	toks, err := r.clauses(toks)
 	if err != nil {
