@@ -131,10 +131,13 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 				}
 			}
 		}
+		if err := partitionsReferenced(cat, db, names); err != nil {
+			return "", err
+		}
 		for _, name := range names {
 			tn := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(name)}
 			var err error
-			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade); err != nil {
+			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade, names); err != nil {
 				return "", err
 			}
 			if tbl, err := cat.Table(db, tn.Name.String()); err == nil && tbl.MatView != "" {
@@ -342,15 +345,16 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 
 // dropReferences lets DROP TABLE name go ahead of the foreign keys of
 // other tables that reference it: refused (2BP01) unless CASCADE, which
-// drops those constraints, as PostgreSQL does.
-func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool) (*catalog.Catalog, error) {
+// drops those constraints, as PostgreSQL does. References from tables
+// the same statement drops (dropping) do not count.
+func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool, dropping []string) (*catalog.Catalog, error) {
 	tables, err := cat.Tables(db)
 	if err != nil {
 		return cat, err
 	}
 	for _, child := range tables {
-		if child.Name == name {
-			continue
+		if child.Name == name || slices.Contains(dropping, child.Name) {
+			continue // the same DROP takes the referencing table too
 		}
 		for _, fk := range child.ForeignKeys {
 			if fk.RefTable != name {

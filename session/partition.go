@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -523,6 +524,9 @@ func (s *Session) attachPartition(ctx context.Context, t *txn, as *parse.AttachS
 		if part.PartitionOf != parent.Name {
 			return pgerror.Newf(pgerror.UndefinedTable, "relation %q is not a partition of relation %q", as.Partition, as.Parent)
 		}
+		if err := s.detachReferenced(ctx, t, part); err != nil {
+			return err
+		}
 		next, err := t.cat.AlterTable(t.kv, s.database, part.Name, func(nt *catalog.Table) error {
 			nt.PartitionOf, nt.Bound = "", nil
 			return nil
@@ -818,4 +822,94 @@ func hasForeignKey(t *catalog.Table, name string) bool {
 		}
 	}
 	return false
+}
+
+// partitionsReferenced refuses to drop a partition, without its
+// partitioned table, when a foreign key of a table the statement keeps
+// references that partitioned table (or one above it): the partition
+// holds rows the key may point at (2BP01, as PostgreSQL refuses).
+func partitionsReferenced(cat *catalog.Catalog, db string, dropping []string) error {
+	tables, err := cat.Tables(db)
+	if err != nil {
+		return err
+	}
+	for _, name := range dropping {
+		t, err := cat.Table(db, name)
+		if err != nil || t.PartitionOf == "" || slices.Contains(dropping, t.PartitionOf) {
+			continue
+		}
+		above := map[string]bool{}
+		for p := t; p != nil && p.PartitionOf != ""; {
+			above[p.PartitionOf] = true
+			p, _ = cat.Table(db, p.PartitionOf)
+		}
+		for _, other := range tables {
+			if slices.Contains(dropping, other.Name) {
+				continue
+			}
+			for _, fk := range other.ForeignKeys {
+				if above[fk.RefTable] {
+					e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", name)
+					e.Detail = fmt.Sprintf("constraint %s on table %s depends on table %s", catalog.ForeignKeyName(other, fk), other.Name, name)
+					e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
+					return e
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// detachReferenced refuses to detach partition part while a row of
+// another table references, through a foreign key to part's partitioned
+// table (or one above it), a row part holds (23503).
+func (s *Session) detachReferenced(ctx context.Context, t *txn, part *catalog.Table) error {
+	above := map[string]*catalog.Table{}
+	for p := part; p.PartitionOf != ""; {
+		parent, err := t.cat.Table(s.database, p.PartitionOf)
+		if err != nil {
+			break
+		}
+		above[parent.Name] = parent
+		p = parent
+	}
+	tables, err := t.cat.Tables(s.database)
+	if err != nil {
+		return err
+	}
+	for _, child := range tables {
+		for _, fk := range child.ForeignKeys {
+			ref := above[fk.RefTable]
+			if ref == nil {
+				continue
+			}
+			refCols := fk.RefColumns
+			if len(refCols) == 0 {
+				for _, o := range ref.PrimaryKey {
+					refCols = append(refCols, ref.Columns[o].Name)
+				}
+			}
+			var on, cols []string
+			for i, c := range fk.Columns {
+				on = append(on, "p."+quoteIdent(refCols[i])+" = c."+quoteIdent(c))
+				cols = append(cols, "c."+quoteIdent(c))
+			}
+			rows, err := s.queryRows(ctx, t, "SELECT "+strings.Join(cols, ", ")+" FROM "+quoteIdent(child.Name)+" c JOIN "+
+				quoteIdent(part.Name)+" p ON "+strings.Join(on, " AND ")+" LIMIT 1")
+			if err != nil {
+				return err
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			vals := make([]string, len(rows[0]))
+			for i, d := range rows[0] {
+				vals[i] = eval.FormatText(d, child.Columns[child.ColumnOrdinal(fk.Columns[i])].Type)
+			}
+			e := pgerror.Newf(pgerror.ForeignKeyViolation, "removing partition %q violates foreign key constraint %q", part.Name, catalog.ForeignKeyName(child, fk))
+			e.Detail = fmt.Sprintf("Key (%s)=(%s) is still referenced from table %q.", strings.Join(fk.Columns, ", "), strings.Join(vals, ", "), child.Name)
+			return e
+		}
+	}
+	return nil
 }
