@@ -1,11 +1,9 @@
 package exec
 
 import (
-	"hash/fnv"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
-	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
@@ -26,24 +24,11 @@ func partitionKey(env *eval.Env, keys []planner.Expr, row []types.Datum) ([]type
 	return out, nil
 }
 
-// partitionHash is a hash partition key's hash: FNV-1a over the key
-// encoding of each value (NULL hashes as itself). It is kvsql's own, so
-// a row may land in a different hash partition than PostgreSQL's would.
-func partitionHash(key []types.Datum) uint64 {
-	h := fnv.New64a()
-	var buf []byte
-	for _, d := range key {
-		buf = encoding.EncodeKeyDatum(buf[:0], d, encoding.Ascending)
-		_, _ = h.Write(buf)
-	}
-	return h.Sum64()
-}
-
 // BoundAdmits reports whether a row with partition key key belongs in
 // a partition bounded by b; others are its siblings' bounds, which a
-// default partition's row must all fail.
-func BoundAdmits(b *catalog.PartitionBound, others []*catalog.PartitionBound, key []types.Datum) bool {
-	h := partitionHash(key)
+// default partition's row must all fail; ts are the key's types.
+func BoundAdmits(b *catalog.PartitionBound, others []*catalog.PartitionBound, key []types.Datum, ts []types.T) bool {
+	h := partitionHash(key, ts)
 	if !b.Default {
 		return b.Contains(key, h)
 	}
@@ -63,7 +48,7 @@ func route(env *eval.Env, r *planner.PartitionRoute, row []types.Datum) (*planne
 	if err != nil {
 		return nil, nil, err
 	}
-	h := partitionHash(key)
+	h := partitionHash(key, r.Table.PartitionBy.KeyTypes)
 	var pick *planner.PartitionTarget
 	for i := range r.Targets {
 		tg := &r.Targets[i]
@@ -116,7 +101,11 @@ func checkBounds(env *eval.Env, t *catalog.Table, checks []planner.BoundCheck, r
 		if err != nil {
 			return err
 		}
-		if BoundAdmits(bc.Bound, bc.Others, key) {
+		ts := make([]types.T, len(bc.Keys))
+		for i, k := range bc.Keys {
+			ts[i] = k.Type()
+		}
+		if BoundAdmits(bc.Bound, bc.Others, key, ts) {
 			continue
 		}
 		e := pgerror.Newf(pgerror.CheckViolation, "new row for relation %q violates partition constraint", t.Name)

@@ -40,6 +40,13 @@ func (s *Session) setPartitionBy(t *txn, name string, ps *parse.PartitionSpec) e
 		}
 		spec.KeyTypes = append(spec.KeyTypes, tbl.Columns[o].Type)
 	}
+	for _, kt := range spec.KeyTypes {
+		if spec.Strategy == "hash" && !exec.HashPartitionable(kt) {
+			// Only these types hash as PostgreSQL hashes them; another
+			// hash would send rows to other partitions than PostgreSQL.
+			return pgerror.Newf(pgerror.FeatureNotSupported, "hash partitioning on type %s is not supported", kt)
+		}
+	}
 	if !tbl.HiddenRowID {
 		if err := keyInUnique(tbl, spec, "PRIMARY KEY", tbl.PrimaryKey); err != nil {
 			return err
@@ -603,7 +610,7 @@ func (s *Session) validateBound(ctx context.Context, t *txn, parent *catalog.Tab
 		return err
 	}
 	for _, key := range rows {
-		if !exec.BoundAdmits(bound, others, key) {
+		if !exec.BoundAdmits(bound, others, key, parent.PartitionBy.KeyTypes) {
 			return pgerror.New(pgerror.CheckViolation, "row outside the partition bound")
 		}
 	}
