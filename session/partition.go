@@ -692,6 +692,9 @@ func (s *Session) alterTree(ctx context.Context, t *txn, p *parse.Statement, at 
 	if err != nil {
 		return nil // renamed by the statement: nothing to carry
 	}
+	if err := uniqueOnPartitioned(parent, at); err != nil {
+		return err
+	}
 	for _, ch := range t.cat.Children(s.database, parentName) {
 		sub := &sqlparser.AlterTable{Table: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(ch.Name)}}
 		for _, opt := range at.AlterOptions {
@@ -916,6 +919,35 @@ func (s *Session) detachReferenced(ctx context.Context, t *txn, part *catalog.Ta
 			e := pgerror.Newf(pgerror.ForeignKeyViolation, "removing partition %q violates foreign key constraint %q", part.Name, catalog.ForeignKeyName(child, fk))
 			e.Detail = fmt.Sprintf("Key (%s)=(%s) is still referenced from table %q.", strings.Join(fk.Columns, ", "), strings.Join(vals, ", "), child.Name)
 			return e
+		}
+	}
+	return nil
+}
+
+// uniqueOnPartitioned refuses a primary key or unique index added to a
+// partitioned table without every partition key column (0A000), as
+// setPartitionBy refuses one declared with the table.
+func uniqueOnPartitioned(parent *catalog.Table, at *sqlparser.AlterTable) error {
+	if !parent.Partitioned() {
+		return nil
+	}
+	for _, opt := range at.AlterOptions {
+		o, ok := opt.(*sqlparser.AddIndexDefinition)
+		if !ok {
+			continue
+		}
+		kind := map[sqlparser.IndexType]string{sqlparser.IndexTypePrimary: "PRIMARY KEY", sqlparser.IndexTypeUnique: "UNIQUE"}[o.IndexDefinition.Info.Type]
+		if kind == "" {
+			continue
+		}
+		var cols []int
+		for _, c := range o.IndexDefinition.Columns {
+			if i := parent.ColumnOrdinal(c.Column.String()); i >= 0 {
+				cols = append(cols, i)
+			}
+		}
+		if err := keyInUnique(parent, parent.PartitionBy, kind, cols); err != nil {
+			return err
 		}
 	}
 	return nil
