@@ -524,6 +524,9 @@ func (s *Session) attachPartition(ctx context.Context, t *txn, as *parse.AttachS
 	if err != nil {
 		return err
 	}
+	if as.Inheritance {
+		return s.alterInherit(t, parent, part, as.Detach)
+	}
 	if !parent.Partitioned() {
 		return pgerror.Newf(pgerror.WrongObjectType, "table %q is not partitioned", as.Parent)
 	}
@@ -948,6 +951,87 @@ func uniqueOnPartitioned(parent *catalog.Table, at *sqlparser.AlterTable) error 
 		}
 		if err := keyInUnique(parent, parent.PartitionBy, kind, cols); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// alterInherit runs ALTER TABLE child INHERIT parent (the child must
+// already have the parent's columns, with their types and NOT NULL, and
+// its CHECK constraints) and NO INHERIT (remove).
+func (s *Session) alterInherit(t *txn, parent, child *catalog.Table, remove bool) error {
+	inherits := slices.Contains(child.Inherits, parent.Name)
+	var next []string
+	switch {
+	case remove && !inherits:
+		return pgerror.Newf(pgerror.UndefinedTable, "relation %q is not a parent of relation %q", parent.Name, child.Name)
+	case remove:
+		for _, p := range child.Inherits {
+			if p != parent.Name {
+				next = append(next, p)
+			}
+		}
+	default:
+		if err := s.canInherit(t, parent, child, inherits); err != nil {
+			return err
+		}
+		next = append(append(next, child.Inherits...), parent.Name)
+	}
+	cat, err := t.cat.AlterTable(t.kv, s.database, child.Name, func(nt *catalog.Table) error {
+		nt.Inherits = next
+		return nil
+	})
+	if err == nil {
+		t.setCatalog(cat)
+	}
+	return err
+}
+
+// canInherit checks that child may become parent's inheritance child.
+func (s *Session) canInherit(t *txn, parent, child *catalog.Table, already bool) error {
+	switch {
+	case parent.Partitioned():
+		return pgerror.Newf(pgerror.WrongObjectType, "cannot inherit from partitioned table %q", parent.Name)
+	case child.Partitioned() || child.PartitionOf != "":
+		return pgerror.Newf(pgerror.WrongObjectType, "cannot change inheritance of a partition or partitioned table %q", child.Name)
+	case parent.PartitionOf != "":
+		return pgerror.Newf(pgerror.WrongObjectType, "cannot inherit from a partition")
+	case already:
+		return pgerror.Newf(pgerror.DuplicateTable, "relation %q would be inherited from more than once", parent.Name)
+	case parent.Name == child.Name:
+		return pgerror.Newf(pgerror.DuplicateTable, "circular inheritance not allowed")
+	}
+	for _, d := range t.cat.Descendants(s.database, child.Name) {
+		if d.Name == parent.Name {
+			e := pgerror.New(pgerror.DuplicateTable, "circular inheritance not allowed")
+			e.Detail = fmt.Sprintf("%q is already a child of %q.", parent.Name, child.Name)
+			return e
+		}
+	}
+	for _, c := range parent.Columns {
+		if c.Hidden {
+			continue
+		}
+		o := child.ColumnOrdinal(c.Name)
+		switch {
+		case o < 0:
+			return pgerror.Newf(pgerror.DatatypeMismatch, "child table is missing column %q", c.Name)
+		case child.Columns[o].Type != c.Type:
+			return pgerror.Newf(pgerror.DatatypeMismatch, "child table %q has different type for column %q", child.Name, c.Name)
+		case c.NotNull && !child.Columns[o].NotNull:
+			return pgerror.Newf(pgerror.DatatypeMismatch, "column %q in child table must be marked NOT NULL", c.Name)
+		}
+	}
+	for _, pc := range parent.Checks {
+		if pc.NoInherit {
+			continue
+		}
+		found := false
+		for _, cc := range child.Checks {
+			found = found || cc.Name == pc.Name
+		}
+		if !found {
+			return pgerror.Newf(pgerror.DatatypeMismatch, "child table is missing constraint %q", pc.Name)
 		}
 	}
 	return nil

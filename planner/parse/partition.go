@@ -55,11 +55,13 @@ type InheritStmt struct {
 }
 
 // AttachStmt is ALTER TABLE parent ATTACH PARTITION name bound, or
-// DETACH PARTITION name.
+// DETACH PARTITION name; with Inheritance, ALTER TABLE name INHERIT
+// parent (or NO INHERIT, Detach).
 type AttachStmt struct {
 	Parent, Partition string
 	Detach            bool
 	Bound             *BoundSpec
+	Inheritance       bool
 }
 
 // tableTail reads what may follow CREATE TABLE's column list: INHERITS
@@ -330,7 +332,13 @@ func (r *rewriter) attachPartition(toks []token) (Statement, bool, error) {
 	c := &cursor{r: r, toks: toks, i: 2}
 	c.accept("only")
 	parent, err := c.lastName()
-	if err != nil || c.done() || !(c.peek("attach") || c.peek("detach")) || c.i+1 >= len(toks) || !toks[c.i+1].is("partition") {
+	if err != nil {
+		return Statement{}, false, nil
+	}
+	if inh, ok, err := c.alterInherit(parent); ok {
+		return Statement{Attach: inh}, true, err
+	}
+	if c.done() || !(c.peek("attach") || c.peek("detach")) || c.i+1 >= len(toks) || !toks[c.i+1].is("partition") {
 		return Statement{}, false, nil
 	}
 	as := &AttachStmt{Parent: parent, Detach: c.peek("detach")}
@@ -438,4 +446,23 @@ func (r *rewriter) likeElement(it []token, e *TableElement) error {
 		e.LikeDefaults = including
 	}
 	return nil
+}
+
+// alterInherit reads the rest of ALTER TABLE child INHERIT parent and
+// ALTER TABLE child NO INHERIT parent; ok is false for anything else.
+func (c *cursor) alterInherit(child string) (*AttachStmt, bool, error) {
+	start := c.i
+	remove := c.accept("no")
+	if !c.accept("inherit") {
+		c.i = start
+		return nil, false, nil
+	}
+	parent, err := c.lastName()
+	if err != nil {
+		return nil, true, err
+	}
+	if !c.done() {
+		return nil, true, c.errHere()
+	}
+	return &AttachStmt{Parent: parent, Partition: child, Detach: remove, Inheritance: true}, true, nil
 }

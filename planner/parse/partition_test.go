@@ -21,8 +21,9 @@ func TestPartitionStatements(t *testing.T) {
 		{`CREATE TABLE c PARTITION OF p DEFAULT`, `{Name:c Temp:false IfNotExists:false Parents:[p] PartitionOf:true Elements:[] Bound:<nil> PartitionBy:<nil>} [] bound &{Default:true In:[] From:[] To:[] Modulus:0 Remainder:0 Hash:false} by <nil>`},
 		{`CREATE TABLE c () INHERITS (a, public.b)`, `{Name:c Temp:false IfNotExists:false Parents:[a b] PartitionOf:false Elements:[] Bound:<nil> PartitionBy:<nil>} [] bound <nil> by <nil>`},
 		{`CREATE TABLE c (LIKE a INCLUDING DEFAULTS, x int)`, `{Name:c Temp:false IfNotExists:false Parents:[] PartitionOf:false Elements:[] Bound:<nil> PartitionBy:<nil>} [{Column: Rest: Text:LIKE a INCLUDING DEFAULTS Like:a LikeDefaults:true} {Column:x Rest:int Text:x int Like: LikeDefaults:false}] bound <nil> by <nil>`},
-		{`ALTER TABLE p ATTACH PARTITION c FOR VALUES IN ('x')`, `{Parent:p Partition:c Detach:false Bound:<nil>} bound &{Default:false In:['x'] From:[] To:[] Modulus:0 Remainder:0 Hash:false}`},
-		{`ALTER TABLE p DETACH PARTITION c`, `{Parent:p Partition:c Detach:true Bound:<nil>} bound <nil>`},
+		{`ALTER TABLE p ATTACH PARTITION c FOR VALUES IN ('x')`, `{Parent:p Partition:c Detach:false Bound:<nil> Inheritance:false} bound &{Default:false In:['x'] From:[] To:[] Modulus:0 Remainder:0 Hash:false}`},
+		{`ALTER TABLE c NO INHERIT public.p`, `{Parent:p Partition:c Detach:true Bound:<nil> Inheritance:true} bound <nil>`},
+		{`ALTER TABLE p DETACH PARTITION c`, `{Parent:p Partition:c Detach:true Bound:<nil> Inheritance:false} bound <nil>`},
 	} {
 		st, err := ParseOne(tc.sql)
 		if err != nil {
