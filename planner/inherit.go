@@ -108,14 +108,90 @@ func (b *binder) prunable(root, m *catalog.Table, filters []Expr) bool {
 		if excludes(root, parent, t.Bound, filters) {
 			return true
 		}
+		if t.Bound != nil && t.Bound.Default && b.defaultExcluded(root, parent, t, filters) {
+			return true
+		}
 		t = parent
 	}
 	return false
 }
 
+// defaultExcluded reports whether the default partition def of parent
+// holds no row the filters allow: they fix every key column to a value
+// (or a one-column key to an IN list of them) that other partitions
+// take.
+func (b *binder) defaultExcluded(root, parent, def *catalog.Table, filters []Expr) bool {
+	spec := parent.PartitionBy
+	if spec == nil {
+		return false
+	}
+	var others []*catalog.PartitionBound
+	for _, sib := range b.p.Catalog.Children(b.p.DB, parent.Name) {
+		if sib.Name != def.Name && sib.Bound != nil {
+			others = append(others, sib.Bound)
+		}
+	}
+	taken := func(key []types.Datum) bool {
+		for _, o := range others {
+			if o.Modulus == 0 && o.Contains(key, 0) {
+				return true
+			}
+		}
+		return false
+	}
+	// An exclusion by any one conjunct is enough.
+	for _, f := range filters {
+		keys := fixedKeys(root, spec, f)
+		all := len(keys) > 0
+		for _, key := range keys {
+			all = all && taken(key)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// fixedKeys returns, for a one-column key fixed by f (k = v or k IN
+// (...)), the keys f allows; nil when f does not fix the key.
+func fixedKeys(root *catalog.Table, spec *catalog.PartitionSpec, f Expr) [][]types.Datum {
+	if len(spec.Keys) != 1 || !spec.KeyColumns[0] {
+		return nil
+	}
+	isKey := func(x Expr) bool {
+		c, ok := x.(*ColRef)
+		return ok && c.Outer == 0 && c.Index < len(root.Columns) && root.Columns[c.Index].Name == spec.Keys[0]
+	}
+	kind := spec.KeyTypes[0].Kind()
+	var keys [][]types.Datum
+	switch x := f.(type) {
+	case *BinOp:
+		c, v, op, ok := colConst(x)
+		if !ok || op != "=" || !isKey(c) || v.Value.Kind != kind {
+			return nil
+		}
+		keys = append(keys, []types.Datum{v.Value})
+	case *In:
+		if x.Not || !isKey(x.X) {
+			return nil
+		}
+		for _, e := range x.List {
+			v, ok := e.(*Const)
+			if !ok || v.Value.Kind != kind {
+				return nil
+			}
+			keys = append(keys, []types.Datum{v.Value})
+		}
+	default:
+		return nil
+	}
+	return keys
+}
+
 // excludes reports whether bound (of a partition of parent) takes no key
 // the filters allow. Only plain column keys compared with constants
-// (=, IN, and for a one-column range <, <=, >, >=) are understood; the
+// (=, IN, and <, <=, >, >= for a list or one-column range) are understood; the
 // default partition is never excluded.
 func excludes(root, parent *catalog.Table, bound *catalog.PartitionBound, filters []Expr) bool {
 	spec := parent.PartitionBy
@@ -151,6 +227,9 @@ func excludes(root, parent *catalog.Table, bound *catalog.PartitionBound, filter
 				continue
 			}
 			if len(spec.Keys) == 1 && len(bound.From) == 1 && outsideRange(bound, op, v.Value) {
+				return true
+			}
+			if len(bound.In) > 0 && noneSatisfies(bound.In, op, v.Value) {
 				return true
 			}
 		case *In:
@@ -277,4 +356,19 @@ func (b *binder) moveRows(t *catalog.Table, tw *TreeWrite) error {
 		}
 	}
 	return nil
+}
+
+// noneSatisfies reports whether no value of a list bound satisfies
+// `value op v` (NULL satisfies no comparison).
+func noneSatisfies(list []types.Datum, op string, v types.Datum) bool {
+	for _, d := range list {
+		if d.IsNull() {
+			continue
+		}
+		c := catalog.CompareKey(d, v)
+		if op == "<" && c < 0 || op == "<=" && c <= 0 || op == ">" && c > 0 || op == ">=" && c >= 0 {
+			return false
+		}
+	}
+	return true
 }
