@@ -149,6 +149,13 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 		return nil, docError("%s: hiddenRowID must be 0 or 1", where)
 	}
 	t := &Table{ID: uint64(dt.KeySpace), DB: db, Name: dt.Name, HiddenRowID: dt.HiddenRowID == 1, NextColumnID: uint32(dt.NextColumnID), PrimaryKeyName: dt.PrimaryKey.Name}
+	if dt.Partitioning != "" {
+		var dp docPartitioning
+		if err := json.Unmarshal([]byte(dt.Partitioning), &dp); err != nil {
+			return nil, docError("%s: partitioning: %v", where, err)
+		}
+		t.PartitionBy, t.PartitionOf, t.Bound, t.Inherits = dp.PartitionBy, dp.PartitionOf, dp.Bound, dp.Inherits
+	}
 	if len(dt.Structure) == 0 {
 		return nil, docError("%s / Structure: a table needs at least one Attribute", where)
 	}
