@@ -6,8 +6,9 @@ import (
 )
 
 // analyticWorkloads: a hash join of sc.Rows x sc.Rows/10 rows on columns
-// without indexes, GROUP BY sc.Rows rows into 1,000 groups, and ORDER BY
-// of the whole table with and without LIMIT. Each reports the median time
+// without indexes, GROUP BY sc.Rows rows into 1,000 groups, ORDER BY of
+// the whole table with and without LIMIT, a window function, a CTE read
+// twice and a recursive CTE. Each reports the median time
 // of one query, rows drained by the client.
 func analyticWorkloads(sc Scales) []Workload {
 	n := sc.Rows
@@ -39,6 +40,13 @@ func analyticWorkloads(sc Scales) []Workload {
 		{"GROUP BY into 1000 groups", "SELECT grp, count(*), sum(val) FROM fact GROUP BY grp", int64(min(n, 1000))},
 		{"ORDER BY, all rows", "SELECT id, val FROM fact ORDER BY val, id", int64(n)},
 		{"ORDER BY with LIMIT 10", "SELECT id, val FROM fact ORDER BY val, id LIMIT 10", int64(min(n, 10))},
+		// A running sum per group: the window sorts by (grp, id) and keeps
+		// one frame per partition.
+		{"window: running sum per group", "SELECT grp, id, sum(val) OVER (PARTITION BY grp ORDER BY id) FROM fact", int64(n)},
+		// A CTE read twice (PostgreSQL materialises it) joined to itself.
+		{"CTE: per-group totals above the average", "WITH g AS (SELECT grp, sum(val) AS s FROM fact GROUP BY grp) SELECT count(*) FROM g WHERE s > (SELECT avg(s) FROM g)", 1},
+		// A recursive CTE generating as many rows as the table has.
+		{fmt.Sprintf("recursive CTE, %d steps", n), fmt.Sprintf("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < %d) SELECT count(*), sum(i) FROM r", n), 1},
 	}
 	var out []Workload
 	for _, q := range queries {

@@ -97,8 +97,8 @@ func (c *Catalog) RenameTable(w kv.Writer, db, old, name string) (*Catalog, erro
 
 // RenameColumn renames column old of table to name: the table's foreign
 // keys and those referencing the column follow, and rewrite turns each
-// CHECK expression's text into its text under the new name (the catalog
-// parses no SQL). Errors: 42P01, 42703, 42701.
+// CHECK and generated column expression's text into its text under the
+// new name (the catalog parses no SQL). Errors: 42P01, 42703, 42701.
 func (c *Catalog) RenameColumn(w kv.Writer, db, table, old, name string, rewrite func(expr string) (string, error)) (*Catalog, error) {
 	t, err := c.Table(db, table)
 	if err != nil {
@@ -119,6 +119,16 @@ func (c *Catalog) RenameColumn(w kv.Writer, db, table, old, name string, rewrite
 			return nil, err
 		}
 		nt.Checks[k].Expr = e
+	}
+	for k, col := range nt.Columns {
+		if col.Generated == "" {
+			continue
+		}
+		e, err := rewrite(col.Generated)
+		if err != nil {
+			return nil, err
+		}
+		nt.Columns[k].Generated = e
 	}
 	renamed := func(cols []string) []string {
 		out := append([]string(nil), cols...)

@@ -175,6 +175,11 @@ type Column struct {
 	IdentityByDefault bool `json:"identityByDefault,omitempty"`
 	// Hidden columns (the hidden row id) are not part of SELECT *.
 	Hidden bool `json:"hidden,omitempty"`
+	// Generated is the SQL text of the expression a hidden column holds
+	// for an index over an expression or with a WHERE predicate: every
+	// INSERT and UPDATE computes it from the row's other columns, so the
+	// index itself is an ordinary one over the column (docs/layout.md).
+	Generated string `json:"generated,omitempty"`
 	// Comment is COMMENT ON COLUMN's text, "" for none.
 	Comment string `json:"comment,omitempty"`
 }
@@ -195,6 +200,20 @@ type Index struct {
 	// one column): an inverted list per distinct element, what
 	// PostgreSQL's GIN array_ops keeps; it answers @>, && and = ANY.
 	Elements bool `json:"elements,omitempty"`
+	// Predicate names the hidden boolean column holding a partial index's
+	// WHERE expression (Column.Generated): only rows where it is true have
+	// entries. "" for an index over every row.
+	Predicate string `json:"predicate,omitempty"`
+}
+
+// Covers reports whether row has entries in idx: always, except in a
+// partial index, whose predicate column must be true.
+func (t *Table) Covers(idx *Index, row []types.Datum) bool {
+	if idx.Predicate == "" {
+		return true
+	}
+	o := t.ColumnOrdinal(idx.Predicate)
+	return o >= 0 && o < len(row) && !row[o].IsNull() && row[o].Bool()
 }
 
 // ForeignKey is recorded for the catalog document; it is not enforced.
@@ -207,6 +226,11 @@ type ForeignKey struct {
 	// ones: "" (NO ACTION) or "restrict" refuse it, "cascade" deletes
 	// them, "set null" empties their columns.
 	OnDelete string `json:"onDelete,omitempty"`
+	// OnUpdate is what changing a referenced key does to the
+	// referencing rows: "" (NO ACTION) or "restrict" refuse it,
+	// "cascade" changes their columns to the new key, "set null"
+	// empties them.
+	OnUpdate string `json:"onUpdate,omitempty"`
 }
 
 // View is a named query.

@@ -41,6 +41,9 @@ type IndexDef struct {
 	// Elements indexes the elements of one array column (Index.Elements;
 	// the inverted form).
 	Elements bool
+	// Predicate names the hidden column of a partial index's WHERE
+	// expression (Index.Predicate).
+	Predicate string
 }
 
 // HiddenRowIDName is the name of the hidden key column of a table declared
@@ -302,7 +305,7 @@ func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, e
 		form = FormInverted
 	}
 	n := c.clone()
-	idx := &Index{ID: n.allocID(), Name: def.Name, Columns: ords, Desc: directions(def.Desc, len(ords)), Unique: def.Unique, Form: form, Elements: def.Elements}
+	idx := &Index{ID: n.allocID(), Name: def.Name, Columns: ords, Desc: directions(def.Desc, len(ords)), Unique: def.Unique, Form: form, Elements: def.Elements, Predicate: def.Predicate}
 	nt := cloneTable(t)
 	nt.Indexes = append(nt.Indexes, idx)
 	if err := writeTable(w, nt); err != nil {
@@ -329,6 +332,7 @@ func (c *Catalog) DropIndex(w kv.Writer, db, name string) (*Catalog, error) {
 			nt.Indexes = append(nt.Indexes, x)
 		}
 	}
+	dropGeneratedColumns(nt, idx)
 	if err := deleteSpace(w, idx.ID); err != nil {
 		return nil, err
 	}
@@ -604,4 +608,57 @@ func ForeignKeyName(t *Table, fk ForeignKey) string {
 		return fk.Name
 	}
 	return t.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
+}
+
+// dropGeneratedColumns removes from nt the hidden generated columns that
+// dropped index idx kept (its expressions and predicate) and no remaining
+// index uses, remapping the ordinals of the primary key and the other
+// indexes. Rows keep the old values, which readers skip (values are keyed
+// by column ID).
+func dropGeneratedColumns(nt *Table, idx *Index) {
+	drop := append([]int(nil), idx.Columns...)
+	if o := nt.ColumnOrdinal(idx.Predicate); idx.Predicate != "" && o >= 0 {
+		drop = append(drop, o)
+	}
+	gone := map[int]bool{}
+	for _, o := range drop {
+		if nt.Columns[o].Generated == "" || usedByIndex(nt, o) {
+			continue
+		}
+		gone[o] = true
+	}
+	if len(gone) == 0 {
+		return
+	}
+	to := make([]int, len(nt.Columns))
+	var cols []Column
+	for i, c := range nt.Columns {
+		to[i] = len(cols)
+		if !gone[i] {
+			cols = append(cols, c)
+		}
+	}
+	nt.Columns = cols
+	for k, o := range nt.PrimaryKey {
+		nt.PrimaryKey[k] = to[o]
+	}
+	for k, x := range nt.Indexes {
+		nx := *x
+		nx.Columns = make([]int, len(x.Columns))
+		for j, o := range x.Columns {
+			nx.Columns[j] = to[o]
+		}
+		nt.Indexes[k] = &nx
+	}
+}
+
+// usedByIndex reports whether column ordinal o is a key column or the
+// predicate of one of t's indexes.
+func usedByIndex(t *Table, o int) bool {
+	for _, x := range t.Indexes {
+		if containsInt(x.Columns, o) || x.Predicate == t.Columns[o].Name {
+			return true
+		}
+	}
+	return false
 }

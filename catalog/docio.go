@@ -194,7 +194,7 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 		if fk.RefTable == "" || len(fk.RefAttrs) != len(fk.Attributes) {
 			return nil, docError("%s / foreignKey %q / references: needs refTable and one refAttribute per fkAttribute", where, fk.Name)
 		}
-		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Name: fk.Name, Columns: fk.Attributes, RefTable: fk.RefTable, RefColumns: fk.RefAttrs, OnDelete: fk.OnDelete})
+		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Name: fk.Name, Columns: fk.Attributes, RefTable: fk.RefTable, RefColumns: fk.RefAttrs, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate})
 	}
 	for i := range dt.IndexFiles {
 		idx, err := im.index(t, &dt.IndexFiles[i], where, names)

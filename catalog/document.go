@@ -156,6 +156,7 @@ type docFK struct {
 	RefTable   string   `xml:"references>refTable" json:"refTable"`
 	RefAttrs   []string `xml:"references>refAttribute" json:"refAttribute"`
 	OnDelete   string   `xml:"onDelete,attr,omitempty" json:"onDelete,omitempty"`
+	OnUpdate   string   `xml:"onUpdate,attr,omitempty" json:"onUpdate,omitempty"`
 }
 
 type docUK struct {
@@ -335,7 +336,7 @@ func tableDoc(t *Table) docTable {
 		dt.Partitioning = string(b)
 	}
 	for _, fk := range t.ForeignKeys {
-		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns, OnDelete: fk.OnDelete})
+		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate})
 	}
 	for _, idx := range t.Indexes {
 		if idx.Constraint {

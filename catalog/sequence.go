@@ -266,6 +266,36 @@ func (c *Catalog) DropSequence(w kv.Writer, db, name string) (*Catalog, error) {
 	return n, nil
 }
 
+// RenameSequence renames sequence name to newName (ALTER SEQUENCE / ALTER
+// TABLE ... RENAME TO): 42P01 when there is no such sequence, 42P07 when
+// a relation is called newName. The counter is keyed by ID and stays.
+func (c *Catalog) RenameSequence(w kv.Writer, db, name, newName string) (*Catalog, error) {
+	d, err := c.Database(db)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := d.Sequences[name]
+	if !ok {
+		return nil, pgerror.Newf(pgerror.UndefinedTable, "sequence %q does not exist", name)
+	}
+	if err := c.relationExists(d, newName); err != nil {
+		return nil, err
+	}
+	ns := *s
+	ns.Name = newName
+	if err := w.Delete(SequenceDefKey(db, name)); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(w, SequenceDefKey(db, newName), &ns); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	seqs := n.cloneDB(db).Sequences
+	delete(seqs, name)
+	seqs[newName] = &ns
+	return n, nil
+}
+
 func dropHint(d *Database, name string) string {
 	switch {
 	case d.Tables[name] != nil:

@@ -15,12 +15,17 @@ import (
 
 // keySeeds and rowSeeds are the fuzz seed corpora; TestFuzzSeedCorpus
 // keeps testdata/fuzz/<target>/ in step with them (-rewrite writes it).
+// grid is a two-dimensional array seed, {{1,2},{3,NULL}}.
+var grid = types.NewArrayShaped([]types.Datum{types.NewInt(1), types.NewInt(2), types.NewInt(3), types.Null},
+	types.ArrayShape{Lens: []int{2, 2}, Lower: []int{1, 1}})
+
 func keySeeds() [][]byte {
 	return [][]byte{
 		EncodeKey(nil, 52, []types.Datum{types.NewInt(1), types.NewText("a\x00b"), types.Null}, []Direction{Ascending, Descending}),
 		EncodeKey(nil, 1<<20, []types.Datum{types.NewInt(math.MinInt64), types.NewFloat(math.NaN()), types.NewFloat(-2.5)}, []Direction{Descending}),
 		EncodeKey(nil, 3, []types.Datum{types.NewBytes([]byte{0xff, 0}), types.NewDate(19724), types.NewTimestamp(-77), types.NewBool(true)}, nil),
 		EncodeKey(nil, 3, []types.Datum{types.NewInt(math.MaxInt64), types.NewInt(-257), types.NewInt(64)}, []Direction{Descending, Descending, Descending}),
+		EncodeKey(nil, 7, []types.Datum{grid, types.NewArrayShaped([]types.Datum{types.Null}, types.ArrayShape{Lens: []int{1}, Lower: []int{-3}})}, []Direction{Ascending, Descending}),
 		{0x05, 0x29, 0xff},
 		{0xf8},
 	}
@@ -31,6 +36,7 @@ func rowSeeds() [][]byte {
 		EncodeRow(nil, []uint32{1, 2, 5, 6, 100}, []types.Datum{types.NewInt(42), types.Null, types.NewText("ab"), types.NewFloat(2.5), types.NewBytes([]byte{1})}),
 		EncodeRow(nil, []uint32{0, 3, math.MaxUint32}, []types.Datum{types.NewBool(false), types.NewDate(-1), types.NewTimestamp(math.MinInt64)}),
 		EncodeRow(nil, []uint32{9}, []types.Datum{types.NewFloat(math.Copysign(0, -1))}),
+		EncodeRow(nil, []uint32{1, 2}, []types.Datum{grid, types.NewArrayShaped([]types.Datum{types.NewText("x")}, types.ArrayShape{Lens: []int{1}, Lower: []int{0}})}),
 		{0x03, 0x80, 0x00},
 		{},
 	}

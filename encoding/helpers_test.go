@@ -8,6 +8,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,15 +126,29 @@ func randDatum(r *rand.Rand, k types.Kind) types.Datum {
 	case types.KindArray:
 		// Arrays of NUMERIC (values of many scales), NULL elements mixed
 		// in, short so that prefixes and equal elements are common.
-		elems := make([]types.Datum, r.IntN(4))
+		// A third of them have another shape: two dimensions, or a
+		// lower bound other than 1.
+		sh := randArrayShape(r)
+		elems := make([]types.Datum, sh.Count())
 		for i := range elems {
 			if r.IntN(6) > 0 {
 				elems[i] = randDecimal(r)
 			}
 		}
-		return types.NewArray(elems)
+		return types.NewArrayShaped(elems, sh)
 	}
 	return types.Null
+}
+
+// randArrayShape is a small random array shape.
+func randArrayShape(r *rand.Rand) types.ArrayShape {
+	switch r.IntN(6) {
+	case 0:
+		return types.ArrayShape{Lens: []int{1 + r.IntN(2), 1 + r.IntN(2)}, Lower: []int{1 + r.IntN(2) - 1, 1}}
+	case 1:
+		return types.ArrayShape{Lens: []int{1 + r.IntN(3)}, Lower: []int{r.IntN(5) - 2}}
+	}
+	return types.Vector(r.IntN(4))
 }
 
 // compareKey is the SQL order of two datums of one kind (or NULL) in
@@ -174,7 +189,10 @@ func compareKey(a, b types.Datum) int {
 		return x.Cmp(&y)
 	case types.KindArray:
 		// PostgreSQL's array_cmp: element by element (a NULL element
-		// after every value), then the shorter array first.
+		// after every value), then the shorter array first, then the
+		// fewer dimensions, shorter dimensions, lower bounds. But the key
+		// puts an array of one dimension from 1 before every other shape
+		// of the same elements (keyarray.go).
 		xs, _ := types.ArrayElems(nil, a)
 		ys, _ := types.ArrayElems(nil, b)
 		for i := 0; i < len(xs) && i < len(ys); i++ {
@@ -182,9 +200,28 @@ func compareKey(a, b types.Datum) int {
 				return c
 			}
 		}
-		return cmp.Compare(len(xs), len(ys))
+		if c := cmp.Compare(len(xs), len(ys)); c != 0 {
+			return c
+		}
+		sa, sb := types.ArrayShapeOf(a), types.ArrayShapeOf(b)
+		if c := cmp.Compare(boolInt(!plainShape(sa)), boolInt(!plainShape(sb))); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(len(sa.Lens), len(sb.Lens)); c != 0 {
+			return c
+		}
+		if c := slices.Compare(sa.Lens, sb.Lens); c != 0 {
+			return c
+		}
+		return slices.Compare(sa.Lower, sb.Lower)
 	}
 	return cmp.Compare(a.I, b.I)
+}
+
+// plainShape reports whether an array of shape s has the older key
+// form: one dimension from 1, or none.
+func plainShape(s types.ArrayShape) bool {
+	return len(s.Lens) == 0 || len(s.Lens) == 1 && s.Lower[0] == 1
 }
 
 func boolInt(b bool) int {
@@ -211,7 +248,7 @@ func keyCanonical(d types.Datum) types.Datum {
 		for i := range elems {
 			elems[i] = keyCanonical(elems[i])
 		}
-		return types.NewArray(elems)
+		return types.NewArrayShaped(elems, types.ArrayShapeOf(d))
 	}
 	if d.Kind == types.KindDecimal {
 		// A key keeps the value, not its display scale.

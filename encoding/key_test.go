@@ -154,6 +154,12 @@ func TestKeyExactBytes(t *testing.T) {
 		{types.NewDate(0), "1828", "e7d7"},
 		{types.NewDate(19724), "18694d0c", ""},
 		{types.NewTimestamp(-1), "1927ff", "e6d800"},
+		{types.NewArray(nil), "1f00", "e0ff"},
+		{types.NewArray([]types.Datum{types.NewInt(1), types.NewInt(2)}), "1f292a00", "e0d6d5ff"},
+		// [0:1]={1,2}: 0x01, then 1 dimension, of length 2, from 0.
+		{types.NewArrayShaped([]types.Datum{types.NewInt(1), types.NewInt(2)}, types.ArrayShape{Lens: []int{2}, Lower: []int{0}}), "1f292a01292a28", ""},
+		// {{1},{2}}: 2 dimensions, of lengths 2 and 1, both from 1.
+		{types.NewArrayShaped([]types.Datum{types.NewInt(1), types.NewInt(2)}, types.ArrayShape{Lens: []int{2, 1}, Lower: []int{1, 1}}), "1f292a012a2a292929", ""},
 	} {
 		asc := hex.EncodeToString(EncodeKeyDatum(nil, tc.d, Ascending))
 		desc := hex.EncodeToString(EncodeKeyDatum(nil, tc.d, Descending))

@@ -53,7 +53,7 @@ func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
 	case "string_agg":
 		s = &stringAggState{orderBy: call.OrderBy, limit: maxValue}
 	case "array_agg":
-		s = &arrayAggState{orderBy: call.OrderBy}
+		s = &arrayAggState{orderBy: call.OrderBy, ofArrays: call.Args[0].Type().IsArray()}
 	case "percentile_cont", "percentile_disc", "mode":
 		s = &orderedSetState{fn: call.Func, orderBy: call.OrderBy, width: len(call.Args)}
 	case "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
@@ -431,8 +431,9 @@ func (s *stringAggState) result() (types.Datum, error) {
 // arrayAggState collects array_agg's values, NULLs included, in input
 // order or its ORDER BY's.
 type arrayAggState struct {
-	orderBy []planner.SortKey
-	items   [][]types.Datum // value, keys...
+	orderBy  []planner.SortKey
+	items    [][]types.Datum // value, keys...
+	ofArrays bool            // the values are arrays: the result has a dimension more
 }
 
 func (s *arrayAggState) add(args []types.Datum) (int64, error) {
@@ -452,6 +453,9 @@ func (s *arrayAggState) result() (types.Datum, error) {
 	elems := make([]types.Datum, len(s.items))
 	for i, it := range s.items {
 		elems[i] = it[0]
+	}
+	if s.ofArrays {
+		return eval.AccumArrays(elems)
 	}
 	return types.NewArray(elems), nil
 }

@@ -104,7 +104,7 @@ func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
 				return d, err
 			}
 		}
-		d = types.NewArray(elems)
+		d = types.NewArrayShaped(elems, types.ArrayShapeOf(d))
 	case types.Varchar, types.Char:
 		n := utf8.RuneCountInString(d.S)
 		if ct.Width > 0 && n > int(ct.Width) {
@@ -165,6 +165,19 @@ func readsTable(n planner.Node, t *catalog.Table) bool {
 		}
 	}
 	return false
+}
+
+// computeGenerated fills row's generated columns (the hidden columns of
+// indexes over expressions and partial indexes) from the rest of the row.
+func computeGenerated(env *eval.Env, gen []planner.Assignment, row []types.Datum) error {
+	for _, g := range gen {
+		d, err := eval.Eval(env, g.Expr, row)
+		if err != nil {
+			return err
+		}
+		row[g.Col] = d
+	}
+	return nil
 }
 
 // checkRow refuses a row that a CHECK constraint finds false (23514,

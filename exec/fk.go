@@ -155,10 +155,11 @@ func indexOf(xs []int, x int) int {
 }
 
 // releaseReferences handles the rows referencing old, a row of the
-// referenced table that is deleted (newRow nil) or updated: NO ACTION and
-// RESTRICT refuse while any reference it (23503); on delete, CASCADE
-// deletes them (and what references them, as planned) and SET NULL
-// empties their key columns.
+// referenced table that is deleted (newRow nil) or updated, by the foreign
+// key's ON DELETE or ON UPDATE action: NO ACTION and RESTRICT refuse
+// while any reference it (23503); CASCADE deletes them, or sets their key
+// columns to the new key (and releases what references them in turn, as
+// planned); SET NULL empties their key columns.
 func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []types.Datum) error {
 	for _, fk := range refs {
 		vals := pick(old, fk.ParentCols)
@@ -174,10 +175,32 @@ func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []typ
 		}
 		action := fk.OnDelete
 		if newRow != nil {
-			action = "" // ON UPDATE is NO ACTION
+			action = fk.OnUpdate
 		}
-		switch action {
-		case "cascade":
+		if (action == "set null" || action == "cascade" && newRow != nil) && hasGenerated(fk.Child) {
+			event := "DELETE"
+			if newRow != nil {
+				event = "UPDATE"
+			}
+			return pgerror.Newf(pgerror.FeatureNotSupported, "ON %s %s into table %q is not supported: it has an index over an expression or a partial index",
+				event, strings.ToUpper(action), fk.Child.Name)
+		}
+		switch {
+		case action == "cascade" && newRow != nil:
+			key := pick(newRow, fk.ParentCols)
+			for _, r := range rows {
+				nr := append([]types.Datum(nil), r...)
+				for i, c := range fk.ChildCols {
+					nr[c] = key[i]
+				}
+				if err := releaseReferences(rw, fk.ChildRefs, r, nr); err != nil {
+					return err
+				}
+				if err := index.Update(rw, fk.Child, r, nr); err != nil {
+					return err
+				}
+			}
+		case action == "cascade":
 			for _, r := range rows {
 				if err := releaseReferences(rw, fk.ChildRefs, r, nil); err != nil {
 					return err
@@ -186,7 +209,7 @@ func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []typ
 					return err
 				}
 			}
-		case "set null":
+		case action == "set null":
 			for _, r := range rows {
 				nr := append([]types.Datum(nil), r...)
 				for _, c := range fk.ChildCols {
@@ -207,4 +230,15 @@ func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []typ
 		}
 	}
 	return nil
+}
+
+// hasGenerated reports whether t has generated columns, which a row
+// written without the planner's Generated expressions would leave stale.
+func hasGenerated(t *catalog.Table) bool {
+	for _, c := range t.Columns {
+		if c.Generated != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -62,6 +62,9 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 	if err := coerceRow(o.rs, t, o.row, true, widths); err != nil {
 		return nil, err
 	}
+	if err := computeGenerated(o.env, o.node.Generated, o.row); err != nil {
+		return nil, err
+	}
 	if err := checkRow(o.env, t, o.node.Checks, o.row); err != nil {
 		return nil, err
 	}
@@ -230,6 +233,9 @@ func (o *insertOp) onConflict(row []types.Datum) (written []types.Datum, handled
 		o.newRow[a.Col] = d
 	}
 	if err := coerceRow(o.rs, t, o.newRow, false, true); err != nil {
+		return nil, true, err
+	}
+	if err := computeGenerated(o.env, o.node.Generated, o.newRow); err != nil {
 		return nil, true, err
 	}
 	if err := checkRow(o.env, t, o.node.Checks, o.newRow); err != nil {

@@ -41,6 +41,9 @@ type Ctx struct {
 	Now, StmtNow time.Time
 	// Loc is the session's time zone (nil: UTC).
 	Loc *time.Location
+	// IntervalStyle is the IntervalStyle setting: how a cast to text
+	// shows an interval.
+	IntervalStyle types.IntervalStyle
 	// WorkMem is the memory budget of each memory-hungry operator (sort,
 	// hash join, hash aggregation, distinct, DML row buffers) in bytes.
 	// Past it they spill to temporary files. <= 0 means DefaultWorkMem.
@@ -194,7 +197,7 @@ func newRunState(ctx *Ctx) *runState {
 	if ctx.Analyze && ctx.Stats == nil {
 		ctx.Stats = newStats()
 	}
-	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, Subquery: rs.subquery,
+	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, Subquery: rs.subquery,
 		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
 		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings}
 	// Subqueries run under copies of env: made now, the caches are the

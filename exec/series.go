@@ -20,6 +20,12 @@ type seriesOp struct {
 	next, stop int64
 	step       int64
 	n          int
+	// A series of numerics: the values are in row[0], the step in
+	// numStep, the sign of the step in numSign.
+	isNum   bool
+	numStop types.Datum
+	numStep types.Datum
+	numSign int
 	// A series of timestamps: ivStep is added on the calendar of loc.
 	isTime bool
 	ivStep types.IntervalValue
@@ -30,6 +36,9 @@ type seriesOp struct {
 var _ Operator = (*seriesOp)(nil)
 
 func (s *seriesOp) open() error {
+	if s.node.Cols[0].T.Family == types.Numeric {
+		return s.openNumeric()
+	}
 	var vals [3]int64
 	for i, e := range []planner.Expr{s.node.Start, s.node.Stop, s.node.Step} {
 		d, err := eval.Eval(s.env, e, nil)
@@ -64,6 +73,9 @@ func (s *seriesOp) Next() ([]types.Datum, error) {
 			return nil, err
 		}
 	}
+	if s.isNum {
+		return s.nextNumeric()
+	}
 	if s.done || (s.step > 0 && s.next > s.stop) || (s.step < 0 && s.next < s.stop) {
 		return nil, nil
 	}
@@ -93,6 +105,56 @@ func (s *seriesOp) Next() ([]types.Datum, error) {
 }
 
 func (s *seriesOp) Close() error { return nil }
+
+// openNumeric evaluates a numeric series' bounds: PostgreSQL refuses NaN,
+// infinities and a zero step.
+func (s *seriesOp) openNumeric() error {
+	var vals [3]types.Datum
+	for i, e := range []planner.Expr{s.node.Start, s.node.Stop, s.node.Step} {
+		d, err := eval.Eval(s.env, e, nil)
+		if err != nil {
+			return err
+		}
+		if d.IsNull() {
+			s.done = true
+			return nil
+		}
+		vals[i] = d
+	}
+	sign, err := eval.NumericSeriesArgs(vals[0], vals[1], vals[2])
+	if err != nil {
+		return err
+	}
+	s.isNum, s.numSign = true, sign
+	s.row[0], s.numStop, s.numStep = vals[0], vals[1], vals[2]
+	// The values carry the larger of start's and step's scales, as
+	// PostgreSQL's do: adding a zero of the step's scale gives it.
+	zero, err := eval.DecimalMul(vals[2], types.NewInt(0))
+	if err != nil {
+		return err
+	}
+	s.row[0], err = eval.DecimalAdd(vals[0], zero)
+	return err
+}
+
+func (s *seriesOp) nextNumeric() ([]types.Datum, error) {
+	if s.done || eval.DecimalCmp(s.row[0], s.numStop)*s.numSign > 0 {
+		return nil, nil
+	}
+	if s.n++; s.n%1024 == 0 {
+		if err := s.rs.canceled(); err != nil {
+			return nil, err
+		}
+	}
+	out := s.row
+	next, err := eval.DecimalAdd(s.row[0], s.numStep)
+	if err != nil {
+		s.done = true // past NUMERIC's range
+	} else {
+		s.row[0] = next
+	}
+	return out[:], nil
+}
 
 const (
 	maxInt64 = 1<<63 - 1

@@ -205,6 +205,9 @@ func (rs *runState) subqueryValue(env *eval.Env, sq *planner.Subquery, row []typ
 	case planner.SubScalar, planner.SubExists:
 		return res.value, nil
 	case planner.SubArray:
+		if sq.T == sq.Plan.Columns()[0].T {
+			return eval.AccumArrays(res.vals) // of arrays: multidimensional
+		}
 		return types.NewArray(res.vals), nil
 	}
 	if len(res.vals) == 0 {

@@ -71,6 +71,9 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 	if err := coerceRow(o.rs, o.table, o.newRow, false, true); err != nil {
 		return nil, err
 	}
+	if err := computeGenerated(o.env, o.node.Generated, o.newRow); err != nil {
+		return nil, err
+	}
 	if err := checkRow(o.env, o.table, o.node.Checks, o.newRow); err != nil {
 		return nil, err
 	}

@@ -1,9 +1,12 @@
 package exec
 
 import (
+	"math"
+
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -115,12 +118,19 @@ func evalAll(env *eval.Env, es []planner.Expr, row []types.Datum) ([]types.Datum
 	return out, nil
 }
 
+// peers describes the current partition's peer groups (rows with equal
+// ORDER BY values; all its rows without an ORDER BY).
+type peers struct {
+	first, last []int // per row: its group's first and last row
+	group       []int // per row: its group's number, from 0
+	groupFirst  []int // per group: its first row
+	groupLast   []int // per group: its last row
+}
+
 // compute fills vals for the rows of the current partition.
 func (o *windowOp) compute() error {
 	n := len(o.rows)
-	// Peer groups: rows with equal ORDER BY values (all rows without one).
-	first, last := make([]int, n), make([]int, n)
-	group := make([]int, n) // 1-based peer group number
+	p := &peers{first: make([]int, n), last: make([]int, n), group: make([]int, n)}
 	var prev []types.Datum
 	o.key = o.key[:0]
 	for i, row := range o.rows {
@@ -138,21 +148,21 @@ func (o *windowOp) compute() error {
 			o.key = append(o.key, keys[len(keys)-1])
 		}
 		if i > 0 && rowsIdentical(prev, keys) {
-			first[i], group[i] = first[i-1], group[i-1]
+			p.first[i], p.group[i] = p.first[i-1], p.group[i-1]
 		} else {
-			first[i] = i
-			group[i] = 1
-			if i > 0 {
-				group[i] = group[i-1] + 1
-			}
+			p.first[i] = i
+			p.group[i] = len(p.groupFirst)
+			p.groupFirst = append(p.groupFirst, i)
 		}
 		prev = keys
 	}
+	p.groupLast = make([]int, len(p.groupFirst))
 	for i := n - 1; i >= 0; i-- {
-		if i+1 < n && first[i+1] == first[i] {
-			last[i] = last[i+1]
+		if i+1 < n && p.first[i+1] == p.first[i] {
+			p.last[i] = p.last[i+1]
 		} else {
-			last[i] = i
+			p.last[i] = i
+			p.groupLast[p.group[i]] = i
 		}
 	}
 	o.vals = make([][]types.Datum, len(o.node.Funcs))
@@ -163,14 +173,14 @@ func (o *windowOp) compute() error {
 		switch fn.Func {
 		case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist":
 			for i := range vals {
-				vals[i] = ranking(fn.Func, i, n, first[i], last[i], group[i])
+				vals[i] = ranking(fn.Func, i, n, p.first[i], p.last[i], p.group[i]+1)
 			}
 		case "ntile":
 			err = o.ntile(fn, vals)
 		case "lag", "lead":
 			err = o.lagLead(fn, vals)
 		default:
-			err = o.framed(fn, vals, first, last)
+			err = o.framed(fn, vals, p)
 		}
 		if err != nil {
 			return err
@@ -258,7 +268,7 @@ func (o *windowOp) lagLead(fn *planner.WindowFunc, vals []types.Datum) error {
 	return nil
 }
 
-// frameOffset evaluates a ROWS offset.
+// frameOffset evaluates a ROWS or GROUPS offset.
 func (o *windowOp) frameOffset(b planner.FrameBound, start bool) (int, error) {
 	if b.Offset == nil || b.Target != nil {
 		return 0, nil
@@ -278,98 +288,155 @@ func (o *windowOp) frameOffset(b planner.FrameBound, start bool) (int, error) {
 		return 0, pgerror.Newf(pgerror.InvalidPrecedingFollowing, "frame %s offset must not be negative", which)
 	}
 	if d.I > 1<<40 {
-		return 1 << 40, nil
+		return 1 << 40, nil // past any partition
 	}
 	return int(d.I), nil
 }
 
-// bounds returns row i's frame [lo, hi] (empty when lo > hi).
-func bounds(f planner.Frame, i, n, first, last, startOff, endOff int) (lo, hi int) {
-	at := func(b planner.FrameBound, off int, start bool) int {
-		switch b.Kind {
-		case planner.UnboundedPreceding:
-			return 0
-		case planner.UnboundedFollowing:
-			return n - 1
-		case planner.Preceding:
-			return i - off
-		case planner.Following:
-			return i + off
-		}
-		if f.Rows {
-			return i
-		}
-		if start {
-			return first
-		}
-		return last
+// frameSet holds the frame of every row of a partition: rows lo[i]
+// through hi[i] (none when lo[i] > hi[i]) less those the frame's
+// exclusion leaves out.
+type frameSet struct {
+	lo, hi  []int
+	exclude planner.FrameExclusion
+	p       *peers
+}
+
+// excluded reports whether row j is left out of row i's frame.
+func (fs *frameSet) excluded(i, j int) bool {
+	switch fs.exclude {
+	case parse.ExcludeCurrentRow:
+		return j == i
+	case parse.ExcludeGroup:
+		return j >= fs.p.first[i] && j <= fs.p.last[i]
+	case parse.ExcludeTies:
+		return j != i && j >= fs.p.first[i] && j <= fs.p.last[i]
 	}
-	lo, hi = at(f.Start, startOff, true), at(f.End, endOff, false)
-	return max(lo, 0), min(hi, n-1)
+	return false
+}
+
+// nth returns the k-th row (from 1) of row i's frame, counted from its
+// end when fromEnd; ok is false when the frame has fewer rows.
+func (fs *frameSet) nth(i, k int, fromEnd bool) (j int, ok bool) {
+	lo, hi := fs.lo[i], fs.hi[i]
+	if fs.exclude == parse.ExcludeNoOthers {
+		j = lo + k - 1
+		if fromEnd {
+			j = hi - k + 1
+		}
+		return j, j >= lo && j <= hi
+	}
+	step := 1
+	j = lo
+	if fromEnd {
+		step, j = -1, hi
+	}
+	for ; j >= lo && j <= hi; j += step {
+		if fs.excluded(i, j) {
+			continue
+		}
+		if k--; k == 0 {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// frames computes the frame of every row of the partition.
+func (o *windowOp) frames(f planner.Frame, p *peers) (*frameSet, error) {
+	n := len(o.rows)
+	fs := &frameSet{lo: make([]int, n), hi: make([]int, n), exclude: f.Exclude, p: p}
+	so, err := o.frameOffset(f.Start, true)
+	if err != nil {
+		return nil, err
+	}
+	eo, err := o.frameOffset(f.End, false)
+	if err != nil {
+		return nil, err
+	}
+	for i := range n {
+		fs.lo[i] = boundRow(f, f.Start, so, i, n, p, true)
+		fs.hi[i] = boundRow(f, f.End, eo, i, n, p, false)
+	}
+	if f.Start.Target != nil || f.End.Target != nil {
+		if err := o.rangeFrames(f, fs); err != nil {
+			return nil, err
+		}
+	}
+	for i := range n {
+		fs.lo[i], fs.hi[i] = max(fs.lo[i], 0), min(fs.hi[i], n-1)
+	}
+	return fs, nil
+}
+
+// boundRow is the row where row i's frame starts (start) or ends, off
+// being a ROWS or GROUPS offset; it may lie outside the partition (-1 or
+// n), making the frame empty. RANGE offsets are rangeFrames' work.
+func boundRow(f planner.Frame, b planner.FrameBound, off, i, n int, p *peers, start bool) int {
+	switch b.Kind {
+	case planner.UnboundedPreceding:
+		return 0
+	case planner.UnboundedFollowing:
+		return n - 1
+	case planner.CurrentRow:
+		switch {
+		case f.Unit == parse.FrameRows:
+			return i
+		case start:
+			return p.first[i]
+		}
+		return p.last[i]
+	}
+	if b.Kind == planner.Preceding {
+		off = -off
+	}
+	if f.Unit == parse.FrameRows {
+		return min(max(i+off, -1), n)
+	}
+	// GROUPS: the first or last row of the group off groups away.
+	g := p.group[i] + off
+	switch {
+	case g < 0 && start:
+		return 0
+	case g < 0:
+		return -1
+	case g >= len(p.groupFirst) && start:
+		return n
+	case g >= len(p.groupFirst):
+		return n - 1
+	case start:
+		return p.groupFirst[g]
+	}
+	return p.groupLast[g]
 }
 
 // framed computes the functions that read a frame: first_value,
 // last_value, nth_value and the aggregates. An aggregate whose frames
-// all start at the partition's start grows one state row by row;
-// otherwise each row's frame is aggregated afresh.
-func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, last []int) error {
-	n := len(o.rows)
-	so, err := o.frameOffset(fn.Frame.Start, true)
+// all start at the partition's start and exclude nothing grows one state
+// row by row; otherwise each row's frame is aggregated afresh.
+func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, p *peers) error {
+	fs, err := o.frames(fn.Frame, p)
 	if err != nil {
 		return err
-	}
-	eo, err := o.frameOffset(fn.Frame.End, false)
-	if err != nil {
-		return err
-	}
-	bounds := bounds
-	if fn.Frame.Start.Target != nil || fn.Frame.End.Target != nil {
-		rlo, rhi, err := o.rangeFrames(fn.Frame, first, last)
-		if err != nil {
-			return err
-		}
-		bounds = func(f planner.Frame, i, n, first, last, so, eo int) (int, int) {
-			return rlo[i], rhi[i]
-		}
 	}
 	switch fn.Func {
 	case "first_value", "last_value", "nth_value":
-		for i := range vals {
-			lo, hi := bounds(fn.Frame, i, n, first[i], last[i], so, eo)
-			j := -1
-			switch fn.Func {
-			case "first_value":
-				j = lo
-			case "last_value":
-				j = hi
-			default:
-				d, err := eval.Eval(o.env, fn.Args[1], o.rows[i])
-				if err != nil {
-					return err
-				}
-				if d.IsNull() {
-					vals[i] = types.Null
-					continue
-				}
-				if d.I <= 0 {
-					return pgerror.New(pgerror.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
-				}
-				j = lo + int(d.I) - 1
-			}
-			if lo > hi || j < lo || j > hi {
-				vals[i] = types.Null
-				continue
-			}
-			if vals[i], err = eval.Eval(o.env, fn.Args[0], o.rows[j]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return o.valueAt(fn, vals, fs)
 	}
+	n := len(o.rows)
 	args := make([][]types.Datum, n)
+	keep := make([]bool, n) // the rows FILTER passes
 	for i, row := range o.rows {
 		if args[i], err = evalAll(o.env, fn.Args, row); err != nil {
 			return err
+		}
+		keep[i] = true
+		if fn.Filter != nil {
+			d, err := eval.Eval(o.env, fn.Filter, row)
+			if err != nil {
+				return err
+			}
+			keep[i] = !d.IsNull() && d.Bool()
 		}
 	}
 	call := &planner.AggCall{Func: fn.Func, Args: fn.Args, T: fn.T}
@@ -380,15 +447,17 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, las
 		}
 		return finalizeAgg(d, fn.T)
 	}
-	if fn.Frame.Start.Kind == planner.UnboundedPreceding {
+	if fn.Frame.Start.Kind == planner.UnboundedPreceding && fn.Frame.Exclude == parse.ExcludeNoOthers {
 		st, err := newAggState(call, o.env.MaxValueSize)
 		if err != nil {
 			return err
 		}
 		added := 0
 		for i := range vals {
-			_, hi := bounds(fn.Frame, i, n, first[i], last[i], so, eo)
-			for ; added <= hi; added++ {
+			for ; added <= fs.hi[i]; added++ {
+				if !keep[added] {
+					continue
+				}
 				if _, err := st.add(args[added]); err != nil {
 					return err
 				}
@@ -400,12 +469,14 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, las
 		return nil
 	}
 	for i := range vals {
-		lo, hi := bounds(fn.Frame, i, n, first[i], last[i], so, eo)
 		st, err := newAggState(call, o.env.MaxValueSize)
 		if err != nil {
 			return err
 		}
-		for j := lo; j <= hi; j++ {
+		for j := fs.lo[i]; j <= fs.hi[i]; j++ {
+			if !keep[j] || fs.excluded(i, j) {
+				continue
+			}
 			if _, err := st.add(args[j]); err != nil {
 				return err
 			}
@@ -420,32 +491,68 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, first, las
 	return nil
 }
 
+// valueAt computes first_value, last_value and nth_value: the argument
+// at a row of the frame, NULL when the frame has no such row.
+func (o *windowOp) valueAt(fn *planner.WindowFunc, vals []types.Datum, fs *frameSet) error {
+	n := len(o.rows)
+	for i := range vals {
+		k, fromEnd := 1, fn.Func == "last_value"
+		if fn.Func == "nth_value" {
+			d, err := eval.Eval(o.env, fn.Args[1], o.rows[i])
+			if err != nil {
+				return err
+			}
+			if d.IsNull() {
+				vals[i] = types.Null
+				continue
+			}
+			if d.I <= 0 {
+				return pgerror.New(pgerror.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
+			}
+			k = int(min(d.I, int64(n)+1))
+		}
+		j, ok := fs.nth(i, k, fromEnd)
+		if !ok {
+			vals[i] = types.Null
+			continue
+		}
+		var err error
+		if vals[i], err = eval.Eval(o.env, fn.Args[0], o.rows[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (o *windowOp) Close() error {
 	o.mem.reset()
 	return o.input.Close()
 }
 
-// rangeFrames computes every row's frame for RANGE with an offset: a
-// bound with a Target reaches the rows whose ORDER BY value is on the
-// frame's side of the Target (binary search over the partition's values,
-// which are sorted); a NULL value's frame is its peers, and the rows with
-// NULL values are outside every other row's offset range.
-func (o *windowOp) rangeFrames(f planner.Frame, first, last []int) (lo, hi []int, err error) {
+// rangeFrames sets the bounds of fs that RANGE offsets give: a bound
+// with a Target reaches the rows whose ORDER BY value is on the frame's
+// side of the Target (binary search over the partition's values, which
+// are sorted); a NULL value's frame is its peers, and the rows with NULL
+// values are outside every other row's offset range.
+func (o *windowOp) rangeFrames(f planner.Frame, fs *frameSet) error {
 	n := len(o.rows)
-	lo, hi = make([]int, n), make([]int, n)
 	for _, b := range []planner.FrameBound{f.Start, f.End} {
 		if b.Target == nil {
 			continue
 		}
 		d, err := eval.Eval(o.env, b.Offset, nil)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if d.IsNull() {
-			return nil, nil, pgerror.New(pgerror.NullValueNotAllowed, "frame starting offset must not be null")
+			which := "ending"
+			if b == f.Start {
+				which = "starting"
+			}
+			return pgerror.Newf(pgerror.NullValueNotAllowed, "frame %s offset must not be null", which)
 		}
-		if eval.Compare(d, zeroLike(d)) < 0 {
-			return nil, nil, pgerror.New(pgerror.InvalidPrecedingFollowing, "invalid preceding or following size in window function")
+		if isNaN(d) || eval.Compare(d, zeroLike(d)) < 0 {
+			return pgerror.New(pgerror.InvalidPrecedingFollowing, "invalid preceding or following size in window function")
 		}
 	}
 	desc := len(o.node.Order) > 0 && o.node.Order[len(o.node.Order)-1].Desc
@@ -466,53 +573,122 @@ func (o *windowOp) rangeFrames(f planner.Frame, first, last []int) (lo, hi []int
 		}
 		return c < 0
 	}
-	for i := 0; i < n; i++ {
-		lo[i], hi[i] = bounds(f, i, n, first[i], last[i], 0, 0)
+	for i := range n {
 		if o.key[i].IsNull() {
 			if f.Start.Target != nil {
-				lo[i] = first[i]
+				fs.lo[i] = fs.p.first[i]
 			}
 			if f.End.Target != nil {
-				hi[i] = last[i]
+				fs.hi[i] = fs.p.last[i]
 			}
 			continue
 		}
 		if f.Start.Target != nil {
-			t, err := eval.Eval(o.env, f.Start.Target, o.rows[i])
+			t, edge, err := o.rangeTarget(f.Start, i, true, desc)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			// The first non-NULL row not before the target.
 			j := nnLo
-			for k := nnHi + 1; j < k; {
-				m := (j + k) / 2
-				if before(o.key[m], t) {
-					j = m + 1
-				} else {
-					k = m
+			switch edge {
+			case beyondStart:
+			case beyondEnd:
+				j = nnHi + 1
+			default:
+				for k := nnHi + 1; j < k; {
+					m := (j + k) / 2
+					if before(o.key[m], t) {
+						j = m + 1
+					} else {
+						k = m
+					}
 				}
 			}
-			lo[i] = j
+			fs.lo[i] = j
 		}
 		if f.End.Target != nil {
-			t, err := eval.Eval(o.env, f.End.Target, o.rows[i])
+			t, edge, err := o.rangeTarget(f.End, i, false, desc)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			// The last non-NULL row not after the target.
 			j := nnLo
-			for k := nnHi + 1; j < k; {
-				m := (j + k) / 2
-				if !before(t, o.key[m]) {
-					j = m + 1
-				} else {
-					k = m
+			switch edge {
+			case beyondStart:
+			case beyondEnd:
+				j = nnHi + 1
+			default:
+				for k := nnHi + 1; j < k; {
+					m := (j + k) / 2
+					if !before(t, o.key[m]) {
+						j = m + 1
+					} else {
+						k = m
+					}
 				}
 			}
-			hi[i] = j - 1
+			fs.hi[i] = j - 1
 		}
 	}
-	return lo, hi, nil
+	return nil
+}
+
+// Where a RANGE bound's target lies when it is no value of the key's type.
+const (
+	withinValues = iota
+	beyondStart  // before every value, in the window's order
+	beyondEnd    // after every value
+)
+
+// rangeTarget evaluates bound b's target for row i (b starts the frame
+// when start). As PostgreSQL's in_range functions do, a key moved past
+// the range of its type lies beyond every value in the bound's direction,
+// and an infinite key moved an infinite offset toward the other infinity
+// (where the sum is NaN) puts every value in range: the bound is the
+// infinity at the frame's outer side.
+func (o *windowOp) rangeTarget(b planner.FrameBound, i int, start, desc bool) (types.Datum, int, error) {
+	outward := beyondEnd
+	if b.Kind == planner.Preceding {
+		outward = beyondStart
+	}
+	t, err := eval.Eval(o.env, b.Target, o.rows[i])
+	if err != nil {
+		// 22008: datetime field overflow.
+		if pgerror.HasCode(err, pgerror.NumericValueOutOfRange) || pgerror.HasCode(err, "22008") {
+			return t, outward, nil
+		}
+		return t, 0, err
+	}
+	if isNaN(t) && !isNaN(o.key[i]) {
+		// Beyond every value but NaN, which sorts after them all.
+		return infinity(t, start != desc), withinValues, nil
+	}
+	return t, withinValues, nil
+}
+
+// isNaN reports whether d is a float or numeric NaN.
+func isNaN(d types.Datum) bool {
+	switch d.Kind {
+	case types.KindFloat:
+		return math.IsNaN(d.F)
+	case types.KindDecimal:
+		return d.S == "NaN"
+	}
+	return false
+}
+
+// infinity is the infinity of d's kind, negative when neg.
+func infinity(d types.Datum, neg bool) types.Datum {
+	if d.Kind == types.KindFloat {
+		if neg {
+			return types.NewFloat(math.Inf(-1))
+		}
+		return types.NewFloat(math.Inf(1))
+	}
+	if neg {
+		return types.Datum{Kind: types.KindDecimal, S: "-Infinity"}
+	}
+	return types.Datum{Kind: types.KindDecimal, S: "Infinity"}
 }
 
 // zeroLike is the zero of d's kind, to tell a negative offset.

@@ -16,9 +16,12 @@ const backfillBatch = 512
 // Backfill writes idx's entry for every existing row of t (after
 // catalog.CreateIndex, in the same writer). For a unique index two rows
 // with equal non-NULL values fail it with 23505 and nothing more should
-// be committed.
-func Backfill(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index) error {
+// be committed. progress, if not nil, is told how many rows are done
+// after each batch of them (pg_stat_progress_create_index, kvsql
+// check's progress line).
+func Backfill(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index, progress func(done int64)) error {
 	var after []types.Datum // primary key of the last row done
+	var done int64
 	for {
 		sp := Span{}
 		if after != nil {
@@ -39,6 +42,9 @@ func Backfill(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index) error {
 			if err := putEntry(rw, t, idx, row); err != nil {
 				return err
 			}
+		}
+		if done += int64(len(rows)); progress != nil {
+			progress(done)
 		}
 		if len(rows) < backfillBatch {
 			return nil

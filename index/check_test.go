@@ -99,7 +99,7 @@ func TestBackfillAndDefaults(t *testing.T) {
 				return err
 			}
 			nt, _ := n.Table(catalog.DefaultDatabase, "t")
-			if err := Backfill(txn, nt, nt.IndexByName(def.Name)); err != nil {
+			if err := Backfill(txn, nt, nt.IndexByName(def.Name), nil); err != nil {
 				return err
 			}
 			c = n
@@ -113,7 +113,7 @@ func TestBackfillAndDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	nt, _ := n.Table(catalog.DefaultDatabase, "t")
-	if err := Backfill(txn, nt, nt.IndexByName("bad")); err == nil || !strings.Contains(err.Error(), `could not create unique index "bad"`) {
+	if err := Backfill(txn, nt, nt.IndexByName("bad"), nil); err == nil || !strings.Contains(err.Error(), `could not create unique index "bad"`) {
 		t.Fatalf("unique backfill over duplicates: %v", err)
 	}
 	txn.Rollback()

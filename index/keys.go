@@ -127,6 +127,9 @@ func entryKey(t *catalog.Table, idx *catalog.Index, row []types.Datum) (key, val
 // per leaf of a jsonb document, keyed as the row with the element in the
 // column's place.
 func entries(t *catalog.Table, idx *catalog.Index, row []types.Datum, fn func(key, value []byte) error) error {
+	if !t.Covers(idx, row) {
+		return nil // a partial index holds only the rows its predicate accepts
+	}
 	if !idx.Elements {
 		return fn(entryKey(t, idx, row))
 	}
@@ -206,7 +209,11 @@ func prettyPK(t *catalog.Table, pk []byte) string {
 func formatTuple(t *catalog.Table, ords []int, row []types.Datum) (cols, vals string) {
 	var c, v []string
 	for _, o := range ords {
-		c = append(c, t.Columns[o].Name)
+		if g := t.Columns[o].Generated; g != "" {
+			c = append(c, g) // an index over an expression names the expression
+		} else {
+			c = append(c, t.Columns[o].Name)
+		}
 		d := row[o]
 		switch d.Kind {
 		case types.KindNull:

@@ -177,6 +177,9 @@ func (in *Inserter) insertFast(row []types.Datum) (err error) {
 		return err
 	}
 	for i, idx := range t.Indexes {
+		if !t.Covers(idx, row) {
+			continue
+		}
 		if idx.Form != catalog.FormUnique {
 			if err := in.putEntry(idx, row); err != nil {
 				return err
@@ -220,7 +223,7 @@ func (in *Inserter) putNew(key, value []byte, check bool, last []byte) (dup bool
 
 // putEntry writes row's entry in idx, encoding into the scratch buffers.
 func (in *Inserter) putEntry(idx *catalog.Index, row []types.Datum) error {
-	if idx.Form == catalog.FormKeyID {
+	if idx.Form == catalog.FormKeyID && in.t.Covers(idx, row) {
 		key, _ := appendIndexValues(encoding.EncodeUvarintAsc(in.key[:0], idx.ID), idx, row)
 		in.key = appendRowPK(key, in.t, row)
 		return in.rw.Set(in.key, []byte{})
@@ -231,7 +234,7 @@ func (in *Inserter) putEntry(idx *catalog.Index, row []types.Datum) error {
 // checkUnique returns 23505 if row's values in a unique index are taken by
 // a row other than the one whose primary key bytes are self (nil: none).
 func checkUnique(r kv.Reader, t *catalog.Table, idx *catalog.Index, row []types.Datum, self []byte) error {
-	if idx.Form != catalog.FormUnique {
+	if idx.Form != catalog.FormUnique || !t.Covers(idx, row) {
 		return nil
 	}
 	key, _ := entryKey(t, idx, row)
@@ -314,6 +317,8 @@ func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
 		m := pkChanged
 		switch {
 		case m:
+		case t.Covers(idx, old) != t.Covers(idx, new):
+			m = true // the row enters or leaves a partial index
 		case idx.Elements:
 			c := idx.Columns[0]
 			m = old[c] != new[c] // another array: its element entries move

@@ -172,6 +172,7 @@ type accessCandidate struct {
 func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filters []Expr, needed map[int]bool) *Scan {
 	total := b.tableRows(t)
 	sc := &Scan{Table: t, Alias: alias, Cols: cols, Access: FullScan}
+	filters = b.useGenerated(t, filters) // generated.go
 	if len(filters) > 0 {
 		sc.Filter = andOf(filters)
 	}
@@ -188,6 +189,9 @@ func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filte
 		}
 		var elemPreds []keyPred
 		for _, idx := range t.Indexes {
+			if idx.Predicate != "" && !b.implies(t, filters, idx) {
+				continue // a partial index lacks the rows its predicate rejects
+			}
 			if idx.Elements {
 				if elemPreds == nil {
 					elemPreds = elementPreds(t, filters) // array.go
@@ -403,7 +407,7 @@ func (b *binder) eqSelectivity(t *catalog.Table, col int) float64 {
 		return 1 / math.Max(1, b.tableRows(t))
 	}
 	for _, idx := range t.Indexes {
-		if idx.Unique && len(idx.Columns) == 1 && idx.Columns[0] == col {
+		if idx.Unique && idx.Predicate == "" && len(idx.Columns) == 1 && idx.Columns[0] == col {
 			return 1 / math.Max(1, b.tableRows(t))
 		}
 	}

@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"errors"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -56,11 +59,12 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 	}
 	switch name {
 	case parse.MarkerArray:
+		if anyArray() {
+			t, err := subArrays(args)
+			return t, true, err
+		}
 		et := types.T{Family: types.Unknown}
 		for _, a := range args {
-			if a.Type().IsArray() {
-				return t, true, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
-			}
 			if a.Type().Family != types.Unknown {
 				if et.Family == types.Unknown {
 					et = a.Type()
@@ -107,19 +111,23 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return args[0].Type(), true, nil
 		}
 		return args[0].Type().ElemType(), true, nil
-	case parse.MarkerSubscriptAssign:
-		// UPDATE ... SET a[i] = v (the dialect layer's call: a, v, i):
-		// the array with element i replaced.
+	case parse.MarkerSubscriptAssign, parse.MarkerSliceAssign:
+		// UPDATE ... SET a[i] = v (the dialect layer's call: a, v, i...)
+		// or SET a[lo:hi] = v (a, v, lo, hi...): the array with the
+		// element or slice replaced.
 		if len(args) < 3 || !args[0].Type().IsArray() {
 			return t, false, nil // jsonb's (json.go)
 		}
-		if len(args) > 3 {
-			return t, true, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+		for i := 2; i < len(args); i++ {
+			if err := intArg(i); err != nil {
+				return t, true, err
+			}
 		}
-		if err := intArg(2); err != nil {
-			return t, true, err
+		want := args[0].Type().ElemType()
+		if name == parse.MarkerSliceAssign {
+			want = args[0].Type()
 		}
-		if args[1], err = coerceResult(args[1], args[0].Type().ElemType()); err != nil {
+		if args[1], err = coerceResult(args[1], want); err != nil {
 			return t, true, err
 		}
 		return args[0].Type(), true, nil
@@ -217,6 +225,55 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			return tText, true, nil
 		}
 		return tInt4, true, nil
+	case "array_fill":
+		// array_fill(value, dims int[] [, lower bounds int[]]).
+		if len(args) < 2 || len(args) > 3 {
+			return fail()
+		}
+		if args[0].Type().Family == types.Unknown {
+			if args[0], err = coerce(args[0], tText); err != nil {
+				return t, true, err
+			}
+		}
+		for i := 1; i < len(args); i++ {
+			if args[i], err = coerceOrCast(args[i], types.ArrayOf(tInt4)); err != nil || !isInteger(args[i].Type().Elem) {
+				return fail()
+			}
+		}
+		return types.ArrayOf(args[0].Type()), true, nil
+	case "trim_array":
+		if len(args) != 2 {
+			return fail()
+		}
+		if err := arr(0, types.T{}); err != nil {
+			return t, true, err
+		}
+		if err := intArg(1); err != nil {
+			return fail()
+		}
+		return args[0].Type(), true, nil
+	case "width_bucket":
+		// width_bucket(operand, thresholds): the form over an array; the
+		// others are numeric functions.
+		if len(args) != 2 || !args[1].Type().IsArray() && args[1].Type().Family != types.Unknown {
+			return t, false, nil
+		}
+		et := args[0].Type()
+		if args[1].Type().IsArray() {
+			if et = commonType(et, args[1].Type().ElemType()); et.Family == types.Unknown {
+				return fail()
+			}
+		}
+		if et.Family == types.Unknown {
+			et = tText
+		}
+		if args[0], err = coerceResult(args[0], et); err != nil {
+			return t, true, err
+		}
+		if args[1], err = coerceOrCast(args[1], types.ArrayOf(et)); err != nil {
+			return t, true, err
+		}
+		return tInt4, true, nil
 	case "array_to_string":
 		if len(args) < 2 || len(args) > 3 {
 			return fail()
@@ -242,6 +299,72 @@ func arrayCall(name string, args []Expr) (t types.T, ok bool, err error) {
 		return types.ArrayOf(tText), true, nil
 	}
 	return t, false, nil
+}
+
+// subArrays types ARRAY[sub, ...] whose elements are arrays (or untyped
+// literals read as arrays): a multidimensional array of their common
+// element type.
+func subArrays(args []Expr) (types.T, error) {
+	et := types.T{Family: types.Unknown}
+	for _, a := range args {
+		if !a.Type().IsArray() {
+			continue
+		}
+		if et.Family == types.Unknown {
+			et = a.Type().ElemType()
+			continue
+		}
+		c := commonType(et, a.Type().ElemType())
+		if c.Family == types.Unknown {
+			return types.T{}, pgerror.Newf(pgerror.DatatypeMismatch, "ARRAY types %s and %s cannot be matched", types.ArrayOf(et), a.Type())
+		}
+		et = c
+	}
+	at := types.ArrayOf(et)
+	for i := range args {
+		var err error
+		if args[i], err = coerceOrCast(args[i], at); err != nil {
+			return types.T{}, err
+		}
+	}
+	return at, nil
+}
+
+// flattenSubscripts makes one subscript or slice of an array's chain of
+// them, a[i][j:k] (the dialect layer nests a call per bracket): a slice
+// if any bracket is one, a plain subscript i then the slice 1:i, as in
+// PostgreSQL. Other calls, and subscripts of jsonb, come back as they
+// are.
+func flattenSubscripts(name string, args []Expr) (string, []Expr, error) {
+	in, ok := args[0].(*Func)
+	if !ok || in.Name != parse.MarkerSubscript && in.Name != parse.MarkerSlice || !in.Args[0].Type().IsArray() {
+		return name, args, nil
+	}
+	inner, outer := in.Args[1:], args[1:]
+	switch inSlice, outSlice := in.Name == parse.MarkerSlice, name == parse.MarkerSlice; {
+	case inSlice && !outSlice:
+		outer, name = fromOne(outer), parse.MarkerSlice
+	case outSlice && !inSlice:
+		inner = fromOne(inner)
+	}
+	out := append(append([]Expr{in.Args[0]}, inner...), outer...)
+	n := len(out) - 1
+	if name == parse.MarkerSlice {
+		n /= 2
+	}
+	if n > types.MaxArrayDims {
+		return name, nil, pgerror.Newf(pgerror.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", n, types.MaxArrayDims)
+	}
+	return name, out, nil
+}
+
+// fromOne turns subscripts into the slices from 1 to each.
+func fromOne(idx []Expr) []Expr {
+	var out []Expr
+	for _, i := range idx {
+		out = append(out, &Const{Value: types.NewInt(1), T: tInt4}, i)
+	}
+	return out
 }
 
 // bothArrays brings two array operands to one array type: an untyped
@@ -332,6 +455,54 @@ func anyAllArray(op string, all bool, x, a Expr) (Expr, error) {
 	return &Func{Name: op + q, Args: []Expr{x, a}, T: tBool}, nil
 }
 
+// anyAllMarker reports whether x is the dialect layer's ANY (array) or
+// ALL (array) operand.
+func anyAllMarker(x sqlparser.Expr) (*sqlparser.FuncExpr, bool) {
+	f, ok := x.(*sqlparser.FuncExpr)
+	return f, ok && len(f.Exprs) == 1 && (f.Name.Lowered() == parse.MarkerAny || f.Name.Lowered() == parse.MarkerAll)
+}
+
+// anyAllMisused is the error for op ANY|ALL (x) where op is no
+// comparison (the comparisons bind in compare): PostgreSQL checks that x
+// is an array first.
+func (b *binder) anyAllMisused(arg sqlparser.Expr, s *scope) error {
+	x, err := b.expr(arg, s)
+	if err != nil {
+		return err
+	}
+	if t := x.Type(); !t.IsArray() && t.Family != types.Unknown {
+		return pgerror.New(pgerror.WrongObjectType, "op ANY/ALL (array) requires array on right side")
+	}
+	return pgerror.New(pgerror.WrongObjectType, "op ANY/ALL (array) requires operator to yield boolean")
+}
+
+// likeAnyAll binds x [NOT] LIKE|ILIKE ANY|ALL (array): the match of x
+// against each pattern of a text array, with ANY's and ALL's NULL rules.
+func (b *binder) likeAnyAll(not, fold bool, left sqlparser.Expr, f *sqlparser.FuncExpr, s *scope) (Expr, error) {
+	x, err := b.expr(left, s)
+	if err != nil {
+		return nil, err
+	}
+	a, err := b.expr(f.Exprs[0], s)
+	if err != nil {
+		return nil, err
+	}
+	if x, err = coerce(x, tText); err != nil {
+		return nil, err
+	}
+	if !a.Type().IsArray() || !isText(a.Type().Elem) {
+		if a, err = coerceOrCast(a, types.ArrayOf(tText)); err != nil {
+			return nil, err
+		}
+	}
+	op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{not, fold}]
+	q := " any"
+	if f.Name.Lowered() == parse.MarkerAll {
+		q = " all"
+	}
+	return &Func{Name: op + q, Args: []Expr{x, a}, T: tBool}, nil
+}
+
 // typeList is argument types as an error message lists them.
 func typeList(args []Expr) string {
 	s := ""
@@ -349,15 +520,11 @@ func typeList(args []Expr) string {
 // literal; where an element needs run-time conversion, the whole value
 // is cast at run time.
 func arrayConst(c *Const, t types.T) (Expr, error) {
-	texts, nulls, detail, multi, ok := types.ParseArrayText(c.Value.S)
-	if multi {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+	at, err := types.ParseArrayText(c.Value.S)
+	if err != nil {
+		return nil, ArrayTextError(c.Value.S, err)
 	}
-	if !ok {
-		e := pgerror.Newf(pgerror.InvalidTextRepresentation, "malformed array literal: %q", c.Value.S)
-		e.Detail = detail
-		return nil, e
-	}
+	texts, nulls := at.Elems, at.Nulls
 	et := t.ElemType()
 	out := make([]types.Datum, len(texts))
 	for i, s := range texts {
@@ -374,7 +541,26 @@ func arrayConst(c *Const, t types.T) (Expr, error) {
 		}
 		out[i] = ec.Value
 	}
-	return &Const{Value: types.NewArray(out), T: t}, nil
+	return &Const{Value: types.NewArrayShaped(out, at.Shape), T: t}, nil
+}
+
+// SliceOpen is the value of a slice's missing bound (a[:2], a[2:]):
+// the array's own bound. No int4 subscript has this value.
+const SliceOpen = math.MinInt64
+
+// ArrayTextError is the error array_in reports for s, which
+// types.ParseArrayText refused with err.
+func ArrayTextError(s string, err error) error {
+	var te *types.ArrayTextError
+	if !errors.As(err, &te) {
+		return err
+	}
+	if te.Message != "" {
+		return pgerror.New(pgerror.Code(te.Code), te.Message)
+	}
+	e := pgerror.Newf(pgerror.Code(te.Code), "malformed array literal: %q", s)
+	e.Detail = te.Detail
+	return e
 }
 
 // CatalogVectorFunc reads a virtual catalog's integer array column (text
@@ -468,7 +654,7 @@ const unnestFunc = "kvsql_unnest"
 // tableFuncs are the set-returning functions a FROM item (or a select
 // item) may call, with their number of columns.
 var tableFuncs = map[string]int{
-	"unnest": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
+	"unnest": 1, "string_to_table": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
 	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
 	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2, "jsonb_path_query": 1,
 	"jsonb_to_record": -1, "jsonb_to_recordset": -1, "json_to_record": -1, "json_to_recordset": -1, // as declared
@@ -494,6 +680,36 @@ func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool
 		}
 	}
 	n := &TableFunc{Name: "unnest", Args: []Expr{x}, Ordinality: ordinality, Cols: []Column{{Name: column, T: x.Type().ElemType()}}}
+	if ordinality {
+		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return n, nil
+}
+
+// stringToTableFunc is the name the dialect layer gives string_to_table
+// in FROM.
+const stringToTableFunc = "kvsql_string_to_table"
+
+// stringToTable plans string_to_table(s, delimiter [, null_string]) in
+// FROM: the rows of unnest(string_to_array(...)), one per piece.
+func (b *binder) stringToTable(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
+	args := make([]Expr, len(call.Exprs))
+	for i, a := range call.Exprs {
+		x, err := b.expr(a, &scope{parent: s.parent, owner: s, aggContext: "FROM"})
+		if err != nil {
+			return nil, err
+		}
+		args[i] = x
+	}
+	if len(args) < 2 || len(args) > 3 || slices.ContainsFunc(args, func(a Expr) bool { return !isText(a.Type().Family) && a.Type().Family != types.Unknown }) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function string_to_table(%s) does not exist", typeList(args))
+	}
+	t, _, err := arrayCall("string_to_array", args)
+	if err != nil {
+		return nil, err
+	}
+	x := &Func{Name: "string_to_array", Args: args, T: t}
+	n := &TableFunc{Name: "unnest", Args: []Expr{x}, Ordinality: ordinality, Cols: []Column{{Name: column, T: tText}}}
 	if ordinality {
 		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
 	}
@@ -699,8 +915,8 @@ func elementPreds(t *catalog.Table, filters []Expr) []keyPred {
 // constArray folds ARRAY[...] of constants into one constant (so that an
 // element index can see the elements at plan time), or returns nil.
 func constArray(name string, args []Expr, t types.T) Expr {
-	if name != parse.MarkerArray {
-		return nil
+	if name != parse.MarkerArray || len(args) > 0 && args[0].Type().IsArray() {
+		return nil // sub-arrays are nested at run time (eval's nestArrays)
 	}
 	elems := make([]types.Datum, len(args))
 	for i, a := range args {

@@ -193,7 +193,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 					}
 					continue
 				}
-				x, err := b.expr(r[i], &scope{aggContext: "VALUES"})
+				x, err := b.expr(r[i], &scope{aggContext: "VALUES", insertTarget: &c.Type})
 				if err != nil {
 					return nil, err
 				}
@@ -276,6 +276,9 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
 		return nil, err
 	}
+	if n.Generated, err = b.generated(t); err != nil {
+		return nil, err
+	}
 	if err := b.partitionWrites(n); err != nil {
 		return nil, err
 	}
@@ -328,6 +331,13 @@ func (b *binder) dmlInput(t *catalog.Table, alias string, from []sqlparser.Table
 		}
 		filters = append(filters, splitAnd(w)...)
 	}
+	if b.currentOf != "" {
+		cur, err := b.currentOfFilter(t)
+		if err != nil {
+			return nil, err
+		}
+		filters = append(filters, cur...)
+	}
 	return b.joinTree(f, filters, nil, s)
 }
 
@@ -359,6 +369,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
+		return nil, err
+	}
+	if n.Generated, err = b.generated(t); err != nil {
 		return nil, err
 	}
 	if n.Bounds, err = b.boundChecks(t); err != nil {
@@ -490,7 +503,7 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string)
 			n.Arbiter = &Arbiter{}
 		}
 		for _, idx := range t.Indexes {
-			if n.Arbiter == nil && idx.Unique && same(idx.Columns) {
+			if n.Arbiter == nil && idx.Unique && idx.Predicate == "" && same(idx.Columns) {
 				n.Arbiter = &Arbiter{Index: idx}
 			}
 		}
@@ -515,7 +528,10 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string)
 	n.Conflict = ConflictUpdate
 	s := tableScope(t, alias)
 	for i, c := range t.Columns {
-		s.cols = append(s.cols, Column{Name: c.Name, Table: "excluded", T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1)})
+		// excluded's columns are seen only qualified (Merged hides them
+		// from unqualified names), as in PostgreSQL: SET f1 = f1 + 1
+		// reads the target row's f1.
+		s.cols = append(s.cols, Column{Name: c.Name, Table: "excluded", T: c.Type, Hidden: c.Hidden, Merged: true, TableID: uint32(t.ID), Attr: int16(i + 1)})
 	}
 	var err error
 	if n.Set, err = b.assignments(oc.Set, t, s); err != nil {
@@ -664,7 +680,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 				r = fkOnPartition(r, t)
 			}
 			if r.Parent.ID == t.ID {
-				if r.OnDelete == "cascade" && depth < 16 {
+				if (r.OnDelete == "cascade" || r.OnUpdate == "cascade") && depth < 16 {
 					if _, r.ChildRefs, err = b.foreignKeysDepth(child, depth+1); err != nil {
 						return nil, nil, err
 					}
@@ -680,7 +696,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 // (its primary key when the key lists no columns) must be the primary key
 // or a unique index's columns.
 func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, error) {
-	r := FKRef{Name: fk.Name, Child: child, OnDelete: fk.OnDelete}
+	r := FKRef{Name: fk.Name, Child: child, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate}
 	if r.Name == "" {
 		r.Name = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
 	}
@@ -729,7 +745,7 @@ func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, erro
 		return r, b.fkParts(&r)
 	}
 	for _, idx := range parent.Indexes {
-		if idx.Unique && sameSet(idx.Columns) {
+		if idx.Unique && idx.Predicate == "" && sameSet(idx.Columns) {
 			r.ParentIndex = idx
 			r.ParentCols, r.ChildCols = reorder(idx.Columns, r.ParentCols, r.ChildCols)
 			return r, b.fkParts(&r)

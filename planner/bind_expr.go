@@ -190,7 +190,7 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		*sqlparser.Variance, *sqlparser.VarSamp, *sqlparser.VarPop:
 		name, arg, over := statAggregate(e)
 		if over != nil {
-			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s as a window function is not supported", name)
+			return nil, errNativeWindow
 		}
 		return b.aggregate(s, AggCall{Func: name}, []sqlparser.Expr{arg})
 	case *sqlparser.Min:
@@ -468,6 +468,9 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 		}
 		return in, err
 	case sqlparser.LikeOp, sqlparser.NotLikeOp:
+		if f, ok := anyAllMarker(e.Right); ok {
+			return b.likeAnyAll(e.Operator == sqlparser.NotLikeOp, false, e.Left, f, s) // array.go
+		}
 		x, err := b.expr(e.Left, s)
 		if err != nil {
 			return nil, err
@@ -501,6 +504,9 @@ func (b *binder) comparison(e *sqlparser.ComparisonExpr, s *scope) (Expr, error)
 		}
 		return b.compare("IS NOT DISTINCT FROM", x, e.Right, s)
 	case sqlparser.RegexpOp, sqlparser.NotRegexpOp:
+		if f, ok := anyAllMarker(e.Right); ok { // ILIKE, as the dialect layer spells it
+			return b.likeAnyAll(e.Operator == sqlparser.NotRegexpOp, true, e.Left, f, s) // array.go
+		}
 		name := "~"
 		if e.Operator == sqlparser.NotRegexpOp {
 			name = "!~"
@@ -902,6 +908,22 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 		}
 		return &Const{Value: types.NewArray(nil), T: t}, nil
 	}
+	if f, ok := x.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == parse.MarkerArray {
+		if elem, ok := arrayElemType(ct); ok {
+			// ARRAY[e, ...]::t[] casts each element to t, as PostgreSQL
+			// does (ARRAY[1, 'NaN']::float8[] never reads 'NaN' as an
+			// integer); a sub-array is cast to t[] in turn.
+			args := make([]sqlparser.Expr, len(f.Exprs))
+			for i, a := range f.Exprs {
+				to := elem
+				if sub, ok := a.(*sqlparser.FuncExpr); ok && sub.Name.Lowered() == parse.MarkerArray {
+					to = ct
+				}
+				args[i] = &sqlparser.CastExpr{Expr: a, Type: to}
+			}
+			x = &sqlparser.FuncExpr{Name: f.Name, Exprs: args}
+		}
+	}
 	e, err := b.expr(x, s)
 	if err != nil {
 		return nil, err
@@ -923,6 +945,22 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 		return e, nil
 	}
 	return &Cast{X: e, T: t}, nil
+}
+
+// arrayElemType is the element type of the array type ct names (t[] or
+// _t), ok false for other types.
+func arrayElemType(ct *sqlparser.ConvertType) (*sqlparser.ConvertType, bool) {
+	n := strings.ToLower(strings.TrimSpace(ct.Type))
+	elem, ok := strings.CutSuffix(n, "[]")
+	if !ok && len(n) > 1 && n[0] == '_' {
+		elem, ok = n[1:], true
+	}
+	if !ok {
+		return nil, false
+	}
+	out := *ct
+	out.Type = elem
+	return &out, true
 }
 
 // statAggregate names a statistics aggregate as PostgreSQL does (stddev

@@ -12,23 +12,24 @@ import (
 func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 	name := e.Name.Lowered()
 	if isAggregate(name) {
-		switch name {
-		case "every":
-			name = "bool_and"
-		case "group_concat":
-			name = "string_agg"
-		case "total":
-			name = "sum"
-		case "stddev":
-			name = "stddev_samp"
-		case "variance":
-			name = "var_samp"
-		}
+		name = aggAlias(name)
 		call := AggCall{Func: name}
 		if name == "string_agg" {
 			call.T = tText
 		}
 		return b.aggregate(s, call, e.Exprs)
+	}
+	if name == parse.MarkerSortUsing && len(e.Exprs) == 2 {
+		op, _ := e.Exprs[0].(*sqlparser.Literal)
+		if op == nil {
+			return nil, pgerror.New(pgerror.Internal, "malformed ORDER BY USING")
+		}
+		err := pgerror.Newf(pgerror.WrongObjectType, "operator %s is not a valid ordering operator", op.Val)
+		err.Hint = `Ordering operators must be "<" or ">" members of btree operator families.`
+		return nil, err
+	}
+	if (name == parse.MarkerAny || name == parse.MarkerAll) && len(e.Exprs) == 1 {
+		return nil, b.anyAllMisused(e.Exprs[0], s) // array.go
 	}
 	if name == parse.MarkerArraySub && len(e.Exprs) == 1 {
 		if sq, ok := e.Exprs[0].(*sqlparser.Subquery); ok {
@@ -95,6 +96,18 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			return x, err
 		}
 	}
+	if name == parse.MarkerInsertTarget && len(bound) == 0 && s.insertTarget != nil {
+		return &Const{Value: types.Null, T: *s.insertTarget}, nil
+	}
+	if name == parse.MarkerSliceOpen && len(bound) == 0 {
+		return &Const{Value: types.NewInt(SliceOpen), T: tInt4}, nil
+	}
+	if name == parse.MarkerSubscript || name == parse.MarkerSlice {
+		var err error
+		if name, bound, err = flattenSubscripts(name, bound); err != nil { // array.go
+			return nil, err
+		}
+	}
 	if t, ok, err := arrayCall(name, bound); ok { // array.go
 		if err != nil {
 			return nil, err
@@ -136,6 +149,41 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		}
 		if name == "nullif" {
 			t = ct
+		}
+	case "scale", "min_scale", "trim_scale", "div", "factorial":
+		// Functions of numeric (factorial's bigint): an unknown literal
+		// argument is read as a number.
+		for i := range bound {
+			if bound[i].Type().Family == types.Unknown {
+				if bound[i], err = coerce(bound[i], types.T{Family: types.Numeric}); err != nil {
+					return nil, err
+				}
+			} else if !isNumeric(bound[i].Type().Family) {
+				return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, bound[i].Type())
+			}
+		}
+	case "||":
+		// Text concatenation (textcat, anytextcat, textanycat) needs a
+		// string on one side; bytea, arrays and jsonb were bound above.
+		if len(argTypes) == 2 && !concatOperand(argTypes[0]) && !concatOperand(argTypes[1]) {
+			e := pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s || %s", argTypes[0], argTypes[1])
+			e.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
+			return nil, e
+		}
+	case "float4send", "float8send":
+		// The binary send form of real and double precision: the
+		// argument converts to its type implicitly, as PostgreSQL's
+		// function call would (no double precision for float4send).
+		want := types.T{Family: types.Float4}
+		if name == "float8send" {
+			want = tFloat8
+		}
+		f := bound[0].Type().Family
+		if !(f == types.Unknown || isInteger(f) || f == types.Numeric || f == types.Float4 || f == want.Family) {
+			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, bound[0].Type())
+		}
+		if bound[0], err = coerce(bound[0], want); err != nil {
+			return nil, err
 		}
 	case "abs", "mod", "round", "trunc", "floor", "ceil", "ceiling", "sign", "sqrt", "power", "pow", "exp", "ln", "log":
 		for i := range bound {
@@ -226,6 +274,30 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 	return collector.add(call), nil
 }
 
+// concatOperand reports whether a value of type t makes || text
+// concatenation: a string, or a literal of no type yet.
+func concatOperand(t types.T) bool {
+	return isText(t.Family) || t.Family == types.Unknown || t.Family == types.Bytea
+}
+
+// aggAlias is the aggregate an alias stands for (every is bool_and), or
+// name itself.
+func aggAlias(name string) string {
+	switch name {
+	case "every":
+		return "bool_and"
+	case "group_concat":
+		return "string_agg"
+	case "total":
+		return "sum"
+	case "stddev":
+		return "stddev_samp"
+	case "variance":
+		return "var_samp"
+	}
+	return name
+}
+
 func oneArg(call AggCall) error {
 	if len(call.Args) != 1 {
 		return pgerror.Newf(pgerror.UndefinedFunction, "function %s requires one argument", call.Func)
@@ -256,11 +328,8 @@ func (b *binder) subquery(kind SubqueryKind, sq *sqlparser.Subquery, left sqlpar
 		if out.T.Family == types.Unknown {
 			out.T = tText
 		}
-		if kind == SubArray {
-			if out.T.IsArray() {
-				return nil, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
-			}
-			out.T = types.ArrayOf(out.T)
+		if kind == SubArray && !out.T.IsArray() {
+			out.T = types.ArrayOf(out.T) // an array of arrays is multidimensional
 		}
 		return out, nil
 	}
@@ -429,10 +498,10 @@ func aggType(call *AggCall) error {
 				return err
 			}
 		}
-		if call.Args[0].Type().IsArray() {
-			return pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+		call.T = call.Args[0].Type()
+		if !call.T.IsArray() {
+			call.T = types.ArrayOf(call.T) // of arrays: multidimensional
 		}
-		call.T = types.ArrayOf(call.Args[0].Type())
 		if call.Distinct && len(call.OrderBy) == 0 {
 			// PostgreSQL sorts a DISTINCT aggregate's input.
 			call.OrderBy = []SortKey{{Expr: call.Args[0]}}

@@ -34,6 +34,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 			if call.Name.Lowered() == unnestFunc {
 				return b.unnest(call, name, ord, s) // array.go
 			}
+			if call.Name.Lowered() == stringToTableFunc {
+				return b.stringToTable(call, name, ord, s) // array.go
+			}
 			if call.Name.Lowered() != seriesFunc {
 				return b.jsonTableFunc(call, name, ord, s) // json.go
 			}
@@ -271,14 +274,8 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	// The select list, with aggregates and window functions collected.
 	agg := &aggCollector{}
 	win := &winCollector{named: map[string]*sqlparser.WindowSpecification{}}
-	for _, nw := range sel.Windows {
-		for _, d := range nw.Windows {
-			name := d.Name.Lowered()
-			if _, dup := win.named[name]; dup {
-				return nil, pgerror.Newf(pgerror.WindowingError, "window %q is already defined", d.Name.String())
-			}
-			win.named[name] = d.WindowSpec
-		}
+	if err := win.define(sel.Windows); err != nil {
+		return nil, err
 	}
 	s.agg, s.aggContext, s.win = agg, "", win
 	var items []selectItem
@@ -375,6 +372,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				x = items[i-1].expr
 				if containsAggRef(x) {
 					return nil, pgerror.New(pgerror.GroupingError, "aggregate functions are not allowed in GROUP BY")
+				}
+				if containsWinRef(x) {
+					return nil, pgerror.New(pgerror.WindowingError, "window functions are not allowed in GROUP BY")
 				}
 			} else {
 				s.aliases = aliases
@@ -660,6 +660,18 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 			lockKey = append(lockKey, len(proj.Exprs)-1)
 		}
 	}
+	var cursorKey []int
+	if kt := b.cursorKeyTable(sel, from, grouped, s); kt != nil {
+		r := from.rels[0]
+		for _, o := range kt.PrimaryKey {
+			c := r.cols[o]
+			proj.Exprs = append(proj.Exprs, &ColRef{Index: r.offset + o, T: c.T, Name: qualifiedName(c)})
+			c.Hidden = true
+			proj.Cols = append(proj.Cols, c)
+			cursorKey = append(cursorKey, len(proj.Exprs)-1)
+		}
+		b.p.CursorTarget.Table = kt
+	}
 	proj = mergeProjects(proj)
 	var n Node = proj
 	if isIdentity(proj) {
@@ -683,9 +695,15 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 		return nil, err
 	}
 	if len(proj.Exprs) > len(items) {
-		final := &Project{Input: n, Cols: proj.Cols[:len(items)]}
+		final := &Project{Input: n, Cols: proj.Cols[:len(items):len(items)]}
 		for i := range items {
 			final.Exprs = append(final.Exprs, &ColRef{Index: i, T: proj.Cols[i].T, Name: proj.Cols[i].Name})
+		}
+		// A cursor's key columns stay, hidden, after the select list.
+		for _, i := range cursorKey {
+			b.p.CursorTarget.Key = append(b.p.CursorTarget.Key, len(final.Exprs))
+			final.Exprs = append(final.Exprs, &ColRef{Index: i, T: proj.Cols[i].T, Name: proj.Cols[i].Name})
+			final.Cols = append(final.Cols, proj.Cols[i])
 		}
 		n = final
 	}
@@ -787,8 +805,8 @@ func seriesCall(sel *sqlparser.Select) (call *sqlparser.FuncExpr, column string,
 	return f, ae.As.String(), ordinality, ok && (f.Name.Lowered() == seriesFunc || strings.HasPrefix(f.Name.Lowered(), parse.MarkerPrefix) && tableFuncs[f.Name.Lowered()[len(parse.MarkerPrefix):]] != 0)
 }
 
-// series plans generate_series(start, stop [, step]) over integers; its
-// one column is called column.
+// series plans generate_series(start, stop [, step]) over integers,
+// numerics or timestamps; its one column is called column.
 func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node, error) {
 	if len(call.Exprs) < 2 || len(call.Exprs) > 3 {
 		return nil, pgerror.New(pgerror.UndefinedFunction, "function generate_series needs 2 or 3 arguments")
@@ -808,7 +826,15 @@ func (b *binder) series(call *sqlparser.FuncExpr, column string, s *scope) (Node
 		}
 		return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: column, T: st}}}, nil
 	}
+	for _, x := range args[:len(call.Exprs)] {
+		if x.Type().Family == types.Numeric {
+			t = types.T{Family: types.Numeric} // generate_series(numeric, numeric [, numeric])
+		}
+	}
 	for i, x := range args[:len(call.Exprs)] {
+		if t.Family == types.Numeric {
+			break
+		}
 		if x.Type().Family != types.Unknown && !isInteger(x.Type().Family) {
 			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "generate_series(%s) is not supported: only integers", x.Type())
 		}

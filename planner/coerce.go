@@ -150,27 +150,19 @@ func castConst(c *Const, t types.T) (Expr, error) {
 		}
 		return &Const{Value: types.NewInt(i), T: t}, nil
 	case v.Kind == types.KindText && t.Family == types.Float4:
-		// float4in rounds once, to float32; out of range is left to the
-		// cast at run time, which knows float4's errors.
+		// float4in rounds once, to float32; out of range and underflow
+		// are left to the cast at run time, which knows float4's errors.
 		f, err := strconv.ParseFloat(strings.TrimSpace(v.S), 32)
-		if err != nil || math.IsInf(f, 0) || strings.ContainsAny(v.S, "_xXpP") {
+		if err != nil || math.IsInf(f, 0) || f == 0 || strings.ContainsAny(v.S, "_xXpP") {
 			return &Cast{X: c, T: t}, nil
 		}
 		return &Const{Value: types.NewFloat(f), T: t}, nil
 	case v.Kind == types.KindText && t.Kind() == types.KindFloat:
-		s := strings.TrimSpace(v.S)
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			switch strings.ToLower(s) {
-			case "nan":
-				f = math.NaN()
-			case "infinity", "inf", "+infinity":
-				f = math.Inf(1)
-			case "-infinity", "-inf":
-				f = math.Inf(-1)
-			default:
-				return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, v.S)
-			}
+		// Out of range, underflow to zero and bad input are left to the
+		// cast at run time, which knows float8in's errors.
+		f, err := strconv.ParseFloat(strings.TrimSpace(v.S), 64)
+		if err != nil || math.IsInf(f, 0) || f == 0 || strings.ContainsAny(v.S, "_xXpP") {
+			return &Cast{X: c, T: t}, nil
 		}
 		return &Const{Value: types.NewFloat(f), T: t}, nil
 	case v.Kind == types.KindText && isText(t.Family) && t.Width == 0:

@@ -94,25 +94,13 @@ func columnName(e sqlparser.Expr) string {
 		return "position"
 	case *sqlparser.ExistsExpr:
 		return "exists"
-	case *sqlparser.ArgumentLessWindowExpr:
-		return map[sqlparser.ArgumentLessWindowExprType]string{
-			sqlparser.CumeDistExprType: "cume_dist", sqlparser.DenseRankExprType: "dense_rank",
-			sqlparser.PercentRankExprType: "percent_rank", sqlparser.RankExprType: "rank",
-			sqlparser.RowNumberExprType: "row_number"}[e.Type]
-	case *sqlparser.NtileExpr:
-		return "ntile"
-	case *sqlparser.NTHValueExpr:
-		return "nth_value"
-	case *sqlparser.LagLeadExpr:
-		if e.Type == sqlparser.LeadExprType {
-			return "lead"
-		}
-		return "lag"
 	case *sqlparser.FirstOrLastValueExpr:
-		if e.Type == sqlparser.LastValueExprType {
-			return "last_value"
+		if name, _, _, ok := windowMarker(e); ok {
+			if name == "count(*)" {
+				return "count"
+			}
+			return name
 		}
-		return "first_value"
 	case *sqlparser.Subquery:
 		// A scalar subquery is named after its (first) query's column.
 		sel := e.Select

@@ -166,6 +166,12 @@ func describe(n Node) string {
 		fns := make([]string, len(v.Funcs))
 		for i, f := range v.Funcs {
 			fns[i] = f.Func + "(" + joinExprs(f.Args, ", ") + ")"
+			if f.Filter != nil {
+				fns[i] += " filter (where " + f.Filter.String() + ")"
+			}
+			if windowFrameReader(f.Func) && !f.Frame.isDefault() {
+				fns[i] += " " + f.Frame.String()
+			}
 		}
 		return s + ": " + strings.Join(fns, ", ")
 	case *Distinct:

@@ -113,11 +113,19 @@ func (e *Func) String() string {
 	case parse.MarkerArray:
 		return "ARRAY[" + joinExprs(e.Args, ", ") + "]"
 	case parse.MarkerSubscript:
-		return e.Args[0].String() + "[" + e.Args[1].String() + "]"
+		s := e.Args[0].String()
+		for _, i := range e.Args[1:] {
+			s += "[" + i.String() + "]"
+		}
+		return s
 	case EachElement:
 		return "any element of " + e.Args[0].String()
 	case parse.MarkerSlice:
-		return e.Args[0].String() + "[" + e.Args[1].String() + ":" + e.Args[2].String() + "]"
+		s := e.Args[0].String()
+		for k := 1; k+1 < len(e.Args); k += 2 {
+			s += "[" + sliceBound(e.Args[k]) + ":" + sliceBound(e.Args[k+1]) + "]"
+		}
+		return s
 	}
 	if op, q, ok := strings.Cut(e.Name, " "); ok && (q == "any" || q == "all") && len(e.Args) == 2 {
 		return e.Args[0].String() + " " + op + " " + strings.ToUpper(q) + " (" + e.Args[1].String() + ")"
@@ -179,4 +187,12 @@ func sortKeysString(keys []SortKey) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// sliceBound is a slice bound as written: nothing for a missing one.
+func sliceBound(x Expr) string {
+	if c, ok := x.(*Const); ok && c.Value.Kind == types.KindInt && c.Value.I == SliceOpen {
+		return ""
+	}
+	return x.String()
 }

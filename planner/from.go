@@ -744,7 +744,7 @@ func (b *binder) view(v *catalog.View) (Node, error) {
 	if err != nil {
 		return nil, pgerror.Newf(pgerror.DataCorrupted, "view %q: %v", v.Name, err)
 	}
-	vb := &binder{p: b.p}
+	vb := &binder{p: b.p, frames: st.Frames}
 	var n Node
 	if st.Compound != nil {
 		n, err = vb.compound(st.Compound, &scope{})

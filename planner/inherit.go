@@ -65,6 +65,9 @@ func (b *binder) appendScans(r *relation, filters []Expr, needed map[int]bool) *
 					if c.Index == oidCol {
 						return oid, nil
 					}
+					if pos[c.Index] < 0 {
+						return &Const{Value: types.Null, T: c.T}, nil // a hidden column m lacks
+					}
 					return &ColRef{Index: pos[c.Index], T: c.T, Name: c.Name}, nil
 				}
 				return x, nil
@@ -75,7 +78,7 @@ func (b *binder) appendScans(r *relation, filters []Expr, needed map[int]bool) *
 		if needed != nil {
 			mneeded = map[int]bool{}
 			for c := range needed {
-				if c != oidCol {
+				if c != oidCol && pos[c] >= 0 {
 					mneeded[pos[c]] = true
 				}
 			}
@@ -87,6 +90,10 @@ func (b *binder) appendScans(r *relation, filters []Expr, needed map[int]bool) *
 		sc := b.chooseScan(m, r.alias, cols, mf, mneeded)
 		p := &Project{Input: sc, Cols: r.cols}
 		for i, c := range r.cols[:oidCol] {
+			if pos[i] < 0 {
+				p.Exprs = append(p.Exprs, &Const{Value: types.Null, T: c.T})
+				continue
+			}
 			p.Exprs = append(p.Exprs, &ColRef{Index: pos[i], T: c.T, Name: c.Name})
 		}
 		p.Exprs = append(p.Exprs, oid)

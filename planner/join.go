@@ -602,6 +602,9 @@ func (b *binder) lookupJoin(left Node, leftRows float64, right Node, rel *relati
 	var bestIdx *catalog.Index
 	best := try(nil, t.PrimaryKey)
 	for _, idx := range t.Indexes {
+		if idx.Predicate != "" {
+			continue // a partial index lacks rows
+		}
 		if idx.Form == catalog.FormInverted && len(try(idx, idx.Columns)) < len(idx.Columns) {
 			continue
 		}

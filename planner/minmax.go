@@ -58,6 +58,9 @@ func (b *binder) firstInKeyOrder(rel *relation, filters []Expr, ref *ColRef, des
 		candidates = append(candidates, c)
 	}
 	for _, idx := range t.Indexes {
+		if idx.Predicate != "" && !b.implies(t, filters, idx) {
+			continue // a partial index lacks the rows its predicate rejects
+		}
 		if c, ok := b.keyAccess(t, idx, idx.Columns, idx.Desc, preds, total); ok {
 			c.indexOnly = b.enabled("index_only") && covers(t, idx, needed) && covers(t, idx, filterCols(filters))
 			candidates = append(candidates, c)

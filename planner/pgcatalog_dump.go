@@ -113,7 +113,7 @@ func dumpRelations() map[string]*vrel {
 		"pg_trigger": {vcols("oid", "o", "tgrelid", "o", "tgparentid", "o", "tgname", "t", "tgfoid", "o", "tgtype", "i2",
 			"tgenabled", "t", "tgisinternal", "b", "tgconstrrelid", "o", "tgconstrindid", "o", "tgconstraint", "o",
 			"tgdeferrable", "b", "tginitdeferred", "b", "tgnargs", "i2", "tgattr", "i2[]", "tgargs", "t", "tgqual", "t",
-			"tgoldtable", "t", "tgnewtable", "t"), vempty},
+			"tgoldtable", "t", "tgnewtable", "t"), pgTrigger},
 		"pg_rewrite": {vcols("oid", "o", "rulename", "t", "ev_class", "o", "ev_type", "t", "ev_enabled", "t",
 			"is_instead", "b", "ev_qual", "t", "ev_action", "t"), vempty},
 		"pg_policy": {vcols("oid", "o", "polname", "t", "polrelid", "o", "polcmd", "t", "polpermissive", "b",

@@ -27,21 +27,44 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		}
 		c := &Case{Operand: oid, T: tText}
 		for _, ix := range g.indexes() {
-			var val Expr = textConst(ix.def())
+			var val Expr = textConst(ix.def(false))
 			if len(args) == 3 {
 				col, err := coerce(args[1], tInt4)
 				if err != nil {
 					return nil, true, err
 				}
+				pretty := false
+				if c, ok := args[2].(*Const); ok && c.Value.Kind == types.KindBool {
+					pretty = c.Value.Bool()
+				}
 				// Column number 0 is the whole definition, n the n-th
 				// key column, anything else the empty string.
-				byCol := &Case{Operand: col, Whens: []When{{Cond: intConst(0), Val: textConst(ix.def())}}, Else: textConst(""), T: tText}
+				byCol := &Case{Operand: col, Whens: []When{{Cond: intConst(0), Val: textConst(ix.def(pretty))}}, Else: textConst(""), T: tText}
 				for i, ord := range ix.cols {
-					byCol.Whens = append(byCol.Whens, When{Cond: intConst(int64(i + 1)), Val: textConst(quoteIdent(ix.t.Columns[ord].Name))})
+					byCol.Whens = append(byCol.Whens, When{Cond: intConst(int64(i + 1)), Val: textConst(ix.column(ord, pretty))})
 				}
 				val = byCol
 			}
 			c.Whens = append(c.Whens, When{Cond: oidConst(ix.oid), Val: val})
+		}
+		return finishCase(c), true, nil
+	case "pg_get_triggerdef":
+		if len(args) != 1 && len(args) != 2 {
+			return nil, false, nil
+		}
+		oid, err := coerce(args[0], tInt8)
+		if err != nil {
+			return nil, true, err
+		}
+		pretty := false
+		if len(args) == 2 {
+			if k, ok := args[1].(*Const); ok && k.Value.Kind == types.KindBool {
+				pretty = k.Value.Bool()
+			}
+		}
+		c := &Case{Operand: oid, T: tText}
+		for _, v := range g.triggers() {
+			c.Whens = append(c.Whens, When{Cond: oidConst(v.oid), Val: textConst(v.def(pretty))})
 		}
 		return finishCase(c), true, nil
 	case "pg_get_constraintdef":

@@ -19,6 +19,8 @@ type vindex struct {
 	unique     bool
 	primary    bool
 	constraint bool // made by a UNIQUE table constraint
+	// pred is a partial index's WHERE predicate as written ("" for none).
+	pred string
 }
 
 // indexes lists every table's primary key and indexes, tables in name
@@ -31,8 +33,12 @@ func (g *vgen) indexes() []vindex {
 				desc: t.PrimaryKeyDesc, unique: true, primary: true})
 		}
 		for _, idx := range t.Indexes {
-			out = append(out, vindex{oid: int64(idx.ID), name: idx.Name, t: t, cols: idx.Columns,
-				desc: idx.Desc, unique: idx.Unique, constraint: idx.Constraint})
+			ix := vindex{oid: int64(idx.ID), name: idx.Name, t: t, cols: idx.Columns,
+				desc: idx.Desc, unique: idx.Unique, constraint: idx.Constraint}
+			if o := t.ColumnOrdinal(idx.Predicate); idx.Predicate != "" && o >= 0 {
+				ix.pred = t.Columns[o].Generated
+			}
+			out = append(out, ix)
 		}
 	}
 	return out
@@ -42,7 +48,7 @@ func (g *vgen) indexes() []vindex {
 func (ix vindex) columnList() string {
 	parts := make([]string, len(ix.cols))
 	for i, c := range ix.cols {
-		parts[i] = quoteIdent(ix.t.Columns[c].Name)
+		parts[i] = ix.column(c, false)
 		if i < len(ix.desc) && ix.desc[i] {
 			parts[i] += " DESC"
 		}
@@ -50,14 +56,45 @@ func (ix vindex) columnList() string {
 	return strings.Join(parts, ", ")
 }
 
-// def is pg_get_indexdef(oid): the CREATE INDEX statement.
-func (ix vindex) def() string {
+// column renders key column c: its name, or for an index over an
+// expression the expression as written, parenthesized once more unless
+// pretty when it is not a function call (as pg_get_indexdef prints
+// "((b + c))", and with pretty "(b + c)").
+func (ix vindex) column(c int, pretty bool) string {
+	g := ix.t.Columns[c].Generated
+	switch {
+	case g == "":
+		return quoteIdent(ix.t.Columns[c].Name)
+	case strings.HasPrefix(g, "(") && !pretty:
+		return "(" + g + ")"
+	}
+	return g
+}
+
+// def is pg_get_indexdef(oid) (pretty: pg_get_indexdef(oid, 0, true)):
+// the CREATE INDEX statement.
+func (ix vindex) def(pretty bool) string {
 	u := ""
 	if ix.unique {
 		u = "UNIQUE "
 	}
-	return "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON public." + quoteIdent(ix.t.Name) +
-		" USING btree (" + ix.columnList() + ")"
+	parts := make([]string, len(ix.cols))
+	for i, c := range ix.cols {
+		parts[i] = ix.column(c, pretty)
+		if i < len(ix.desc) && ix.desc[i] {
+			parts[i] += " DESC"
+		}
+	}
+	out := "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON public." + quoteIdent(ix.t.Name) +
+		" USING btree (" + strings.Join(parts, ", ") + ")"
+	switch {
+	case ix.pred == "":
+	case pretty:
+		out += " WHERE " + ix.pred
+	default:
+		out += " WHERE (" + ix.pred + ")"
+	}
+	return out
 }
 
 // attnums renders the index's attribute numbers space-separated, as
@@ -82,6 +119,7 @@ type vconstraint struct {
 	keys     string
 	refKeys  string
 	delType  string // confdeltype: a, r, c or n ("" outside foreign keys)
+	updType  string // confupdtype, the same for ON UPDATE
 	def      string // pg_get_constraintdef
 	// qualifiedDef is def with the referenced table schema-qualified
 	// (pg_get_constraintdef when public is not on the search path).
@@ -134,27 +172,37 @@ func (g *vgen) constraints() []vconstraint {
 			}
 			c.keys = "{" + strings.Join(keys, ",") + "}"
 			c.refKeys = "{" + strings.Join(refKeys, ",") + "}"
+			// PostgreSQL names ON UPDATE's action first.
 			action := ""
+			if fk.OnUpdate != "" {
+				action = " ON UPDATE " + strings.ToUpper(fk.OnUpdate)
+			}
 			if fk.OnDelete != "" {
-				action = " ON DELETE " + strings.ToUpper(fk.OnDelete)
+				action += " ON DELETE " + strings.ToUpper(fk.OnDelete)
 			}
 			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + quoteIdent(fk.RefTable) +
 				"(" + quoteIdents(refCols) + ")" + action
 			c.qualifiedDef = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES public." + quoteIdent(fk.RefTable) +
 				"(" + quoteIdents(refCols) + ")" + action
-			c.delType = "a"
-			switch fk.OnDelete {
-			case "restrict":
-				c.delType = "r"
-			case "cascade":
-				c.delType = "c"
-			case "set null":
-				c.delType = "n"
-			}
+			c.delType, c.updType = fkActionType(fk.OnDelete), fkActionType(fk.OnUpdate)
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// fkActionType is pg_constraint's confdeltype or confupdtype for a
+// foreign key action as catalog.ForeignKey spells it.
+func fkActionType(action string) string {
+	switch action {
+	case "restrict":
+		return "r"
+	case "cascade":
+		return "c"
+	case "set null":
+		return "n"
+	}
+	return "a"
 }
 
 // fkName is a foreign key's name, PostgreSQL's default when none was
@@ -293,6 +341,9 @@ func pgClass(g *vgen) [][]Expr {
 		for _, fk := range t.ForeignKeys {
 			fkTables[t.Name], fkTables[fk.RefTable] = true, true
 		}
+		if len(t.Triggers) > 0 {
+			fkTables[t.Name] = true // and on a table with triggers
+		}
 	}
 	rel := func(oid int64, name, kind string, am int64, natts int, hasIndex bool, checks int) {
 		out = append(out, vrow(oid, name, oidPublic, 0, 0, oidBootstrapRole, am, oid, 0, 0,
@@ -342,7 +393,7 @@ func pgAttribute(g *vgen) [][]Expr {
 		}
 		ndims := 0
 		if t.category == "A" {
-			ndims = 1 // kvsql's arrays are one-dimensional
+			ndims = 1 // kvsql keeps no declared dimensions (int[][] is int[])
 		}
 		out = append(out, vrow(rel, name, typ, -1, t.len, num, ndims, -1, mod, t.byval, t.align, t.storage(), "",
 			notNull, hasDef, false, identity, "", false, true, 0, coll, nil, nil, nil, nil))
@@ -397,7 +448,7 @@ func pgIndex(g *vgen) [][]Expr {
 		n := len(ix.cols)
 		zeros := strings.TrimSpace(strings.Repeat("0 ", n))
 		out = append(out, vrow(ix.oid, int64(ix.t.ID), n, n, ix.unique, false, ix.primary, false,
-			true, false, true, false, true, true, false, ix.attnums(" "), zeros, zeros, zeros, nil, nil))
+			true, false, true, false, true, true, false, ix.attnums(" "), zeros, zeros, zeros, ix.exprs(), nilIfEmpty(ix.pred)))
 	}
 	return out
 }
@@ -462,12 +513,12 @@ func pgConstraint(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, c := range g.constraints() {
 		var refKeys any
-		delType := " "
+		delType, updType := " ", " "
 		if c.kind == "f" {
-			refKeys, delType = int2Array(c.refKeys), c.delType
+			refKeys, delType, updType = int2Array(c.refKeys), c.delType, c.updType
 		}
 		out = append(out, vrow(c.oid, c.name, oidPublic, c.kind, false, false, true, int64(c.t.ID), 0,
-			c.index, 0, c.refTable, "a", delType, "s", true, 0, true, int2Array(c.keys), refKeys, nil))
+			c.index, 0, c.refTable, updType, delType, "s", true, 0, true, int2Array(c.keys), refKeys, nil))
 	}
 	return out
 }
@@ -530,7 +581,7 @@ func pgViews(g *vgen) [][]Expr {
 func pgIndexes(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, ix := range g.indexes() {
-		out = append(out, vrow("public", ix.t.Name, ix.name, nil, ix.def()))
+		out = append(out, vrow("public", ix.t.Name, ix.name, nil, ix.def(false)))
 	}
 	return out
 }
@@ -602,4 +653,27 @@ func partKeyDef(spec *catalog.PartitionSpec) string {
 		}
 	}
 	return strings.ToUpper(spec.Strategy) + " (" + strings.Join(keys, ", ") + ")"
+}
+
+// exprs is pg_index.indexprs: NULL for an index of columns, else the key
+// expressions as written (PostgreSQL keeps a node tree; clients test it
+// for NULL).
+func (ix vindex) exprs() any {
+	var out []string
+	for _, c := range ix.cols {
+		if g := ix.t.Columns[c].Generated; g != "" {
+			out = append(out, g)
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	return strings.Join(out, ", ")
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

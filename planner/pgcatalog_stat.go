@@ -24,6 +24,33 @@ type BackendActivity struct {
 	// transaction (aborted)"; Query the running statement's text, or the
 	// last one's when idle.
 	State, Query string
+	// Copy and CreateIndex are the progress of the session's running COPY
+	// or CREATE INDEX, nil when none runs (pg_stat_progress_copy and
+	// pg_stat_progress_create_index).
+	Copy        *CopyProgress
+	CreateIndex *IndexProgress
+}
+
+// CopyProgress is one running COPY as pg_stat_progress_copy shows it.
+type CopyProgress struct {
+	RelID   int64  // the table's OID; 0 for COPY (query) TO
+	Command string // "COPY FROM" or "COPY TO"
+	// Type is where the data comes from or goes to: "PIPE" (STDIN or
+	// STDOUT, the only kind kvsql has).
+	Type                            string
+	BytesProcessed, TuplesProcessed int64
+}
+
+// IndexProgress is one running CREATE INDEX or REINDEX as
+// pg_stat_progress_create_index shows it. kvsql builds an index in one
+// pass over the table, writing each row's entry as it reads the row, so
+// the only phase it reports is "building index: loading tuples in tree",
+// with the table's live-row estimate as tuples_total; it has no blocks
+// and waits for no lockers.
+type IndexProgress struct {
+	RelID, IndexRelID       int64
+	Command, Phase          string
+	TuplesTotal, TuplesDone int64
 }
 
 func init() {
@@ -34,18 +61,21 @@ func init() {
 		"client_hostname", "t", "client_port", "i4", "backend_start", "tz", "xact_start", "tz",
 		"query_start", "tz", "state_change", "tz", "wait_event_type", "t", "wait_event", "t", "state", "t",
 		"backend_xid", "i8", "backend_xmin", "i8", "query_id", "i8", "query", "t", "backend_type", "t"), pgStatActivity}
+	pgCatalogRelations["pg_stat_progress_copy"] = &vrel{vcols("pid", "i4", "datid", "o", "datname", "t",
+		"relid", "o", "command", "t", "type", "t", "bytes_processed", "i8", "bytes_total", "i8",
+		"tuples_processed", "i8", "tuples_excluded", "i8"), pgStatProgressCopy}
+	pgCatalogRelations["pg_stat_progress_create_index"] = &vrel{vcols("pid", "i4", "datid", "o", "datname", "t",
+		"relid", "o", "index_relid", "o", "command", "t", "phase", "t", "lockers_total", "i8", "lockers_done", "i8",
+		"current_locker_pid", "i8", "blocks_total", "i8", "blocks_done", "i8", "tuples_total", "i8", "tuples_done", "i8",
+		"partitions_total", "i8", "partitions_done", "i8"), pgStatProgressCreateIndex}
 }
 
 // pgStatActivity lists every session of the server. Its rows change from
 // one execution to the next, so the plan is marked Volatile and never
 // reused.
 func pgStatActivity(g *vgen) [][]Expr {
-	g.b.p.Volatile = true
-	if g.b.p.Activity == nil {
-		return nil
-	}
 	var rows [][]Expr
-	for _, a := range g.b.p.Activity() {
+	for _, a := range g.activity() {
 		var datid any
 		if a.Database != "" {
 			datid = g.databaseOID(a.Database)
@@ -58,6 +88,72 @@ func pgStatActivity(g *vgen) [][]Expr {
 			a.ApplicationName, addr, nil, port, tsOrNull(a.BackendStart), tsOrNull(a.XactStart),
 			tsOrNull(a.QueryStart), tsOrNull(a.StateChange), nil, nil, a.State, nil, nil, nil, a.Query,
 			"client backend"))
+	}
+	return rows
+}
+
+// pgStatProgressCopy lists the sessions running a COPY. Volatile, as
+// pg_stat_activity is.
+func pgStatProgressCopy(g *vgen) [][]Expr {
+	var rows [][]Expr
+	for _, a := range g.activity() {
+		if c := a.Copy; c != nil {
+			// bytes_total is 0 for a pipe, as in PostgreSQL: the size is
+			// not known in advance.
+			rows = append(rows, vrow(int(a.PID), g.databaseOID(a.Database), a.Database, c.RelID, c.Command, c.Type,
+				c.BytesProcessed, 0, c.TuplesProcessed, 0))
+		}
+	}
+	return rows
+}
+
+// pgStatProgressCreateIndex lists the sessions building an index.
+func pgStatProgressCreateIndex(g *vgen) [][]Expr {
+	var rows [][]Expr
+	for _, a := range g.activity() {
+		if c := a.CreateIndex; c != nil {
+			rows = append(rows, vrow(int(a.PID), g.databaseOID(a.Database), a.Database, c.RelID, c.IndexRelID,
+				c.Command, c.Phase, 0, 0, 0, 0, 0, c.TuplesTotal, c.TuplesDone, 0, 0))
+		}
+	}
+	return rows
+}
+
+// activity is the server's sessions (none without Planner.Activity);
+// reading them makes the plan Volatile.
+func (g *vgen) activity() []BackendActivity {
+	g.b.p.Volatile = true
+	if g.b.p.Activity == nil {
+		return nil
+	}
+	return g.b.p.Activity()
+}
+
+// CursorInfo is one open cursor of the session as pg_cursors shows it;
+// the session layer fills it in (Planner.Cursors).
+type CursorInfo struct {
+	Name string
+	// Statement is the text of the query string that declared it.
+	Statement                    string
+	Holdable, Binary, Scrollable bool
+	Created                      time.Time
+}
+
+func init() {
+	pgCatalogRelations["pg_cursors"] = &vrel{vcols("name", "t", "statement", "t", "is_holdable", "b",
+		"is_binary", "b", "is_scrollable", "b", "creation_time", "tz"), pgCursors}
+}
+
+// pgCursors lists the session's cursors. They change without the catalog
+// changing, so the plan is marked Volatile and never reused.
+func pgCursors(g *vgen) [][]Expr {
+	g.b.p.Volatile = true
+	if g.b.p.Cursors == nil {
+		return nil
+	}
+	var rows [][]Expr
+	for _, c := range g.b.p.Cursors() {
+		rows = append(rows, vrow(c.Name, c.Statement, c.Holdable, c.Binary, c.Scrollable, tsOrNull(c.Created)))
 	}
 	return rows
 }

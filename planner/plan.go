@@ -440,6 +440,9 @@ type Insert struct {
 	UpdateWhere Expr
 	// Checks are the table's CHECK constraints over a full-width row.
 	Checks []CheckExpr
+	// Generated computes the table's generated columns (generated.go)
+	// over the full-width row, before the checks.
+	Generated []Assignment
 	// FKs are the table's foreign keys: each new row's key must exist.
 	FKs []FKRef
 	// Referenced are the foreign keys referencing the table (for ON
@@ -463,8 +466,10 @@ type FKRef struct {
 	ParentIndex *catalog.Index
 	ParentCols  []int
 	OnDelete    string // as catalog.ForeignKey
-	// ChildRefs, for ON DELETE CASCADE, are the keys referencing Child,
-	// whose rows a cascading delete releases in turn.
+	OnUpdate    string // as catalog.ForeignKey
+	// ChildRefs, for ON DELETE or ON UPDATE CASCADE, are the keys
+	// referencing Child, whose rows a cascading delete or update
+	// releases in turn.
 	ChildRefs []FKRef
 	// Parts, when Parent is partitioned (and so holds no rows), are its
 	// leaf partitions' matching keys, where a referenced row is looked
@@ -500,6 +505,7 @@ type Update struct {
 	Returning []Expr
 	Cols      []Column
 	Checks    []CheckExpr  // the table's CHECK constraints
+	Generated []Assignment // the table's generated columns, as Insert's
 	Bounds    []BoundCheck // a partition's bound (see Insert)
 	// Move, for an UPDATE through a partitioned table, inserts (routed
 	// from the partitioned table) a row whose new key leaves its

@@ -25,6 +25,15 @@ type Planner struct {
 	// Activity lists the server's sessions for pg_stat_activity; nil
 	// means none.
 	Activity func() []BackendActivity
+	// Cursors lists the session's open cursors for pg_cursors; nil
+	// means none.
+	Cursors func() []CursorInfo
+	// CursorTarget, set by the caller when it plans a cursor's query,
+	// is filled in by planning (currentof.go).
+	CursorTarget *CursorTarget
+	// CurrentOf reads the key of a cursor's current row for WHERE
+	// CURRENT OF; nil refuses the clause.
+	CurrentOf CurrentRowKey
 	// Volatile is set by planning when the plan holds rows that change
 	// without the catalog changing (pg_stat_activity's): the caller must
 	// not reuse it for another execution.
@@ -63,15 +72,18 @@ type binder struct {
 	// operation; keepUnknown tells its SELECT block to leave untyped
 	// output columns for the operation to resolve.
 	setOpBranch, keepUnknown bool
-	// frameOffsets are the statement's hoisted window frame offsets
-	// (parse.Statement.FrameOffsets).
-	frameOffsets []sqlparser.Expr
+	// frames are the statement's window frame clauses
+	// (parse.Statement.Frames).
+	frames []parse.WindowFrame
+	// currentOf is the cursor of UPDATE / DELETE ... WHERE CURRENT OF.
+	currentOf string
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
 
 func (b *binder) statement(st *parse.Statement) (Node, error) {
-	b.frameOffsets = st.FrameOffsets
+	b.frames = st.Frames
+	b.currentOf = st.CurrentOf
 	if st.Compound != nil {
 		return b.compound(st.Compound, &scope{})
 	}

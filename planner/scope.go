@@ -29,6 +29,9 @@ type scope struct {
 	win *winCollector
 	// aggContext names the clause for the "not allowed" error.
 	aggContext string
+	// insertTarget, in an INSERT's VALUES row, is the type of the column
+	// the value is for: what parse.MarkerInsertTarget stands for.
+	insertTarget *types.T
 	// correlated is set on the subquery scope when a column of an
 	// enclosing scope is referenced.
 	correlated bool

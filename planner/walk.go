@@ -265,7 +265,7 @@ func nodeExprSlots(n Node) []*Expr {
 		keys(v.Order)
 		for i := range v.Funcs {
 			list(v.Funcs[i].Args)
-			each(&v.Funcs[i].Frame.Start.Offset, &v.Funcs[i].Frame.End.Offset,
+			each(&v.Funcs[i].Filter, &v.Funcs[i].Frame.Start.Offset, &v.Funcs[i].Frame.End.Offset,
 				&v.Funcs[i].Frame.Start.Target, &v.Funcs[i].Frame.End.Target)
 		}
 	case *Sort:

@@ -51,6 +51,10 @@ type activity struct {
 	// interleaves portals (a suspended one stays open).
 	running map[uint64]context.CancelCauseFunc
 	nextID  uint64
+	// copy and createIndex are the progress of a running COPY or index
+	// build (progress.go), nil when none runs.
+	copy        *planner.CopyProgress
+	createIndex *planner.IndexProgress
 }
 
 // registry is a DB's sessions by process ID.
@@ -136,6 +140,14 @@ func (s *Session) activityRow() planner.BackendActivity {
 	s.act.mu.Lock()
 	a.State, a.Query = s.act.state, s.act.query
 	a.QueryStart, a.StateChange, a.XactStart = s.act.queryStart, s.act.stateChange, s.act.xactStart
+	if c := s.act.copy; c != nil {
+		cp := *c
+		a.Copy = &cp
+	}
+	if c := s.act.createIndex; c != nil {
+		cp := *c
+		a.CreateIndex = &cp
+	}
 	s.act.mu.Unlock()
 	if a.State == "" {
 		a.State, a.StateChange = "idle", s.start

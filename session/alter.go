@@ -137,6 +137,12 @@ func (s *Session) renameTable(t *txn, table string, o *sqlparser.RenameTableName
 		return pgerror.Newf(pgerror.FeatureNotSupported, "cannot rename table %q: %s refers to it, and kvsql keeps its SQL text", table, dep)
 	}
 	next, err := t.cat.RenameTable(t.kv, s.database, table, name)
+	if pgerror.HasCode(err, pgerror.UndefinedTable) {
+		if _, serr := t.cat.Sequence(s.database, table); serr == nil {
+			// ALTER TABLE works on a sequence too, as in PostgreSQL.
+			next, err = t.cat.RenameSequence(t.kv, s.database, table, name)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -177,12 +183,36 @@ func (s *Session) dropColumn(t *txn, table string, o *sqlparser.DropColumn) erro
 			checks = append(checks, ch.Name)
 		}
 	}
-	next, err := t.cat.DropColumn(t.kv, s.database, table, col, checks)
+	// An index over an expression of the column, or whose predicate reads
+	// it, goes with it, as PostgreSQL drops it (with its hidden columns).
+	cat := t.cat
+	for _, idx := range tbl.Indexes {
+		if indexReads(tbl, idx, col) {
+			if cat, err = cat.DropIndex(t.kv, s.database, idx.Name); err != nil {
+				return err
+			}
+		}
+	}
+	next, err := cat.DropColumn(t.kv, s.database, table, col, checks)
 	if err != nil {
 		return err
 	}
 	t.setCatalog(next)
 	return nil
+}
+
+// indexReads reports whether idx has an expression or a predicate that
+// reads column col of t.
+func indexReads(t *catalog.Table, idx *catalog.Index, col string) bool {
+	for _, o := range idx.Columns {
+		if g := t.Columns[o].Generated; g != "" && parse.Mentions(g, col) {
+			return true
+		}
+	}
+	if o := t.ColumnOrdinal(idx.Predicate); idx.Predicate != "" && o >= 0 {
+		return parse.Mentions(t.Columns[o].Generated, col)
+	}
+	return false
 }
 
 func dependsOn(col, table, detail string) error {

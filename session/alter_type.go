@@ -119,6 +119,11 @@ func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStm
 // typeChangeDependents refuses a type change of col that a foreign key
 // (either way), a view or a trigger depends on.
 func (s *Session) typeChangeDependents(t *txn, tbl *catalog.Table, col string) error {
+	for _, idx := range tbl.Indexes {
+		if indexReads(tbl, idx, col) {
+			return pgerror.Newf(pgerror.FeatureNotSupported, "cannot alter type of column %q: index %s has an expression or predicate over it (drop the index first)", col, idx.Name)
+		}
+	}
 	for _, fk := range tbl.ForeignKeys {
 		if slicesContains(fk.Columns, col) {
 			return pgerror.Newf(pgerror.FeatureNotSupported, "cannot alter type of column %q: foreign key %s uses it", col, fk.Name)

@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"errors"
 	"strings"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -16,9 +18,13 @@ import (
 // one transaction (the session's, or its own that commits in Finish), so a
 // failed COPY stores nothing.
 func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
-	spec := &backend.CopySpec{In: c.From, Format: c.Format, Delimiter: c.Delimiter, Header: c.Header}
+	if err := checkCopyOptions(c); err != nil {
+		return nil, err
+	}
+	spec := &backend.CopySpec{In: c.From, Format: c.Format, Delimiter: c.Delimiter, Header: c.Header,
+		HeaderMatch: c.HeaderMatch, Quote: c.Quote, Escape: c.Escape}
 	if c.NullSet {
-		spec.Null = c.Null
+		spec.Null, spec.NullSet = c.Null, true
 	}
 	if c.Query != nil {
 		if c.From {
@@ -29,13 +35,26 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 			return nil, err
 		}
 		spec.Columns = q.cols
+		names := make([]string, len(q.cols))
+		for i, col := range q.cols {
+			names[i] = col.Name
+		}
+		if err := setForceOptions(spec, c, names, nil); err != nil {
+			return nil, err
+		}
 		spec.Rows = func(ctx context.Context) (backend.Result, error) { return s.run(ctx, q, nil) }
 		return spec, nil
 	}
 	cat := s.catalog()
 	tbl, err := cat.Table(s.database, c.Table)
 	if err != nil {
-		return nil, err
+		return nil, copyViewError(cat, s.database, c, err)
+	}
+	if c.Freeze && c.From && (s.cur == nil || !s.cur.isFresh(tbl.ID)) {
+		// PostgreSQL writes FREEZE rows frozen, which is safe only in a
+		// table no other transaction can have seen. kvsql's rows need no
+		// freezing; the rule is kept so a script behaves the same on both.
+		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction")
 	}
 	names := c.Columns
 	if len(names) == 0 {
@@ -51,9 +70,15 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		if o < 0 {
 			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", n, tbl.Name)
 		}
+		if indexOf(names[:i], n) >= 0 {
+			return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", n)
+		}
 		col := tbl.Columns[o]
 		spec.Columns = append(spec.Columns, backend.Column{Name: col.Name, Type: col.Type, TableOID: uint32(tbl.ID), Attr: int16(o + 1)})
 		quoted[i] = `"` + strings.ReplaceAll(n, `"`, `""`) + `"`
+	}
+	if err := setForceOptions(spec, c, names, tbl); err != nil {
+		return nil, err
 	}
 	list := strings.Join(quoted, ", ")
 	table := `"` + strings.ReplaceAll(tbl.Name, `"`, `""`) + `"`
@@ -79,13 +104,24 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 	for i := range placeholders {
 		placeholders[i] = "$" + itoa(int64(i+1))
 	}
-	ins, err := parse.ParseOne("INSERT INTO " + table + " (" + list + ") OVERRIDING SYSTEM VALUE VALUES (" + strings.Join(placeholders, ", ") + ")")
+	values := "VALUES (" + strings.Join(placeholders, ", ") + ")"
+	if c.Where != "" {
+		// COPY ... WHERE: the rows pass through the condition, over the
+		// table's name and the COPY's column names.
+		values = "SELECT * FROM (" + values + ") AS " + table + " (" + list + ") WHERE " + c.Where
+	}
+	ins, err := parse.ParseOne("INSERT INTO " + table + " (" + list + ") OVERRIDING SYSTEM VALUE " + values)
 	if err != nil {
 		return nil, err
 	}
 	declared := make([]types.T, len(spec.Columns))
 	for i, col := range spec.Columns {
 		declared[i] = col.Type
+	}
+	if c.Where != "" {
+		if _, _, err := s.planner(cat).Plan(&ins, declared); err != nil {
+			return nil, copyWhereError(err)
+		}
 	}
 	var t *txn
 	auto := false
@@ -101,11 +137,11 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 			t, auto = s.begin(), true
 		}
 	}
-	spec.Insert = func(ctx context.Context, rows [][]types.Datum) error {
+	spec.Insert = func(ctx context.Context, rows [][]types.Datum) (int64, error) {
 		begin()
 		plan, _, err := s.planner(t.cat).Plan(&ins, declared)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		batch := &planner.Values{Cols: make([]planner.Column, len(spec.Columns))}
 		for i, col := range spec.Columns {
@@ -115,7 +151,7 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 			exprs := make([]planner.Expr, len(r))
 			for i, d := range r {
 				if int64(len(d.S)) > s.db.maxValueSize() {
-					return pgerror.Newf(pgerror.ProgramLimitExceeded, "COPY field of %d bytes for column %q exceeds the value limit of %d bytes", len(d.S), spec.Columns[i].Name, s.db.maxValueSize())
+					return 0, pgerror.Newf(pgerror.ProgramLimitExceeded, "COPY field of %d bytes for column %q exceeds the value limit of %d bytes", len(d.S), spec.Columns[i].Name, s.db.maxValueSize())
 				}
 				exprs[i] = &planner.Const{Value: d, T: spec.Columns[i].Type}
 			}
@@ -123,14 +159,14 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		}
 		plan, ok := withValues(plan, batch)
 		if !ok {
-			return pgerror.New(pgerror.Internal, "COPY: unexpected INSERT plan shape")
+			return 0, pgerror.New(pgerror.Internal, "COPY: unexpected INSERT plan shape")
 		}
 		n, err := exec.Run(s.execCtx(ctx, t, nil), plan)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		t.addRows(tbl.ID, n)
-		return nil
+		return n, nil
 	}
 	spec.Finish = func(ctx context.Context, err error) error {
 		if t == nil {
@@ -151,11 +187,20 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 }
 
 // withValues returns plan with its VALUES leaf replaced by v (the plan of
-// INSERT ... VALUES: Insert over an optional Project over Values).
+// INSERT ... VALUES: Insert over optional Projects and, for COPY ...
+// WHERE, a Filter, over Values).
 func withValues(n planner.Node, v *planner.Values) (planner.Node, bool) {
 	switch p := n.(type) {
 	case *planner.Values:
 		return v, true
+	case *planner.Filter:
+		in, ok := withValues(p.Input, v)
+		if !ok {
+			return nil, false
+		}
+		c := *p
+		c.Input = in
+		return &c, true
 	case *planner.Project:
 		in, ok := withValues(p.Input, v)
 		if !ok {
@@ -174,6 +219,34 @@ func withValues(n planner.Node, v *planner.Values) (planner.Node, bool) {
 		return &c, true
 	}
 	return nil, false
+}
+
+// copyViewError is PostgreSQL's 42809 for COPY of a view (a view has
+// no rows to read or write: COPY (SELECT ...) TO reads it), else err.
+func copyViewError(cat *catalog.Catalog, db string, c *parse.CopyStmt, err error) error {
+	if _, verr := cat.View(db, c.Table); verr != nil {
+		return err
+	}
+	if c.From {
+		e := pgerror.Newf(pgerror.WrongObjectType, "cannot copy to view %q", c.Table)
+		e.Hint = "To enable copying to a view, provide an INSTEAD OF INSERT trigger."
+		return e
+	}
+	e := pgerror.Newf(pgerror.WrongObjectType, "cannot copy from view %q", c.Table)
+	e.Hint = "Try the COPY (SELECT ...) TO variant."
+	return e
+}
+
+// copyWhereError names COPY FROM's WHERE condition in the errors the
+// planner reports for a WHERE clause, as PostgreSQL does.
+func copyWhereError(err error) error {
+	var pe *pgerror.Error
+	if errors.As(err, &pe) && strings.HasSuffix(pe.Message, "not allowed in WHERE") {
+		c := *pe
+		c.Message = strings.TrimSuffix(pe.Message, "WHERE") + "COPY FROM WHERE conditions"
+		return &c
+	}
+	return err
 }
 
 // copyTo runs COPY ... TO STDOUT outside the wire protocol (in process):

@@ -3,9 +3,13 @@ package session
 import (
 	"context"
 	"fmt"
+	"sort"
+	"time"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 	"github.com/kvsql/kvsql/wire/backend"
@@ -31,6 +35,27 @@ type cursorState struct {
 	size, limit, keep int64
 	scroll            bool
 	base              int64
+	// noScroll is DECLARE ... NO SCROLL: every move backwards fails.
+	noScroll bool
+	// failed is set when reading the query failed: the cursor is dead
+	// (PostgreSQL's failed portal) until it is closed.
+	failed bool
+	// declaredIn is the transaction that declared the cursor until that
+	// transaction commits: its rollback closes the cursor, held or not.
+	// level is how many savepoints it had then: rolling back to one of
+	// them closes the cursor too.
+	declaredIn *txn
+	level      int
+	// For pg_cursors: the text of the statement that declared it, its
+	// options and when.
+	statement  string
+	binary     bool
+	scrollable bool
+	created    time.Time
+	// table is the table the query simply scans (0: none), whose primary
+	// key each row carries in its columns key, for WHERE CURRENT OF.
+	table uint64
+	key   []int
 }
 
 // errScanForward is PostgreSQL's error for moving a cursor without
@@ -110,11 +135,27 @@ func (c *cursorState) close() {
 	}
 }
 
-// closeCursors ends the cursors of the finished transaction (all but the
-// held ones).
-func (s *Session) closeCursors() {
+// closeCursors ends the cursors of finished, a transaction that
+// committed (all but the held ones) or rolled back (aborted: also the
+// held ones it declared).
+func (s *Session) closeCursors(finished *txn, aborted bool) {
 	for name, c := range s.cursors {
-		if !c.hold {
+		if !c.hold || aborted && c.declaredIn == finished {
+			c.close()
+			delete(s.cursors, name)
+			continue
+		}
+		if c.declaredIn == finished {
+			c.declaredIn = nil
+		}
+	}
+}
+
+// closeCursorsAfter ends the cursors declared after savepoint i of the
+// open transaction (ROLLBACK TO that savepoint).
+func (s *Session) closeCursorsAfter(i int) {
+	for name, c := range s.cursors {
+		if c.declaredIn == s.cur && c.level > i {
 			c.close()
 			delete(s.cursors, name)
 		}
@@ -132,10 +173,10 @@ func (s *Session) cursorColumns(cs *parse.CursorStmt) []backend.Column {
 	return nil
 }
 
-func (s *Session) cursorStmt(ctx context.Context, cs *parse.CursorStmt, params []types.Datum) (backend.Result, error) {
+func (s *Session) cursorStmt(ctx context.Context, cs *parse.CursorStmt, sql string, params []types.Datum) (backend.Result, error) {
 	switch cs.Op {
 	case "declare":
-		return s.declare(ctx, cs, params)
+		return s.declare(ctx, cs, sql, params)
 	case "close":
 		if cs.Name == "" {
 			for name, c := range s.cursors {
@@ -156,20 +197,33 @@ func (s *Session) cursorStmt(ctx context.Context, cs *parse.CursorStmt, params [
 	if !ok {
 		return nil, pgerror.Newf(pgerror.InvalidCursorName, "cursor %q does not exist", cs.Name)
 	}
+	if c.failed {
+		return nil, pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "portal %q cannot be run", cs.Name)
+	}
+	if c.noScroll && cs.Backward(c.pos) {
+		return nil, errScanForward()
+	}
 	rows, err := c.fetch(cs)
 	if err != nil {
+		if !pgerror.HasCode(err, pgerror.ObjectNotInPrerequisiteState) {
+			c.failed = true
+		}
 		return nil, err
 	}
-	tag := fmt.Sprintf("FETCH %d", len(rows))
 	if cs.Op == "move" {
 		return &staticResult{tag: fmt.Sprintf("MOVE %d", len(rows))}, nil
 	}
-	return &staticResult{rows: rows, tag: tag}, nil
+	// The rows the cursor keeps may end with hidden key columns.
+	out := make([][]types.Datum, len(rows))
+	for i, r := range rows {
+		out[i] = r[:len(c.cols)]
+	}
+	return &staticResult{rows: out, tag: fmt.Sprintf("FETCH %d", len(rows))}, nil
 }
 
 // declare opens a cursor: in the transaction block, or, WITH HOLD, read
 // whole in a transaction of its own (or the block's).
-func (s *Session) declare(ctx context.Context, cs *parse.CursorStmt, params []types.Datum) (backend.Result, error) {
+func (s *Session) declare(ctx context.Context, cs *parse.CursorStmt, sql string, params []types.Datum) (backend.Result, error) {
 	if s.cur == nil && !cs.Hold {
 		return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 	}
@@ -177,11 +231,20 @@ func (s *Session) declare(ctx context.Context, cs *parse.CursorStmt, params []ty
 		return nil, pgerror.Newf(pgerror.DuplicateCursor, "cursor %q already exists", cs.Name)
 	}
 	limit := s.queryMemLimit()
-	c := &cursorState{hold: cs.Hold, scroll: cs.Scroll, limit: limit, keep: min(s.workMem(), limit)}
+	c := &cursorState{hold: cs.Hold, scroll: cs.Scroll, noScroll: cs.NoScroll, limit: limit, keep: min(s.workMem(), limit),
+		statement: sql, binary: cs.Binary, scrollable: cs.Scrollable(), created: time.Now()}
+	if s.cur != nil {
+		c.declaredIn, c.level = s.cur, len(s.cur.savepoints)
+	}
 	open := func(t *txn) error {
-		plan, _, err := s.planner(t.cat).Plan(cs.Query, nil)
+		pl := s.planner(t.cat)
+		pl.CursorTarget = &planner.CursorTarget{}
+		plan, _, err := pl.Plan(cs.Query, nil)
 		if err != nil {
 			return err
+		}
+		if tg := pl.CursorTarget; tg.Table != nil && len(tg.Key) == len(tg.Table.PrimaryKey) {
+			c.table, c.key = tg.Table.ID, tg.Key
 		}
 		for _, col := range plan.Columns() {
 			if !col.Hidden {
@@ -297,4 +360,40 @@ func (c *cursorState) fetch(cs *parse.CursorStmt) ([][]types.Datum, error) {
 		}
 	}
 	return out, nil
+}
+
+// cursorList describes the session's open cursors for pg_cursors, by
+// name.
+func (s *Session) cursorList() []planner.CursorInfo {
+	out := make([]planner.CursorInfo, 0, len(s.cursors))
+	for name, c := range s.cursors {
+		out = append(out, planner.CursorInfo{Name: name, Statement: c.statement, Holdable: c.hold,
+			Binary: c.binary, Scrollable: c.scrollable, Created: c.created})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// currentRowKey is planner.CurrentOf: the key of the row cursor name
+// stands on, which must be a row of t.
+func (s *Session) currentRowKey(name string, t *catalog.Table) ([]types.Datum, error) {
+	c, ok := s.cursors[name]
+	if !ok {
+		return nil, pgerror.Newf(pgerror.InvalidCursorName, "cursor %q does not exist", name)
+	}
+	if c.hold && c.declaredIn == nil {
+		return nil, pgerror.Newf(pgerror.InvalidCursorState, "cursor %q is held from a previous transaction", name)
+	}
+	if c.table != t.ID || len(c.key) != len(t.PrimaryKey) {
+		return nil, pgerror.Newf(pgerror.InvalidCursorState, "cursor %q is not a simply updatable scan of table %q", name, t.Name)
+	}
+	if c.pos < 1 || c.pos > c.end() || c.pos <= c.base {
+		return nil, pgerror.Newf(pgerror.InvalidCursorState, "cursor %q is not positioned on a row", name)
+	}
+	row := c.rows[c.pos-1-c.base]
+	key := make([]types.Datum, len(c.key))
+	for i, k := range c.key {
+		key[i] = row[k]
+	}
+	return key, nil
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -94,6 +97,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 			if err := truncate(t, tbl); err != nil {
 				return "", err
 			}
+			t.markFresh(tbl.ID)
 		}
 		return "TRUNCATE TABLE", nil
 	case p.Reindex != nil:
@@ -112,12 +116,18 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 	switch ast := p.AST.(type) {
 	case *sqlparser.CreateTable:
 		if ast.Select != nil {
-			return s.createTableAs(ctx, t, ast)
+			return s.createTableAs(ctx, t, ast, p.Frames)
 		}
-		if err := s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks); err != nil || p.PartitionBy == nil {
-			return "CREATE TABLE", err
+		if err := s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks); err != nil {
+			return "", err
 		}
-		return "CREATE TABLE", s.setPartitionBy(t, ast.Table.Name.String(), p.PartitionBy)
+		if tbl, err := t.cat.Table(db, ast.Table.Name.String()); err == nil {
+			t.markFresh(tbl.ID)
+		}
+		if p.PartitionBy != nil {
+			return "CREATE TABLE", s.setPartitionBy(t, ast.Table.Name.String(), p.PartitionBy)
+		}
+		return "CREATE TABLE", nil
 	case *sqlparser.DropTable:
 		var names []string
 		for _, tn := range ast.FromTables {
@@ -174,7 +184,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 				return "", err
 			}
 		}
-		body := parse.Statement{AST: ast.Select}
+		body := parse.Statement{AST: ast.Select, Frames: p.Frames}
 		if _, _, err := s.planner(cat).Plan(&body, nil); err != nil {
 			return "", err
 		}
@@ -238,6 +248,29 @@ func truncate(t *txn, tbl *catalog.Table) error {
 // createTable turns CREATE TABLE into a catalog.TableDef.
 // createTable runs CREATE TABLE; identityAlways names the columns declared
 // GENERATED ALWAYS AS IDENTITY.
+// createTableLike is CREATE TABLE name (LIKE src): src's columns with
+// their types and NOT NULL constraints, and nothing else (no defaults,
+// keys, indexes or checks: PostgreSQL copies those only when INCLUDING
+// says so).
+func (s *Session) createTableLike(t *txn, name, src string) error {
+	from, err := t.cat.Table(s.database, src)
+	if err != nil {
+		return err
+	}
+	def := catalog.TableDef{Name: name}
+	for _, c := range from.Columns {
+		if !c.Hidden {
+			def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull})
+		}
+	}
+	next, err := t.cat.CreateTable(t.kv, s.database, def)
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
+
 func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways, identityByDefault []string, checks []parse.CheckDef) error {
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
@@ -245,8 +278,11 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			return nil
 		}
 	}
-	if ct.OptLike != nil || ct.TableSpec == nil {
-		return pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE ... (LIKE ...) is not supported")
+	if ct.OptLike != nil {
+		return s.createTableLike(t, name, ct.OptLike.LikeTable.Name.String())
+	}
+	if ct.TableSpec == nil {
+		return pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE without a column list is not supported")
 	}
 	def := catalog.TableDef{Name: name}
 	for _, cd := range ct.TableSpec.Columns {
@@ -268,7 +304,11 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 				def.Uniques = append(def.Uniques, catalog.UniqueDef{Columns: []string{col.Name}})
 			}
 			if ref := o.Reference; ref != nil {
-				def.ForeignKeys = append(def.ForeignKeys, foreignKey("", []string{col.Name}, ref))
+				fk, err := foreignKey("", []string{col.Name}, ref)
+				if err != nil {
+					return err
+				}
+				def.ForeignKeys = append(def.ForeignKeys, fk)
 			}
 		}
 	}
@@ -305,7 +345,11 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			for _, c := range d.Source {
 				cols = append(cols, c.String())
 			}
-			def.ForeignKeys = append(def.ForeignKeys, foreignKey(cd.Name.String(), cols, d.ReferenceDefinition))
+			fk, err := foreignKey(cd.Name.String(), cols, d.ReferenceDefinition)
+			if err != nil {
+				return err
+			}
+			def.ForeignKeys = append(def.ForeignKeys, fk)
 		case *sqlparser.CheckConstraintDefinition:
 			return pgerror.New(pgerror.FeatureNotSupported, "CHECK constraints are not supported")
 		}
@@ -426,7 +470,7 @@ func checkColumns(expr string) []string {
 // createTableAs runs CREATE TABLE name AS query: a table with the query's
 // output columns (their names and types; no primary key) filled with its
 // rows, in one transaction. The tag is SELECT n, as in PostgreSQL.
-func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.CreateTable) (string, error) {
+func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.CreateTable, frames []parse.WindowFrame) (string, error) {
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
 		if _, err := t.cat.Table(s.database, name); err == nil {
@@ -436,7 +480,7 @@ func (s *Session) createTableAs(ctx context.Context, t *txn, ct *sqlparser.Creat
 	if ct.TableSpec != nil && len(ct.TableSpec.Columns) > 0 {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "CREATE TABLE name (columns) AS is not supported")
 	}
-	return s.createFromQuery(ctx, t, name, &parse.Statement{AST: ct.Select}, "", true)
+	return s.createFromQuery(ctx, t, name, &parse.Statement{AST: ct.Select, Frames: frames}, "", true)
 }
 
 // createFromQuery creates table name with the query's output columns and,
@@ -510,8 +554,21 @@ func (s *Session) fillFromQuery(ctx context.Context, t *txn, name string, query 
 	return int64(n), err
 }
 
-func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) catalog.ForeignKey {
+// foreignKey converts a REFERENCES clause. SET DEFAULT, on delete or
+// update, is refused: kvsql does not set referencing rows to their
+// defaults.
+func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) (catalog.ForeignKey, error) {
 	fk := catalog.ForeignKey{Name: name, Columns: cols, RefTable: ref.ReferencedTable.Name.String()}
+	switch ref.OnUpdate {
+	case sqlparser.Restrict:
+		fk.OnUpdate = "restrict"
+	case sqlparser.Cascade:
+		fk.OnUpdate = "cascade"
+	case sqlparser.SetNull:
+		fk.OnUpdate = "set null"
+	case sqlparser.SetDefault:
+		return fk, pgerror.New(pgerror.FeatureNotSupported, "foreign key action ON UPDATE SET DEFAULT is not supported")
+	}
 	switch ref.OnDelete {
 	case sqlparser.Restrict:
 		fk.OnDelete = "restrict"
@@ -520,7 +577,7 @@ func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) 
 	case sqlparser.SetNull:
 		fk.OnDelete = "set null"
 	case sqlparser.SetDefault:
-		fk.OnDelete = "set default"
+		return fk, pgerror.New(pgerror.FeatureNotSupported, "foreign key action ON DELETE SET DEFAULT is not supported")
 	}
 	for _, c := range ref.ReferencedColumns {
 		if c.String() == parse.MarkerPrimaryKey {
@@ -528,7 +585,7 @@ func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) 
 		}
 		fk.RefColumns = append(fk.RefColumns, c.String())
 	}
-	return fk
+	return fk, nil
 }
 
 // columnDef converts one column definition.
@@ -655,6 +712,9 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 
 func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *sqlparser.IndexDefinition) error {
 	def := catalog.IndexDef{Name: id.Info.Name.String(), Table: tableName, Unique: id.Info.Type == sqlparser.IndexTypeUnique}
+	if p.IndexNameGenerated {
+		def.Name = s.freeRelationName(t, def.Name)
+	}
 	if p.IfNotExists {
 		if _, _, err := t.cat.Index(s.database, def.Name); err == nil {
 			return nil
@@ -666,6 +726,14 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 		}
 		def.Columns = append(def.Columns, ic.Column.String())
 		def.Desc = append(def.Desc, ic.Direction == sqlparser.DescOrder)
+	}
+	if err := s.checkOpclasses(t, tableName, def.Columns, p); err != nil {
+		return err
+	}
+	if len(p.IndexExprs) > 0 || p.IndexWhere != "" {
+		if err := s.addIndexColumns(t, tableName, &def, p); err != nil {
+			return err
+		}
 	}
 	switch p.IndexMethod {
 	case "", "btree", "keyid":
@@ -708,10 +776,157 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 	if idx == nil {
 		return pgerror.Newf(pgerror.Internal, "index %q vanished after creation", def.Name)
 	}
-	if err := index.Backfill(t.kv, tbl, idx); err != nil {
+	if err := s.backfillIndex(t, tbl, idx, "CREATE INDEX"); err != nil {
 		return err
 	}
 	t.setCatalog(next)
+	return nil
+}
+
+// freeRelationName is name, or name followed by the first number that
+// makes it no relation's name (PostgreSQL's ChooseRelationName).
+func (s *Session) freeRelationName(t *txn, name string) string {
+	taken := func(n string) bool {
+		if _, err := t.cat.Table(s.database, n); err == nil {
+			return true
+		}
+		_, _, err := t.cat.Index(s.database, n)
+		return err == nil
+	}
+	for i := 1; taken(name); i++ {
+		if !taken(name + strconv.Itoa(i)) {
+			return name + strconv.Itoa(i)
+		}
+	}
+	return name
+}
+
+// opclassTypes lists, for each operator class kvsql accepts, the type
+// families it orders: every one is the type's default order (text and
+// pattern classes alike, in the C collation kvsql compares in), so naming
+// one changes nothing.
+var opclassTypes = map[string][]types.Family{
+	"int2_ops": {types.Int2, types.Int4, types.Int8}, "int4_ops": {types.Int2, types.Int4, types.Int8}, "int8_ops": {types.Int2, types.Int4, types.Int8},
+	"float4_ops": {types.Float4, types.Float8}, "float8_ops": {types.Float4, types.Float8}, "numeric_ops": {types.Numeric},
+	"text_ops": {types.Text, types.Varchar}, "varchar_ops": {types.Text, types.Varchar}, "name_ops": {types.Text, types.Varchar},
+	"text_pattern_ops": {types.Text, types.Varchar}, "varchar_pattern_ops": {types.Text, types.Varchar},
+	"bpchar_ops": {types.Char}, "bpchar_pattern_ops": {types.Char}, "bool_ops": {types.Bool}, "bytea_ops": {types.Bytea},
+	"date_ops": {types.Date}, "timestamp_ops": {types.Timestamp}, "timestamptz_ops": {types.TimestampTZ},
+	"time_ops": {types.Time}, "interval_ops": {types.Interval}, "uuid_ops": {types.UUID},
+	"jsonb_ops": {types.JSONB}, "jsonb_path_ops": {types.JSONB}, "array_ops": {types.Array},
+}
+
+// checkOpclasses checks the operator classes CREATE INDEX names against
+// their columns' types: PostgreSQL's 42704 for an unknown class and 42804
+// for one of another type.
+func (s *Session) checkOpclasses(t *txn, table string, cols []string, p *parse.Statement) error {
+	if len(p.IndexOpclasses) == 0 {
+		return nil
+	}
+	tbl, err := t.cat.Table(s.database, table)
+	if err != nil {
+		return err
+	}
+	method := p.IndexMethod
+	if method == "" {
+		method = "btree"
+	}
+	for k, cls := range p.IndexOpclasses {
+		fams, ok := opclassTypes[cls]
+		if !ok {
+			return pgerror.Newf(pgerror.UndefinedObject, "operator class %q does not exist for access method %q", cls, method)
+		}
+		if k >= len(cols) {
+			continue
+		}
+		o := tbl.ColumnOrdinal(cols[k])
+		if o < 0 {
+			continue // an expression, or a column CreateIndex reports missing
+		}
+		if typ := tbl.Columns[o].Type; !slices.Contains(fams, typ.Family) {
+			return pgerror.Newf(pgerror.DatatypeMismatch, "operator class %q does not accept data type %s", cls, typ)
+		}
+	}
+	return nil
+}
+
+// addIndexColumns adds to the table the hidden generated columns that
+// hold an index's expressions and its WHERE predicate (planner/generated.go)
+// and computes them for the rows it has, before the index is built over
+// them. PostgreSQL's errors for such expressions come from binding them.
+func (s *Session) addIndexColumns(t *txn, table string, def *catalog.IndexDef, p *parse.Statement) error {
+	tbl, err := t.cat.Table(s.database, table)
+	if err != nil {
+		return err
+	}
+	pl := s.planner(t.cat)
+	cat := t.cat
+	add := func(name, expr string, predicate bool) error {
+		typ, err := pl.BindIndexExpr(tbl, expr, predicate)
+		if err != nil {
+			return err
+		}
+		cat, err = cat.AddColumn(t.kv, s.database, table, catalog.Column{Name: name, Type: typ, Hidden: true, Generated: expr})
+		return err
+	}
+	// The hidden columns are named after the index; a column left by an
+	// index of the same name dropped earlier in the transaction, or a
+	// user's column so named, moves the name on.
+	free := func(name string) string {
+		n := name
+		for i := 1; tbl.ColumnOrdinal(n) >= 0; i++ {
+			n = name + "_" + strconv.Itoa(i)
+		}
+		return n
+	}
+	for i, name := range def.Columns {
+		if expr, ok := p.IndexExprs[name]; ok {
+			def.Columns[i] = free(def.Name + ".expr" + strconv.Itoa(i))
+			if err := add(def.Columns[i], expr, false); err != nil {
+				return err
+			}
+		}
+	}
+	if p.IndexWhere != "" {
+		def.Predicate = free(def.Name + ".where")
+		if err := add(def.Predicate, p.IndexWhere, true); err != nil {
+			return err
+		}
+	}
+	ntbl, err := cat.Table(s.database, table)
+	if err != nil {
+		return err
+	}
+	gen, err := s.planner(cat).Generated(ntbl)
+	if err != nil {
+		return err
+	}
+	env := &eval.Env{Ctx: context.Background(), Now: time.Now(), Database: s.database}
+	var olds [][]types.Datum
+	it, err := index.ScanMaster(t.kv, ntbl, index.Span{}, false)
+	if err != nil {
+		return err
+	}
+	for it.Next() {
+		olds = append(olds, append([]types.Datum(nil), it.Row()...))
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	for _, old := range olds {
+		nw := append([]types.Datum(nil), old...)
+		for _, g := range gen {
+			v, err := eval.Eval(env, g.Expr, nw)
+			if err != nil {
+				return err
+			}
+			nw[g.Col] = v
+		}
+		if err := index.Update(t.kv, ntbl, old, nw); err != nil {
+			return err
+		}
+	}
+	t.setCatalog(cat)
 	return nil
 }
 
@@ -862,7 +1077,7 @@ func (s *Session) reindex(t *txn, r *parse.ReindexStmt) error {
 		if err := t.kv.DeleteRange(catalog.SpacePrefix(idx.ID), catalog.SpacePrefix(idx.ID+1)); err != nil {
 			return err
 		}
-		if err := index.Backfill(t.kv, tbl, idx); err != nil {
+		if err := s.backfillIndex(t, tbl, idx, "REINDEX"); err != nil {
 			return err
 		}
 	}

@@ -36,10 +36,7 @@ var (
 )
 
 func TestPgbenchPointSelect(t *testing.T) {
-	bin, err := exec.LookPath("pgbench")
-	if err != nil {
-		t.Skip("pgbench is not installed")
-	}
+	bin := testkit.PGProgram(t, "pgbench")
 	ts := testkit.StartServer(t, nil, nil)
 	conn := ts.Connect(t, pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, bid int, abalance int, filler char(84))`)
@@ -83,60 +80,83 @@ func TestPgbenchPointSelect(t *testing.T) {
 	checkAlive(t, ts)
 }
 
-// TestPgbenchTPCB initializes pgbench's tables with `pgbench -i -s 1`
-// itself (CREATE TABLE ... WITH (fillfactor), TRUNCATE of four tables,
-// COPY, VACUUM, ALTER TABLE ... ADD PRIMARY KEY on the loaded tables),
-// then runs its built-in TPC-B-like script with 8 clients and pgbench's
-// default of one try per transaction (no --max-tries): contended writers
-// wait for row locks, so no transaction may fail, and afterwards the
-// balances agree: accounts, tellers and branches each sum to the
-// history's deltas.
-func TestPgbenchTPCB(t *testing.T) {
-	bin, err := exec.LookPath("pgbench")
-	if err != nil {
-		t.Skip("pgbench is not installed")
-	}
-	dur := "30"
+// TestPgbenchBuiltins initializes pgbench's tables with `pgbench -i -s
+// 10` itself (CREATE TABLE ... WITH (fillfactor), TRUNCATE of four
+// tables, COPY of a million accounts, VACUUM, ALTER TABLE ... ADD PRIMARY
+// KEY on the loaded tables), then runs its built-in scripts unmodified
+// with 4 clients on 2 threads and pgbench's default of one try per
+// transaction (no --max-tries): TPC-B-like, whose contended writers wait
+// for row locks, so no transaction may fail, and afterwards the balances
+// agree (accounts, tellers and branches each sum to the history's
+// deltas, one history row per transaction); then select-only, which
+// changes nothing.
+func TestPgbenchBuiltins(t *testing.T) {
+	bin := testkit.PGProgram(t, "pgbench")
+	scale, dur := 10, "10"
 	if testing.Short() {
-		dur = "5"
+		scale, dur = 1, "3"
 	}
 	ts := testkit.StartServer(t, testkit.OpenPebble(t), nil)
 	conn := ts.Connect(t, pgx.QueryExecModeCacheStatement)
 	ctx := context.Background()
-	initCmd := exec.Command(bin, "-i", "-s", "1", "-h", "127.0.0.1", "-p", fmt.Sprint(ts.Addr.Port), "-U", "tester", "kvsql")
-	initCmd.Env = append(os.Environ(), "LANG=C", "LC_ALL=C", "PGPASSWORD=")
-	if out, err := initCmd.CombinedOutput(); err != nil {
-		t.Fatalf("pgbench -i -s 1: %v\n%s", err, out)
+	pgbench := func(args ...string) []byte {
+		t.Helper()
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		all := append(args, "-h", "127.0.0.1", "-p", fmt.Sprint(ts.Addr.Port), "-U", "tester", "kvsql")
+		cmd := exec.CommandContext(cctx, bin, all...)
+		cmd.Env = append(os.Environ(), "LANG=C", "LC_ALL=C", "PGPASSWORD=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("pgbench %v: %v\n%s", args, err, out)
+		}
+		return out
 	}
-	var accounts int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pgbench_accounts").Scan(&accounts); err != nil || accounts != 100000 {
-		t.Fatalf("after pgbench -i -s 1: %d accounts, %v; want 100000", accounts, err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, bin, "-n", "-b", "tpcb-like", "-M", "prepared", "-T", dur, "-c", "8", "-j", "2",
-		"-h", "127.0.0.1", "-p", fmt.Sprint(ts.Addr.Port), "-U", "tester", "kvsql")
-	cmd.Env = append(os.Environ(), "LANG=C", "LC_ALL=C", "PGPASSWORD=")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("pgbench TPC-B: %v\n%s", err, out)
-	}
-	processed, failed, tps := pgbenchProcessed.FindSubmatch(out), pgbenchFailed.FindSubmatch(out), pgbenchTPS.FindSubmatch(out)
-	if processed == nil || failed == nil || tps == nil {
-		t.Fatalf("unexpected pgbench output:\n%s", out)
-	}
-	n, _ := strconv.Atoi(string(processed[1]))
-	if string(failed[1]) != "0" || n == 0 {
-		t.Fatalf("TPC-B: %d transactions, %s failed\n%s", n, failed[1], out)
-	}
-	var a, b, tl, h, hn int64
-	if err := conn.QueryRow(ctx, `SELECT (SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(bbalance) FROM pgbench_branches),
-		(SELECT sum(tbalance) FROM pgbench_tellers), (SELECT sum(delta) FROM pgbench_history), (SELECT count(*) FROM pgbench_history)`).Scan(&a, &b, &tl, &h, &hn); err != nil {
+	pgbench("-i", "-s", fmt.Sprint(scale))
+	var accounts, branches, tellers int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM pgbench_accounts), (SELECT count(*) FROM pgbench_branches),
+		(SELECT count(*) FROM pgbench_tellers)`).Scan(&accounts, &branches, &tellers); err != nil {
 		t.Fatal(err)
 	}
-	if a != b || b != tl || tl != h || hn != int64(n) {
+	if accounts != 100000*scale || branches != scale || tellers != 10*scale {
+		t.Fatalf("after pgbench -i -s %d: %d accounts, %d branches, %d tellers; want %d, %d, %d",
+			scale, accounts, branches, tellers, 100000*scale, scale, 10*scale)
+	}
+
+	// run runs a built-in script and returns how many transactions it
+	// processed, failing unless there were some and none failed.
+	run := func(script string) int64 {
+		t.Helper()
+		out := pgbench("-n", "-b", script, "-M", "prepared", "-T", dur, "-c", "4", "-j", "2")
+		processed, failed, tps := pgbenchProcessed.FindSubmatch(out), pgbenchFailed.FindSubmatch(out), pgbenchTPS.FindSubmatch(out)
+		if processed == nil || failed == nil || tps == nil {
+			t.Fatalf("unexpected pgbench output:\n%s", out)
+		}
+		n, _ := strconv.ParseInt(string(processed[1]), 10, 64)
+		if string(failed[1]) != "0" || n == 0 {
+			t.Fatalf("%s: %d transactions, %s failed\n%s", script, n, failed[1], out)
+		}
+		t.Logf("pgbench -b %s -c 4 -j 2 -T %s: %d transactions, 0 failed, %s TPS", script, dur, n, tps[1])
+		return n
+	}
+	balances := func() (a, b, tl, h, hn int64) {
+		t.Helper()
+		if err := conn.QueryRow(ctx, `SELECT (SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(bbalance) FROM pgbench_branches),
+			(SELECT sum(tbalance) FROM pgbench_tellers), (SELECT sum(delta) FROM pgbench_history), (SELECT count(*) FROM pgbench_history)`).Scan(&a, &b, &tl, &h, &hn); err != nil {
+			t.Fatal(err)
+		}
+		return a, b, tl, h, hn
+	}
+
+	n := run("tpcb-like")
+	a, b, tl, h, hn := balances()
+	if a != b || b != tl || tl != h || hn != n {
 		t.Fatalf("after %d transactions: accounts %d, branches %d, tellers %d, history %d in %d rows; all sums must agree and history hold one row per transaction",
 			n, a, b, tl, h, hn)
 	}
-	t.Logf("pgbench TPC-B -c 8 -j 2 -T %s: %d transactions, 0 failed, %s TPS; every balance sums to %d", dur, n, tps[1], a)
+	run("select-only")
+	if a2, b2, tl2, h2, hn2 := balances(); a2 != a || b2 != b || tl2 != tl || h2 != h || hn2 != hn {
+		t.Fatalf("select-only changed the balances: accounts %d→%d, branches %d→%d, tellers %d→%d, history %d→%d in %d→%d rows",
+			a, a2, b, b2, tl, tl2, h, h2, hn, hn2)
+	}
 }

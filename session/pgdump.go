@@ -174,7 +174,10 @@ func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *s
 	for _, c := range d.Source {
 		cols = append(cols, c.String())
 	}
-	fk := foreignKey(cd.Name.String(), cols, d.ReferenceDefinition)
+	fk, err := foreignKey(cd.Name.String(), cols, d.ReferenceDefinition)
+	if err != nil {
+		return err
+	}
 	next, err := t.cat.AlterTable(t.kv, s.database, table, func(nt *catalog.Table) error {
 		nt.ForeignKeys = append(nt.ForeignKeys, fk)
 		return nil

@@ -131,3 +131,38 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// TestPsqlDescribeLikePostgres runs testdata/psql/describe.sql (foreign
+// keys both ways, check constraints, SERIAL, identity and plain
+// sequences) with psql against kvsql and against PostgreSQL 15: every
+// line psql prints, its \d and \ds tables included, must be the same.
+func TestPsqlDescribeLikePostgres(t *testing.T) {
+	psql := psqlPath(t)
+	pgURL := testkit.StartPostgres(t)
+	ts := testkit.StartServer(t, nil, nil)
+	run := func(url string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, psql, "-X", "-v", "ON_ERROR_STOP=1", "-P", "pager=off", "--echo-all",
+			"-f", "describe.sql", "-U", "postgres", url)
+		cmd.Dir = filepath.Join("testdata", "psql")
+		cmd.Env = append(os.Environ(), "LANG=C", "LC_ALL=C", "PGPASSWORD=", "PGOPTIONS=", "PSQLRC=/dev/null", "PGTZ=UTC")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql against %s: %v\n%s", url, err, out)
+		}
+		return string(out)
+	}
+	want := run(pgURL)
+	got := run(fmt.Sprintf("postgres://127.0.0.1:%d/kvsql?sslmode=disable", ts.Addr.Port))
+	for _, w := range []string{"Foreign-key constraints:", "Referenced by:", "Check constraints:", "Owned by: public.customers.id",
+		"Sequence for identity column: public.orders.id", "(5 rows)"} {
+		if !strings.Contains(want, w) {
+			t.Fatalf("PostgreSQL's output lacks %q; the script no longer shows it:\n%s", w, want)
+		}
+	}
+	if got != want {
+		t.Errorf("psql's output on kvsql differs from PostgreSQL 15's (- PostgreSQL, + kvsql):\n%s", lineDiff(want, got))
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/wire/backend"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -18,6 +19,21 @@ func (s *Session) defaultReadOnly() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.settings["default_transaction_read_only"] == "on"
+}
+
+// defaultDeferrable reports default_transaction_deferrable.
+func (s *Session) defaultDeferrable() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings["default_transaction_deferrable"] == "on"
+}
+
+// onOff spells a boolean setting's value.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 // readOnlyNow reports whether a statement run now would run read-only:
@@ -119,17 +135,14 @@ func (s *Session) setTransactionLocked(st *parse.SetStmt) error {
 		part = strings.Join(strings.Fields(part), " ")
 		switch {
 		case part == "read only" || part == "read write":
-			on := "off"
-			if part == "read only" {
-				on = "on"
-			}
+			on := part == "read only"
 			if session {
-				s.setLocked("default_transaction_read_only", on)
+				s.setLocked("default_transaction_read_only", onOff(on))
 			} else if s.cur != nil {
-				if on == "off" && s.cur.readOnly && s.cur.kv.Len() > 0 {
-					return pgerror.New(pgerror.ActiveSQLTransaction, "transaction read-write mode must be set before any query")
+				if err := s.cur.checkReadWrite(on); err != nil {
+					return err
 				}
-				s.cur.readOnly = on == "on"
+				s.cur.readOnly = on
 			}
 		case strings.HasPrefix(part, "isolation level "):
 			level := strings.TrimPrefix(part, "isolation level ")
@@ -141,12 +154,57 @@ func (s *Session) setTransactionLocked(st *parse.SetStmt) error {
 			} else if err := s.setIsolationLocked(level); err != nil {
 				return err
 			}
-		case part == "deferrable" || part == "not deferrable" || part == "":
+		case part == "deferrable" || part == "not deferrable":
+			on := part == "deferrable"
+			if session {
+				s.setLocked("default_transaction_deferrable", onOff(on))
+			} else if s.cur != nil {
+				s.cur.deferrable = on
+			}
+		case part == "":
 		default:
 			return pgerror.Newf(pgerror.SyntaxError, "syntax error at or near %q", part)
 		}
 	}
 	return nil
+}
+
+// checkReadWrite refuses to make a read-only transaction read-write
+// (readOnly false) where PostgreSQL does: inside a savepoint, and after
+// the transaction's first query.
+func (t *txn) checkReadWrite(readOnly bool) error {
+	if readOnly || !t.readOnly {
+		return nil
+	}
+	if len(t.savepoints) > 0 {
+		return pgerror.New(pgerror.ActiveSQLTransaction, "cannot set transaction read-write mode inside a read-only transaction")
+	}
+	if t.queried {
+		return pgerror.New(pgerror.ActiveSQLTransaction, "transaction read-write mode must be set before any query")
+	}
+	return nil
+}
+
+// setConstraints runs SET CONSTRAINTS (value: the mode, then the named
+// constraints; none for ALL). kvsql checks every constraint at once, so
+// SET CONSTRAINTS ALL IMMEDIATE asks for what already happens. Deferring
+// checks to commit is not built, and a named constraint's deferrability
+// is not kept (DEFERRABLE is accepted and dropped at CREATE), so the
+// other forms are refused rather than ignored.
+func (s *Session) setConstraints(value []string) (backend.Result, error) {
+	if len(value) == 1 && value[0] == "immediate" {
+		if s.cur == nil {
+			s.mu.Lock()
+			s.notices = append(s.notices, backend.Notice{Severity: "WARNING",
+				Err: pgerror.New(pgerror.NoActiveSQLTransaction, "SET CONSTRAINTS can only be used in transaction blocks")})
+			s.mu.Unlock()
+		}
+		return &staticResult{tag: "SET CONSTRAINTS"}, nil
+	}
+	if value[0] == "deferred" {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "SET CONSTRAINTS ... DEFERRED is not supported: kvsql checks constraints immediately")
+	}
+	return nil, pgerror.New(pgerror.FeatureNotSupported, "SET CONSTRAINTS on named constraints is not supported: kvsql checks every constraint immediately")
 }
 
 func validIsolation(level string) bool {

@@ -216,9 +216,21 @@ func (db *DB) serialNext(cat *catalog.Catalog, s *catalog.Sequence) (int64, erro
 	return 0, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", s.Name)
 }
 
+// checkWritable refuses fn (nextval, setval) in a read-only transaction:
+// a sequence's counter is data, whatever its transactional behaviour.
+func (o seqOps) checkWritable(fn string) error {
+	if o.s.readOnlyNow() {
+		return pgerror.Newf(pgerror.ReadOnlySQLTransaction, "cannot execute %s() in a read-only transaction", fn)
+	}
+	return nil
+}
+
 func (o seqOps) NextVal(ref types.Datum) (int64, error) {
 	s, err := o.resolve(ref)
 	if err != nil {
+		return 0, err
+	}
+	if err := o.checkWritable("nextval"); err != nil {
 		return 0, err
 	}
 	var v int64
@@ -250,6 +262,9 @@ func (o seqOps) CurrVal(ref types.Datum) (int64, error) {
 func (o seqOps) SetVal(ref types.Datum, v int64, isCalled bool) (int64, error) {
 	s, err := o.resolve(ref)
 	if err != nil {
+		return 0, err
+	}
+	if err := o.checkWritable("setval"); err != nil {
 		return 0, err
 	}
 	if err := o.s.db.seqSet(s, v, isCalled); err != nil {

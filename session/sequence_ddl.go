@@ -8,10 +8,12 @@ import (
 
 // sequenceStmt runs CREATE, ALTER and DROP SEQUENCE in t.
 func (s *Session) sequenceStmt(t *txn, ss *parse.SequenceStmt) (string, error) {
-	switch ss.Op {
-	case "create":
+	switch {
+	case ss.Op == "create":
 		return "CREATE SEQUENCE", s.createSequence(t, ss)
-	case "alter":
+	case ss.Op == "alter" && ss.RenameTo != "":
+		return "ALTER SEQUENCE", s.renameSequence(t, ss)
+	case ss.Op == "alter":
 		return "ALTER SEQUENCE", s.alterSequence(t, ss)
 	}
 	cat := t.cat
@@ -27,6 +29,19 @@ func (s *Session) sequenceStmt(t *txn, ss *parse.SequenceStmt) (string, error) {
 	}
 	t.setCatalog(cat)
 	return "DROP SEQUENCE", nil
+}
+
+// renameSequence is ALTER SEQUENCE [IF EXISTS] name RENAME TO new.
+func (s *Session) renameSequence(t *txn, ss *parse.SequenceStmt) error {
+	next, err := t.cat.RenameSequence(t.kv, s.database, ss.Names[0], ss.RenameTo)
+	if err != nil {
+		if ss.IfExists && pgerror.HasCode(err, pgerror.UndefinedTable) {
+			return nil
+		}
+		return err
+	}
+	t.setCatalog(next)
+	return nil
 }
 
 func (s *Session) createSequence(t *txn, ss *parse.SequenceStmt) error {
@@ -120,11 +135,15 @@ func (s *Session) applySequenceOptions(t *txn, seq *catalog.Sequence, o *parse.S
 	if seq.Increment == 0 {
 		return pgerror.New(pgerror.InvalidParameterValue, "INCREMENT must not be zero")
 	}
+	// A bound at the old type's limit follows the new type's limit
+	// (PostgreSQL's reset_max_value / reset_min_value), whatever the
+	// direction.
+	resetMax, resetMin := typeChanged && seq.Max == oldHi, typeChanged && seq.Min == oldLo
 	switch {
 	case o.Max != nil:
 		seq.Max = *o.Max
-	case create || o.NoMax || typeChanged && seq.Max == oldHi:
-		if seq.Increment > 0 {
+	case create || o.NoMax || resetMax:
+		if seq.Increment > 0 || resetMax {
 			seq.Max = hi
 		} else {
 			seq.Max = -1
@@ -133,8 +152,8 @@ func (s *Session) applySequenceOptions(t *txn, seq *catalog.Sequence, o *parse.S
 	switch {
 	case o.Min != nil:
 		seq.Min = *o.Min
-	case create || o.NoMin || typeChanged && seq.Min == oldLo:
-		if seq.Increment > 0 {
+	case create || o.NoMin || resetMin:
+		if seq.Increment > 0 && !resetMin {
 			seq.Min = 1
 		} else {
 			seq.Min = lo

@@ -23,7 +23,10 @@ type Session struct {
 	database string
 	user     string
 	pid      uint32
-	cur      *txn // the explicit transaction, or nil
+	cur      *txn // the explicit transaction (or the implicit block of a Query), or nil
+	// inQuery is set while the statements of a multi-statement Query run
+	// (BeginQuery): they share an implicit transaction block.
+	inQuery  bool
 	cursors  map[string]*cursorState
 	prepared map[string]*stmt // PREPARE's statements
 
@@ -32,6 +35,8 @@ type Session struct {
 	// loc is the timezone setting as a zone (nil: UTC); atomic so that
 	// statements read it without s.mu.
 	loc atomic.Pointer[time.Location]
+	// intervalStyle is the IntervalStyle setting (types.IntervalStyle).
+	intervalStyle atomic.Uint32
 	// triggers holds the parsed triggers this session has fired, with
 	// their prepared statements.
 	triggers map[*catalog.Trigger]*compiledTrigger
@@ -165,7 +170,6 @@ func (s *Session) Close() error {
 		s.db.rollback(s.cur)
 		s.cur = nil
 	}
-	s.closeCursors()
 	for _, c := range s.cursors {
 		c.close()
 	}
@@ -221,7 +225,7 @@ func (s *Session) catalog() *catalog.Catalog {
 func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
 	return &planner.Planner{Catalog: cat, DB: s.database, Disabled: s.db.opts.DisabledRules, RowCount: func(t *catalog.Table) float64 {
 		return float64(s.db.rowCounter(t.ID).Load())
-	}, Activity: s.db.Activity}
+	}, Activity: s.db.Activity, Cursors: s.cursorList, CurrentOf: s.currentRowKey}
 }
 
 // execCtx is the executor context for one statement in t.
@@ -237,18 +241,19 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		t.start = stmt
 	}
 	return &exec.Ctx{
-		Context:      ctx,
-		RW:           t.kv,
-		Read:         read,
-		Params:       params,
-		Now:          t.start,
-		StmtNow:      stmt,
-		Loc:          s.Location(),
-		WorkMem:      s.workMem(),
-		MaxQueryMem:  s.queryMemLimit(),
-		MaxValueSize: s.db.maxValueSize(),
-		TempDir:      s.db.opts.TempDir,
-		NextVal:      s.db.nextVal,
+		Context:       ctx,
+		RW:            t.kv,
+		Read:          read,
+		Params:        params,
+		Now:           t.start,
+		StmtNow:       stmt,
+		Loc:           s.Location(),
+		IntervalStyle: s.IntervalStyle(),
+		WorkMem:       s.workMem(),
+		MaxQueryMem:   s.queryMemLimit(),
+		MaxValueSize:  s.db.maxValueSize(),
+		TempDir:       s.db.opts.TempDir,
+		NextVal:       s.db.nextVal,
 		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
 			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
 		},
@@ -334,6 +339,7 @@ func (s *Session) begin() *txn {
 	t.database = s.database
 	t.pid = s.pid
 	t.readOnly = s.defaultReadOnly()
+	t.deferrable = s.defaultDeferrable()
 	t.setIsolation(s.defaultIsolation())
 	return t
 }

@@ -34,6 +34,8 @@ func defaultSettings() map[string]string {
 		"default_transaction_isolation":       "read committed",
 		"default_transaction_read_only":       "off",
 		"transaction_read_only":               "off",
+		"default_transaction_deferrable":      "off",
+		"transaction_deferrable":              "off",
 		"server_version":                      "15.0 (kvsql)",
 		"server_version_num":                  "150000",
 		"max_identifier_length":               "63",
@@ -107,6 +109,9 @@ func (s *Session) ChangedSettings() map[string]string {
 
 func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 	name := strings.ToLower(st.Name)
+	if name == "constraints" {
+		return s.setConstraints(st.Value)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st.Reset {
@@ -135,6 +140,18 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 		value = s.db.defaultSettings()[name]
 	}
 	switch name {
+	case "default_transaction_deferrable", "transaction_deferrable":
+		on, ok := parseBool(value)
+		if !ok {
+			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "parameter %q requires a Boolean value", name)
+		}
+		value = onOff(on)
+		if name == "transaction_deferrable" {
+			if s.cur != nil {
+				s.cur.deferrable = on
+			}
+			return &staticResult{tag: "SET"}, nil
+		}
 	case "default_transaction_read_only", "transaction_read_only":
 		on, ok := parseBool(value)
 		if !ok {
@@ -146,6 +163,9 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 		}
 		if name == "transaction_read_only" {
 			if s.cur != nil {
+				if err := s.cur.checkReadWrite(on); err != nil {
+					return nil, err
+				}
 				s.cur.readOnly = on
 			}
 			return &staticResult{tag: "SET"}, nil
@@ -184,14 +204,11 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"bytea_output\": \"%s\"", v)
 		}
 	case "intervalstyle":
-		switch v := strings.ToLower(strings.Trim(value, "'")); v {
-		case "postgres":
-			value = v
-		case "postgres_verbose", "sql_standard", "iso_8601":
-			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "IntervalStyle %q is not supported: kvsql prints intervals in the postgres style", v)
-		default:
+		v := strings.ToLower(strings.Trim(value, "'"))
+		if _, ok := types.ParseIntervalStyle(v); !ok {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"IntervalStyle\": \"%s\"", v)
 		}
+		value = v // setLocked keeps s.intervalStyle
 	case "timezone":
 		loc, show, ok := parseTimeZoneSetting(value)
 		if !ok {
@@ -207,6 +224,10 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 // REQUIRES: s.mu held.
 func (s *Session) setLocked(name, value string) {
 	s.settings[name] = value
+	if name == "intervalstyle" {
+		style, _ := types.ParseIntervalStyle(value)
+		s.intervalStyle.Store(uint32(style))
+	}
 	if r, ok := reported[name]; ok {
 		s.changed[r] = value
 	}
@@ -219,23 +240,37 @@ func (s *Session) show(st *parse.ShowStmt) (backend.Result, error) {
 	if name == "all" {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "SHOW ALL is not supported")
 	}
-	v, ok := s.settings[name]
-	if name == "transaction_isolation" && s.cur != nil {
-		v = s.cur.isolation()
-	}
-	if name == "transaction_isolation" && s.cur == nil {
-		v = s.settings["default_transaction_isolation"]
-	}
-	if name == "transaction_read_only" {
-		v = "off"
-		if (s.cur != nil && s.cur.readOnly) || (s.cur == nil && s.settings["default_transaction_read_only"] == "on") {
-			v = "on"
-		}
-	}
+	v, ok := s.settingLocked(name)
 	if !ok {
 		return nil, pgerror.Newf(pgerror.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
 	}
 	return &staticResult{tag: "SHOW", rows: [][]types.Datum{{types.NewText(v)}}}, nil
+}
+
+// settingLocked is the value of setting name (lower case) as SHOW and
+// current_setting report it: the transaction_* settings describe the
+// open transaction, or the next one.
+// REQUIRES: s.mu held.
+func (s *Session) settingLocked(name string) (string, bool) {
+	v, ok := s.settings[name]
+	switch name {
+	case "transaction_isolation":
+		v = s.settings["default_transaction_isolation"]
+		if s.cur != nil {
+			v = s.cur.isolation()
+		}
+	case "transaction_read_only":
+		v = s.settings["default_transaction_read_only"]
+		if s.cur != nil {
+			v = onOff(s.cur.readOnly)
+		}
+	case "transaction_deferrable":
+		v = s.settings["default_transaction_deferrable"]
+		if s.cur != nil {
+			v = onOff(s.cur.deferrable)
+		}
+	}
+	return v, ok
 }
 
 func showName(n string) string { return strings.ToLower(n) }
@@ -290,6 +325,12 @@ func (s *Session) lockOptions() lockOptions {
 
 // Location is the session's time zone (the timezone setting), in which
 // timestamptz values are shown and zone-less timestamptz text is read.
+// IntervalStyle is the session's IntervalStyle: how intervals are shown
+// as text (the wire's text format and casts to text).
+func (s *Session) IntervalStyle() types.IntervalStyle {
+	return types.IntervalStyle(s.intervalStyle.Load())
+}
+
 func (s *Session) Location() *time.Location {
 	if l := s.loc.Load(); l != nil {
 		return l
@@ -337,8 +378,7 @@ type settingOps struct{ s *Session }
 func (o settingOps) Get(name string) (string, bool) {
 	o.s.mu.Lock()
 	defer o.s.mu.Unlock()
-	v, ok := o.s.settings[strings.ToLower(name)]
-	return v, ok
+	return o.s.settingLocked(strings.ToLower(name))
 }
 
 // Set is SET name = value (SET LOCAL when isLocal), as set_config runs

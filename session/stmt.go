@@ -58,6 +58,7 @@ const (
 	kindEmpty
 	kindCursor
 	kindPrepared
+	kindDiscard
 )
 
 func (st *stmt) kind() kind {
@@ -77,6 +78,8 @@ func (st *stmt) kind() kind {
 		return kindCursor
 	case p.Prepare != nil, p.Execute != nil, p.Deallocate != nil:
 		return kindPrepared
+	case p.Discard != "":
+		return kindDiscard
 	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil,
 		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil:
 		return kindDDL
@@ -218,9 +221,13 @@ func (st *stmt) Copy() *backend.CopySpec {
 	if err != nil {
 		return nil
 	}
+	st.s.trackCopy(spec, st.p.Copy)
 	db := st.s.db
 	if insert := spec.Insert; insert != nil {
-		spec.Insert = func(ctx context.Context, rows [][]types.Datum) error { return db.storageError(insert(ctx, rows)) }
+		spec.Insert = func(ctx context.Context, rows [][]types.Datum) (int64, error) {
+			n, err := insert(ctx, rows)
+			return n, db.storageError(err)
+		}
 	}
 	if finish := spec.Finish; finish != nil {
 		spec.Finish = func(ctx context.Context, err error) error { return db.storageError(finish(ctx, err)) }
@@ -274,6 +281,7 @@ func (r *activeResult) Close() error {
 func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
 	s := st.s
 	k := st.kind()
+	s.startImplicit(k)
 	if s.cur != nil && s.cur.failed && k != kindTxn {
 		return nil, pgerror.New(pgerror.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
@@ -315,9 +323,11 @@ func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Resu
 	case kindDDL:
 		res, err = s.ddl(ctx, st.p)
 	case kindCursor:
-		res, err = s.cursorStmt(ctx, st.p.Cursor, params)
+		res, err = s.cursorStmt(ctx, st.p.Cursor, st.sql, params)
 	case kindPrepared:
 		res, err = s.preparedStmt(ctx, st.p)
+	case kindDiscard:
+		res, err = s.discard(st.p.Discard)
 	case kindExplain:
 		res, err = s.explain(ctx, st, params)
 	default:

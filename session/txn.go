@@ -29,6 +29,10 @@ type txn struct {
 	cat        *catalog.Catalog
 	catChanged bool
 	explicit   bool
+	// implicit marks the implicit transaction block of a multi-statement
+	// Query (Session.BeginQuery): it ends with the Query, and BEGIN
+	// turns it into an explicit one.
+	implicit bool
 	// registered: the snapshot is counted in db.mu.active, which keeps
 	// the commit log t needs for validation. Transactions from beginRead
 	// are not, and can neither commit writes nor refresh.
@@ -37,6 +41,11 @@ type txn struct {
 	// readOnly refuses every write with 25006 (BEGIN READ ONLY,
 	// SET TRANSACTION READ ONLY, default_transaction_read_only).
 	readOnly bool
+	// deferrable is the DEFERRABLE mode of BEGIN, START TRANSACTION and
+	// SET TRANSACTION: only SHOW transaction_deferrable reads it (it
+	// matters only to SERIALIZABLE READ ONLY transactions, which never
+	// wait here).
+	deferrable bool
 	// readCommitted runs t at READ COMMITTED: each statement reads the
 	// newest snapshot and only t's writes are validated at commit
 	// (validationSpans). Otherwise t is SERIALIZABLE (REPEATABLE READ
@@ -47,7 +56,11 @@ type txn struct {
 	queried    bool
 	level      string
 	savepoints []savepoint
-	rowDelta   map[uint64]int64
+	// fresh holds the tables t created or truncated, each with the
+	// savepoint depth (len(savepoints)) it was at: COPY FREEZE needs its
+	// table fresh in the current subtransaction (copy.go).
+	fresh    map[uint64]int
+	rowDelta map[uint64]int64
 	// pid is the session's backend PID (for lock and deadlock errors).
 	pid uint32
 	// locks are the row locks t holds (locks.go).
@@ -60,6 +73,9 @@ type savepoint struct {
 	reads      int // the read set's length (kv.Txn.ReadMark)
 	cat        *catalog.Catalog
 	catChanged bool
+	// readOnly is the access mode when the savepoint was set, restored
+	// when it is released or rolled back to.
+	readOnly bool
 }
 
 // sortSpans sorts spans by Start (nil first) in place and returns them.
@@ -118,7 +134,7 @@ func spansOverlap(writes, reads []kv.KeySpan) bool {
 // mark returns a point to roll the transaction back to (statement
 // atomicity inside an explicit transaction).
 func (t *txn) mark() savepoint {
-	return savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged}
+	return savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged, readOnly: t.readOnly}
 }
 
 func (t *txn) rollbackTo(sp savepoint) error {
@@ -127,6 +143,36 @@ func (t *txn) rollbackTo(sp savepoint) error {
 	}
 	t.cat, t.catChanged = sp.cat, sp.catChanged
 	return nil
+}
+
+// markFresh records that t created or truncated table id.
+func (t *txn) markFresh(id uint64) {
+	if t.fresh == nil {
+		t.fresh = map[uint64]int{}
+	}
+	t.fresh[id] = len(t.savepoints)
+}
+
+// isFresh reports whether t created or truncated table id in its current
+// subtransaction.
+func (t *txn) isFresh(id uint64) bool {
+	d, ok := t.fresh[id]
+	return ok && d == len(t.savepoints)
+}
+
+// endSubtransactions adjusts fresh when the savepoints after the i-th
+// end (released: what they did now belongs to savepoint i's level) or
+// are rolled back (undone: forgotten).
+func (t *txn) endSubtransactions(i int, rolledBack bool) {
+	for id, d := range t.fresh {
+		switch {
+		case d <= i:
+		case rolledBack:
+			delete(t.fresh, id)
+		default:
+			t.fresh[id] = i
+		}
+	}
 }
 
 func (t *txn) addRows(tableID uint64, n int64) {

@@ -13,11 +13,16 @@ const undefinedSavepoint pgerror.Code = "3B001"
 func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 	switch ast := p.AST.(type) {
 	case *sqlparser.Begin:
-		if s.cur == nil {
-			s.cur = s.begin()
-			s.cur.explicit = true
+		if s.cur == nil || s.cur.implicit {
+			if s.cur == nil {
+				s.cur = s.begin()
+			}
+			s.cur.explicit, s.cur.implicit = true, false
 			if p.Isolation != "" {
 				s.cur.setIsolation(p.Isolation)
+			}
+			if p.Deferrable != "" {
+				s.cur.deferrable = p.Deferrable == "on"
 			}
 			for _, m := range ast.TxAccessModes {
 				switch m {
@@ -28,31 +33,50 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 				}
 			}
 		}
+		if ast.Type == sqlparser.StartTransactionStmt {
+			return &staticResult{tag: "START TRANSACTION"}, nil
+		}
 		return &staticResult{tag: "BEGIN"}, nil
 	case *sqlparser.Commit:
+		if p.Chain && s.inImplicitBlock() {
+			return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "COMMIT AND CHAIN can only be used in transaction blocks")
+		}
 		if s.cur == nil {
+			if p.Chain {
+				return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "COMMIT AND CHAIN can only be used in transaction blocks")
+			}
 			return &staticResult{tag: "COMMIT"}, nil
 		}
 		t := s.cur
 		s.cur = nil
-		s.closeCursors()
+		s.closeCursors(t, t.failed)
+		tag := "COMMIT"
 		if t.failed {
 			s.db.rollback(t)
-			return &staticResult{tag: "ROLLBACK"}, nil
-		}
-		if err := s.db.commit(t); err != nil {
+			tag = "ROLLBACK"
+		} else if err := s.db.commit(t); err != nil {
 			return nil, err
 		}
-		return &staticResult{tag: "COMMIT"}, nil
+		if p.Chain {
+			s.chain(t)
+		}
+		return &staticResult{tag: tag}, nil
 	case *sqlparser.Rollback:
-		if s.cur != nil {
-			s.db.rollback(s.cur)
+		if p.Chain && (s.cur == nil || s.inImplicitBlock()) {
+			return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "ROLLBACK AND CHAIN can only be used in transaction blocks")
+		}
+		t := s.cur
+		if t != nil {
+			s.db.rollback(t)
 			s.cur = nil
 		}
-		s.closeCursors()
+		s.closeCursors(t, true)
+		if p.Chain {
+			s.chain(t)
+		}
 		return &staticResult{tag: "ROLLBACK"}, nil
 	case *sqlparser.Savepoint:
-		if s.cur == nil {
+		if s.cur == nil || s.inImplicitBlock() {
 			return nil, pgerror.New(pgerror.NoActiveSQLTransaction, "SAVEPOINT can only be used in transaction blocks")
 		}
 		if s.cur.failed {
@@ -70,7 +94,11 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		if s.cur.failed {
 			return nil, pgerror.New(pgerror.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
+		// Ending a subtransaction restores the access mode it began with
+		// (PostgreSQL's prevXactReadOnly), even when it is released.
+		s.cur.readOnly = s.cur.savepoints[i].readOnly
 		s.cur.savepoints = s.cur.savepoints[:i]
+		s.cur.endSubtransactions(i, false)
 		return &staticResult{tag: "RELEASE"}, nil
 	case *sqlparser.SRollback:
 		i, err := s.findSavepoint("ROLLBACK TO SAVEPOINT", ast.Name.String())
@@ -80,6 +108,9 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		if err := s.cur.rollbackTo(s.cur.savepoints[i]); err != nil {
 			return nil, err
 		}
+		s.cur.readOnly = s.cur.savepoints[i].readOnly
+		s.closeCursorsAfter(i)
+		s.cur.endSubtransactions(i, true)
 		s.cur.savepoints = s.cur.savepoints[:i+1]
 		s.cur.failed = false
 		return &staticResult{tag: "ROLLBACK"}, nil
@@ -87,8 +118,59 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "unsupported transaction statement")
 }
 
+// inImplicitBlock reports whether the statement runs in the implicit
+// transaction block of a multi-statement Query, where PostgreSQL refuses
+// savepoints and AND CHAIN.
+func (s *Session) inImplicitBlock() bool { return s.cur != nil && s.cur.implicit }
+
+// BeginQuery implements backend.ImplicitTransactions: the statements of
+// the Query about to run form one transaction block, which each starts
+// if no block is open (so after a COMMIT among them, the next statement
+// starts a new one).
+func (s *Session) BeginQuery() { s.inQuery = true }
+
+// EndQuery implements backend.ImplicitTransactions: the implicit block,
+// if one is still open, commits, or rolls back when a statement failed.
+// A block BEGIN made explicit stays open.
+func (s *Session) EndQuery(failed bool) error {
+	s.inQuery = false
+	t := s.cur
+	if t == nil || !t.implicit {
+		return nil
+	}
+	s.cur = nil
+	failed = failed || t.failed
+	s.closeCursors(t, failed)
+	if failed {
+		s.db.rollback(t)
+		return nil
+	}
+	return s.db.commit(t)
+}
+
+// startImplicit opens the implicit block of a multi-statement Query for
+// a statement of kind k that needs none open yet.
+func (s *Session) startImplicit(k kind) {
+	if !s.inQuery || s.cur != nil || k == kindTxn || k == kindEmpty {
+		return
+	}
+	s.cur = s.begin()
+	s.cur.implicit = true
+}
+
+// chain starts the transaction COMMIT / ROLLBACK AND CHAIN asks for: an
+// explicit one with ended's isolation level, access mode and
+// deferrability.
+func (s *Session) chain(ended *txn) {
+	s.cur = s.begin()
+	s.cur.explicit = true
+	s.cur.setIsolation(ended.level)
+	s.cur.readOnly = ended.readOnly
+	s.cur.deferrable = ended.deferrable
+}
+
 func (s *Session) findSavepoint(stmt, name string) (int, error) {
-	if s.cur == nil {
+	if s.cur == nil || s.inImplicitBlock() {
 		return 0, pgerror.Newf(pgerror.NoActiveSQLTransaction, "%s can only be used in transaction blocks", stmt)
 	}
 	for i := len(s.cur.savepoints) - 1; i >= 0; i-- {

@@ -835,6 +835,46 @@ func TestWireArrays(t *testing.T) {
 	}
 }
 
+// TestWireArraysMultidim: a two-dimensional array and one whose lower
+// bounds are not 1 travel through pgx in every protocol mode as
+// pgtype.Array with its dimensions (array_send's binary form carries
+// each dimension's length and lower bound).
+func TestWireArraysMultidim(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	mustExec(t, ts.Connect(t, pgx.QueryExecModeSimpleProtocol), `CREATE TABLE grids (id INT PRIMARY KEY, g INT[])`)
+	for i, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			conn := ts.Connect(t, m.mode)
+			grid := pgtype.Array[int32]{Elements: []int32{1, 2, 3, 4, 5, int32(i)},
+				Dims: []pgtype.ArrayDimension{{Length: 2, LowerBound: 1}, {Length: 3, LowerBound: 1}}, Valid: true}
+			if _, err := conn.Exec(ctx, `INSERT INTO grids VALUES ($1, $2::int[])`, i, grid); err != nil {
+				t.Fatal(err)
+			}
+			var got pgtype.Array[int32]
+			var text, dims string
+			if err := conn.QueryRow(ctx, `SELECT g, g::text, array_dims(g) FROM grids WHERE id = $1`, i).Scan(&got, &text, &dims); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got.Elements, got.Dims) != fmt.Sprint(grid.Elements, grid.Dims) || text != fmt.Sprintf("{{1,2,3},{4,5,%d}}", i) || dims != "[1:2][1:3]" {
+				t.Errorf("got %v %v %s %s, want %v", got.Elements, got.Dims, text, dims, grid.Elements)
+			}
+			var arr pgtype.Array[int32]
+			if err := conn.QueryRow(ctx, `SELECT '[0:1][-1:0]={{1,2},{3,9}}'::int[]`).Scan(&arr); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(arr.Dims) != "[{2 0} {2 -1}]" || fmt.Sprint(arr.Elements[:3]) != "[1 2 3]" {
+				t.Errorf("pgtype.Array: dims %v elements %v", arr.Dims, arr.Elements)
+			}
+			var back string
+			arr.Elements[3] = 4
+			if err := conn.QueryRow(ctx, `SELECT $1::int[]::text`, arr).Scan(&back); err != nil || back != "[0:1][-1:0]={{1,2},{3,4}}" {
+				t.Errorf("pgtype.Array sent back: %s %v", back, err)
+			}
+		})
+	}
+}
+
 // TestPsycopg2 runs testdata/clients/psycopg2_types.py, a psycopg2
 // program using NUMERIC as Decimal, arrays as lists (= ANY(%s)), JSONB as
 // dicts and UUIDs, against a real server. It skips, saying so, where

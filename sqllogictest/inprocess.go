@@ -63,7 +63,7 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 		for j, d := range r {
 			row[j] = goValue(d)
 			if j < len(last.Columns) && (d.Kind == types.KindArray || isDateTime(last.Columns[j].Type.Family)) && !d.IsNull() {
-				row[j] = eval.FormatTextIn(d, last.Columns[j].Type, c.s.Location()) // as the wire sends it
+				row[j] = string(eval.AppendTextStyle(nil, d, last.Columns[j].Type, c.s.Location(), c.s.IntervalStyle())) // as the wire sends it
 			}
 		}
 		rows[i] = row

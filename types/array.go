@@ -6,8 +6,9 @@ import (
 	"math"
 )
 
-// Arrays. A one-dimensional array (PostgreSQL's int4[], text[], ...) is
-// the type T{Family: Array, Elem: f} with Width and Scale those of its
+// Arrays. An array (PostgreSQL's int4[], text[], ..., of up to six
+// dimensions, int4[][] being the same type) is the type T{Family: Array,
+// Elem: f} with Width and Scale those of its
 // elements (varchar(10)[], numeric(10,2)[]); its values are KindArray
 // datums whose S holds the elements in the compact form below, so an
 // array is as immutable and as cheap to copy as a string.
@@ -17,6 +18,15 @@ import (
 // KindBool, KindInt, KindDate, KindTimestamp and KindTime; the 8 bytes of
 // the float's bits for KindFloat; a uvarint length and the bytes for
 // KindText, KindBytes and KindDecimal; both (I, then S) for KindInterval.
+//
+// That form is a one-dimensional array whose lower bound is 1 (or the
+// empty array, which has no dimensions): what every array was before
+// kvsql had more. Any other shape (PostgreSQL's '{{1,2},{3,4}}' or
+// '[0:2]={1,2,3}') is preceded by a header: the bytes 0x80 0x00 (a
+// uvarint zero written in two bytes, which AppendUvarint never writes, so
+// no element count starts that way), the dimension count as a uvarint,
+// and for each dimension its length as a uvarint and its lower bound as
+// a varint. The elements follow in the form above, in row-major order.
 
 // ArrayOf is the type of arrays of elem.
 func ArrayOf(elem T) T {
@@ -69,9 +79,112 @@ func TypeByOID(oid uint32) (T, bool) {
 	return T{}, false
 }
 
-// NewArray makes an array datum of elems.
+// MaxArrayDims is PostgreSQL's MAXDIM: an array has at most six
+// dimensions.
+const MaxArrayDims = 6
+
+// MaxArrayElems is PostgreSQL's MaxArraySize: an array holds fewer than
+// 2^27 elements (54000 "array size exceeds the maximum allowed").
+const MaxArrayElems = 1<<27 - 1
+
+// ArrayShape is the dimensions of an array: Lens[i] elements along
+// dimension i, subscripted from Lower[i]. The empty array has no
+// dimensions.
+type ArrayShape struct {
+	Lens, Lower []int
+}
+
+// Count is the number of elements an array of shape s holds.
+func (s ArrayShape) Count() int {
+	if len(s.Lens) == 0 {
+		return 0
+	}
+	n := 1
+	for _, l := range s.Lens {
+		if n *= l; n > MaxArrayElems {
+			return MaxArrayElems + 1 // no valid array is this large
+		}
+	}
+	return n
+}
+
+// Vector is the shape of a one-dimensional array of n elements from 1.
+func Vector(n int) ArrayShape {
+	if n == 0 {
+		return ArrayShape{}
+	}
+	return ArrayShape{Lens: []int{n}, Lower: []int{1}}
+}
+
+// plain reports whether s needs no header: one dimension from 1, or none.
+func (s ArrayShape) plain() bool {
+	return len(s.Lens) == 0 || len(s.Lens) == 1 && s.Lower[0] == 1
+}
+
+// NewArray makes a one-dimensional array datum of elems (lower bound 1).
 func NewArray(elems []Datum) Datum {
 	return Datum{Kind: KindArray, S: string(AppendArray(nil, elems))}
+}
+
+// NewArrayShaped makes an array datum of elems (row-major) with shape s;
+// len(elems) must be s.Count(). An array with no elements is the empty
+// array, whatever s says, as in PostgreSQL.
+func NewArrayShaped(elems []Datum, s ArrayShape) Datum {
+	if len(elems) == 0 || s.plain() {
+		return NewArray(elems)
+	}
+	b := append([]byte(nil), arrayHeader...)
+	b = binary.AppendUvarint(b, uint64(len(s.Lens)))
+	for i, l := range s.Lens {
+		b = binary.AppendUvarint(b, uint64(l))
+		b = binary.AppendVarint(b, int64(s.Lower[i]))
+	}
+	return Datum{Kind: KindArray, S: string(AppendArray(b, elems))}
+}
+
+// arrayHeader starts an array with a shape header (see the top of the
+// file): a uvarint zero in two bytes.
+const arrayHeader = "\x80\x00"
+
+// ArrayShapeOf is the shape of the array datum d.
+func ArrayShapeOf(d Datum) ArrayShape {
+	s, _, ok := splitArrayHeader(d.S)
+	if !ok {
+		return ArrayShape{}
+	}
+	return s
+}
+
+// splitArrayHeader reads an encoded array's shape and returns the rest
+// (the element count and elements); ok is false for a malformed header.
+func splitArrayHeader(s string) (ArrayShape, string, bool) {
+	if len(s) < 2 || s[:2] != arrayHeader {
+		return Vector(ArrayLenString(s)), s, true
+	}
+	s = s[2:]
+	n, w := uvarint(s)
+	if w <= 0 || n == 0 || n > MaxArrayDims {
+		return ArrayShape{}, "", false
+	}
+	s = s[w:]
+	sh := ArrayShape{Lens: make([]int, n), Lower: make([]int, n)}
+	for i := range sh.Lens {
+		l, w := uvarint(s)
+		if w <= 0 || l == 0 || l > uint64(len(s)) {
+			return ArrayShape{}, "", false
+		}
+		s = s[w:]
+		lb, w := varint(s)
+		if w <= 0 || lb < math.MinInt32 || lb > math.MaxInt32 {
+			return ArrayShape{}, "", false
+		}
+		s = s[w:]
+		sh.Lens[i], sh.Lower[i] = int(l), int(lb)
+	}
+	if sh.plain() {
+		return ArrayShape{}, "", false // written without the header
+	}
+	return sh, s, true
 }
 
 // AppendArray appends the encoded form of elems to b.
@@ -99,17 +212,39 @@ var errBadArray = errors.New("types: malformed array value")
 
 // ArrayLen is the number of elements of the array datum d.
 func ArrayLen(d Datum) int {
-	n, w := binary.Uvarint([]byte(d.S[:min(len(d.S), binary.MaxVarintLen64)]))
+	s, ok := arrayBody(d.S)
+	if !ok {
+		return 0
+	}
+	return ArrayLenString(s)
+}
+
+// arrayBody is the element count and elements of an encoded array, past
+// any shape header, read without building the shape.
+func arrayBody(s string) (string, bool) {
+	if len(s) < 2 || s[:2] != arrayHeader {
+		return s, true
+	}
+	_, rest, ok := splitArrayHeader(s)
+	return rest, ok
+}
+
+// ArrayLenString is the element count at the start of s.
+func ArrayLenString(s string) int {
+	n, w := uvarint(s)
 	if w <= 0 {
 		return 0
 	}
 	return int(n)
 }
 
-// ArrayElems decodes the elements of the array datum d, appending them to
-// dst.
+// ArrayElems decodes the elements of the array datum d in row-major
+// order, appending them to dst.
 func ArrayElems(dst []Datum, d Datum) ([]Datum, error) {
-	s := d.S
+	s, ok := arrayBody(d.S)
+	if !ok {
+		return dst, errBadArray
+	}
 	n, w := uvarint(s)
 	if w <= 0 || n > uint64(len(s)) {
 		return dst, errBadArray
@@ -186,8 +321,12 @@ func varint(s string) (int64, int) {
 // ArrayValid reports whether s is a well-formed encoded array (what a row
 // decoder checks before handing it on), without allocating.
 func ArrayValid(s string) bool {
+	shape, s, ok := splitArrayHeader(s)
+	if !ok {
+		return false
+	}
 	n, w := uvarint(s)
-	if w <= 0 || n > uint64(len(s)) {
+	if w <= 0 || n > uint64(len(s)) || n != uint64(shape.Count()) || n == 0 && len(shape.Lens) > 0 {
 		return false
 	}
 	s = s[w:]

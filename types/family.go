@@ -27,7 +27,7 @@ const (
 	JSONB // KindText: the normalised text (keys sorted and unique, PostgreSQL's spacing)
 	Interval
 	Time  // time without time zone
-	Array // KindArray: a one-dimensional array of T.Elem (array.go)
+	Array // KindArray: an array of T.Elem, of any dimensions (array.go)
 )
 
 type familyInfo struct {

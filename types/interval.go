@@ -179,7 +179,8 @@ func appendSeconds(b []byte, sec, fsec uint64) []byte {
 type intervalAcc struct {
 	imonths, idays, imicros int64
 	overflow                bool
-	yearsOverflow           bool // months from years left int32
+	yearsOverflow           bool    // months from years left int32
+	years                   float64 // whole years so far (tm_year), which must fit int32
 }
 
 // add64 adds v to *dst, recording overflow.
@@ -195,9 +196,10 @@ func (a *intervalAcc) add64(dst *int64, v int64) {
 // (PostgreSQL: tm_mon += rint(fval * 12)).
 func (a *intervalAcc) addYears(v, monthsPerUnit float64) {
 	whole := math.Trunc(v)
-	// The year count itself must fit (22015, as tm_year does); the
+	// The year count so far must fit (22015, as tm_year does); the
 	// months it makes may not (22008).
-	if years := whole * monthsPerUnit / 12; years > math.MaxInt32 || years < math.MinInt32 {
+	a.years += whole * monthsPerUnit / 12
+	if a.years > math.MaxInt32 || a.years < math.MinInt32 {
 		a.overflow = true
 		return
 	}

@@ -134,14 +134,9 @@ func (d Datum) String() string {
 		if err != nil {
 			return "<bad array>"
 		}
-		b := []byte{'{'}
-		for i, e := range elems {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, e.String()...)
-		}
-		return string(append(b, '}'))
+		return string(AppendArrayText(nil, ArrayShapeOf(d), func(b []byte, i int) []byte {
+			return append(b, elems[i].String()...)
+		}))
 	}
 	return "?"
 }

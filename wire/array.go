@@ -10,10 +10,10 @@ import (
 
 // Arrays on the wire. The text form is array_out's ("{1,2,NULL}", eval
 // formats and parses it). The binary form is array_send's: the number of
-// dimensions (0 for an empty array, else 1), a has-NULLs flag, the
-// element type's OID, then per dimension its length and lower bound (1),
-// then each element as a length (-1 for NULL) and the element's own
-// binary form.
+// dimensions (0 for an empty array), a has-NULLs flag, the element
+// type's OID, then per dimension its length and lower bound, then each
+// element in row-major order as a length (-1 for NULL) and the element's
+// own binary form.
 
 // appendArrayBinary appends d, an array of type t, in array_send's form.
 func appendArrayBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
@@ -33,11 +33,14 @@ func appendArrayBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 		b = binary.BigEndian.AppendUint32(b, 0)
 		return binary.BigEndian.AppendUint32(b, et.OID()), nil
 	}
-	b = binary.BigEndian.AppendUint32(b, 1)
+	sh := types.ArrayShapeOf(d)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(sh.Lens)))
 	b = binary.BigEndian.AppendUint32(b, hasNull)
 	b = binary.BigEndian.AppendUint32(b, et.OID())
-	b = binary.BigEndian.AppendUint32(b, uint32(len(elems)))
-	b = binary.BigEndian.AppendUint32(b, 1)
+	for i, l := range sh.Lens {
+		b = binary.BigEndian.AppendUint32(b, uint32(l))
+		b = binary.BigEndian.AppendUint32(b, uint32(int32(sh.Lower[i])))
+	}
 	for _, e := range elems {
 		if e.IsNull() {
 			b = binary.BigEndian.AppendUint32(b, 0xffffffff)
@@ -75,18 +78,26 @@ func decodeArrayBinary(t types.T, raw []byte) (types.Datum, error) {
 	if ndim == 0 {
 		return types.NewArray(nil), nil
 	}
-	if ndim != 1 {
-		return types.Null, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+	if ndim > types.MaxArrayDims {
+		return types.Null, pgerror.Newf(pgerror.InvalidBinaryRepresentation, "invalid number of dimensions: %d", int32(ndim))
 	}
-	n, ok1 := u32()
-	lbound, ok2 := u32()
-	if !ok1 || !ok2 {
-		return bad("array dimensions")
+	sh := types.ArrayShape{Lens: make([]int, ndim), Lower: make([]int, ndim)}
+	n := uint64(1)
+	for i := range sh.Lens {
+		l, ok1 := u32()
+		lb, ok2 := u32()
+		if !ok1 || !ok2 {
+			return bad("array dimensions")
+		}
+		if int64(int32(lb))+int64(l) > 1<<31 {
+			return types.Null, pgerror.New(pgerror.ProgramLimitExceeded, "array lower bound is too large")
+		}
+		sh.Lens[i], sh.Lower[i] = int(l), int(int32(lb))
+		if n *= uint64(l); n > types.MaxArrayElems {
+			return types.Null, pgerror.Newf(pgerror.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", types.MaxArrayElems)
+		}
 	}
-	if lbound != 1 {
-		return types.Null, pgerror.New(pgerror.FeatureNotSupported, "arrays whose lower bound is not 1 are not supported")
-	}
-	if uint64(n)*4 > uint64(len(raw)) {
+	if n*4 > uint64(len(raw)) {
 		return bad("array elements")
 	}
 	et := t.ElemType()
@@ -124,5 +135,5 @@ func decodeArrayBinary(t types.T, raw []byte) (types.Datum, error) {
 	if len(raw) != 0 {
 		return types.Null, pgerror.New(pgerror.InvalidBinaryRepresentation, "incorrect binary data format in array")
 	}
-	return types.NewArray(elems), nil
+	return types.NewArrayShaped(elems, sh), nil
 }

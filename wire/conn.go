@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
 	"github.com/kvsql/kvsql/wire/backend"
 )
 
@@ -274,6 +275,15 @@ func (c *conn) readFailed(err error) {
 // closed reports whether the connection has been marked dead by a failed
 // write or by kill.
 func (c *conn) closed() bool { return c.ctx.Err() != nil }
+
+// intervalStyle is the session's IntervalStyle when the session has one,
+// else PostgreSQL's default.
+func (c *conn) intervalStyle() types.IntervalStyle {
+	if z, ok := c.sess.(interface{ IntervalStyle() types.IntervalStyle }); ok {
+		return z.IntervalStyle()
+	}
+	return types.IntervalPostgres
+}
 
 // location is the session's time zone when the session has one
 // (timestamptz text is shown and read in it), else UTC.

@@ -62,11 +62,15 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 		if len(batch) == 0 {
 			return nil
 		}
-		err := c.guard("CopySpec.Insert", func() error { return spec.Insert(ctx, batch) })
+		var n int64
+		err := c.guard("CopySpec.Insert", func() (err error) { n, err = spec.Insert(ctx, batch); return err })
 		if err != nil {
 			return err
 		}
-		total += int64(len(batch))
+		total += n
+		if spec.Progress != nil {
+			spec.Progress(0, n)
+		}
 		batch = batch[:0]
 		return nil
 	}
@@ -89,6 +93,9 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 		}
 		switch typ {
 		case 'd':
+			if spec.Progress != nil {
+				spec.Progress(int64(len(body)), 0)
+			}
 			if err := codec.feed(body, c.srv.cfg.MaxMessageSize, emit); err != nil {
 				return "", err
 			}
@@ -149,6 +156,9 @@ func (c *conn) copyOut(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (
 				return err
 			}
 			c.send(&pgproto3.CopyData{Data: buf})
+			if spec.Progress != nil {
+				spec.Progress(int64(len(buf)), 1)
+			}
 			if err := c.maybeFlush(); err != nil {
 				return err
 			}

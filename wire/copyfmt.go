@@ -29,6 +29,11 @@ type copyCodec struct {
 	null      string
 	hasHeader bool
 	cols      []backend.Column
+	// CSV: the quote and escape characters and the FORCE options
+	// (backend.CopySpec); headerMatch checks the header line's names.
+	quote, escape                       byte
+	forceQuote, forceNotNull, forceNull []bool
+	headerMatch                         bool
 
 	buf     []byte // undecoded input
 	scan    int    // csv: how far buf has been scanned for a record end
@@ -39,11 +44,20 @@ type copyCodec struct {
 }
 
 func newCopyCodec(spec *backend.CopySpec) (*copyCodec, error) {
-	k := &copyCodec{format: strings.ToLower(spec.Format), null: spec.Null, hasHeader: spec.Header, cols: spec.Columns}
+	k := &copyCodec{format: strings.ToLower(spec.Format), null: spec.Null, hasHeader: spec.Header, cols: spec.Columns,
+		quote: '"', forceQuote: spec.ForceQuote, forceNotNull: spec.ForceNotNull, forceNull: spec.ForceNull,
+		headerMatch: spec.HeaderMatch}
+	if spec.Quote != "" {
+		k.quote = spec.Quote[0]
+	}
+	k.escape = k.quote
+	if spec.Escape != "" {
+		k.escape = spec.Escape[0]
+	}
 	switch k.format {
 	case "", "text":
 		k.format, k.delim = "text", '\t'
-		if spec.Null == "" {
+		if !spec.NullSet && spec.Null == "" {
 			k.null = `\N`
 		}
 	case "csv":
@@ -126,10 +140,18 @@ func (k *copyCodec) recordEnd() int {
 		return bytes.IndexByte(k.buf, '\n')
 	}
 	for ; k.scan < len(k.buf); k.scan++ {
-		switch k.buf[k.scan] {
-		case '"':
+		switch ch := k.buf[k.scan]; {
+		case k.inQuote && ch == k.escape && k.escape != k.quote:
+			// An escape before a quote or an escape keeps it literal.
+			if k.scan+1 >= len(k.buf) {
+				return -1 // look again when more data has come
+			}
+			if next := k.buf[k.scan+1]; next == k.quote || next == k.escape {
+				k.scan++
+			}
+		case ch == k.quote:
 			k.inQuote = !k.inQuote
-		case '\n':
+		case ch == '\n':
 			if !k.inQuote {
 				return k.scan
 			}
@@ -144,28 +166,31 @@ func (k *copyCodec) record(rec []byte, emit func([]types.Datum) error) error {
 		k.ended = true
 		return nil
 	}
-	if k.hasHeader && !k.started && k.format == "csv" {
-		k.started = true
-		return nil
-	}
 	var fields []field
 	var err error
 	if k.format == "text" {
 		fields, err = splitText(rec, k.delim, k.null)
 	} else {
-		fields, err = splitCSV(rec, k.delim, k.null)
+		fields, err = k.splitCSV(rec)
 	}
 	if err != nil {
 		return pgerror.Newf(pgerror.CodeOf(err), "%s (COPY line %d)", err.Error(), k.line)
 	}
+	if k.hasHeader && !k.started {
+		k.started = true
+		return k.checkHeader(fields)
+	}
 	if len(fields) > len(k.cols) {
 		return pgerror.Newf(codeBadCopyFileFormat, "extra data after last expected column (COPY line %d)", k.line)
 	}
-	if len(fields) < len(k.cols) {
-		return pgerror.Newf(codeBadCopyFileFormat, "missing data for column %q (COPY line %d)", k.cols[len(fields)].Name, k.line)
-	}
-	row := make([]types.Datum, len(fields))
-	for i, f := range fields {
+	// Fields are converted in order and a missing one is reported when
+	// its column is reached, as PostgreSQL does: a bad first field wins.
+	row := make([]types.Datum, len(k.cols))
+	for i := range k.cols {
+		if i >= len(fields) {
+			return pgerror.Newf(codeBadCopyFileFormat, "missing data for column %q (COPY line %d)", k.cols[i].Name, k.line)
+		}
+		f := fields[i]
 		if f.null {
 			continue
 		}
@@ -266,17 +291,21 @@ func hexVal(c byte) int {
 	return int(c - '0')
 }
 
-// splitCSV splits a CSV record: fields may be quoted with ", a doubled "
-// inside quotes is one quote; an unquoted field equal to null is NULL.
-func splitCSV(rec []byte, delim byte, null string) ([]field, error) {
+// splitCSV splits a CSV record: fields may be quoted with k.quote;
+// inside quotes k.escape makes the next quote (or escape) literal (by
+// default the escape is the quote itself, so a doubled quote is one
+// quote). An unquoted field equal to the NULL string is NULL, unless its
+// column is FORCE_NOT_NULL; a quoted one is NULL only in a FORCE_NULL
+// column.
+func (k *copyCodec) splitCSV(rec []byte) ([]field, error) {
 	var out []field
 	i := 0
 	for {
 		var sb []byte
 		quoted := false
 		start := i
-		for i < len(rec) && rec[i] != delim {
-			if rec[i] != '"' {
+		for i < len(rec) && rec[i] != k.delim {
+			if rec[i] != k.quote {
 				sb = append(sb, rec[i])
 				i++
 				continue
@@ -287,12 +316,12 @@ func splitCSV(rec []byte, delim byte, null string) ([]field, error) {
 				if i >= len(rec) {
 					return nil, pgerror.New(codeBadCopyFileFormat, "unterminated CSV quoted field")
 				}
-				if rec[i] == '"' {
-					if i+1 < len(rec) && rec[i+1] == '"' {
-						sb = append(sb, '"')
-						i += 2
-						continue
-					}
+				if rec[i] == k.escape && i+1 < len(rec) && (rec[i+1] == k.quote || rec[i+1] == k.escape && k.escape != k.quote) {
+					sb = append(sb, rec[i+1])
+					i += 2
+					continue
+				}
+				if rec[i] == k.quote {
 					i++
 					break
 				}
@@ -300,9 +329,12 @@ func splitCSV(rec []byte, delim byte, null string) ([]field, error) {
 				i++
 			}
 		}
-		if !quoted && string(rec[start:i]) == null {
+		col := len(out)
+		switch {
+		case !quoted && string(rec[start:i]) == k.null && !forced(k.forceNotNull, col),
+			quoted && string(sb) == k.null && forced(k.forceNull, col):
 			out = append(out, field{null: true})
-		} else {
+		default:
 			out = append(out, field{text: string(sb)})
 		}
 		if i >= len(rec) {
@@ -310,6 +342,28 @@ func splitCSV(rec []byte, delim byte, null string) ([]field, error) {
 		}
 		i++ // the delimiter
 	}
+}
+
+// forced reports whether column col is in a FORCE option's list.
+func forced(list []bool, col int) bool { return col < len(list) && list[col] }
+
+// checkHeader checks a HEADER MATCH line against the columns' names.
+func (k *copyCodec) checkHeader(fields []field) error {
+	if !k.headerMatch {
+		return nil
+	}
+	if len(fields) != len(k.cols) {
+		return pgerror.Newf(codeBadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", len(fields), len(k.cols))
+	}
+	for i, f := range fields {
+		if f.null {
+			return pgerror.Newf(codeBadCopyFileFormat, "column name mismatch in header line field %d: got null value (\"%s\"), expected \"%s\"", i+1, k.null, k.cols[i].Name)
+		}
+		if f.text != k.cols[i].Name {
+			return pgerror.Newf(codeBadCopyFileFormat, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, f.text, k.cols[i].Name)
+		}
+	}
+	return nil
 }
 
 // binaryRows decodes as many complete binary tuples as buf holds.
@@ -395,13 +449,17 @@ func (k *copyCodec) header() []byte {
 	switch {
 	case k.format == "binary":
 		return append(append([]byte(nil), binarySignature...), 0, 0, 0, 0, 0, 0, 0, 0)
-	case k.format == "csv" && k.hasHeader:
+	case k.hasHeader:
 		var b []byte
 		for i, col := range k.cols {
 			if i > 0 {
 				b = append(b, k.delim)
 			}
-			b = k.appendCSV(b, col.Name)
+			if k.format == "csv" {
+				b = k.appendCSV(b, col.Name, false)
+			} else {
+				b = k.appendEscaped(b, []byte(col.Name))
+			}
 		}
 		return append(b, '\n')
 	}
@@ -446,7 +504,7 @@ func (k *copyCodec) appendRow(b []byte, row []types.Datum) ([]byte, error) {
 		}
 		tmp = appendText(tmp[:0], k.colType(i), d, k.loc)
 		if k.format == "csv" {
-			b = k.appendCSV(b, string(tmp))
+			b = k.appendCSV(b, string(tmp), forced(k.forceQuote, i))
 		} else {
 			b = k.appendEscaped(b, tmp)
 		}
@@ -489,13 +547,19 @@ func (k *copyCodec) appendEscaped(b, v []byte) []byte {
 	return b
 }
 
-// appendCSV writes a CSV field, quoted when it holds special characters or
-// could be mistaken for the NULL marker.
-func (k *copyCodec) appendCSV(b []byte, v string) []byte {
-	if v != k.null && !strings.ContainsAny(v, "\"\r\n"+string(k.delim)) && v != `\.` {
+// appendCSV writes a CSV field, quoted when force is set, when it holds
+// special characters or could be mistaken for the NULL marker; quotes and
+// escapes inside are escaped.
+func (k *copyCodec) appendCSV(b []byte, v string, force bool) []byte {
+	if !force && v != k.null && !strings.ContainsAny(v, string([]byte{k.quote, '\r', '\n', k.delim})) && v != `\.` {
 		return append(b, v...)
 	}
-	b = append(b, '"')
-	b = append(b, strings.ReplaceAll(v, `"`, `""`)...)
-	return append(b, '"')
+	b = append(b, k.quote)
+	for i := 0; i < len(v); i++ {
+		if v[i] == k.quote || v[i] == k.escape {
+			b = append(b, k.escape)
+		}
+		b = append(b, v[i])
+	}
+	return append(b, k.quote)
 }

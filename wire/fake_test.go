@@ -171,13 +171,13 @@ func (b *fakeBackend) snapshot() [][]types.Datum {
 	return append([][]types.Datum(nil), b.copied...)
 }
 
-func (b *fakeBackend) insert(ctx context.Context, rows [][]types.Datum) error {
+func (b *fakeBackend) insert(ctx context.Context, rows [][]types.Datum) (int64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, r := range rows {
 		b.copied = append(b.copied, append([]types.Datum(nil), r...))
 	}
-	return nil
+	return int64(len(rows)), nil
 }
 
 type fakeStmt struct {

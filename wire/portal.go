@@ -81,7 +81,7 @@ func resolveFormats(codes []int16, n int, what string) ([]int16, error) {
 
 // appendDataRow appends a DataRow message for row straight into the
 // output buffer, with no per-value allocation.
-func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types.Datum, loc *time.Location) ([]byte, error) {
+func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types.Datum, loc *time.Location, ivs types.IntervalStyle) ([]byte, error) {
 	start := len(b)
 	b = append(b, 'D', 0, 0, 0, 0)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(row)))
@@ -102,7 +102,7 @@ func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types
 				return b[:start], err
 			}
 		} else {
-			b = appendText(b, t, d, loc)
+			b = appendTextStyle(b, t, d, loc, ivs)
 		}
 		binary.BigEndian.PutUint32(b[lenPos:], uint32(len(b)-lenPos-4))
 	}
@@ -157,7 +157,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 	suspended := false
 	err := c.guard("Result", func() error {
 		cols := p.stmt.Columns()
-		loc := c.location()
+		loc, ivs := c.location(), c.intervalStyle()
 		for n := 0; ; n++ {
 			if maxRows > 0 && n == maxRows {
 				suspended = true
@@ -170,7 +170,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 				return p.res.Err()
 			}
 			var err error
-			if c.wbuf, err = appendDataRow(c.wbuf, cols, p.formats, p.res.Row(), loc); err != nil {
+			if c.wbuf, err = appendDataRow(c.wbuf, cols, p.formats, p.res.Row(), loc, ivs); err != nil {
 				return err
 			}
 			if err := c.maybeFlush(); err != nil {

@@ -11,8 +11,9 @@ const codeUndefinedParameter = pgerror.Code("42P02")
 
 // simpleQuery runs a Query message: every statement in sql in turn, each
 // with RowDescription (text format), DataRows and CommandComplete. The first
-// error ends the message; the statements after it are not run. The caller
-// sends ReadyForQuery.
+// error ends the message; the statements after it are not run. Several
+// statements run in the session's implicit transaction block when it has
+// one (backend.ImplicitTransactions). The caller sends ReadyForQuery.
 func (c *conn) simpleQuery(sql string) {
 	if err := pgerror.CheckUTF8(sql); err != nil {
 		c.statementError(err)
@@ -33,15 +34,32 @@ func (c *conn) simpleQuery(sql string) {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
+	block, _ := c.sess.(backend.ImplicitTransactions)
+	if block == nil || len(stmts) < 2 {
+		c.runStatements(stmts)
+		return
+	}
+	block.BeginQuery()
+	ok := c.runStatements(stmts)
+	err = c.guard("Session.EndQuery", func() error { return block.EndQuery(!ok) })
+	if ok && err != nil {
+		c.statementError(err)
+	}
+}
+
+// runStatements runs stmts in turn until one fails (its error is sent)
+// or the connection closes, and reports whether all ran.
+func (c *conn) runStatements(stmts []backend.Statement) bool {
 	for _, stmt := range stmts {
 		if err := c.simpleStatement(stmt); err != nil {
 			c.statementError(err)
-			return
+			return false
 		}
 		if c.closed() {
-			return
+			return false
 		}
 	}
+	return true
 }
 
 func (c *conn) simpleStatement(stmt backend.Statement) error {

@@ -67,6 +67,15 @@ func appendText(b []byte, t types.T, d types.Datum, loc *time.Location) []byte {
 	return eval.AppendTextIn(b, d, t, loc)
 }
 
+// appendTextStyle is appendText with intervals in the session's
+// IntervalStyle.
+func appendTextStyle(b []byte, t types.T, d types.Datum, loc *time.Location, ivs types.IntervalStyle) []byte {
+	if d.Kind == types.KindInterval {
+		return types.AppendIntervalStyle(b, d.Interval(), ivs)
+	}
+	return appendText(b, t, d, loc)
+}
+
 // appendBinary appends d in PostgreSQL's binary format for type t.
 func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 	switch t.Family {

@@ -84,6 +84,9 @@ func openStore(dir string) (kv.Engine, *catalog.Catalog, error) {
 // in file (XML, or JSON when it starts with '{'). Table and index data
 // already in the store are kept: the document must describe them.
 func importCatalog(file, dir string, stdout io.Writer) error {
+	progress := newProgressLine()
+	defer progress.clear()
+	progress.phase("reading %s", file)
 	doc, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -102,6 +105,7 @@ func importCatalog(file, dir string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	progress.phase("installing %d database(s) into %s", len(c.Databases()), dir)
 	e, _, err := openStore(dir)
 	if err != nil {
 		return err
@@ -118,6 +122,7 @@ func importCatalog(file, dir string, stdout io.Writer) error {
 	if err := b.Commit(true); err != nil {
 		return err
 	}
+	progress.clear()
 	fmt.Fprintf(stdout, "imported %d database(s) from %s\n", len(c.Databases()), file)
 	return nil
 }

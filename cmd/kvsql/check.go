@@ -49,7 +49,8 @@ func checkCmd(args []string, stdout io.Writer) error {
 	if _, err := os.Stat(*data); err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	c := &checker{dir: *data, out: stdout}
+	c := &checker{dir: *data, out: stdout, progress: newProgressLine()}
+	defer c.progress.clear()
 	if err := c.run(); err != nil {
 		return err
 	}
@@ -60,12 +61,12 @@ func checkCmd(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: %d problem(s)", errInconsistent, c.problems)
 	}
 	if len(c.ver.Recorded) > 0 {
-		fmt.Fprintf(stdout, "note: %s records damage found earlier, but none is there now; remove it (or run with --repair) to start read-write\n", filepath.Join(c.dir, kv.DamageFile))
+		c.printf("note: %s records damage found earlier, but none is there now; remove it (or run with --repair) to start read-write\n", filepath.Join(c.dir, kv.DamageFile))
 		if *repair {
 			return c.clearRecord()
 		}
 	}
-	fmt.Fprintln(stdout, "ok")
+	c.printf("ok\n")
 	return nil
 }
 
@@ -80,12 +81,18 @@ type checker struct {
 	problems     int
 	rebuild      []catalog.Space
 	unrepairable []string
+	// progress shows the table or index at work on a terminal (nil: none).
+	progress *progressLine
 }
 
-func (c *checker) printf(format string, args ...any) { fmt.Fprintf(c.out, format, args...) }
+func (c *checker) printf(format string, args ...any) {
+	c.progress.clear()
+	fmt.Fprintf(c.out, format, args...)
+}
 
 // run checks the storage, then the indexes.
 func (c *checker) run() error {
+	c.progress.phase("checking the storage's files in %s", c.dir)
 	v, err := kv.VerifyPebble(nil, c.dir)
 	if err != nil {
 		return err
@@ -159,7 +166,8 @@ func (c *checker) checkIndexes(e kv.Engine) error {
 		if err != nil {
 			return err
 		}
-		for _, t := range tables {
+		for i, t := range tables {
+			c.progress.show("checking the indexes of %s.%s (table %d of %d)", db, t.Name, i+1, len(tables))
 			probs, err := index.CheckTable(snap, t)
 			if errors.Is(err, kv.ErrCorruption) {
 				c.problems++
@@ -171,7 +179,7 @@ func (c *checker) checkIndexes(e kv.Engine) error {
 			}
 			for _, p := range probs {
 				c.problems++
-				fmt.Fprintln(c.out, p)
+				c.printf("%s\n", p)
 				for _, idx := range t.Indexes {
 					if p.Index == idx.Name {
 						c.addRebuild(catalog.Space{ID: idx.ID, DB: db, Table: t, Index: idx})
@@ -191,7 +199,8 @@ func (c *checker) repair() error {
 			return err
 		}
 		for _, sp := range c.rebuild {
-			if err := rebuildIndex(e, sp); err != nil {
+			done := func(rows int64) { c.progress.show("rebuilding %s: %d rows", sp, rows) }
+			if err := rebuildIndex(e, sp, done); err != nil {
 				_ = e.Close()
 				return fmt.Errorf("repair: %s: %w", sp, err)
 			}
@@ -205,7 +214,7 @@ func (c *checker) repair() error {
 		c.printf("cannot repair: %s\n", u)
 	}
 	// Check again: what is left is what the repair could not do.
-	again := &checker{dir: c.dir, out: io.Discard}
+	again := &checker{dir: c.dir, out: io.Discard, progress: c.progress}
 	if err := again.run(); err != nil {
 		return err
 	}
@@ -223,18 +232,19 @@ func (c *checker) clearRecord() error {
 		}
 		c.printf("removed %s: the server will start read-write\n", kv.DamageFile)
 	}
-	fmt.Fprintln(c.out, "ok")
+	c.printf("ok\n")
 	return nil
 }
 
 // rebuildIndex removes every key of the index's space without reading it
-// and writes the index anew from the master rows.
-func rebuildIndex(e kv.Engine, sp catalog.Space) error {
+// and writes the index anew from the master rows, telling progress how
+// many rows are done.
+func rebuildIndex(e kv.Engine, sp catalog.Space, progress func(rows int64)) error {
 	start := catalog.SpacePrefix(sp.ID)
 	if err := kv.Excise(e, start, encoding.PrefixEnd(start)); err != nil {
 		return err
 	}
-	if err := index.Backfill(e, sp.Table, sp.Index); err != nil {
+	if err := index.Backfill(e, sp.Table, sp.Index, progress); err != nil {
 		return err
 	}
 	return e.Flush()

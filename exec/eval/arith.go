@@ -189,7 +189,7 @@ func floatArith(op string, a, b float64, t types.T) (types.Datum, error) {
 	case "*":
 		v = a * b
 	case "/":
-		if b == 0 {
+		if b == 0 && !math.IsNaN(a) { // NaN / 0 is NaN, as in float8div
 			return types.Null, divisionByZero()
 		}
 		v = a / b

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -11,10 +10,11 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
-// One-dimensional arrays (types.KindArray): casts, text form, comparison
-// and the operators and functions of PostgreSQL's "Array Functions and
-// Operators" chapter. Subscripts are 1-based; an array's lower bound is
-// always 1.
+// Arrays (types.KindArray): casts, text form, comparison and the
+// operators and functions of PostgreSQL's "Array Functions and
+// Operators" chapter. An array has up to six dimensions, each with its
+// own lower bound (1 unless its text or an assignment says otherwise);
+// subscripts and slices are arrayshape.go's.
 
 // elems decodes an array datum; a malformed one (never written by kvsql)
 // is XX001.
@@ -40,18 +40,13 @@ func castToArray(d types.Datum, from, to types.T) (types.Datum, error) {
 	et := to.ElemType()
 	switch d.Kind {
 	case types.KindText:
-		texts, nulls, detail, multi, ok := types.ParseArrayText(d.S)
-		if multi {
-			return types.Null, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
+		at, err := types.ParseArrayText(d.S)
+		if err != nil {
+			return types.Null, planner.ArrayTextError(d.S, err)
 		}
-		if !ok {
-			err := pgerror.Newf(pgerror.InvalidTextRepresentation, "malformed array literal: %q", d.S)
-			err.Detail = detail
-			return types.Null, err
-		}
-		out := make([]types.Datum, len(texts))
-		for i, s := range texts {
-			if nulls[i] {
+		out := make([]types.Datum, len(at.Elems))
+		for i, s := range at.Elems {
+			if at.Nulls[i] {
 				continue
 			}
 			v, err := CastFrom(types.NewText(s), types.T{Family: types.Unknown}, et)
@@ -60,7 +55,7 @@ func castToArray(d types.Datum, from, to types.T) (types.Datum, error) {
 			}
 			out[i] = v
 		}
-		return types.NewArray(out), nil
+		return types.NewArrayShaped(out, at.Shape), nil
 	case types.KindArray:
 		if from.IsArray() && from.ElemType() == et {
 			return d, nil
@@ -75,40 +70,38 @@ func castToArray(d types.Datum, from, to types.T) (types.Datum, error) {
 				return types.Null, err
 			}
 		}
-		return types.NewArray(xs), nil
+		return types.NewArrayShaped(xs, types.ArrayShapeOf(d)), nil
 	}
 	return types.Null, cannotCast(from, to)
 }
 
 // appendArrayText appends d in array_out's form: elements in their type's
-// output form (booleans as t and f), quoted where needed, NULL unquoted.
+// output form (booleans as t and f), quoted where needed, NULL unquoted,
+// the bounds first when one is not 1.
 func appendArrayText(b []byte, d types.Datum, t types.T, loc *time.Location) []byte {
 	xs, err := elems(d)
 	if err != nil {
 		return append(b, "{?}"...)
 	}
 	et := elemType(t)
-	b = append(b, '{')
 	var tmp []byte
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		switch {
+	return types.AppendArrayText(b, types.ArrayShapeOf(d), func(b []byte, i int) []byte {
+		switch x := xs[i]; {
 		case x.IsNull():
-			b = append(b, "NULL"...)
+			return append(b, "NULL"...)
 		case x.Kind == types.KindBool:
-			b = append(b, "ft"[x.I&1])
+			return append(b, "ft"[x.I&1])
 		default:
 			tmp = AppendTextIn(tmp[:0], x, et, loc)
-			b = types.AppendArrayElemText(b, string(tmp))
+			return types.AppendArrayElemText(b, string(tmp))
 		}
-	}
-	return append(b, '}')
+	})
 }
 
-// compareArrays is array_cmp for one-dimensional arrays: element by
-// element (NULL after every value), then the shorter first.
+// compareArrays is PostgreSQL's array_cmp: element by element in
+// row-major order (NULL after every value), then the fewer elements
+// first, then the fewer dimensions, the shorter dimensions, the lower
+// bounds.
 func compareArrays(a, b types.Datum) int {
 	xs, _ := types.ArrayElems(nil, a)
 	ys, _ := types.ArrayElems(nil, b)
@@ -117,7 +110,24 @@ func compareArrays(a, b types.Datum) int {
 			return c
 		}
 	}
-	return cmpInt(int64(len(xs)), int64(len(ys)))
+	if c := cmpInt(int64(len(xs)), int64(len(ys))); c != 0 {
+		return c
+	}
+	sa, sb := types.ArrayShapeOf(a), types.ArrayShapeOf(b)
+	if c := cmpInt(int64(len(sa.Lens)), int64(len(sb.Lens))); c != 0 {
+		return c
+	}
+	for i := range sa.Lens {
+		if c := cmpInt(int64(sa.Lens[i]), int64(sb.Lens[i])); c != 0 {
+			return c
+		}
+	}
+	for i := range sa.Lower {
+		if c := cmpInt(int64(sa.Lower[i]), int64(sb.Lower[i])); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // arrayFunc runs the array operators and functions; handled is false for
@@ -130,51 +140,53 @@ func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ha
 	}
 	switch e.Name {
 	case parse.MarkerArray:
+		if len(e.Args) > 0 && e.Args[0].Type().IsArray() {
+			d, err := nestArrays(args)
+			return d, true, err
+		}
 		return types.NewArray(append([]types.Datum(nil), args...)), true, nil
 	case parse.MarkerSubscript:
-		if args[0].IsNull() || args[1].IsNull() {
-			return types.Null, true, nil
-		}
-		if e.T.Family == types.JSONB {
+		if e.T.Family == types.JSONB || e.Args[0].Type().Family == types.JSONB {
+			if args[0].IsNull() || args[1].IsNull() {
+				return types.Null, true, nil
+			}
 			return jsonSubscriptValue(args[0], args[1])
 		}
-		xs, err := elems(args[0])
-		if err != nil {
-			return types.Null, true, err
-		}
-		i := args[1].I
-		if i < 1 || i > int64(len(xs)) {
-			return types.Null, true, nil
-		}
-		return xs[i-1], true, nil
+		d, err := subscriptValue(args[0], args[1:])
+		return d, true, err
 	case parse.MarkerSlice:
-		if args[0].IsNull() {
-			return types.Null, true, nil
-		}
-		xs, err := elems(args[0])
-		if err != nil {
-			return types.Null, true, err
-		}
-		lo, hi := int64(1), int64(len(xs))
-		if !args[1].IsNull() {
-			lo = max(lo, args[1].I)
-		}
-		if !args[2].IsNull() {
-			hi = min(hi, args[2].I)
-		}
-		if lo > hi {
-			return types.NewArray(nil), true, nil
-		}
-		return types.NewArray(xs[lo-1 : hi]), true, nil
+		d, err := sliceValue(args[0], args[1:])
+		return d, true, err
 	case "array_append", "array_prepend", "array_cat", "||":
 		return arrayConcat(e, args)
 	case "string_to_array":
 		return stringToArray(args), true, nil
 	case parse.MarkerSubscriptAssign:
-		if len(args) != 3 || !e.Args[0].Type().IsArray() {
+		if len(args) < 3 || !e.Args[0].Type().IsArray() {
 			return types.Null, false, nil // jsonb's (json.go)
 		}
-		d, err := arraySet(args[0], args[2], args[1])
+		d, err := arraySet(args[0], args[1], args[2:])
+		return d, true, err
+	case parse.MarkerSliceAssign:
+		d, err := arraySetSlice(args[0], args[1], args[2:])
+		return d, true, err
+	case "array_fill":
+		d, err := arrayFill(args[0], args[1:])
+		return d, true, err
+	case "trim_array":
+		if args[0].IsNull() || args[1].IsNull() {
+			return types.Null, true, nil
+		}
+		d, err := trimArray(args[0], args[1].I)
+		return d, true, err
+	case "width_bucket":
+		if len(args) != 2 || !e.Args[1].Type().IsArray() {
+			return types.Null, false, nil
+		}
+		if args[0].IsNull() || args[1].IsNull() {
+			return types.Null, true, nil
+		}
+		d, err := widthBucket(args[0], args[1])
 		return d, true, err
 	}
 	if len(args) == 0 || !strings.HasPrefix(e.Name, "array") && !(arrayOps[e.Name] && e.Args[0].Type().IsArray()) {
@@ -196,65 +208,35 @@ func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ha
 	if err != nil {
 		return types.Null, true, err
 	}
+	if d, ok, err := arrayDimsFunc(e.Name, args); ok {
+		return d, true, err
+	}
 	switch e.Name {
-	case "array_length", "array_upper":
-		if args[1].I != 1 || len(xs) == 0 {
-			return types.Null, true, nil
-		}
-		return types.NewInt(int64(len(xs))), true, nil
-	case "array_lower":
-		if args[1].I != 1 || len(xs) == 0 {
-			return types.Null, true, nil
-		}
-		return types.NewInt(1), true, nil
-	case "array_ndims":
-		if len(xs) == 0 {
-			return types.Null, true, nil
-		}
-		return types.NewInt(1), true, nil
-	case "array_dims":
-		if len(xs) == 0 {
-			return types.Null, true, nil
-		}
-		return types.NewText("[1:" + strconv.Itoa(len(xs)) + "]"), true, nil
-	case "cardinality":
-		return types.NewInt(int64(len(xs))), true, nil
 	case "array_position", "array_positions":
-		start := 1
-		if len(args) > 2 {
-			if args[2].IsNull() {
-				return types.Null, true, pgerror.New(pgerror.NullValueNotAllowed, "initial position must not be null")
-			}
-			start = int(max(args[2].I, 1))
-		}
-		var found []types.Datum
-		for i := start - 1; i < len(xs); i++ {
-			if distinctEqual(xs[i], args[1]) {
-				if e.Name == "array_position" {
-					return types.NewInt(int64(i + 1)), true, nil
-				}
-				found = append(found, types.NewInt(int64(i+1)))
-			}
-		}
-		if e.Name == "array_position" {
-			return types.Null, true, nil
-		}
-		return types.NewArray(found), true, nil
+		d, err := arrayPositions(e.Name == "array_positions", args[0], xs, args[1:])
+		return d, true, err
 	case "array_remove":
+		sh := types.ArrayShapeOf(args[0])
+		if len(sh.Lens) > 1 {
+			return types.Null, true, pgerror.New(pgerror.FeatureNotSupported, "removing elements from multidimensional arrays is not supported")
+		}
 		out := xs[:0]
 		for _, x := range xs {
 			if !distinctEqual(x, args[1]) {
 				out = append(out, x)
 			}
 		}
-		return types.NewArray(out), true, nil
+		if len(out) == 0 {
+			return types.NewArray(nil), true, nil
+		}
+		return types.NewArrayShaped(out, types.ArrayShape{Lens: []int{len(out)}, Lower: sh.Lower}), true, nil
 	case "array_replace":
 		for i, x := range xs {
 			if distinctEqual(x, args[1]) {
 				xs[i] = args[2]
 			}
 		}
-		return types.NewArray(xs), true, nil
+		return types.NewArrayShaped(xs, types.ArrayShapeOf(args[0])), true, nil
 	case "array_to_string":
 		if args[1].IsNull() {
 			return types.Null, true, nil
@@ -335,25 +317,13 @@ func distinctEqual(a, b types.Datum) bool {
 }
 
 // arrayConcat is array_append, array_prepend, array_cat and || with an
-// array operand: a NULL array is empty, a NULL element is appended.
+// array operand: a NULL or empty array is no operand, a NULL element is
+// appended.
 func arrayConcat(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 	if len(args) != 2 {
 		return types.Null, false, nil
 	}
 	lt, rt := e.Args[0].Type(), e.Args[1].Type()
-	var out []types.Datum
-	add := func(d types.Datum, isArray bool) error {
-		if !isArray {
-			out = append(out, d)
-			return nil
-		}
-		if d.IsNull() {
-			return nil
-		}
-		xs, err := elems(d)
-		out = append(out, xs...)
-		return err
-	}
 	if e.Name == "||" && !lt.IsArray() && !rt.IsArray() {
 		return types.Null, false, nil
 	}
@@ -362,16 +332,32 @@ func arrayConcat(e *planner.Func, args []types.Datum) (types.Datum, bool, error)
 	if e.Name == "array_prepend" {
 		la, ra = false, true
 	}
-	if args[0].IsNull() && args[1].IsNull() && la && ra {
-		return types.Null, true, nil
+	a, b := args[0], args[1]
+	switch {
+	case la && ra:
+		switch {
+		case a.IsNull() && b.IsNull():
+			return types.Null, true, nil
+		case a.IsNull() || types.ArrayLen(a) == 0:
+			return b, true, nil
+		case b.IsNull() || types.ArrayLen(b) == 0:
+			return a, true, nil
+		}
+		d, err := catArrays(a, b)
+		return d, true, err
+	case la:
+		if a.IsNull() || types.ArrayLen(a) == 0 {
+			return types.NewArray([]types.Datum{b}), true, nil
+		}
+		d, err := appendElem(a, b, false)
+		return d, true, err
+	default:
+		if b.IsNull() || types.ArrayLen(b) == 0 {
+			return types.NewArray([]types.Datum{a}), true, nil
+		}
+		d, err := appendElem(b, a, true)
+		return d, true, err
 	}
-	if err := add(args[0], la); err != nil {
-		return types.Null, true, err
-	}
-	if err := add(args[1], ra); err != nil {
-		return types.Null, true, err
-	}
-	return types.NewArray(out), true, nil
 }
 
 // anyAll is x op ANY (array) / x op ALL (array) with SQL's NULL rules:
@@ -442,31 +428,76 @@ func stringToArray(args []types.Datum) types.Datum {
 	return types.NewArray(out)
 }
 
-// arraySet is the array a with element i (1-based) set to v, as an
-// UPDATE's a[i] = v stores it: past the end the array grows with NULLs;
-// a NULL array becomes {v} for i = 1. Positions below 1, and above 1 for
-// a NULL array, would need another lower bound: 0A000.
-func arraySet(a, i, v types.Datum) (types.Datum, error) {
-	if i.IsNull() {
-		return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "array subscript in assignment must not be null")
+// arrayDimsFunc runs the functions that read an array's shape;
+// handled is false for other names. a is not NULL.
+func arrayDimsFunc(name string, args []types.Datum) (d types.Datum, handled bool, err error) {
+	sh := types.ArrayShapeOf(args[0])
+	dim := func() (int, bool) {
+		k := args[1].I
+		return int(k - 1), k >= 1 && k <= int64(len(sh.Lens))
 	}
-	var xs []types.Datum
-	if !a.IsNull() {
-		var err error
-		if xs, err = elems(a); err != nil {
-			return types.Null, err
+	switch name {
+	case "array_length", "array_upper", "array_lower":
+		k, ok := dim()
+		if !ok {
+			return types.Null, true, nil
 		}
+		switch name {
+		case "array_length":
+			return types.NewInt(int64(sh.Lens[k])), true, nil
+		case "array_lower":
+			return types.NewInt(int64(sh.Lower[k])), true, nil
+		}
+		return types.NewInt(int64(sh.Lower[k] + sh.Lens[k] - 1)), true, nil
+	case "array_ndims":
+		if len(sh.Lens) == 0 {
+			return types.Null, true, nil
+		}
+		return types.NewInt(int64(len(sh.Lens))), true, nil
+	case "array_dims":
+		if len(sh.Lens) == 0 {
+			return types.Null, true, nil
+		}
+		return types.NewText(string(types.AppendArrayDims(nil, sh))), true, nil
+	case "cardinality":
+		return types.NewInt(int64(sh.Count())), true, nil
 	}
-	n := i.I
-	if n < 1 || len(xs) == 0 && n != 1 {
-		return types.Null, pgerror.New(pgerror.FeatureNotSupported, "an array whose lower bound is not 1 is not supported")
+	return types.Null, false, nil
+}
+
+// arrayPositions is array_position(a, x [, start]) (all false) and
+// array_positions(a, x): the subscript of the first element not
+// distinct from x at or after start, or all of them. Only for
+// one-dimensional arrays.
+func arrayPositions(all bool, a types.Datum, xs []types.Datum, args []types.Datum) (types.Datum, error) {
+	sh := types.ArrayShapeOf(a)
+	if len(sh.Lens) > 1 {
+		return types.Null, pgerror.New(pgerror.FeatureNotSupported, "searching for elements in multidimensional arrays is not supported")
 	}
-	if n > int64(len(xs))+1<<20 {
-		return types.Null, pgerror.New(pgerror.ProgramLimitExceeded, "array size exceeds the maximum allowed")
+	lb := int64(1)
+	if len(sh.Lens) == 1 {
+		lb = int64(sh.Lower[0])
 	}
-	for int64(len(xs)) < n {
-		xs = append(xs, types.Null)
+	start := lb
+	if len(args) > 1 {
+		if args[1].IsNull() {
+			return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "initial position must not be null")
+		}
+		start = args[1].I
 	}
-	xs[n-1] = v
-	return types.NewArray(xs), nil
+	var found []types.Datum
+	for i, x := range xs {
+		pos := lb + int64(i)
+		if pos < start || !distinctEqual(x, args[0]) {
+			continue
+		}
+		if !all {
+			return types.NewInt(pos), nil
+		}
+		found = append(found, types.NewInt(pos))
+	}
+	if !all {
+		return types.Null, nil
+	}
+	return types.NewArray(found), nil
 }

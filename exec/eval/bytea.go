@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
+	"math"
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -14,7 +16,7 @@ import (
 
 // byteaFunc runs PostgreSQL's binary string functions: encode/decode in
 // the hex, base64 and escape formats, the SHA-2 digests, get_byte and
-// set_byte. Arguments are non-NULL; ok is false for other names.
+// set_byte, and float4send and float8send (IEEE 754 bits, big-endian). Arguments are non-NULL; ok is false for other names.
 func byteaFunc(e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err error) {
 	switch e.Name {
 	case "encode":
@@ -23,6 +25,10 @@ func byteaFunc(e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err
 	case "decode":
 		b, err := decodeBytea(args[0].S, args[1].S)
 		return types.NewBytes(b), true, err
+	case "float4send":
+		return types.NewBytes(binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(args[0].F)))), true, nil
+	case "float8send":
+		return types.NewBytes(binary.BigEndian.AppendUint64(nil, math.Float64bits(args[0].F))), true, nil
 	case "sha224":
 		h := sha256.Sum224([]byte(args[0].S))
 		return types.NewBytes(h[:]), true, nil

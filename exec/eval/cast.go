@@ -343,7 +343,7 @@ func parseFloat(s string, to types.T) (types.Datum, error) {
 	if bad {
 		return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", to.Family, s)
 	}
-	if err != nil {
+	if err != nil || f == 0 && nonzeroMantissa(t) { // overflow, or underflow to zero
 		return types.Null, pgerror.Newf(pgerror.NumericValueOutOfRange, "%q is out of range for type %s", t, to.Family)
 	}
 	if math.IsInf(f, 0) && to.Family == types.Numeric {
@@ -354,6 +354,17 @@ func parseFloat(s string, to types.T) (types.Datum, error) {
 		}
 	}
 	return types.NewFloat(f), nil
+}
+
+// nonzeroMantissa reports whether the number t spells has a nonzero
+// digit before its exponent.
+func nonzeroMantissa(t string) bool {
+	for i := 0; i < len(t) && t[i] != 'e' && t[i] != 'E'; i++ {
+		if t[i] >= '1' && t[i] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 func castToText(d types.Datum, from, to types.T) types.Datum {

@@ -285,6 +285,11 @@ func compareSQL(a, b types.Datum) (int, error) {
 
 // compareOp applies comparison operator op to non-NULL a and b.
 func compareOp(op string, a, b types.Datum) (bool, error) {
+	switch op {
+	case "~~", "!~~", "~~*", "!~~*": // [NOT] LIKE and ILIKE, of ANY/ALL (array)
+		m, err := Like(a.S, b.S, `\`, strings.HasSuffix(op, "*"))
+		return m != strings.HasPrefix(op, "!"), err
+	}
 	c, err := compareSQL(a, b)
 	if err != nil {
 		return false, err

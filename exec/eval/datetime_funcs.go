@@ -139,6 +139,9 @@ func datetimeFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum,
 	case "to_char":
 		d, err = toChar(env, args[0], e.Args[0].Type(), args[1].S)
 		return d, true, err
+	case "to_number":
+		d, err = toNumber(args[0].S, args[1].S)
+		return d, true, err
 	case "to_date":
 		d, err = toDate(args[0].S, args[1].S)
 		return d, true, err

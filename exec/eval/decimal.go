@@ -510,21 +510,31 @@ func decimalMath(name string, args []types.Datum) (types.Datum, bool, error) {
 			return types.Null, true, pgerror.New(codeInvalidArgumentForPower, "zero raised to a negative power is undefined")
 		case x.Negative && y.Form == apd.Finite && !isIntegral(&y):
 			return types.Null, true, pgerror.New(codeInvalidArgumentForPower, "a negative number raised to a non-integer power yields a complex result")
-		}
-		f := math.Abs(toFloat(args[1]) * math.Log10(math.Abs(toFloat(args[0]))))
-		if f > numericMaxWeightDigits {
-			return types.Null, true, numericOverflow()
+		case x.Form == apd.Infinite || y.Form == apd.Infinite:
+			return types.Datum{Kind: types.KindDecimal, S: infinitePower(&x, &y)}, true, nil
 		}
 		var z apd.Decimal
-		if _, err := roundingCtx(int64(f)+numericMinSigDigits+20, apd.RoundHalfEven).Pow(&z, &x, &y); err != nil {
+		g := toFloat(args[1]) * math.Log10(math.Abs(toFloat(args[0]))) // the result's decimal weight
+		switch {
+		case x.IsZero():
+			if y.IsZero() {
+				z.SetInt64(1)
+			}
+		case g < -numericMaxWeightDigits-numericMaxDisplayScale:
+			// Far below the smallest scale shown: it rounds to zero.
+		case math.Abs(g) > numericMaxWeightDigits:
 			return types.Null, true, numericOverflow()
+		default:
+			if _, err := roundingCtx(int64(math.Abs(g))+numericMinSigDigits+20, apd.RoundHalfEven).Pow(&z, &x, &y); err != nil {
+				return types.Null, true, numericOverflow()
+			}
 		}
 		// power_var's scale: 16 digits after the point for an integer
 		// exponent, else 16 significant digits (the decimal weight of
 		// the result estimated as y * log10(x), truncated).
 		dweight := int64(0)
-		if !isIntegral(&y) {
-			dweight = int64(toFloat(args[1]) * math.Log10(math.Abs(toFloat(args[0]))))
+		if !isIntegral(&y) && !x.IsZero() {
+			dweight = int64(g)
 		}
 		rscale := min(max(numericMinSigDigits-dweight, int64(scaleOf(&x)), int64(scaleOf(&y)), 0), numericMaxDisplayScale)
 		rescale(&z, int32(rscale))
@@ -534,6 +544,41 @@ func decimalMath(name string, args []types.Datum) (types.Datum, bool, error) {
 	}
 	d, err := decimalResult(&x)
 	return d, true, err
+}
+
+// infinitePower is numeric_power's answer when x or y is infinite (and
+// neither is NaN): PostgreSQL's rules for the limits.
+func infinitePower(x, y *apd.Decimal) string {
+	one := apd.New(1, 0)
+	var ax apd.Decimal
+	ax.Abs(x)
+	switch {
+	case y.Form == apd.Finite && y.IsZero():
+		return "1"
+	case x.Form == apd.Infinite:
+		if y.Negative {
+			return "0"
+		}
+		if x.Negative && y.Form == apd.Finite && isOddInteger(y) {
+			return "-Infinity"
+		}
+		return "Infinity"
+	case ax.Cmp(one) == 0: // x is 1 or -1, y infinite
+		return "1"
+	case (ax.Cmp(one) < 0) == y.Negative: // |x| < 1 to -inf, |x| > 1 to +inf
+		return "Infinity"
+	}
+	return "0"
+}
+
+// isOddInteger reports whether finite y is an odd integer.
+func isOddInteger(y *apd.Decimal) bool {
+	if !isIntegral(y) {
+		return false
+	}
+	var r apd.Decimal
+	_, err := apd.BaseContext.WithPrecision(uint32(y.NumDigits())+2).Rem(&r, y, apd.New(2, 0))
+	return err == nil && !r.IsZero()
 }
 
 func isIntegral(x *apd.Decimal) bool {

@@ -35,6 +35,9 @@ type Env struct {
 	// Loc is the session's time zone (the timezone setting): timestamptz
 	// values are shown and taken apart in it. nil means UTC.
 	Loc *time.Location
+	// IntervalStyle is the IntervalStyle setting: how a cast to text
+	// shows an interval.
+	IntervalStyle types.IntervalStyle
 	// Database, User and BackendPID answer current_database(),
 	// current_user/session_user and pg_backend_pid(); empty names read as
 	// "kvsql".
@@ -157,6 +160,10 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 		x, err := Eval(env, e.X, row)
 		if err != nil {
 			return types.Null, err
+		}
+		if x.Kind == types.KindInterval && env != nil && env.IntervalStyle != types.IntervalPostgres && e.T.Kind() == types.KindText {
+			// An interval shown in the session's IntervalStyle.
+			return castToText(types.NewText(string(types.AppendIntervalStyle(nil, x.Interval(), env.IntervalStyle))), types.T{Family: types.Text}, e.T), nil
 		}
 		return CastFromIn(x, e.X.Type(), e.T, env.loc())
 	case *planner.Func:

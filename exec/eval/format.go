@@ -44,6 +44,12 @@ func FormatTextIn(d types.Datum, t types.T, loc *time.Location) string {
 
 // AppendTextIn is AppendText with timestamptz values shown in loc.
 func AppendTextIn(b []byte, d types.Datum, t types.T, loc *time.Location) []byte {
+	return AppendTextStyle(b, d, t, loc, types.IntervalPostgres)
+}
+
+// AppendTextStyle is AppendTextIn with intervals shown in style (the
+// IntervalStyle setting).
+func AppendTextStyle(b []byte, d types.Datum, t types.T, loc *time.Location, style types.IntervalStyle) []byte {
 	switch d.Kind {
 	case types.KindBool:
 		if d.Bool() {
@@ -67,7 +73,7 @@ func AppendTextIn(b []byte, d types.Datum, t types.T, loc *time.Location) []byte
 	case types.KindDate:
 		return append(b, types.FormatDate(d.I)...)
 	case types.KindInterval:
-		return types.AppendInterval(b, d.Interval())
+		return types.AppendIntervalStyle(b, d.Interval(), style)
 	case types.KindTime:
 		return append(b, types.FormatTime(d.I)...)
 	case types.KindTimestamp:

@@ -97,8 +97,19 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		}
 	}
 	switch e.Name {
-	case "concat":
-		return concatFunc(e, args, ""), nil
+	case "concat", "concat_ws":
+		// concat(VARIADIC NULL) is NULL; its elements otherwise.
+		vals, ts, null, err := variadicArgs(e, args)
+		if err != nil || null {
+			return types.Null, err
+		}
+		if e.Name == "concat" {
+			return concatFunc(vals, ts, ""), nil
+		}
+		if len(vals) == 0 || vals[0].IsNull() {
+			return types.Null, nil
+		}
+		return concatFunc(vals[1:], ts[1:], vals[0].S), nil
 	case "format_type":
 		// Not strict in PostgreSQL: a NULL typmod means none (psql's \d
 		// of a sequence passes NULL).
@@ -117,11 +128,6 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	case "jsonb_set_lax", parse.MarkerSubscriptAssign:
 		d, _, err := jsonFunc(e, args)
 		return d, err
-	case "concat_ws":
-		if len(args) == 0 || args[0].IsNull() {
-			return types.Null, nil
-		}
-		return concatFunc(e, args[1:], args[0].S), nil
 	}
 	if anyNull {
 		return types.Null, nil
@@ -199,8 +205,7 @@ func extreme(args []types.Datum, greatest bool, t types.T) types.Datum {
 // concatFunc is concat and concat_ws: NULL arguments are skipped, others
 // are rendered with their type's output function, which differs from
 // FormatText (the cast to text) only for booleans: "t"/"f".
-func concatFunc(e *planner.Func, args []types.Datum, sep string) types.Datum {
-	argExprs := e.Args[len(e.Args)-len(args):]
+func concatFunc(args []types.Datum, ts []types.T, sep string) types.Datum {
 	var b []byte
 	first := true
 	for i, d := range args {
@@ -211,11 +216,7 @@ func concatFunc(e *planner.Func, args []types.Datum, sep string) types.Datum {
 			b = append(b, sep...)
 		}
 		first = false
-		if d.Kind == types.KindBool {
-			b = append(b, "ft"[d.I&1])
-			continue
-		}
-		b = AppendText(b, d, argExprs[i].Type())
+		b = append(b, textOut(d, ts[i])...)
 	}
 	return types.NewText(string(b))
 }

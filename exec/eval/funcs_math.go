@@ -19,6 +19,9 @@ const (
 // mathFunc runs the numeric functions on non-NULL arguments. ok is false
 // when name is not one of them.
 func mathFunc(e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err error) {
+	if d, ok, err := numericFunc(e.Name, args); ok {
+		return d, true, err
+	}
 	// PostgreSQL picks round(numeric) or round(float8) by argument type.
 	numeric := e.T.Family == types.Numeric || (len(e.Args) > 0 && e.Args[0].Type().Family == types.Numeric)
 	if numeric || (len(args) > 0 && args[0].Kind == types.KindDecimal) {

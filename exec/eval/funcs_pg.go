@@ -77,8 +77,8 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		}
 		return catalogVector(args[0].S)
 	case "pg_get_statisticsobjdef_columns", "pg_get_triggerdef", "pg_get_function_identity_arguments":
-		// kvsql has no such objects (pg_trigger, pg_proc and
-		// pg_statistic_ext are empty): NULL, as for an unknown OID.
+		// An OID of no such object (the planner answers for triggers
+		// that exist; pg_statistic_ext is empty): NULL.
 		return types.Null, true, nil
 	case "current_setting":
 		if env.Settings == nil {

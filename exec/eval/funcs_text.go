@@ -1,12 +1,14 @@
 package eval
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -245,77 +247,244 @@ func pgReplacement(r string) string {
 	return b.String()
 }
 
-// formatFunc is format(fmt, args...): %s (text, NULL as empty), %I
-// (quoted identifier), %L (quoted literal, NULL as NULL), %% and
-// positions %n$; widths and other conversions are 0A000.
+// formatFunc is format(fmt, args...), as PostgreSQL's text_format reads
+// fmt: %[position$][-][width | * | *position$] followed by s, I or L,
+// the width counted in characters and padding on the left (on the right
+// with - or a negative width argument). A VARIADIC array's elements are
+// the arguments.
 func formatFunc(e *planner.Func, args []types.Datum) (types.Datum, error) {
 	if args[0].IsNull() {
 		return types.Null, nil
 	}
+	vals, argTypes, _, err := variadicArgs(e, args)
+	if err != nil {
+		return types.Null, err
+	}
 	f := args[0].S
 	var b strings.Builder
-	next := 1
+	next := 1 // the argument a specifier without a position takes
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
 			b.WriteByte(f[i])
 			continue
 		}
-		i++
-		if i >= len(f) {
-			return types.Null, pgerror.New(codeInvalidParameterValue, "unterminated format() type specifier")
+		if i++; i >= len(f) {
+			return types.Null, errUnterminatedFormat()
 		}
 		if f[i] == '%' {
 			b.WriteByte('%')
 			continue
 		}
-		arg := next
-		if j := strings.IndexByte(f[i:], '$'); j > 0 && allDigits(f[i:i+j]) {
-			n := 0
-			for _, c := range f[i : i+j] {
-				n = n*10 + int(c-'0')
-			}
-			arg, i = n, i+j+1
-			if i >= len(f) {
-				return types.Null, pgerror.New(codeInvalidParameterValue, "unterminated format() type specifier")
-			}
+		spec, err := parseFormatSpec(f, i)
+		if err != nil {
+			return types.Null, err
 		}
-		if arg >= len(args) || arg < 1 {
+		i = spec.end
+		if c := f[i]; c != 's' && c != 'I' && c != 'L' {
+			_, size := utf8.DecodeRuneInString(f[i:])
+			e := pgerror.Newf(codeInvalidParameterValue, "unrecognized format() type specifier \"%s\"", f[i:i+size])
+			e.Hint = `For a single "%" use "%%".`
+			return types.Null, e
+		}
+		width, left := spec.width, spec.left
+		if spec.widthArg >= 0 {
+			if spec.widthArg > 0 {
+				next = spec.widthArg
+			}
+			if next >= len(vals) {
+				return types.Null, pgerror.New(codeInvalidParameterValue, "too few arguments for format()")
+			}
+			w, err := formatWidth(vals[next], argTypes[next])
+			if err != nil {
+				return types.Null, err
+			}
+			next++
+			if w < 0 {
+				if w == math.MinInt32 {
+					return types.Null, pgerror.New(pgerror.NumericValueOutOfRange, "number is out of range")
+				}
+				w, left = -w, true
+			}
+			width = int(w)
+		}
+		if spec.arg > 0 {
+			next = spec.arg
+		}
+		if next >= len(vals) {
 			return types.Null, pgerror.New(codeInvalidParameterValue, "too few arguments for format()")
 		}
-		next = arg + 1
-		d := args[arg]
+		d, t := vals[next], argTypes[next]
+		next++
 		var s string
 		if !d.IsNull() {
-			s = FormatText(d, e.Args[arg].Type())
+			s = textOut(d, t)
 		}
 		switch f[i] {
-		case 's':
-			b.WriteString(s)
 		case 'I':
 			if d.IsNull() {
 				return types.Null, pgerror.New(pgerror.NullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
 			}
-			b.WriteString(quoteIdent(s))
+			s = quoteIdent(s)
 		case 'L':
 			if d.IsNull() {
-				b.WriteString("NULL")
+				s = "NULL"
 			} else {
-				b.WriteString("'" + strings.ReplaceAll(s, "'", "''") + "'")
+				s = quoteLiteral(s)
 			}
-		default:
-			return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "format() conversion %%%c is not supported", f[i])
+		}
+		pad := strings.Repeat(" ", max(width-utf8.RuneCountInString(s), 0))
+		if left {
+			b.WriteString(s + pad)
+		} else {
+			b.WriteString(pad + s)
 		}
 	}
 	return types.NewText(b.String()), nil
 }
 
-func allDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
+// variadicArgs returns a call's arguments with their types: a VARIADIC
+// array (the last argument) stands for its elements, and null reports
+// that it is NULL (then standing for none).
+func variadicArgs(e *planner.Func, args []types.Datum) (vals []types.Datum, ts []types.T, null bool, err error) {
+	ts = make([]types.T, len(args))
+	for i, a := range e.Args {
+		ts[i] = a.Type()
+	}
+	last := len(e.Args) - 1
+	if last < 0 {
+		return args, ts, false, nil
+	}
+	if v, ok := e.Args[last].(*planner.Func); !ok || v.Name != parse.MarkerVariadic {
+		return args, ts, false, nil
+	}
+	if !ts[last].IsArray() {
+		return nil, nil, false, pgerror.New(pgerror.DatatypeMismatch, "VARIADIC argument must be an array")
+	}
+	vals, elemTypes := append([]types.Datum{}, args[:last]...), ts[:last:last]
+	if args[last].IsNull() {
+		return vals, elemTypes, true, nil
+	}
+	elems, err := types.ArrayElems(nil, args[last])
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for _, el := range elems {
+		vals, elemTypes = append(vals, el), append(elemTypes, ts[last].ElemType())
+	}
+	return vals, elemTypes, false, nil
+}
+
+// textOut is d's text output, as PostgreSQL's %s and concat write it
+// (a boolean as t or f).
+func textOut(d types.Datum, t types.T) string {
+	if d.Kind == types.KindBool {
+		return "ft"[d.I&1 : d.I&1+1]
+	}
+	return FormatText(d, t)
+}
+
+// formatSpec is what a format() specifier says before its conversion
+// character, which is at end: the argument (0: the next one), the
+// width's argument (-1: none; 0: the next one), the width, and whether
+// the value is padded on the right.
+type formatSpec struct {
+	arg, widthArg, width int
+	left                 bool
+	end                  int
+}
+
+// parseFormatSpec reads the specifier starting at f[i], after its %, as
+// PostgreSQL's text_format_parse_format does.
+func parseFormatSpec(f string, i int) (formatSpec, error) {
+	spec := formatSpec{widthArg: -1}
+	n, found, i, err := formatDigits(f, i)
+	if err != nil {
+		return spec, err
+	}
+	if found {
+		if f[i] != '$' {
+			spec.width, spec.end = n, i // a width and the conversion
+			return spec, nil
+		}
+		if n == 0 {
+			return spec, errFormatArgZero()
+		}
+		spec.arg = n
+		if i++; i >= len(f) {
+			return spec, errUnterminatedFormat()
 		}
 	}
-	return s != ""
+	for f[i] == '-' {
+		spec.left = true
+		if i++; i >= len(f) {
+			return spec, errUnterminatedFormat()
+		}
+	}
+	if f[i] == '*' {
+		if i++; i >= len(f) {
+			return spec, errUnterminatedFormat()
+		}
+		spec.widthArg = 0
+		if n, found, i, err = formatDigits(f, i); err != nil {
+			return spec, err
+		}
+		if found {
+			if f[i] != '$' {
+				return spec, pgerror.New(codeInvalidParameterValue, `width argument position must be ended by "$"`)
+			}
+			if n == 0 {
+				return spec, errFormatArgZero()
+			}
+			spec.widthArg = n
+			if i++; i >= len(f) {
+				return spec, errUnterminatedFormat()
+			}
+		}
+	} else if n, found, i, err = formatDigits(f, i); err != nil {
+		return spec, err
+	} else if found {
+		spec.width = n
+	}
+	spec.end = i
+	return spec, nil
+}
+
+// formatDigits reads the digits at f[i], if any; the text must go on
+// after them.
+func formatDigits(f string, i int) (n int, found bool, next int, err error) {
+	for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+		n = n*10 + int(f[i]-'0')
+		if n > math.MaxInt32 {
+			return 0, false, i, pgerror.New(pgerror.NumericValueOutOfRange, "number is out of range")
+		}
+		found = true
+		if i++; i >= len(f) {
+			return 0, false, i, errUnterminatedFormat()
+		}
+	}
+	return n, found, i, nil
+}
+
+// formatWidth is a width argument's value (NULL is no width).
+func formatWidth(d types.Datum, t types.T) (int64, error) {
+	if d.IsNull() {
+		return 0, nil
+	}
+	w, err := Cast(types.NewText(textOut(d, t)), types.T{Family: types.Int4})
+	if err != nil {
+		return 0, err
+	}
+	return w.I, nil
+}
+
+func errUnterminatedFormat() error {
+	e := pgerror.New(codeInvalidParameterValue, "unterminated format() type specifier")
+	e.Hint = `For a single "%" use "%%".`
+	return e
+}
+
+func errFormatArgZero() error {
+	return pgerror.New(codeInvalidParameterValue, "format specifies argument 0, but arguments are numbered from 1")
 }
 
 // quoteIdent quotes s as PostgreSQL's quote_ident does: only when needed.

@@ -388,6 +388,21 @@ func jsonTypeof(v any) string {
 	return "object"
 }
 
+// nestJSON groups the elements of a multidimensional array (row-major)
+// into nested JSON arrays, one level per dimension after the first, as
+// array_to_json does; bounds are not kept.
+func nestJSON(flat []any, lens []int) []any {
+	if len(lens) <= 1 {
+		return flat
+	}
+	rows := make([]any, lens[0])
+	step := len(flat) / lens[0]
+	for i := range rows {
+		rows[i] = nestJSON(flat[i*step:(i+1)*step], lens[1:])
+	}
+	return rows
+}
+
 // toJSONValue is a SQL value as a JSON value (to_jsonb and the build
 // functions): numbers stay numbers, booleans booleans, json documents
 // documents, everything else its text.
@@ -402,13 +417,13 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 		if err != nil {
 			return nil, pgerror.New(pgerror.Internal, "corrupt array")
 		}
-		out := make([]any, len(elems))
+		flat := make([]any, len(elems))
 		for i, e := range elems {
-			if out[i], err = toJSONValue(e, t.ElemType()); err != nil {
+			if flat[i], err = toJSONValue(e, t.ElemType()); err != nil {
 				return nil, err
 			}
 		}
-		return out, nil
+		return nestJSON(flat, types.ArrayShapeOf(d).Lens), nil
 	case d.Kind == types.KindTimestamp:
 		// JSON's timestamps are ISO 8601: a T, and a zone as +hh:mm.
 		s := strings.Replace(FormatText(d, t), " ", "T", 1)
@@ -595,19 +610,40 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		if len(args) == 2 && args[1].Bool() {
 			sep = ",\n "
 		}
+		// A multidimensional array nests, pretty only at the top level.
+		lens := types.ArrayShapeOf(args[0]).Lens
 		var b strings.Builder
-		b.WriteByte('[')
-		for i, el := range elems {
-			if i > 0 {
-				b.WriteString(sep)
+		next := 0
+		var write func(d int) error
+		write = func(d int) error {
+			b.WriteByte('[')
+			n := len(elems)
+			if d < len(lens) {
+				n = lens[d]
 			}
-			s, err := jsonElemText(el, e.Args[0].Type().ElemType())
-			if err != nil {
-				return types.Null, true, err
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b.WriteString(map[bool]string{true: sep, false: ","}[d == 0])
+				}
+				if d+1 < len(lens) {
+					if err := write(d + 1); err != nil {
+						return err
+					}
+					continue
+				}
+				s, err := jsonElemText(elems[next], e.Args[0].Type().ElemType())
+				if err != nil {
+					return err
+				}
+				b.WriteString(s)
+				next++
 			}
-			b.WriteString(s)
+			b.WriteByte(']')
+			return nil
 		}
-		b.WriteByte(']')
+		if err := write(0); err != nil {
+			return types.Null, true, err
+		}
 		return types.NewText(b.String()), true, nil
 	case "jsonb_strip_nulls", "json_strip_nulls":
 		v, err := doc(0)

@@ -869,6 +869,47 @@ func JSONRecordRows(name string, d types.Datum, cols []planner.Column) ([][]type
 	return rows, nil
 }
 
+// jsonArrayReader takes a JSON array of arrays apart as populate_record
+// reads a multidimensional array: the depth of the first scalar is the
+// number of dimensions, every array at one depth must be as long as the
+// others, and a deeper array is an element (read as its text).
+type jsonArrayReader struct {
+	ndims  int // -1 until the first scalar
+	lens   [types.MaxArrayDims]int
+	leaves []any
+}
+
+func (r *jsonArrayReader) walk(v []any, d int) error {
+	for _, e := range v {
+		sub, isArray := e.([]any)
+		if isArray && (r.ndims < 0 || d+1 < r.ndims) {
+			if d+1 == types.MaxArrayDims {
+				return tooManyDims(d + 2)
+			}
+			if err := r.walk(sub, d+1); err != nil {
+				return err
+			}
+			continue
+		}
+		if r.ndims < 0 {
+			r.ndims = d + 1
+		} else if d+1 != r.ndims {
+			return pgerror.New(pgerror.InvalidTextRepresentation, "expected JSON array")
+		}
+		r.leaves = append(r.leaves, e)
+	}
+	switch r.lens[d] {
+	case -1:
+		r.lens[d] = len(v)
+	case len(v):
+	default:
+		e := pgerror.New(pgerror.InvalidTextRepresentation, "malformed JSON array")
+		e.Detail = "Multidimensional arrays must have sub-arrays with matching dimensions."
+		return e
+	}
+	return nil
+}
+
 // jsonToSQL converts a JSON value to a value of type t (populate_record's
 // rules).
 func jsonToSQL(v any, t types.T) (types.Datum, error) {
@@ -885,18 +926,29 @@ func jsonToSQL(v any, t types.T) (types.Datum, error) {
 		if !ok {
 			return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "expected JSON array")
 		}
-		elems := make([]types.Datum, len(arr))
-		for i, e := range arr {
-			if _, nested := e.([]any); nested {
-				return types.Null, pgerror.New(pgerror.FeatureNotSupported, "multidimensional arrays are not supported")
-			}
+		r := jsonArrayReader{ndims: -1}
+		for i := range r.lens {
+			r.lens[i] = -1
+		}
+		if err := r.walk(arr, 0); err != nil {
+			return types.Null, err
+		}
+		elems := make([]types.Datum, len(r.leaves))
+		for i, e := range r.leaves {
 			d, err := jsonToSQL(e, t.ElemType())
 			if err != nil {
 				return types.Null, err
 			}
 			elems[i] = d
 		}
-		return types.NewArray(elems), nil
+		if len(elems) == 0 {
+			return types.NewArray(nil), nil
+		}
+		sh := types.ArrayShape{Lens: append([]int(nil), r.lens[:r.ndims]...), Lower: make([]int, r.ndims)}
+		for i := range sh.Lower {
+			sh.Lower[i] = 1
+		}
+		return types.NewArrayShaped(elems, sh), nil
 	}
 	s, ok := v.(string)
 	if !ok {

@@ -656,7 +656,13 @@ func parseWithTemplate(s, format string) (charFields, error) {
 		var v int64
 		switch strings.ToUpper(pat) {
 		case "YYYY", "IYYY":
-			f.year, ok = readInt(0)
+			// Four digits when another field follows at once (YYYYMMDD),
+			// else as many as there are.
+			width := 0
+			if i < len(format) && matchPattern(format[i:]) != "" {
+				width = 4
+			}
+			f.year, ok = readInt(width)
 		case "YYY", "YY", "Y", "IYY", "IY", "I":
 			start := j
 			v, ok = readInt(len(pat))

@@ -65,7 +65,8 @@ func TestSQLAlchemy(t *testing.T) {
 
 // TestPgJDBC compiles testdata/jdbc/JdbcClient.java and runs it with
 // Debian's pgjdbc (libpostgresql-jdbc-java, 42.5): PreparedStatement, a
-// batch, generated keys, a 23505, and DatabaseMetaData's getTables,
+// batch, generated keys, a 23505, and DatabaseMetaData's getTables (of
+// tables, views, indexes and sequences: SERIAL's, identity's, a plain one),
 // getColumns, getPrimaryKeys and getIndexInfo, on PostgreSQL 15 and on
 // kvsql.
 func TestPgJDBC(t *testing.T) {

@@ -12,8 +12,20 @@ import (
 	"testing"
 )
 
-// pgBinDirs are searched for initdb and pg_ctl after $PATH.
+// pgBinDirs are searched for PostgreSQL's programs after $PATH.
 var pgBinDirs = []string{"/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/14/bin"}
+
+// PGProgram returns the path of one of PostgreSQL's programs (pgbench,
+// psql), found as StartPostgres finds initdb and pg_ctl, or skips the
+// test, naming what is missing.
+func PGProgram(t testing.TB, name string) string {
+	t.Helper()
+	p := findPG(name)
+	if p == "" {
+		t.Skipf("PostgreSQL's %s is not installed (apt-get install postgresql-15)", name)
+	}
+	return p
+}
 
 func findPG(name string) string {
 	if p, err := exec.LookPath(name); err == nil {

@@ -67,6 +67,9 @@ func (r *rewriter) clauses(toks []token) ([]token, error) {
 				if err != nil {
 					return nil, err
 				}
+				if sub, err = r.sortUsing(sub); err != nil {
+					return nil, err
+				}
 				sub, err = r.nullsOrder(sub)
 				if err != nil {
 					return nil, err
@@ -87,6 +90,35 @@ func (r *rewriter) clauses(toks []token) ([]token, error) {
 	}
 	return out, nil
 }
+
+// sortUsing rewrites an ORDER BY item's USING < as ASC and USING > as
+// DESC: the ordering operators of the btree families kvsql has, the
+// only ones PostgreSQL sorts by. Any other operator makes the key a call
+// of MarkerSortUsing('op', x), which the binder rejects as PostgreSQL
+// does (42809).
+func (r *rewriter) sortUsing(item []token) ([]token, error) {
+	n := len(item)
+	if n >= 2 && item[n-2].is("nulls") {
+		n -= 2
+	}
+	if n < 3 || !item[n-2].is("using") {
+		return item, nil
+	}
+	op := item[n-1]
+	if dir := map[string]string{"<": "asc", ">": "desc"}[op.val]; op.kind == tkOp && dir != "" {
+		out := append(append([]token{}, item[:n-2]...), token{kind: tkIdent, val: dir, pos: op.pos, end: op.end})
+		return append(out, item[n:]...), nil
+	}
+	p := op.pos
+	out := []token{raw(MarkerSortUsing, p), {kind: tkPunct, val: "(", pos: p, end: p},
+		{kind: tkString, val: r.sql[op.pos:op.end], pos: p, end: p}, {kind: tkPunct, val: ",", pos: p, end: p}}
+	out = append(append(out, item[:n-2]...), token{kind: tkPunct, val: ")", pos: p, end: p})
+	return append(out, item[n:]...), nil
+}
+
+// MarkerSortUsing stands for a sort key ordered by an operator that is
+// not < or >.
+const MarkerSortUsing = "kvsql_sort_using"
 
 // nullsOrder rewrites one ORDER BY item. `x [ASC] NULLS FIRST` becomes
 // `(x) IS NULL DESC, x ASC` and `x DESC NULLS LAST` becomes

@@ -2,16 +2,19 @@ package parse
 
 import (
 	"strconv"
+
+	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // CursorStmt is DECLARE, FETCH, MOVE or CLOSE.
 type CursorStmt struct {
-	Op     string // "declare", "fetch", "move", "close"
-	Name   string // "" for CLOSE ALL
-	Query  *Statement
-	Hold   bool // DECLARE ... WITH HOLD
-	Scroll bool // DECLARE ... SCROLL (NO SCROLL: false)
-	Binary bool // DECLARE BINARY
+	Op       string // "declare", "fetch", "move", "close"
+	Name     string // "" for CLOSE ALL
+	Query    *Statement
+	Hold     bool // DECLARE ... WITH HOLD
+	Scroll   bool // DECLARE ... SCROLL
+	NoScroll bool // DECLARE ... NO SCROLL: any move backwards fails
+	Binary   bool // DECLARE BINARY
 	// FETCH/MOVE: how far. Dir is "next" (count rows forward), "prior"
 	// (count rows backward), "absolute", "relative", "first", "last";
 	// All means every remaining row in the direction.
@@ -46,6 +49,7 @@ func (r *rewriter) cursor(toks []token) (Statement, error) {
 				if err := c.expect("scroll"); err != nil {
 					return st, err
 				}
+				cs.NoScroll = true
 			default:
 				return st, c.errHere()
 			}
@@ -74,6 +78,20 @@ func (r *rewriter) cursor(toks []token) (Statement, error) {
 			return st, err
 		}
 		cs.Query = &q
+		if sel, ok := q.AST.(*sqlparser.Select); ok && sel.Lock != sqlparser.NoLock {
+			// A locking cursor reads forwards only, as in PostgreSQL.
+			if cs.Scroll {
+				clause := "FOR UPDATE"
+				switch sel.Lock {
+				case sqlparser.ForShareLock, sqlparser.ShareModeLock, sqlparser.ForShareLockNoWait, sqlparser.ForShareLockSkipLocked:
+					clause = "FOR SHARE"
+				}
+				e := unsupported(r.sql, toks[0].pos, "DECLARE SCROLL CURSOR ... %s is not supported", clause)
+				e.Detail = "Scrollable cursors must be READ ONLY."
+				return st, e
+			}
+			cs.NoScroll = true
+		}
 		st.NumParams = r.numParams()
 		return st, nil
 	case "close":
@@ -160,4 +178,39 @@ func (r *rewriter) cursor(toks []token) (Statement, error) {
 	}
 	cs.Name = name
 	return st, c.end()
+}
+
+// Scrollable reports whether the cursor can move backwards, as
+// pg_cursors.is_scrollable shows it: SCROLL can, NO SCROLL cannot, and
+// without either PostgreSQL decides by the plan. kvsql keeps the rows a
+// cursor read, so it could always go back; it reports what PostgreSQL's
+// plans usually allow: a query that reads a relation can, one without
+// FROM (a Result node) cannot.
+func (cs *CursorStmt) Scrollable() bool {
+	if cs.Scroll || cs.NoScroll {
+		return cs.Scroll
+	}
+	sel, ok := cs.Query.AST.(*sqlparser.Select)
+	return ok && !isDual(sel.From)
+}
+
+// Backward reports whether FETCH / MOVE cs, on a cursor at position pos
+// (0 before the first row), moves backwards at some point: what a NO
+// SCROLL cursor refuses. ABSOLUTE and FIRST rewind unless the target is
+// ahead; LAST reads to the end and steps back; RELATIVE 0 re-reads the
+// current row.
+func (cs *CursorStmt) Backward(pos int64) bool {
+	switch cs.Dir {
+	case "prior":
+		return cs.All || cs.Count > 0
+	case "first":
+		return pos > 0
+	case "last":
+		return true
+	case "absolute":
+		return cs.Count < 0 || pos > 0 && cs.Count <= pos
+	case "relative":
+		return cs.Count <= 0
+	}
+	return false
 }

@@ -61,6 +61,21 @@ func (r *rewriter) create(toks []token) (Statement, error) {
 	return st, err
 }
 
+// likeOnly reports whether a CREATE TABLE element list is LIKE name
+// alone, returning those tokens.
+func likeOnly(elems []token) ([]token, bool) {
+	if len(elems) < 2 || !elems[0].is("like") {
+		return nil, false
+	}
+	for k, t := range elems[1:] {
+		isName := t.kind == tkIdent || t.kind == tkQIdent
+		if k%2 == 0 && !isName || k%2 == 1 && !t.isPunct(".") {
+			return nil, false
+		}
+	}
+	return elems, len(elems)%2 == 0
+}
+
 // createTable rewrites the column definitions of CREATE TABLE whose name
 // starts at toks[i].
 func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
@@ -80,6 +95,12 @@ func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
 	closing := matchForward(toks, open)
 	if closing < 0 {
 		return nil, syntaxErr(r.sql, toks[open].pos, "unterminated column list")
+	}
+	if like, ok := likeOnly(toks[open+1 : closing]); ok {
+		// CREATE TABLE t (LIKE s): vitess's spelling is CREATE TABLE t
+		// LIKE s. LIKE beside other elements or with INCLUDING options
+		// is left for vitess to refuse.
+		return append(append(append([]token{}, toks[:open]...), like...), toks[closing+1:]...), nil
 	}
 	out := append([]token{}, toks[:open+1]...)
 	first := true
@@ -143,10 +164,21 @@ var storageParams = map[string]bool{
 	"user_catalog_table": true, "log_autovacuum_min_duration": true,
 }
 
-// storageParams reads WITH (name [= value], ...) at the start of toks and
-// returns how many tokens it spans. An unknown name is 22023, as in
-// PostgreSQL; fillfactor must be 10 to 100.
+// indexParams are the storage parameters of a btree index: they tune
+// PostgreSQL's index pages, which kvsql does not have; CREATE INDEX
+// accepts and ignores them.
+var indexParams = map[string]bool{"fillfactor": true, "deduplicate_items": true}
+
+// storageParams reads a table's WITH (name [= value], ...) at the start of
+// toks and returns how many tokens it spans. An unknown name is 22023, as
+// in PostgreSQL; fillfactor must be 10 to 100.
 func (r *rewriter) storageParams(toks []token) (int, error) {
+	return r.withParams(toks, storageParams, true)
+}
+
+// withParams reads WITH (name [= value], ...) with the parameter names
+// known (and, when prefixed, autovacuum_* and toast.*).
+func (r *rewriter) withParams(toks []token, known map[string]bool, prefixed bool) (int, error) {
 	if len(toks) < 2 || !toks[1].isPunct("(") {
 		return 0, syntaxErr(r.sql, toks[0].pos, `syntax error at or near "with"`)
 	}
@@ -159,13 +191,15 @@ func (r *rewriter) storageParams(toks []token) (int, error) {
 			return 0, syntaxErr(r.sql, toks[1].pos, "storage parameter name expected")
 		}
 		name := p[0].val
-		prefixed := strings.HasPrefix(name, "autovacuum_") || strings.HasPrefix(name, "toast.")
-		if !storageParams[name] && !prefixed {
+		isPrefixed := prefixed && (strings.HasPrefix(name, "autovacuum_") || strings.HasPrefix(name, "toast."))
+		if !known[name] && !isPrefixed {
 			return 0, pgerror.Newf(invalidParameterValue, "unrecognized parameter %q", name)
 		}
 		if name == "fillfactor" && len(p) == 3 && p[1].isOp("=") {
 			if v, err := strconv.Atoi(p[2].val); err != nil || v < 10 || v > 100 {
-				return 0, pgerror.Newf(invalidParameterValue, "value %s out of bounds for option \"fillfactor\"", p[2].val)
+				e := pgerror.Newf(invalidParameterValue, "value %s out of bounds for option \"fillfactor\"", p[2].val)
+				e.Detail = `Valid values are between "10" and "100".`
+				return 0, e
 			}
 		}
 	}
@@ -391,30 +425,77 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 	if end < 0 {
 		return st, syntaxErr(r.sql, toks[c.i].pos, "unterminated index column list")
 	}
-	if end+1 < len(toks) {
-		return st, unsupported(r.sql, toks[end+1].pos, "CREATE INDEX options after the column list (INCLUDE, WHERE, WITH) are not supported")
-	}
-	var cols []token
-	var colNames []string
-	for k, item := range splitTop(toks[c.i+1 : end]) {
-		if k > 0 {
-			cols = append(cols, raw(",", item0(item, toks[c.i]).pos))
+	rest := end + 1
+	if rest < len(toks) && toks[rest].is("with") {
+		n, err := r.withParams(toks[rest:], indexParams, false)
+		if err != nil {
+			return st, err
 		}
+		rest += n
+	}
+	if rest < len(toks) {
+		if !toks[rest].is("where") || rest+1 >= len(toks) {
+			return st, unsupported(r.sql, toks[rest].pos, "CREATE INDEX options after the column list (INCLUDE) are not supported")
+		}
+		st.IndexWhere = r.sql[toks[rest+1].pos:toks[len(toks)-1].end]
+	}
+	items := splitTop(toks[c.i+1 : end])
+	for k, item := range items {
+		if cls, rest, ok := opclassOf(item); ok {
+			if st.IndexOpclasses == nil {
+				st.IndexOpclasses = map[int]string{}
+			}
+			st.IndexOpclasses[k] = cls
+			items[k] = rest
+		}
+	}
+	var colNames []string
+	exprs := map[int]string{} // item → expression text
+	for k, item := range items {
 		if n := len(item); n >= 2 && item[n-2].is("nulls") {
 			return st, unsupported(r.sql, item[n-2].pos, "NULLS FIRST/LAST in an index is not supported")
 		}
-		if len(item) > 0 {
-			colNames = append(colNames, item[0].val)
+		if len(item) == 0 {
+			continue
 		}
-		cols = append(cols, item...)
+		// An expression is parenthesized, or a function call: its index
+		// column is named "expr" or after the function, as PostgreSQL
+		// names it.
+		if close := exprItemEnd(item); close > 0 {
+			if item[0].isPunct("(") {
+				exprs[k] = r.sql[item[0].pos:item[close].end] // parenthesized, as PostgreSQL prints it
+				colNames = append(colNames, "expr")
+			} else {
+				exprs[k] = r.sql[item[0].pos:item[close].end]
+				colNames = append(colNames, item[0].val)
+			}
+			continue
+		}
+		colNames = append(colNames, item[0].val)
 	}
 	if name == nil {
-		suffix := "_idx"
-		if unique {
-			suffix = "_key"
-		}
-		gen := tparts[len(tparts)-1] + "_" + strings.Join(colNames, "_") + suffix
+		gen := tparts[len(tparts)-1] + "_" + strings.Join(colNames, "_") + "_idx"
 		name = []token{{kind: tkQIdent, val: gen, pos: toks[0].pos}}
+		st.IndexNameGenerated = true
+	}
+	var cols []token
+	for k, item := range items {
+		if k > 0 {
+			cols = append(cols, raw(",", item0(item, toks[c.i]).pos))
+		}
+		if x, ok := exprs[k]; ok {
+			// The expression's value lives in a hidden column of the
+			// table; the AST names that column.
+			hidden := name[0].val + ".expr" + strconv.Itoa(k)
+			if st.IndexExprs == nil {
+				st.IndexExprs = map[string]string{}
+			}
+			st.IndexExprs[hidden] = x
+			cols = append(cols, token{kind: tkQIdent, val: hidden, pos: item[0].pos, end: item[0].end})
+			cols = append(cols, item[exprItemEnd(item)+1:]...)
+			continue
+		}
+		cols = append(cols, item...)
 	}
 	text := []token{raw("create", toks[0].pos)}
 	if unique {
@@ -436,6 +517,39 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 	}
 	st.AST = ast
 	return st, nil
+}
+
+// opclassOf finds an operator class named after an index item's column
+// or expression — col int4_ops [DESC] — and returns it with the item
+// without it.
+func opclassOf(item []token) (string, []token, bool) {
+	n := len(item)
+	if n > 0 && (item[n-1].is("asc") || item[n-1].is("desc")) {
+		n--
+	}
+	if n < 2 || item[n-1].kind != tkIdent || !strings.HasSuffix(item[n-1].val, "_ops") {
+		return "", item, false
+	}
+	rest := append(append([]token(nil), item[:n-1]...), item[n:]...)
+	return item[n-1].val, rest, true
+}
+
+// exprItemEnd returns the position in item of the closing parenthesis of
+// an index expression item — (expr) or f(args), optionally followed by
+// ASC or DESC — or 0 when item names a column.
+func exprItemEnd(item []token) int {
+	at := 0
+	if !item[0].isPunct("(") {
+		if len(item) < 2 || !item[1].isPunct("(") || (item[0].kind != tkIdent && item[0].kind != tkQIdent) {
+			return 0
+		}
+		at = 1
+	}
+	close := matchForward(item, at)
+	if close < 0 {
+		return 0
+	}
+	return close
 }
 
 func item0(item []token, def token) token {

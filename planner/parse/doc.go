@@ -98,6 +98,15 @@
 //     Begin.TxAccessModes.
 //   - EXPLAIN [ANALYZE] stmt: *sqlparser.ExplainStmt (Type AnalyzeType for
 //     ANALYZE) plus Statement.Explained.
+//   - A window frame clause is read into Statement.Frames[i] and the text
+//     vitess parses holds ROWS FrameMarkerBase+i PRECEDING; a call
+//     name(args) [FILTER (WHERE c)] OVER w is first_value(MarkerWindow(
+//     'name', args)) OVER w (MarkerWindowFilter('name', c, args) with a
+//     FILTER); WINDOW a AS (...), b AS (...) repeats WINDOW for vitess
+//     (window.go).
+//   - ORDER BY x USING < is x ASC, USING > x DESC; with any other
+//     operator the key is MarkerSortUsing('op', x), which the binder
+//     rejects (42809).
 //   - COLLATE of the default collation ("default", "C", "POSIX") is
 //     dropped; any other collation is 0A000.
 //   - x = ANY(expr) and x = SOME(expr), expr not a subquery, are

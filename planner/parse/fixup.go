@@ -35,6 +35,9 @@ func (r *rewriter) fixup(node sqlparser.SQLNode) sqlparser.SQLNode {
 		case *sqlparser.ComparisonExpr:
 			switch n.Operator {
 			case sqlparser.RegexpOp, sqlparser.NotRegexpOp:
+				if f, ok := n.Right.(*sqlparser.FuncExpr); ok && (f.Name.Lowered() == MarkerAny || f.Name.Lowered() == MarkerAll) {
+					break // ILIKE ANY|ALL (array): the planner matches each pattern
+				}
 				op := sqlparser.LikeOp
 				if n.Operator == sqlparser.NotRegexpOp {
 					op = sqlparser.NotLikeOp

@@ -30,6 +30,18 @@ type Statement struct {
 	// "inverted" choose kvsql's non-unique index forms; others are left for
 	// the planner to reject).
 	IndexMethod string
+	// IndexExprs maps the placeholder column names of CREATE INDEX's
+	// expression items (in the AST's column list) to the expressions'
+	// text; IndexWhere is a partial index's WHERE predicate as written.
+	IndexExprs map[string]string
+	IndexWhere string
+	// IndexOpclasses are the operator classes named for index items (by
+	// their position), for the planner to check against the column's type.
+	IndexOpclasses map[int]string
+	// IndexNameGenerated marks a CREATE INDEX without a name: the name
+	// table_cols_idx was made up, and a number is appended while it is
+	// taken, as PostgreSQL does.
+	IndexNameGenerated bool
 	// IfNotExists is set for CREATE INDEX IF NOT EXISTS (vitess's CREATE
 	// INDEX tree has no such flag).
 	IfNotExists bool
@@ -41,6 +53,18 @@ type Statement struct {
 	// ("serializable", "repeatable read", "read committed", "read
 	// uncommitted"), or "".
 	Isolation string
+	// Deferrable is "on" or "off" for BEGIN / START TRANSACTION ...
+	// [NOT] DEFERRABLE, else "".
+	Deferrable string
+	// CurrentOf is the cursor of UPDATE / DELETE ... WHERE CURRENT OF
+	// cursor (the AST has no WHERE clause then), else "".
+	CurrentOf string
+	// Discard is DISCARD's target: "all", "plans", "sequences" or
+	// "temp"; "" for other statements.
+	Discard string
+	// Chain is COMMIT / ROLLBACK AND CHAIN: a new transaction with the
+	// same characteristics starts when this one ends.
+	Chain bool
 	// IdentityAlways names the columns of a CREATE TABLE declared
 	// GENERATED ALWAYS AS IDENTITY (the type becomes a serial type; BY
 	// DEFAULT identity columns are plain serial columns).
@@ -51,11 +75,10 @@ type Statement struct {
 	// Overriding is "system" or "user" for INSERT ... OVERRIDING SYSTEM
 	// VALUE / OVERRIDING USER VALUE, else "".
 	Overriding string
-	// FrameOffsets are the window frame offsets other than a plain number
-	// (interval '1 day' PRECEDING, 1.5 FOLLOWING, -1 PRECEDING): vitess
-	// reads only numbers there, so the AST holds FrameOffsetBase+i in
-	// the i-th one's place.
-	FrameOffsets []sqlparser.Expr
+	// Frames are the window frame clauses: vitess reads only MySQL's, so
+	// the AST holds `ROWS FrameMarkerBase+i PRECEDING` in the i-th one's
+	// place (window.go).
+	Frames []WindowFrame
 	// OnConflict is INSERT's ON CONFLICT clause (the AST is the INSERT
 	// without it), or nil.
 	OnConflict *OnConflictClause
@@ -154,6 +177,19 @@ type CopyStmt struct {
 	Quote     string // CSV QUOTE, "" for the default
 	Escape    string // CSV ESCAPE, "" for the default
 	Query     *Statement
+	// HeaderMatch is HEADER MATCH: COPY FROM checks the header line
+	// names the columns.
+	HeaderMatch bool
+	// FORCE_QUOTE (columns) or FORCE_QUOTE * (ForceQuoteAll),
+	// FORCE_NOT_NULL (columns) and FORCE_NULL (columns): CSV only.
+	ForceQuote    []string
+	ForceQuoteAll bool
+	ForceNotNull  []string
+	ForceNull     []string
+	Encoding      string // ENCODING 'name', "" when absent
+	Freeze        bool
+	// Where is COPY FROM's WHERE condition as written, "" when absent.
+	Where string
 }
 
 // DropIndexStmt is PostgreSQL's DROP INDEX [IF EXISTS] name[, ...].
@@ -289,22 +325,22 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	st.IdentityByDefault = r.identityByDefault
 	st.PartitionBy, st.AlterOnly = r.partitionBy, r.alterOnly
-	for _, text := range r.frameOffsets {
-		off, err := ParseOne("SELECT " + text)
-		if err != nil {
-			return Statement{}, err
-		}
-		sel, ok := off.AST.(*sqlparser.Select)
-		if !ok || len(sel.SelectExprs.Exprs) != 1 {
-			return Statement{}, syntaxErr(sql, toks[0].pos, "syntax error in a window frame offset")
-		}
-		ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
-		if !ok {
-			return Statement{}, syntaxErr(sql, toks[0].pos, "syntax error in a window frame offset")
-		}
-		st.FrameOffsets = append(st.FrameOffsets, ae.Expr)
+	if st.Frames, err = r.parseFrames(); err != nil { // window.go
+		return Statement{}, err
 	}
 	return st, nil
+}
+
+// nested parses a statement inside another (EXPLAIN's, COPY's query)
+// with a rewriter of its own.
+func (r *rewriter) nested(toks []token) (Statement, error) {
+	inner := &rewriter{sql: r.sql}
+	st, err := inner.statement(toks)
+	if err != nil {
+		return st, err
+	}
+	st.Frames, err = inner.parseFrames() // window.go
+	return st, err
 }
 
 // vitessParse rewrites toks into vitess text, parses it strictly and
@@ -315,6 +351,9 @@ func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = laterStars(inheritanceMarks(toks)) // partition.go, star.go
 	toks, err := r.clauses(toks)
 	if err != nil {
+		return nil, err
+	}
+	if toks, err = r.insertSubscripts(toks); err != nil { // insertsub.go
 		return nil, err
 	}
 	toks = subscriptAssignments(toks)

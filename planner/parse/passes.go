@@ -58,7 +58,7 @@ func seriesInFrom(toks []token) []token {
 			fromCtx[d] = true
 		case t.kind == tkIdent && fromEnds[t.val]:
 			fromCtx[d] = false
-		case (t.is("generate_series") || t.is("unnest") || t.kind == tkIdent && jsonTableFuncs[t.val]) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
+		case (t.is("generate_series") || t.is("unnest") || t.is("string_to_table") || t.kind == tkIdent && jsonTableFuncs[t.val]) && fromCtx[d] && i > 0 && i+1 < len(toks) && toks[i+1].isPunct("(") &&
 			(toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].is("lateral") || toks[i-1].isPunct(",")):
 			end := matchForward(toks, i+1)
 			if end < 0 {
@@ -189,16 +189,19 @@ var selectListEnd = map[string]bool{
 	"window": true, "into": true, "for": true,
 }
 
-// Array markers: ARRAY[e, ...] is MarkerArray(e, ...), ARRAY(subquery)
+// Array markers: ARRAY[e, ...] is MarkerArray(e, ...) (and a bare
+// [e, ...] inside it another MarkerArray, a sub-array), ARRAY(subquery)
 // MarkerArraySub((subquery)), x[i] MarkerSubscript(x, i), x[lo:hi]
-// MarkerSlice(x, lo, hi) with NULL for a missing bound, and x op ANY|SOME
-// (array) / x op ALL (array) compare x with MarkerAny(array) /
-// MarkerAll(array).
+// MarkerSlice(x, lo, hi) with MarkerSliceOpen() for a missing bound, and
+// x op ANY|SOME (array) / x op ALL (array) compare x with MarkerAny(array)
+// / MarkerAll(array). x[i][j] nests two calls; the planner makes one
+// subscript of an array's.
 const (
 	MarkerArray     = "kvsql_array"
 	MarkerArraySub  = "kvsql_array_sub"
 	MarkerSubscript = "kvsql_subscript"
 	MarkerSlice     = "kvsql_slice"
+	MarkerSliceOpen = "kvsql_slice_open"
 	MarkerAny       = "kvsql_any"
 	// MarkerOrdinality is the second select item of a table function's
 	// derived table WITH ORDINALITY.
@@ -538,7 +541,14 @@ func topLevel(toks []token, match func(token) bool) int {
 
 // MarkerSubscriptAssign names the call that UPDATE ... SET col[k1][k2] =
 // v becomes: SET col = kvsql_subscript_assign(col, v, k1, k2).
-const MarkerSubscriptAssign = "kvsql_subscript_assign"
+// MarkerSliceAssign is the call for a slice, SET col[lo1:hi1][k2] = v:
+// kvsql_slice_assign(col, v, lo1, hi1, 1, k2), a missing bound
+// MarkerSliceOpen() and a plain subscript the slice from 1 to it, as in
+// PostgreSQL.
+const (
+	MarkerSubscriptAssign = "kvsql_subscript_assign"
+	MarkerSliceAssign     = "kvsql_slice_assign"
+)
 
 // subscriptAssignments rewrites the subscripted targets of an UPDATE's
 // SET list (col[k]... = v, jsonb's subscript assignment) into calls of
@@ -586,11 +596,15 @@ func subscriptAssignments(toks []token) []token {
 					base = items[prev][2:] // the earlier call
 					items[prev] = nil
 				}
-				call := []token{item[0], item[k], raw(MarkerSubscriptAssign, pos), raw("(", pos)}
+				name, args := MarkerSubscriptAssign, subs
+				if sliced := sliceBounds(subs, pos); sliced != nil {
+					name, args = MarkerSliceAssign, sliced
+				}
+				call := []token{item[0], item[k], raw(name, pos), raw("(", pos)}
 				call = append(call, base...)
 				call = append(call, raw(",", pos))
 				call = append(call, item[k+1:]...)
-				for _, s := range subs {
+				for _, s := range args {
 					call = append(call, raw(",", pos))
 					call = append(call, s...)
 				}
@@ -621,5 +635,34 @@ func subscriptAssignments(toks []token) []token {
 	return append(out, toks[i:]...)
 }
 
-// FrameOffsetBase + i stands in the AST for Statement.FrameOffsets[i].
-const FrameOffsetBase = 987654321000
+// sliceBounds turns the subscripts of an assignment target into the
+// bounds of a slice, two per subscript (a missing bound
+// MarkerSliceOpen(), a plain subscript k 1 and k), or returns nil when
+// no subscript is a slice.
+func sliceBounds(subs [][]token, pos int) [][]token {
+	sliced := false
+	for _, s := range subs {
+		sliced = sliced || topLevel(s, func(t token) bool { return t.isPunct(":") }) >= 0
+	}
+	if !sliced {
+		return nil
+	}
+	var out [][]token
+	for _, s := range subs {
+		colon := topLevel(s, func(t token) bool { return t.isPunct(":") })
+		if colon < 0 {
+			out = append(out, []token{{kind: tkNumber, val: "1", pos: pos}}, s)
+			continue
+		}
+		out = append(out, orOpen(s[:colon], pos), orOpen(s[colon+1:], pos))
+	}
+	return out
+}
+
+// orOpen is a slice bound's tokens, MarkerSliceOpen() when there are none.
+func orOpen(bound []token, pos int) []token {
+	if len(bound) > 0 {
+		return bound
+	}
+	return []token{raw(MarkerSliceOpen, pos), raw("(", pos), raw(")", pos)}
+}

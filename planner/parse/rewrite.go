@@ -76,7 +76,7 @@ type rewriter struct {
 	columnFKs         [][]token // FOREIGN KEY elements made of column REFERENCES
 	partitionBy       *PartitionSpec
 	alterOnly         bool
-	frameOffsets      []string // window frame offsets hoisted out (Statement.FrameOffsets)
+	frames            []rawFrame // window frames read out of the text (Statement.Frames)
 }
 
 // addType records tn and returns the marker tokens that stand for it.
@@ -87,6 +87,28 @@ func (r *rewriter) addType(tn typeName, pos int) []token {
 }
 
 func raw(s string, pos int) token { return token{kind: tkRaw, val: s, pos: pos, end: pos} }
+
+// arithmeticOps are the operators before which ANY (...) is PostgreSQL's
+// "requires operator to yield boolean" error rather than a syntax error.
+var arithmeticOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "^": true}
+
+// insideArray reports whether the innermost open parenthesis of out is
+// an array constructor's, MarkerArray's.
+func insideArray(out []token) bool {
+	depth := 0
+	for k := len(out) - 1; k >= 0; k-- {
+		switch {
+		case out[k].isPunct(")"):
+			depth++
+		case out[k].isPunct("("):
+			if depth == 0 {
+				return k > 0 && out[k-1].kind == tkRaw && out[k-1].val == MarkerArray
+			}
+			depth--
+		}
+	}
+	return false
+}
 
 // isOperand reports whether t can end an operand, so that an operator
 // after it is binary.
@@ -274,13 +296,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			var args []token
 			if colon >= 0 {
 				name = MarkerSlice
-				lo, hi := inner[:colon], inner[colon+1:]
-				if len(lo) == 0 {
-					lo = []token{raw("null", t.pos)}
-				}
-				if len(hi) == 0 {
-					hi = []token{raw("null", toks[end].pos)}
-				}
+				lo, hi := orOpen(inner[:colon], t.pos), orOpen(inner[colon+1:], toks[end].pos)
 				args = append(append(append(args, lo...), raw(",", inner[colon].pos)), hi...)
 			} else {
 				if len(inner) == 0 {
@@ -293,37 +309,46 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, raw(",", t.pos))
 			spliced := append(append([]token{}, args...), token{kind: tkPunct, val: ")", pos: toks[end].pos})
 			toks = append(append(toks[:i+1:i+1], spliced...), toks[end+1:]...)
-		case t.isPunct("[") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")):
-			return nil, unsupported(r.sql, t.pos, "multidimensional arrays are not supported")
+		case t.isPunct("[") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")) &&
+			insideArray(out):
+			// A sub-array of ARRAY[...]: [e, ...] is ARRAY[e, ...].
+			end := matchForward(toks, i)
+			if end < 0 {
+				return nil, syntaxErr(r.sql, t.pos, "syntax error at end of input")
+			}
+			spliced := []token{raw(MarkerArray, t.pos), {kind: tkPunct, val: "(", pos: t.pos}}
+			spliced = append(spliced, toks[i+1:end]...)
+			spliced = append(spliced, token{kind: tkPunct, val: ")", pos: toks[end].pos})
+			toks = append(append(toks[:i:i], spliced...), toks[end+1:]...)
+			i--
 		case (t.is("any") || t.is("some") || t.is("all")) && i+2 < len(toks) && toks[i+1].isPunct("(") &&
-			len(out) > 0 && out[len(out)-1].kind == tkOp && comparisonOps[out[len(out)-1].val] && !startsQuery(toks[i+2]):
+			len(out) > 0 && (out[len(out)-1].kind == tkOp && (comparisonOps[out[len(out)-1].val] || arithmeticOps[out[len(out)-1].val]) || out[len(out)-1].is("like") || out[len(out)-1].is("ilike")) &&
+			!startsQuery(toks[i+2]):
 			// x op ANY (array) / op ALL (array): a call of MarkerAny or
 			// MarkerAll on the comparison's right (vitess only has the
-			// subquery forms, which stay as they are).
+			// subquery forms, which stay as they are). After an operator
+			// that compares nothing (33 * ANY (...)) the planner reports
+			// PostgreSQL's error.
 			name := MarkerAny
 			if t.is("all") {
 				name = MarkerAll
 			}
 			out = append(out, raw(name, t.pos))
-		case (t.is("preceding") || t.is("following")) && len(out) > 0:
-			// A frame offset vitess cannot read (anything but a plain
-			// number) is replaced by the number FrameOffsetBase+i.
-			j := len(out) - 1
-			for j >= 0 && !(out[j].is("between") || out[j].is("and") || out[j].is("rows") || out[j].is("range")) {
-				j--
+		case atFrameClause(toks, i, out): // window.go
+			stand, end, err := r.frameClause(toks, i)
+			if err != nil {
+				return nil, err
 			}
-			if j < 0 || j == len(out)-1 || j == len(out)-2 && (out[j+1].kind == tkNumber || out[j+1].is("unbounded")) {
-				out = append(out, t)
-				continue
+			out = append(out, stand...)
+			i = end - 1
+		case t.isPunct(",") && nextWindowDefinition(toks, i, out): // window.go
+			out = append(out, t, raw("window", t.pos))
+		case t.is("over") && len(out) > 0 && out[len(out)-1].isPunct(")"):
+			var err error
+			if out, err = r.windowCall(out); err != nil { // window.go
+				return nil, err
 			}
-			// The offset's original text: from the token after the
-			// keyword to this one.
-			k := i - 1
-			for k > 0 && !(toks[k-1].is("between") || toks[k-1].is("and") || toks[k-1].is("rows") || toks[k-1].is("range")) {
-				k--
-			}
-			r.frameOffsets = append(r.frameOffsets, r.sql[toks[k].pos:toks[i-1].end])
-			out = append(out[:j+1], raw(strconv.Itoa(FrameOffsetBase+len(r.frameOffsets)-1), t.pos), t)
+			out = append(out, t)
 		case t.isPunct("("):
 			isCast := len(out) > 0 && out[len(out)-1].is("cast") && (len(out) < 2 || !out[len(out)-2].isPunct("."))
 			castParen = append(castParen, isCast)
@@ -629,6 +654,11 @@ func (r *rewriter) emit(toks []token) (string, error) {
 		case tkRaw:
 			b.WriteString(t.val)
 		case tkIdent:
+			if t.val == "div" && k+1 < len(toks) && toks[k+1].isPunct("(") {
+				// div(a, b) is PostgreSQL's function; DIV MySQL's operator.
+				b.WriteString("`div`")
+				continue
+			}
 			if strings.HasPrefix(t.val, markerPrefix) || vitessWords[t.val] {
 				return "", syntaxErr(r.sql, t.pos, "syntax error at or near %q", t.val)
 			}

@@ -17,7 +17,9 @@ type SequenceStmt struct {
 	IfNotExists bool // CREATE ... IF NOT EXISTS
 	Temp        bool // CREATE TEMP SEQUENCE
 	Cascade     bool // DROP ... CASCADE
-	Options     SequenceOptions
+	// RenameTo is ALTER SEQUENCE name RENAME TO RenameTo (no options).
+	RenameTo string
+	Options  SequenceOptions
 }
 
 // SequenceOptions are the options of CREATE / ALTER SEQUENCE; a nil
@@ -35,7 +37,7 @@ type SequenceOptions struct {
 }
 
 // sequence parses CREATE [TEMP] SEQUENCE [IF NOT EXISTS] name options,
-// ALTER SEQUENCE [IF EXISTS] name options and DROP SEQUENCE [IF EXISTS]
+// ALTER SEQUENCE [IF EXISTS] name {options | RENAME TO new} and DROP SEQUENCE [IF EXISTS]
 // name [, ...] [CASCADE | RESTRICT].
 func (r *rewriter) sequence(toks []token) (Statement, error) {
 	var st Statement
@@ -44,6 +46,11 @@ func (r *rewriter) sequence(toks []token) (Statement, error) {
 	st.Sequence = ss
 	if ss.Op == "create" && (c.accept("temp") || c.accept("temporary")) {
 		ss.Temp = true
+	}
+	// UNLOGGED: kvsql logs every sequence, which only keeps more than
+	// an unlogged one promises (its value after a crash).
+	if ss.Op == "create" {
+		c.accept("unlogged")
 	}
 	if err := c.expect("sequence"); err != nil {
 		return st, err
@@ -78,6 +85,24 @@ func (r *rewriter) sequence(toks []token) (Statement, error) {
 		} else {
 			c.accept("restrict")
 		}
+		return st, c.end()
+	}
+	if ss.Op == "alter" && c.accept("set") {
+		// SET LOGGED / SET UNLOGGED: see UNLOGGED above.
+		if !c.accept("logged") && !c.accept("unlogged") {
+			return st, c.errHere()
+		}
+		return st, c.end()
+	}
+	if ss.Op == "alter" && c.accept("rename") {
+		if err := c.expect("to"); err != nil {
+			return st, err
+		}
+		name, err := c.name()
+		if err != nil {
+			return st, err
+		}
+		ss.RenameTo = name
 		return st, c.end()
 	}
 	return st, c.sequenceOptions(&ss.Options, ss.Op == "alter")

@@ -110,6 +110,11 @@ func (r *rewriter) transaction(toks []token) (Statement, error) {
 			c.accept("work")
 		}
 		st.AST = &sqlparser.Commit{}
+		chain, err := andChain(c)
+		if err != nil {
+			return st, err
+		}
+		st.Chain = chain
 	case c.accept("rollback") || c.accept("abort"):
 		if !c.accept("transaction") {
 			c.accept("work")
@@ -123,6 +128,11 @@ func (r *rewriter) transaction(toks []token) (Statement, error) {
 			st.AST = &sqlparser.SRollback{Name: sqlparser.NewIdentifierCI(n)}
 		} else {
 			st.AST = &sqlparser.Rollback{}
+			chain, err := andChain(c)
+			if err != nil {
+				return st, err
+			}
+			st.Chain = chain
 		}
 	case c.accept("savepoint"):
 		n, err := c.name()
@@ -139,6 +149,50 @@ func (r *rewriter) transaction(toks []token) (Statement, error) {
 		st.AST = &sqlparser.Release{Name: sqlparser.NewIdentifierCI(n)}
 	}
 	return st, c.end()
+}
+
+// setConstraints reads SET CONSTRAINTS {ALL | name [, ...]} {IMMEDIATE |
+// DEFERRED} into s: Name "constraints", Value the mode and then the
+// names (none for ALL).
+func setConstraints(c *cursor, s *SetStmt) error {
+	c.i++ // CONSTRAINTS
+	s.Name = "constraints"
+	var names []string
+	if !c.accept("all") {
+		for {
+			parts, err := c.qualifiedName()
+			if err != nil {
+				return err
+			}
+			names = append(names, strings.Join(parts, "."))
+			if c.done() || !c.toks[c.i].isPunct(",") {
+				break
+			}
+			c.i++
+		}
+	}
+	switch {
+	case c.accept("immediate"):
+		s.Value = []string{"immediate"}
+	case c.accept("deferred"):
+		s.Value = []string{"deferred"}
+	default:
+		return c.errHere()
+	}
+	s.Value = append(s.Value, names...)
+	return c.end()
+}
+
+// andChain reads COMMIT's and ROLLBACK's optional AND [NO] CHAIN.
+func andChain(c *cursor) (bool, error) {
+	if !c.accept("and") {
+		return false, nil
+	}
+	no := c.accept("no")
+	if err := c.expect("chain"); err != nil {
+		return false, err
+	}
+	return !no, nil
 }
 
 // txModes reads ISOLATION LEVEL ..., READ ONLY / READ WRITE and [NOT]
@@ -186,7 +240,9 @@ func (r *rewriter) txModes(c *cursor, b *sqlparser.Begin, st *Statement) error {
 			if err := c.expect("deferrable"); err != nil {
 				return err
 			}
+			st.Deferrable = "off"
 		case c.accept("deferrable"):
+			st.Deferrable = "on"
 		default:
 			return c.errHere()
 		}
@@ -238,6 +294,8 @@ func (r *rewriter) set(toks []token) (Statement, error) {
 	case c.peek("names"):
 		c.i++
 		s.Name = "client_encoding"
+	case c.peek("constraints") && !s.Local:
+		return st, setConstraints(c, s)
 	case c.peek("transaction") || c.peek("characteristics") || c.peek("session") && c.i+1 < len(toks) && toks[c.i+1].is("characteristics"):
 		// SET TRANSACTION ... is kept as words for the planner.
 		s.Name = "transaction"

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"strings"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -46,12 +47,14 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.explain(toks)
 	case first.is("lock"):
 		return r.lock(toks)
+	case first.is("discard"):
+		return r.discard(toks)
 	case first.is("alter") && len(toks) > 4 && toks[len(toks)-3].is("owner") && toks[len(toks)-2].is("to"):
 		if st, ok, err := r.alterOwner(toks); ok {
 			return st, err
 		}
 	case (first.is("create") || first.is("alter") || first.is("drop")) && second.is("sequence"),
-		first.is("create") && (second.is("temp") || second.is("temporary")) && len(toks) > 2 && toks[2].is("sequence"):
+		first.is("create") && (second.is("temp") || second.is("temporary") || second.is("unlogged")) && len(toks) > 2 && toks[2].is("sequence"):
 		return r.sequence(toks)
 	case (first.is("create") || first.is("drop")) && second.is("database"):
 		return r.database(toks)
@@ -125,6 +128,12 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 		st.Returning = s.SelectExprs.Exprs
 		toks = toks[:k]
 	}
+	if !toks[0].is("insert") {
+		var err error
+		if toks, st.CurrentOf, err = r.currentOf(toks); err != nil {
+			return st, err
+		}
+	}
 	if toks[0].is("update") {
 		toks = updateFrom(toks)
 	}
@@ -169,6 +178,37 @@ func (r *rewriter) dml(toks []token) (Statement, error) {
 	return st, nil
 }
 
+// discard parses DISCARD {ALL | PLANS | SEQUENCES | TEMP | TEMPORARY}.
+func (r *rewriter) discard(toks []token) (Statement, error) {
+	c := &cursor{r: r, toks: toks, i: 1}
+	var st Statement
+	for _, what := range []string{"all", "plans", "sequences", "temp", "temporary"} {
+		if c.accept(what) {
+			st.Discard = strings.TrimSuffix(what, "orary")
+			return st, c.end()
+		}
+	}
+	return st, c.errHere()
+}
+
+// currentOf takes UPDATE's and DELETE's WHERE CURRENT OF cursor off the
+// tokens (vitess has no grammar for it), returning the cursor's name.
+func (r *rewriter) currentOf(toks []token) ([]token, string, error) {
+	k := findEnd(toks, 0, map[string]bool{"where": true})
+	if k+2 >= len(toks) || !toks[k].is("where") || !toks[k+1].is("current") || !toks[k+2].is("of") {
+		return toks, "", nil
+	}
+	c := &cursor{r: r, toks: toks, i: k + 3}
+	name, err := c.name()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := c.end(); err != nil {
+		return nil, "", err
+	}
+	return toks[:k], name, nil
+}
+
 func isDual(from []sqlparser.TableExpr) bool {
 	if len(from) != 1 {
 		return false
@@ -208,12 +248,18 @@ func (r *rewriter) explain(toks []token) (Statement, error) {
 	if i >= len(toks) {
 		return st, syntaxErr(r.sql, toks[len(toks)-1].end, "syntax error at end of input")
 	}
-	inner := &rewriter{sql: r.sql}
-	in, err := inner.statement(toks[i:])
+	in, err := r.nested(toks[i:])
 	if err != nil {
 		return st, err
 	}
 	in.SQL = r.sql[toks[i].pos:toks[len(toks)-1].end]
+	if cs := in.Cursor; cs != nil && cs.Op == "declare" {
+		// EXPLAIN DECLARE explains the cursor's query (and declares
+		// nothing), as in PostgreSQL.
+		q := *cs.Query
+		q.SQL = r.sql[toks[i].pos:toks[len(toks)-1].end]
+		in = q
+	}
 	typ := sqlparser.EmptyType
 	if analyze {
 		typ = sqlparser.AnalyzeType
@@ -285,7 +331,8 @@ func (r *rewriter) onConflict(toks []token) ([]token, *OnConflictClause, error) 
 	case c.peek("nothing") && c.i+1 == len(toks):
 	case c.peek("update") && c.i+1 < len(toks) && toks[c.i+1].is("set"):
 		oc.Update = true
-		upd := append([]token{raw("update kvsql_excluded set", toks[c.i].pos)}, toks[c.i+2:]...)
+		pos := toks[c.i].pos
+		upd := append([]token{{kind: tkIdent, val: "update", pos: pos}, raw("kvsql_excluded", pos), {kind: tkIdent, val: "set", pos: pos}}, toks[c.i+2:]...)
 		ast, err := r.vitessParse(upd)
 		if err != nil {
 			return nil, nil, err

@@ -55,6 +55,18 @@ type Session interface {
 	Close() error
 }
 
+// ImplicitTransactions is implemented by a Session that runs the
+// statements of one Query message together, as PostgreSQL does (an
+// implicit transaction block): the server calls BeginQuery before a
+// Query message that holds several statements and EndQuery after it,
+// with failed set when a statement failed (the rest were not run).
+// EndQuery commits or rolls back what the block did; its error is the
+// Query's.
+type ImplicitTransactions interface {
+	BeginQuery()
+	EndQuery(failed bool) error
+}
+
 // Statement is one prepared statement. The server keeps it for as long as
 // the client keeps the prepared statement (or portal) open and may execute
 // it many times.
@@ -117,12 +129,25 @@ type CopySpec struct {
 	Format    string // "text", "csv" or "binary"
 	Delimiter string // one character; default tab (text) or comma (csv)
 	Null      string // the NULL marker; default \N (text) or "" (csv)
-	Header    bool   // csv only: a header line (skipped on input, written on output)
-	Columns   []Column
-	// Insert stores decoded rows (In). It is called with batches of up to
-	// CopyBatchRows rows; the rows are not retained by the server after
-	// Insert returns.
-	Insert func(ctx context.Context, rows [][]types.Datum) error
+	NullSet   bool   // Null was given: an empty Null is then the empty string
+	Header    bool   // a header line (skipped on input, written on output)
+	// HeaderMatch (In, with Header): the header line must name Columns
+	// in order (22P04 otherwise).
+	HeaderMatch bool
+	// Quote and Escape are CSV's quote and escape characters: one byte
+	// each; "" means '"' and the quote.
+	Quote, Escape string
+	// CSV only, one entry per column of Columns (nil: none):
+	// ForceQuote quotes every non-NULL value on output; on input
+	// ForceNotNull reads an unquoted NULL string as that string and
+	// ForceNull reads a quoted one as NULL.
+	ForceQuote, ForceNotNull, ForceNull []bool
+	Columns                             []Column
+	// Insert stores decoded rows (In) and returns how many it stored
+	// (fewer than len(rows) when COPY FROM ... WHERE filters some out).
+	// It is called with batches of up to CopyBatchRows rows; the rows are
+	// not retained by the server after Insert returns.
+	Insert func(ctx context.Context, rows [][]types.Datum) (int64, error)
 	// Rows produces the rows to send (!In). Result.Tag is ignored: the
 	// server tags the command "COPY n".
 	Rows func(ctx context.Context) (Result, error)
@@ -131,6 +156,10 @@ type CopySpec struct {
 	// error that ended it (the engine rolls back). Its error, if any, is
 	// the COPY's.
 	Finish func(ctx context.Context, err error) error
+	// Progress, if set, is told of the bytes of each CopyData message the
+	// server reads (In) or sends, and of the rows Insert stored or the
+	// server sent (pg_stat_progress_copy).
+	Progress func(bytes, rows int64)
 }
 
 // CopyBatchRows is the most rows the server passes to one CopySpec.Insert.

@@ -1,6 +1,7 @@
 // pgjdbc (Debian's libpostgresql-jdbc-java) against one server:
 // PreparedStatement, a batch, generated keys and the DatabaseMetaData
-// calls tools make (getTables, getColumns, getPrimaryKeys, getIndexInfo).
+// calls tools make (getTables of tables, views, indexes and sequences,
+// getColumns, getPrimaryKeys, getIndexInfo).
 // It prints what it sees, one line per fact, so a test can compare
 // kvsql's output with PostgreSQL 15's, and checks the values it knows.
 import java.sql.*;
@@ -35,6 +36,8 @@ public class JdbcClient {
                 s.execute("CREATE TABLE jd_item (id serial PRIMARY KEY, name varchar(40) NOT NULL, price numeric(8,2), qty integer DEFAULT 0, CONSTRAINT jd_item_name_key UNIQUE (name))");
                 s.execute("CREATE INDEX jd_item_price_idx ON jd_item (price, qty)");
                 s.execute("CREATE VIEW jd_cheap AS SELECT id, name FROM jd_item WHERE price < 5");
+                s.execute("CREATE TABLE jd_event (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, what text)");
+                s.execute("CREATE SEQUENCE jd_ticket START 100");
             }
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO jd_item (name, price, qty) VALUES (?, ?, ?)", Statement.RETURN_GENERATED_KEYS)) {
                 ps.setString(1, "apple");
@@ -80,6 +83,16 @@ public class JdbcClient {
             }
             DatabaseMetaData md = c.getMetaData();
             dump("table", md.getTables(null, "public", "jd_%", new String[] {"TABLE", "VIEW", "INDEX"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE");
+            // SERIAL's and identity's sequences are sequences too, as
+            // DBeaver's and DataGrip's navigators list them.
+            int seqs = 0;
+            ResultSet rs = md.getTables(null, "public", "jd_%", new String[] {"SEQUENCE"});
+            while (rs.next()) {
+                seqs++;
+                System.out.println("sequence " + rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME") + " " + rs.getString("TABLE_TYPE"));
+            }
+            rs.close();
+            check(seqs == 3, "three sequences (jd_event_id_seq, jd_item_id_seq, jd_ticket)");
             dump("column", md.getColumns(null, "public", "jd_item", "%"), "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME",
                     "COLUMN_SIZE", "DECIMAL_DIGITS", "NULLABLE", "COLUMN_DEF", "ORDINAL_POSITION", "IS_NULLABLE", "IS_AUTOINCREMENT");
             dump("pk", md.getPrimaryKeys(null, "public", "jd_item"), "TABLE_NAME", "COLUMN_NAME", "KEY_SEQ", "PK_NAME");
