@@ -156,6 +156,7 @@ func (s *Session) inheritTable(ctx context.Context, t *txn, is *parse.InheritStm
 	if err != nil {
 		return "", err
 	}
+	t.markFresh(created.ID) // created in this transaction (COPY FREEZE)
 	if err := typeConflicts(created, inherited); err != nil {
 		return "", err
 	}
