@@ -26,8 +26,8 @@ func (c *Catalog) AlterTable(w kv.Writer, db, name string, change func(*Table) e
 }
 
 // RenameTable renames a table; the foreign keys of the tables that
-// reference it follow. Its indexes keep their names, as in PostgreSQL.
-// Errors: 42P01, 42P07.
+// reference it, and its partitions and inheritance children, follow.
+// Its indexes keep their names, as in PostgreSQL. Errors: 42P01, 42P07.
 func (c *Catalog) RenameTable(w kv.Writer, db, old, name string) (*Catalog, error) {
 	d, err := c.Database(db)
 	if err != nil {
@@ -63,6 +63,25 @@ func (c *Catalog) RenameTable(w kv.Writer, db, old, name string) (*Catalog, erro
 				other.ForeignKeys[i].RefTable = name
 				changed = true
 			}
+		}
+		if other.PartitionOf == old || containsString(other.Inherits, old) {
+			// A partition or inheritance child follows its parent's name.
+			if !changed && other != nt {
+				other = cloneTable(other)
+				nd.Tables[other.Name] = other
+			}
+			if other.PartitionOf == old {
+				other.PartitionOf = name
+			}
+			inherits := make([]string, len(other.Inherits))
+			for i, p := range other.Inherits {
+				inherits[i] = p
+				if p == old {
+					inherits[i] = name
+				}
+			}
+			other.Inherits = inherits
+			changed = true
 		}
 		if changed && other != nt {
 			if err := writeTable(w, other); err != nil {

@@ -119,6 +119,15 @@ type Table struct {
 	// NO DATA, which cannot be read until refreshed.
 	MatView      string `json:"matView,omitempty"`
 	MatViewEmpty bool   `json:"matViewEmpty,omitempty"`
+	// PartitionBy is set on a partitioned table (catalog/partition.go).
+	PartitionBy *PartitionSpec `json:"partitionBy,omitempty"`
+	// PartitionOf names the partitioned table a partition belongs to,
+	// and Bound is its FOR VALUES clause.
+	PartitionOf string          `json:"partitionOf,omitempty"`
+	Bound       *PartitionBound `json:"bound,omitempty"`
+	// Inherits names the parents of a table created with INHERITS, in
+	// order; their reads include this table's rows.
+	Inherits []string `json:"inherits,omitempty"`
 }
 
 // Check is a CHECK constraint: Expr is SQL text over the table's columns,
@@ -127,6 +136,9 @@ type Table struct {
 type Check struct {
 	Name string `json:"name"`
 	Expr string `json:"expr"`
+	// NoInherit (CHECK ... NO INHERIT) keeps the constraint off the
+	// table's inheritance children.
+	NoInherit bool `json:"noInherit,omitempty"`
 }
 
 // Trigger is a row trigger in SQLite's form: before or after each row an

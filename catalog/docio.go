@@ -166,6 +166,13 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 		return nil, docError("%s: hiddenRowID must be 0 or 1", where)
 	}
 	t := &Table{ID: uint64(dt.KeySpace), DB: db, Name: dt.Name, HiddenRowID: dt.HiddenRowID == 1, NextColumnID: uint32(dt.NextColumnID), PrimaryKeyName: dt.PrimaryKey.Name}
+	if dt.Partitioning != "" {
+		var dp docPartitioning
+		if err := json.Unmarshal([]byte(dt.Partitioning), &dp); err != nil {
+			return nil, docError("%s: partitioning: %v", where, err)
+		}
+		t.PartitionBy, t.PartitionOf, t.Bound, t.Inherits = dp.PartitionBy, dp.PartitionOf, dp.Bound, dp.Inherits
+	}
 	if len(dt.Structure) == 0 {
 		return nil, docError("%s / Structure: a table needs at least one Attribute", where)
 	}
@@ -255,7 +262,7 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 		if dc.Name == "" || strings.TrimSpace(dc.Expr) == "" {
 			return nil, docError("%s / Check: checkName and the expression are required", where)
 		}
-		t.Checks = append(t.Checks, Check(dc))
+		t.Checks = append(t.Checks, Check{Name: dc.Name, Expr: dc.Expr, NoInherit: dc.NoInherit})
 	}
 	if dt.KeyLayout != "" && dt.KeyLayout != t.MasterKeyLayout() {
 		return nil, docError("%s: keyLayout %q does not match the table's key, which is %q", where, dt.KeyLayout, t.MasterKeyLayout())

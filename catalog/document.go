@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"strconv"
@@ -123,12 +124,25 @@ type docTable struct {
 	IndexFiles   []docIndex   `xml:"IndexFiles>IndexFile,omitempty" json:"IndexFiles,omitempty"`
 	Triggers     []docTrigger `xml:"Triggers>Trigger,omitempty" json:"Triggers,omitempty"`
 	Checks       []docCheck   `xml:"Checks>Check,omitempty" json:"Checks,omitempty"`
+	// Partitioning is the table's place in a partition or inheritance
+	// tree (docPartitioning), as JSON text.
+	Partitioning string `xml:"partitioning,attr,omitempty" json:"partitioning,omitempty"`
+}
+
+// docPartitioning carries a table's partitioning and inheritance fields
+// (catalog/partition.go) through the document unchanged.
+type docPartitioning struct {
+	PartitionBy *PartitionSpec  `json:"partitionBy,omitempty"`
+	PartitionOf string          `json:"partitionOf,omitempty"`
+	Bound       *PartitionBound `json:"bound,omitempty"`
+	Inherits    []string        `json:"inherits,omitempty"`
 }
 
 // docCheck is a CHECK constraint: its expression as SQL text.
 type docCheck struct {
-	Name string `xml:"checkName,attr" json:"checkName"`
-	Expr string `xml:",chardata" json:"expr"`
+	Name      string `xml:"checkName,attr" json:"checkName"`
+	NoInherit bool   `xml:"noInherit,attr,omitempty" json:"noInherit,omitempty"`
+	Expr      string `xml:",chardata" json:"expr"`
 }
 
 // docTrigger is a row trigger: its statements and condition as SQL text.
@@ -351,7 +365,11 @@ func tableDoc(t *Table) docTable {
 		dt.Triggers = append(dt.Triggers, docTrigger{Name: tr.Name, Timing: tr.Timing, Event: tr.Event, Columns: tr.Columns, When: tr.When, Statements: tr.Body})
 	}
 	for _, c := range t.Checks {
-		dt.Checks = append(dt.Checks, docCheck(c))
+		dt.Checks = append(dt.Checks, docCheck{Name: c.Name, NoInherit: c.NoInherit, Expr: c.Expr})
+	}
+	if t.PartitionBy != nil || t.PartitionOf != "" || len(t.Inherits) > 0 {
+		b, _ := json.Marshal(docPartitioning{PartitionBy: t.PartitionBy, PartitionOf: t.PartitionOf, Bound: t.Bound, Inherits: t.Inherits})
+		dt.Partitioning = string(b)
 	}
 	for _, fk := range t.ForeignKeys {
 		dt.ForeignKeys = append(dt.ForeignKeys, docFK{Name: fk.Name, Attributes: fk.Columns, RefTable: fk.RefTable, RefAttrs: fk.RefColumns, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate})

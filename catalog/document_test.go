@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
 )
 
 type format struct {
@@ -108,5 +109,53 @@ func TestDocumentErrors(t *testing.T) {
 	}
 	if _, err := ImportJSON([]byte(`{"Databases": {"formatVersion": 1, "nextID": 100, "DataBase": [{"dbName": "a", "Tables": [{"tableName": "t", "bogus": 1}]}]}}`)); err == nil || !strings.Contains(err.Error(), `unknown field "bogus"`) {
 		t.Errorf("json unknown field: %v", err)
+	}
+}
+
+// TestDocumentPartitioning: a partitioned table, its partition and an
+// inheritance child keep their tree through export and import.
+func TestDocumentPartitioning(t *testing.T) {
+	c := empty(100)
+	var err error
+	w := kv.NewMemory()
+	defer w.Close()
+	if c, err = c.CreateDatabase(w, DefaultDatabase); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"p", "p1", "c"} {
+		if c, err = c.CreateTable(w, DefaultDatabase, TableDef{Name: name, Columns: []Column{{Name: "a", Type: types.T{Family: types.Int4}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := func(name string, f func(*Table)) {
+		if c, err = c.AlterTable(w, DefaultDatabase, name, func(nt *Table) error { f(nt); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("p", func(nt *Table) {
+		nt.PartitionBy = &PartitionSpec{Strategy: "range", Keys: []string{"a"}, KeyTypes: []types.T{{Family: types.Int4}}, KeyColumns: []bool{true}}
+	})
+	set("p1", func(nt *Table) {
+		nt.PartitionOf = "p"
+		nt.Bound = &PartitionBound{From: []RangeDatum{{Inf: -1}}, To: []RangeDatum{{Value: types.NewInt(10)}}, Text: "FOR VALUES FROM (MINVALUE) TO (10)"}
+	})
+	set("c", func(nt *Table) { nt.Inherits = []string{"p1"} })
+	for _, f := range formats {
+		format := f.name
+		doc, err := f.export(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := f.parse(doc)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		p, _ := back.Table(DefaultDatabase, "p")
+		p1, _ := back.Table(DefaultDatabase, "p1")
+		ch, _ := back.Table(DefaultDatabase, "c")
+		if p == nil || p1 == nil || ch == nil || !p.Partitioned() || p1.PartitionOf != "p" || p1.Bound.Text != "FOR VALUES FROM (MINVALUE) TO (10)" ||
+			p1.Bound.To[0].Value.I != 10 || p1.Bound.From[0].Inf != -1 || len(ch.Inherits) != 1 {
+			t.Errorf("%s: tree lost: %+v %+v %+v", format, p, p1, ch)
+		}
 	}
 }

@@ -50,13 +50,7 @@ func checkReferences(rw kv.ReadWriter, fks []planner.FKRef, row, old []types.Dat
 		if hasNull(vals) || old != nil && rowsIdentical(vals, pick(old, fk.ChildCols)) {
 			continue
 		}
-		found := false
-		var err error
-		if fk.ParentIndex == nil {
-			found, err = index.Get(rw, fk.Parent, vals, make([]types.Datum, len(fk.Parent.Columns)))
-		} else {
-			found, err = index.GetUnique(rw, fk.Parent, fk.ParentIndex, vals, make([]types.Datum, len(fk.Parent.Columns)))
-		}
+		found, err := referenced(rw, fk, vals)
 		if err != nil {
 			return err
 		}
@@ -68,6 +62,30 @@ func checkReferences(rw kv.ReadWriter, fks []planner.FKRef, row, old []types.Dat
 		}
 	}
 	return nil
+}
+
+// referenced reports whether the row a foreign key's values vals
+// reference exists: in its table, or, for a partitioned table, in one of
+// its partitions.
+func referenced(rw kv.ReadWriter, fk planner.FKRef, vals []types.Datum) (bool, error) {
+	if len(fk.Parts) == 0 {
+		return lookupKey(rw, fk.Parent, fk.ParentIndex, vals)
+	}
+	for _, p := range fk.Parts {
+		if found, err := lookupKey(rw, p.Table, p.Index, vals); found || err != nil {
+			return found, err
+		}
+	}
+	return false, nil
+}
+
+// lookupKey reports whether t has a row whose primary key (idx nil) or
+// unique index idx holds vals.
+func lookupKey(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index, vals []types.Datum) (bool, error) {
+	if idx == nil {
+		return index.Get(rw, t, vals, make([]types.Datum, len(t.Columns)))
+	}
+	return index.GetUnique(rw, t, idx, vals, make([]types.Datum, len(t.Columns)))
 }
 
 // referencing returns the rows of fk's child table whose key is vals:

@@ -24,7 +24,8 @@ type insertOp struct {
 	row     []types.Datum
 	newRow  []types.Datum // ON CONFLICT DO UPDATE's new version of a row
 	ins     *index.Inserter
-	touched map[string]bool // master keys written (ON CONFLICT DO UPDATE)
+	touched map[string]bool      // master keys written (ON CONFLICT DO UPDATE)
+	leaves  map[uint64]*insertOp // a partitioned table's: the partitions written, by ID
 }
 
 var _ DMLOperator = (*insertOp)(nil)
@@ -48,6 +49,9 @@ func (o *insertOp) Next() ([]types.Datum, error) { return o.run(o.insert) }
 // insert writes one row and returns it as stored, or nil if it was
 // skipped.
 func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
+	if o.node.Route != nil {
+		return o.routedInsert(in)
+	}
 	t := o.table
 	o.row = append(o.row[:0], in...)
 	// INSERT OR REPLACE and REPLACE INTO are SQLite's statements and
@@ -62,6 +66,9 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 		return nil, err
 	}
 	if err := checkRow(o.env, t, o.node.Checks, o.row); err != nil {
+		return nil, err
+	}
+	if err := checkBounds(o.env, t, o.node.Bounds, o.row); err != nil {
 		return nil, err
 	}
 	if err := o.fire("before", "insert", nil, o.row, nil); err != nil {

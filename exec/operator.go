@@ -339,6 +339,19 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		return &distinctOnOp{input: in, cols: n.Cols}, nil
 	case *planner.SetOp:
 		return newSetOp(rs, env, n)
+	case *planner.TreeWrite:
+		return newTreeWrite(rs, env, n)
+	case *planner.Append:
+		cat := &concatOp{}
+		for _, in := range n.Inputs {
+			op, err := rs.build(env, in)
+			if err != nil {
+				_ = closeAll(cat.inputs...)
+				return nil, err
+			}
+			cat.inputs = append(cat.inputs, op)
+		}
+		return cat, nil
 	case *planner.Window:
 		in, err := rs.build(env, n.Input)
 		if err != nil {

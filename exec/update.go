@@ -20,7 +20,8 @@ type updateOp struct {
 	dmlBase
 	node   *planner.Update
 	newRow []types.Datum
-	set    []int // the ordinals SET assigns, for UPDATE OF triggers
+	set    []int     // the ordinals SET assigns, for UPDATE OF triggers
+	mover  *insertOp // routes the rows moved to another partition (see moveRow)
 }
 
 var _ DMLOperator = (*updateOp)(nil)
@@ -75,6 +76,12 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 	}
 	if err := checkRow(o.env, o.table, o.node.Checks, o.newRow); err != nil {
 		return nil, err
+	}
+	if err := checkBounds(o.env, o.table, o.node.Bounds, o.newRow); err != nil {
+		if o.node.Move == nil {
+			return nil, err
+		}
+		return o.moveRow(old)
 	}
 	if err := checkReferences(o.rs.ctx.RW, o.node.FKs, o.newRow, old); err != nil {
 		return nil, err

@@ -31,14 +31,15 @@ func (b *binder) targetTable(te sqlparser.TableExpr) (*catalog.Table, string, er
 	if !ok {
 		return nil, "", pgerror.New(pgerror.FeatureNotSupported, "the target of UPDATE or DELETE must be a table")
 	}
-	key, err := b.p.LookupKey(tn.Qualifier.String(), tn.Name.String())
+	name, _ := parse.OnlyTable(tn.Name.String())
+	key, err := b.p.LookupKey(tn.Qualifier.String(), name)
 	if err != nil {
 		return nil, "", err
 	}
 	t, err := b.p.Catalog.Table(b.p.DB, key)
 	if err != nil {
 		if _, verr := b.p.Catalog.View(b.p.DB, key); verr == nil {
-			return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change view %q", tn.Name.String())
+			return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change view %q", name)
 		}
 		return nil, "", err
 	}
@@ -288,12 +289,32 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	if n.Generated, err = b.generated(t); err != nil {
 		return nil, err
 	}
+	if err := b.partitionWrites(n); err != nil {
+		return nil, err
+	}
 	if ret != nil {
 		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
 			return nil, err
 		}
 	}
 	return n, nil
+}
+
+// partitionWrites plans what an INSERT into a partitioned table or a
+// partition adds: the route to each row's partition, or the bound the
+// rows must satisfy.
+func (b *binder) partitionWrites(n *Insert) error {
+	var err error
+	if n.Table.Partitioned() {
+		if n.Conflict != ConflictError || n.Arbiter != nil {
+			return pgerror.New(pgerror.FeatureNotSupported, "ON CONFLICT on a partitioned table is not supported")
+		}
+		if n.Route, err = b.partitionRoute(n.Table); err != nil {
+			return err
+		}
+	}
+	n.Bounds, err = b.boundChecks(n.Table)
+	return err
 }
 
 // dmlInput plans the scan that finds the rows an UPDATE or DELETE changes.
@@ -338,6 +359,16 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 	if err != nil {
 		return nil, err
 	}
+	if tw, err := b.treeWrite(t, alias, up.TableExprs[0], func(te sqlparser.TableExpr) (Node, error) {
+		c := *up
+		c.TableExprs = append(sqlparser.TableExprs{te}, up.TableExprs[1:]...)
+		return b.update(&c, ret)
+	}); tw != nil || err != nil {
+		if err == nil {
+			err = b.moveRows(t, tw)
+		}
+		return tw, err
+	}
 	s := tableScope(t, alias)
 	input, err := b.dmlInput(t, alias, up.TableExprs[1:], up.Where, s)
 	if err != nil {
@@ -351,6 +382,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	if n.Generated, err = b.generated(t); err != nil {
+		return nil, err
+	}
+	if n.Bounds, err = b.boundChecks(t); err != nil {
 		return nil, err
 	}
 	if ret != nil {
@@ -419,6 +453,17 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 	}
 	if as != "" {
 		alias = as
+	}
+	if tw, err := b.treeWrite(t, alias, target, func(te sqlparser.TableExpr) (Node, error) {
+		c := *del
+		if len(del.Targets) == 1 {
+			c.Targets = sqlparser.TableNames{te.(*sqlparser.AliasedTableExpr).Expr.(sqlparser.TableName)}
+		} else {
+			c.TableExprs = append(sqlparser.TableExprs{te}, del.TableExprs[1:]...)
+		}
+		return b.delete(&c, ret, alias)
+	}); tw != nil || err != nil {
+		return tw, err
 	}
 	s := tableScope(t, alias)
 	input, err := b.dmlInput(t, alias, using, del.Where, s)
@@ -632,9 +677,10 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 	if err != nil {
 		return nil, nil, err
 	}
+	ancestors := b.ancestors(t)
 	for _, child := range tables {
 		for _, fk := range child.ForeignKeys {
-			if child.ID != t.ID && fk.RefTable != t.Name {
+			if child.ID != t.ID && fk.RefTable != t.Name && !ancestors[fk.RefTable] {
 				continue
 			}
 			r, err := b.fkRef(child, fk)
@@ -643,6 +689,9 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 			}
 			if child.ID == t.ID {
 				fks = append(fks, r)
+			}
+			if ancestors[r.Parent.Name] && r.Parent.ID != t.ID {
+				r = fkOnPartition(r, t)
 			}
 			if r.Parent.ID == t.ID {
 				if (r.OnDelete == "cascade" || r.OnUpdate == "cascade") && depth < 16 {
@@ -707,13 +756,13 @@ func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, erro
 	if !parent.HiddenRowID && sameSet(parent.PrimaryKey) {
 		// Look up in primary key order.
 		r.ParentCols, r.ChildCols = reorder(parent.PrimaryKey, r.ParentCols, r.ChildCols)
-		return r, nil
+		return r, b.fkParts(&r)
 	}
 	for _, idx := range parent.Indexes {
 		if idx.Unique && idx.Predicate == "" && sameSet(idx.Columns) {
 			r.ParentIndex = idx
 			r.ParentCols, r.ChildCols = reorder(idx.Columns, r.ParentCols, r.ChildCols)
-			return r, nil
+			return r, b.fkParts(&r)
 		}
 	}
 	return r, pgerror.Newf(pgerror.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table %q", parent.Name)

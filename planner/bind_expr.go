@@ -948,6 +948,9 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 	if x, ok, err := b.regCast(e, ct.Type); ok { // 'name'::regclass, pgcatalog_funcs.go
 		return x, err
 	}
+	if c, ok := e.(*ColRef); ok && ct.Type == "regclass" && (c.Name == "tableoid" || strings.HasSuffix(c.Name, ".tableoid")) {
+		return b.tableoidName(c), nil // inherit.go
+	}
 	t, err := typeFromName(ct.Type, ct.Length, ct.Scale)
 	if err != nil {
 		return nil, err

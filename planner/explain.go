@@ -192,6 +192,10 @@ func describe(n Node) string {
 		return s
 	case *WorkTable:
 		return "WorkTable " + v.Name + " (the previous run's rows)"
+	case *Append:
+		return "Append"
+	case *TreeWrite:
+		return "TreeWrite"
 	case *SetOp:
 		s := map[SetOpKind]string{Union: "Union", Intersect: "Intersect", Except: "Except"}[v.Op]
 		if v.All {

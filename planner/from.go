@@ -15,7 +15,11 @@ import (
 // base table (planned later, when its filters are known), or an already
 // planned subtree (a derived table, a view, an outer join).
 type relation struct {
-	table  *catalog.Table // base table, or nil
+	table *catalog.Table // base table, or nil
+	// tree, for a table with partitions or inheritance children read
+	// without ONLY, is what the read covers (inherit.go); table is nil
+	// and node the unfiltered Append.
+	tree   *inheritRead
 	alias  string
 	node   Node       // planned subtree (derived table, view)
 	outer  *outerSpec // an outer join, planned with its filters
@@ -709,7 +713,7 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 	alias := it.As.String()
 	switch e := it.Expr.(type) {
 	case sqlparser.TableName:
-		name := e.Name.String()
+		name, only := parse.OnlyTable(e.Name.String())
 		if alias == "" {
 			alias = name
 		}
@@ -752,6 +756,11 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			r := &relation{table: t, alias: alias}
 			for i, c := range t.Columns {
 				r.cols = append(r.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1)})
+			}
+			if members := b.inheritMembers(t); members != nil && !only {
+				r.cols = append(r.cols, tableoidColumn(alias))
+				r.tree = &inheritRead{root: t, members: members}
+				r.table, r.node = nil, b.appendScans(r, nil, nil)
 			}
 			return renameColumns(r, it.Columns)
 		}

@@ -231,6 +231,7 @@ var funcs = map[string]funcSig{
 	"has_column_privilege":            {3, 4, fixed(types.Bool)},
 	"pg_is_in_recovery":               {0, 0, fixed(types.Bool)},
 	"pg_get_expr":                     {2, 3, fixed(types.Text)},
+	"pg_get_partkeydef":               {1, 1, fixed(types.Text)},
 	"pg_encoding_to_char":             {1, 1, fixed(types.Text)},
 	"pg_get_statisticsobjdef_columns": {1, 1, fixed(types.Text)},
 	"pg_size_pretty":                  {1, 1, fixed(types.Text)},

@@ -167,7 +167,10 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 		}
 		var n Node
 		var rows float64
-		if r.table != nil {
+		if r.tree != nil {
+			ap := b.appendScans(r, local[i], relNeeded)
+			n, rows = ap, ap.Rows
+		} else if r.table != nil {
 			sc := b.chooseScan(r.table, r.alias, r.cols, local[i], relNeeded)
 			n, rows = sc, sc.Rows
 		} else {
@@ -537,6 +540,8 @@ func estimateRows(n Node) float64 {
 		return v.Rows
 	case *Values:
 		return float64(len(v.Rows))
+	case *Append:
+		return v.Rows
 	case *Filter:
 		return estimateRows(v.Input) * 0.3
 	case *Aggregate:

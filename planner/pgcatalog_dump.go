@@ -99,7 +99,7 @@ func dumpRelations() map[string]*vrel {
 		"pg_event_trigger": {vcols("oid", "o", "evtname", "t", "evtevent", "t", "evtowner", "o", "evtfoid", "o",
 			"evtenabled", "t", "evttags", "t[]"), vempty},
 		"pg_partitioned_table": {vcols("partrelid", "o", "partstrat", "t", "partnatts", "i2", "partdefid", "o",
-			"partattrs", "i2[]", "partclass", "o[]", "partcollation", "o[]", "partexprs", "t"), vempty},
+			"partattrs", "i2[]", "partclass", "o[]", "partcollation", "o[]", "partexprs", "t"), pgPartitionedTable},
 		"pg_subscription": {vcols("oid", "o", "subdbid", "o", "subskiplsn", "t", "subname", "t", "subowner", "o",
 			"subenabled", "b", "subbinary", "b", "substream", "b", "subtwophasestate", "t", "subdisableonerr", "b",
 			"subconninfo", "t", "subslotname", "t", "subsynccommit", "t", "subpublications", "t[]"), vempty},

@@ -96,6 +96,21 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: con.defExpr()})
 		}
 		return finishCase(c), true, nil
+	case "pg_get_partkeydef":
+		if len(args) != 1 {
+			return nil, false, nil
+		}
+		oid, err := coerce(args[0], tInt8)
+		if err != nil {
+			return nil, true, err
+		}
+		c := &Case{Operand: oid, T: tText}
+		for _, t := range g.tables() {
+			if t.PartitionBy != nil {
+				c.Whens = append(c.Whens, When{Cond: oidConst(int64(t.ID)), Val: textConst(partKeyDef(t.PartitionBy))})
+			}
+		}
+		return finishCase(c), true, nil
 	case "pg_get_viewdef":
 		if len(args) != 1 && len(args) != 2 {
 			return nil, false, nil

@@ -294,7 +294,7 @@ func init() {
 			"conkey", "i2[]", "confkey", "i2[]", "conbin", "t"), pgConstraint},
 		"pg_description":   {vcols("objoid", "o", "classoid", "o", "objsubid", "i4", "description", "t"), pgDescription},
 		"pg_shdescription": {vcols("objoid", "o", "classoid", "o", "description", "t"), vempty},
-		"pg_inherits":      {vcols("inhrelid", "o", "inhparent", "o", "inhseqno", "i4", "inhdetachpending", "b"), vempty},
+		"pg_inherits":      {vcols("inhrelid", "o", "inhparent", "o", "inhseqno", "i4", "inhdetachpending", "b"), pgInherits},
 		"pg_publication": {vcols("oid", "o", "pubname", "t", "pubowner", "o", "puballtables", "b",
 			"pubinsert", "b", "pubupdate", "b", "pubdelete", "b", "pubtruncate", "b", "pubviaroot", "b"), vempty},
 		"pg_publication_namespace": {vcols("oid", "o", "pnpubid", "o", "pnnspid", "o"), vempty},
@@ -378,11 +378,21 @@ func pgClass(g *vgen) [][]Expr {
 	}
 	for _, t := range g.tables() {
 		cols, _ := visibleColumns(t)
-		kind := "r"
-		if t.MatView != "" {
+		kind, am := "r", int64(oidHeapAM)
+		switch {
+		case t.MatView != "":
 			kind = "m"
+		case t.Partitioned():
+			kind, am = "p", 0
 		}
-		rel(int64(t.ID), t.Name, t.Schema, kind, oidHeapAM, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks))
+		rel(int64(t.ID), t.Name, t.Schema, kind, am, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks))
+		if t.Bound != nil {
+			// relispartition and relpartbound (pg_get_expr prints the
+			// bound's text as it is).
+			row := out[len(out)-1]
+			row[len(row)-7] = &Const{Value: types.NewBool(true), T: tBool}
+			row[len(row)-3] = textConst(t.Bound.Text)
+		}
 	}
 	for _, ix := range g.indexes() {
 		rel(ix.oid, ix.name, ix.t.Schema, "i", oidBtreeAM, len(ix.cols), false, 0)
@@ -600,6 +610,75 @@ func pgIndexes(g *vgen) [][]Expr {
 		out = append(out, vrow(catalog.SchemaName(ix.t.Schema), ix.t.Name, ix.name, nil, ix.def(false)))
 	}
 	return out
+}
+
+// pgInherits lists each partition under its partitioned table and each
+// inheritance child under its parents, in their order.
+func pgInherits(g *vgen) [][]Expr {
+	var out [][]Expr
+	ids := map[string]int64{}
+	for _, t := range g.tables() {
+		ids[t.Name] = int64(t.ID)
+	}
+	for _, t := range g.tables() {
+		parents := t.Inherits
+		if t.PartitionOf != "" {
+			parents = []string{t.PartitionOf}
+		}
+		for i, p := range parents {
+			out = append(out, vrow(int64(t.ID), ids[p], i+1, false))
+		}
+	}
+	return out
+}
+
+// pgPartitionedTable describes each partitioned table: its strategy
+// ('r', 'l' or 'h'), key columns (0 for an expression) and default
+// partition.
+func pgPartitionedTable(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, t := range g.tables() {
+		spec := t.PartitionBy
+		if spec == nil {
+			continue
+		}
+		var def int64
+		for _, ch := range g.cat.Children(g.db, t.Name) {
+			if ch.Bound != nil && ch.Bound.Default {
+				def = int64(ch.ID)
+			}
+		}
+		attrs := make([]string, len(spec.Keys))
+		var exprs []string
+		for i, k := range spec.Keys {
+			attrs[i] = "0"
+			if spec.KeyColumns[i] {
+				attrs[i] = strconv.Itoa(t.ColumnOrdinal(k) + 1)
+			} else {
+				exprs = append(exprs, k)
+			}
+		}
+		var partexprs any
+		if len(exprs) > 0 {
+			partexprs = strings.Join(exprs, ", ")
+		}
+		out = append(out, vrow(int64(t.ID), spec.Strategy[:1], len(spec.Keys), def,
+			"{"+strings.Join(attrs, ",")+"}", nil, nil, partexprs))
+	}
+	return out
+}
+
+// partKeyDef is pg_get_partkeydef: the PARTITION BY clause's body.
+func partKeyDef(spec *catalog.PartitionSpec) string {
+	keys := make([]string, len(spec.Keys))
+	for i, k := range spec.Keys {
+		if spec.KeyColumns[i] {
+			keys[i] = quoteIdent(k)
+		} else {
+			keys[i] = "(" + k + ")"
+		}
+	}
+	return strings.ToUpper(spec.Strategy) + " (" + strings.Join(keys, ", ") + ")"
 }
 
 // exprs is pg_index.indexprs: NULL for an index of columns, else the key

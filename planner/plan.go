@@ -370,6 +370,23 @@ type SetOp struct {
 	Cols  []Column
 }
 
+// TreeWrite runs an UPDATE or DELETE of a table with partitions or
+// inheritance children: one Update or Delete per member table, in turn;
+// it produces their RETURNING rows and counts their rows together.
+type TreeWrite struct {
+	Writes []Node
+	Cols   []Column
+}
+
+// Append produces the rows of each input in turn: the read of a
+// partitioned table or an inheritance tree, one input per member table
+// (planner/inherit.go).
+type Append struct {
+	Inputs []Node
+	Cols   []Column
+	Rows   float64 // estimated
+}
+
 // RecursiveUnion is a WITH RECURSIVE query: Init's rows, then Step's,
 // run again and again, each run reading (through WorkTable ID) the rows
 // the previous run produced, until a run produces none. Without All
@@ -431,6 +448,11 @@ type Insert struct {
 	// Referenced are the foreign keys referencing the table (for ON
 	// CONFLICT DO UPDATE).
 	Referenced []FKRef
+	// Route, for a partitioned table, sends each row to its partition;
+	// Bounds, for a partition, are the constraints its bound puts on
+	// the rows written into it directly (planner/partition.go).
+	Route  *PartitionRoute
+	Bounds []BoundCheck
 }
 
 // FKRef is a foreign key resolved for a write: Child's columns
@@ -449,6 +471,17 @@ type FKRef struct {
 	// referencing Child, whose rows a cascading delete or update
 	// releases in turn.
 	ChildRefs []FKRef
+	// Parts, when Parent is partitioned (and so holds no rows), are its
+	// leaf partitions' matching keys, where a referenced row is looked
+	// up instead.
+	Parts []FKPart
+}
+
+// FKPart is a leaf partition's key matching a foreign key's referenced
+// key: its primary key (Index nil) or the unique index Index.
+type FKPart struct {
+	Table *catalog.Table
+	Index *catalog.Index
 }
 
 // CheckExpr is a bound CHECK constraint: a row for which Expr is false
@@ -473,6 +506,11 @@ type Update struct {
 	Cols      []Column
 	Checks    []CheckExpr  // the table's CHECK constraints
 	Generated []Assignment // the table's generated columns, as Insert's
+	Bounds    []BoundCheck // a partition's bound (see Insert)
+	// Move, for an UPDATE through a partitioned table, inserts (routed
+	// from the partitioned table) a row whose new key leaves its
+	// partition, after deleting it there, as PostgreSQL moves it.
+	Move *Insert
 	// FKs, the table's foreign keys, are checked for changed keys;
 	// Referenced, the keys that reference the table, for a changed
 	// referenced key.
@@ -513,6 +551,8 @@ func (n *DistinctOn) Columns() []Column     { return n.Input.Columns() }
 func (n *LockRows) Columns() []Column       { return n.Input.Columns() }
 func (n *SetOp) Columns() []Column          { return n.Cols }
 func (n *RecursiveUnion) Columns() []Column { return n.Cols }
+func (n *Append) Columns() []Column         { return n.Cols }
+func (n *TreeWrite) Columns() []Column      { return n.Cols }
 func (n *WorkTable) Columns() []Column      { return n.Cols }
 func (n *Insert) Columns() []Column         { return n.Cols }
 func (n *Update) Columns() []Column         { return n.Cols }
@@ -535,6 +575,8 @@ func (n *DistinctOn) Children() []Node     { return []Node{n.Input} }
 func (n *LockRows) Children() []Node       { return []Node{n.Input} }
 func (n *SetOp) Children() []Node          { return []Node{n.Left, n.Right} }
 func (n *RecursiveUnion) Children() []Node { return []Node{n.Init, n.Step} }
+func (n *Append) Children() []Node         { return n.Inputs }
+func (n *TreeWrite) Children() []Node      { return n.Writes }
 func (n *WorkTable) Children() []Node      { return nil }
 func (n *Insert) Children() []Node         { return []Node{n.Input} }
 func (n *Update) Children() []Node         { return []Node{n.Input} }

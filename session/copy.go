@@ -88,7 +88,13 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 	table := quote(catalog.SchemaName(tbl.Schema)) + "." + quote(tbl.Name)
 	if !c.From {
-		q, err := s.Prepare(context.Background(), "SELECT "+list+" FROM "+table, nil)
+		if tbl.Partitioned() {
+			e := pgerror.Newf(pgerror.WrongObjectType, "cannot copy from partitioned table %q", tbl.Name)
+			e.Hint = "Try the COPY (SELECT ...) TO variant."
+			return nil, e
+		}
+		// COPY TO reads the table alone, never its inheritance children.
+		q, err := s.Prepare(context.Background(), "SELECT "+list+" FROM ONLY "+table, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -85,14 +85,21 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 			return "", pgerror.New(pgerror.FeatureNotSupported, "TRUNCATE ... RESTART IDENTITY is not supported")
 		}
 		var tables []*catalog.Table
-		for _, name := range p.Truncate.Tables {
+		for i, name := range p.Truncate.Tables {
 			tbl, err := cat.Table(db, name)
 			if err != nil {
 				return "", err
 			}
 			tables = append(tables, tbl)
+			if !p.Truncate.Only[i] {
+				// The table's partitions and inheritance children too.
+				tables = append(tables, cat.Descendants(db, tbl.Name)...)
+			}
 		}
-		for _, tbl := range tables {
+		for i, tbl := range tables {
+			if slices.Contains(tables[:i], tbl) {
+				continue // named twice, or reached through two parents
+			}
 			if err := truncate(t, tbl); err != nil {
 				return "", err
 			}
@@ -107,6 +114,10 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "DROP TRIGGER", s.dropTrigger(t, p.Trigger)
 	case p.Sequence != nil:
 		return s.sequenceStmt(t, p.Sequence)
+	case p.Inherit != nil:
+		return s.inheritTable(ctx, t, p.Inherit)
+	case p.Attach != nil:
+		return "ALTER TABLE", s.attachPartition(ctx, t, p.Attach)
 	case p.Routine != nil:
 		return s.routineStmt(ctx, t, p)
 	case p.Schema != nil:
@@ -129,13 +140,32 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if tbl, err := t.cat.Table(db, ast.Table.Name.String()); err == nil {
 			t.markFresh(tbl.ID)
 		}
+		if p.PartitionBy != nil {
+			return "CREATE TABLE", s.setPartitionBy(t, ast.Table.Name.String(), p.PartitionBy)
+		}
 		return "CREATE TABLE", nil
 	case *sqlparser.DropTable:
-		dropping := map[string]bool{}
+		var names []string
 		for _, tn := range ast.FromTables {
-			dropping[tn.Name.String()] = true
+			below, err := dropTree(cat, db, tn.Name.String(), p.Cascade)
+			if err != nil {
+				return "", err
+			}
+			for _, n := range append(below, tn.Name.String()) {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
 		}
-		for _, tn := range ast.FromTables {
+		if err := partitionsReferenced(cat, db, names); err != nil {
+			return "", err
+		}
+		dropping := map[string]bool{}
+		for _, n := range names {
+			dropping[n] = true
+		}
+		for _, name := range names {
+			tn := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(name)}
 			var err error
 			if cat, err = dropReferences(t, cat, db, tn.Name.String(), p.Cascade, dropping); err != nil {
 				return "", err
@@ -211,7 +241,11 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if len(p.Checks) > 0 {
 			return "", pgerror.New(pgerror.FeatureNotSupported, "CHECK constraints in ALTER TABLE are not supported")
 		}
-		return s.alterTable(ctx, t, p, ast)
+		tag, err := s.alterTable(ctx, t, p, ast)
+		if err != nil || p.AlterOnly {
+			return tag, err
+		}
+		return tag, s.alterTree(ctx, t, p, ast) // partition.go
 	}
 	return "", pgerror.Newf(pgerror.FeatureNotSupported, "statement not supported: %s", p.SQL)
 }
@@ -433,7 +467,7 @@ func checkDefs(def *catalog.TableDef, checks []parse.CheckDef) error {
 			}
 		}
 		used[name] = true
-		def.Checks = append(def.Checks, catalog.Check{Name: name, Expr: c.Expr})
+		def.Checks = append(def.Checks, catalog.Check{Name: name, Expr: c.Expr, NoInherit: c.NoInherit})
 	}
 	return nil
 }

@@ -38,6 +38,9 @@ func (r *rewriter) create(toks []token) (Statement, error) {
 	var err error
 	switch {
 	case i < len(toks) && toks[i].is("table"):
+		if st, ok, err := r.inheritTable(toks, i+1, temp); ok {
+			return st, err
+		}
 		if temp {
 			toks = append(append(toks[:i-1:i-1], raw("temporary", toks[i-1].pos)), toks[i:]...)
 		}
@@ -133,7 +136,10 @@ func (r *rewriter) createTable(toks []token, i int) ([]token, error) {
 		out = append(out, fk...)
 	}
 	r.columnFKs = nil
-	rest := toks[closing+1:]
+	_, rest, err := r.tableTail(toks[closing+1:])
+	if err != nil {
+		return nil, err
+	}
 	if len(rest) > 0 && rest[0].is("with") {
 		n, err := r.storageParams(rest)
 		if err != nil {
@@ -306,8 +312,9 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 func (r *rewriter) alterTable(toks []token) ([]token, error) {
 	k := 2
 	if k < len(toks) && toks[k].is("only") {
-		// ALTER TABLE ONLY t: kvsql has no inheritance, so ONLY changes
-		// nothing (pg_dump writes it).
+		// ALTER TABLE ONLY t: the change stays on t, not its children
+		// (Statement.AlterOnly).
+		r.alterOnly = true
 		toks = append(toks[:k:k], toks[k+1:]...)
 	}
 	if k < len(toks) && toks[k].is("if") && k+1 < len(toks) && toks[k+1].is("exists") {
@@ -321,18 +328,11 @@ func (r *rewriter) alterTable(toks []token) ([]token, error) {
 	}
 	k++
 	if k < len(toks) && toks[k].kind == tkIdent && tableConstraintWords[toks[k].val] {
-		// ADD [CONSTRAINT c] FOREIGN KEY (...) REFERENCES t, with or
-		// without t's columns: the clause as CREATE TABLE writes it.
-		for i := k; i < len(toks); i++ {
-			if toks[i].is("references") {
-				clause, err := r.refClause(toks[i:])
-				if err != nil {
-					return nil, err
-				}
-				return append(append([]token{}, toks[:i]...), clause...), nil
-			}
+		rest, err := r.refClause(toks[k:])
+		if err != nil {
+			return nil, err
 		}
-		return toks, nil
+		return append(toks[:k:k], rest...), nil
 	}
 	out := append([]token{}, toks[:k]...)
 	if k < len(toks) && toks[k].is("column") {
@@ -564,6 +564,9 @@ func item0(item []token, def token) token {
 // expression as the user wrote it.
 type CheckDef struct {
 	Name, Column, Expr string
+	// NoInherit marks CHECK ... NO INHERIT: the constraint stays on its
+	// table, children do not take it.
+	NoInherit bool
 }
 
 // takeCheck removes every [CONSTRAINT name] CHECK (expr) [NO INHERIT |
@@ -584,11 +587,13 @@ func (r *rewriter) takeCheck(toks []token, column string) ([]token, error) {
 		if end < 0 || end == j+2 {
 			return nil, syntaxErr(r.sql, toks[j].pos, "syntax error in CHECK constraint")
 		}
-		r.checks = append(r.checks, CheckDef{Name: name, Column: column, Expr: r.sql[toks[j+2].pos:toks[end].pos]})
+		def := CheckDef{Name: name, Column: column, Expr: r.sql[toks[j+2].pos:toks[end].pos]}
 		i = end
 		for i+1 < len(toks) && (toks[i+1].is("no") && i+2 < len(toks) && toks[i+2].is("inherit") || toks[i+1].is("not") && i+2 < len(toks) && toks[i+2].is("valid")) {
+			def.NoInherit = def.NoInherit || toks[i+1].is("no")
 			i += 2
 		}
+		r.checks = append(r.checks, def)
 	}
 	return out, nil
 }

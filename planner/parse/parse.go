@@ -128,6 +128,16 @@ type Statement struct {
 	// Routine is CREATE / DROP / ALTER FUNCTION or PROCEDURE, or CALL
 	// (which also sets AST).
 	Routine *RoutineStmt
+	// PartitionBy is CREATE TABLE's PARTITION BY clause (the AST is the
+	// CREATE TABLE without it).
+	PartitionBy *PartitionSpec
+	// Inherit is CREATE TABLE ... INHERITS or PARTITION OF.
+	Inherit *InheritStmt
+	// Attach is ALTER TABLE ... ATTACH / DETACH PARTITION.
+	Attach *AttachStmt
+	// AlterOnly is ALTER TABLE ONLY: the change does not recurse to the
+	// table's partitions or inheritance children.
+	AlterOnly bool
 
 	NumParams int  // highest $n used, or the number of ? placeholders
 	Empty     bool // no statement at all (ParseOne of "" or ";")
@@ -206,6 +216,9 @@ type AnalyzeStmt struct{ Tables []string }
 type TruncateStmt struct {
 	Tables          []string
 	RestartIdentity bool
+	// Only[i] is set for a table named with ONLY: its partitions and
+	// inheritance children are left alone.
+	Only []bool
 }
 
 // VacuumStmt is VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table, ...]
@@ -321,6 +334,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
 	st.IdentityByDefault = r.identityByDefault
 	st.SetOps = r.setOps
+	st.PartitionBy, st.AlterOnly = r.partitionBy, r.alterOnly
 	if st.Frames, err = r.parseFrames(); err != nil { // window.go
 		return Statement{}, err
 	}
@@ -343,7 +357,8 @@ func (r *rewriter) nested(toks []token) (Statement, error) {
 // applies the fix-ups. It is the path every statement vitess has grammar
 // for goes through.
 func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
-	toks = expandArray(toks) // expandarray.go
+	toks = expandArray(toks)                  // expandarray.go
+	toks = laterStars(inheritanceMarks(toks)) // partition.go, star.go
 	toks, err := r.clauses(toks)
 	if err != nil {
 		return nil, err

@@ -157,9 +157,9 @@ func TestContract(t *testing.T) {
 		{`DROP TABLE IF EXISTS a, b CASCADE`, "drop table if exists a, b"},
 		{`DROP VIEW IF EXISTS v`, "drop view if exists v"},
 		{`DROP INDEX IF EXISTS i, j`, "DROPINDEX {Names:[i j] IfExists:true Cascade:false}"},
-		{`TRUNCATE TABLE t`, "TRUNCATE {Tables:[t] RestartIdentity:false}"},
-		{`TRUNCATE t`, "TRUNCATE {Tables:[t] RestartIdentity:false}"},
-		{`TRUNCATE ONLY a, public.b * RESTART IDENTITY CASCADE`, "TRUNCATE {Tables:[a public\x00b] RestartIdentity:true}"},
+		{`TRUNCATE TABLE t`, "TRUNCATE {Tables:[t] RestartIdentity:false Only:[false]}"},
+		{`TRUNCATE t`, "TRUNCATE {Tables:[t] RestartIdentity:false Only:[false]}"},
+		{`TRUNCATE ONLY a, public.b * RESTART IDENTITY CASCADE`, "TRUNCATE {Tables:[a public\x00b] RestartIdentity:true Only:[true false]}"},
 		{`ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (id)`, "alter table t add constraint t_pkey primary key (id)"},
 		{`ALTER TABLE t ADD COLUMN c BYTEA NOT NULL`, "alter table t add column c bytea not null"},
 		{`ALTER TABLE t ADD c timestamp with time zone`, "alter table t add column c timestamptz"},
@@ -557,7 +557,7 @@ func TestChecks(t *testing.T) {
 	}
 	want := []CheckDef{
 		{Column: "a", Expr: "a > 0"},
-		{Name: "short", Column: "b", Expr: "length(b) < 5"},
+		{Name: "short", Column: "b", Expr: "length(b) < 5", NoInherit: true},
 		{Expr: "a < 100 OR b IS NULL"},
 		{Name: "two", Expr: "(a)::text <> b"},
 	}

@@ -76,6 +76,8 @@ type rewriter struct {
 	columnFKs         [][]token    // FOREIGN KEY elements made of column REFERENCES
 	frames            []rawFrame   // window frames read out of the text (Statement.Frames)
 	setOps            []*Statement // nested INTERSECT/EXCEPT queries hoisted out (Statement.SetOps)
+	partitionBy       *PartitionSpec
+	alterOnly         bool
 }
 
 // addType records tn and returns the marker tokens that stand for it.

@@ -413,9 +413,7 @@ func (r *rewriter) truncate(toks []token) (Statement, error) {
 		c.i++
 	}
 	for {
-		if c.i < len(toks) && toks[c.i].is("only") {
-			c.i++
-		}
+		only := c.accept("only")
 		if c.done() {
 			return Statement{}, c.errHere()
 		}
@@ -424,6 +422,7 @@ func (r *rewriter) truncate(toks []token) (Statement, error) {
 			return Statement{}, err
 		}
 		tr.Tables = append(tr.Tables, QualifiedRef(parts))
+		tr.Only = append(tr.Only, only)
 		if c.i < len(toks) && toks[c.i].isOp("*") {
 			c.i++
 		}

@@ -80,6 +80,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		if st, ok, err := r.setSchema(toks); ok {
 			return st, err
 		}
+		if st, ok, err := r.attachPartition(toks); ok {
+			return st, err
+		}
 		if st, ok, err := r.alterColumn(toks); ok {
 			return st, err
 		}
