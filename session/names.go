@@ -195,6 +195,28 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 		a := *p.AddIdentity
 		a.Table = all([]string{a.Table})[0]
 		q.AddIdentity = &a
+	case p.Inherit != nil:
+		is := *p.Inherit
+		var key string
+		if key, err = pl.CreateRef(is.Name); err == nil {
+			is.Name = key
+			is.Parents = all(is.Parents)
+		}
+		q.Inherit = &is
+	case p.Attach != nil:
+		a := *p.Attach
+		a.Parent = all([]string{a.Parent})[0]
+		if a.Partition != "" {
+			a.Partition = all([]string{a.Partition})[0]
+		}
+		q.Attach = &a
+	case p.CreateAs != nil:
+		ca := *p.CreateAs
+		var key string
+		if key, err = pl.CreateRef(ca.Name); err == nil {
+			ca.Name = key
+		}
+		q.CreateAs = &ca
 	}
 	return &q, err
 }

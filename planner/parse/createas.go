@@ -28,7 +28,7 @@ func (r *rewriter) createAs(toks []token) (st Statement, ok bool, err error) {
 		c.i += 3
 		ca.IfNotExists = true
 	}
-	name, err := c.lastName()
+	name, err := c.refName()
 	if err != nil {
 		return st, false, nil
 	}
@@ -100,7 +100,7 @@ func (r *rewriter) selectInto(toks []token) (st Statement, ok bool, err error) {
 	for c.accept("temp") || c.accept("temporary") || c.accept("unlogged") {
 	}
 	c.accept("table")
-	name, err := c.lastName()
+	name, err := c.refName()
 	if err != nil {
 		return st, true, err
 	}

@@ -90,7 +90,7 @@ func (c *cursor) nameList() ([]string, error) {
 	c.i++
 	var names []string
 	for {
-		n, err := c.lastName()
+		n, err := c.refName()
 		if err != nil {
 			return nil, err
 		}
@@ -241,14 +241,14 @@ func (r *rewriter) inheritTable(toks []token, i int, temp bool) (st Statement, o
 		}
 		is.IfNotExists = true
 	}
-	if is.Name, err = c.lastName(); err != nil {
+	if is.Name, err = c.refName(); err != nil {
 		return st, false, nil
 	}
 	if c.accept("partition") {
 		if err := c.expect("of"); err != nil {
 			return st, true, err
 		}
-		parent, err := c.lastName()
+		parent, err := c.refName()
 		if err != nil {
 			return st, true, err
 		}
@@ -331,7 +331,7 @@ func (c *cursor) elements() ([]TableElement, error) {
 func (r *rewriter) attachPartition(toks []token) (Statement, bool, error) {
 	c := &cursor{r: r, toks: toks, i: 2}
 	c.accept("only")
-	parent, err := c.lastName()
+	parent, err := c.refName()
 	if err != nil {
 		return Statement{}, false, nil
 	}
@@ -343,7 +343,7 @@ func (r *rewriter) attachPartition(toks []token) (Statement, bool, error) {
 	}
 	as := &AttachStmt{Parent: parent, Detach: c.peek("detach")}
 	c.i += 2
-	if as.Partition, err = c.lastName(); err != nil {
+	if as.Partition, err = c.refName(); err != nil {
 		return Statement{}, true, err
 	}
 	if as.Detach {
@@ -426,7 +426,7 @@ func hasLike(items [][]token) bool {
 // DEFAULTS, their defaults; any other INCLUDING is 0A000.
 func (r *rewriter) likeElement(it []token, e *TableElement) error {
 	c := &cursor{r: r, toks: it, i: 1}
-	name, err := c.lastName()
+	name, err := c.refName()
 	if err != nil {
 		return err
 	}
@@ -457,7 +457,7 @@ func (c *cursor) alterInherit(child string) (*AttachStmt, bool, error) {
 		c.i = start
 		return nil, false, nil
 	}
-	parent, err := c.lastName()
+	parent, err := c.refName()
 	if err != nil {
 		return nil, true, err
 	}

@@ -93,6 +93,16 @@ func (c *cursor) lastName() (string, error) {
 	return parts[len(parts)-1], nil
 }
 
+// refName reads a possibly qualified relation name as QualifiedRef
+// writes it, for the session to resolve through the search path.
+func (c *cursor) refName() (string, error) {
+	parts, err := c.qualifiedName()
+	if err != nil {
+		return "", err
+	}
+	return QualifiedRef(parts), nil
+}
+
 // header reads from the timing to the WHEN condition, up to BEGIN.
 func (tr *TriggerStmt) header(c *cursor) error {
 	switch {
