@@ -663,7 +663,7 @@ func TestCreateAsAndSelectInto(t *testing.T) {
 		cols             []string
 		noData, ifNot    bool
 	}{
-		{sql: "CREATE TABLE s.t (a, \"B\") AS SELECT 1, 2 WITH NO DATA", name: "t", cols: []string{"a", "B"}, noData: true, query: "select 1, 2 from dual"},
+		{sql: "CREATE TABLE s.t (a, \"B\") AS SELECT 1, 2 WITH NO DATA", name: "s\x00t", cols: []string{"a", "B"}, noData: true, query: "select 1, 2 from dual"},
 		{sql: "CREATE UNLOGGED TABLE IF NOT EXISTS t AS SELECT x FROM u WITH DATA", name: "t", ifNot: true, query: "select x from u"},
 		{sql: "SELECT a, b INTO TEMP TABLE t FROM u WHERE a > 1", name: "t", query: "select a, b from u where a > 1"},
 		{sql: "SELECT a INTO t FROM u", name: "t", query: "select a from u"},
