@@ -192,19 +192,8 @@ func checkRow(env *eval.Env, t *catalog.Table, checks []planner.CheckExpr, row [
 		if d.IsNull() || d.Bool() {
 			continue
 		}
-		vals := make([]string, 0, len(row))
-		for i, v := range row {
-			if t.Columns[i].Hidden {
-				continue
-			}
-			if v.IsNull() {
-				vals = append(vals, "null")
-			} else {
-				vals = append(vals, eval.FormatText(v, t.Columns[i].Type))
-			}
-		}
 		e := pgerror.Newf(pgerror.CheckViolation, "new row for relation %q violates check constraint %q", t.Name, c.Name)
-		e.Detail = "Failing row contains (" + strings.Join(vals, ", ") + ")."
+		e.Detail = "Failing row contains (" + formatRow(t, row) + ")." // partition.go
 		e.Schema, e.Table, e.Constraint = "public", t.Name, c.Name
 		return e
 	}

@@ -725,6 +725,33 @@ func (b *binder) splitTable(name string, call *sqlparser.FuncExpr, column string
 	return n, nil
 }
 
+// withLateralSRF returns a copy of sel whose FROM clause (without dual)
+// ends with the derived table (SELECT exprs) AS srfAlias, LATERAL when
+// other items precede it: how a set-returning function in the select
+// list becomes a FROM item.
+func withLateralSRF(sel *sqlparser.Select, exprs []sqlparser.SelectExpr) sqlparser.Select {
+	inner := &sqlparser.Select{
+		SelectExprs: &sqlparser.SelectExprs{Exprs: exprs},
+		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
+	}
+	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
+	cp := *sel
+	cp.From = nil
+	for _, f := range sel.From {
+		if a, isAliased := f.(*sqlparser.AliasedTableExpr); isAliased {
+			if tn, isName := a.Expr.(sqlparser.TableName); isName && tn.Name.String() == "dual" && tn.Qualifier.IsEmpty() {
+				continue
+			}
+		}
+		cp.From = append(cp.From, f)
+	}
+	if len(cp.From) > 0 {
+		srf.Expr.(*sqlparser.DerivedTable).Lateral = true
+	}
+	cp.From = append(cp.From, srf)
+	return cp
+}
+
 // srfAlias names the lateral unnest srfSelect adds; user text cannot
 // spell it (kvsql_ names are the dialect layer's), and * skips it.
 const srfAlias = "kvsql_srf"
@@ -814,25 +841,7 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	if subs >= 0 {
 		innerExprs = append(innerExprs, &sqlparser.AliasedExpr{Expr: sqlparser.NewColName(parse.MarkerOrdinality), As: sqlparser.NewIdentifierCI("ordinality")})
 	}
-	inner := &sqlparser.Select{
-		SelectExprs: &sqlparser.SelectExprs{Exprs: innerExprs},
-		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
-	}
-	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
-	cp := *sel
-	cp.From = nil
-	for _, f := range sel.From {
-		if a, isAliased := f.(*sqlparser.AliasedTableExpr); isAliased {
-			if tn, isName := a.Expr.(sqlparser.TableName); isName && tn.Name.String() == "dual" && tn.Qualifier.IsEmpty() {
-				continue
-			}
-		}
-		cp.From = append(cp.From, f)
-	}
-	if len(cp.From) > 0 {
-		srf.Expr.(*sqlparser.DerivedTable).Lateral = true
-	}
-	cp.From = append(cp.From, srf)
+	cp := withLateralSRF(sel, innerExprs)
 	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
 	item := func(i int, x sqlparser.Expr, deflt string) {
 		ae := sel.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr)

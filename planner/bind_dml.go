@@ -99,19 +99,11 @@ func (b *binder) defaultExpr(c catalog.Column) (Expr, error) {
 	if c.Default == "" || c.Serial {
 		return &Const{T: c.Type}, nil
 	}
-	st, err := parse.ParseOne("SELECT " + c.Default)
+	e, err := exprText(c.Default, "DEFAULT expression")
 	if err != nil {
 		return nil, pgerror.Newf(pgerror.DataCorrupted, "default of column %q: %v", c.Name, err)
 	}
-	sel, ok := st.AST.(*sqlparser.Select)
-	if !ok || len(sel.SelectExprs.Exprs) != 1 {
-		return nil, pgerror.Newf(pgerror.DataCorrupted, "default of column %q is not an expression", c.Name)
-	}
-	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
-	if !ok {
-		return nil, pgerror.Newf(pgerror.DataCorrupted, "default of column %q is not an expression", c.Name)
-	}
-	x, err := b.expr(ae.Expr, &scope{aggContext: "DEFAULT expressions"})
+	x, err := b.expr(e, &scope{aggContext: "DEFAULT expressions"})
 	if err != nil {
 		return nil, err
 	}
@@ -600,21 +592,8 @@ func (p *Planner) BindConversion(t *catalog.Table, col int, using string, to typ
 	name := t.Columns[col].Name
 	var x Expr = &ColRef{Index: col, T: t.Columns[col].Type, Name: name}
 	if using != "" {
-		st, err := parse.ParseOne("SELECT (" + using + ")")
-		if err != nil {
-			return nil, err
-		}
-		sel, ok := st.AST.(*sqlparser.Select)
-		ae, ok2 := (*sqlparser.AliasedExpr)(nil), false
-		if ok && len(sel.SelectExprs.Exprs) == 1 {
-			ae, ok2 = sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
-		}
-		if !ok2 {
-			return nil, pgerror.New(pgerror.SyntaxError, "syntax error in USING expression")
-		}
-		s := tableScope(t, t.Name)
-		s.aggContext = "transform expressions"
-		if x, err = b.expr(ae.Expr, s); err != nil {
+		var err error
+		if x, err = b.rowExpr(t, using, "transform expressions"); err != nil { // generated.go
 			return nil, err
 		}
 		if hasSubquery(x) {
@@ -635,21 +614,7 @@ func (p *Planner) BindConversion(t *catalog.Table, col int, using string, to typ
 
 // checkExprOf parses and binds a CHECK expression.
 func checkExprOf(b *binder, t *catalog.Table, expr string) (Expr, error) {
-	st, err := parse.ParseOne("SELECT (" + expr + ")")
-	if err != nil {
-		return nil, err
-	}
-	sel, ok := st.AST.(*sqlparser.Select)
-	if !ok || len(sel.SelectExprs.Exprs) != 1 {
-		return nil, pgerror.New(pgerror.SyntaxError, "syntax error in CHECK constraint")
-	}
-	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
-	if !ok {
-		return nil, pgerror.New(pgerror.SyntaxError, "syntax error in CHECK constraint")
-	}
-	s := tableScope(t, t.Name)
-	s.aggContext = "check constraints"
-	x, err := b.expr(ae.Expr, s)
+	x, err := b.rowExpr(t, expr, "check constraints") // generated.go
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,11 @@
 package planner
 
 import (
-	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"

@@ -3,11 +3,12 @@ package planner
 import (
 	"errors"
 
-	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"

@@ -20,10 +20,11 @@ import (
 // a partial index only when the query's filters imply its predicate
 // (implies).
 
-// rowExpr parses and binds expr (SQL text) over a full-width row of t;
-// context names the clause in PostgreSQL's errors ("index expressions").
-func (b *binder) rowExpr(t *catalog.Table, expr, context string) (Expr, error) {
-	st, err := parse.ParseOne("SELECT (" + expr + ")")
+// exprText parses text, one SQL expression as the catalog keeps it (a
+// default, a CHECK, an index expression) or a clause holds it, into its
+// syntax tree; what names it in the 42601 of text that is not one.
+func exprText(text, what string) (sqlparser.Expr, error) {
+	st, err := parse.ParseOne("SELECT (" + text + ")")
 	if err != nil {
 		return nil, err
 	}
@@ -33,11 +34,21 @@ func (b *binder) rowExpr(t *catalog.Table, expr, context string) (Expr, error) {
 		ae, ok = sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
 	}
 	if !ok || ae == nil {
-		return nil, pgerror.Newf(pgerror.SyntaxError, "syntax error in %s", context)
+		return nil, pgerror.Newf(pgerror.SyntaxError, "syntax error in %s", what)
+	}
+	return ae.Expr, nil
+}
+
+// rowExpr parses and binds expr (SQL text) over a full-width row of t;
+// context names the clause in PostgreSQL's errors ("index expressions").
+func (b *binder) rowExpr(t *catalog.Table, expr, context string) (Expr, error) {
+	e, err := exprText(expr, context)
+	if err != nil {
+		return nil, err
 	}
 	s := tableScope(t, t.Name)
 	s.aggContext = context
-	return b.expr(ae.Expr, s)
+	return b.expr(e, s)
 }
 
 // BindIndexExpr binds an index key expression (predicate false) or a

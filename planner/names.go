@@ -1,8 +1,9 @@
 package planner
 
 import (
-	"github.com/kvsql/kvsql/types"
 	"strings"
+
+	"github.com/kvsql/kvsql/types"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"

@@ -3,9 +3,7 @@ package planner
 import (
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
-	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
-	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // PartitionRoute sends each row written into a partitioned table to the
@@ -93,21 +91,7 @@ func (b *binder) partitionKeys(spec *catalog.PartitionSpec, t *catalog.Table) ([
 
 // keyExprOf binds a partition key expression over t's columns.
 func keyExprOf(b *binder, t *catalog.Table, expr string) (Expr, error) {
-	st, err := parse.ParseOne("SELECT (" + expr + ")")
-	if err != nil {
-		return nil, err
-	}
-	sel, ok := st.AST.(*sqlparser.Select)
-	if !ok || len(sel.SelectExprs.Exprs) != 1 {
-		return nil, pgerror.New(pgerror.SyntaxError, "syntax error in partition key")
-	}
-	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
-	if !ok {
-		return nil, pgerror.New(pgerror.SyntaxError, "syntax error in partition key")
-	}
-	s := tableScope(t, t.Name)
-	s.aggContext = "partition key expressions"
-	return b.expr(ae.Expr, s)
+	return b.rowExpr(t, expr, "partition key expressions") // generated.go
 }
 
 // PartitionKeyType binds a partition key expression over t and returns

@@ -4,9 +4,10 @@ import (
 	"strings"
 	"unicode"
 
+	"strconv"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/types"
-	"strconv"
 )
 
 // serialSequenceCall binds pg_get_serial_sequence(table text, column

@@ -8,6 +8,13 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
+// constTrue reports whether x is the constant true: the pretty flag of
+// pg_get_indexdef, pg_get_constraintdef and pg_get_triggerdef.
+func constTrue(x Expr) bool {
+	c, ok := x.(*Const)
+	return ok && c.Value.Kind == types.KindBool && c.Value.Bool()
+}
+
 // catalogFunc binds the PostgreSQL catalog functions whose answer depends
 // on the schema: the planner knows the catalog snapshot, eval does not, so
 // each call becomes a CASE over the objects that exist now
@@ -36,10 +43,7 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 				if err != nil {
 					return nil, true, err
 				}
-				pretty := false
-				if c, ok := args[2].(*Const); ok && c.Value.Kind == types.KindBool {
-					pretty = c.Value.Bool()
-				}
+				pretty := constTrue(args[2])
 				// Column number 0 is the whole definition, n the n-th
 				// key column, anything else the empty string.
 				byCol := &Case{Operand: col, Whens: []When{{Cond: intConst(0), Val: textConst(ix.def(pretty))}}, Else: textConst(""), T: tText}
@@ -59,12 +63,7 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		if err != nil {
 			return nil, true, err
 		}
-		pretty := false
-		if len(args) == 2 {
-			if k, ok := args[1].(*Const); ok && k.Value.Kind == types.KindBool {
-				pretty = k.Value.Bool()
-			}
-		}
+		pretty := len(args) == 2 && constTrue(args[1])
 		c := &Case{Operand: oid, T: tText}
 		for _, v := range g.triggers() {
 			c.Whens = append(c.Whens, When{Cond: oidConst(v.oid), Val: textConst(v.def(pretty))})
@@ -80,12 +79,7 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		}
 		// pg_get_constraintdef(oid, true), pretty, drops the parentheses
 		// around a CHECK's comparison.
-		pretty := false
-		if len(args) == 2 {
-			if p, isConst := args[1].(*Const); isConst && p.Value.Kind == types.KindBool && p.Value.Bool() {
-				pretty = true
-			}
-		}
+		pretty := len(args) == 2 && constTrue(args[1])
 		c := &Case{Operand: oid, T: tText}
 		for _, con := range g.constraints() {
 			if pretty && con.kind == "c" {

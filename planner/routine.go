@@ -318,19 +318,11 @@ func routineArg(a Expr, t types.T) (x Expr, exact, ok bool) {
 
 // routineDefault binds an argument's DEFAULT expression text.
 func (b *binder) routineDefault(text string, t types.T) (Expr, error) {
-	st, err := parse.ParseOne("SELECT " + text)
+	e, err := exprText(text, "an argument default") // generated.go
 	if err != nil {
 		return nil, err
 	}
-	sel, ok := st.AST.(*sqlparser.Select)
-	if !ok || len(sel.SelectExprs.Exprs) != 1 {
-		return nil, pgerror.New(pgerror.SyntaxError, "bad argument default")
-	}
-	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
-	if !ok {
-		return nil, pgerror.New(pgerror.SyntaxError, "bad argument default")
-	}
-	x, err := b.expr(ae.Expr, &scope{})
+	x, err := b.expr(e, &scope{})
 	if err != nil {
 		return nil, err
 	}
@@ -601,25 +593,7 @@ func (b *binder) routineSRFSelect(sel *sqlparser.Select) (out *sqlparser.Select,
 	fname := f.Name.Lowered()
 	args := append([]sqlparser.Expr{sqlparser.NewStrLiteral(fname), sqlparser.NewIntLiteral(strconv.Itoa(len(f.Exprs)))}, f.Exprs...)
 	call := &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI(parse.MarkerRoutine), Exprs: args}
-	inner := &sqlparser.Select{
-		SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: call, As: sqlparser.NewIdentifierCI(srfColumn)}}},
-		From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName("dual")}},
-	}
-	srf := &sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: inner}, As: sqlparser.NewIdentifierCS(srfAlias)}
-	cp := *sel
-	cp.From = nil
-	for _, fr := range sel.From {
-		if a, isAliased := fr.(*sqlparser.AliasedTableExpr); isAliased {
-			if tn, isName := a.Expr.(sqlparser.TableName); isName && tn.Name.String() == "dual" && tn.Qualifier.IsEmpty() {
-				continue
-			}
-		}
-		cp.From = append(cp.From, fr)
-	}
-	if len(cp.From) > 0 {
-		srf.Expr.(*sqlparser.DerivedTable).Lateral = true
-	}
-	cp.From = append(cp.From, srf)
+	cp := withLateralSRF(sel, []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: call, As: sqlparser.NewIdentifierCI(srfColumn)}}) // array.go
 	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
 	name := ae.As
 	if name.IsEmpty() {
