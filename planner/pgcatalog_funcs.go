@@ -8,6 +8,25 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
+// oidCase is the CASE a catalog function becomes: its first argument, an
+// OID, picks the answer of each object that exists now; any other OID
+// answers NULL, as PostgreSQL's functions do for an unknown object.
+type oidCase struct{ c *Case }
+
+func newOIDCase(arg Expr, t types.T) (*oidCase, error) {
+	oid, err := coerce(arg, tInt8)
+	if err != nil {
+		return nil, err
+	}
+	return &oidCase{c: &Case{Operand: oid, T: t}}, nil
+}
+
+func (o *oidCase) add(oid int64, val Expr) {
+	o.c.Whens = append(o.c.Whens, When{Cond: oidConst(oid), Val: val})
+}
+
+func (o *oidCase) expr() Expr { return finishCase(o.c) }
+
 // constTrue reports whether x is the constant true: the pretty flag of
 // pg_get_indexdef, pg_get_constraintdef and pg_get_triggerdef.
 func constTrue(x Expr) bool {
@@ -31,11 +50,10 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		if len(args) != 1 && len(args) != 3 {
 			return nil, false, nil
 		}
-		oid, err := coerce(args[0], tInt8)
+		c, err := newOIDCase(args[0], tText)
 		if err != nil {
 			return nil, true, err
 		}
-		c := &Case{Operand: oid, T: tText}
 		for _, ix := range g.indexes() {
 			var val Expr = textConst(ix.def(false))
 			if len(args) == 3 {
@@ -52,77 +70,73 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 				}
 				val = byCol
 			}
-			c.Whens = append(c.Whens, When{Cond: oidConst(ix.oid), Val: val})
+			c.add(ix.oid, val)
 		}
-		return finishCase(c), true, nil
+		return c.expr(), true, nil
 	case "pg_get_triggerdef":
 		if len(args) != 1 && len(args) != 2 {
 			return nil, false, nil
 		}
-		oid, err := coerce(args[0], tInt8)
+		c, err := newOIDCase(args[0], tText)
 		if err != nil {
 			return nil, true, err
 		}
 		pretty := len(args) == 2 && constTrue(args[1])
-		c := &Case{Operand: oid, T: tText}
 		for _, v := range g.triggers() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(v.oid), Val: textConst(v.def(pretty))})
+			c.add(v.oid, textConst(v.def(pretty)))
 		}
-		return finishCase(c), true, nil
+		return c.expr(), true, nil
 	case "pg_get_constraintdef":
 		if len(args) != 1 && len(args) != 2 {
 			return nil, false, nil
 		}
-		oid, err := coerce(args[0], tInt8)
+		c, err := newOIDCase(args[0], tText)
 		if err != nil {
 			return nil, true, err
 		}
 		// pg_get_constraintdef(oid, true), pretty, drops the parentheses
 		// around a CHECK's comparison.
 		pretty := len(args) == 2 && constTrue(args[1])
-		c := &Case{Operand: oid, T: tText}
 		for _, con := range g.constraints() {
 			if pretty && con.kind == "c" {
 				def := "CHECK " + strings.TrimSuffix(strings.TrimPrefix(con.def, "CHECK ("), ")")
-				c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: textConst(def)})
+				c.add(con.oid, textConst(def))
 				continue
 			}
-			c.Whens = append(c.Whens, When{Cond: oidConst(con.oid), Val: con.defExpr()})
+			c.add(con.oid, con.defExpr())
 		}
-		return finishCase(c), true, nil
+		return c.expr(), true, nil
 	case "pg_get_partkeydef":
 		if len(args) != 1 {
 			return nil, false, nil
 		}
-		oid, err := coerce(args[0], tInt8)
+		c, err := newOIDCase(args[0], tText)
 		if err != nil {
 			return nil, true, err
 		}
-		c := &Case{Operand: oid, T: tText}
 		for _, t := range g.tables() {
 			if t.PartitionBy != nil {
-				c.Whens = append(c.Whens, When{Cond: oidConst(int64(t.ID)), Val: textConst(partKeyDef(t.PartitionBy))})
+				c.add(int64(t.ID), textConst(partKeyDef(t.PartitionBy)))
 			}
 		}
-		return finishCase(c), true, nil
+		return c.expr(), true, nil
 	case "pg_get_viewdef":
 		if len(args) != 1 && len(args) != 2 {
 			return nil, false, nil
 		}
-		oid, err := coerce(args[0], tInt8)
+		c, err := newOIDCase(args[0], tText)
 		if err != nil {
 			return nil, true, err
 		}
-		c := &Case{Operand: oid, T: tText}
 		for _, v := range g.views() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(oidView(v.Key())), Val: g.viewDef(v)})
+			c.add(oidView(v.Key()), g.viewDef(v))
 		}
 		for _, t := range g.tables() {
 			if t.MatView != "" {
-				c.Whens = append(c.Whens, When{Cond: oidConst(int64(t.ID)), Val: g.queryDef(t.MatView)})
+				c.add(int64(t.ID), g.queryDef(t.MatView))
 			}
 		}
-		return finishCase(c), true, nil
+		return c.expr(), true, nil
 	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size", "pg_database_size":
 		// kvsql does not track sizes per key space: unknown (NULL), which
 		// psql prints as an empty Size.

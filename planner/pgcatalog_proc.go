@@ -242,30 +242,28 @@ func (g *vgen) routineCatalogCall(name string, args []Expr) (Expr, bool, error) 
 		if len(args) != 1 {
 			return nil, false, nil
 		}
-		oid, err := coerce(args[0], tInt8)
+		c, err := newOIDCase(args[0], tBool) // pgcatalog_funcs.go
 		if err != nil {
 			return nil, true, err
 		}
-		c := &Case{Operand: oid, T: tBool}
 		for _, f := range g.functions() {
-			c.Whens = append(c.Whens, When{Cond: oidConst(int64(f.ID)), Val: &Const{Value: types.NewBool(true), T: tBool}})
+			c.add(int64(f.ID), &Const{Value: types.NewBool(true), T: tBool})
 		}
-		return finishCase(c), true, nil
+		return c.expr(), true, nil
 	default:
 		return nil, false, nil
 	}
 	if len(args) != 1 {
 		return nil, false, nil
 	}
-	oid, err := coerce(args[0], tInt8)
+	c, err := newOIDCase(args[0], tText)
 	if err != nil {
 		return nil, true, err
 	}
-	c := &Case{Operand: oid, T: tText}
 	for _, f := range g.functions() {
-		c.Whens = append(c.Whens, When{Cond: oidConst(int64(f.ID)), Val: textConst(text(f))})
+		c.add(int64(f.ID), textConst(text(f)))
 	}
-	return finishCase(c), true, nil
+	return c.expr(), true, nil
 }
 
 // routineRegCast binds 'name'::regproc and 'name(argtypes)'::regprocedure
