@@ -547,7 +547,8 @@ func aliasColumns(toks []token) []token {
 				fromCtx = fromCtx[:d]
 			}
 		case t.is("from"):
-			fromCtx[d] = i == 0 || !toks[i-1].is("delete")
+			// Not IS DISTINCT FROM, nor the FROM of DELETE.
+			fromCtx[d] = i == 0 || !toks[i-1].is("delete") && !toks[i-1].is("distinct")
 		case t.is("join"):
 			fromCtx[d] = true
 		case t.kind == tkIdent && fromEnds[t.val]:
