@@ -112,8 +112,8 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 	values := "VALUES (" + strings.Join(placeholders, ", ") + ")"
 	if c.Where != "" {
 		// COPY ... WHERE: the rows pass through the condition, over the
-		// table's name and the COPY's column names.
-		values = "SELECT * FROM (" + values + ") AS " + table + " (" + list + ") WHERE " + c.Where
+		// table's (unqualified) name and the COPY's column names.
+		values = "SELECT * FROM (" + values + ") AS " + quote(tbl.Name) + " (" + list + ") WHERE " + c.Where
 	}
 	ins, err := parse.ParseOne("INSERT INTO " + table + " (" + list + ") OVERRIDING SYSTEM VALUE " + values)
 	if err != nil {
