@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -341,10 +342,44 @@ func (b *binder) treeWrite(t *catalog.Table, alias string, te sqlparser.TableExp
 		if err != nil {
 			return nil, err
 		}
+		if tw.Writes != nil && len(n.Columns()) != len(tw.Cols) {
+			// RETURNING * with FROM or USING items spells each member's
+			// own columns (rootStars cannot name the items' columns).
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "RETURNING * of an UPDATE or DELETE with FROM or USING over an inheritance tree is not supported: list the columns")
+		}
 		tw.Writes = append(tw.Writes, n)
 		tw.Cols = n.Columns()
 	}
 	return tw, nil
+}
+
+// rootStars spells the * (and alias.*) of a RETURNING list over an
+// inheritance tree as the root table's columns, so that each member's
+// write returns the root's columns, as PostgreSQL does; a child's own
+// columns are not returned. With FROM or USING items (joined) an
+// unqualified * also stands for their columns and is left as it is.
+func rootStars(ret []sqlparser.SelectExpr, t *catalog.Table, alias string, joined bool) []sqlparser.SelectExpr {
+	if ret == nil {
+		return nil
+	}
+	var out []sqlparser.SelectExpr
+	for _, se := range ret {
+		star, ok := se.(*sqlparser.StarExpr)
+		q := ""
+		if ok {
+			q = star.TableName.Name.String()
+		}
+		if !ok || q == "" && joined || q != "" && q != alias {
+			out = append(out, se)
+			continue
+		}
+		for _, c := range t.Columns {
+			if !c.Hidden {
+				out = append(out, &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(c.Name, sqlparser.NewTableName(alias))})
+			}
+		}
+	}
+	return out
 }
 
 // moveRows lets each partition's UPDATE in tw move a row whose new key
