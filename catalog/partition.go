@@ -89,10 +89,10 @@ func (c *Catalog) Descendants(db, name string) []*Table {
 	var walk func(string)
 	walk = func(name string) {
 		for _, ch := range c.Children(db, name) {
-			if !seen[ch.Name] {
-				seen[ch.Name] = true
+			if !seen[ch.Key()] {
+				seen[ch.Key()] = true
 				out = append(out, ch)
-				walk(ch.Name)
+				walk(ch.Key())
 			}
 		}
 	}
@@ -232,7 +232,7 @@ func (b *PartitionBound) Overlaps(o *PartitionBound) bool {
 // that another partition's bound overlaps (42P17), as PostgreSQL's
 // check_new_partition_bound does.
 func (c *Catalog) CheckNewBound(db string, parent *Table, name string, b *PartitionBound) error {
-	for _, ch := range c.Children(db, parent.Name) {
+	for _, ch := range c.Children(db, parent.Key()) {
 		if ch.Bound == nil || ch.Name == name {
 			continue
 		}

@@ -42,6 +42,9 @@ type Schema struct {
 	Name    string `json:"name"`
 	Owner   string `json:"owner,omitempty"`   // AUTHORIZATION role; "" is the bootstrap superuser
 	Comment string `json:"comment,omitempty"` // COMMENT ON SCHEMA's text
+	// Temp marks a session's schema of temporary relations
+	// (TempSchemaPrefix), the only schema whose name may begin with pg_.
+	Temp bool `json:"temp,omitempty"`
 }
 
 const tagSchema = "schema" // /1/"schema"/db/name → JSON Schema
@@ -174,7 +177,7 @@ func (c *Catalog) Schema(db, name string) (*Schema, error) {
 // CreateSchema adds a schema and gives it an ID: 42P06 if one has the
 // name, 42939 for a pg_ name.
 func (c *Catalog) CreateSchema(w kv.Writer, db string, s Schema) (*Catalog, error) {
-	if err := c.checkNewSchema(db, s.Name); err != nil {
+	if err := c.checkNewSchema(db, s.Name, s.Temp && IsTempSchema(s.Name)); err != nil {
 		return nil, err
 	}
 	n := c.clone()
@@ -185,7 +188,7 @@ func (c *Catalog) CreateSchema(w kv.Writer, db string, s Schema) (*Catalog, erro
 	return n.putSchema(w, db, s)
 }
 
-func (c *Catalog) checkNewSchema(db, name string) error {
+func (c *Catalog) checkNewSchema(db, name string, temp bool) error {
 	d, err := c.Database(db)
 	if err != nil {
 		return err
@@ -193,7 +196,7 @@ func (c *Catalog) checkNewSchema(db, name string) error {
 	if d.schema(name) != nil || isSystemSchema(name) {
 		return pgerror.Newf(pgerror.DuplicateSchema, "schema %q already exists", name)
 	}
-	if strings.HasPrefix(name, "pg_") {
+	if strings.HasPrefix(name, "pg_") && !temp {
 		e := pgerror.Newf(pgerror.ReservedName, "unacceptable schema name %q", name)
 		e.Detail = `The prefix "pg_" is reserved for system schemas.`
 		return e
@@ -316,7 +319,7 @@ func (c *Catalog) RenameSchema(w kv.Writer, db, old, name string) (*Catalog, err
 	if old == PublicSchema {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "ALTER SCHEMA public RENAME is not supported")
 	}
-	if err := c.checkNewSchema(db, name); err != nil {
+	if err := c.checkNewSchema(db, name, false); err != nil {
 		return nil, err
 	}
 	ns := *s
@@ -390,3 +393,13 @@ func loadSchema(c *Catalog, key []byte, parts []types.Datum, value []byte) error
 	d.Schemas[s.Name] = s
 	return nil
 }
+
+// TempSchemaPrefix begins the name of a session's schema of temporary
+// relations, pg_temp_<backend pid> as in PostgreSQL: the session's
+// search path looks in it first, CREATE TEMP puts relations in it, and
+// the session's end (or the next start after a crash) drops it.
+const TempSchemaPrefix = "pg_temp_"
+
+// IsTempSchema reports whether schema holds a session's temporary
+// relations.
+func IsTempSchema(schema string) bool { return strings.HasPrefix(schema, TempSchemaPrefix) }

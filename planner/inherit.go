@@ -26,7 +26,7 @@ type inheritRead struct {
 // inheritMembers returns the tables a read of t covers, or nil when t
 // has no children and is not partitioned (an ordinary scan).
 func (b *binder) inheritMembers(t *catalog.Table) []*catalog.Table {
-	below := b.p.Catalog.Descendants(b.p.DB, t.Name)
+	below := b.p.Catalog.Descendants(b.p.DB, t.Key())
 	if len(below) == 0 && !t.Partitioned() {
 		return nil
 	}
@@ -108,7 +108,7 @@ func (b *binder) appendScans(r *relation, filters []Expr, needed map[int]bool) *
 // can be in member m: at some level between m and root, a partition
 // bound excludes every key the filters allow.
 func (b *binder) prunable(root, m *catalog.Table, filters []Expr) bool {
-	for t := m; t != nil && t.Name != root.Name && t.PartitionOf != ""; {
+	for t := m; t != nil && t.Key() != root.Key() && t.PartitionOf != ""; {
 		parent, err := b.p.Catalog.Table(b.p.DB, t.PartitionOf)
 		if err != nil {
 			return false
@@ -134,7 +134,7 @@ func (b *binder) defaultExcluded(root, parent, def *catalog.Table, filters []Exp
 		return false
 	}
 	var others []*catalog.PartitionBound
-	for _, sib := range b.p.Catalog.Children(b.p.DB, parent.Name) {
+	for _, sib := range b.p.Catalog.Children(b.p.DB, parent.Key()) {
 		if sib.Name != def.Name && sib.Bound != nil {
 			others = append(others, sib.Bound)
 		}
@@ -336,7 +336,7 @@ func (b *binder) treeWrite(t *catalog.Table, alias string, te sqlparser.TableExp
 	tw := &TreeWrite{}
 	for _, m := range members {
 		mt := *at
-		mt.Expr = sqlparser.TableName{Name: sqlparser.NewIdentifierCS(parse.MarkOnly(m.Name))}
+		mt.Expr = sqlparser.TableName{Name: sqlparser.NewIdentifierCS(parse.MarkOnly(m.Key()))}
 		mt.As = sqlparser.NewIdentifierCS(alias)
 		n, err := bind(&mt)
 		if err != nil {

@@ -40,6 +40,15 @@ func SearchPath(setting, user string) []string {
 	return out
 }
 
+// schemaAlias maps the qualifier pg_temp to the session's own schema of
+// temporary relations (Planner.TempSchema), as PostgreSQL does.
+func (p *Planner) schemaAlias(schema string) string {
+	if schema == "pg_temp" && p.TempSchema != "" {
+		return p.TempSchema
+	}
+	return schema
+}
+
 // pathSchemas returns the schemas of the search path that exist, in
 // order, without repeats. A planner given no path (nil, as tests and
 // internal callers make one) searches public, PostgreSQL's default.
@@ -118,6 +127,7 @@ func (p *Planner) LookupKey(schema, name string) (string, error) {
 	if strings.Contains(name, catalog.KeySep) {
 		return name, nil // already a key
 	}
+	schema = p.schemaAlias(schema)
 	if schema != "" {
 		return catalog.RelKey(schema, name), nil
 	}
@@ -132,6 +142,7 @@ func (p *Planner) LookupKey(schema, name string) (string, error) {
 // DDLLookupKey is LookupKey for DDL, which names a schema that does not
 // exist with 3F000.
 func (p *Planner) DDLLookupKey(schema, name string) (string, error) {
+	schema = p.schemaAlias(schema)
 	if schema != "" && !strings.Contains(name, catalog.KeySep) {
 		if err := p.checkQualifier("", schema, name); err != nil {
 			return "", err
@@ -147,14 +158,16 @@ func (p *Planner) CreateKey(schema, name string) (string, error) {
 	if strings.Contains(name, catalog.KeySep) {
 		return name, nil
 	}
-	if schema != "" {
+	if schema = p.schemaAlias(schema); schema != "" {
 		if err := p.checkQualifier("", schema, name); err != nil {
 			return "", err
 		}
 		return catalog.RelKey(schema, name), nil
 	}
-	if path := p.pathSchemas(); len(path) > 0 {
-		return catalog.RelKey(path[0], name), nil
+	for _, s := range p.pathSchemas() {
+		if !catalog.IsTempSchema(s) { // a session's temporary schema takes only TEMP relations
+			return catalog.RelKey(s, name), nil
+		}
 	}
 	return "", pgerror.New(pgerror.InvalidSchemaName, "no schema has been selected to create in")
 }

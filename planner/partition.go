@@ -42,7 +42,7 @@ func (b *binder) partitionRoute(t *catalog.Table) (*PartitionRoute, error) {
 		return nil, err
 	}
 	r := &PartitionRoute{Table: t, Keys: keys}
-	for _, p := range b.p.Catalog.Children(b.p.DB, t.Name) {
+	for _, p := range b.p.Catalog.Children(b.p.DB, t.Key()) {
 		tg := PartitionTarget{Bound: p.Bound}
 		for _, c := range p.Columns {
 			o := t.ColumnOrdinal(c.Name)
@@ -120,8 +120,8 @@ func (b *binder) boundChecks(t *catalog.Table) ([]BoundCheck, error) {
 		}
 		bc := BoundCheck{Keys: keys, Bound: p.Bound}
 		if p.Bound.Default {
-			for _, sib := range b.p.Catalog.Children(b.p.DB, parent.Name) {
-				if sib.Name != p.Name && sib.Bound != nil {
+			for _, sib := range b.p.Catalog.Children(b.p.DB, parent.Key()) {
+				if sib.Key() != p.Key() && sib.Bound != nil {
 					bc.Others = append(bc.Others, sib.Bound)
 				}
 			}
@@ -144,7 +144,7 @@ func (b *binder) fkParts(r *FKRef) error {
 	for i, o := range r.ParentCols {
 		names[i] = r.Parent.Columns[o].Name
 	}
-	for _, m := range b.p.Catalog.Descendants(b.p.DB, r.Parent.Name) {
+	for _, m := range b.p.Catalog.Descendants(b.p.DB, r.Parent.Key()) {
 		if m.Partitioned() {
 			continue
 		}

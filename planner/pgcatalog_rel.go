@@ -618,7 +618,7 @@ func pgInherits(g *vgen) [][]Expr {
 	var out [][]Expr
 	ids := map[string]int64{}
 	for _, t := range g.tables() {
-		ids[t.Name] = int64(t.ID)
+		ids[t.Key()] = int64(t.ID)
 	}
 	for _, t := range g.tables() {
 		parents := t.Inherits
@@ -643,7 +643,7 @@ func pgPartitionedTable(g *vgen) [][]Expr {
 			continue
 		}
 		var def int64
-		for _, ch := range g.cat.Children(g.db, t.Name) {
+		for _, ch := range g.cat.Children(g.db, t.Key()) {
 			if ch.Bound != nil && ch.Bound.Default {
 				def = int64(ch.ID)
 			}

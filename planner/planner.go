@@ -17,6 +17,9 @@ type Planner struct {
 	// unqualified relation names are looked up in these schemas; nil
 	// means public alone.
 	SearchPath []string
+	// TempSchema is the session's schema of temporary relations
+	// (catalog.TempSchemaPrefix), which the qualifier pg_temp names.
+	TempSchema string
 	// Disabled names optimizer rules to skip (see Rules); differential
 	// tests use it to check each rule preserves results.
 	Disabled map[string]bool

@@ -152,6 +152,10 @@ func Open(opts Options) (*DB, error) {
 	db.mu.active = map[uint64]int{}
 	db.locks.init()
 	db.sync.init(eng, db.setFailed, db.syncSnapshot)
+	if err := db.dropOrphanTempSchemas(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

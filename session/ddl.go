@@ -43,8 +43,12 @@ func (s *Session) ddl(ctx context.Context, p *parse.Statement) (backend.Result, 
 }
 
 func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string, error) {
+	p, err := s.tempInherit(t, p) // temp.go
+	if err != nil {
+		return "", err
+	}
 	cat, db := t.cat, s.database
-	p, err := resolveRefs(s.planner(cat), p)
+	p, err = resolveRefs(s.planner(cat), p)
 	if err != nil {
 		return "", err
 	}
@@ -93,7 +97,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 			tables = append(tables, tbl)
 			if !p.Truncate.Only[i] {
 				// The table's partitions and inheritance children too.
-				tables = append(tables, cat.Descendants(db, tbl.Name)...)
+				tables = append(tables, cat.Descendants(db, tbl.Key())...)
 			}
 		}
 		for i, tbl := range tables {
@@ -125,6 +129,10 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 	case p.SetSchema != nil:
 		return "ALTER TABLE", s.setTableSchema(t, p.SetSchema)
 	}
+	if p, err = s.tempStatement(t, p); err != nil { // temp.go
+		return "", err
+	}
+	cat = t.cat
 	p, err = s.resolveDDLNames(s.planner(cat), p)
 	if err != nil {
 		return "", err

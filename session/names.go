@@ -25,6 +25,9 @@ func (s *Session) resolveDDLNames(pl *planner.Planner, p *parse.Statement) (*par
 	case *sqlparser.CreateTable:
 		created := ast.Table
 		r.create(&ast.Table)
+		if ast.OptLike != nil {
+			r.lookup(&ast.OptLike.LikeTable)
+		}
 		// A foreign key may reference the table being created.
 		ref := func(tn *sqlparser.TableName) {
 			if tn.Name.String() == created.Name.String() && (tn.Qualifier.IsEmpty() || tn.Qualifier == created.Qualifier) {
@@ -201,6 +204,12 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 		if key, err = pl.CreateRef(is.Name); err == nil {
 			is.Name = key
 			is.Parents = all(is.Parents)
+			is.Elements = append([]parse.TableElement(nil), is.Elements...)
+			for i, e := range is.Elements {
+				if e.Like != "" {
+					is.Elements[i].Like = all([]string{e.Like})[0]
+				}
+			}
 		}
 		q.Inherit = &is
 	case p.Attach != nil:

@@ -168,7 +168,7 @@ func (s *Session) inheritTable(ctx context.Context, t *txn, is *parse.InheritStm
 	}
 	next, err := t.cat.AlterTable(t.kv, s.database, is.Name, func(nt *catalog.Table) error {
 		if is.PartitionOf {
-			nt.PartitionOf, nt.Bound = parents[0].Name, bound
+			nt.PartitionOf, nt.Bound = parents[0].Key(), bound
 		} else if len(is.Parents) > 0 {
 			nt.Inherits = is.Parents
 		}
@@ -532,7 +532,7 @@ func (s *Session) attachPartition(ctx context.Context, t *txn, as *parse.AttachS
 		return pgerror.Newf(pgerror.WrongObjectType, "table %q is not partitioned", as.Parent)
 	}
 	if as.Detach {
-		if part.PartitionOf != parent.Name {
+		if part.PartitionOf != parent.Key() {
 			return pgerror.Newf(pgerror.UndefinedTable, "relation %q is not a partition of relation %q", as.Partition, as.Parent)
 		}
 		if err := s.detachReferenced(ctx, t, part); err != nil {
@@ -570,7 +570,7 @@ func (s *Session) attachPartition(ctx context.Context, t *txn, as *parse.AttachS
 		return err
 	}
 	next, err := t.cat.AlterTable(t.kv, s.database, part.Name, func(nt *catalog.Table) error {
-		nt.PartitionOf, nt.Bound = parent.Name, bound
+		nt.PartitionOf, nt.Bound = parent.Key(), bound
 		return nil
 	})
 	if err != nil {
@@ -627,11 +627,11 @@ func (s *Session) checkDefaultRows(ctx context.Context, t *txn, parent *catalog.
 	if bound.Default {
 		return nil
 	}
-	for _, ch := range t.cat.Children(s.database, parent.Name) {
+	for _, ch := range t.cat.Children(s.database, parent.Key()) {
 		if ch.Bound == nil || !ch.Bound.Default {
 			continue
 		}
-		if err := s.validateBound(ctx, t, parent, ch.Name, ch.Bound, []*catalog.PartitionBound{bound}); err != nil {
+		if err := s.validateBound(ctx, t, parent, ch.Key(), ch.Bound, []*catalog.PartitionBound{bound}); err != nil {
 			return pgerror.Newf(pgerror.CheckViolation, "updated partition constraint for default partition %q would be violated by some row", ch.Name)
 		}
 	}
@@ -675,11 +675,11 @@ func dropTree(cat *catalog.Catalog, db, name string, cascade bool) ([]string, er
 			e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
 			return nil, e
 		}
-		below, err := dropTree(cat, db, ch.Name, cascade)
+		below, err := dropTree(cat, db, ch.Key(), cascade)
 		if err != nil {
 			return nil, err
 		}
-		out = append(append(out, below...), ch.Name)
+		out = append(append(out, below...), ch.Key())
 	}
 	return out, nil
 }
@@ -700,7 +700,7 @@ func (s *Session) alterTree(ctx context.Context, t *txn, p *parse.Statement, at 
 		return err
 	}
 	for _, ch := range t.cat.Children(s.database, parentName) {
-		sub := &sqlparser.AlterTable{Table: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(ch.Name)}}
+		sub := &sqlparser.AlterTable{Table: sqlparser.TableName{Name: sqlparser.NewIdentifierCS(ch.Key())}}
 		for _, opt := range at.AlterOptions {
 			if o := childOption(parent, ch, opt); o != nil {
 				sub.AlterOptions = append(sub.AlterOptions, o)
@@ -722,7 +722,7 @@ func (s *Session) alterTree(ctx context.Context, t *txn, p *parse.Statement, at 
 // childOption is an ALTER TABLE option of parent restated for its child
 // ch, or nil when it does not reach the child.
 func childOption(parent, ch *catalog.Table, opt sqlparser.AlterOption) sqlparser.AlterOption {
-	partition := ch.PartitionOf == parent.Name
+	partition := ch.PartitionOf == parent.Key()
 	switch o := opt.(type) {
 	case *sqlparser.AddColumns:
 		c := &sqlparser.AddColumns{}
@@ -961,7 +961,7 @@ func uniqueOnPartitioned(parent *catalog.Table, at *sqlparser.AlterTable) error 
 // already have the parent's columns, with their types and NOT NULL, and
 // its CHECK constraints) and NO INHERIT (remove).
 func (s *Session) alterInherit(t *txn, parent, child *catalog.Table, remove bool) error {
-	inherits := slices.Contains(child.Inherits, parent.Name)
+	inherits := slices.Contains(child.Inherits, parent.Key())
 	var next []string
 	switch {
 	case remove && !inherits:
@@ -976,7 +976,7 @@ func (s *Session) alterInherit(t *txn, parent, child *catalog.Table, remove bool
 		if err := s.canInherit(t, parent, child, inherits); err != nil {
 			return err
 		}
-		next = append(append(next, child.Inherits...), parent.Name)
+		next = append(append(next, child.Inherits...), parent.Key())
 	}
 	cat, err := t.cat.AlterTable(t.kv, s.database, child.Name, func(nt *catalog.Table) error {
 		nt.Inherits = next
@@ -1002,7 +1002,7 @@ func (s *Session) canInherit(t *txn, parent, child *catalog.Table, already bool)
 	case parent.Name == child.Name:
 		return pgerror.Newf(pgerror.DuplicateTable, "circular inheritance not allowed")
 	}
-	for _, d := range t.cat.Descendants(s.database, child.Name) {
+	for _, d := range t.cat.Descendants(s.database, child.Key()) {
 		if d.Name == parent.Name {
 			e := pgerror.New(pgerror.DuplicateTable, "circular inheritance not allowed")
 			e.Detail = fmt.Sprintf("%q is already a child of %q.", parent.Name, child.Name)

@@ -396,6 +396,15 @@ func (o settingOps) Set(name, value string, isLocal bool) (string, error) {
 // elements run with the new schema in front (pathOverride).
 func (s *Session) searchPath() []string {
 	// Never nil: an empty search_path is a path with no schema, not
-	// planner's default.
-	return append(append([]string{}, s.pathOverride...), planner.SearchPath(s.Setting("search_path"), s.user)...)
+	// planner's default. The session's temporary schema comes first
+	// unless the path names pg_temp elsewhere, as in PostgreSQL.
+	path := append(append([]string{}, s.pathOverride...), planner.SearchPath(s.Setting("search_path"), s.user)...)
+	temp := s.tempSchema()
+	for i, name := range path {
+		if name == "pg_temp" {
+			path[i] = temp
+			return path
+		}
+	}
+	return append([]string{temp}, path...)
 }
