@@ -1,0 +1,161 @@
+package session
+
+import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
+	"github.com/kvsql/kvsql/wire/backend"
+)
+
+// ANALYZE, VACUUM and REINDEX: statements that look after a table's
+// statistics and index files rather than change its definition.
+
+// analyze recomputes statistics for the named tables (all when empty).
+func (s *Session) analyze(t *txn, names []string) error {
+	var tables []*catalog.Table
+	if len(names) == 0 {
+		all, err := t.cat.Tables(s.database)
+		if err != nil {
+			return err
+		}
+		tables = all
+	}
+	for _, n := range names {
+		tbl, err := t.cat.Table(s.database, n)
+		if err != nil {
+			return err
+		}
+		tables = append(tables, tbl)
+	}
+	cat := t.cat
+	for _, tbl := range tables {
+		st := catalog.Stats{TableID: tbl.ID, Distinct: map[uint32]int64{}}
+		distinct := make([]map[string]struct{}, len(tbl.Columns))
+		for i := range distinct {
+			distinct[i] = map[string]struct{}{}
+		}
+		it, err := index.ScanMaster(t.kv, tbl, index.Span{}, false)
+		if err != nil {
+			return err
+		}
+		for it.Next() {
+			st.RowCount++
+			for i, d := range it.Row() {
+				if len(distinct[i]) < 100000 {
+					distinct[i][d.String()] = struct{}{}
+				}
+			}
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+		for i, c := range tbl.Columns {
+			st.Distinct[c.ID] = int64(len(distinct[i]))
+		}
+		next, err := cat.SetStats(t.kv, st)
+		if err != nil {
+			return err
+		}
+		cat = next
+		t.db.rowCounter(tbl.ID).Store(st.RowCount)
+	}
+	t.setCatalog(cat)
+	return nil
+}
+
+// vacuum compacts the key spaces of the named tables (all when none are
+// named) and their indexes, so reads after a bulk load do not go through
+// many overlapping files; with ANALYZE it then refreshes their statistics.
+// Like PostgreSQL's VACUUM it cannot run inside a transaction block.
+func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
+	if s.cur != nil {
+		return nil, pgerror.New(pgerror.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+	}
+	cat := s.db.Catalog()
+	var tables []*catalog.Table
+	if len(v.Tables) == 0 {
+		all, err := cat.Tables(s.database)
+		if err != nil {
+			return nil, err
+		}
+		tables = all
+	}
+	for _, ref := range v.Tables {
+		n, err := s.planner(cat).LookupRef(ref)
+		if err != nil {
+			return nil, err
+		}
+		t, err := cat.Table(s.database, n)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	for _, t := range tables {
+		spaces := []uint64{t.ID}
+		for _, idx := range t.Indexes {
+			spaces = append(spaces, idx.ID)
+		}
+		for _, id := range spaces {
+			if err := s.db.eng.Compact(catalog.SpacePrefix(id), catalog.SpacePrefix(id+1)); err != nil {
+				return nil, ioError(err)
+			}
+		}
+	}
+	if v.Analyze {
+		names := v.Tables
+		if err := s.inTxn(func(t *txn) error { return s.analyze(t, names) }); err != nil {
+			return nil, err
+		}
+	}
+	return &staticResult{tag: "VACUUM"}, nil
+}
+
+// reindex rebuilds an index, or every index of a table, from the master
+// file: the index's key space is cleared and filled again.
+func (s *Session) reindex(t *txn, r *parse.ReindexStmt) error {
+	var tbl *catalog.Table
+	var only *catalog.Index
+	if r.Kind != "table" {
+		if it, idx, err := t.cat.Index(s.database, r.Name); err == nil {
+			tbl, only = it, idx
+		} else if r.Kind == "index" {
+			return err
+		}
+	}
+	if tbl == nil {
+		var err error
+		if tbl, err = t.cat.Table(s.database, r.Name); err != nil {
+			if r.Kind == "" {
+				return pgerror.Newf(pgerror.UndefinedObject, "index or table %q does not exist", r.Name)
+			}
+			return err
+		}
+	}
+	for _, idx := range tbl.Indexes {
+		if only != nil && idx != only {
+			continue
+		}
+		if err := t.kv.DeleteRange(catalog.SpacePrefix(idx.ID), catalog.SpacePrefix(idx.ID+1)); err != nil {
+			return err
+		}
+		if err := s.backfillIndex(t, tbl, idx, "REINDEX"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func countRows(t *txn, tbl *catalog.Table) (int64, error) {
+	it, err := index.ScanMaster(t.kv, tbl, index.Span{}, false)
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n int64
+	for it.Next() {
+		n++
+	}
+	return n, it.Err()
+}
