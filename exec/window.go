@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math"
+	"sort"
 
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
@@ -589,22 +590,7 @@ func (o *windowOp) rangeFrames(f planner.Frame, fs *frameSet) error {
 				return err
 			}
 			// The first non-NULL row not before the target.
-			j := nnLo
-			switch edge {
-			case beyondStart:
-			case beyondEnd:
-				j = nnHi + 1
-			default:
-				for k := nnHi + 1; j < k; {
-					m := (j + k) / 2
-					if before(o.key[m], t) {
-						j = m + 1
-					} else {
-						k = m
-					}
-				}
-			}
-			fs.lo[i] = j
+			fs.lo[i] = firstRow(nnLo, nnHi, edge, func(m int) bool { return !before(o.key[m], t) })
 		}
 		if f.End.Target != nil {
 			t, edge, err := o.rangeTarget(f.End, i, false, desc)
@@ -612,22 +598,7 @@ func (o *windowOp) rangeFrames(f planner.Frame, fs *frameSet) error {
 				return err
 			}
 			// The last non-NULL row not after the target.
-			j := nnLo
-			switch edge {
-			case beyondStart:
-			case beyondEnd:
-				j = nnHi + 1
-			default:
-				for k := nnHi + 1; j < k; {
-					m := (j + k) / 2
-					if !before(t, o.key[m]) {
-						j = m + 1
-					} else {
-						k = m
-					}
-				}
-			}
-			fs.hi[i] = j - 1
+			fs.hi[i] = firstRow(nnLo, nnHi, edge, func(m int) bool { return before(t, o.key[m]) }) - 1
 		}
 	}
 	return nil
@@ -639,6 +610,19 @@ const (
 	beyondStart  // before every value, in the window's order
 	beyondEnd    // after every value
 )
+
+// firstRow is the first of rows lo..hi for which ok holds (hi+1 when
+// none does; ok is false, then true, over the rows), a target beyond
+// either end of the values (edge) answered without a search.
+func firstRow(lo, hi, edge int, ok func(m int) bool) int {
+	switch edge {
+	case beyondStart:
+		return lo
+	case beyondEnd:
+		return hi + 1
+	}
+	return lo + sort.Search(hi+1-lo, func(x int) bool { return ok(lo + x) })
+}
 
 // rangeTarget evaluates bound b's target for row i (b starts the frame
 // when start). As PostgreSQL's in_range functions do, a key moved past

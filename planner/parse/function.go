@@ -703,33 +703,9 @@ func routineInFrom(out, toks []token, i, end int) ([]token, int) {
 		out = append(out, raw(") as "+t.val+" from dual ) as", t.pos), alias)
 		return out, after
 	}
-	next := end + 1
-	ordinality := next+1 < len(toks) && toks[next].is("with") && toks[next+1].is("ordinality")
-	if ordinality {
-		next += 2
-	}
-	aliased := next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
-		toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])
-	// A one-column result is named like the function, or like the
-	// alias when it has no column list (FROM f(1) x has column x).
-	column := raw(t.val, t.pos)
-	if a := next; aliased {
-		if toks[a].is("as") {
-			a++
-		}
-		if a < len(toks) && (toks[a].kind == tkIdent || toks[a].kind == tkQIdent) && (a+1 >= len(toks) || !toks[a+1].isPunct("(")) {
-			column = toks[a]
-		}
-	}
-	out = append(out, raw(") as", t.pos), column)
-	if ordinality {
-		out = append(out, raw(", "+MarkerOrdinality+" as ordinality", t.pos))
-	}
-	out = append(out, raw("from dual )", t.pos))
-	if !aliased {
-		out = append(out, raw("as "+t.val, t.pos))
-	}
-	return out, next
+	tail, next := fromCallTail(toks, t, end+1) // passes.go
+	out = append(out, raw(")", t.pos))
+	return append(out, tail...), next
 }
 
 // unqualifyFromCalls drops the public. (or pg_catalog.) qualifier of a

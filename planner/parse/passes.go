@@ -106,37 +106,9 @@ func seriesInFrom(toks []token) []token {
 				}
 			}
 			out = append(out, toks[i+1:end+1]...)
-			next := end + 1
-			ordinality := next+1 < len(toks) && toks[next].is("with") && toks[next+1].is("ordinality")
-			if ordinality {
-				next += 2
-				end += 2
-			}
-			aliased := next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
-				toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])
-			// The column is named like the table: generate_series, or the
-			// alias when it has no column list (FROM generate_series(1, 3) g
-			// has column g, as in PostgreSQL).
-			column := raw(t.val, t.pos)
-			if a := next; aliased {
-				if toks[a].is("as") {
-					a++
-				}
-				if a < len(toks) && (toks[a].kind == tkIdent || toks[a].kind == tkQIdent) &&
-					(a+1 >= len(toks) || !toks[a+1].isPunct("(")) {
-					column = toks[a]
-				}
-			}
-			out = append(out, raw("as", t.pos), column)
-			if ordinality {
-				// WITH ORDINALITY: a second column numbering the rows.
-				out = append(out, raw(", "+MarkerOrdinality+" as ordinality", t.pos))
-			}
-			out = append(out, raw("from dual )", t.pos))
-			if !aliased {
-				out = append(out, raw("as "+t.val, t.pos))
-			}
-			i = end
+			tail, next := fromCallTail(toks, t, end+1)
+			out = append(out, tail...)
+			i = next - 1
 			continue
 		}
 		out = append(out, t)
@@ -242,6 +214,40 @@ const (
 	// group_concat(f, x ORDER BY x SEPARATOR '\0kvsql_os:percentile_cont').
 	MarkerOrderedSet = `\0kvsql_os:`
 )
+
+// fromCallTail finishes the derived table a FROM call f(...) becomes,
+// from next (just past the call's closing parenthesis): the result's
+// column, named like the function or like an alias without a column list
+// (FROM generate_series(1, 3) g has column g, as in PostgreSQL), WITH
+// ORDINALITY's second column, and the alias f when none is written. It
+// returns the tokens and where reading goes on.
+func fromCallTail(toks []token, t token, next int) ([]token, int) {
+	ordinality := next+1 < len(toks) && toks[next].is("with") && toks[next+1].is("ordinality")
+	if ordinality {
+		next += 2
+	}
+	aliased := next < len(toks) && (toks[next].is("as") || toks[next].kind == tkQIdent ||
+		toks[next].kind == tkIdent && !fromEnds[toks[next].val] && !joinWords[toks[next].val])
+	column := raw(t.val, t.pos)
+	if a := next; aliased {
+		if toks[a].is("as") {
+			a++
+		}
+		if a < len(toks) && (toks[a].kind == tkIdent || toks[a].kind == tkQIdent) &&
+			(a+1 >= len(toks) || !toks[a+1].isPunct("(")) {
+			column = toks[a]
+		}
+	}
+	out := []token{raw("as", t.pos), column}
+	if ordinality {
+		out = append(out, raw(", "+MarkerOrdinality+" as ordinality", t.pos))
+	}
+	out = append(out, raw("from dual )", t.pos))
+	if !aliased {
+		out = append(out, raw("as "+t.val, t.pos))
+	}
+	return out, next
+}
 
 // builtinTableFunc reports whether name is a set-returning function the
 // binder plans itself in FROM (a Series or a TableFunc); any other call
