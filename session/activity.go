@@ -55,6 +55,9 @@ type activity struct {
 	// build (progress.go), nil when none runs.
 	copy        *planner.CopyProgress
 	createIndex *planner.IndexProgress
+	vacuum      *planner.VacuumProgress
+	cluster     *planner.ClusterProgress
+	analyze     *planner.AnalyzeProgress
 }
 
 // registry is a DB's sessions by process ID.
@@ -140,14 +143,11 @@ func (s *Session) activityRow() planner.BackendActivity {
 	s.act.mu.Lock()
 	a.State, a.Query = s.act.state, s.act.query
 	a.QueryStart, a.StateChange, a.XactStart = s.act.queryStart, s.act.stateChange, s.act.xactStart
-	if c := s.act.copy; c != nil {
-		cp := *c
-		a.Copy = &cp
-	}
-	if c := s.act.createIndex; c != nil {
-		cp := *c
-		a.CreateIndex = &cp
-	}
+	a.Copy = copyOf(s.act.copy)
+	a.CreateIndex = copyOf(s.act.createIndex)
+	a.Vacuum = copyOf(s.act.vacuum)
+	a.Cluster = copyOf(s.act.cluster)
+	a.Analyze = copyOf(s.act.analyze)
 	s.act.mu.Unlock()
 	if a.State == "" {
 		a.State, a.StateChange = "idle", s.start
@@ -318,4 +318,13 @@ func (s *Session) notice(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.notices = append(s.notices, backend.Notice{Severity: "NOTICE", Err: err})
+}
+
+// copyOf is a copy of *p, or nil.
+func copyOf[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
 }

@@ -54,12 +54,16 @@ func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStm
 	env := &eval.Env{Ctx: ctx, Now: time.Now(), Database: s.database}
 
 	// Convert every row first: a failing value leaves nothing half done.
+	// The rewrite shows in pg_stat_progress_cluster.
+	prog := s.startRewrite(tbl, "ALTER TABLE", "seq scanning heap")
+	defer prog.end()
 	var olds, news [][]types.Datum
 	it, err := index.ScanMaster(t.kv, tbl, index.Span{}, false)
 	if err != nil {
 		return err
 	}
 	for it.Next() {
+		prog.rows("", int64(len(olds)), 0)
 		old := append([]types.Datum(nil), it.Row()...)
 		v, err := eval.Eval(env, conv, old)
 		if err == nil {
@@ -102,15 +106,18 @@ func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStm
 	if err != nil {
 		return err
 	}
+	scanned := int64(len(olds))
+	prog.rows("writing new heap", scanned, 0)
 	for _, old := range olds {
 		if err := index.Delete(t.kv, tbl, old); err != nil {
 			return err
 		}
 	}
-	for _, nw := range news {
+	for i, nw := range news {
 		if err := index.Insert(t.kv, ntbl, nw); err != nil {
 			return err
 		}
+		prog.rows("", scanned, int64(i+1))
 	}
 	t.setCatalog(next)
 	return nil

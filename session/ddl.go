@@ -857,7 +857,12 @@ func (s *Session) addPrimaryKey(t *txn, tableName string, def *sqlparser.IndexDe
 	}
 	rowid := old.PrimaryKey[0]
 	row := make([]types.Datum, len(nt.Columns))
+	prog := s.startRewrite(old, "ALTER TABLE", "writing new heap")
+	defer prog.end()
+	var n int64
 	for it.Next() {
+		n++
+		prog.rows("", n, n-1)
 		r := it.Row()
 		row = append(append(row[:0], r[:rowid]...), r[rowid+1:]...)
 		for _, o := range nt.PrimaryKey {

@@ -2,9 +2,9 @@ package session
 
 import "testing"
 
-// SetIndexProgressHook makes every index build call f after each batch
-// of rows it reports, until the test ends.
-func SetIndexProgressHook(t testing.TB, f func()) {
-	testHookIndexProgress.Store(&f)
-	t.Cleanup(func() { testHookIndexProgress.Store(nil) })
+// SetProgressHook makes every index build, VACUUM, table rewrite and
+// ANALYZE call f after each progress report, until the test ends.
+func SetProgressHook(t testing.TB, f func()) {
+	testHookProgress.Store(&f)
+	t.Cleanup(func() { testHookProgress.Store(nil) })
 }

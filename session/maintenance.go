@@ -4,6 +4,7 @@ import (
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/wire/backend"
 )
@@ -29,7 +30,11 @@ func (s *Session) analyze(t *txn, names []string) error {
 		tables = append(tables, tbl)
 	}
 	cat := t.cat
+	defer s.endProgress()
 	for _, tbl := range tables {
+		s.report(func(a *activity) {
+			a.analyze = &planner.AnalyzeProgress{RelID: int64(tbl.ID), Phase: "acquiring sample rows"}
+		})
 		st := catalog.Stats{TableID: tbl.ID, Distinct: map[uint32]int64{}}
 		distinct := make([]map[string]struct{}, len(tbl.Columns))
 		for i := range distinct {
@@ -67,7 +72,9 @@ func (s *Session) analyze(t *txn, names []string) error {
 // vacuum compacts the key spaces of the named tables (all when none are
 // named) and their indexes, so reads after a bulk load do not go through
 // many overlapping files; with ANALYZE it then refreshes their statistics.
-// Like PostgreSQL's VACUUM it cannot run inside a transaction block.
+// Like PostgreSQL's VACUUM it cannot run inside a transaction block. It
+// shows in pg_stat_progress_vacuum, or as VACUUM FULL in
+// pg_stat_progress_cluster (for kvsql both compact the same key spaces).
 func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
 	if s.cur != nil {
 		return nil, pgerror.New(pgerror.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
@@ -92,16 +99,19 @@ func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
 		}
 		tables = append(tables, t)
 	}
+	defer s.endProgress()
 	for _, t := range tables {
 		spaces := []uint64{t.ID}
 		for _, idx := range t.Indexes {
 			spaces = append(spaces, idx.ID)
 		}
-		for _, id := range spaces {
+		for i, id := range spaces {
+			s.report(func(a *activity) { a.vacuum, a.cluster = vacuumProgress(v.Full, t, i) })
 			if err := s.db.eng.Compact(catalog.SpacePrefix(id), catalog.SpacePrefix(id+1)); err != nil {
 				return nil, ioError(err)
 			}
 		}
+		s.endProgress()
 	}
 	if v.Analyze {
 		names := v.Tables
@@ -110,6 +120,23 @@ func (s *Session) vacuum(v *parse.VacuumStmt) (backend.Result, error) {
 		}
 	}
 	return &staticResult{tag: "VACUUM"}, nil
+}
+
+// vacuumProgress is the progress of a VACUUM (FULL when full) of t about
+// to compact its key space i: the master's (0) or its i-th index's.
+func vacuumProgress(full bool, t *catalog.Table, i int) (*planner.VacuumProgress, *planner.ClusterProgress) {
+	if full {
+		c := &planner.ClusterProgress{RelID: int64(t.ID), Command: "VACUUM FULL", Phase: "writing new heap"}
+		if i > 0 {
+			c.Phase, c.IndexRebuildCount = "rebuilding index", int64(i-1)
+		}
+		return nil, c
+	}
+	v := &planner.VacuumProgress{RelID: int64(t.ID), Phase: "vacuuming heap"}
+	if i > 0 {
+		v.Phase, v.IndexVacuumCount = "vacuuming indexes", int64(i-1)
+	}
+	return v, nil
 }
 
 // reindex rebuilds an index, or every index of a table, from the master

@@ -11,8 +11,8 @@ import (
 	"github.com/kvsql/kvsql/wire/backend"
 )
 
-// Progress of long operations, as pg_stat_progress_copy and
-// pg_stat_progress_create_index show it: a running COPY or index build
+// Progress of long operations, as PostgreSQL's pg_stat_progress_* views
+// show it: a running COPY, index build, VACUUM, table rewrite or ANALYZE
 // keeps its counters in the session's activity (under its lock), where
 // any session listing those views reads a copy of them.
 
@@ -88,10 +88,66 @@ func (p copyProgress) end() {
 	a.mu.Unlock()
 }
 
-// testHookIndexProgress, when set (by tests), is called after each batch
-// an index build reports, so a test can look at
-// pg_stat_progress_create_index while the build waits.
-var testHookIndexProgress atomic.Pointer[func()]
+// testHookProgress, when set (by tests), is called after each report of
+// an index build, VACUUM, table rewrite or ANALYZE, so a test can look at
+// the progress views while the operation waits.
+var testHookProgress atomic.Pointer[func()]
+
+// progressEvery is how many rows a rewrite reads or writes between two
+// reports.
+const progressEvery = 1000
+
+// report changes the session's progress entries with f, under the
+// activity lock, and then lets a test look.
+func (s *Session) report(f func(a *activity)) {
+	a := &s.act
+	a.mu.Lock()
+	f(a)
+	a.mu.Unlock()
+	if hook := testHookProgress.Load(); hook != nil {
+		(*hook)()
+	}
+}
+
+// endProgress removes the session's VACUUM, rewrite and ANALYZE entries.
+func (s *Session) endProgress() {
+	a := &s.act
+	a.mu.Lock()
+	a.vacuum, a.cluster, a.analyze = nil, nil, nil
+	a.mu.Unlock()
+}
+
+// rewriteProgress shows a table rewrite in pg_stat_progress_cluster.
+type rewriteProgress struct {
+	s *Session
+}
+
+// startRewrite shows a rewrite of tbl by command (VACUUM FULL or ALTER
+// TABLE) in pg_stat_progress_cluster, in phase; end removes it.
+func (s *Session) startRewrite(tbl *catalog.Table, command, phase string) rewriteProgress {
+	s.report(func(a *activity) {
+		a.cluster = &planner.ClusterProgress{RelID: int64(tbl.ID), Command: command, Phase: phase}
+	})
+	return rewriteProgress{s}
+}
+
+// rows reports the rows scanned and written so far: when the phase
+// changes, and otherwise every progressEvery rows scanned or written.
+func (p rewriteProgress) rows(phase string, scanned, written int64) {
+	if phase == "" && (scanned+written == 0 || (scanned+written)%progressEvery != 0) {
+		return
+	}
+	p.s.report(func(a *activity) {
+		if c := a.cluster; c != nil {
+			if phase != "" {
+				c.Phase = phase
+			}
+			c.TuplesScanned, c.TuplesWritten = scanned, written
+		}
+	})
+}
+
+func (p rewriteProgress) end() { p.s.endProgress() }
 
 // backfillIndex fills idx of tbl from the table's rows as index.Backfill
 // does, showing the build in pg_stat_progress_create_index as command
@@ -112,7 +168,7 @@ func (s *Session) backfillIndex(t *txn, tbl *catalog.Table, idx *catalog.Index, 
 		a.createIndex.TuplesDone = done
 		a.createIndex.TuplesTotal = max(a.createIndex.TuplesTotal, done)
 		a.mu.Unlock()
-		if hook := testHookIndexProgress.Load(); hook != nil {
+		if hook := testHookProgress.Load(); hook != nil {
 			(*hook)()
 		}
 	})

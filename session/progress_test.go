@@ -24,6 +24,12 @@ var progressColumns = map[string]string{
 	"pg_stat_progress_copy": "pid datid datname relid command type bytes_processed bytes_total tuples_processed tuples_excluded",
 	"pg_stat_progress_create_index": "pid datid datname relid index_relid command phase lockers_total lockers_done current_locker_pid " +
 		"blocks_total blocks_done tuples_total tuples_done partitions_total partitions_done",
+	"pg_stat_progress_vacuum": "pid datid datname relid phase heap_blks_total heap_blks_scanned heap_blks_vacuumed " +
+		"index_vacuum_count max_dead_tuples num_dead_tuples",
+	"pg_stat_progress_cluster": "pid datid datname relid command phase cluster_index_relid heap_tuples_scanned " +
+		"heap_tuples_written heap_blks_total heap_blks_scanned index_rebuild_count",
+	"pg_stat_progress_analyze": "pid datid datname relid phase sample_blks_total sample_blks_scanned ext_stats_total " +
+		"ext_stats_computed child_tables_total child_tables_done current_child_table_relid",
 }
 
 func TestProgressViewColumns(t *testing.T) {
@@ -167,7 +173,7 @@ func TestProgressCreateIndex(t *testing.T) {
 	// The build stops after its first batch of rows until released.
 	reached, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	session.SetIndexProgressHook(t, func() {
+	session.SetProgressHook(t, func() {
 		once.Do(func() {
 			close(reached)
 			<-release
@@ -229,4 +235,99 @@ func TestProgressCreateIndex(t *testing.T) {
 	if err := watcher.QueryRow(ctx, "SELECT count(*) FROM pg_stat_progress_create_index").Scan(&left); err != nil || left != 0 {
 		t.Fatalf("after CREATE INDEX: %d rows in pg_stat_progress_create_index, %v; want none", left, err)
 	}
+}
+
+// TestProgressMaintenance pauses each long statement at its nth progress
+// report and reads its row in the view PostgreSQL shows it in: VACUUM in
+// pg_stat_progress_vacuum, VACUUM FULL and ALTER TABLE rewrites in
+// pg_stat_progress_cluster, ANALYZE in pg_stat_progress_analyze.
+func TestProgressMaintenance(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	worker := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	watcher := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, worker, "CREATE TABLE big (id int, v text, w int)", "CREATE INDEX big_v ON big (v)", "CREATE INDEX big_w ON big (w)",
+		"INSERT INTO big SELECT g, 'v' || g, g % 7 FROM generate_series(1, 3000) g")
+	var relid int64
+	if err := watcher.QueryRow(ctx, "SELECT oid FROM pg_class WHERE relname = 'big'").Scan(&relid); err != nil {
+		t.Fatal(err)
+	}
+	pid := worker.PgConn().PID()
+	for _, c := range []struct {
+		stmt  string
+		pause int // the report to stop at, from 1
+		query string
+		want  string
+	}{
+		{"VACUUM big", 2, "SELECT phase, heap_blks_total, index_vacuum_count, num_dead_tuples FROM pg_stat_progress_vacuum",
+			"vacuuming indexes|0|0|0"},
+		{"VACUUM (FULL) big", 3, "SELECT command, phase, index_rebuild_count, cluster_index_relid FROM pg_stat_progress_cluster",
+			"VACUUM FULL|rebuilding index|1|0"},
+		{"ALTER TABLE big ALTER COLUMN w TYPE bigint", 3,
+			"SELECT command, phase, heap_tuples_scanned, heap_tuples_written FROM pg_stat_progress_cluster",
+			"ALTER TABLE|seq scanning heap|2000|0"},
+		{"ALTER TABLE big ALTER COLUMN w TYPE int", 6,
+			"SELECT command, phase, heap_tuples_scanned, heap_tuples_written FROM pg_stat_progress_cluster",
+			"ALTER TABLE|writing new heap|3000|2000"},
+		{"ANALYZE big", 1, "SELECT phase, sample_blks_total, child_tables_total FROM pg_stat_progress_analyze",
+			"acquiring sample rows|0|0"},
+	} {
+		var calls int
+		reached, release := make(chan struct{}), make(chan struct{})
+		session.SetProgressHook(t, func() {
+			if calls++; calls == c.pause {
+				close(reached)
+				<-release
+			}
+		})
+		done := make(chan error, 1)
+		go func() {
+			_, err := worker.Exec(ctx, c.stmt)
+			done <- err
+		}()
+		select {
+		case <-reached:
+		case err := <-done:
+			t.Fatalf("%s ended after %d progress reports (%v); want a pause at report %d", c.stmt, calls, err, c.pause)
+		case <-time.After(10 * time.Second):
+			close(release)
+			t.Fatalf("%s: no progress report %d within 10s", c.stmt, c.pause)
+		}
+		got, err := progressRows(watcher, strings.Replace(c.query, "SELECT ", "SELECT pid, relid, datname, ", 1))
+		close(release)
+		if err2 := <-done; err2 != nil {
+			t.Fatalf("%s: %v", c.stmt, err2)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if want := fmt.Sprintf("%d|%d|kvsql|%s", pid, relid, c.want); len(got) != 1 || got[0] != want {
+			t.Errorf("during %s, %s: %q; want [%q]", c.stmt, c.query, got, want)
+		}
+		if left, err := progressRows(watcher, strings.Replace(c.query, "SELECT ", "SELECT pid, ", 1)); err != nil || len(left) != 0 {
+			t.Errorf("after %s: %q, %v; want no rows", c.stmt, left, err)
+		}
+	}
+}
+
+// progressRows runs q and returns its rows with columns joined by "|".
+func progressRows(conn *pgx.Conn, q string) ([]string, error) {
+	rows, err := conn.Query(context.Background(), q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		var parts []string
+		for _, v := range vals {
+			parts = append(parts, fmt.Sprint(v))
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	return out, rows.Err()
 }

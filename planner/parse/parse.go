@@ -227,6 +227,7 @@ type TruncateStmt struct {
 type VacuumStmt struct {
 	Tables  []string
 	Analyze bool
+	Full    bool // VACUUM FULL: shown as a rewrite (pg_stat_progress_cluster)
 }
 
 // ReindexStmt is REINDEX [INDEX | TABLE] name: Kind is "index", "table",

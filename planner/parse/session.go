@@ -456,8 +456,11 @@ func (r *rewriter) vacuum(toks []token) (Statement, error) {
 			return Statement{}, c.errHere()
 		}
 		for _, t := range toks[c.i+1 : end] {
-			if t.is("analyze") || t.is("analyse") {
+			switch {
+			case t.is("analyze") || t.is("analyse"):
 				v.Analyze = true
+			case t.is("full"):
+				v.Full = true
 			}
 		}
 		c.i = end + 1
@@ -465,6 +468,7 @@ func (r *rewriter) vacuum(toks []token) (Statement, error) {
 	for c.i < len(toks) {
 		t := toks[c.i]
 		if t.is("full") || t.is("freeze") || t.is("verbose") {
+			v.Full = v.Full || t.is("full")
 			c.i++
 			continue
 		}
