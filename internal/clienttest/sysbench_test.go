@@ -34,10 +34,14 @@ var sysbenchStats = map[string]*regexp.Regexp{
 // failures and unique violations it retries as "ignored errors", and
 // there must be none. The ids stay 1..100,000, each once.
 //
-// Ids are drawn uniformly, so threads seldom meet on a row; under
-// sysbench's default skewed distribution PostgreSQL 15 itself reports
-// ignored errors (mostly 23505, from a DELETE and an INSERT of the same
-// id racing another transaction's).
+// The test runs sysbench twice: with its own defaults (one thread, ids
+// drawn from its skewed "special" distribution), and with 4 threads and
+// ids drawn uniformly, so threads meet on rows without piling onto a few.
+// Under the skewed distribution with several threads PostgreSQL 15
+// itself reports ignored errors now and then (23505, from a DELETE and
+// an INSERT of the same id racing another transaction's, and 40P01
+// deadlocks between the two UPDATEs), as kvsql can: those are the
+// workload's, not the server's.
 func TestSysbench(t *testing.T) {
 	bin, err := exec.LookPath("sysbench")
 	if err != nil {
@@ -74,7 +78,23 @@ func TestSysbench(t *testing.T) {
 
 	sysbench("oltp_read_write", "prepare")
 	checkIDs("after prepare")
-	out := sysbench("--threads=4", "--time=5", "--rand-type=uniform", "oltp_read_write", "run")
+	for _, args := range [][]string{{"--time=3"}, {"--threads=4", "--time=5", "--rand-type=uniform"}} {
+		sysbenchRun(t, sysbench, args)
+		checkIDs(fmt.Sprintf("after run %v", args))
+	}
+	sysbench("oltp_read_write", "cleanup")
+	var left int
+	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_class WHERE relname = 'sbtest1'").Scan(&left); err != nil || left != 0 {
+		t.Fatalf("after cleanup: %d relations named sbtest1, %v; want none", left, err)
+	}
+}
+
+// sysbenchRun runs oltp_read_write with args and checks its counters: some
+// transactions, each with 14 reads, 4 writes and 2 others, and no ignored
+// errors or reconnects.
+func sysbenchRun(t *testing.T, sysbench func(args ...string) string, args []string) {
+	t.Helper()
+	out := sysbench(append(args, "oltp_read_write", "run")...)
 	stat := map[string]int64{}
 	for name, re := range sysbenchStats {
 		m := re.FindStringSubmatch(out)
@@ -85,18 +105,12 @@ func TestSysbench(t *testing.T) {
 	}
 	tx := stat["transactions"]
 	if tx == 0 || stat["ignored"] != 0 || stat["reconnects"] != 0 {
-		t.Fatalf("oltp_read_write: %d transactions, %d ignored errors, %d reconnects; want some, 0, 0\n%s",
-			tx, stat["ignored"], stat["reconnects"], out)
+		t.Fatalf("oltp_read_write %v: %d transactions, %d ignored errors, %d reconnects; want some, 0, 0\n%s",
+			args, tx, stat["ignored"], stat["reconnects"], out)
 	}
 	if stat["read"] != 14*tx || stat["write"] != 4*tx || stat["other"] != 2*tx {
 		t.Errorf("%d transactions ran %d reads, %d writes, %d others; want 14, 4 and 2 each\n%s",
 			tx, stat["read"], stat["write"], stat["other"], out)
 	}
-	checkIDs("after run")
-	t.Logf("sysbench oltp_read_write, 4 threads, 5s: %d transactions, 0 ignored errors", tx)
-	sysbench("oltp_read_write", "cleanup")
-	var left int
-	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_class WHERE relname = 'sbtest1'").Scan(&left); err != nil || left != 0 {
-		t.Fatalf("after cleanup: %d relations named sbtest1, %v; want none", left, err)
-	}
+	t.Logf("sysbench oltp_read_write %v: %d transactions, 0 ignored errors", args, tx)
 }
