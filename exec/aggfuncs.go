@@ -42,6 +42,9 @@ func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
 			sample: call.Func == "stddev_samp" || call.Func == "var_samp",
 			root:   call.Func == "stddev_samp" || call.Func == "stddev_pop",
 		}
+	case "corr", "covar_pop", "covar_samp", "regr_count", "regr_sxx", "regr_syy", "regr_sxy",
+		"regr_avgx", "regr_avgy", "regr_r2", "regr_slope", "regr_intercept":
+		s = &regrState{fn: call.Func}
 	case "min":
 		s = &minMaxState{sign: 1}
 	case "max":

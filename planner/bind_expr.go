@@ -236,8 +236,8 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			return b.aggregateOrdered(s, AggCall{Func: name}, args, e.OrderBy)
 
 		}
-		if name, ok := strings.CutPrefix(sep, parse.MarkerOrderedAgg); ok && parse.OrderedAgg(name) {
-			return b.aggregateOrdered(s, AggCall{Func: name, Distinct: e.Distinct}, args, e.OrderBy)
+		if name, ok := strings.CutPrefix(sep, parse.MarkerOrderedAgg); ok {
+			return b.modifiedAggregate(s, name, e, args)
 		}
 		if len(args) == 1 {
 			args = append(args, sqlparser.NewStrLiteral(sep))

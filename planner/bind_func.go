@@ -409,6 +409,17 @@ func hypotheticalType(call *AggCall) error {
 	return nil
 }
 
+// undefinedAgg is 42883 for call's argument types, with PostgreSQL's hint.
+func undefinedAgg(call *AggCall) error {
+	var ts []string
+	for _, a := range call.Args {
+		ts = append(ts, a.Type().String())
+	}
+	e := pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, strings.Join(ts, ", "))
+	e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+	return e
+}
+
 func oneArg(call AggCall) error {
 	if len(call.Args) != 1 {
 		return pgerror.Newf(pgerror.UndefinedFunction, "function %s requires one argument", call.Func)
@@ -548,6 +559,25 @@ func aggType(call *AggCall) error {
 		default:
 			return pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, call.Args[0].Type())
 		}
+	case "corr", "covar_pop", "covar_samp", "regr_count", "regr_sxx", "regr_syy", "regr_sxy",
+		"regr_avgx", "regr_avgy", "regr_r2", "regr_slope", "regr_intercept":
+		// Only (double precision, double precision) exists: other numbers
+		// are cast to it, as PostgreSQL's implicit casts do.
+		if len(call.Args) != 2 {
+			return undefinedAgg(call)
+		}
+		for i, a := range call.Args {
+			if f := a.Type().Family; f != types.Unknown && !isNumeric(f) {
+				return undefinedAgg(call)
+			}
+			if call.Args[i], err = coerce(a, tFloat8); err != nil {
+				return err
+			}
+		}
+		call.T = tFloat8
+		if call.Func == "regr_count" {
+			call.T = tInt8
+		}
 	case "min", "max":
 		if err := oneArg(*call); err != nil {
 			return err
@@ -671,4 +701,18 @@ func aggType(call *AggCall) error {
 		call.T = tBool
 	}
 	return nil
+}
+
+// modifiedAggregate binds name(DISTINCT args ORDER BY keys), which the
+// dialect layer spells as vitess's group_concat with name in the
+// separator (parse.MarkerOrderedAgg).
+func (b *binder) modifiedAggregate(s *scope, name string, e *sqlparser.GroupConcatExpr, args []sqlparser.Expr) (Expr, error) {
+	if !isAggregate(name) {
+		what := "DISTINCT"
+		if !e.Distinct {
+			what = "ORDER BY"
+		}
+		return nil, pgerror.Newf(pgerror.WrongObjectType, "%s specified, but %s is not an aggregate function", what, name)
+	}
+	return b.aggregateOrdered(s, AggCall{Func: aggAlias(name), Distinct: e.Distinct}, args, e.OrderBy)
 }

@@ -83,7 +83,7 @@ func columnName(e sqlparser.Expr) string {
 		}
 		return "case"
 	case *sqlparser.GroupConcatExpr:
-		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedAgg); ok && (name == "array_agg" || parse.OrderedAgg(name)) {
+		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedAgg); ok {
 			return name
 		}
 		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedSet); ok {

@@ -21,7 +21,9 @@ func isAggregate(name string) bool {
 	switch name {
 	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "percentile_cont", "percentile_disc", "mode", "bool_and", "bool_or", "every", "total", "group_concat",
 		"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
-		"jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
+		"jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg",
+		"corr", "covar_pop", "covar_samp", "regr_count", "regr_sxx", "regr_syy", "regr_sxy",
+		"regr_avgx", "regr_avgy", "regr_r2", "regr_slope", "regr_intercept":
 		return true
 	}
 	return false

@@ -75,6 +75,12 @@ func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 			return err
 		}
 		exists = true
+	case "index":
+		if _, _, err := t.cat.Index(s.database, o.Name); err == nil {
+			exists = true
+		} else if !pgerror.HasCode(err, pgerror.UndefinedObject) && !pgerror.HasCode(err, pgerror.UndefinedTable) {
+			return err
+		}
 	default: // ALTER TABLE and ALTER MATERIALIZED VIEW name any relation
 		if _, err := t.cat.Table(s.database, o.Name); err == nil {
 			exists = true
@@ -85,10 +91,15 @@ func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 		}
 	}
 	if !exists {
+		_, _, name := planner.SplitRef(o.Name)
 		if o.IfExists {
+			s.notice(pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist, skipping", name))
 			return nil
 		}
-		return pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", o.Name)
+		return pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", name)
+	}
+	if o.Options {
+		return nil // storage parameters: nothing kvsql keeps
 	}
 	user := s.user
 	if user == "" {

@@ -191,6 +191,9 @@ func (r *rewriter) withParams(toks []token, known map[string]bool, prefixed bool
 			return 0, syntaxErr(r.sql, toks[1].pos, "storage parameter name expected")
 		}
 		name := p[0].val
+		if len(p) >= 3 && p[1].isPunct(".") && p[2].kind == tkIdent { // toast.name
+			name, p = name+"."+p[2].val, p[2:]
+		}
 		isPrefixed := prefixed && (strings.HasPrefix(name, "autovacuum_") || strings.HasPrefix(name, "toast."))
 		if !known[name] && !isPrefixed {
 			return 0, pgerror.Newf(invalidParameterValue, "unrecognized parameter %q", name)

@@ -18,8 +18,13 @@ type LockStmt struct {
 }
 
 // OwnerStmt is ALTER {TABLE | SEQUENCE | VIEW | MATERIALIZED VIEW} [IF
-// EXISTS] [ONLY] name OWNER TO role, or ALTER DATABASE name OWNER TO role.
+// EXISTS] [ONLY] name OWNER TO role, or ALTER DATABASE name OWNER TO role;
+// with Options it is ALTER {TABLE | INDEX} [IF EXISTS] [ONLY] name
+// {SET | RESET} (storage parameters), which tune PostgreSQL's heap and
+// index pages: kvsql checks the names and values as CREATE TABLE's WITH
+// does and that the relation exists, and keeps nothing.
 type OwnerStmt struct {
+	Options  bool
 	Kind     string // "table", "sequence", "view", "materialized view", "database", "schema"
 	Name     string // a QualifiedRef (a database's or schema's name as written)
 	Role     string // lower-cased unless quoted; CURRENT_USER etc. as "current_user"
@@ -323,4 +328,46 @@ func relationRefs(toks []token, names map[string]bool) []token {
 		out = append(out, t)
 	}
 	return out
+}
+
+// alterOptions parses ALTER {TABLE | INDEX} [IF EXISTS] [ONLY] name
+// {SET | RESET} (storage parameters); ok is false when the statement is
+// another ALTER.
+func (r *rewriter) alterOptions(toks []token) (st Statement, ok bool, err error) {
+	n := len(toks)
+	if n < 6 || !toks[n-1].isPunct(")") {
+		return st, false, nil
+	}
+	open := matchBack(toks, n-1)
+	if open < 4 || !(toks[open-1].is("set") || toks[open-1].is("reset")) {
+		return st, false, nil
+	}
+	c := &cursor{r: r, toks: toks[:open-1], i: 1}
+	o := &OwnerStmt{Options: true}
+	known := storageParams
+	switch {
+	case c.accept("table"):
+		o.Kind = "table"
+	case c.accept("index"):
+		o.Kind, known = "index", indexParams
+	default:
+		return st, false, nil
+	}
+	if c.accept("if") {
+		if err := c.expect("exists"); err != nil {
+			return st, true, err
+		}
+		o.IfExists = true
+	}
+	c.accept("only")
+	if o.Name, err = c.sequenceName(); err != nil {
+		return st, true, err
+	}
+	if err := c.end(); err != nil {
+		return st, true, err
+	}
+	if _, err := r.withParams(toks[open-1:], known, o.Kind == "table"); err != nil {
+		return st, true, err
+	}
+	return Statement{Owner: o}, true, nil
 }

@@ -552,11 +552,12 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 		case t.is("json_object") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")):
 			// vitess reads JSON_OBJECT(...) as MySQL's key-value form.
 			out = append(out, raw(MarkerJSONObject, t.pos))
-		case (t.is("array_agg") || orderedAggs[t.val] && t.kind == tkIdent) && i+1 < len(toks) && toks[i+1].isPunct("(") && !(len(out) > 0 && out[len(out)-1].isPunct(".")) &&
-			(topLevelOrderBy(toks[i+2:max(matchForward(toks, i+1), i+2)]) > 0 || i+2 < len(toks) && toks[i+2].is("distinct")):
-			// array_agg([DISTINCT] x [ORDER BY y]) has the spelling of
-			// string_agg's vitess form with a separator no user text can
-			// produce (MarkerArrayAgg).
+		case t.kind == tkIdent && !exprKeywords[t.val] && !(len(out) > 0 && out[len(out)-1].isPunct(".")) && aggModifiers(toks, i):
+			// agg([DISTINCT] x, ... [ORDER BY y]) — array_agg, the JSON
+			// aggregates, and any other aggregate vitess cannot read with
+			// those modifiers — has the spelling of string_agg's vitess
+			// form with a separator no user text can produce
+			// (MarkerOrderedAgg and the aggregate's name).
 			end := matchForward(toks, i+1)
 			inner := toks[i+2 : end]
 			ob := topLevelOrderBy(inner)
@@ -589,6 +590,9 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 				inner = toks[i+2 : end]
 			}
 			ob := topLevelOrderBy(inner)
+			if ob < 0 && len(inner) > 0 && inner[0].is("distinct") {
+				ob = len(inner) // string_agg(DISTINCT x, 'sep')
+			}
 			if ob < 2 || !inner[ob-2].isPunct(",") || inner[ob-1].kind != tkString {
 				out = append(out, t)
 				continue
@@ -597,14 +601,16 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			if err != nil {
 				return nil, err
 			}
-			order, err := r.exprs(inner[ob+2:])
-			if err != nil {
-				return nil, err
-			}
 			out = append(out, raw("group_concat", t.pos), toks[i+1])
 			out = append(out, arg...)
-			out = append(out, raw("order by", inner[ob].pos))
-			out = append(out, order...)
+			if ob < len(inner) {
+				order, err := r.exprs(inner[ob+2:])
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, raw("order by", inner[ob].pos))
+				out = append(out, order...)
+			}
 			out = append(out, raw("separator", inner[ob-1].pos), inner[ob-1], toks[end])
 			i = end
 		case t.is("collate"):
@@ -788,6 +794,32 @@ func (r *rewriter) origPos(out int) int {
 		return 0
 	}
 	return r.origAt[best]
+}
+
+// nativeDistinct are the aggregates vitess reads with DISTINCT itself.
+var nativeDistinct = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
+
+// aggModifiers reports whether toks[i] starts a call f(...) whose
+// arguments carry DISTINCT or a top-level ORDER BY that vitess cannot
+// read: ORDER BY in any call but string_agg's (which has its own form),
+// DISTINCT in any but vitess's own aggregates.
+func aggModifiers(toks []token, i int) bool {
+	name := toks[i].val
+	if i+2 >= len(toks) || !toks[i+1].isPunct("(") || name == "string_agg" || name == "group_concat" {
+		return false
+	}
+	end := matchForward(toks, i+1)
+	if end < 0 {
+		return false
+	}
+	inner := toks[i+2 : end]
+	if len(inner) == 0 {
+		return false
+	}
+	if inner[0].is("distinct") {
+		return !nativeDistinct[name] || topLevelOrderBy(inner) > 0
+	}
+	return topLevelOrderBy(inner) > 0 && !startsQuery(inner[0])
 }
 
 // topLevelOrderBy returns the index of an ORDER BY at parenthesis depth

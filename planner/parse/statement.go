@@ -64,6 +64,10 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		if st, ok, err := r.alterOwner(toks); ok {
 			return st, err
 		}
+	case first.is("alter") && second.is("index") && toks[len(toks)-1].isPunct(")"):
+		if st, ok, err := r.alterOptions(toks); ok {
+			return st, err
+		}
 	case (first.is("create") || first.is("alter") || first.is("drop")) && second.is("sequence"),
 		first.is("create") && (second.is("temp") || second.is("temporary") || second.is("unlogged")) && len(toks) > 2 && toks[2].is("sequence"):
 		return r.sequence(toks)
@@ -77,6 +81,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		}
 		return r.create(toks)
 	case first.is("alter") && second.is("table"):
+		if st, ok, err := r.alterOptions(toks); ok {
+			return st, err
+		}
 		if st, ok, err := r.setSchema(toks); ok {
 			return st, err
 		}
