@@ -69,6 +69,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "COMMENT", s.comment(t, p.Comment)
 	case p.Lock != nil:
 		return "LOCK TABLE", s.lockTables(t, p.Lock)
+	case p.DropConstraint != nil:
+		return "ALTER TABLE", s.dropConstraint(t, p.DropConstraint)
 	case p.Owner != nil:
 		return "ALTER " + strings.ToUpper(p.Owner.Kind), s.alterOwner(t, p.Owner)
 	case p.AddIdentity != nil:
@@ -151,8 +153,12 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "CREATE TABLE", nil
 	case *sqlparser.DropTable:
 		var names []string
+		listed := map[string]bool{}
 		for _, tn := range ast.FromTables {
-			below, err := dropTree(cat, db, tn.Name.String(), p.Cascade)
+			listed[tn.Name.String()] = true
+		}
+		for _, tn := range ast.FromTables {
+			below, err := dropTree(cat, db, tn.Name.String(), p.Cascade, listed)
 			if err != nil {
 				return "", err
 			}
@@ -243,14 +249,14 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		t.setCatalog(cat)
 		return "DROP VIEW", nil
 	case *sqlparser.AlterTable:
-		if len(p.Checks) > 0 {
-			return "", pgerror.New(pgerror.FeatureNotSupported, "CHECK constraints in ALTER TABLE are not supported")
-		}
 		tag, err := s.alterTable(ctx, t, p, ast)
-		if err != nil || p.AlterOnly {
-			return tag, err
+		if err == nil && !p.AlterOnly {
+			err = s.alterTree(ctx, t, p, ast) // partition.go
 		}
-		return tag, s.alterTree(ctx, t, p, ast) // partition.go
+		if err == nil && len(p.Checks) > 0 {
+			err = s.addChecks(ctx, t, ast.Table.Name.String(), p.Checks, p.AlterOnly) // constraint.go
+		}
+		return tag, err
 	}
 	return "", pgerror.Newf(pgerror.FeatureNotSupported, "statement not supported: %s", p.SQL)
 }

@@ -139,6 +139,10 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 			ss.Names = all(ss.Names)
 		}
 		q.Sequence = &ss
+	case p.DropConstraint != nil:
+		d := *p.DropConstraint
+		d.Table = all([]string{d.Table})[0]
+		q.DropConstraint = &d
 	case p.DropIndex != nil:
 		d := *p.DropIndex
 		d.Names = all(d.Names)

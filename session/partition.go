@@ -514,18 +514,19 @@ func boundLiteral(d types.Datum, t types.T) string {
 }
 
 // dropTree lists what DROP TABLE name takes with it: a partitioned
-// table's partitions, always; inheritance children only with CASCADE
-// (2BP01 otherwise, as PostgreSQL refuses).
-func dropTree(cat *catalog.Catalog, db, name string, cascade bool) ([]string, error) {
+// table's partitions, always; inheritance children with CASCADE or when
+// the same statement names them (listed), and otherwise 2BP01, as
+// PostgreSQL refuses.
+func dropTree(cat *catalog.Catalog, db, name string, cascade bool, listed map[string]bool) ([]string, error) {
 	var out []string
 	for _, ch := range cat.Children(db, name) {
-		if ch.PartitionOf == "" && !cascade {
+		if ch.PartitionOf == "" && !cascade && !listed[ch.Key()] {
 			e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", name)
 			e.Detail = fmt.Sprintf("table %s depends on table %s", ch.Name, name)
 			e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
 			return nil, e
 		}
-		below, err := dropTree(cat, db, ch.Key(), cascade)
+		below, err := dropTree(cat, db, ch.Key(), cascade, listed)
 		if err != nil {
 			return nil, err
 		}

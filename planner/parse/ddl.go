@@ -326,6 +326,39 @@ func (r *rewriter) alterTable(toks []token) ([]token, error) {
 	for k < len(toks) && (toks[k].kind == tkIdent || toks[k].kind == tkQIdent || toks[k].isPunct(".")) && !toks[k].is("add") {
 		k++
 	}
+	if k < len(toks) {
+		// Each ADD [CONSTRAINT name] CHECK (expr) [NO INHERIT] [NOT VALID]
+		// goes to Statement.Checks; vitess sees the other subcommands.
+		var kept [][]token
+		for _, part := range splitTop(toks[k:]) {
+			if len(part) < 2 || !part[0].is("add") || !(part[1].is("check") || part[1].is("constraint") && len(part) > 3 && part[3].is("check")) {
+				kept = append(kept, part)
+				continue
+			}
+			rest, err := r.takeCheck(part[1:], "")
+			if err != nil {
+				return nil, err
+			}
+			if len(rest) > 0 {
+				return nil, syntaxErr(r.sql, rest[0].pos, "syntax error at or near %q", rest[0].val)
+			}
+		}
+		if len(kept) == 0 {
+			return toks[:k], nil
+		}
+		if len(kept) == 1 {
+			toks = append(toks[:k:k], kept[0]...)
+		} else {
+			joined := toks[:k:k]
+			for i, part := range kept {
+				if i > 0 {
+					joined = append(joined, token{kind: tkPunct, val: ",", pos: part[0].pos})
+				}
+				joined = append(joined, part...)
+			}
+			toks = joined
+		}
+	}
 	if k >= len(toks) || !toks[k].is("add") {
 		return parenDefault(toks), nil
 	}
@@ -570,6 +603,9 @@ type CheckDef struct {
 	// NoInherit marks CHECK ... NO INHERIT: the constraint stays on its
 	// table, children do not take it.
 	NoInherit bool
+	// NotValid marks CHECK ... NOT VALID: ALTER TABLE ... ADD does not
+	// check the rows already there (CREATE TABLE has none).
+	NotValid bool
 }
 
 // takeCheck removes every [CONSTRAINT name] CHECK (expr) [NO INHERIT |
@@ -594,6 +630,7 @@ func (r *rewriter) takeCheck(toks []token, column string) ([]token, error) {
 		i = end
 		for i+1 < len(toks) && (toks[i+1].is("no") && i+2 < len(toks) && toks[i+2].is("inherit") || toks[i+1].is("not") && i+2 < len(toks) && toks[i+2].is("valid")) {
 			def.NoInherit = def.NoInherit || toks[i+1].is("no")
+			def.NotValid = def.NotValid || toks[i+1].is("not")
 			i += 2
 		}
 		r.checks = append(r.checks, def)

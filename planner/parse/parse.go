@@ -124,7 +124,9 @@ type Statement struct {
 	CreateAs    *CreateAsStmt
 	Lock        *LockStmt
 	Owner       *OwnerStmt
-	AddIdentity *AddIdentityStmt
+	// DropConstraint is ALTER TABLE ... DROP CONSTRAINT.
+	DropConstraint *DropConstraintStmt
+	AddIdentity    *AddIdentityStmt
 	// Routine is CREATE / DROP / ALTER FUNCTION or PROCEDURE, or CALL
 	// (which also sets AST).
 	Routine *RoutineStmt

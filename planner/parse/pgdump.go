@@ -371,3 +371,51 @@ func (r *rewriter) alterOptions(toks []token) (st Statement, ok bool, err error)
 	}
 	return Statement{Owner: o}, true, nil
 }
+
+// DropConstraintStmt is ALTER TABLE [IF EXISTS] [ONLY] table DROP
+// CONSTRAINT [IF EXISTS] name [CASCADE | RESTRICT].
+type DropConstraintStmt struct {
+	Table, Name             string // Table is a QualifiedRef
+	TableIfExists, IfExists bool
+	Only, Cascade           bool
+}
+
+// dropConstraint parses ALTER TABLE ... DROP CONSTRAINT; ok is false when
+// the statement is another ALTER TABLE.
+func (r *rewriter) dropConstraint(toks []token) (st Statement, ok bool, err error) {
+	c := &cursor{r: r, toks: toks, i: 2}
+	d := &DropConstraintStmt{}
+	if c.accept("if") {
+		if !c.accept("exists") {
+			return st, false, nil
+		}
+		d.TableIfExists = true
+	}
+	d.Only = c.accept("only")
+	start := c.i
+	if d.Table, err = c.sequenceName(); err != nil {
+		return st, false, nil
+	}
+	if !c.accept("drop") || !c.accept("constraint") {
+		c.i = start
+		return st, false, nil
+	}
+	if c.accept("if") {
+		if err := c.expect("exists"); err != nil {
+			return st, true, err
+		}
+		d.IfExists = true
+	}
+	if d.Name, err = c.name(); err != nil {
+		return st, true, err
+	}
+	switch {
+	case c.accept("cascade"):
+		d.Cascade = true
+	case c.accept("restrict"):
+	}
+	if err := c.end(); err != nil {
+		return st, true, err
+	}
+	return Statement{DropConstraint: d}, true, nil
+}

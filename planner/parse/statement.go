@@ -84,6 +84,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		if st, ok, err := r.alterOptions(toks); ok {
 			return st, err
 		}
+		if st, ok, err := r.dropConstraint(toks); ok {
+			return st, err
+		}
 		if st, ok, err := r.setSchema(toks); ok {
 			return st, err
 		}
