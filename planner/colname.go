@@ -83,10 +83,11 @@ func columnName(e sqlparser.Expr) string {
 		}
 		return "case"
 	case *sqlparser.GroupConcatExpr:
-		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedAgg); ok {
+		// MarkerOrderedAgg is a prefix of MarkerOrderedSet: that first.
+		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedSet); ok {
 			return name
 		}
-		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedSet); ok {
+		if name, ok := strings.CutPrefix(strings.Trim(e.Separator, "'"), parse.MarkerOrderedAgg); ok {
 			return name
 		}
 		return "string_agg"

@@ -206,7 +206,7 @@ const (
 	MarkerArrayAgg = MarkerOrderedAgg + "array_agg"
 	// MarkerOrderedAgg + name is the separator of the group_concat
 	// standing for name(x [ORDER BY y]) or name(DISTINCT x), name
-	// array_agg or one of orderedAggs.
+	// an aggregate called with DISTINCT or ORDER BY (aggModifiers).
 	MarkerOrderedAgg = `\0kvsql_`
 	// MarkerOrderedSet, followed by the aggregate's name, is the
 	// separator of the group_concat standing for an ordered-set
@@ -339,13 +339,6 @@ func columnDefs(toks []token, i int, fn token) (defs []columnDef, alias token, a
 
 // MarkerPrefix starts every marker identifier the dialect layer writes.
 const MarkerPrefix = markerPrefix
-
-// orderedAggs are the aggregates besides array_agg whose ORDER BY and
-// DISTINCT travel as group_concat's (the JSON aggregates).
-var orderedAggs = map[string]bool{"jsonb_agg": true, "json_agg": true, "jsonb_object_agg": true, "json_object_agg": true}
-
-// OrderedAgg reports whether name is one of orderedAggs.
-func OrderedAgg(name string) bool { return orderedAggs[name] }
 
 // MarkerDistinctOn names the call that stands, as the last select item,
 // for SELECT DISTINCT ON (its arguments): the binder takes it out.
