@@ -261,6 +261,24 @@ func (c *Cluster) WaitReady(d time.Duration) error {
 	}
 }
 
+// Leader returns the index of the member that is the leader now, or -1.
+func (c *Cluster) Leader() int {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return -1
+	}
+	defer cli.Close()
+	for i, m := range c.Members {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		st, err := cli.Status(ctx, m.ClientURL)
+		cancel()
+		if err == nil && st.Leader == st.Header.MemberId {
+			return i
+		}
+	}
+	return -1
+}
+
 // Stop kills every member and releases the port lock.
 func (c *Cluster) Stop() {
 	for i := range c.Members {
