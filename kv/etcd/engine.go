@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -174,16 +175,34 @@ func (e *Engine) Get(key []byte) ([]byte, error) {
 }
 
 func (e *Engine) getAt(rev int64, key []byte) ([]byte, error) {
-	ctx, cancel := e.ctx()
-	defer cancel()
-	resp, err := e.cli.Get(ctx, e.key(key), clientv3.WithRev(rev))
+	resp, err := e.rangeAt(rev, e.key(key))
 	if err != nil {
-		return nil, readError(err)
+		return nil, err
 	}
 	if len(resp.Kvs) == 0 {
 		return nil, kv.ErrNotFound
 	}
 	return append(make([]byte, 0, len(resp.Kvs[0].Value)), resp.Kvs[0].Value...), nil
+}
+
+// rangeAt reads at revision rev, which this engine knows is committed.
+// The read is serializable: the member answers from its own state,
+// without asking the leader (a linearizable read's round trip), which is
+// safe because a revision's state never changes once committed. A member
+// that has not applied rev yet says so (ErrFutureRev), and the read is
+// retried linearizably, which waits until it has.
+func (e *Engine) rangeAt(rev int64, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	opts = append(opts, clientv3.WithRev(rev))
+	resp, err := e.cli.Get(ctx, key, append(opts, clientv3.WithSerializable())...)
+	if errors.Is(err, rpctypes.ErrFutureRev) {
+		resp, err = e.cli.Get(ctx, key, opts...)
+	}
+	if err != nil {
+		return nil, readError(err)
+	}
+	return resp, nil
 }
 
 // NewIter implements kv.Reader; the iterator reads the revision of the

@@ -61,12 +61,10 @@ func (it *iter) fetchForward(from []byte) bool {
 	if it.hi != nil && string(from) >= string(it.hi) {
 		return it.invalidate()
 	}
-	ctx, cancel := it.e.ctx()
-	defer cancel()
-	resp, err := it.e.cli.Get(ctx, it.e.key(from), clientv3.WithRange(it.e.end(it.hi)),
-		clientv3.WithLimit(it.pageSize), clientv3.WithRev(it.rev))
+	resp, err := it.e.rangeAt(it.rev, it.e.key(from), clientv3.WithRange(it.e.end(it.hi)),
+		clientv3.WithLimit(it.pageSize))
 	if err != nil {
-		it.err = readError(err)
+		it.err = err
 		return it.invalidate()
 	}
 	it.grow()
@@ -93,13 +91,10 @@ func (it *iter) fetchBackward(before []byte) bool {
 	if before != nil && string(before) <= string(it.lo) {
 		return it.invalidate()
 	}
-	ctx, cancel := it.e.ctx()
-	defer cancel()
-	resp, err := it.e.cli.Get(ctx, it.e.key(it.lo), clientv3.WithRange(it.e.end(before)),
-		clientv3.WithLimit(it.pageSize), clientv3.WithRev(it.rev),
-		clientv3.WithSort(clientv3.SortByKey, clientv3.SortDescend))
+	resp, err := it.e.rangeAt(it.rev, it.e.key(it.lo), clientv3.WithRange(it.e.end(before)),
+		clientv3.WithLimit(it.pageSize), clientv3.WithSort(clientv3.SortByKey, clientv3.SortDescend))
 	if err != nil {
-		it.err = readError(err)
+		it.err = err
 		return it.invalidate()
 	}
 	it.grow()
