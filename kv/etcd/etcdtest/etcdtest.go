@@ -70,9 +70,11 @@ func Binary() string {
 
 // Start starts an n-member cluster, waits until it serves, and stops it
 // when tb ends. It skips tb when the etcd binary is absent.
-func Start(tb testing.TB, n int) *Cluster {
+// Extra flags are appended to every member's command line (a later flag
+// wins: "--max-txn-ops", "8" lowers that limit).
+func Start(tb testing.TB, n int, extra ...string) *Cluster {
 	tb.Helper()
-	c, err := StartCluster(n, tb.TempDir())
+	c, err := StartCluster(n, tb.TempDir(), extra...)
 	if err == errNoBinary {
 		tb.Skip("no etcd binary (install Debian's etcd-server, or set KVSQL_ETCD_BIN): the etcd engine is not tested")
 	}
@@ -86,9 +88,9 @@ func Start(tb testing.TB, n int) *Cluster {
 var errNoBinary = fmt.Errorf("etcdtest: no etcd binary")
 
 // StartCluster is Start for callers without a testing.TB (a TestMain):
-// the caller must call Stop. It returns errNoBinary-like error naming the
-// missing binary when there is none (see HasBinary).
-func StartCluster(n int, dir string) (*Cluster, error) {
+// the caller must call Stop. It fails when there is no etcd binary (see
+// HasBinary).
+func StartCluster(n int, dir string, extra ...string) (*Cluster, error) {
 	bin := Binary()
 	if bin == "" {
 		return nil, errNoBinary
@@ -122,6 +124,7 @@ func StartCluster(n int, dir string) (*Cluster, error) {
 			"--quota-backend-bytes", strconv.FormatInt(8<<30, 10),
 			"--logger", "zap", "--log-level", "warn",
 		}
+		m.args = append(m.args, extra...)
 		if err := m.start(); err != nil {
 			c.Stop()
 			return nil, err
