@@ -129,3 +129,30 @@ func TestLimitsAndFence(t *testing.T) {
 		t.Fatalf("a fenced-off commit is visible: %v", err)
 	}
 }
+
+// BenchmarkWrite measures what Merge costs on etcd, which has no merge
+// operator: a Merge reads the stored value (a Txn conditional on the
+// fence) and writes the concatenation (a second Txn), against one Txn
+// for a Set. docs/distributed.md gives the figures.
+func BenchmarkWrite(b *testing.B) {
+	c := etcdtest.Start(b, 3)
+	e, err := Open(Options{Endpoints: c.Endpoints(), Namespace: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	b.Run("set", func(b *testing.B) {
+		for i := range b.N {
+			if err := e.Set(fmt.Appendf(nil, "s%d", i%100), []byte("0123456789")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("merge", func(b *testing.B) {
+		for i := range b.N {
+			if err := e.Merge(fmt.Appendf(nil, "m%d", i%100), []byte("0123456789")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
