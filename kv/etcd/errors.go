@@ -65,9 +65,9 @@ func commitError(err error) (commitOutcome, error) {
 		return refused, fmt.Errorf("etcd: commit refused: %w%w", err, notCommitted{})
 	}
 	if s, ok := status.FromError(err); ok && s.Code() == codes.Unavailable && !errors.Is(err, context.DeadlineExceeded) {
-		// The client found no member to send to: nothing was sent.
-		// (A connection lost after sending is also Unavailable; the fence
-		// settles that case, so treating it as unknown is what is safe.)
+		// No member reachable, or a connection lost: gRPC does not say
+		// whether the request left, so the outcome is unknown (the fence
+		// settles it).
 		return unknown, wrap(pgerror.ConnectionFailure,
 			"etcd: the cluster is unreachable; whether the transaction committed is not known yet: %v", err)
 	}
