@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 
@@ -302,7 +303,9 @@ func (e *Engine) commit(ops []op) error {
 		case applied:
 			return nil // it did commit: the fence holds our value
 		}
-		return cerr // settled: it did not commit and never will
+		// Settled: it did not commit, and never will.
+		return fmt.Errorf("%w%w", pgerror.Newf(pgerror.ConnectionFailure,
+			"etcd: the cluster did not answer in time; the transaction was not committed (%v)", err), notCommitted{})
 	}
 	if !resp.Succeeded {
 		return e.fenceMovedLocked()
