@@ -38,8 +38,9 @@ func (d *diffTarget) rw() ReadWriter {
 }
 
 // TestDifferential applies one random sequence of writes, batches,
-// snapshots and reads to the memory engine, the Pebble engine and a Txn
-// over a memory engine (committed and restarted at random), and checks
+// snapshots and reads to the memory engine, the Pebble engine, the
+// engines other packages add (extraKinds: etcd) and a Txn over a memory
+// engine (committed and restarted at random), and checks
 // every read against a map model.
 func TestDifferential(t *testing.T) {
 	seed := testSeed(t)
@@ -49,6 +50,9 @@ func TestDifferential(t *testing.T) {
 	must(t, err)
 	base := NewMemory()
 	targets := []*diffTarget{{name: "memory", e: mem}, {name: "pebble", e: peb}, {name: "txn", e: base, txn: NewTxn(base)}}
+	for _, k := range extraKinds {
+		targets = append(targets, &diffTarget{name: k.name, e: k.open(t, t.TempDir())})
+	}
 	defer func() {
 		targets[2].txn.Rollback()
 		for _, d := range targets {
@@ -61,6 +65,7 @@ func TestDifferential(t *testing.T) {
 	val := func() []byte { return fmt.Appendf(nil, "v%d", rng.IntN(1000)) }
 
 	type snap struct {
+		names   []string
 		readers []Reader
 		closers []func() error
 		model   map[string]string
@@ -184,8 +189,12 @@ func TestDifferential(t *testing.T) {
 			for k, v := range model {
 				s.model[k] = v
 			}
-			for _, d := range targets[:2] {
+			for _, d := range targets {
+				if d.txn != nil {
+					continue
+				}
 				es := d.e.NewSnapshot()
+				s.names = append(s.names, d.name)
 				s.readers = append(s.readers, es)
 				s.closers = append(s.closers, es.Close)
 			}
@@ -197,7 +206,7 @@ func TestDifferential(t *testing.T) {
 			j := rng.IntN(len(snaps))
 			s := snaps[j]
 			for n, rd := range s.readers {
-				diffIter(t, step, targets[n].name+"-snapshot", rd, s.model, nil, nil, rng.Uint64())
+				diffIter(t, step, s.names[n]+"-snapshot", rd, s.model, nil, nil, rng.Uint64())
 			}
 			if rng.IntN(2) == 0 {
 				closeSnap(s)

@@ -4,8 +4,10 @@
 // a key and a value in one ordered keyspace. Keys compare with plain
 // bytes.Compare, so any engine with byte-ordered keys can implement Engine:
 // Pebble on disk (the default, see OpenPebble) and an in-memory B-tree
-// (see NewMemory) are the two here; a distributed ordered store (TiKV's
-// transactional API) could be a third.
+// (see NewMemory) are the two here; engines on distributed stores live in
+// packages of their own (kv/etcd) and register a store scheme
+// (RegisterStore), so OpenStore opens "pebble:DIR", "memory:" or
+// "etcd://..." and nothing above kv knows which engine it runs on.
 //
 // There are only a few types: Engine (the store), Reader (anything you can
 // read: the engine, a Snapshot, a Txn), Writer (anything you can write:

@@ -17,8 +17,13 @@ type engineKind struct {
 	open       func(t testing.TB, dir string) Engine
 }
 
+// extraKinds are engines of other packages, added by their tests through
+// AddEngineKind (export_test.go) before the tests run: kv cannot import
+// them.
+var extraKinds []engineKind
+
 func engineKinds() []engineKind {
-	return []engineKind{
+	return append([]engineKind{
 		{name: "memory", open: func(testing.TB, string) Engine { return NewMemory() }},
 		{name: "pebble", persistent: true, open: func(t testing.TB, dir string) Engine {
 			e, err := OpenPebble(dir, PebbleOptions{CacheSize: 8 << 20, MemTableSize: 4 << 20})
@@ -27,7 +32,7 @@ func engineKinds() []engineKind {
 			}
 			return e
 		}},
-	}
+	}, extraKinds...)
 }
 
 // openEngine opens a fresh engine of kind k that is closed at the end of

@@ -8,6 +8,16 @@ var ErrNotFound = errors.New("kv: key not found")
 // ErrClosed is returned by operations on a closed engine, batch or snapshot.
 var ErrClosed = errors.New("kv: closed")
 
+// ErrNotCommitted marks a Batch.Commit error after which the engine stays
+// usable: the store could not be reached, or refused the batch (too large,
+// out of quota), and none of the batch is visible to the engine's readers.
+// A distributed engine that lost its answer (the outcome is unknown)
+// returns it too, and settles the outcome before its next Commit: if the
+// batch turns out applied after all, that later Commit fails with an error
+// that is not ErrNotCommitted. Pebble and memory never return it (their
+// failed commits may have left part of a batch in the WAL buffer).
+var ErrNotCommitted = errors.New("kv: batch not committed")
+
 // Reader reads a consistent or live view of the store.
 //
 // A Reader that is also safe for concurrent use says so (Engine and

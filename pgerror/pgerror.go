@@ -73,6 +73,7 @@ const (
 	InvalidEscapeSequence       Code = "22025"
 	CardinalityViolation        Code = "21000"
 	ProtocolViolation           Code = "08P01"
+	ConnectionFailure           Code = "08006"
 	TooManyConnections          Code = "53300"
 	OutOfMemory                 Code = "53200"
 	DiskFull                    Code = "53100"
@@ -95,6 +96,7 @@ const (
 	NameTooLong                 Code = "42622"
 	DataCorrupted               Code = "XX001"
 	IOError                     Code = "58030"
+	SnapshotTooOld              Code = "72000"
 	Internal                    Code = "XX000"
 	// ObjectNotInPrerequisiteState is currval/lastval before nextval.
 	ObjectNotInPrerequisiteState Code = "55000"

@@ -442,6 +442,12 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 		if refusedForSpace(err) {
 			return 0, ioError(err) // nothing was written
 		}
+		if errors.Is(err, kv.ErrNotCommitted) {
+			// A distributed engine that could not reach its cluster, or
+			// whose cluster refused the batch: nothing is visible, and the
+			// engine settles an unknown outcome itself (kv.ErrNotCommitted).
+			return 0, pgerror.Wrap(err, pgerror.ConnectionFailure)
+		}
 		// The engine may hold part of what failed (in its WAL buffer): stop
 		// accepting commits until a restart recovers a known state.
 		db.setFailed(err)

@@ -20,8 +20,9 @@ import (
 // that the program exits with status 1.
 var errInconsistent = errors.New("check: the store is damaged or inconsistent")
 
-// runCheck implements `kvsql check [--data DIR] [--repair]` on a stopped
-// server's store. It checks, in order:
+// runCheck implements `kvsql check [--data DIR | --store SPEC] [--repair]`
+// on a stopped server's store (for a store other than Pebble, only step 2
+// below applies: see checkStore). It checks, in order:
 //
 //  1. the storage (kv.VerifyPebble): the live write-ahead logs, that the
 //     MANIFEST opens, and every block checksum of every sstable; each
@@ -42,9 +43,16 @@ func runCheck(args []string) error { return checkCmd(args, os.Stdout) }
 func checkCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	data := fs.String("data", "./kvsql-data", "data directory")
+	store := fs.String("store", "", "the store to check: pebble:DIR, or etcd://HOST:PORT,... (index checks only; docs/distributed.md)")
 	repair := fs.Bool("repair", false, "rebuild damaged or inconsistent indexes from their master files")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if s := *store; s != "" {
+		if !strings.HasPrefix(s, "pebble:") {
+			return checkStore(s, *repair, stdout)
+		}
+		*data = strings.TrimPrefix(s, "pebble:")
 	}
 	if _, err := os.Stat(*data); err != nil {
 		return fmt.Errorf("check: %w", err)
@@ -231,6 +239,54 @@ func (c *checker) clearRecord() error {
 			return err
 		}
 		c.printf("removed %s: the server will start read-write\n", kv.DamageFile)
+	}
+	c.printf("ok\n")
+	return nil
+}
+
+// checkStore is `kvsql check --store SPEC` on a store that is not a Pebble
+// directory: there are no files to verify, so it checks index ↔ master
+// agreement through the engine, and with repair rebuilds the indexes
+// that disagree (deleting their keys, then writing them from the rows).
+func checkStore(spec string, repair bool, stdout io.Writer) error {
+	e, err := kv.OpenStore(spec)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	defer e.Close()
+	cat, err := catalog.Open(e)
+	if err != nil {
+		return fmt.Errorf("check: the catalog cannot be read: %w", err)
+	}
+	c := &checker{out: stdout, cat: cat, ver: &kv.Verification{}, progress: newProgressLine()}
+	defer c.progress.clear()
+	if err := c.checkIndexes(e); err != nil {
+		return err
+	}
+	if c.problems == 0 {
+		c.printf("ok\n")
+		return nil
+	}
+	if !repair {
+		return fmt.Errorf("%w: %d problem(s)", errInconsistent, c.problems)
+	}
+	for _, sp := range c.rebuild {
+		start := catalog.SpacePrefix(sp.ID)
+		if err := e.DeleteRange(start, encoding.PrefixEnd(start)); err != nil {
+			return fmt.Errorf("repair: %s: %w", sp, err)
+		}
+		done := func(rows int64) { c.progress.show("rebuilding %s: %d rows", sp, rows) }
+		if err := index.Backfill(e, sp.Table, sp.Index, done); err != nil {
+			return fmt.Errorf("repair: %s: %w", sp, err)
+		}
+		c.printf("repaired: rebuilt %s from its master file\n", sp)
+	}
+	again := &checker{out: io.Discard, cat: cat, ver: c.ver, progress: c.progress}
+	if err := again.checkIndexes(e); err != nil {
+		return err
+	}
+	if again.problems > 0 {
+		return fmt.Errorf("%w: %d problem(s) left after repair", errInconsistent, again.problems)
 	}
 	c.printf("ok\n")
 	return nil

@@ -1,11 +1,11 @@
 // Command kvsql is the kvsql database: a server speaking PostgreSQL's wire
 // protocol, and the tools around its store.
 //
-//	kvsql serve [--listen ADDR] [--data DIR | --memory]
+//	kvsql serve [--listen ADDR] [--data DIR | --memory | --store SPEC]
 //	kvsql slt [flags] PATH...
 //	kvsql catalog export --data DIR --format xml|json
 //	kvsql catalog import FILE --data DIR
-//	kvsql check --data DIR [--repair]
+//	kvsql check [--data DIR | --store SPEC] [--repair]
 //	kvsql fuzz [--seed N] [--duration D] [--pg] [--out DIR]
 //	kvsql pgregress [--corpus DIR] [--self] [FILE...]
 //	kvsql bench [--quick] [--out FILE] (built with -tags bench)
@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"os"
 
+	// The etcd engine registers the etcd:// store scheme (kv.OpenStore).
+	_ "github.com/kvsql/kvsql/kv/etcd"
 	"github.com/kvsql/kvsql/sqllogictest"
 )
 

@@ -28,6 +28,7 @@ func runServe(args []string) error {
 	listen := fs.String("listen", wire.DefaultAddr, "address to listen on")
 	data := fs.String("data", "./kvsql-data", "data directory (Pebble)")
 	memory := fs.Bool("memory", false, "keep the store in memory (nothing survives a restart)")
+	store := fs.String("store", "", "the store: pebble:DIR, memory: or etcd://HOST:PORT,HOST:PORT,...[/NAMESPACE] (instead of --data/--memory; docs/distributed.md)")
 	syncMode := fs.String("sync", "on", "on: a COMMIT returns once the WAL is synced; off: trade durability for speed")
 	tlsCert := fs.String("tls-cert", "", "TLS certificate file (PEM)")
 	tlsKey := fs.String("tls-key", "", "TLS key file (PEM)")
@@ -102,7 +103,18 @@ func runServe(args []string) error {
 			return fmt.Errorf("serve: bad --disk-ballast %q", *ballast)
 		}
 	}
-	db, err := kvsql.Open(kvsql.Options{Dir: *data, Memory: *memory, NoSync: *syncMode == "off", WorkMem: wm, Ballast: ballastSize, MaxQueryMem: qm, MaxValueSize: mvs})
+	opts := kvsql.Options{Dir: *data, Memory: *memory, NoSync: *syncMode == "off", WorkMem: wm, Ballast: ballastSize, MaxQueryMem: qm, MaxValueSize: mvs}
+	where := *data
+	if *memory {
+		where = "memory"
+	}
+	if *store != "" {
+		if where, err = applyStore(&opts, *store); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		*data = opts.Dir
+	}
+	db, err := kvsql.Open(opts)
 	if err != nil {
 		return err
 	}
@@ -122,10 +134,6 @@ func runServe(args []string) error {
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
-	}
-	where := *data
-	if *memory {
-		where = "memory"
 	}
 	logger.Info("kvsql serving", "addr", l.Addr().String(), "data", where, "sync", *syncMode)
 
@@ -212,4 +220,27 @@ func parseBytes(s string) (int64, bool) {
 		return 0, false
 	}
 	return n * mult, true
+}
+
+// applyStore sets opts from a --store spec and returns where the data is,
+// for the log. Pebble and memory keep their own options (cache, ballast,
+// damage records); any other scheme is opened by kv.OpenStore.
+func applyStore(opts *kvsql.Options, spec string) (string, error) {
+	switch {
+	case strings.HasPrefix(spec, "pebble:"):
+		opts.Dir, opts.Memory = strings.TrimPrefix(spec, "pebble:"), false
+		if opts.Dir == "" {
+			return "", fmt.Errorf("--store %q names no directory (pebble:DIR)", spec)
+		}
+		return opts.Dir, nil
+	case spec == "memory:":
+		opts.Memory = true
+		return "memory", nil
+	}
+	eng, err := kv.OpenStore(spec)
+	if err != nil {
+		return "", err
+	}
+	opts.Engine = eng
+	return spec, nil
 }

@@ -44,6 +44,8 @@ var rank = map[string]int{
 	"index":               40,
 	"catalog":             30,
 	"kv/kvtrace":          22,
+	"kv/etcd":             21, // an engine: imported only by the command (TestEnginesStayBelowTheSeam)
+	"kv/etcd/etcdtest":    21, // a real etcd cluster for tests
 	"kv":                  20,
 	"encoding":            10,
 	"types":               5,
@@ -110,6 +112,62 @@ func TestImportsPointDown(t *testing.T) {
 	}
 	if seen < len(rank)-2 {
 		t.Errorf("read %d packages, expected about %d: is the walk rooted at the module?", seen, len(rank))
+	}
+}
+
+// TestEnginesStayBelowTheSeam shows that no package above kv learns which
+// engine it runs on: the packages under kv/ other than kv itself and
+// kv/kvtrace are engines (kv/etcd, kv/tikv, ...) and their test support,
+// and only the command and the examples (layer 100) may import them, to
+// register their store schemes for kv.OpenStore. Everything else reaches
+// an engine through the kv.Engine interface alone. (Test files may import
+// an engine to run their package on it.)
+func TestEnginesStayBelowTheSeam(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	isEngine := func(rel string) bool {
+		return strings.HasPrefix(rel, "kv/") && rel != "kv/kvtrace"
+	}
+	engines := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = ""
+		}
+		if isEngine(rel) {
+			engines++
+		}
+		for _, imp := range pkg.Imports {
+			dep := strings.TrimPrefix(imp, module+"/")
+			if dep == imp || !isEngine(dep) || isEngine(rel) || rank[rel] >= 100 {
+				continue
+			}
+			t.Errorf("%s imports the engine %s: only the command may choose an engine (kv.OpenStore); other packages see kv.Engine", show(rel), imp)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if engines == 0 {
+		t.Error("found no engine package under kv/: is the walk rooted at the module?")
 	}
 }
 
