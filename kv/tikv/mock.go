@@ -24,6 +24,10 @@ type MockOptions struct {
 	// Clients learn of each split from TiKV's region errors (stale epoch)
 	// and retry through client-go's backoffer.
 	SplitEvery int
+	// ClientHijack, if set, wraps the client that carries every RPC to
+	// the mock stores: tests use it to inject region errors, lock
+	// conflicts and failed commits.
+	ClientHijack func(tikv.Client) tikv.Client
 }
 
 // Mock is an engine on client-go's in-process mock TiKV cluster (the MVCC
@@ -52,7 +56,7 @@ func OpenMock(opts MockOptions) (*Mock, error) {
 		splits = append(splits, e.encodeKey([]byte{byte(i * 256 / opts.Regions)}))
 	}
 	testutils.BootstrapWithMultiRegions(cluster, splits...)
-	store, err := tikv.NewTestTiKVStore(client, pdClient, nil, nil, 0)
+	store, err := tikv.NewTestTiKVStore(client, pdClient, opts.ClientHijack, nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("tikv: mock store: %w", err)
 	}
