@@ -4,8 +4,10 @@
 // a key and a value in one ordered keyspace. Keys compare with plain
 // bytes.Compare, so any engine with byte-ordered keys can implement Engine:
 // Pebble on disk (the default, see OpenPebble) and an in-memory B-tree
-// (see NewMemory) are the two here; a distributed ordered store (TiKV's
-// transactional API) could be a third.
+// (see NewMemory) are the two here; package kv/tikv puts it on a TiKV
+// cluster. OpenStore opens an engine from a spec ("pebble:DIR",
+// "memory:", "tikv://PD,...") with the schemes packages register, and
+// package kv/kvtest holds the suites every engine must pass.
 //
 // There are only a few types: Engine (the store), Reader (anything you can
 // read: the engine, a Snapshot, a Txn), Writer (anything you can write:
