@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	tikverr "github.com/tikv/client-go/v2/error"
@@ -144,9 +145,17 @@ func (b *batch) Commit(bool) error {
 		if !retryable(err) || attempt >= b.e.retries {
 			break
 		}
-		time.Sleep(time.Duration(attempt+1) * time.Millisecond)
+		time.Sleep(conflictBackoff(attempt))
 	}
 	return mapCommitError(err)
+}
+
+// conflictBackoff is the pause before retry attempt+1: exponential from
+// 1 ms, capped at 64 ms, with jitter so that writers contending for one
+// key (concurrent merges) spread out.
+func conflictBackoff(attempt int) time.Duration {
+	d := time.Millisecond << min(attempt, 6)
+	return d/2 + rand.N(d)
 }
 
 // commitOnce runs the batch as one optimistic transaction and returns the

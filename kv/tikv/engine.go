@@ -28,7 +28,7 @@ type Options struct {
 	Prefix string
 	// ConflictRetries is how often a batch that lost a write conflict is
 	// retried on a fresh timestamp before Commit returns kv.ErrConflict;
-	// 0 means 8, negative means never.
+	// 0 means 32 (with backoff, about 1.5 s), negative means never.
 	ConflictRetries int
 }
 
@@ -71,7 +71,7 @@ func newEngine(store *tikv.KVStore, opts Options) *Engine {
 	}
 	retries := opts.ConflictRetries
 	if retries == 0 {
-		retries = 8
+		retries = 32
 	}
 	return &Engine{store: store, prefix: []byte(p), end: prefixEnd([]byte(p)), retries: max(retries, 0)}
 }
