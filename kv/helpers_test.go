@@ -1,11 +1,8 @@
 package kv
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"sort"
 	"testing"
 )
 
@@ -46,59 +43,6 @@ func openEngine(t testing.TB, k engineKind) Engine {
 
 // kvPair is a key and value in tests.
 type kvPair struct{ k, v string }
-
-// rwMaker returns a ReadWriter whose contents are exactly seed.
-type rwMaker struct {
-	name string
-	make func(t *testing.T, k engineKind, seed []kvPair) ReadWriter
-}
-
-// rwMakers puts the seed data in different places: in the engine, in a
-// Txn's snapshot, in a Txn's buffer, and split between the two with stale
-// snapshot values the Txn overwrites and extra snapshot keys it deletes.
-func rwMakers() []rwMaker {
-	newTxn := func(t *testing.T, e Engine) *Txn {
-		x := NewTxn(e)
-		t.Cleanup(x.Rollback)
-		return x
-	}
-	return []rwMaker{
-		{"engine", func(t *testing.T, k engineKind, seed []kvPair) ReadWriter {
-			e := openEngine(t, k)
-			mustWrite(t, e, seed)
-			return e
-		}},
-		{"txn-snapshot", func(t *testing.T, k engineKind, seed []kvPair) ReadWriter {
-			e := openEngine(t, k)
-			mustWrite(t, e, seed)
-			return newTxn(t, e)
-		}},
-		{"txn-buffer", func(t *testing.T, k engineKind, seed []kvPair) ReadWriter {
-			x := newTxn(t, openEngine(t, k))
-			mustWrite(t, x, seed)
-			return x
-		}},
-		{"txn-mixed", func(t *testing.T, k engineKind, seed []kvPair) ReadWriter {
-			e := openEngine(t, k)
-			for j, p := range seed {
-				v := p.v
-				if j%2 == 1 {
-					v = "stale"
-				}
-				must(t, e.Set([]byte(p.k), []byte(v)))
-				must(t, e.Set([]byte(p.k+"~"), []byte("hidden")))
-			}
-			x := newTxn(t, e)
-			for j, p := range seed {
-				if j%2 == 1 {
-					must(t, x.Set([]byte(p.k), []byte(p.v)))
-				}
-				must(t, x.Delete([]byte(p.k+"~")))
-			}
-			return x
-		}},
-	}
-}
 
 func must(t testing.TB, err error) {
 	t.Helper()
@@ -153,109 +97,4 @@ func scan(t testing.TB, r Reader, lower, upper []byte) []string {
 		t.Fatalf("forward scan %v != backward scan %v", fwd, bwd)
 	}
 	return fwd
-}
-
-// iterModel is the reference behaviour of an Iterator over sorted keys
-// already restricted to the iterator's bounds.
-type iterModel struct {
-	keys  []string
-	lower []byte
-	upper []byte
-	pos   int // valid iff 0 <= pos < len(keys)
-}
-
-func (m *iterModel) valid() bool { return m.pos >= 0 && m.pos < len(m.keys) }
-
-func (m *iterModel) seekGE(k []byte) {
-	if m.lower != nil && bytes.Compare(k, m.lower) < 0 {
-		k = m.lower
-	}
-	m.pos = sort.SearchStrings(m.keys, string(k))
-}
-
-func (m *iterModel) seekLT(k []byte) {
-	if m.upper != nil && bytes.Compare(k, m.upper) > 0 {
-		k = m.upper
-	}
-	m.pos = sort.SearchStrings(m.keys, string(k)) - 1
-}
-
-// apply performs op on both the model and it, and fails on any
-// difference. op is one of First, Last, SeekGE, SeekLT, Next, Prev.
-func (m *iterModel) apply(t testing.TB, it Iterator, op string, arg []byte, vals map[string]string) {
-	t.Helper()
-	var got bool
-	switch op {
-	case "First":
-		m.pos = 0
-		got = it.First()
-	case "Last":
-		m.pos = len(m.keys) - 1
-		got = it.Last()
-	case "SeekGE":
-		m.seekGE(arg)
-		got = it.SeekGE(arg)
-	case "SeekLT":
-		m.seekLT(arg)
-		got = it.SeekLT(arg)
-	case "Next":
-		if m.valid() {
-			m.pos++
-		} else {
-			m.pos = -1
-		}
-		got = it.Next()
-	case "Prev":
-		if m.valid() {
-			m.pos--
-		} else {
-			m.pos = -1
-		}
-		got = it.Prev()
-	}
-	desc := fmt.Sprintf("%s(%q)", op, arg)
-	if got != m.valid() || it.Valid() != got {
-		t.Fatalf("%s = %v (Valid %v); model says %v", desc, got, it.Valid(), m.valid())
-	}
-	if err := it.Error(); err != nil {
-		t.Fatalf("%s: %v", desc, err)
-	}
-	if !got {
-		return
-	}
-	if k := string(it.Key()); k != m.keys[m.pos] {
-		t.Fatalf("%s at %q; model at %q", desc, k, m.keys[m.pos])
-	}
-	if v := string(it.Value()); vals != nil && v != vals[m.keys[m.pos]] {
-		t.Fatalf("%s: value of %q = %q; want %q", desc, it.Key(), v, vals[m.keys[m.pos]])
-	}
-}
-
-var iterOps = []string{"First", "Last", "SeekGE", "SeekLT", "Next", "Prev", "Next", "Prev"}
-
-// randomIterOps runs n random positioning operations on it and the model.
-// Seek keys are drawn from keyAt, which should produce keys inside,
-// between and outside the model's keys.
-func randomIterOps(t testing.TB, rng *rand.Rand, it Iterator, m *iterModel, vals map[string]string, n int, keyAt func(*rand.Rand) []byte) {
-	t.Helper()
-	for range n {
-		op := iterOps[rng.IntN(len(iterOps))]
-		var arg []byte
-		if op == "SeekGE" || op == "SeekLT" {
-			arg = keyAt(rng)
-		}
-		m.apply(t, it, op, arg, vals)
-	}
-}
-
-// modelKeys returns the sorted keys of vals within [lower, upper).
-func modelKeys(vals map[string]string, lower, upper []byte) []string {
-	var keys []string
-	for k := range vals {
-		if (lower == nil || k >= string(lower)) && (upper == nil || k < string(upper)) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -17,6 +17,16 @@ var ErrClosed = errors.New("kv: closed")
 // that is not ErrNotCommitted. Pebble and memory never return it (their
 // failed commits may have left part of a batch in the WAL buffer).
 var ErrNotCommitted = errors.New("kv: batch not committed")
+// ErrConflict is returned by Batch.Commit (or a direct write) of an engine
+// that other clients write too (a distributed store) when a concurrent
+// commit won and retrying did not help: nothing of the batch was applied,
+// and the caller may try again.
+var ErrConflict = errors.New("kv: write conflict with a concurrent commit")
+
+// ErrTooLarge is returned by Batch.Commit of an engine that bounds the
+// size of one atomic commit when the batch is over it: nothing of the
+// batch was applied.
+var ErrTooLarge = errors.New("kv: batch too large for one atomic commit")
 
 // Reader reads a consistent or live view of the store.
 //

@@ -442,6 +442,15 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 		if refusedForSpace(err) {
 			return 0, ioError(err) // nothing was written
 		}
+		// A distributed engine lost to another client's commit, or refused
+		// a commit over its size limit: nothing was written.
+		if errors.Is(err, kv.ErrConflict) {
+			db.stats.conflicts.Add(1)
+			return 0, errSerialization
+		}
+		if errors.Is(err, kv.ErrTooLarge) {
+			return 0, pgerror.Newf(pgerror.ProgramLimitExceeded, "transaction is too large for one commit of the storage engine: %v", err)
+		}
 		if errors.Is(err, kv.ErrNotCommitted) {
 			// A distributed engine that could not reach its cluster, or
 			// whose cluster refused the batch: nothing is visible, and the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kvsql/kvsql/internal/testkit"
+	"github.com/kvsql/kvsql/kv/tikv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/session"
 )
@@ -29,17 +30,40 @@ var txBankDuration = flag.Duration("txn.bank", 20*time.Second,
 // path. The sessions run SERIALIZABLE: at READ COMMITTED (the default,
 // as in PostgreSQL) a check-then-debit may overdraw.
 func TestTxnBank(t *testing.T) {
-	const accounts, clients, auditors, initial = 100, 16, 2, 1000
-	dur := *txBankDuration
-	if testing.Short() {
-		dur = 2 * time.Second
-	}
-	seed := testkit.Seed(t, *txSeed, "txn.seed")
 	db, err := session.Open(session.Options{Dir: filepath.Join(t.TempDir(), "bank")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
+	runBank(t, db, *txBankDuration)
+}
+
+// TestTxnBankTiKV runs the bank on client-go's mock TiKV cluster of 16
+// regions that splits further as data arrives: every commit is a
+// Percolator transaction, and audits scan across region boundaries.
+func TestTxnBankTiKV(t *testing.T) {
+	m, err := tikv.OpenMock(tikv.MockOptions{Regions: 16, SplitEvery: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := session.Open(session.Options{Engine: m.Engine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	runBank(t, db, *txBankDuration/2)
+	if n := m.RegionCount(); n <= 16 {
+		t.Fatalf("the mock cluster has %d regions; the bank should have split it further", n)
+	}
+}
+
+// runBank is the bank on db for dur (-short: 2s).
+func runBank(t *testing.T, db *session.DB, dur time.Duration) {
+	const accounts, clients, auditors, initial = 100, 16, 2, 1000
+	if testing.Short() {
+		dur = 2 * time.Second
+	}
+	seed := testkit.Seed(t, *txSeed, "txn.seed")
 	setup := testkit.NewSession(t, db)
 	testkit.Must(t, setup, "CREATE TABLE acct (id INT PRIMARY KEY, balance INT NOT NULL)")
 	testkit.Must(t, setup, "BEGIN")

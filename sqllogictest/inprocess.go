@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvsql/kvsql"
 	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -15,6 +16,9 @@ import (
 type InProcessTarget struct {
 	// Options for each store; Memory is forced on.
 	Options kvsql.Options
+	// NewEngine, if set, makes each file's store (its Engine), in place
+	// of an in-memory one: a test runs the files on another engine.
+	NewEngine func() (kv.Engine, error)
 }
 
 var _ Target = (*InProcessTarget)(nil)
@@ -26,6 +30,13 @@ func (t *InProcessTarget) Name() string { return "kvsql (in process)" }
 func (t *InProcessTarget) Open(ctx context.Context, name string) (Conn, error) {
 	opts := t.Options
 	opts.Memory = true
+	if t.NewEngine != nil {
+		e, err := t.NewEngine()
+		if err != nil {
+			return nil, err
+		}
+		opts.Engine = e
+	}
 	db, err := kvsql.Open(opts)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/kvsql/kvsql/internal/testkit"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/kv/tikv"
 	"github.com/kvsql/kvsql/planner/parse"
 )
 
@@ -109,6 +111,41 @@ func TestCorpus(t *testing.T) {
 	t.Run("evidence", func(t *testing.T) {
 		requireAllPass(t, run(t, &InProcessTarget{}, kvsqlEngine, filepath.Join(dir, "evidence")))
 	})
+}
+
+// tikvTarget runs each file on a fresh mock TiKV cluster of 16 regions
+// that splits further as data arrives (kv/tikv), so tables and indexes
+// span regions and every commit is a Percolator transaction.
+func tikvTarget() *InProcessTarget {
+	return &InProcessTarget{NewEngine: func() (kv.Engine, error) {
+		m, err := tikv.OpenMock(tikv.MockOptions{Regions: 16, SplitEvery: 8})
+		if err != nil {
+			return nil, err
+		}
+		return m.Engine, nil
+	}}
+}
+
+// TestOwnFilesOnTiKV runs the project's own files on the mock TiKV
+// cluster: every record must pass, as on the memory engine.
+func TestOwnFilesOnTiKV(t *testing.T) {
+	requireAllPass(t, run(t, tikvTarget(), kvsqlEngine, ownFiles))
+}
+
+// TestCorpusOnTiKV runs select1-4 and evidence/ on the mock TiKV cluster
+// (skipped without the corpus, and with -short: it takes minutes).
+func TestCorpusOnTiKV(t *testing.T) {
+	if !corpusPresent() {
+		t.Skip("../shared/sqllogictest not found: the corpus is not run on TiKV")
+	}
+	if testing.Short() {
+		t.Skip("-short: the corpus on the TiKV mock takes minutes")
+	}
+	var paths []string
+	for _, f := range []string{"select1.test", "select2.test", "select3.test", "select4.test", "evidence"} {
+		paths = append(paths, filepath.Join(corpusDir, f))
+	}
+	requireAllPass(t, run(t, tikvTarget(), kvsqlEngine, paths...))
 }
 
 // TestCorpusParses parses the SQL of every record the runner executes

@@ -46,11 +46,19 @@ var rank = map[string]int{
 	"kv/kvtrace":          22,
 	"kv/etcd":             21, // an engine: imported only by the command (TestEnginesStayBelowTheSeam)
 	"kv/etcd/etcdtest":    21, // a real etcd cluster for tests
+	"kv/tikv":             21, // an engine on TiKV: imported only by cmd/kvsql (see engineOnly)
+	"kv/kvtest":           21, // the suites every engine passes
 	"kv":                  20,
 	"encoding":            10,
 	"types":               5,
 	"pgerror":             5,
 }
+
+// engineOnly are the engines in packages of their own: kv.Engine is the
+// only seam, so no package but the command (which registers them with
+// kv.OpenStore) may import one, and nothing above kv learns which engine
+// it runs on. Tests may (they run the suites on each engine).
+var engineOnly = map[string]bool{"kv/tikv": true}
 
 // TestImportsPointDown reads every package's imports (test files
 // excluded: a test may drive its package from above) and fails on an
@@ -103,6 +111,9 @@ func TestImportsPointDown(t *testing.T) {
 			}
 			if dr >= r {
 				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down", show(rel), r, show(dep), dr)
+			}
+			if engineOnly[dep] && rel != "cmd/kvsql" {
+				t.Errorf("%s imports the engine %s: only cmd/kvsql may; the rest sees kv.Engine", show(rel), show(dep))
 			}
 		}
 		return nil

@@ -1,4 +1,4 @@
-package kv
+package kvtest
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/kvsql/kvsql/kv"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed for randomized kv tests (0 picks one from the clock)")
@@ -22,42 +24,49 @@ func testSeed(t testing.TB) uint64 {
 	return seed
 }
 
+// opKind names a random write of the differential test.
+type opKind uint8
+
+const (
+	opSet opKind = iota + 1
+	opDelete
+	opDeleteRange
+	opMerge
+)
+
 // diffTarget is one participant of the differential test: a reader, a
 // writer and a way to take snapshots.
 type diffTarget struct {
 	name string
-	e    Engine
-	txn  *Txn // if set, reads and writes go through it
+	e    kv.Engine
+	txn  *kv.Txn // if set, reads and writes go through it
 }
 
-func (d *diffTarget) rw() ReadWriter {
+func (d *diffTarget) rw() kv.ReadWriter {
 	if d.txn != nil {
 		return d.txn
 	}
 	return d.e
 }
 
-// TestDifferential applies one random sequence of writes, batches,
-// snapshots and reads to the memory engine, the Pebble engine, the
-// engines other packages add (extraKinds: etcd) and a Txn over a memory
-// engine (committed and restarted at random), and checks
-// every read against a map model.
-func TestDifferential(t *testing.T) {
+// Differential applies one random sequence of writes, batches, snapshots
+// and reads to an engine of every kind and to a kv.Txn over a memory
+// engine (committed and restarted at random), and checks every read
+// against a map model. steps is the length of the sequence.
+func Differential(t *testing.T, kinds []Kind, steps int) {
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	mem := NewMemory()
-	peb, err := OpenPebble(t.TempDir(), PebbleOptions{CacheSize: 8 << 20, MemTableSize: 1 << 20})
-	must(t, err)
-	base := NewMemory()
-	targets := []*diffTarget{{name: "memory", e: mem}, {name: "pebble", e: peb}, {name: "txn", e: base, txn: NewTxn(base)}}
-	for _, k := range extraKinds {
-		targets = append(targets, &diffTarget{name: k.name, e: k.open(t, t.TempDir())})
+	var targets []*diffTarget
+	for _, k := range kinds {
+		targets = append(targets, &diffTarget{name: k.Name, e: openEngine(t, k)})
 	}
+	engines := len(targets) // the targets that take snapshots
+	base := kv.NewMemory()
+	txnTarget := &diffTarget{name: "txn", e: base, txn: kv.NewTxn(base)}
+	targets = append(targets, txnTarget)
 	defer func() {
-		targets[2].txn.Rollback()
-		for _, d := range targets {
-			_ = d.e.Close()
-		}
+		txnTarget.txn.Rollback()
+		_ = base.Close()
 	}()
 
 	model := map[string]string{}
@@ -65,8 +74,7 @@ func TestDifferential(t *testing.T) {
 	val := func() []byte { return fmt.Appendf(nil, "v%d", rng.IntN(1000)) }
 
 	type snap struct {
-		names   []string
-		readers []Reader
+		readers []kv.Reader
 		closers []func() error
 		model   map[string]string
 	}
@@ -100,7 +108,7 @@ func TestDifferential(t *testing.T) {
 			return write{opDeleteRange, key(), key()}
 		}
 	}
-	applyTo := func(w Writer, op write) {
+	applyTo := func(w kv.Writer, op write) {
 		switch op.kind {
 		case opSet:
 			must(t, w.Set(op.key, op.val))
@@ -130,7 +138,6 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 
-	const steps = 3000
 	for step := range steps {
 		switch r := rng.IntN(100); {
 		case r < 50:
@@ -166,7 +173,7 @@ func TestDifferential(t *testing.T) {
 			want, ok := model[string(k)]
 			for _, d := range targets {
 				got, err := d.rw().Get(k)
-				if ok != (err == nil) || (ok && string(got) != want) || (err != nil && !errors.Is(err, ErrNotFound)) {
+				if ok != (err == nil) || (ok && string(got) != want) || (err != nil && !errors.Is(err, kv.ErrNotFound)) {
 					t.Fatalf("step %d: %s Get(%s) = %q, %v; model %q, %v", step, d.name, k, got, err, want, ok)
 				}
 			}
@@ -189,12 +196,8 @@ func TestDifferential(t *testing.T) {
 			for k, v := range model {
 				s.model[k] = v
 			}
-			for _, d := range targets {
-				if d.txn != nil {
-					continue
-				}
+			for _, d := range targets[:engines] {
 				es := d.e.NewSnapshot()
-				s.names = append(s.names, d.name)
 				s.readers = append(s.readers, es)
 				s.closers = append(s.closers, es.Close)
 			}
@@ -206,19 +209,19 @@ func TestDifferential(t *testing.T) {
 			j := rng.IntN(len(snaps))
 			s := snaps[j]
 			for n, rd := range s.readers {
-				diffIter(t, step, s.names[n]+"-snapshot", rd, s.model, nil, nil, rng.Uint64())
+				diffIter(t, step, targets[n].name+"-snapshot", rd, s.model, nil, nil, rng.Uint64())
 			}
 			if rng.IntN(2) == 0 {
 				closeSnap(s)
 				snaps = append(snaps[:j], snaps[j+1:]...)
 			}
 		case r < 95:
-			d := targets[2]
+			d := txnTarget
 			must(t, d.txn.Commit(rng.IntN(2) == 0))
-			d.txn = NewTxn(d.e)
+			d.txn = kv.NewTxn(d.e)
 		default:
 			// A savepoint whose writes are rolled back changes nothing.
-			d := targets[2]
+			d := txnTarget
 			sp := d.txn.Savepoint()
 			for range 1 + rng.IntN(5) {
 				applyTo(d.txn, randWrite())
@@ -233,7 +236,7 @@ func TestDifferential(t *testing.T) {
 
 // diffIter checks a full scan in both directions and a random walk of an
 // iterator over r within [lo, hi) against the model.
-func diffIter(t *testing.T, step int, name string, r Reader, model map[string]string, lo, hi []byte, seed uint64) {
+func diffIter(t *testing.T, step int, name string, r kv.Reader, model map[string]string, lo, hi []byte, seed uint64) {
 	t.Helper()
 	var want []string
 	for _, k := range modelKeys(model, lo, hi) {
@@ -242,7 +245,7 @@ func diffIter(t *testing.T, step int, name string, r Reader, model map[string]st
 	if got := scan(t, r, lo, hi); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("step %d: %s scan [%s, %s) =\n%v\nmodel:\n%v", step, name, lo, hi, got, want)
 	}
-	it, err := r.NewIter(IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := r.NewIter(kv.IterOptions{LowerBound: lo, UpperBound: hi})
 	must(t, err)
 	defer it.Close()
 	m := &iterModel{keys: modelKeys(model, lo, hi), lower: lo, upper: hi, pos: -1}
