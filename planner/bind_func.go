@@ -200,6 +200,33 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		if bound[0], err = coerce(bound[0], want); err != nil {
 			return nil, err
 		}
+	case "width_bucket":
+		// width_bucket(numeric, numeric, numeric, int) unless a bound or
+		// the operand is a float: then the double precision function.
+		if len(bound) != 4 {
+			return nil, widthBucketMissing(bound)
+		}
+		want := types.T{Family: types.Numeric}
+		for i := range bound[:3] {
+			f := bound[i].Type().Family
+			if f == types.Float4 || f == types.Float8 {
+				want = tFloat8
+			} else if f != types.Unknown && !isNumeric(f) {
+				return nil, widthBucketMissing(bound)
+			}
+		}
+		if f := bound[3].Type().Family; f != types.Unknown && !isInteger(f) {
+			return nil, widthBucketMissing(bound)
+		}
+		for i := range bound {
+			to := want
+			if i == 3 {
+				to = tInt4
+			}
+			if bound[i], err = coerce(bound[i], to); err != nil {
+				return nil, err
+			}
+		}
 	case "abs", "mod", "round", "trunc", "floor", "ceil", "ceiling", "sign", "sqrt", "power", "pow", "exp", "ln", "log":
 		for i := range bound {
 			if bound[i].Type().Family == types.Unknown {
@@ -671,4 +698,16 @@ func aggType(call *AggCall) error {
 		call.T = tBool
 	}
 	return nil
+}
+
+// widthBucketMissing is 42883 for width_bucket on arguments no
+// width_bucket takes.
+func widthBucketMissing(args []Expr) error {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.Type().String()
+	}
+	e := pgerror.Newf(pgerror.UndefinedFunction, "function width_bucket(%s) does not exist", strings.Join(names, ", "))
+	e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+	return e
 }

@@ -345,8 +345,10 @@ func numericType(name string, precision, scale *int) (types.T, error) {
 	if p < 1 || p > types.MaxNumericPrecision {
 		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "NUMERIC precision %d must be between 1 and %d", p, types.MaxNumericPrecision)
 	}
-	if s < 0 || s > p {
-		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "NUMERIC scale %d must be between 0 and precision %d", s, p)
+	// PostgreSQL 15 allows a negative scale (rounding to tens, hundreds,
+	// ...) and a scale above the precision (only leading fractional zeros).
+	if s < types.MinNumericScale || s > types.MaxNumericScale {
+		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "NUMERIC scale %d must be between %d and %d", s, types.MinNumericScale, types.MaxNumericScale)
 	}
 	return types.T{Family: types.Numeric, Width: int32(p), Scale: int32(s)}, nil
 }

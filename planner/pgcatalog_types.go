@@ -116,7 +116,7 @@ func FormatType(oid, typmod int64) string {
 		return "character(" + strconv.FormatInt(typmod-4, 10) + ")"
 	case 1700:
 		m := typmod - 4
-		return "numeric(" + strconv.FormatInt(m>>16, 10) + "," + strconv.FormatInt(m&0xffff, 10) + ")"
+		return "numeric(" + strconv.FormatInt(m>>16, 10) + "," + strconv.FormatInt((m&0x7ff^0x400)-0x400, 10) + ")" // the scale: 11 bits, signed
 	case 1114:
 		return "timestamp(" + strconv.FormatInt(typmod, 10) + ") without time zone"
 	case 1184:

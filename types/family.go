@@ -112,8 +112,9 @@ func (t T) String() string {
 func (t T) Kind() Kind { return t.Family.Kind() }
 
 // Typmod is the type modifier PostgreSQL records for t (atttypmod, and
-// RowDescription's): n+4 for VARCHAR(n) and CHAR(n), (p<<16 | s)+4 for
-// NUMERIC(p, s), -1 for none.
+// RowDescription's): n+4 for VARCHAR(n) and CHAR(n), (p<<16 | s&0x7ff)+4
+// for NUMERIC(p, s) (a negative scale in 11 bits, two's complement), -1
+// for none.
 func (t T) Typmod() int32 {
 	if t.Family == Array {
 		t = t.ElemType()
@@ -122,7 +123,7 @@ func (t T) Typmod() int32 {
 	case t.Width > 0 && (t.Family == Varchar || t.Family == Char):
 		return t.Width + 4
 	case t.Width > 0 && t.Family == Numeric:
-		return (t.Width<<16 | t.Scale) + 4
+		return (t.Width<<16 | t.Scale&0x7ff) + 4
 	case t.Scale > 0 && (t.Family == Timestamp || t.Family == TimestampTZ || t.Family == Time):
 		return t.Scale - 1
 	case t.Family == Interval && (t.Width > 0 || t.Scale > 0):
