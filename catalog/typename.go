@@ -32,6 +32,8 @@ var docTypeNames = map[types.Family]string{
 	types.JSONB:       "jsonb",
 	types.Interval:    "interval",
 	types.Time:        "time",
+	types.Inet:        "inet",
+	types.Cidr:        "cidr",
 }
 
 func typeName(f types.Family) string {

@@ -509,6 +509,11 @@ func (b *binder) binary(e *sqlparser.BinaryExpr, s *scope) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if op == "<<" || op == ">>" {
+		if x, ok, err := inetCall(op, []Expr{l, r}); ok { // inet.go: contained by, contains
+			return x, err
+		}
+	}
 	if op == "-" && l.Type().Family == types.JSONB {
 		args := []Expr{l, r}
 		t, _, err := jsonCall(op, args) // json.go: delete a key or element

@@ -135,6 +135,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 	if x, ok, err := datetimeCall(name, bound); ok { // datetime.go
 		return x, err
 	}
+	if x, ok, err := inetCall(name, bound); ok { // inet.go
+		return x, err
+	}
 	if t, ok, err := jsonCall(name, bound); ok { // json.go
 		if err != nil {
 			return nil, err

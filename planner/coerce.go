@@ -49,6 +49,7 @@ func coerce(x Expr, t types.T) (Expr, error) {
 		xt.Family == types.Timestamp && t.Family == types.TimestampTZ,
 		xt.Family == types.TimestampTZ && t.Family == types.Timestamp,
 		xt.Family == types.Time && t.Family == types.Interval,
+		xt.Family == types.Cidr && t.Family == types.Inet,
 		xt.Family == t.Family && isDatetime(t.Family):
 		if c, ok := x.(*Const); ok {
 			return castConst(c, t)
@@ -77,6 +78,9 @@ func assign(x Expr, t types.T) (Expr, error) {
 	}
 	if isText(t.Family) && x.Type().Family != types.Unknown && !isText(x.Type().Family) {
 		return &Cast{X: x, T: t}, nil
+	}
+	if t.Family == types.Cidr && x.Type().Family == types.Inet {
+		return &Cast{X: x, T: t}, nil // inet to cidr is an assignment cast
 	}
 	e, err := coerce(x, t)
 	if err != nil {
@@ -123,6 +127,12 @@ func castConst(c *Const, t types.T) (Expr, error) {
 			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type uuid: %q", v.S)
 		}
 		return &Const{Value: types.NewText(u), T: t}, nil
+	case v.Kind == types.KindText && (t.Family == types.Inet || t.Family == types.Cidr):
+		d, err := ParseInetDatum(v.S, t.Family)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{Value: d, T: t}, nil
 	case v.Kind == types.KindText && t.Family == types.Numeric:
 		var x apd.Decimal
 		if !types.ParseDecimal(v.S, &x) {
@@ -287,6 +297,10 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return numericType(name, length, scale)
 	case "uuid":
 		return types.T{Family: types.UUID}, nil
+	case "inet":
+		return types.T{Family: types.Inet}, nil
+	case "cidr":
+		return types.T{Family: types.Cidr}, nil
 	case "json":
 		return types.T{Family: types.JSON}, nil
 	case "jsonb":

@@ -69,6 +69,10 @@ var pgTypes = []pgType{
 	{3802, "jsonb", "jsonb", -1, false, "U", 0, 3807, "i"},
 	{3807, "_jsonb", "jsonb[]", -1, false, "A", 3802, 0, "i"},
 	{2206, "regtype", "regtype", 4, true, "N", 0, 0, "i"},
+	{869, "inet", "inet", -1, false, "I", 0, 1041, "i"},
+	{1041, "_inet", "inet[]", -1, false, "A", 869, 0, "i"},
+	{650, "cidr", "cidr", -1, false, "I", 0, 651, "i"},
+	{651, "_cidr", "cidr[]", -1, false, "A", 650, 0, "i"},
 }
 
 // storage is typstorage as PostgreSQL has it: 'x' (extended: compressible,

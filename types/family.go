@@ -28,6 +28,10 @@ const (
 	Interval
 	Time  // time without time zone
 	Array // KindArray: an array of T.Elem, of any dimensions (array.go)
+	// Families added after Array keep the numbers of those before it,
+	// which stored catalogs hold.
+	Inet // KindBytes: an address with a netmask length, in its sortable form (inet.go)
+	Cidr // KindBytes: a network (no bits right of the mask), as Inet
 )
 
 type familyInfo struct {
@@ -58,6 +62,8 @@ var families = [...]familyInfo{
 	Interval:    {"interval", KindInterval, 1186},
 	Time:        {"time without time zone", KindTime, 1083},
 	Array:       {"array", KindArray, 0},
+	Inet:        {"inet", KindBytes, 869},
+	Cidr:        {"cidr", KindBytes, 650},
 }
 
 // Kind is the physical form of the family's values.

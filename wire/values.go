@@ -136,6 +136,12 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 			break
 		}
 		return append(b, raw...), nil
+	case types.Inet, types.Cidr:
+		v, ok := types.InetOf(d)
+		if !ok {
+			break
+		}
+		return appendInetBinary(b, v, t.Family == types.Cidr), nil
 	case types.Bytea:
 		if d.Kind != types.KindBytes && d.Kind != types.KindText {
 			break
@@ -223,6 +229,8 @@ func decodeText(oid uint32, s string, loc *time.Location) (types.Datum, error) {
 			return types.Null, badText("uuid", s)
 		}
 		return types.NewText(u), nil
+	case types.Inet, types.Cidr:
+		return eval.CastFrom(types.NewText(s), types.T{Family: types.Text}, types.T{Family: fam})
 	case types.Bool:
 		v, ok := parseBool(s)
 		if !ok {
@@ -352,6 +360,8 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 	case types.UUID:
 		u, _ := types.ParseUUID(hex.EncodeToString(raw))
 		return types.NewText(u), nil
+	case types.Inet, types.Cidr:
+		return decodeInetBinary(raw, fam)
 	case types.Bool:
 		return types.NewBool(raw[0] != 0), nil
 	case types.Int2:
