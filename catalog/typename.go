@@ -34,6 +34,8 @@ var docTypeNames = map[types.Family]string{
 	types.Time:        "time",
 	types.Inet:        "inet",
 	types.Cidr:        "cidr",
+	types.Int2Vector:  "int2vector",
+	types.OidVector:   "oidvector",
 }
 
 func typeName(f types.Family) string {

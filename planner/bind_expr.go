@@ -674,6 +674,10 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 		if err != nil {
 			return nil, err
 		}
+		if t.Family == types.Int2Vector || t.Family == types.OidVector {
+			// A vector is subscripted from 0, and no array is.
+			return nil, pgerror.Newf(pgerror.DatatypeMismatch, "array is not a valid %s", t)
+		}
 		if !t.IsArray() {
 			return nil, pgerror.Newf("42846", "cannot cast type text[] to %s", t)
 		}

@@ -301,6 +301,10 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return types.T{Family: types.Inet}, nil
 	case "cidr":
 		return types.T{Family: types.Cidr}, nil
+	case "int2vector":
+		return types.T{Family: types.Int2Vector}, nil
+	case "oidvector":
+		return types.T{Family: types.OidVector}, nil
 	case "json":
 		return types.T{Family: types.JSON}, nil
 	case "jsonb":

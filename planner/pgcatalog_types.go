@@ -73,6 +73,8 @@ var pgTypes = []pgType{
 	{1041, "_inet", "inet[]", -1, false, "A", 869, 0, "i"},
 	{650, "cidr", "cidr", -1, false, "I", 0, 651, "i"},
 	{651, "_cidr", "cidr[]", -1, false, "A", 650, 0, "i"},
+	{1006, "_int2vector", "int2vector[]", -1, false, "A", 22, 0, "i"},
+	{1013, "_oidvector", "oidvector[]", -1, false, "A", 30, 0, "i"},
 }
 
 // storage is typstorage as PostgreSQL has it: 'x' (extended: compressible,

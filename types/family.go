@@ -32,6 +32,11 @@ const (
 	// which stored catalogs hold.
 	Inet // KindBytes: an address with a netmask length, in its sortable form (inet.go)
 	Cidr // KindBytes: a network (no bits right of the mask), as Inet
+	// Int2Vector and OidVector are KindText holding the canonical text,
+	// the numbers separated by single spaces ("11 22 33"): values are
+	// equal when their text is, and the planner refuses to order them.
+	Int2Vector
+	OidVector
 )
 
 type familyInfo struct {
@@ -64,6 +69,8 @@ var families = [...]familyInfo{
 	Array:       {"array", KindArray, 0},
 	Inet:        {"inet", KindBytes, 869},
 	Cidr:        {"cidr", KindBytes, 650},
+	Int2Vector:  {"int2vector", KindText, 22},
+	OidVector:   {"oidvector", KindText, 30},
 }
 
 // Kind is the physical form of the family's values.

@@ -133,6 +133,8 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 		return castToJSON(d, from, to)
 	case types.Inet, types.Cidr:
 		return castToInet(d, from, to)
+	case types.Int2Vector, types.OidVector:
+		return castToVector(d, from, to)
 	case types.UUID:
 		if d.Kind == types.KindText {
 			if u, ok := types.ParseUUID(d.S); ok {

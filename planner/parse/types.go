@@ -42,7 +42,7 @@ var typeAliases = map[string]string{
 	"serial": "serial", "serial4": "serial", "bigserial": "bigserial", "serial8": "bigserial",
 	"smallserial": "smallserial", "serial2": "smallserial",
 	"interval": "interval", "json": "json", "jsonb": "jsonb", "uuid": "uuid",
-	"inet": "inet", "cidr": "cidr",
+	"inet": "inet", "cidr": "cidr", "int2vector": "int2vector", "oidvector": "oidvector",
 }
 
 // literalTypes are the type names PostgreSQL accepts in the
