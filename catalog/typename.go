@@ -36,6 +36,7 @@ var docTypeNames = map[types.Family]string{
 	types.Cidr:        "cidr",
 	types.Int2Vector:  "int2vector",
 	types.OidVector:   "oidvector",
+	types.TimeTZ:      "timetz",
 }
 
 func typeName(f types.Family) string {

@@ -336,7 +336,10 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 	case "time", "time without time zone":
 		return withPrecision(tTime, length)
 	case "timetz", "time with time zone":
-		return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "type time with time zone is not supported")
+		if length != nil {
+			return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "time with time zone with a precision is not supported")
+		}
+		return types.T{Family: types.TimeTZ}, nil
 	case "regclass", "regtype", "oid", "regproc", "regprocedure", "regnamespace":
 		return tInt8, nil
 	}

@@ -73,6 +73,8 @@ var pgTypes = []pgType{
 	{1041, "_inet", "inet[]", -1, false, "A", 869, 0, "i"},
 	{650, "cidr", "cidr", -1, false, "I", 0, 651, "i"},
 	{651, "_cidr", "cidr[]", -1, false, "A", 650, 0, "i"},
+	{1266, "timetz", "time with time zone", 12, false, "D", 0, 1270, "d"},
+	{1270, "_timetz", "time with time zone[]", -1, false, "A", 1266, 0, "d"},
 	{1006, "_int2vector", "int2vector[]", -1, false, "A", 22, 0, "i"},
 	{1013, "_oidvector", "oidvector[]", -1, false, "A", 30, 0, "i"},
 }

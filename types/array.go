@@ -45,7 +45,7 @@ var arrayOIDs = map[Family]uint32{
 	Varchar: 1015, Int8: 1016, Float4: 1021, Float8: 1022, Timestamp: 1115,
 	Date: 1182, TimestampTZ: 1185, Numeric: 1231, UUID: 2951, JSON: 199, JSONB: 3807,
 	Interval: 1187, Time: 1183, Inet: 1041, Cidr: 651,
-	Int2Vector: 1006, OidVector: 1013,
+	Int2Vector: 1006, OidVector: 1013, TimeTZ: 1270,
 	Unknown: 1009, // an array of untyped literals is text[] once resolved
 }
 

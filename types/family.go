@@ -37,6 +37,7 @@ const (
 	// equal when their text is, and the planner refuses to order them.
 	Int2Vector
 	OidVector
+	TimeTZ // KindBytes: time with time zone, in its sortable form (timetz.go)
 )
 
 type familyInfo struct {
@@ -71,6 +72,7 @@ var families = [...]familyInfo{
 	Cidr:        {"cidr", KindBytes, 650},
 	Int2Vector:  {"int2vector", KindText, 22},
 	OidVector:   {"oidvector", KindText, 30},
+	TimeTZ:      {"time with time zone", KindBytes, 1266},
 }
 
 // Kind is the physical form of the family's values.

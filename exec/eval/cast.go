@@ -93,6 +93,11 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 		r.I = types.RoundMicros(r.I, int(to.Scale)-1)
 		return r, nil
 	}
+	if from.Family == types.TimeTZ || to.Family == types.TimeTZ {
+		if r, ok, err := castTimeTZ(d, from, to, loc); ok {
+			return r, err
+		}
+	}
 	if from.Family == types.TimestampTZ && d.Kind == types.KindTimestamp {
 		switch to.Family {
 		case types.Timestamp:
