@@ -305,12 +305,12 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 	case types.Timestamp, types.TimestampTZ, types.Time, types.Interval:
 		// Scale is the fractional-seconds precision + 1; an interval's
 		// Length holds its qualifier's fields (types.T).
-		if da.Scale > 7 || (fam != types.Interval && da.Length != 0) || da.Length > 0x66 {
+		if da.Scale < 0 || da.Scale > 7 || (fam != types.Interval && da.Length != 0) || da.Length > 0x66 {
 			return Column{}, docError("%s: precision %d or qualifier %d out of range", where, da.Scale, da.Length)
 		}
 	default:
-		if da.Scale != 0 && (fam != types.Numeric || da.Scale > da.Length) {
-			return Column{}, docError("%s: scale %d needs a numeric of at least that precision", where, da.Scale)
+		if da.Scale != 0 && (fam != types.Numeric || da.Length == 0 || da.Scale < types.MinNumericScale || da.Scale > types.MaxNumericScale) {
+			return Column{}, docError("%s: scale %d needs a numeric with a precision, and between %d and %d", where, da.Scale, types.MinNumericScale, types.MaxNumericScale)
 		}
 	}
 	dv, err := parseDatum(da.DefaultValue)
@@ -321,7 +321,7 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 		return Column{}, docError("%s: defaultValue %q is not a %s", where, da.DefaultValue, da.Type)
 	}
 	return Column{
-		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: typ.Family, Elem: typ.Elem, Width: int32(da.Length), Scale: int32(da.Scale)},
+		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: typ.Family, Elem: typ.Elem, Width: int32(da.Length), Scale: da.Scale},
 		NotNull: da.IsNull == 0, Default: da.Default, DefaultValue: dv, Serial: da.Serial == 1, Hidden: da.Hidden == 1,
 		IdentityAlways: da.Identity == "always", IdentityByDefault: da.Identity == "by default",
 	}, nil

@@ -160,7 +160,7 @@ type docAttr struct {
 	ColumnID     num    `xml:"columnID,attr" json:"columnID"`
 	Type         string `xml:"type,attr" json:"type"`
 	Length       num    `xml:"length,attr,omitempty" json:"length,omitempty"`
-	Scale        num    `xml:"scale,attr,omitempty" json:"scale,omitempty"`
+	Scale        int32  `xml:"scale,attr,omitempty" json:"scale,omitempty"` // NUMERIC(p, s) may have s < 0
 	IsNull       num    `xml:"isnull,attr" json:"isnull"`
 	Default      string `xml:"default,attr,omitempty" json:"default,omitempty"`
 	DefaultValue string `xml:"defaultValue,attr,omitempty" json:"defaultValue,omitempty"`
@@ -351,7 +351,7 @@ func tableDoc(t *Table) docTable {
 	}
 	for _, c := range t.Columns {
 		dt.Structure = append(dt.Structure, docAttr{
-			Name: c.Name, ColumnID: num(c.ID), Type: typeNameOf(c.Type), Length: num(c.Type.Width), Scale: num(c.Type.Scale),
+			Name: c.Name, ColumnID: num(c.ID), Type: typeNameOf(c.Type), Length: num(c.Type.Width), Scale: c.Type.Scale,
 			IsNull: flagNum(!c.NotNull), Default: c.Default, DefaultValue: formatDatum(c.DefaultValue),
 			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden),
 		})

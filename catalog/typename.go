@@ -32,6 +32,11 @@ var docTypeNames = map[types.Family]string{
 	types.JSONB:       "jsonb",
 	types.Interval:    "interval",
 	types.Time:        "time",
+	types.Inet:        "inet",
+	types.Cidr:        "cidr",
+	types.Int2Vector:  "int2vector",
+	types.OidVector:   "oidvector",
+	types.TimeTZ:      "timetz",
 }
 
 func typeName(f types.Family) string {

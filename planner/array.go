@@ -582,6 +582,12 @@ var catalogVectorElem = map[string]types.T{
 // unnest(ix.indkey) or a.attnum = ANY(ix.indkey) expect; any other x is
 // returned unchanged.
 func catalogVector(x Expr) Expr {
+	switch x.Type().Family {
+	case types.Int2Vector:
+		return &Func{Name: CatalogVectorFunc, Args: []Expr{x}, T: types.ArrayOf(tInt2)}
+	case types.OidVector:
+		return &Func{Name: CatalogVectorFunc, Args: []Expr{x}, T: types.ArrayOf(tInt8)} // oid is bigint here
+	}
 	if et, vec := catalogVectorColumn(x); vec {
 		return &Func{Name: CatalogVectorFunc, Args: []Expr{x}, T: types.ArrayOf(et)}
 	}

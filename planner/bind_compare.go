@@ -214,6 +214,9 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	if t.Family == types.Unknown {
 		t = tText
 	}
+	if err := vectorOrder(op, t); err != nil {
+		return nil, err
+	}
 	if t.Family == types.Varchar {
 		t.Width = 0 // compared as text: a literal is not truncated to the width
 	}
@@ -235,6 +238,22 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 		}
 	}
 	return &BinOp{Op: op, L: x, R: y, T: tBool}, nil
+}
+
+// vectorOrder refuses an ordering comparison of int2vector and oidvector
+// values: PostgreSQL orders them element by element (as arrays, or
+// oidvector's own order), which is not built; their text would sort
+// otherwise.
+func vectorOrder(op string, t types.T) error {
+	switch op {
+	case "<", "<=", ">", ">=":
+	default:
+		return nil
+	}
+	if t.Family == types.Int2Vector || t.Family == types.OidVector {
+		return pgerror.Newf(pgerror.FeatureNotSupported, "ordering %s values is not supported", t.Family)
+	}
+	return nil
 }
 
 // coerceCompare brings x to type t, the compareType of a comparison.

@@ -744,6 +744,28 @@ func reorder(key, parent, child []int) ([]int, []int) {
 	return p, c
 }
 
+// fkNumberPromotes reports whether a foreign key from a column of type
+// ct to one of type pt may compare numbers: PostgreSQL needs an equality
+// operator of the referenced column's operator family taking ct, or an
+// implicit cast of ct to pt. Integers compare among themselves, floats
+// among themselves; an integer promotes to numeric or a float and a
+// numeric to a float, never the other way.
+func fkNumberPromotes(ct, pt types.T) bool {
+	if !isNumeric(ct.Family) || !isNumeric(pt.Family) {
+		return true
+	}
+	rank := func(f types.Family) int {
+		switch {
+		case isInteger(f):
+			return 0
+		case f == types.Numeric:
+			return 1
+		}
+		return 2
+	}
+	return rank(ct.Family) <= rank(pt.Family)
+}
+
 // CheckForeignKeys resolves t's foreign keys as a write would, and
 // checks that each pair of columns is comparable: PostgreSQL's errors for
 // a missing table or column, a key that is not unique, and
@@ -757,7 +779,7 @@ func (p *Planner) CheckForeignKeys(t *catalog.Table) error {
 		}
 		for i := range r.ChildCols {
 			ct, pt := t.Columns[r.ChildCols[i]].Type, r.Parent.Columns[r.ParentCols[i]].Type
-			if !comparableTypes(ct, pt) {
+			if !comparableTypes(ct, pt) || !fkNumberPromotes(ct, pt) {
 				e := pgerror.Newf(pgerror.DatatypeMismatch, "foreign key constraint %q cannot be implemented", r.Name)
 				e.Detail = fmt.Sprintf("Key columns %q and %q are of incompatible types: %s and %s.",
 					t.Columns[r.ChildCols[i]].Name, r.Parent.Columns[r.ParentCols[i]].Name, ct, pt)

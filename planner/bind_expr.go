@@ -509,6 +509,11 @@ func (b *binder) binary(e *sqlparser.BinaryExpr, s *scope) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if op == "<<" || op == ">>" {
+		if x, ok, err := inetCall(op, []Expr{l, r}); ok { // inet.go: contained by, contains
+			return x, err
+		}
+	}
 	if op == "-" && l.Type().Family == types.JSONB {
 		args := []Expr{l, r}
 		t, _, err := jsonCall(op, args) // json.go: delete a key or element
@@ -668,6 +673,10 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 		t, err := typeFromName(ct.Type, ct.Length, ct.Scale)
 		if err != nil {
 			return nil, err
+		}
+		if t.Family == types.Int2Vector || t.Family == types.OidVector {
+			// A vector is subscripted from 0, and no array is.
+			return nil, pgerror.Newf(pgerror.DatatypeMismatch, "array is not a valid %s", t)
 		}
 		if !t.IsArray() {
 			return nil, pgerror.Newf("42846", "cannot cast type text[] to %s", t)

@@ -135,6 +135,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 	if x, ok, err := datetimeCall(name, bound); ok { // datetime.go
 		return x, err
 	}
+	if x, ok, err := inetCall(name, bound); ok { // inet.go
+		return x, err
+	}
 	if t, ok, err := jsonCall(name, bound); ok { // json.go
 		if err != nil {
 			return nil, err
@@ -199,6 +202,33 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		}
 		if bound[0], err = coerce(bound[0], want); err != nil {
 			return nil, err
+		}
+	case "width_bucket":
+		// width_bucket(numeric, numeric, numeric, int) unless a bound or
+		// the operand is a float: then the double precision function.
+		if len(bound) != 4 {
+			return nil, noFunction("width_bucket", bound)
+		}
+		want := types.T{Family: types.Numeric}
+		for i := range bound[:3] {
+			f := bound[i].Type().Family
+			if f == types.Float4 || f == types.Float8 {
+				want = tFloat8
+			} else if f != types.Unknown && !isNumeric(f) {
+				return nil, noFunction("width_bucket", bound)
+			}
+		}
+		if f := bound[3].Type().Family; f != types.Unknown && !isInteger(f) {
+			return nil, noFunction("width_bucket", bound)
+		}
+		for i := range bound {
+			to := want
+			if i == 3 {
+				to = tInt4
+			}
+			if bound[i], err = coerce(bound[i], to); err != nil {
+				return nil, err
+			}
 		}
 	case "abs", "mod", "round", "trunc", "floor", "ceil", "ceiling", "sign", "sqrt", "power", "pow", "exp", "ln", "log":
 		for i := range bound {
@@ -409,17 +439,6 @@ func hypotheticalType(call *AggCall) error {
 	return nil
 }
 
-// undefinedAgg is 42883 for call's argument types, with PostgreSQL's hint.
-func undefinedAgg(call *AggCall) error {
-	var ts []string
-	for _, a := range call.Args {
-		ts = append(ts, a.Type().String())
-	}
-	e := pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", call.Func, strings.Join(ts, ", "))
-	e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
-	return e
-}
-
 func oneArg(call AggCall) error {
 	if len(call.Args) != 1 {
 		return pgerror.Newf(pgerror.UndefinedFunction, "function %s requires one argument", call.Func)
@@ -564,11 +583,11 @@ func aggType(call *AggCall) error {
 		// Only (double precision, double precision) exists: other numbers
 		// are cast to it, as PostgreSQL's implicit casts do.
 		if len(call.Args) != 2 {
-			return undefinedAgg(call)
+			return noFunction(call.Func, call.Args)
 		}
 		for i, a := range call.Args {
 			if f := a.Type().Family; f != types.Unknown && !isNumeric(f) {
-				return undefinedAgg(call)
+				return noFunction(call.Func, call.Args)
 			}
 			if call.Args[i], err = coerce(a, tFloat8); err != nil {
 				return err

@@ -49,6 +49,7 @@ func coerce(x Expr, t types.T) (Expr, error) {
 		xt.Family == types.Timestamp && t.Family == types.TimestampTZ,
 		xt.Family == types.TimestampTZ && t.Family == types.Timestamp,
 		xt.Family == types.Time && t.Family == types.Interval,
+		xt.Family == types.Cidr && t.Family == types.Inet,
 		xt.Family == t.Family && isDatetime(t.Family):
 		if c, ok := x.(*Const); ok {
 			return castConst(c, t)
@@ -77,6 +78,9 @@ func assign(x Expr, t types.T) (Expr, error) {
 	}
 	if isText(t.Family) && x.Type().Family != types.Unknown && !isText(x.Type().Family) {
 		return &Cast{X: x, T: t}, nil
+	}
+	if t.Family == types.Cidr && x.Type().Family == types.Inet {
+		return &Cast{X: x, T: t}, nil // inet to cidr is an assignment cast
 	}
 	e, err := coerce(x, t)
 	if err != nil {
@@ -123,6 +127,12 @@ func castConst(c *Const, t types.T) (Expr, error) {
 			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type uuid: %q", v.S)
 		}
 		return &Const{Value: types.NewText(u), T: t}, nil
+	case v.Kind == types.KindText && (t.Family == types.Inet || t.Family == types.Cidr):
+		d, err := ParseInetDatum(v.S, t.Family)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{Value: d, T: t}, nil
 	case v.Kind == types.KindText && t.Family == types.Numeric:
 		var x apd.Decimal
 		if !types.ParseDecimal(v.S, &x) {
@@ -287,6 +297,14 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 		return numericType(name, length, scale)
 	case "uuid":
 		return types.T{Family: types.UUID}, nil
+	case "inet":
+		return types.T{Family: types.Inet}, nil
+	case "cidr":
+		return types.T{Family: types.Cidr}, nil
+	case "int2vector":
+		return types.T{Family: types.Int2Vector}, nil
+	case "oidvector":
+		return types.T{Family: types.OidVector}, nil
 	case "json":
 		return types.T{Family: types.JSON}, nil
 	case "jsonb":
@@ -318,7 +336,10 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 	case "time", "time without time zone":
 		return withPrecision(tTime, length)
 	case "timetz", "time with time zone":
-		return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "type time with time zone is not supported")
+		if length != nil {
+			return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "time with time zone with a precision is not supported")
+		}
+		return types.T{Family: types.TimeTZ}, nil
 	case "regclass", "regtype", "oid", "regproc", "regprocedure", "regnamespace":
 		return tInt8, nil
 	}
@@ -345,8 +366,10 @@ func numericType(name string, precision, scale *int) (types.T, error) {
 	if p < 1 || p > types.MaxNumericPrecision {
 		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "NUMERIC precision %d must be between 1 and %d", p, types.MaxNumericPrecision)
 	}
-	if s < 0 || s > p {
-		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "NUMERIC scale %d must be between 0 and precision %d", s, p)
+	// PostgreSQL 15 allows a negative scale (rounding to tens, hundreds,
+	// ...) and a scale above the precision (only leading fractional zeros).
+	if s < types.MinNumericScale || s > types.MaxNumericScale {
+		return types.T{}, pgerror.Newf(pgerror.InvalidParameterValue, "NUMERIC scale %d must be between %d and %d", s, types.MinNumericScale, types.MaxNumericScale)
 	}
 	return types.T{Family: types.Numeric, Width: int32(p), Scale: int32(s)}, nil
 }

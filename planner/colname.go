@@ -33,7 +33,7 @@ func columnName(e sqlparser.Expr) string {
 		return e.Name.String()
 	case *sqlparser.FuncExpr:
 		switch name := e.Name.Lowered(); name {
-		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?", "?|", "?&", "#-", "@?", "@@":
+		case "||", "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?", "?|", "?&", "#-", "@?", "@@", "<<=", ">>=":
 			return "?column?" // an operator the dialect layer spells as a call
 		case parse.MarkerArray, parse.MarkerArraySub:
 			return "array"

@@ -85,6 +85,9 @@ func datetimeArith(op string, l, r Expr) (e Expr, ok bool, err error) {
 		t = tTime
 	case lf == types.Time && rf == types.Time && op == "-":
 		t = tInterval
+	case lf == types.TimeTZ && rf == types.Interval && (op == "+" || op == "-"),
+		lf == types.Interval && rf == types.TimeTZ && op == "+":
+		t = types.T{Family: types.TimeTZ}
 	case lf == types.Date && rf == types.Time && op == "+", lf == types.Time && rf == types.Date && op == "+":
 		t = tTS
 	default:

@@ -182,6 +182,7 @@ var funcs = map[string]funcSig{
 	"log":                   {1, 2, logType},
 	"log10":                 {1, 1, floatOrNumeric},
 	"power":                 {2, 2, floatOrNumeric},
+	"width_bucket":          {2, 4, fixed(types.Int4)}, // (operand, thresholds) in array.go
 	"pow":                   {2, 2, floatOrNumeric},
 	"mod":                   {2, 2, modType},
 	"pi":                    {0, 0, fixed(types.Float8)},

@@ -69,6 +69,14 @@ var pgTypes = []pgType{
 	{3802, "jsonb", "jsonb", -1, false, "U", 0, 3807, "i"},
 	{3807, "_jsonb", "jsonb[]", -1, false, "A", 3802, 0, "i"},
 	{2206, "regtype", "regtype", 4, true, "N", 0, 0, "i"},
+	{869, "inet", "inet", -1, false, "I", 0, 1041, "i"},
+	{1041, "_inet", "inet[]", -1, false, "A", 869, 0, "i"},
+	{650, "cidr", "cidr", -1, false, "I", 0, 651, "i"},
+	{651, "_cidr", "cidr[]", -1, false, "A", 650, 0, "i"},
+	{1266, "timetz", "time with time zone", 12, false, "D", 0, 1270, "d"},
+	{1270, "_timetz", "time with time zone[]", -1, false, "A", 1266, 0, "d"},
+	{1006, "_int2vector", "int2vector[]", -1, false, "A", 22, 0, "i"},
+	{1013, "_oidvector", "oidvector[]", -1, false, "A", 30, 0, "i"},
 }
 
 // storage is typstorage as PostgreSQL has it: 'x' (extended: compressible,
@@ -116,7 +124,7 @@ func FormatType(oid, typmod int64) string {
 		return "character(" + strconv.FormatInt(typmod-4, 10) + ")"
 	case 1700:
 		m := typmod - 4
-		return "numeric(" + strconv.FormatInt(m>>16, 10) + "," + strconv.FormatInt(m&0xffff, 10) + ")"
+		return "numeric(" + strconv.FormatInt(m>>16, 10) + "," + strconv.FormatInt((m&0x7ff^0x400)-0x400, 10) + ")" // the scale: 11 bits, signed
 	case 1114:
 		return "timestamp(" + strconv.FormatInt(typmod, 10) + ") without time zone"
 	case 1184:

@@ -59,6 +59,8 @@ func commonType(a, b types.T) types.T {
 		return types.T{Family: b.Family}
 	case isText(a.Family) && isText(b.Family):
 		return tText
+	case (a.Family == types.Inet || a.Family == types.Cidr) && (b.Family == types.Inet || b.Family == types.Cidr):
+		return types.T{Family: types.Inet} // cidr converts to inet implicitly
 	case (a.Family == types.Date || a.Family == types.Timestamp || a.Family == types.TimestampTZ) &&
 		(b.Family == types.Date || b.Family == types.Timestamp || b.Family == types.TimestampTZ):
 		if a.Family == types.TimestampTZ || b.Family == types.TimestampTZ {

@@ -638,7 +638,7 @@ func (b *binder) windowFunc(s *scope, name string, raw []sqlparser.Expr, filter 
 	switch name {
 	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist":
 		if len(args) != 0 {
-			return nil, noWindowFunc(name, args)
+			return nil, noFunction(name, args)
 		}
 		fn.T = tInt8
 		if name == "percent_rank" || name == "cume_dist" {
@@ -646,7 +646,7 @@ func (b *binder) windowFunc(s *scope, name string, raw []sqlparser.Expr, filter 
 		}
 	case "ntile":
 		if len(args) != 1 {
-			return nil, noWindowFunc(name, args)
+			return nil, noFunction(name, args)
 		}
 		if fn.Args[0], err = assign(args[0], tInt4); err != nil {
 			return nil, err
@@ -658,7 +658,7 @@ func (b *binder) windowFunc(s *scope, name string, raw []sqlparser.Expr, filter 
 		}
 	case "first_value", "last_value", "nth_value":
 		if len(args) != 1 && name != "nth_value" || len(args) != 2 && name == "nth_value" {
-			return nil, noWindowFunc(name, args)
+			return nil, noFunction(name, args)
 		}
 		if name == "nth_value" {
 			if fn.Args[1], err = assign(args[1], tInt4); err != nil {
@@ -722,7 +722,7 @@ func (b *binder) windowArgs(s *scope, es ...sqlparser.Expr) ([]Expr, error) {
 func lagLeadArgs(fn *WindowFunc) error {
 	a := fn.Args
 	if len(a) < 1 || len(a) > 3 {
-		return noWindowFunc(fn.Func, a)
+		return noFunction(fn.Func, a)
 	}
 	var err error
 	if len(a) > 1 {
@@ -757,9 +757,9 @@ func knownType(t types.T) types.T {
 	return t
 }
 
-// noWindowFunc is PostgreSQL's error for a window function called with
-// arguments it has no form for.
-func noWindowFunc(name string, args []Expr) error {
+// noFunction is PostgreSQL's 42883 for a function (a window function, an
+// aggregate, ...) called with arguments it has no form for.
+func noFunction(name string, args []Expr) error {
 	e := pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
 	e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
 	return e

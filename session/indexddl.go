@@ -124,6 +124,7 @@ var opclassTypes = map[string][]types.Family{
 	"bpchar_ops": {types.Char}, "bpchar_pattern_ops": {types.Char}, "bool_ops": {types.Bool}, "bytea_ops": {types.Bytea},
 	"date_ops": {types.Date}, "timestamp_ops": {types.Timestamp}, "timestamptz_ops": {types.TimestampTZ},
 	"time_ops": {types.Time}, "interval_ops": {types.Interval}, "uuid_ops": {types.UUID},
+	"inet_ops": {types.Inet, types.Cidr}, "cidr_ops": {types.Inet, types.Cidr},
 	"jsonb_ops": {types.JSONB}, "jsonb_path_ops": {types.JSONB}, "array_ops": {types.Array},
 }
 

@@ -44,7 +44,8 @@ var arrayOIDs = map[Family]uint32{
 	Bool: 1000, Bytea: 1001, Char: 1014, Int2: 1005, Int4: 1007, Text: 1009,
 	Varchar: 1015, Int8: 1016, Float4: 1021, Float8: 1022, Timestamp: 1115,
 	Date: 1182, TimestampTZ: 1185, Numeric: 1231, UUID: 2951, JSON: 199, JSONB: 3807,
-	Interval: 1187, Time: 1183,
+	Interval: 1187, Time: 1183, Inet: 1041, Cidr: 651,
+	Int2Vector: 1006, OidVector: 1013, TimeTZ: 1270,
 	Unknown: 1009, // an array of untyped literals is text[] once resolved
 }
 

@@ -17,6 +17,13 @@ import (
 // MaxNumericPrecision is the largest precision NUMERIC(p, s) accepts.
 const MaxNumericPrecision = 1000
 
+// MinNumericScale and MaxNumericScale bound s in NUMERIC(p, s)
+// (PostgreSQL 15's NUMERIC_MIN_SCALE and NUMERIC_MAX_SCALE).
+const (
+	MinNumericScale = -1000
+	MaxNumericScale = 1000
+)
+
 // NewDecimal returns d as a datum. A negative zero is zero.
 func NewDecimal(d *apd.Decimal) Datum {
 	return Datum{Kind: KindDecimal, S: DecimalText(d)}

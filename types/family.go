@@ -28,6 +28,16 @@ const (
 	Interval
 	Time  // time without time zone
 	Array // KindArray: an array of T.Elem, of any dimensions (array.go)
+	// Families added after Array keep the numbers of those before it,
+	// which stored catalogs hold.
+	Inet // KindBytes: an address with a netmask length, in its sortable form (inet.go)
+	Cidr // KindBytes: a network (no bits right of the mask), as Inet
+	// Int2Vector and OidVector are KindText holding the canonical text,
+	// the numbers separated by single spaces ("11 22 33"): values are
+	// equal when their text is, and the planner refuses to order them.
+	Int2Vector
+	OidVector
+	TimeTZ // KindBytes: time with time zone, in its sortable form (timetz.go)
 )
 
 type familyInfo struct {
@@ -58,6 +68,11 @@ var families = [...]familyInfo{
 	Interval:    {"interval", KindInterval, 1186},
 	Time:        {"time without time zone", KindTime, 1083},
 	Array:       {"array", KindArray, 0},
+	Inet:        {"inet", KindBytes, 869},
+	Cidr:        {"cidr", KindBytes, 650},
+	Int2Vector:  {"int2vector", KindText, 22},
+	OidVector:   {"oidvector", KindText, 30},
+	TimeTZ:      {"time with time zone", KindBytes, 1266},
 }
 
 // Kind is the physical form of the family's values.
@@ -112,8 +127,9 @@ func (t T) String() string {
 func (t T) Kind() Kind { return t.Family.Kind() }
 
 // Typmod is the type modifier PostgreSQL records for t (atttypmod, and
-// RowDescription's): n+4 for VARCHAR(n) and CHAR(n), (p<<16 | s)+4 for
-// NUMERIC(p, s), -1 for none.
+// RowDescription's): n+4 for VARCHAR(n) and CHAR(n), (p<<16 | s&0x7ff)+4
+// for NUMERIC(p, s) (a negative scale in 11 bits, two's complement), -1
+// for none.
 func (t T) Typmod() int32 {
 	if t.Family == Array {
 		t = t.ElemType()
@@ -122,7 +138,7 @@ func (t T) Typmod() int32 {
 	case t.Width > 0 && (t.Family == Varchar || t.Family == Char):
 		return t.Width + 4
 	case t.Width > 0 && t.Family == Numeric:
-		return (t.Width<<16 | t.Scale) + 4
+		return (t.Width<<16 | t.Scale&0x7ff) + 4
 	case t.Scale > 0 && (t.Family == Timestamp || t.Family == TimestampTZ || t.Family == Time):
 		return t.Scale - 1
 	case t.Family == Interval && (t.Width > 0 || t.Scale > 0):

@@ -47,6 +47,8 @@ func typeSize(f types.Family) int16 {
 		return 8
 	case types.UUID, types.Interval:
 		return 16
+	case types.TimeTZ:
+		return 12
 	}
 	return -1
 }
@@ -136,6 +138,19 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 			break
 		}
 		return append(b, raw...), nil
+	case types.Inet, types.Cidr:
+		v, ok := types.InetOf(d)
+		if !ok {
+			break
+		}
+		return appendInetBinary(b, v, t.Family == types.Cidr), nil
+	case types.TimeTZ:
+		v, ok := types.TimeTZOf(d)
+		if !ok {
+			break
+		}
+		b = binary.BigEndian.AppendUint64(b, uint64(v.Micros))
+		return binary.BigEndian.AppendUint32(b, uint32(int32(-v.Offset))), nil // seconds west of Greenwich
 	case types.Bytea:
 		if d.Kind != types.KindBytes && d.Kind != types.KindText {
 			break
@@ -223,6 +238,10 @@ func decodeText(oid uint32, s string, loc *time.Location) (types.Datum, error) {
 			return types.Null, badText("uuid", s)
 		}
 		return types.NewText(u), nil
+	case types.Inet, types.Cidr:
+		return eval.CastFrom(types.NewText(s), types.T{Family: types.Text}, types.T{Family: fam})
+	case types.TimeTZ:
+		return eval.CastFromIn(types.NewText(s), types.T{Family: types.Text}, types.T{Family: fam}, loc)
 	case types.Bool:
 		v, ok := parseBool(s)
 		if !ok {
@@ -352,6 +371,14 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 	case types.UUID:
 		u, _ := types.ParseUUID(hex.EncodeToString(raw))
 		return types.NewText(u), nil
+	case types.Inet, types.Cidr:
+		return decodeInetBinary(raw, fam)
+	case types.TimeTZ:
+		v := types.TimeTZValue{Micros: int64(binary.BigEndian.Uint64(raw)), Offset: -int(int32(binary.BigEndian.Uint32(raw[8:])))}
+		if v.Micros < 0 || v.Micros > types.MicrosPerDay || v.Offset > types.MaxTimeTZOffset || v.Offset < -types.MaxTimeTZOffset {
+			return types.Null, pgerror.New(pgerror.InvalidBinaryRepresentation, "time with time zone out of range")
+		}
+		return types.NewTimeTZ(v), nil
 	case types.Bool:
 		return types.NewBool(raw[0] != 0), nil
 	case types.Int2:

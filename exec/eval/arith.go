@@ -44,6 +44,9 @@ func evalBinOp(env *Env, e *planner.BinOp, row []types.Datum) (types.Datum, erro
 		b, err := compareOp(e.Op, l, r)
 		return types.NewBool(b), err
 	case "+", "-", "*", "/", "%":
+		if e.T.Family == types.TimeTZ {
+			return timeTZArith(e.Op, l, r)
+		}
 		if e.T.Family == types.TimestampTZ && (isDatetimeKind(l.Kind) || isDatetimeKind(r.Kind)) {
 			return datetimeArith(e.Op, l, r, e.T, env.loc()) // months and days on the session's calendar
 		}

@@ -93,6 +93,11 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 		r.I = types.RoundMicros(r.I, int(to.Scale)-1)
 		return r, nil
 	}
+	if from.Family == types.TimeTZ || to.Family == types.TimeTZ {
+		if r, ok, err := castTimeTZ(d, from, to, loc); ok {
+			return r, err
+		}
+	}
 	if from.Family == types.TimestampTZ && d.Kind == types.KindTimestamp {
 		switch to.Family {
 		case types.Timestamp:
@@ -131,6 +136,10 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 		return castToText(d, from, to), nil
 	case types.JSON, types.JSONB:
 		return castToJSON(d, from, to)
+	case types.Inet, types.Cidr:
+		return castToInet(d, from, to)
+	case types.Int2Vector, types.OidVector:
+		return castToVector(d, from, to)
 	case types.UUID:
 		if d.Kind == types.KindText {
 			if u, ok := types.ParseUUID(d.S); ok {
@@ -373,6 +382,9 @@ func castToText(d types.Datum, from, to types.T) types.Datum {
 
 func castToTextIn(d types.Datum, from, to types.T, loc *time.Location) types.Datum {
 	s := FormatTextIn(d, from, loc)
+	if v, ok := types.InetOf(d); ok && (from.Family == types.Inet || from.Family == types.Cidr) {
+		s = string(types.AppendInet(nil, v, true)) // text(inet) shows a host's /32 too
+	}
 	if from.Family == types.Char && d.Kind == types.KindText && to.Family != types.Char {
 		s = strings.TrimRight(s, " ")
 	}

@@ -50,6 +50,16 @@ func AppendTextIn(b []byte, d types.Datum, t types.T, loc *time.Location) []byte
 // AppendTextStyle is AppendTextIn with intervals shown in style (the
 // IntervalStyle setting).
 func AppendTextStyle(b []byte, d types.Datum, t types.T, loc *time.Location, style types.IntervalStyle) []byte {
+	if t.Family == types.TimeTZ {
+		if v, ok := types.TimeTZOf(d); ok {
+			return types.AppendTimeTZ(b, v)
+		}
+	}
+	if t.Family == types.Inet || t.Family == types.Cidr {
+		if v, ok := types.InetOf(d); ok {
+			return types.AppendInet(b, v, t.Family == types.Cidr)
+		}
+	}
 	switch d.Kind {
 	case types.KindBool:
 		if d.Bool() {

@@ -135,6 +135,9 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	if anyNull {
 		return types.Null, nil
 	}
+	if d, ok, err := inetFunc(e, args); ok { // inet.go
+		return d, err
+	}
 	if d, ok, err := byteaFunc(e, args); ok { // bytea.go
 		return d, err
 	}

@@ -22,6 +22,10 @@ func mathFunc(e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err 
 	if d, ok, err := numericFunc(e.Name, args); ok {
 		return d, true, err
 	}
+	if e.Name == "width_bucket" && len(args) == 4 {
+		d, err = widthBucketRange(args, e.Args[0].Type().Family == types.Numeric)
+		return d, true, err
+	}
 	// PostgreSQL picks round(numeric) or round(float8) by argument type.
 	numeric := e.T.Family == types.Numeric || (len(e.Args) > 0 && e.Args[0].Type().Family == types.Numeric)
 	if numeric || (len(args) > 0 && args[0].Kind == types.KindDecimal) {

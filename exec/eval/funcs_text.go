@@ -72,6 +72,10 @@ func textFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok 
 	case "starts_with":
 		return types.NewBool(strings.HasPrefix(args[0].S, args[1].S)), true, nil
 	case "gcd", "lcm":
+		if args[0].Kind == types.KindDecimal || args[1].Kind == types.KindDecimal {
+			d, err := decimalGCDLCM(e.Name, args[0], args[1])
+			return d, true, err
+		}
 		a, b := args[0].I, args[1].I
 		g := gcd(a, b)
 		if e.Name == "gcd" {

@@ -30,6 +30,7 @@ var regexOps = map[string]string{
 	"@>": "kvsql_op_jcontains", "<@": "kvsql_op_jcontained", "&&": "kvsql_op_overlap",
 	"?": "kvsql_op_jexists", "?|": "kvsql_op_jexists_any", "?&": "kvsql_op_jexists_all", "#-": "kvsql_op_jdelpath",
 	"@?": "kvsql_op_jpath_exists", "@@": "kvsql_op_jpath_match",
+	"<<=": "kvsql_op_net_subeq", ">>=": "kvsql_op_net_supeq",
 }
 
 // regexMarkers is regexOps inverted.
@@ -39,6 +40,7 @@ var regexMarkers = map[string]string{
 	"kvsql_op_jcontains": "@>", "kvsql_op_jcontained": "<@", "kvsql_op_overlap": "&&",
 	"kvsql_op_jexists": "?", "kvsql_op_jexists_any": "?|", "kvsql_op_jexists_all": "?&", "kvsql_op_jdelpath": "#-",
 	"kvsql_op_jpath_exists": "@?", "kvsql_op_jpath_match": "@@",
+	"kvsql_op_net_subeq": "<<=", "kvsql_op_net_supeq": ">>=",
 }
 
 // exprKeywords are reserved words after which an expression starts: an
@@ -722,7 +724,7 @@ func (r *rewriter) emit(toks []token) (string, error) {
 			switch t.val {
 			case "||":
 				b.WriteByte('|')
-			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?|", "?&", "#-", "@?", "@@":
+			case "~", "~*", "!~", "!~*", "->", "->>", "#>", "#>>", "@>", "<@", "&&", "?|", "?&", "#-", "@?", "@@", "<<=", ">>=":
 				if t.val == "~" && (k == 0 || !isOperand(toks[k-1])) {
 					b.WriteByte('~')
 					continue

@@ -42,6 +42,7 @@ var typeAliases = map[string]string{
 	"serial": "serial", "serial4": "serial", "bigserial": "bigserial", "serial8": "bigserial",
 	"smallserial": "smallserial", "serial2": "smallserial",
 	"interval": "interval", "json": "json", "jsonb": "jsonb", "uuid": "uuid",
+	"inet": "inet", "cidr": "cidr", "int2vector": "int2vector", "oidvector": "oidvector",
 }
 
 // literalTypes are the type names PostgreSQL accepts in the
@@ -52,7 +53,7 @@ var literalTypes = map[string]bool{
 	"real": true, "float4": true, "float8": true, "double": true, "numeric": true, "decimal": true,
 	"text": true, "varchar": true, "char": true, "character": true, "bpchar": true,
 	"boolean": true, "bool": true, "bytea": true, "regclass": true, "regtype": true, "oid": true, "name": true,
-	"json": true, "jsonb": true, "uuid": true,
+	"json": true, "jsonb": true, "uuid": true, "inet": true, "cidr": true,
 }
 
 // parseType reads a type name starting at toks[i] and returns it with the
