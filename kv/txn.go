@@ -43,6 +43,10 @@ type Txn struct {
 	reads  []KeySpan
 	iters  map[*txnIter]struct{}
 	done   bool
+	// size is the bytes (keys and values) of the point writes buffered so
+	// far, writes undone by RollbackTo included: Commit's estimate of the
+	// buffer's size against IngestThreshold.
+	size int64
 }
 
 var _ ReadWriter = (*Txn)(nil)
@@ -267,6 +271,7 @@ func (t *Txn) put(ent txnEntry) error {
 	}
 	prev, had := t.buf.ReplaceOrInsert(ent)
 	t.undo = append(t.undo, undoPoint(ent.key, prev, had))
+	t.size += int64(len(ent.key) + len(ent.value))
 	return nil
 }
 
@@ -339,6 +344,12 @@ func (t *Txn) RollbackTo(sp int) error {
 // Batch.Commit for sync) and ends the Txn. A Txn that wrote nothing
 // commits without touching the engine. If the batch fails, nothing was
 // applied; the Txn is ended either way.
+//
+// A buffer of IngestThreshold bytes or more, with no DeleteRange, is
+// applied by Ingest instead when the engine is an Ingester: the buffer is
+// already in key order, so it streams into sstables with no further sort,
+// and the writes skip the engine's write-ahead log and memtable. That
+// commit is durable when it returns, whatever sync says.
 func (t *Txn) Commit(sync bool) error {
 	if t.done {
 		return ErrClosed
@@ -346,6 +357,9 @@ func (t *Txn) Commit(sync bool) error {
 	defer t.finish()
 	if t.buf.Len() == 0 && len(t.dels) == 0 {
 		return nil
+	}
+	if ing, ok := t.e.(Ingester); ok && len(t.dels) == 0 && t.size >= IngestThreshold {
+		return ing.Ingest(t.ingestInto)
 	}
 	b := t.e.NewBatch()
 	defer b.Close()
@@ -371,6 +385,23 @@ func (t *Txn) Commit(sync bool) error {
 		return err
 	}
 	return b.Commit(sync)
+}
+
+// ingestInto writes the buffer, in key order, into w (Commit by Ingest).
+func (t *Txn) ingestInto(w SortedWriter) error {
+	var err error
+	t.buf.Ascend(func(e txnEntry) bool {
+		switch e.kind {
+		case opSet:
+			err = w.Set(e.key, e.value)
+		case opDelete:
+			err = w.Delete(e.key)
+		case opMerge:
+			err = w.Merge(e.key, e.value)
+		}
+		return err == nil
+	})
+	return err
 }
 
 // Rollback discards every buffered write and ends the Txn. Rolling back
@@ -516,6 +547,7 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 		return false, nil
 	}
 	t.undo = append(t.undo, undoPoint(k, prev, had))
+	t.size += int64(len(b))
 	return true, nil
 }
 
