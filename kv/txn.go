@@ -448,36 +448,55 @@ func (t *Txn) ReadSet() []KeySpan { return t.reads }
 // its deleted ranges followed by one point span per buffered key, in key
 // order. Writes undone by RollbackTo are not included.
 func (t *Txn) WriteSet() []KeySpan {
-	if t.done {
-		return nil
-	}
-	out := make([]KeySpan, 0, len(t.dels)+t.buf.Len())
-	out = append(out, t.dels...)
-	t.buf.Ascend(func(e txnEntry) bool {
-		out = append(out, pointSpan(e.key))
-		return true
-	})
-	return out
+	w, _ := t.WriteSets()
+	return w
 }
 
 // OverwriteSet returns the spans this Txn overwrites: its deleted ranges
 // and the keys of its buffered Sets and Deletes, not its Merges (merge
 // operands commute with other transactions' writes). Another transaction
 // that commits a write into one of them conflicts with this one
-// (write-write); the spans are not sorted.
+// (write-write). The spans are in key order when the Txn deleted no
+// range, else the ranges come first.
 func (t *Txn) OverwriteSet() []KeySpan {
+	_, o := t.WriteSets()
+	return o
+}
+
+// WriteSets returns WriteSet and OverwriteSet, built in one pass over the
+// buffer: commit needs both. The two share their spans' bytes, which are
+// cut from a few large blocks rather than allocated per key (a bulk load
+// commits hundreds of thousands of keys). The caller must not modify
+// them.
+func (t *Txn) WriteSets() (writes, overwrites []KeySpan) {
 	if t.done {
-		return nil
+		return nil, nil
 	}
-	out := append([]KeySpan(nil), t.dels...)
+	n := len(t.dels) + t.buf.Len()
+	writes = make([]KeySpan, 0, n)
+	writes = append(writes, t.dels...)
+	overwrites = make([]KeySpan, 0, n)
+	overwrites = append(overwrites, t.dels...)
+	var slab []byte
 	t.buf.Ascend(func(e txnEntry) bool {
+		need := len(e.key) + 1
+		if cap(slab)-len(slab) < need {
+			slab = make([]byte, 0, max(spanSlab, need))
+		}
+		at := len(slab)
+		slab = append(append(slab, e.key...), 0)
+		sp := KeySpan{Start: slab[at : at+need-1 : at+need-1], End: slab[at : at+need : at+need]}
+		writes = append(writes, sp)
 		if e.kind != opMerge {
-			out = append(out, pointSpan(e.key))
+			overwrites = append(overwrites, sp)
 		}
 		return true
 	})
-	return out
+	return writes, overwrites
 }
+
+// spanSlab is the size of the blocks WriteSets cuts its spans from.
+const spanSlab = 64 << 10
 
 // Len returns the number of buffered writes that Commit would apply:
 // buffered keys plus deleted ranges.
