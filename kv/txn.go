@@ -43,6 +43,8 @@ type Txn struct {
 	reads  []KeySpan
 	iters  map[*txnIter]struct{}
 	done   bool
+	// noReads: reads are not recorded (DiscardReads).
+	noReads bool
 	// size is the bytes (keys and values) of the point writes buffered so
 	// far, writes undone by RollbackTo included: Commit's estimate of the
 	// buffer's size against IngestThreshold.
@@ -169,7 +171,9 @@ func (t *Txn) get(buf *btree.BTreeG[txnEntry], dels spanList, key []byte) ([]byt
 	if t.done {
 		return nil, ErrClosed
 	}
-	t.reads = append(t.reads, pointSpan(key))
+	if !t.noReads {
+		t.reads = append(t.reads, pointSpan(key))
+	}
 	ent, ok := buf.Get(txnPivot(key))
 	if !ok {
 		if dels.covers(key) {
@@ -206,7 +210,9 @@ func (t *Txn) newIter(buf *btree.BTreeG[txnEntry], dels spanList, opts IterOptio
 		return nil, ErrClosed
 	}
 	lower, upper := cloneBytes(opts.LowerBound), cloneBytes(opts.UpperBound)
-	t.reads = append(t.reads, KeySpan{Start: lower, End: upper})
+	if !t.noReads {
+		t.reads = append(t.reads, KeySpan{Start: lower, End: upper})
+	}
 	si, err := t.snap.NewIter(IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, err
@@ -424,6 +430,17 @@ func (t *Txn) finish() {
 	t.ranges = nil
 }
 
+// DiscardReads stops (on) or resumes (off) recording reads; turning it
+// on also forgets the reads recorded so far. A transaction that is never
+// validated against its reads (READ COMMITTED checks only its writes)
+// saves a span per key it reads: a bulk load reads every key it inserts.
+func (t *Txn) DiscardReads(on bool) {
+	t.noReads = on
+	if on {
+		t.RollbackReads(0)
+	}
+}
+
 // ReadMark returns a marker of the read set so far, for RollbackReads.
 func (t *Txn) ReadMark() int { return len(t.reads) }
 
@@ -558,7 +575,9 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 	copy(b, key)
 	copy(b[n+1:], value)
 	k := b[:n:n]
-	t.reads = append(t.reads, KeySpan{Start: k, End: b[: n+1 : n+1]})
+	if !t.noReads {
+		t.reads = append(t.reads, KeySpan{Start: k, End: b[: n+1 : n+1]})
+	}
 	ent := txnEntry{key: k, kind: opSet, value: b[n+1 : n+1+len(value) : n+1+len(value)]}
 	prev, had := t.buf.ReplaceOrInsert(ent)
 	if had && prev.kind != opDelete {

@@ -64,6 +64,9 @@ func TestCrashStatements(t *testing.T) {
 		// fails the test if it is there in part.
 		present func(t *testing.T, c *pgx.Conn) bool
 		undo    func(t *testing.T, c *pgx.Conn) // makes the statement runnable again
+		// late kills in the second half of the statement's time, where
+		// its commit runs.
+		late bool
 	}{
 		{
 			name: "copy",
@@ -109,6 +112,7 @@ func TestCrashStatements(t *testing.T) {
 				return n == copyRows
 			},
 			undo: func(t *testing.T, c *pgx.Conn) { mustExec(t, c, "TRUNCATE wide") },
+			late: true,
 		},
 		{
 			name: "create-index",
@@ -174,6 +178,9 @@ func TestCrashStatements(t *testing.T) {
 				done := make(chan error, 1)
 				go func() { done <- st.run(c) }()
 				delay := took/10 + time.Duration(r.Int63n(int64(took*6/10)+1))
+				if st.late {
+					delay = took/2 + time.Duration(r.Int63n(int64(took/2)+1))
+				}
 				time.Sleep(delay)
 				srv.kill()
 				err := <-done
