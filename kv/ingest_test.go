@@ -140,3 +140,75 @@ func TestIngestLeftoversRemoved(t *testing.T) {
 		t.Fatalf("%s still holds %v after reopening", IngestDir, names)
 	}
 }
+
+// TestDiscardReads checks that a Txn told to discard reads records none
+// (Get, NewIter, SetIfNew), forgets those it had, and records again once
+// told to.
+func TestDiscardReads(t *testing.T) {
+	e := NewMemory()
+	defer func() { _ = e.Close() }()
+	x := NewTxn(e)
+	defer x.Rollback()
+	_, _ = x.Get([]byte("a"))
+	x.DiscardReads(true)
+	if n := len(x.ReadSet()); n != 0 {
+		t.Fatalf("DiscardReads(true) kept %d reads", n)
+	}
+	_, _ = x.Get([]byte("b"))
+	it, err := x.NewIter(IterOptions{})
+	must(t, err)
+	must(t, it.Close())
+	ok, err := x.SetIfNew([]byte("c"), []byte("1"))
+	must(t, err)
+	if !ok {
+		t.Fatal("SetIfNew did not write")
+	}
+	if n := len(x.ReadSet()); n != 0 {
+		t.Fatalf("%d reads recorded while discarding", n)
+	}
+	if w := x.WriteSet(); len(w) != 1 || string(w[0].Start) != "c" || string(w[0].End) != "c\x00" {
+		t.Fatalf("WriteSet = %q", w)
+	}
+	x.DiscardReads(false)
+	_, _ = x.Get([]byte("d"))
+	if n := len(x.ReadSet()); n != 1 {
+		t.Fatalf("%d reads after DiscardReads(false) and one Get, want 1", n)
+	}
+}
+
+// TestWriteSetsSlabs checks WriteSets over more keys than one 64 KiB slab
+// holds: every span is its key's point span, in order, and the
+// overwrite set leaves out exactly the merges.
+func TestWriteSetsSlabs(t *testing.T) {
+	e := NewMemory()
+	defer func() { _ = e.Close() }()
+	x := NewTxn(e)
+	defer x.Rollback()
+	const n = 3000
+	pad := make([]byte, 90)
+	for i := range n {
+		key := append(fmt.Appendf(nil, "k%05d", i), pad...)
+		if i%3 == 0 {
+			must(t, x.Merge(key, []byte("m")))
+		} else {
+			must(t, x.Set(key, []byte("v")))
+		}
+	}
+	writes, over := x.WriteSets()
+	if len(writes) != n || len(over) != n-n/3 {
+		t.Fatalf("%d writes and %d overwrites, want %d and %d", len(writes), len(over), n, n-n/3)
+	}
+	j := 0
+	for i, w := range writes {
+		key := string(append(fmt.Appendf(nil, "k%05d", i), pad...))
+		if string(w.Start) != key || string(w.End) != key+"\x00" {
+			t.Fatalf("write span %d = [%q, %q)", i, w.Start, w.End)
+		}
+		if i%3 != 0 {
+			if string(over[j].Start) != key {
+				t.Fatalf("overwrite span %d = %q, want %q", j, over[j].Start, key)
+			}
+			j++
+		}
+	}
+}
