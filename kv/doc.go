@@ -25,7 +25,12 @@
 //     ordered buffer; nothing reaches the Engine yet. Savepoint and
 //     RollbackTo undo buffered writes.
 //  3. Txn.Commit turns the buffer into one Batch and commits it: all of the
-//     Txn's writes become visible at once, or none do.
+//     Txn's writes become visible at once, or none do. A buffer of
+//     IngestThreshold bytes or more goes instead through the engine's
+//     optional Ingester (ingest.go): Pebble writes it as sstables and
+//     links them into its LSM, skipping the write-ahead log and the
+//     memtable (pebble_ingest.go); atomic and invisible to older
+//     snapshots the same way, and durable when Commit returns.
 //
 // Code that needs no isolation may write the Engine directly or through a
 // Batch of its own.

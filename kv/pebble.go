@@ -76,6 +76,8 @@ type pebbleEngine struct {
 	// reserve (diskfull.go); nil on a read-only store or a file system
 	// that cannot tell its free space.
 	space *spaceGuard
+	// ingest writes the sstables of Ingest (pebble_ingest.go).
+	ingest *pebbleIngest
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -180,6 +182,9 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 		popts.Levels[i].IndexBlockSize = 256 << 10
 	}
+	// Open works on its own defaulted copy; Ingest's sstable writer
+	// needs the defaults (compression, key schema) in ours too.
+	popts.EnsureDefaults()
 	db, err := pebble.Open(dir, popts)
 	if err != nil {
 		if pebble.IsCorruptionError(err) {
@@ -190,6 +195,10 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	e := &pebbleEngine{db: db, readOnly: readOnly, failed: failed, damage: damage, repair: opts.Repair, diskFull: diskFull}
 	if !readOnly {
 		e.space = newSpaceGuard(fs, dir, opts.Ballast)
+	}
+	if err := e.initIngest(fs, dir, popts); err != nil {
+		_ = db.Close()
+		return nil, err
 	}
 	return e, nil
 }

@@ -43,6 +43,12 @@ type Txn struct {
 	reads  []KeySpan
 	iters  map[*txnIter]struct{}
 	done   bool
+	// noReads: reads are not recorded (DiscardReads).
+	noReads bool
+	// size is the bytes (keys and values) of the point writes buffered so
+	// far, writes undone by RollbackTo included: Commit's estimate of the
+	// buffer's size against IngestThreshold.
+	size int64
 }
 
 var _ ReadWriter = (*Txn)(nil)
@@ -165,7 +171,9 @@ func (t *Txn) get(buf *btree.BTreeG[txnEntry], dels spanList, key []byte) ([]byt
 	if t.done {
 		return nil, ErrClosed
 	}
-	t.reads = append(t.reads, pointSpan(key))
+	if !t.noReads {
+		t.reads = append(t.reads, pointSpan(key))
+	}
 	ent, ok := buf.Get(txnPivot(key))
 	if !ok {
 		if dels.covers(key) {
@@ -202,7 +210,9 @@ func (t *Txn) newIter(buf *btree.BTreeG[txnEntry], dels spanList, opts IterOptio
 		return nil, ErrClosed
 	}
 	lower, upper := cloneBytes(opts.LowerBound), cloneBytes(opts.UpperBound)
-	t.reads = append(t.reads, KeySpan{Start: lower, End: upper})
+	if !t.noReads {
+		t.reads = append(t.reads, KeySpan{Start: lower, End: upper})
+	}
 	si, err := t.snap.NewIter(IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, err
@@ -267,6 +277,7 @@ func (t *Txn) put(ent txnEntry) error {
 	}
 	prev, had := t.buf.ReplaceOrInsert(ent)
 	t.undo = append(t.undo, undoPoint(ent.key, prev, had))
+	t.size += int64(len(ent.key) + len(ent.value))
 	return nil
 }
 
@@ -339,6 +350,12 @@ func (t *Txn) RollbackTo(sp int) error {
 // Batch.Commit for sync) and ends the Txn. A Txn that wrote nothing
 // commits without touching the engine. If the batch fails, nothing was
 // applied; the Txn is ended either way.
+//
+// A buffer of IngestThreshold bytes or more, with no DeleteRange, is
+// applied by Ingest instead when the engine is an Ingester: the buffer is
+// already in key order, so it streams into sstables with no further sort,
+// and the writes skip the engine's write-ahead log and memtable. That
+// commit is durable when it returns, whatever sync says.
 func (t *Txn) Commit(sync bool) error {
 	if t.done {
 		return ErrClosed
@@ -346,6 +363,9 @@ func (t *Txn) Commit(sync bool) error {
 	defer t.finish()
 	if t.buf.Len() == 0 && len(t.dels) == 0 {
 		return nil
+	}
+	if ing, ok := t.e.(Ingester); ok && len(t.dels) == 0 && t.size >= IngestThreshold {
+		return ing.Ingest(t.ingestInto)
 	}
 	b := t.e.NewBatch()
 	defer b.Close()
@@ -373,6 +393,23 @@ func (t *Txn) Commit(sync bool) error {
 	return b.Commit(sync)
 }
 
+// ingestInto writes the buffer, in key order, into w (Commit by Ingest).
+func (t *Txn) ingestInto(w SortedWriter) error {
+	var err error
+	t.buf.Ascend(func(e txnEntry) bool {
+		switch e.kind {
+		case opSet:
+			err = w.Set(e.key, e.value)
+		case opDelete:
+			err = w.Delete(e.key)
+		case opMerge:
+			err = w.Merge(e.key, e.value)
+		}
+		return err == nil
+	})
+	return err
+}
+
 // Rollback discards every buffered write and ends the Txn. Rolling back
 // an ended Txn does nothing.
 func (t *Txn) Rollback() {
@@ -391,6 +428,17 @@ func (t *Txn) finish() {
 	t.buf = nil
 	t.undo = nil
 	t.ranges = nil
+}
+
+// DiscardReads stops (on) or resumes (off) recording reads; turning it
+// on also forgets the reads recorded so far. A transaction that is never
+// validated against its reads (READ COMMITTED checks only its writes)
+// saves a span per key it reads: a bulk load reads every key it inserts.
+func (t *Txn) DiscardReads(on bool) {
+	t.noReads = on
+	if on {
+		t.RollbackReads(0)
+	}
 }
 
 // ReadMark returns a marker of the read set so far, for RollbackReads.
@@ -417,36 +465,55 @@ func (t *Txn) ReadSet() []KeySpan { return t.reads }
 // its deleted ranges followed by one point span per buffered key, in key
 // order. Writes undone by RollbackTo are not included.
 func (t *Txn) WriteSet() []KeySpan {
-	if t.done {
-		return nil
-	}
-	out := make([]KeySpan, 0, len(t.dels)+t.buf.Len())
-	out = append(out, t.dels...)
-	t.buf.Ascend(func(e txnEntry) bool {
-		out = append(out, pointSpan(e.key))
-		return true
-	})
-	return out
+	w, _ := t.WriteSets()
+	return w
 }
 
 // OverwriteSet returns the spans this Txn overwrites: its deleted ranges
 // and the keys of its buffered Sets and Deletes, not its Merges (merge
 // operands commute with other transactions' writes). Another transaction
 // that commits a write into one of them conflicts with this one
-// (write-write); the spans are not sorted.
+// (write-write). The spans are in key order when the Txn deleted no
+// range, else the ranges come first.
 func (t *Txn) OverwriteSet() []KeySpan {
+	_, o := t.WriteSets()
+	return o
+}
+
+// WriteSets returns WriteSet and OverwriteSet, built in one pass over the
+// buffer: commit needs both. The two share their spans' bytes, which are
+// cut from a few large blocks rather than allocated per key (a bulk load
+// commits hundreds of thousands of keys). The caller must not modify
+// them.
+func (t *Txn) WriteSets() (writes, overwrites []KeySpan) {
 	if t.done {
-		return nil
+		return nil, nil
 	}
-	out := append([]KeySpan(nil), t.dels...)
+	n := len(t.dels) + t.buf.Len()
+	writes = make([]KeySpan, 0, n)
+	writes = append(writes, t.dels...)
+	overwrites = make([]KeySpan, 0, n)
+	overwrites = append(overwrites, t.dels...)
+	var slab []byte
 	t.buf.Ascend(func(e txnEntry) bool {
+		need := len(e.key) + 1
+		if cap(slab)-len(slab) < need {
+			slab = make([]byte, 0, max(spanSlab, need))
+		}
+		at := len(slab)
+		slab = append(append(slab, e.key...), 0)
+		sp := KeySpan{Start: slab[at : at+need-1 : at+need-1], End: slab[at : at+need : at+need]}
+		writes = append(writes, sp)
 		if e.kind != opMerge {
-			out = append(out, pointSpan(e.key))
+			overwrites = append(overwrites, sp)
 		}
 		return true
 	})
-	return out
+	return writes, overwrites
 }
+
+// spanSlab is the size of the blocks WriteSets cuts its spans from.
+const spanSlab = 64 << 10
 
 // Len returns the number of buffered writes that Commit would apply:
 // buffered keys plus deleted ranges.
@@ -508,7 +575,9 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 	copy(b, key)
 	copy(b[n+1:], value)
 	k := b[:n:n]
-	t.reads = append(t.reads, KeySpan{Start: k, End: b[: n+1 : n+1]})
+	if !t.noReads {
+		t.reads = append(t.reads, KeySpan{Start: k, End: b[: n+1 : n+1]})
+	}
 	ent := txnEntry{key: k, kind: opSet, value: b[n+1 : n+1+len(value) : n+1+len(value)]}
 	prev, had := t.buf.ReplaceOrInsert(ent)
 	if had && prev.kind != opDelete {
@@ -516,6 +585,7 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 		return false, nil
 	}
 	t.undo = append(t.undo, undoPoint(k, prev, had))
+	t.size += int64(len(b))
 	return true, nil
 }
 

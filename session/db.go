@@ -387,8 +387,7 @@ var errSerialization = pgerror.New(pgerror.SerializationFailure,
 //
 // t is ended whatever the outcome.
 func (db *DB) commit(t *txn) error {
-	writes := t.kv.WriteSet()
-	if len(writes) == 0 && !t.catChanged {
+	if t.kv.Len() == 0 && !t.catChanged {
 		db.rollback(t)
 		return nil
 	}
@@ -397,8 +396,7 @@ func (db *DB) commit(t *txn) error {
 		return pgerror.New(pgerror.Internal, "a read-only transaction tried to commit writes")
 	}
 	// Sorting is done before taking the mutex: it is t's own data.
-	reads := t.validationSpans()
-	writes = sortSpans(writes)
+	writes, reads := t.commitSpans()
 
 	db.mu.Lock()
 	seq, err := db.applyLocked(t, reads, writes)

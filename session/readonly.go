@@ -257,6 +257,8 @@ func (s *Session) defaultIsolation() string {
 func (t *txn) setIsolation(level string) {
 	t.level = level
 	t.readCommitted = level == "read committed" || level == "read uncommitted"
+	// READ COMMITTED validates t's writes, never its reads.
+	t.kv.DiscardReads(t.readCommitted)
 }
 
 // isolation is the level t was asked to run at.

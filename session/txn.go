@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"time"
 
@@ -79,8 +80,13 @@ type savepoint struct {
 }
 
 // sortSpans sorts spans by Start (nil first) in place and returns them.
+// Spans already in order (a write set without deleted ranges: a bulk
+// load's hundreds of thousands of keys) cost one pass.
 func sortSpans(spans []kv.KeySpan) []kv.KeySpan {
-	sort.Slice(spans, func(i, j int) bool { return bytes.Compare(spans[i].Start, spans[j].Start) < 0 })
+	less := func(a, b kv.KeySpan) int { return bytes.Compare(a.Start, b.Start) }
+	if !slices.IsSortedFunc(spans, less) {
+		slices.SortFunc(spans, less)
+	}
 	return spans
 }
 
@@ -263,6 +269,18 @@ func (t *txn) validationSpans() []kv.KeySpan {
 		return mergeSpans(t.kv.OverwriteSet())
 	}
 	return mergeSpans(t.kv.ReadSet())
+}
+
+// commitSpans returns what commit needs: the write set, sorted (for the
+// commit log), and validationSpans, from one pass over t's buffer.
+func (t *txn) commitSpans() (writes, reads []kv.KeySpan) {
+	writes, over := t.kv.WriteSets()
+	if t.readCommitted {
+		reads = mergeSpans(over)
+	} else {
+		reads = mergeSpans(t.kv.ReadSet())
+	}
+	return sortSpans(writes), reads
 }
 
 // ddlDB is the database whose catalog t's DDL changed, "" for all.

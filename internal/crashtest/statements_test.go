@@ -6,11 +6,16 @@ import (
 	"flag"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/kvsql/kvsql/kv"
 )
 
 var bigRows = flag.Int("crash.rows", 1_000_000, "rows of the table TestCrashStatements backfills and alters")
@@ -20,6 +25,11 @@ var bigRows = flag.Int("crash.rows", 1_000_000, "rows of the table TestCrashStat
 // wholly present or wholly absent and that `kvsql check` is clean:
 //
 //   - copy: COPY FROM STDIN of 100,000 rows (pgx CopyFrom);
+//   - copy-ingest: the same with rows wide enough (~11 MB of keys and
+//     values, with a secondary index) that the commit goes to the engine
+//     as ingested sstables (kv.IngestThreshold), so kills land while the
+//     files are written, synced or linked; files a kill leaves in
+//     kv.IngestDir must be gone after the restart;
 //   - create-index: CREATE INDEX's backfill over -crash.rows rows;
 //   - alter: ALTER TABLE ADD COLUMN ... NOT NULL DEFAULT over the same
 //     rows (kvsql records the default in the catalog rather than
@@ -41,6 +51,8 @@ func TestCrashStatements(t *testing.T) {
 	mustExec(t, c, "CREATE TABLE big (id INT PRIMARY KEY, v INT NOT NULL, pad TEXT)")
 	mustExec(t, c, fmt.Sprintf("INSERT INTO big SELECT g, g %% 1000, 'pad' FROM generate_series(1, %d) g", *bigRows))
 	mustExec(t, c, "CREATE TABLE copied (id INT PRIMARY KEY, v INT, s TEXT)")
+	mustExec(t, c, "CREATE TABLE wide (id INT PRIMARY KEY, v INT, s TEXT)")
+	mustExec(t, c, "CREATE INDEX wide_v ON wide (v)")
 	_ = c.Close(ctx)
 
 	const copyRows = 100_000
@@ -52,6 +64,9 @@ func TestCrashStatements(t *testing.T) {
 		// fails the test if it is there in part.
 		present func(t *testing.T, c *pgx.Conn) bool
 		undo    func(t *testing.T, c *pgx.Conn) // makes the statement runnable again
+		// late kills in the second half of the statement's time, where
+		// its commit runs.
+		late bool
 	}{
 		{
 			name: "copy",
@@ -71,6 +86,33 @@ func TestCrashStatements(t *testing.T) {
 				return n == copyRows
 			},
 			undo: func(t *testing.T, c *pgx.Conn) { mustExec(t, c, "DELETE FROM copied") },
+		},
+		{
+			name: "copy-ingest",
+			run: func(c *pgx.Conn) error {
+				pad := strings.Repeat("x", 80)
+				rows := make([][]any, copyRows)
+				for i := range rows {
+					rows[i] = []any{int32(i), int32(i % 77), fmt.Sprintf("row %d %s", i, pad)}
+				}
+				_, err := c.CopyFrom(ctx, pgx.Identifier{"wide"}, []string{"id", "v", "s"}, pgx.CopyFromRows(rows))
+				return err
+			},
+			present: func(t *testing.T, c *pgx.Conn) bool {
+				if left := ingestLeftovers(t, srv); len(left) > 0 {
+					t.Fatalf("%s holds %v after the restart", kv.IngestDir, left)
+				}
+				n := count(t, c, "SELECT count(*) FROM wide")
+				if n != 0 && n != copyRows {
+					t.Fatalf("wide has %d rows after the crash: COPY was partly applied", n)
+				}
+				if got := count(t, c, "SELECT count(*) FROM wide WHERE v >= 0 AND v < 77"); got != n {
+					t.Fatalf("wide_v finds %d of wide's %d rows", got, n)
+				}
+				return n == copyRows
+			},
+			undo: func(t *testing.T, c *pgx.Conn) { mustExec(t, c, "TRUNCATE wide") },
+			late: true,
 		},
 		{
 			name: "create-index",
@@ -136,9 +178,15 @@ func TestCrashStatements(t *testing.T) {
 				done := make(chan error, 1)
 				go func() { done <- st.run(c) }()
 				delay := took/10 + time.Duration(r.Int63n(int64(took*6/10)+1))
+				if st.late {
+					delay = took/2 + time.Duration(r.Int63n(int64(took/2)+1))
+				}
 				time.Sleep(delay)
 				srv.kill()
 				err := <-done
+				if left := ingestLeftovers(t, srv); len(left) > 0 {
+					t.Logf("kill %d left %v in %s", k, left, kv.IngestDir)
+				}
 				srv.check(t)
 				srv.start(t)
 				c2 := connect(t, srv)
@@ -171,6 +219,24 @@ func TestCrash8Writers(t *testing.T) {
 	s := time.Now().UnixNano()
 	t.Logf("seed %d", s)
 	runCrash(t, rand.New(rand.NewSource(s)), 8, n)
+}
+
+// ingestLeftovers lists the files in the store's kv.IngestDir: sstables
+// of an ingest a kill interrupted before Pebble linked them.
+func ingestLeftovers(t *testing.T, s *server) []string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(s.data, kv.IngestDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 func connect(t *testing.T, s *server) *pgx.Conn {
