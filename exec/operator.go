@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/foreign"
 	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -99,6 +100,12 @@ type Ctx struct {
 	// need no validation (autocommit queries): scans may then read master
 	// rows through one iterator per scan (index.MasterReader).
 	ReadOnly bool
+	// Foreign opens the store of a foreign database (catalog
+	// Database.Foreign) for foreign scans and writes; nil: they fail.
+	Foreign func(db string) (foreign.Store, error)
+	// Warn raises a WARNING for the client (a foreign scan's skipped
+	// keys); nil: warnings are dropped.
+	Warn func(format string, args ...any)
 }
 
 // Operator is the one row-iterator protocol of exec. See the package

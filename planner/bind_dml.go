@@ -46,6 +46,9 @@ func (b *binder) targetTable(te sqlparser.TableExpr) (*catalog.Table, string, er
 	if t.MatView != "" && !b.p.WriteMatView {
 		return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change materialized view %q", t.Name)
 	}
+	if t.Foreign != nil {
+		return nil, "", foreignWriteError(t) // foreign.go
+	}
 	alias := at.As.String()
 	if alias == "" {
 		alias = t.Name

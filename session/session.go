@@ -279,6 +279,8 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Backends:   backends{db: s.db, s: s},
 		Settings:   settingOps{s: s},
 		Routines:   routineOps{s: s, t: t, ctx: ctx},
+		Foreign:    s.db.foreignStore,
+		Warn:       s.warn,
 	}
 }
 
