@@ -100,7 +100,7 @@ func Open(spec StoreSpec) (Store, error) {
 		}
 		return &levelStore{db: db}, nil
 	default:
-		db, err := pebble.Open(path, &pebble.Options{ReadOnly: !spec.Writable, ErrorIfNotExists: true})
+		db, err := pebble.Open(path, &pebble.Options{ReadOnly: !spec.Writable, ErrorIfNotExists: true, Logger: quietLogger{}})
 		if err != nil {
 			return nil, pgerror.Newf(pgerror.IOError, "cannot open foreign store %s: %v", spec.URL, err)
 		}
@@ -207,3 +207,34 @@ func (s *pebbleStore) Write(sets []KV, deletes [][]byte) error {
 }
 
 func (s *pebbleStore) Close() error { return s.db.Close() }
+
+// CreateLevelDB opens (creating it if missing) a writable LevelDB store
+// at path: for tests and examples that play the application.
+func CreateLevelDB(path string) (Store, error) {
+	db, err := leveldb.OpenFile(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &levelStore{db: db}, nil
+}
+
+// CreatePebble opens (creating it if missing) a writable Pebble store
+// at path with Pebble's defaults.
+func CreatePebble(path string) (Store, error) {
+	db, err := pebble.Open(path, &pebble.Options{Logger: quietLogger{}})
+	if err != nil {
+		return nil, err
+	}
+	return &pebbleStore{db: db}, nil
+}
+
+// quietLogger keeps Pebble's informational messages (one per WAL
+// replayed) out of the server's output; errors reach the caller as
+// errors. Fatalf must not return, as Pebble's contract says.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)  {}
+func (quietLogger) Errorf(string, ...any) {}
+func (quietLogger) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("foreign pebble store: "+format, args...))
+}
