@@ -59,16 +59,22 @@ type docDB struct {
 	Name string `xml:"dbName,attr" json:"dbName"`
 	// Store and ReadOnly attach an application's key-value store
 	// (catalog/foreign.go); Counters are its id counters.
-	Store    string               `xml:"store,attr,omitempty" json:"store,omitempty"`
-	ReadOnly string               `xml:"readonly,attr,omitempty" json:"readonly,omitempty"`
-	Counters []foreign.DocCounter `xml:"Counters>Counter,omitempty" json:"Counters,omitempty"`
-	Tables   []docTable           `xml:"Tables>Table" json:"Tables"`
-	Views    []docView            `xml:"Views>View,omitempty" json:"Views,omitempty"`
+	Store    string     `xml:"store,attr,omitempty" json:"store,omitempty"`
+	ReadOnly string     `xml:"readonly,attr,omitempty" json:"readonly,omitempty"`
+	Tables   []docTable `xml:"Tables>Table" json:"Tables"`
+	Views    []docView  `xml:"Views>View,omitempty" json:"Views,omitempty"`
 	// Sequences are the CREATE SEQUENCE definitions; their counters are
 	// data (SeqStateKey) and are not part of the document.
 	Sequences []docSequence `xml:"Sequences>Sequence,omitempty" json:"Sequences,omitempty"`
 	// Functions are the CREATE FUNCTION and CREATE PROCEDURE definitions.
 	Functions []docFunction `xml:"Functions>Function,omitempty" json:"Functions,omitempty"`
+	Counters  *docCounters  `xml:"Counters,omitempty" json:"Counters,omitempty"`
+}
+
+// docCounters wraps the Counter elements of a foreign database, so that
+// a database without any has no Counters element at all.
+type docCounters struct {
+	Counter []foreign.DocCounter `xml:"Counter" json:"Counter"`
 }
 
 // docFunction is a routine: its signature and options as attributes,

@@ -30,7 +30,10 @@ func foreignDoc(d *Database, dd *docDB) {
 		dd.ReadOnly = "false"
 	}
 	for _, c := range d.Foreign.Counters {
-		dd.Counters = append(dd.Counters, foreign.DocCounter{Name: c.Name, Key: c.Key, Encoding: string(c.Encoding)})
+		if dd.Counters == nil {
+			dd.Counters = &docCounters{}
+		}
+		dd.Counters.Counter = append(dd.Counters.Counter, foreign.DocCounter{Name: c.Name, Key: c.Key, Encoding: string(c.Encoding)})
 	}
 }
 
@@ -47,8 +50,12 @@ func (im *importer) foreignDB(d *Database, ddb *docDB, where string, names map[s
 	default:
 		return docError("%s: readonly=%q must be true or false", where, ddb.ReadOnly)
 	}
-	for i := range ddb.Counters {
-		c, err := foreign.CounterFromDoc(&ddb.Counters[i])
+	var counters []foreign.DocCounter
+	if ddb.Counters != nil {
+		counters = ddb.Counters.Counter
+	}
+	for i := range counters {
+		c, err := foreign.CounterFromDoc(&counters[i])
 		if err != nil {
 			return docError("%s: %v", where, err)
 		}

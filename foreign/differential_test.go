@@ -106,7 +106,7 @@ var nativeDDL = []string{
 }
 
 type fixture struct {
-	db                 *session.DB
+	db             *session.DB
 	native, fl, fp *session.Session
 }
 
