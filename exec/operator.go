@@ -103,6 +103,10 @@ type Ctx struct {
 	// Foreign opens the store of a foreign database (catalog
 	// Database.Foreign) for foreign scans and writes; nil: they fail.
 	Foreign func(db string) (foreign.Store, error)
+	// ForeignWrite opens the store of a foreign database for a write,
+	// or refuses it (a read-only attachment, a transaction block); nil:
+	// writes to foreign tables fail.
+	ForeignWrite func(db string) (foreign.Store, error)
 	// Warn raises a WARNING for the client (a foreign scan's skipped
 	// keys); nil: warnings are dropped.
 	Warn func(format string, args ...any)
@@ -189,6 +193,7 @@ type runState struct {
 	subMemos map[*planner.Subquery]*subqueryMemo // correlated subqueries' results by input
 	memos    map[*planner.Scan]*memoTable
 	works    map[int]*rowBuffer // WITH RECURSIVE's work tables by ID
+	foreign  *foreignBatch      // a DML statement's writes to foreign stores (foreign_write.go)
 }
 
 func newRunState(ctx *Ctx) *runState {

@@ -107,12 +107,15 @@ var nativeDDL = []string{
 
 type fixture struct {
 	db             *session.DB
+	dir            string
 	native, fl, fp *session.Session
 }
 
 // openFixture writes both stores, attaches them and loads the native
 // tables, all with the rows rng chooses.
-func openFixture(t *testing.T, rng *rand.Rand) *fixture {
+func openFixture(t *testing.T, rng *rand.Rand) *fixture { return openFixtureDoc(t, rng, docXML) }
+
+func openFixtureDoc(t *testing.T, rng *rand.Rand, xmlDoc string) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	var inserts []string
@@ -161,7 +164,7 @@ func openFixture(t *testing.T, rng *rand.Rand) *fixture {
 	writeStore(t, "pebble:"+filepath.Join(dir, "fp.pebble"), fp)
 
 	data := filepath.Join(dir, "data")
-	doc, err := catalog.ImportXML([]byte(docXML))
+	doc, err := catalog.ImportXML([]byte(xmlDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +201,7 @@ func openFixture(t *testing.T, rng *rand.Rand) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &fixture{db: db}
+	f := &fixture{db: db, dir: dir}
 	for _, p := range []struct {
 		s  **session.Session
 		db string
@@ -231,7 +234,7 @@ func writeStore(t *testing.T, url string, kvs []foreign.KV) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Write(kvs, nil); err != nil {
+	if err := st.Write(kvs); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -179,7 +180,7 @@ func (l *Layout) buildKey(row []types.Datum, attr string) ([]byte, error) {
 			}
 			b, err := f.Encoding.encode(row[p.field])
 			if err != nil {
-				return nil, err
+				return nil, pgerror.Newf(pgerror.NumericValueOutOfRange, "key field %q: %v", f.Column, err)
 			}
 			if err := l.checkSpelling(p.field, b); err != nil {
 				return nil, err

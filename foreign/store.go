@@ -27,14 +27,17 @@ type Store interface {
 	NewIter(lo, hi []byte) (Iter, error)
 	// Get returns the value of key; found is false when it is absent.
 	Get(key []byte) (value []byte, found bool, err error)
-	// Write applies sets and deletes atomically (one batch).
-	Write(sets []KV, deletes [][]byte) error
+	// Write applies ops, in order, atomically (one batch).
+	Write(ops []KV) error
 	// Close releases the store.
 	Close() error
 }
 
-// KV is one key and its value.
-type KV struct{ Key, Value []byte }
+// KV is one key and its value, or with Delete set, a key to delete.
+type KV struct {
+	Key, Value []byte
+	Delete     bool
+}
 
 // Iter walks keys in ascending order. Key and Value are valid until the
 // next call; the caller copies what it keeps.
@@ -134,13 +137,14 @@ func (s *levelStore) Get(key []byte) ([]byte, bool, error) {
 	return v, true, nil
 }
 
-func (s *levelStore) Write(sets []KV, deletes [][]byte) error {
+func (s *levelStore) Write(ops []KV) error {
 	b := new(leveldb.Batch)
-	for _, k := range deletes {
-		b.Delete(k)
-	}
-	for _, kv := range sets {
-		b.Put(kv.Key, kv.Value)
+	for _, op := range ops {
+		if op.Delete {
+			b.Delete(op.Key)
+		} else {
+			b.Put(op.Key, op.Value)
+		}
 	}
 	if err := s.db.Write(b, &leveldbopt.WriteOptions{Sync: true}); err != nil {
 		return pgerror.Newf(pgerror.IOError, "foreign store: %v", err)
@@ -187,16 +191,17 @@ func (s *pebbleStore) Get(key []byte) ([]byte, bool, error) {
 	return out, true, nil
 }
 
-func (s *pebbleStore) Write(sets []KV, deletes [][]byte) error {
+func (s *pebbleStore) Write(ops []KV) error {
 	b := s.db.NewBatch()
 	defer b.Close()
-	for _, k := range deletes {
-		if err := b.Delete(k, nil); err != nil {
-			return err
+	for _, op := range ops {
+		var err error
+		if op.Delete {
+			err = b.Delete(op.Key, nil)
+		} else {
+			err = b.Set(op.Key, op.Value, nil)
 		}
-	}
-	for _, kv := range sets {
-		if err := b.Set(kv.Key, kv.Value, nil); err != nil {
+		if err != nil {
 			return err
 		}
 	}

@@ -180,10 +180,18 @@ func describeForeign(s *Scan, b *strings.Builder) {
 	}
 }
 
-// foreignWriteError refuses INSERT, UPDATE and DELETE on a foreign
-// table: kvsql reads an application's keys but does not write them.
-func foreignWriteError(t *catalog.Table) error {
+// foreignWritable refuses INSERT, UPDATE and DELETE on a foreign table
+// of a read-only attachment (the default; readonly="false" on the
+// DataBase element allows them).
+func (b *binder) foreignWritable(t *catalog.Table) error {
+	if t.Foreign == nil {
+		return nil
+	}
+	if d, err := b.p.Catalog.Database(t.DB); err == nil && d.Foreign != nil && d.Foreign.Writable {
+		return nil
+	}
 	e := pgerror.Newf(pgerror.WrongObjectType, "cannot change foreign table %q", t.Name)
-	e.Detail = "Its rows live in the keys of an attached application store, which kvsql only reads."
+	e.Detail = "Its database is attached read-only to an application's store."
+	e.Hint = "readonly=\"false\" on the DataBase element of the catalog document allows writes."
 	return e
 }

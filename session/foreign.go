@@ -46,6 +46,22 @@ func (db *DB) foreignStore(name string) (foreign.Store, error) {
 	return st, nil
 }
 
+// foreignWriteStore returns the store of foreign database name for a
+// write of transaction t. The write is applied when its statement
+// ends, outside kvsql's transaction, so it is refused inside a
+// transaction block, where a ROLLBACK could not take it back.
+func (db *DB) foreignWriteStore(t *txn, name string) (foreign.Store, error) {
+	if t.explicit || t.implicit {
+		e := pgerror.Newf(pgerror.FeatureNotSupported, "writes to foreign tables are not supported inside a transaction block")
+		e.Hint = "Run the statement on its own: each one is applied to the application's store when it ends."
+		return nil, e
+	}
+	if t.readOnly {
+		return nil, pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute a write in a read-only transaction")
+	}
+	return db.foreignStore(name)
+}
+
 func (fs *foreignStores) closeAll() {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
