@@ -71,7 +71,7 @@ func writeStore(dir string, cfg config) error {
 		put(fmt.Sprintf("user:%d:password", u), fmt.Sprintf("pw%d", rng.Intn(1e6)))
 		put(fmt.Sprintf("username:%s:userId", name), strconv.Itoa(u))
 		if u%3 == 0 {
-			sid := fmt.Sprintf("s%08x", rng.Uint32())
+			sid := fmt.Sprintf("%08x", uint32(u)*2654435761) // an opaque token, as a web session's
 			put(fmt.Sprintf("session:%s:expiry", sid), strconv.Itoa(1700000000+u))
 			put(fmt.Sprintf("session:%s:userId", sid), strconv.Itoa(u))
 		}
