@@ -74,6 +74,7 @@ func TestDocumentErrors(t *testing.T) {
 		{`<Databases formatVersion="1" nextID="100"><DataBase dbName="f" store="redis:x"><Tables/></DataBase></Databases>`, "want leveldb:PATH or pebble:PATH"},
 		{`<Databases formatVersion="1" nextID="100"><DataBase dbName="f" store="leveldb:x" readonly="no"><Tables/></DataBase></Databases>`, `readonly="no" must be true or false`},
 		{table("", ""), "needs a ForeignLayout"},
+		{`<Databases formatVersion="1" nextID="100"><DataBase dbName="f" store="leveldb:x"><Tables/><Counters><Counter sequenceName="s" key="n"/></Counters></DataBase></Databases>`, "counters as sequences are not supported yet"},
 		{table(`<ForeignLayout shape="tree" key="t:{id}"/>`, ""), `shape "tree" is not one of`},
 		{table(`<ForeignLayout shape="attribute" key="t:{id}"/>`, ""), "needs {attribute} as the key's last field"},
 		{table(`<ForeignLayout shape="row" key="t:{id}"/>`, ""), "needs format json, delimited or fixed"},

@@ -57,9 +57,6 @@ type StoreSpec struct {
 	URL string `json:"url"`
 	// Writable is set by readonly="false" on the attachment.
 	Writable bool `json:"writable,omitempty"`
-	// Counters are the store's id counters (users:nextId), read as
-	// sequences.
-	Counters []*Counter `json:"counters,omitempty"`
 }
 
 // ParseStoreURL splits "leveldb:PATH" or "pebble:PATH".
