@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kvsql/kvsql/foreign"
+	"github.com/kvsql/kvsql/pgerror"
 )
 
 // Foreign databases: a DataBase element with a store attribute
@@ -190,4 +191,17 @@ func (c *Catalog) AttachForeign(doc *Catalog) (*Catalog, error) {
 		n.dbs[name] = d
 	}
 	return n, nil
+}
+
+// CheckForeignDDL refuses a schema change (what: "ALTER TABLE",
+// "CREATE INDEX", ...) to a foreign table: its columns are fixed by the
+// application's keys (change the catalog document and import it again),
+// and it has no key space for indexes or for TRUNCATE to empty.
+func CheckForeignDDL(t *Table, what string) error {
+	if t == nil || t.Foreign == nil {
+		return nil
+	}
+	e := pgerror.Newf(pgerror.WrongObjectType, "%s is not supported on foreign table %q", what, t.Name)
+	e.Hint = "A foreign table's columns come from the application's keys: change its catalog document and import it again."
+	return e
 }

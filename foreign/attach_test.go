@@ -52,7 +52,9 @@ func TestExplainAndMalformed(t *testing.T) {
 		t.Errorf("a prefix scan warned: %v", ns)
 	}
 	// Writes are refused while the attachment is read-only.
-	for _, q := range []string{"INSERT INTO ta VALUES (1000, 'x', 1)", "UPDATE ta SET name = 'y'", "DELETE FROM tp"} {
+	for _, q := range []string{"INSERT INTO ta VALUES (1000, 'x', 1)", "UPDATE ta SET name = 'y'", "DELETE FROM tp",
+		"ALTER TABLE ta ADD COLUMN x int", "ALTER TABLE ta DROP COLUMN score", "ALTER TABLE ta RENAME COLUMN name TO nm",
+		"ALTER TABLE ta ALTER COLUMN name SET NOT NULL", "CREATE INDEX ON ta (name)", "TRUNCATE ta"} {
 		_, err := f.fl.Exec(context.Background(), q)
 		if !pgerror.HasCode(err, pgerror.WrongObjectType) {
 			t.Errorf("%s: %v, want 42809", q, err)
