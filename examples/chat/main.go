@@ -4,8 +4,8 @@
 // lists and the aggregated messages), so that kvsql can attach it with
 // chat.xml and answer SQL over it where it lies.
 //
-//	go run ./examples/chat -dir /tmp/chat.ldb
-//	kvsql catalog import examples/chat/chat.xml --data ./kvsql-data   (store="leveldb:/tmp/chat.ldb" in the copy you import)
+//	go run ./examples/chat -dir ./examples/chat/chat.ldb
+//	kvsql catalog import examples/chat/chat.xml --data ./kvsql-data   (store paths are relative to the document)
 //	kvsql serve; psql -h 127.0.0.1 -p 5433 -d chat
 //
 // The keys, as the seed lists them (values in ASCII; a message is one
