@@ -12,6 +12,7 @@ require (
 	github.com/mattn/go-isatty v0.0.24
 	github.com/pingcap/kvproto v0.0.0-20221129023506-621ec37aac7a
 	github.com/pingcap/log v1.1.1-0.20221015072633-39906604fb81
+	github.com/syndtr/goleveldb v1.0.0
 	github.com/tikv/client-go/v2 v2.0.4
 	go.etcd.io/etcd/api/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3

@@ -13,6 +13,9 @@ func (c *Catalog) AlterTable(w kv.Writer, db, name string, change func(*Table) e
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckForeignDDL(t, "ALTER TABLE"); err != nil {
+		return nil, err
+	}
 	nt := cloneTable(t)
 	if err := change(nt); err != nil {
 		return nil, err
@@ -104,6 +107,9 @@ func (c *Catalog) RenameColumn(w kv.Writer, db, table, old, name string, rewrite
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckForeignDDL(t, "ALTER TABLE"); err != nil {
+		return nil, err
+	}
 	i := t.ColumnOrdinal(old)
 	if i < 0 || t.Columns[i].Hidden {
 		return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q does not exist", old)
@@ -183,6 +189,9 @@ func (c *Catalog) RenameColumn(w kv.Writer, db, table, old, name string, rewrite
 func (c *Catalog) DropColumn(w kv.Writer, db, table, col string, dropChecks []string) (*Catalog, error) {
 	t, err := c.Table(db, table)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckForeignDDL(t, "ALTER TABLE"); err != nil {
 		return nil, err
 	}
 	i := t.ColumnOrdinal(col)

@@ -3,6 +3,7 @@ package catalog
 import (
 	"sort"
 
+	"github.com/kvsql/kvsql/foreign"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
@@ -71,6 +72,10 @@ type Database struct {
 	// Schemas are the schemas CREATE SCHEMA made (public is implicit;
 	// schema.go). Tables, Views and Sequences are keyed by RelKey.
 	Schemas map[string]*Schema
+	// Foreign, set on a database attached from an application's store
+	// (catalog/foreign.go), names that store; its tables have Foreign
+	// layouts.
+	Foreign *foreign.StoreSpec
 }
 
 // Table describes one table and the layout of its master file and index
@@ -128,6 +133,10 @@ type Table struct {
 	// Inherits names the parents of a table created with INHERITS, in
 	// order; their reads include this table's rows.
 	Inherits []string `json:"inherits,omitempty"`
+	// Foreign, on a table of a foreign database, is how its rows lie in
+	// the application's keys (package foreign); the table then has no
+	// master or index files of its own.
+	Foreign *foreign.Layout `json:"foreign,omitempty"`
 }
 
 // Check is a CHECK constraint: Expr is SQL text over the table's columns,
@@ -437,7 +446,7 @@ func (c *Catalog) clone() *Catalog {
 func (n *Catalog) cloneDB(db string) *Database {
 	old := n.dbs[db]
 	d := &Database{Name: old.Name, Tables: make(map[string]*Table, len(old.Tables)), Views: make(map[string]*View, len(old.Views)),
-		Sequences: make(map[string]*Sequence, len(old.Sequences)), Schemas: make(map[string]*Schema, len(old.Schemas))}
+		Sequences: make(map[string]*Sequence, len(old.Sequences)), Schemas: make(map[string]*Schema, len(old.Schemas)), Foreign: old.Foreign}
 	for k, v := range old.Schemas {
 		d.Schemas[k] = v
 	}

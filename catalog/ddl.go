@@ -282,6 +282,9 @@ func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, e
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckForeignDDL(t, "CREATE INDEX"); err != nil {
+		return nil, err
+	}
 	if err := c.relationExists(d, RelKey(t.Schema, def.Name)); err != nil {
 		return nil, err
 	}
@@ -357,6 +360,9 @@ func (c *Catalog) AddColumn(w kv.Writer, db, table string, col Column) (*Catalog
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckForeignDDL(t, "ALTER TABLE"); err != nil {
+		return nil, err
+	}
 	if t.ColumnOrdinal(col.Name) >= 0 {
 		return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q of relation %q already exists", col.Name, table)
 	}
@@ -387,6 +393,9 @@ func (c *Catalog) SetPrimaryKey(w kv.Writer, db, table, name string, cols []stri
 	}
 	t, err := c.Table(db, table)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckForeignDDL(t, "ALTER TABLE"); err != nil {
 		return nil, err
 	}
 	if !t.HiddenRowID {
@@ -532,6 +541,9 @@ func (c *Catalog) Trigger(db, name string) (*Table, *Trigger, error) {
 func (c *Catalog) CreateTrigger(w kv.Writer, db, table string, tr Trigger) (*Catalog, error) {
 	t, err := c.Table(db, table)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckForeignDDL(t, "CREATE TRIGGER"); err != nil {
 		return nil, err
 	}
 	if _, _, err := c.Trigger(db, tr.Name); err == nil {

@@ -91,6 +91,12 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 		d := newDatabase(ddb.Name)
 		c.dbs[d.Name] = d
 		names := map[string]string{} // relation names (tables, views, indexes) in d
+		if ddb.Store != "" {
+			if err := im.foreignDB(d, &ddb, where, names); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		for i := range ddb.Tables {
 			t, err := im.table(d.Name, &ddb.Tables[i], where, names)
 			if err != nil {
@@ -147,6 +153,7 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			d.Functions[uint64(df.ID)] = functionFromDoc(df)
 		}
 	}
+	c.nextID = im.nextID // foreign tables may have taken ids past nextID
 	return c, nil
 }
 

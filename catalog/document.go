@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kvsql/kvsql/foreign"
 )
 
 // The catalog document's vocabulary: the lecture's XML elements
@@ -54,14 +56,25 @@ type jsonDoc struct {
 }
 
 type docDB struct {
-	Name   string     `xml:"dbName,attr" json:"dbName"`
-	Tables []docTable `xml:"Tables>Table" json:"Tables"`
-	Views  []docView  `xml:"Views>View,omitempty" json:"Views,omitempty"`
+	Name string `xml:"dbName,attr" json:"dbName"`
+	// Store and ReadOnly attach an application's key-value store
+	// (catalog/foreign.go); Counters are its id counters.
+	Store    string     `xml:"store,attr,omitempty" json:"store,omitempty"`
+	ReadOnly string     `xml:"readonly,attr,omitempty" json:"readonly,omitempty"`
+	Tables   []docTable `xml:"Tables>Table" json:"Tables"`
+	Views    []docView  `xml:"Views>View,omitempty" json:"Views,omitempty"`
 	// Sequences are the CREATE SEQUENCE definitions; their counters are
 	// data (SeqStateKey) and are not part of the document.
 	Sequences []docSequence `xml:"Sequences>Sequence,omitempty" json:"Sequences,omitempty"`
 	// Functions are the CREATE FUNCTION and CREATE PROCEDURE definitions.
 	Functions []docFunction `xml:"Functions>Function,omitempty" json:"Functions,omitempty"`
+	Counters  *docCounters  `xml:"Counters,omitempty" json:"Counters,omitempty"`
+}
+
+// docCounters wraps the Counter elements of a foreign database, so that
+// a database without any has no Counters element at all.
+type docCounters struct {
+	Counter []foreign.DocCounter `xml:"Counter" json:"Counter"`
 }
 
 // docFunction is a routine: its signature and options as attributes,
@@ -127,6 +140,9 @@ type docTable struct {
 	// Partitioning is the table's place in a partition or inheritance
 	// tree (docPartitioning), as JSON text.
 	Partitioning string `xml:"partitioning,attr,omitempty" json:"partitioning,omitempty"`
+	// ForeignLayout, in a foreign database, places the table's rows in
+	// the application's keys.
+	ForeignLayout *foreign.DocLayout `xml:"ForeignLayout,omitempty" json:"ForeignLayout,omitempty"`
 }
 
 // docPartitioning carries a table's partitioning and inheritance fields
@@ -318,6 +334,7 @@ func toDoc(c *Catalog) docRoot {
 	root := docRoot{FormatVersion: num(CurrentVersion), NextID: num(c.nextID), DataBases: []docDB{}}
 	for _, dbName := range c.Databases() {
 		ddb := docDB{Name: dbName, Tables: []docTable{}}
+		foreignDoc(c.dbs[dbName], &ddb)
 		tables, _ := c.Tables(dbName)
 		for _, t := range tables {
 			ddb.Tables = append(ddb.Tables, tableDoc(t))
@@ -360,6 +377,11 @@ func tableDoc(t *Table) docTable {
 		} else if c.IdentityByDefault {
 			dt.Structure[len(dt.Structure)-1].Identity = "by default"
 		}
+	}
+	if t.Foreign != nil {
+		// The rows are in the application's keys, not in key space ID.
+		dt.ForeignLayout = t.Foreign.ToDoc()
+		dt.FileName, dt.KeyLayout, dt.ValueLayout = "", t.Foreign.Key, t.Foreign.ValueSummary()
 	}
 	for _, tr := range t.Triggers {
 		dt.Triggers = append(dt.Triggers, docTrigger{Name: tr.Name, Timing: tr.Timing, Event: tr.Event, Columns: tr.Columns, When: tr.When, Statements: tr.Body})

@@ -144,11 +144,12 @@ func Load(r kv.Reader) (*Catalog, error) {
 		}
 		switch parts[0].S {
 		case tagDatabase:
-			var d struct{ Name string }
+			var d dbDesc
 			if err := json.Unmarshal(it.Value(), &d); err != nil {
 				return nil, corrupt(it.Key(), err)
 			}
 			c.dbs[d.Name] = newDatabase(d.Name)
+			c.dbs[d.Name].Foreign = d.Foreign
 		case tagTable:
 			t := new(Table)
 			if err := json.Unmarshal(it.Value(), t); err != nil {
@@ -189,6 +190,11 @@ func Load(r kv.Reader) (*Catalog, error) {
 		d, ok := c.dbs[t.DB]
 		if !ok {
 			return nil, pgerror.Newf(pgerror.DataCorrupted, "catalog: table %q belongs to missing database %q", t.Name, t.DB)
+		}
+		if t.Foreign != nil {
+			if err := t.Foreign.Compile(); err != nil {
+				return nil, pgerror.Newf(pgerror.DataCorrupted, "catalog: table %q: foreign layout: %v", t.Name, err)
+			}
 		}
 		d.Tables[t.Key()] = t
 	}
@@ -233,10 +239,10 @@ func Install(w kv.Writer, c *Catalog) error {
 		return err
 	}
 	for _, db := range c.Databases() {
-		if err := writeDatabase(w, db); err != nil {
+		d := c.dbs[db]
+		if err := writeJSON(w, DatabaseKey(db), dbDesc{Name: db, Foreign: d.Foreign}); err != nil {
 			return err
 		}
-		d := c.dbs[db]
 		for _, s := range d.Schemas {
 			if err := writeJSON(w, SchemaKey(db, s.Name), s); err != nil {
 				return err

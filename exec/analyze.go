@@ -13,6 +13,32 @@ import (
 // included.
 type Stats struct {
 	nodes map[planner.Node]*nodeStats
+	// foreign counts, per foreign scan, the keys read and those skipped
+	// as malformed.
+	foreign map[planner.Node]*[2]int64
+}
+
+func (s *Stats) addForeign(n planner.Node, keys, malformed int64) {
+	if s.foreign == nil {
+		s.foreign = map[planner.Node]*[2]int64{}
+	}
+	c := s.foreign[n]
+	if c == nil {
+		c = new([2]int64)
+		s.foreign[n] = c
+	}
+	c[0] += keys
+	c[1] += malformed
+}
+
+// Foreign returns the keys a foreign scan read and how many of them it
+// skipped as malformed; ok is false for any other node.
+func (s *Stats) Foreign(n planner.Node) (keys, malformed int64, ok bool) {
+	if s == nil || s.foreign[n] == nil {
+		return 0, 0, false
+	}
+	c := s.foreign[n]
+	return c[0], c[1], true
 }
 
 type nodeStats struct {

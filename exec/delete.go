@@ -47,7 +47,11 @@ func (o *deleteOp) Next() ([]types.Datum, error) {
 		if err := releaseReferences(o.rs.ctx.RW, o.node.Referenced, row, nil); err != nil {
 			return nil, err
 		}
-		if err := index.Delete(o.rs.ctx.RW, o.table, row); err != nil {
+		if o.table.Foreign != nil {
+			if err := o.rs.foreignWrite(o.table, row, nil); err != nil {
+				return nil, err
+			}
+		} else if err := index.Delete(o.rs.ctx.RW, o.table, row); err != nil {
 			return nil, err
 		}
 		return row, o.fire("after", "delete", row, nil, nil)

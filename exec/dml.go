@@ -319,6 +319,9 @@ func (b *dmlBase) run(write func(row []types.Datum) ([]types.Datum, error)) ([]t
 		}
 		if row == nil {
 			b.done = true
+			if err := b.rs.flushForeign(); err != nil {
+				return nil, err
+			}
 			break
 		}
 		written, err := write(row)

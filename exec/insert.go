@@ -93,10 +93,15 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 	if err := CheckRowSize(o.row, o.rs.ctx.MaxValueSize); err != nil {
 		return nil, err
 	}
-	if o.ins == nil {
+	if o.ins == nil && t.Foreign == nil {
 		o.ins = index.NewInserter(o.rs.ctx.RW, t)
 	}
-	err := o.ins.Insert(o.row)
+	var err error
+	if t.Foreign != nil {
+		err = o.rs.foreignWrite(t, nil, o.row)
+	} else {
+		err = o.ins.Insert(o.row)
+	}
 	if err != nil {
 		if o.node.Conflict == planner.ConflictIgnore && o.node.Arbiter == nil && pgerror.HasCode(err, pgerror.UniqueViolation) {
 			return nil, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/foreign"
 	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -99,6 +100,16 @@ type Ctx struct {
 	// need no validation (autocommit queries): scans may then read master
 	// rows through one iterator per scan (index.MasterReader).
 	ReadOnly bool
+	// Foreign opens the store of a foreign database (catalog
+	// Database.Foreign) for foreign scans and writes; nil: they fail.
+	Foreign func(db string) (foreign.Store, error)
+	// ForeignWrite opens the store of a foreign database for a write,
+	// or refuses it (a read-only attachment, a transaction block); nil:
+	// writes to foreign tables fail.
+	ForeignWrite func(db string) (foreign.Store, error)
+	// Warn raises a WARNING for the client (a foreign scan's skipped
+	// keys); nil: warnings are dropped.
+	Warn func(format string, args ...any)
 }
 
 // Operator is the one row-iterator protocol of exec. See the package
@@ -182,6 +193,7 @@ type runState struct {
 	subMemos map[*planner.Subquery]*subqueryMemo // correlated subqueries' results by input
 	memos    map[*planner.Scan]*memoTable
 	works    map[int]*rowBuffer // WITH RECURSIVE's work tables by ID
+	foreign  *foreignBatch      // a DML statement's writes to foreign stores (foreign_write.go)
 }
 
 func newRunState(ctx *Ctx) *runState {

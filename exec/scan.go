@@ -46,6 +46,9 @@ func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
 	if n.Table == nil {
 		return nil, pgerror.New(pgerror.Internal, "exec: scan without a table")
 	}
+	if n.Foreign != nil {
+		return newForeignScan(rs, env, n) // foreign.go
+	}
 	switch n.Access {
 	case planner.FullScan, planner.PKGet, planner.PKRange:
 	case planner.UniqueGet, planner.IndexRange, planner.InvertedGet:

@@ -95,7 +95,11 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 	if err := CheckRowSize(o.newRow, o.rs.ctx.MaxValueSize); err != nil {
 		return nil, err
 	}
-	if err := index.Update(o.rs.ctx.RW, o.table, old, o.newRow); err != nil {
+	if o.table.Foreign != nil {
+		if err := o.rs.foreignWrite(o.table, old, o.newRow); err != nil {
+			return nil, err
+		}
+	} else if err := index.Update(o.rs.ctx.RW, o.table, old, o.newRow); err != nil {
 		return nil, err
 	}
 	return o.newRow, o.fire("after", "update", old, o.newRow, o.set)

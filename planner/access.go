@@ -170,6 +170,9 @@ type accessCandidate struct {
 // chooseScan picks the cheapest access path for a table given its local
 // filters (full-width layout) and the columns the query needs (nil: all).
 func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filters []Expr, needed map[int]bool) *Scan {
+	if t.Foreign != nil {
+		return b.foreignScan(t, alias, cols, filters) // foreign.go
+	}
 	total := b.tableRows(t)
 	sc := &Scan{Table: t, Alias: alias, Cols: cols, Access: FullScan}
 	filters = b.useGenerated(t, filters) // generated.go
@@ -466,6 +469,9 @@ func providesOrder(n Node, keys []SortKey) bool {
 func scanOrders(s *Scan, cols []int, keys []SortKey) bool {
 	var keyCols []int
 	var desc []bool
+	if s.Foreign != nil {
+		return false // no key order: decimal text keys do not sort by value
+	}
 	switch s.Access {
 	case FullScan, PKGet, PKRange:
 		keyCols, desc = s.Table.PrimaryKey, s.Table.PrimaryKeyDesc

@@ -46,6 +46,9 @@ func (b *binder) targetTable(te sqlparser.TableExpr) (*catalog.Table, string, er
 	if t.MatView != "" && !b.p.WriteMatView {
 		return nil, "", pgerror.Newf(pgerror.WrongObjectType, "cannot change materialized view %q", t.Name)
 	}
+	if err := b.foreignWritable(t); err != nil {
+		return nil, "", err // foreign.go
+	}
 	alias := at.As.String()
 	if alias == "" {
 		alias = t.Name
@@ -283,6 +286,9 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	}
 	if err := b.partitionWrites(n); err != nil {
 		return nil, err
+	}
+	if t.Foreign != nil && (n.Conflict != ConflictError || n.Arbiter != nil) {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "ON CONFLICT is not supported on foreign table %q", t.Name)
 	}
 	if ret != nil {
 		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {

@@ -243,6 +243,10 @@ func describeScan(s *Scan) string {
 		b.WriteString(" AS " + s.Alias)
 	}
 	b.WriteString(": ")
+	if s.Foreign != nil {
+		describeForeign(s, &b) // foreign.go
+		return b.String()
+	}
 	switch s.Access {
 	case FullScan:
 		fmt.Fprintf(&b, "master full scan (space %d)", s.Table.ID)

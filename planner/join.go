@@ -563,7 +563,7 @@ func estimateRows(n Node) float64 {
 // index and the left side is small next to the table; otherwise nil.
 func (b *binder) lookupJoin(left Node, leftRows float64, right Node, rel *relation, lkeys, rkeys []Expr, on Expr, cols []Column, est float64) Node {
 	sc, ok := right.(*Scan)
-	if !ok || rel.table == nil || len(lkeys) == 0 || !b.enabled("lookup_join") {
+	if !ok || rel.table == nil || len(lkeys) == 0 || !b.enabled("lookup_join") || rel.table.Foreign != nil {
 		return nil
 	}
 	t := rel.table

@@ -17,7 +17,7 @@ func (b *binder) minMaxAggregate(from *fromResult, conjuncts []Expr, calls []Agg
 		return nil
 	}
 	rel := from.rels[0]
-	if rel.table == nil || rel.outer != nil {
+	if rel.table == nil || rel.outer != nil || rel.table.Foreign != nil {
 		return nil
 	}
 	for _, c := range conjuncts {

@@ -99,6 +99,10 @@ type Scan struct {
 	// its columns with the enclosing rows', memoizes the scan: see
 	// ScanMemo. Filter stays whole for when the memo is not used.
 	Memo *ScanMemo
+	// Foreign, on the scan of a foreign table (Table.Foreign), says
+	// which of the application's keys it reads (planner/foreign.go);
+	// Access is then FullScan and Spans, Index and Needed are unused.
+	Foreign *ForeignScan
 }
 
 // ScanMemo turns the per-outer-row rescans of a correlated subquery into

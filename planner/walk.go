@@ -235,6 +235,12 @@ func nodeExprSlots(n Node) []*Expr {
 			list(m.Probes)
 			each(&m.Build, &m.Rest)
 		}
+		if f := v.Foreign; f != nil {
+			for i := range f.Spans {
+				list(f.Spans[i].Eq)
+				each(&f.Spans[i].Lo, &f.Spans[i].Hi)
+			}
+		}
 	case *Values:
 		for _, r := range v.Rows {
 			list(r)

@@ -97,6 +97,9 @@ type DB struct {
 	// locks are the row locks of open transactions (locks.go).
 	locks lockTable
 
+	// foreign holds the open stores of foreign databases (foreign.go).
+	foreign foreignStores
+
 	// seqMu serializes sequence (counter) reservations.
 	seqMu     sync.Mutex
 	seqCache  map[seqKey]*seqBlock
@@ -175,6 +178,7 @@ func (db *DB) Close() error {
 	db.mu.Unlock()
 	stale.release()
 	db.sync.close()
+	db.foreign.closeAll()
 	return db.eng.Close()
 }
 

@@ -262,6 +262,9 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 }
 
 func truncate(t *txn, tbl *catalog.Table) error {
+	if err := catalog.CheckForeignDDL(tbl, "TRUNCATE"); err != nil {
+		return err
+	}
 	spaces := []uint64{tbl.ID}
 	for _, idx := range tbl.Indexes {
 		spaces = append(spaces, idx.ID)

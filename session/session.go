@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/foreign"
 	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -279,6 +280,11 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Backends:   backends{db: s.db, s: s},
 		Settings:   settingOps{s: s},
 		Routines:   routineOps{s: s, t: t, ctx: ctx},
+		Foreign:    s.db.foreignStore,
+		ForeignWrite: func(name string) (foreign.Store, error) {
+			return s.db.foreignWriteStore(t, name)
+		},
+		Warn: s.warn,
 	}
 }
 

@@ -534,7 +534,7 @@ func (s *Session) explain(ctx context.Context, st *stmt, params []types.Datum) (
 		}
 		text = planner.Explain(st.plan, func(n planner.Node) string {
 			rows, loops, d := ec.Stats.For(n)
-			return "(actual rows=" + itoa(rows) + " loops=" + itoa(loops) + " time=" + d.String() + ")"
+			return "(actual rows=" + itoa(rows) + " loops=" + itoa(loops) + " time=" + d.String() + ")" + foreignActuals(ec.Stats, n)
 		})
 		return nil
 	})

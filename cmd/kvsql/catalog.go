@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/foreign"
 	"github.com/kvsql/kvsql/kv"
 )
 
@@ -105,12 +107,22 @@ func importCatalog(file, dir string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkForeignStores(c, filepath.Dir(file)); err != nil {
+		return err
+	}
 	progress.phase("installing %d database(s) into %s", len(c.Databases()), dir)
-	e, _, err := openStore(dir)
+	e, old, err := openStore(dir)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	if c.ForeignDatabases() {
+		// A document that only attaches application stores adds them
+		// to the store's catalog instead of replacing it.
+		if c, err = old.AttachForeign(c); err != nil {
+			return err
+		}
+	}
 	b := e.NewBatch()
 	defer b.Close()
 	if err := catalog.ClearMeta(b); err != nil {
@@ -124,5 +136,26 @@ func importCatalog(file, dir string, stdout io.Writer) error {
 	}
 	progress.clear()
 	fmt.Fprintf(stdout, "imported %d database(s) from %s\n", len(c.Databases()), file)
+	return nil
+}
+
+// checkForeignStores resolves the store paths of c's foreign databases
+// against dir (the document's directory) and opens each once, so that a
+// wrong path is reported by the import rather than by the first query.
+func checkForeignStores(c *catalog.Catalog, dir string) error {
+	if err := c.ResolveStores(dir); err != nil {
+		return err
+	}
+	for _, name := range c.Databases() {
+		d, _ := c.Database(name)
+		if d.Foreign == nil {
+			continue
+		}
+		st, err := foreign.Open(foreign.StoreSpec{URL: d.Foreign.URL})
+		if err != nil {
+			return fmt.Errorf("DataBase %q: %w", name, err)
+		}
+		st.Close()
+	}
 	return nil
 }

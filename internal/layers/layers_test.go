@@ -23,6 +23,7 @@ const module = "github.com/kvsql/kvsql"
 var rank = map[string]int{
 	"cmd/kvsql":           100,
 	"examples/embedded":   100,
+	"examples/chat":       100,
 	"bench":               90,
 	"fuzz":                90,
 	"sqllogictest":        90,
@@ -43,6 +44,7 @@ var rank = map[string]int{
 	"index/indextest":     41,
 	"index":               40,
 	"catalog":             30,
+	"foreign":             25, // application key-value stores: layouts, reads, writes
 	"kv/kvtrace":          22,
 	"kv/etcd":             21, // an engine: imported only by the command (TestEnginesStayBelowTheSeam)
 	"kv/etcd/etcdtest":    21, // a real etcd cluster for tests
