@@ -62,6 +62,8 @@ type docDB struct {
 	Sequences []docSequence `xml:"Sequences>Sequence,omitempty" json:"Sequences,omitempty"`
 	// Functions are the CREATE FUNCTION and CREATE PROCEDURE definitions.
 	Functions []docFunction `xml:"Functions>Function,omitempty" json:"Functions,omitempty"`
+	// Types are the CREATE TYPE and CREATE DOMAIN definitions.
+	Types []docType `xml:"Types>Type,omitempty" json:"Types,omitempty"`
 }
 
 // docFunction is a routine: its signature and options as attributes,
@@ -335,6 +337,9 @@ func toDoc(c *Catalog) docRoot {
 		fns, _ := c.Functions(dbName)
 		for _, f := range fns {
 			ddb.Functions = append(ddb.Functions, functionDoc(f))
+		}
+		for _, u := range c.UserTypes(dbName) {
+			ddb.Types = append(ddb.Types, userTypeDoc(u))
 		}
 		root.DataBases = append(root.DataBases, ddb)
 	}

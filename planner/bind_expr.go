@@ -700,9 +700,18 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 	if c, ok := e.(*ColRef); ok && ct.Type == "regclass" && (c.Name == "tableoid" || strings.HasSuffix(c.Name, ".tableoid")) {
 		return b.tableoidName(c), nil // inherit.go
 	}
-	t, err := typeFromName(ct.Type, ct.Length, ct.Scale)
+	t, dom, err := b.resolveType(ct.Type, ct.Length, ct.Scale, 0)
 	if err != nil {
 		return nil, err
+	}
+	if dom != nil {
+		// A cast to a domain checks its constraints on every value.
+		if c, ok := e.(*Const); ok {
+			if e, err = castConst(c, t); err != nil {
+				return nil, err
+			}
+		}
+		return &Cast{X: e, T: t, Domain: dom}, nil
 	}
 	if c, ok := e.(*Const); ok {
 		return castConst(c, t)

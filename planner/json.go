@@ -438,6 +438,9 @@ func (b *binder) jsonTableFunc(call *sqlparser.FuncExpr, column string, ordinali
 		}
 		args[i] = x
 	}
+	if tableFuncs[name] == -2 {
+		return b.jsonPopulateFunc(name, args, ordinality)
+	}
 	if tableFuncs[name] < 0 {
 		return b.jsonRecordFunc(name, args, ordinality)
 	}

@@ -140,6 +140,9 @@ type TableFunc struct {
 	Args       []Expr
 	Ordinality bool
 	Cols       []Column
+	// Domains, for jsonb_populate_record[set], holds the constraint of
+	// each column whose type is a domain (nil for the others).
+	Domains []*DomainConstraint
 }
 
 // Filter passes the rows for which Pred is true.

@@ -28,6 +28,9 @@ const (
 	Interval
 	Time  // time without time zone
 	Array // KindArray: an array of T.Elem, of any dimensions (array.go)
+	// Record is a composite value (record.go): a user's composite type
+	// (CREATE TYPE ... AS, T.Comp) or the anonymous record.
+	Record
 )
 
 type familyInfo struct {
@@ -58,6 +61,7 @@ var families = [...]familyInfo{
 	Interval:    {"interval", KindInterval, 1186},
 	Time:        {"time without time zone", KindTime, 1083},
 	Array:       {"array", KindArray, 0},
+	Record:      {"record", KindRecord, 2249},
 }
 
 // Kind is the physical form of the family's values.
@@ -93,9 +97,16 @@ type T struct {
 	Elem   Family `json:",omitempty"`
 	Width  int32
 	Scale  int32
+	// Comp describes a composite type (Family Record, or an array whose
+	// Elem is Record); nil for the anonymous record. It is shared and
+	// read-only; the catalog owns the type, so it is never serialized.
+	Comp *Composite `json:"-"`
 }
 
 func (t T) String() string {
+	if t.Family == Record && t.Comp != nil {
+		return t.Comp.Name
+	}
 	if t.Family == Array {
 		return t.ElemType().String() + "[]"
 	}

@@ -824,6 +824,12 @@ func isIntegerFamily(f types.Family) bool {
 // JSON text, containers as JSON or as an array of the column's element
 // type; missing or null members NULL).
 func JSONRecordRows(name string, d types.Datum, cols []planner.Column) ([][]types.Datum, error) {
+	return JSONPopulateRows(name, d, cols, nil)
+}
+
+// JSONPopulateRows is JSONRecordRows with defaults (nil for none): a
+// column whose member the object lacks takes its default.
+func JSONPopulateRows(name string, d types.Datum, cols []planner.Column, defaults []types.Datum) ([][]types.Datum, error) {
 	v, err := parseJSON(d.S)
 	if err != nil {
 		return nil, err
@@ -858,6 +864,9 @@ func JSONRecordRows(name string, d types.Datum, cols []planner.Column) ([][]type
 		for i, c := range cols {
 			m, ok := o.get(c.Name)
 			if !ok {
+				if i < len(defaults) {
+					row[i] = defaults[i]
+				}
 				continue
 			}
 			if row[i], err = jsonToSQL(m, c.T); err != nil {
@@ -917,12 +926,18 @@ func jsonToSQL(v any, t types.T) (types.Datum, error) {
 		return types.Null, nil
 	}
 	switch {
+	case t.Family == types.Record && t.Comp != nil:
+		return jsonToRecord(v, t)
 	case t.Family == types.JSONB:
 		return types.NewJSONB(jsonbText(v)), nil
 	case t.Family == types.JSON:
 		return types.NewText(jsonbText(v)), nil
 	case t.IsArray():
 		arr, ok := v.([]any)
+		if s, isString := v.(string); isString {
+			// A string is the array's text form ('{1,2,3}').
+			return CastFrom(types.NewText(s), types.T{Family: types.Text}, t)
+		}
 		if !ok {
 			return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "expected JSON array")
 		}
