@@ -279,6 +279,9 @@ func (u *tableFuncOp) openPopulate() error {
 	if u.node.Ordinality {
 		cols = cols[:len(cols)-1]
 	}
+	if u.node.AsRecord {
+		cols = eval.FieldColumns(cols[0].T)
+	}
 	defaults := make([]types.Datum, len(cols))
 	if !base.IsNull() {
 		fields, err := types.RecordFields(nil, base)
@@ -290,19 +293,30 @@ func (u *tableFuncOp) openPopulate() error {
 	if doc.IsNull() {
 		if !strings.HasSuffix(u.node.Name, "recordset") {
 			u.rows = [][]types.Datum{defaults}
+			if u.node.AsRecord {
+				u.rows[0] = []types.Datum{base}
+			}
 		}
 		return nil
 	}
 	if u.rows, err = eval.JSONPopulateRows(u.node.Name, doc, cols, defaults); err != nil {
 		return err
 	}
-	for _, row := range u.rows {
+	for r, row := range u.rows {
 		for i, dom := range u.node.Domains {
 			if dom != nil && i < len(row) {
 				if err := eval.CheckDomainValue(u.env, dom, row[i]); err != nil {
 					return err
 				}
 			}
+		}
+		if u.node.RecordDomain != nil {
+			if err := eval.CheckDomainValue(u.env, u.node.RecordDomain, types.NewRecord(row)); err != nil {
+				return err
+			}
+		}
+		if u.node.AsRecord {
+			u.rows[r] = []types.Datum{types.NewRecord(row)}
 		}
 	}
 	return nil

@@ -785,8 +785,10 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 			continue
 		}
 		switch name := f.Name.Lowered(); {
+		case tableFuncs[name] == -2 && !strings.HasSuffix(name, "set"):
+			continue // jsonb_populate_record: a scalar function there
 		case tableFuncs[name] != 0:
-			if n := tableFuncs[name]; n > 1 || n < 0 {
+			if n := tableFuncs[name]; n > 1 || n == -1 {
 				return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "%s in a select list is not supported (it returns records): call it in FROM", name)
 			}
 			if at >= 0 {

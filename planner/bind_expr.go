@@ -284,7 +284,7 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if len(e) == 1 {
 			return b.expr(e[0], s)
 		}
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "row constructors are not supported here")
+		return b.rowConstructor(e, s) // usertype.go
 	}
 	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "unsupported expression: %s", sqlparser.String(e))
 }
@@ -702,6 +702,9 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 	}
 	t, dom, err := b.resolveType(ct.Type, ct.Length, ct.Scale, 0)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = castRow(e, t); err != nil {
 		return nil, err
 	}
 	if dom != nil {

@@ -1,8 +1,11 @@
 package planner
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
@@ -172,7 +175,7 @@ func (p *Planner) DomainCheckFor(key string) (*DomainConstraint, error) {
 // (as jsonRecordFunc reads it). The columns are the base type's fields;
 // the node's arguments are the document, then the base, whose fields
 // fill in the members the document lacks.
-func (b *binder) jsonPopulateFunc(name string, args []Expr, ordinality bool) (Node, error) {
+func (b *binder) jsonPopulateFunc(name string, args []Expr, ordinality, asRecord bool) (Node, error) {
 	if len(args) < 2 {
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", name)
 	}
@@ -187,7 +190,15 @@ func (b *binder) jsonPopulateFunc(name string, args []Expr, ordinality bool) (No
 		return nil, pgerror.Newf(pgerror.DatatypeMismatch, "first argument of %s must be a row type", name)
 	}
 	defs := args[2:]
-	if bt.Comp == nil {
+	if anonymous(bt) && (bt.Comp == nil || len(defs) > 0) {
+		if len(defs) > 0 && bt.Comp != nil {
+			if err := matchRowDefs(bt, defs); err != nil {
+				return nil, err
+			}
+		}
+		if asRecord {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s of an anonymous record in a select list is not supported: call it in FROM with a column definition list", name)
+		}
 		n, err := b.jsonRecordFunc(strings.Replace(name, "populate_", "to_", 1), append([]Expr{args[1]}, defs...), ordinality)
 		if err != nil {
 			return nil, err
@@ -226,10 +237,83 @@ func (b *binder) jsonPopulateFunc(name string, args []Expr, ordinality bool) (No
 		}
 		n.Domains = append(n.Domains, dom)
 	}
+	if c, ok := base.(*Cast); ok && c.Domain != nil {
+		n.RecordDomain = c.Domain
+	}
+	if asRecord {
+		n.AsRecord, n.Cols = true, []Column{{Name: srfColumn, T: bt}}
+	}
 	if ordinality {
 		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
 	}
 	return n, nil
+}
+
+// anonymous reports whether t is the anonymous record type (a row
+// constructor's, or record itself).
+func anonymous(t types.T) bool {
+	return t.Family == types.Record && (t.Comp == nil || t.Comp.OID == types.Record.OID())
+}
+
+// matchRowDefs checks a column definition list against the row
+// constructor's fields that give a populate function its row type
+// (42804 as PostgreSQL's "function return row and query-specified
+// return row do not match").
+func matchRowDefs(bt types.T, defs []Expr) error {
+	mismatch := func(detail string, args ...any) error {
+		e := pgerror.New(pgerror.DatatypeMismatch, "function return row and query-specified return row do not match")
+		e.Detail = fmt.Sprintf(detail, args...)
+		return e
+	}
+	n := len(defs) / 2
+	if len(bt.Comp.Fields) != n {
+		word := "attributes"
+		if len(bt.Comp.Fields) == 1 {
+			word = "attribute"
+		}
+		return mismatch("Returned row contains %d %s, but query expects %d.", len(bt.Comp.Fields), word, n)
+	}
+	for i, f := range bt.Comp.Fields {
+		if want := defs[2*i+1].Type(); f.T != want {
+			return mismatch("Returned type %s at ordinal position %d, but query expects %s.", f.T, i+1, want)
+		}
+	}
+	return nil
+}
+
+// populateScalar binds jsonb_populate_record(base, doc) (or json_) as
+// an expression: the record of base's type the document fills in.
+func (b *binder) populateScalar(name string, exprs []sqlparser.Expr, s *scope) (Expr, error) {
+	args := make([]Expr, len(exprs))
+	for i, x := range exprs {
+		a, err := b.expr(x, s)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = a
+	}
+	if t := args[0].Type(); t.Family == types.Record && t.Comp == nil {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "could not determine row type for result of %s", name)
+	}
+	n, err := b.jsonPopulateFunc(name, args, false, false)
+	if err != nil {
+		return nil, err
+	}
+	tf := n.(*TableFunc)
+	bt := args[0].Type()
+	if bt.Comp == nil {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "could not determine row type for result of %s", name)
+	}
+	for _, d := range tf.Domains {
+		if d != nil {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s over a type with domain fields is supported only in FROM", name)
+		}
+	}
+	var x Expr = &Func{Name: name, Args: tf.Args, T: bt}
+	if tf.RecordDomain != nil {
+		x = &Cast{X: x, T: bt, Domain: tf.RecordDomain}
+	}
+	return x, nil
 }
 
 // typeModifiers takes the modifiers out of a type as the dialect layer
@@ -258,4 +342,98 @@ func typeModifiers(name string) (string, *int, *int) {
 		return rest, mods[0], mods[1]
 	}
 	return name, nil, nil
+}
+
+// RowFunc is the function a row constructor, ROW(a, b) or (a, b), binds
+// to: its value is the record of its arguments. FieldFunc(x, i) is field
+// i (from 0) of the record x. Both names carry the reserved marker
+// prefix, so no user text calls them.
+const (
+	RowFunc   = "kvsql_row"
+	FieldFunc = "kvsql_field"
+)
+
+// rowConstructor binds ROW(a, b, ...): a record of the anonymous record
+// type whose fields have the arguments' types (an untyped literal is
+// text, as PostgreSQL resolves it).
+func (b *binder) rowConstructor(e sqlparser.ValTuple, s *scope) (Expr, error) {
+	args := make([]Expr, len(e))
+	c := &types.Composite{Name: "record", OID: types.Record.OID()}
+	for i, x := range e {
+		a, err := b.expr(x, s)
+		if err != nil {
+			return nil, err
+		}
+		if a.Type().Family == types.Unknown {
+			if a, err = coerce(a, tText); err != nil {
+				return nil, err
+			}
+		}
+		args[i] = a
+		c.Fields = append(c.Fields, types.Field{Name: "f" + strconv.Itoa(i+1), T: a.Type()})
+	}
+	return &Func{Name: RowFunc, Args: args, T: types.RecordOf(c)}, nil
+}
+
+// castRow binds a cast of a row constructor to a composite type as
+// PostgreSQL does: field by field, each argument cast to its field's
+// type; other expressions come back unchanged.
+func castRow(e Expr, t types.T) (Expr, error) {
+	f, ok := e.(*Func)
+	if !ok || f.Name != RowFunc || t.Family != types.Record || t.Comp == nil {
+		return e, nil
+	}
+	if len(f.Args) != len(t.Comp.Fields) {
+		err := pgerror.Newf("42846", "cannot cast type record to %s", t)
+		if len(f.Args) > len(t.Comp.Fields) {
+			err.Detail = "Input has too many columns."
+		} else {
+			err.Detail = "Input has too few columns."
+		}
+		return nil, err
+	}
+	args := make([]Expr, len(f.Args))
+	for i, a := range f.Args {
+		ft := t.Comp.Fields[i].T
+		switch c, isConst := a.(*Const); {
+		case isConst:
+			x, err := castConst(c, ft)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = x
+		case a.Type() == ft:
+			args[i] = a
+		default:
+			args[i] = &Cast{X: a, T: ft}
+		}
+	}
+	return &Func{Name: RowFunc, Args: args, T: t}, nil
+}
+
+// fieldSelect binds (x).name: the field of that name of the record x;
+// 42703 when its type has no such field, 42809 when x is no record.
+func (b *binder) fieldSelect(x, name sqlparser.Expr, s *scope) (Expr, error) {
+	rec, err := b.expr(x, s)
+	if err != nil {
+		return nil, err
+	}
+	lit, ok := name.(*sqlparser.Literal)
+	if !ok {
+		return nil, pgerror.New(pgerror.SyntaxError, "malformed field selection")
+	}
+	field := lit.Val
+	t := rec.Type()
+	if t.Family != types.Record {
+		return nil, pgerror.Newf(pgerror.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t)
+	}
+	if t.Comp == nil {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "could not identify column %q in record data type", field)
+	}
+	for i, f := range t.Comp.Fields {
+		if f.Name == field {
+			return &Func{Name: FieldFunc, Args: []Expr{rec, &Const{Value: types.NewInt(int64(i)), T: tInt4}}, T: f.T}, nil
+		}
+	}
+	return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q not found in data type %s", field, t)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/kvsql/kvsql/planner"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
@@ -869,6 +870,15 @@ func JSONPopulateRows(name string, d types.Datum, cols []planner.Column, default
 				}
 				continue
 			}
+			if c.T.Family == types.Record && c.T.Comp != nil && i < len(defaults) && !defaults[i].IsNull() {
+				// A nested object fills in the base's record.
+				if o, isObject := m.(*jsonObject); isObject {
+					if row[i], err = jsonToRecord(o, c.T, defaults[i]); err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
 			if row[i], err = jsonToSQL(m, c.T); err != nil {
 				return nil, err
 			}
@@ -927,7 +937,7 @@ func jsonToSQL(v any, t types.T) (types.Datum, error) {
 	}
 	switch {
 	case t.Family == types.Record && t.Comp != nil:
-		return jsonToRecord(v, t)
+		return jsonToRecord(v, t, types.Null)
 	case t.Family == types.JSONB:
 		return types.NewJSONB(jsonbText(v)), nil
 	case t.Family == types.JSON:
@@ -968,6 +978,16 @@ func jsonToSQL(v any, t types.T) (types.Datum, error) {
 	s, ok := v.(string)
 	if !ok {
 		s = jsonbText(v)
+	}
+	if (t.Family == types.Char || t.Family == types.Varchar) && t.Width > 0 {
+		// The type's input function: too long is an error, not a cut.
+		trimmed := s
+		if t.Family == types.Char {
+			trimmed = strings.TrimRight(s, " ")
+		}
+		if utf8.RuneCountInString(trimmed) > int(t.Width) {
+			return types.Null, pgerror.Newf(pgerror.StringDataRightTruncation, "value too long for type %s", t)
+		}
 	}
 	return CastFrom(types.NewText(s), types.T{Family: types.Text}, t)
 }

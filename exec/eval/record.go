@@ -251,16 +251,32 @@ func CheckDomainValue(env *Env, dom *planner.DomainConstraint, v types.Datum) er
 
 // jsonToRecord converts a JSON value to a value of the composite type t
 // as populate_record does: an object member by member (missing members
-// NULL), a string by the record's text form; an array or another scalar
-// is 22023.
-func jsonToRecord(v any, t types.T) (types.Datum, error) {
+// take base's fields, NULL without a base), a string by the record's
+// text form; an array or another scalar is 22023.
+func jsonToRecord(v any, t types.T, base types.Datum) (types.Datum, error) {
 	switch v := v.(type) {
 	case *jsonObject:
 		vals := make([]types.Datum, len(t.Comp.Fields))
+		if !base.IsNull() {
+			fields, err := types.RecordFields(nil, base)
+			if err != nil {
+				return types.Null, pgerror.New(pgerror.DataCorrupted, "malformed record value")
+			}
+			copy(vals, fields)
+		}
 		for i, f := range t.Comp.Fields {
 			m, ok := v.get(f.Name)
 			if !ok {
 				continue
+			}
+			if f.T.Family == types.Record && f.T.Comp != nil && !vals[i].IsNull() {
+				if o, isObject := m.(*jsonObject); isObject {
+					var err error
+					if vals[i], err = jsonToRecord(o, f.T, vals[i]); err != nil {
+						return types.Null, err
+					}
+					continue
+				}
 			}
 			var err error
 			if vals[i], err = jsonToSQL(m, f.T); err != nil {
@@ -274,4 +290,75 @@ func jsonToRecord(v any, t types.T) (types.Datum, error) {
 		return CastFrom(types.NewText(v), types.T{Family: types.Text}, t)
 	}
 	return types.Null, pgerror.New(pgerror.InvalidParameterValue, "cannot call populate_composite on a scalar")
+}
+
+// evalRow builds the record of a row constructor's arguments.
+func evalRow(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error) {
+	vals := make([]types.Datum, len(e.Args))
+	for i, a := range e.Args {
+		d, err := Eval(env, a, row)
+		if err != nil {
+			return types.Null, err
+		}
+		vals[i] = d
+	}
+	return types.NewRecord(vals), nil
+}
+
+// evalField reads field Args[1] of the record Args[0] (NULL of a NULL
+// record).
+func evalField(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error) {
+	rec, err := Eval(env, e.Args[0], row)
+	if err != nil || rec.IsNull() {
+		return types.Null, err
+	}
+	i, err := Eval(env, e.Args[1], row)
+	if err != nil {
+		return types.Null, err
+	}
+	fields, err := types.RecordFields(nil, rec)
+	if err != nil || i.I < 0 || int(i.I) >= len(fields) {
+		return types.Null, pgerror.New(pgerror.DataCorrupted, "malformed record value")
+	}
+	return fields[i.I], nil
+}
+
+// FieldColumns are the fields of the composite type t as columns.
+func FieldColumns(t types.T) []planner.Column {
+	if t.Comp == nil {
+		return nil
+	}
+	cols := make([]planner.Column, len(t.Comp.Fields))
+	for i, f := range t.Comp.Fields {
+		cols[i] = planner.Column{Name: f.Name, T: f.T}
+	}
+	return cols
+}
+
+// evalPopulate is jsonb_populate_record(base, doc) as an expression
+// (Args are the document, then the base): the base's record with the
+// document's members in place of its fields.
+func evalPopulate(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error) {
+	doc, err := Eval(env, e.Args[0], row)
+	if err != nil {
+		return types.Null, err
+	}
+	base, err := Eval(env, e.Args[1], row)
+	if err != nil || doc.IsNull() {
+		return base, err
+	}
+	cols := FieldColumns(e.T)
+	defaults := make([]types.Datum, len(cols))
+	if !base.IsNull() {
+		fields, err := types.RecordFields(nil, base)
+		if err != nil {
+			return types.Null, pgerror.New(pgerror.DataCorrupted, "malformed record value")
+		}
+		copy(defaults, fields)
+	}
+	rows, err := JSONPopulateRows(e.Name, doc, cols, defaults)
+	if err != nil || len(rows) != 1 {
+		return types.Null, err
+	}
+	return types.NewRecord(rows[0]), nil
 }
