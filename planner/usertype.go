@@ -437,3 +437,37 @@ func (b *binder) fieldSelect(x, name sqlparser.Expr, s *scope) (Expr, error) {
 	}
 	return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q not found in data type %s", field, t)
 }
+
+// userTypeRows are pg_type's rows of the database's user types: a
+// composite type (typtype c, with its array type _name) or a domain
+// (typtype d over typbasetype, with typnotnull and typdefault).
+func (g *vgen) userTypeRows() [][]Expr {
+	var out [][]Expr
+	for _, u := range g.cat.UserTypes(g.db) {
+		t, _, err := g.b.userType(u, 0)
+		if err != nil {
+			continue // a type naming a dropped one: no row, as no value can have it
+		}
+		nsp := g.nsp(u.Schema)
+		row := func(oid int64, name, typtype, category string, elem, array, base int64, notNull bool, deflt any) []Expr {
+			return vrow(oid, name, nsp, oidBootstrapRole, -1, false, typtype, category,
+				false, true, ",", 0, 0, elem, array, "record_in", "record_out", "record_recv", "record_send",
+				"d", "x", notNull, base, -1, 0, 0, deflt, nil)
+		}
+		if u.Kind == "d" {
+			var deflt any
+			if u.Default != "" {
+				deflt = u.Default
+			}
+			cat := "U"
+			if bt, ok := pgTypeByOID(columnTypeOID(t)); ok {
+				cat = bt.category
+			}
+			out = append(out, row(int64(u.ID), u.Name, "d", cat, 0, 0, columnTypeOID(t), u.NotNull, deflt))
+			continue
+		}
+		out = append(out, row(int64(u.ID), u.Name, "c", "C", 0, int64(u.ArrayOID()), 0, false, nil),
+			row(int64(u.ArrayOID()), "_"+u.Name, "b", "A", int64(u.ID), 0, 0, false, nil))
+	}
+	return out
+}
