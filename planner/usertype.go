@@ -24,6 +24,9 @@ type DomainConstraint struct {
 	Name    string
 	NotNull bool
 	Checks  []CheckExpr
+	// Elements marks the constraint of an array of the domain: it holds
+	// for each element (NOT NULL too), not for the array.
+	Elements bool
 }
 
 // maxTypeDepth bounds the nesting of types in types (a composite whose
@@ -91,8 +94,13 @@ func (b *binder) resolveType(name string, length, scale *int, depth int) (types.
 		return types.T{}, nil, err
 	}
 	if isArray {
-		if et.IsArray() {
-			return et, nil, nil // an array of a domain over an array is the array
+		if dom != nil {
+			if et.IsArray() {
+				return types.T{}, nil, pgerror.Newf(pgerror.FeatureNotSupported, "arrays of domain %s over an array type are not supported", dom.Name)
+			}
+			elems := *dom
+			elems.Elements = true
+			return types.ArrayOf(et), &elems, nil
 		}
 		return types.ArrayOf(et), nil, nil
 	}

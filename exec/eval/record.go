@@ -229,6 +229,23 @@ func checkDomain(env *Env, dom *planner.DomainConstraint, x types.Datum, from, t
 // CheckDomainValue checks the domain's constraints on v, a value of its
 // base type.
 func CheckDomainValue(env *Env, dom *planner.DomainConstraint, v types.Datum) error {
+	if dom.Elements {
+		if v.IsNull() {
+			return nil
+		}
+		elems, err := types.ArrayElems(nil, v)
+		if err != nil {
+			return pgerror.New(pgerror.DataCorrupted, "malformed array value")
+		}
+		one := *dom
+		one.Elements = false
+		for _, e := range elems {
+			if err := CheckDomainValue(env, &one, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if v.IsNull() {
 		if dom.NotNull {
 			return pgerror.Newf(pgerror.NotNullViolation, "domain %s does not allow null values", dom.Name)
