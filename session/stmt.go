@@ -158,7 +158,7 @@ func sameColumns(a, b []backend.Column) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Type != b[i].Type {
+		if !a[i].Type.Same(b[i].Type) {
 			return false
 		}
 	}

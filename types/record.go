@@ -44,3 +44,26 @@ func RecordFields(dst []Datum, d Datum) ([]Datum, error) {
 
 // IsRecord reports whether t is a composite type (named or anonymous).
 func (t T) IsRecord() bool { return t.Family == Record }
+
+// Same reports whether t and u are the same type: equal, or composite
+// types of one OID (each plan resolves a composite type afresh, so two
+// plans' Ts differ in Comp's address) whose fields are the same.
+func (t T) Same(u T) bool {
+	if t == u {
+		return true
+	}
+	if t.Comp == nil || u.Comp == nil || t.Comp.OID != u.Comp.OID || len(t.Comp.Fields) != len(u.Comp.Fields) {
+		return false
+	}
+	tc, uc := t, u
+	tc.Comp, uc.Comp = nil, nil
+	if tc != uc {
+		return false
+	}
+	for i, f := range t.Comp.Fields {
+		if g := u.Comp.Fields[i]; f.Name != g.Name || !f.T.Same(g.T) {
+			return false
+		}
+	}
+	return true
+}
