@@ -189,8 +189,6 @@ var selectListEnd = map[string]bool{
 // / MarkerAll(array). x[i][j] nests two calls; the planner makes one
 // subscript of an array's.
 const (
-	// MarkerField is field selection: (x).name is MarkerField((x), 'name').
-	MarkerField     = "kvsql_field"
 	MarkerArray     = "kvsql_array"
 	MarkerArraySub  = "kvsql_array_sub"
 	MarkerSubscript = "kvsql_subscript"

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// MarkerField is field selection: (x).name is MarkerField((x), 'name')
+// (rewrite.go's exprs writes it, the binder's fieldSelect reads it).
+const MarkerField = "kvsql_field"
+
 // TypeStmt is CREATE / DROP / ALTER of a composite type (CREATE TYPE
 // name AS (...)) or a domain (CREATE DOMAIN).
 type TypeStmt struct {
