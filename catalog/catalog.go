@@ -76,6 +76,9 @@ type Database struct {
 	// (catalog/foreign.go), names that store; its tables have Foreign
 	// layouts.
 	Foreign *foreign.StoreSpec
+	// Types are the user's types (CREATE TYPE, CREATE DOMAIN) by
+	// RelKey (usertype.go).
+	Types map[string]*UserType
 }
 
 // Table describes one table and the layout of its master file and index
@@ -459,6 +462,10 @@ func (n *Catalog) cloneDB(db string) *Database {
 	for k, v := range old.Views {
 		d.Views[k] = v
 	}
+	d.Types = make(map[string]*UserType, len(old.Types))
+	for k, v := range old.Types {
+		d.Types[k] = v
+	}
 	d.Functions = make(map[uint64]*Function, len(old.Functions))
 	for k, v := range old.Functions {
 		d.Functions[k] = v
@@ -487,5 +494,5 @@ func empty(nextID uint64) *Catalog {
 }
 
 func newDatabase(name string) *Database {
-	return &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}, Schemas: map[string]*Schema{}}
+	return &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}, Schemas: map[string]*Schema{}, Types: map[string]*UserType{}}
 }

@@ -80,8 +80,48 @@ func sampleCatalog(t *testing.T, e kv.Engine) *Catalog {
 			Body: "SELECT count(*) FROM poi WHERE language = lang", Form: "as", Volatility: "s", Parallel: "u", Cost: 100})
 		return n, err
 	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		n, _, err := c.CreateUserType(w, DefaultDatabase, UserType{Name: "place", Kind: "c",
+			Attrs: []TypeAttr{{Name: "name", Type: "text"}, {Name: "tags", Type: "varchar(10)[]"}}})
+		return n, err
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		n, _, err := c.CreateUserType(w, DefaultDatabase, UserType{Name: "latitude", Kind: "d", Base: "numeric(9,6)",
+			NotNull: true, Default: "0", Checks: []Check{{Name: "latitude_check", Expr: "VALUE BETWEEN -90 AND 90"}}})
+		return n, err
+	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.CreateDatabase(w, "other") })
 	return c
+}
+
+func TestUserTypes(t *testing.T) {
+	e := kv.NewMemory()
+	defer e.Close()
+	c := sampleCatalog(t, e)
+	u := c.UserType(DefaultDatabase, "place")
+	if u == nil || u.Kind != "c" || len(u.Attrs) != 2 || c.UserTypeByOID(DefaultDatabase, u.ArrayOID()) != u {
+		t.Fatalf("UserType(place) = %+v", u)
+	}
+	// A type's name is taken by a type or a table of its schema.
+	for _, name := range []string{"place", "poi"} {
+		b := e.NewBatch()
+		_, _, err := c.CreateUserType(b, DefaultDatabase, UserType{Name: name, Kind: "c"})
+		b.Close()
+		if !pgerror.HasCode(err, pgerror.DuplicateObject) {
+			t.Errorf("CreateUserType(%s): %v, want 42710", name, err)
+		}
+	}
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.DropUserType(w, DefaultDatabase, "place") })
+	if c.UserType(DefaultDatabase, "place") != nil {
+		t.Fatal("place survived DROP")
+	}
+	loaded, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.UserType(DefaultDatabase, "place") != nil || loaded.UserType(DefaultDatabase, "latitude") == nil {
+		t.Fatalf("after Load: %v", loaded.UserTypes(DefaultDatabase))
+	}
 }
 
 func TestTriggers(t *testing.T) {
@@ -163,7 +203,7 @@ func TestDDLAndLoad(t *testing.T) {
 	if string(a) != string(b) {
 		t.Fatalf("loaded catalog differs:\n%s\nvs\n%s", a, b)
 	}
-	if loaded.NextID() != c.NextID() || c.NextID() != FirstUserSpace+6 { // five key spaces and the function
+	if loaded.NextID() != c.NextID() || c.NextID() != FirstUserSpace+10 { // five key spaces, the function, and two types with their array types
 		t.Fatalf("next id %d / %d", loaded.NextID(), c.NextID())
 	}
 }

@@ -88,7 +88,7 @@ func (c *Catalog) DropDatabase(w kv.Writer, name string) (*Catalog, error) {
 			return nil, err
 		}
 	}
-	for _, p := range [][]byte{tablePrefix(name), viewPrefix(name), sequenceDefPrefix(name), metaKey(text(tagFunction), text(name)), metaKey(text(tagSchema), text(name))} {
+	for _, p := range [][]byte{tablePrefix(name), viewPrefix(name), sequenceDefPrefix(name), metaKey(text(tagFunction), text(name)), metaKey(text(tagSchema), text(name)), metaKey(text(tagType), text(name))} {
 		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
 			return nil, err
 		}

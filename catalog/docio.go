@@ -152,6 +152,27 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			}
 			d.Functions[uint64(df.ID)] = functionFromDoc(df)
 		}
+		for i := range ddb.Types {
+			dt := &ddb.Types[i]
+			tw := fmt.Sprintf("%s / Type %q", where, dt.Name)
+			if dt.Name == "" {
+				return nil, docError("%s / Type: typeName is missing", where)
+			}
+			if dt.Kind != "c" && dt.Kind != "d" {
+				return nil, docError("%s: kind must be c or d", tw)
+			}
+			if err := im.claim(dt.ID, tw); err != nil {
+				return nil, err
+			}
+			if err := im.claim(dt.ID+1, tw+" (its array type)"); err != nil {
+				return nil, err
+			}
+			u := userTypeFromDoc(dt)
+			if d.Types[u.Key()] != nil {
+				return nil, docError("%s: defined twice", tw)
+			}
+			d.Types[u.Key()] = u
+		}
 	}
 	c.nextID = im.nextID // foreign tables may have taken ids past nextID
 	return c, nil

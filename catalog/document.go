@@ -69,6 +69,8 @@ type docDB struct {
 	// Functions are the CREATE FUNCTION and CREATE PROCEDURE definitions.
 	Functions []docFunction `xml:"Functions>Function,omitempty" json:"Functions,omitempty"`
 	Counters  *docCounters  `xml:"Counters,omitempty" json:"Counters,omitempty"`
+	// Types are the CREATE TYPE and CREATE DOMAIN definitions.
+	Types []docType `xml:"Types>Type,omitempty" json:"Types,omitempty"`
 }
 
 // docCounters wraps the Counter elements of a foreign database, so that
@@ -352,6 +354,9 @@ func toDoc(c *Catalog) docRoot {
 		fns, _ := c.Functions(dbName)
 		for _, f := range fns {
 			ddb.Functions = append(ddb.Functions, functionDoc(f))
+		}
+		for _, u := range c.UserTypes(dbName) {
+			ddb.Types = append(ddb.Types, userTypeDoc(u))
 		}
 		root.DataBases = append(root.DataBases, ddb)
 	}

@@ -133,7 +133,7 @@ func Load(r kv.Reader) (*Catalog, error) {
 		key, value []byte
 		parts      []types.Datum
 	}
-	var seqs, funcs, schemas []seqDesc
+	var seqs, funcs, schemas, utypes []seqDesc
 	for ok := it.First(); ok; ok = it.Next() {
 		_, parts, err := encoding.DecodeKey(it.Key())
 		if err != nil {
@@ -173,6 +173,8 @@ func Load(r kv.Reader) (*Catalog, error) {
 			schemas = append(schemas, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagSeqDef:
 			seqs = append(seqs, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
+		case tagType:
+			utypes = append(utypes, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagFunction:
 			funcs = append(funcs, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagStats:
@@ -217,6 +219,11 @@ func Load(r kv.Reader) (*Catalog, error) {
 	}
 	for _, f := range funcs {
 		if err := loadFunction(c, f.key, f.parts, f.value); err != nil {
+			return nil, err
+		}
+	}
+	for _, u := range utypes {
+		if err := loadUserType(c, u.key, u.parts, u.value); err != nil {
 			return nil, err
 		}
 	}
@@ -268,6 +275,11 @@ func Install(w kv.Writer, c *Catalog) error {
 				return err
 			}
 		}
+		for _, u := range d.Types {
+			if err := writeJSON(w, TypeKey(db, u.Key()), u); err != nil {
+				return err
+			}
+		}
 	}
 	for _, s := range c.stats {
 		if err := writeStats(w, s); err != nil {
@@ -281,7 +293,7 @@ func Install(w kv.Writer, c *Catalog) error {
 // stats, sequence definitions) but keeps the format version, the id
 // counter and the counters of serial columns and sequences.
 func ClearMeta(w kv.Writer) error {
-	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef, tagFunction, tagSchema} {
+	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef, tagFunction, tagSchema, tagType} {
 		p := metaKey(text(tag))
 		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
 			return err

@@ -25,6 +25,7 @@ const (
 	rowInterval  = 10 // zigzag uvarints: microseconds, days, months
 	rowTime      = 11 // zigzag uvarint
 	rowJSONB     = 12 // uvarint length + a jsonb value's normalised text
+	rowRecord    = 13 // uvarint length + the fields (types.NewRecord)
 	rowArray     = 15 // uvarint length + the elements (types.AppendArray)
 	rowTagBits   = 4
 	rowTagMask   = 1<<rowTagBits - 1
@@ -65,7 +66,7 @@ func EncodeRow(b []byte, colIDs []uint32, vals []types.Datum) []byte {
 		case types.KindFloat:
 			b = appendUvarint(b, gap<<rowTagBits|rowFloat)
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.F))
-		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray:
+		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray, types.KindRecord:
 			tag := uint64(rowText)
 			switch d.Kind {
 			case types.KindBytes:
@@ -74,6 +75,8 @@ func EncodeRow(b []byte, colIDs []uint32, vals []types.Datum) []byte {
 				tag = rowDecimal
 			case types.KindArray:
 				tag = rowArray
+			case types.KindRecord:
+				tag = rowRecord
 			default:
 				if d.I == types.TextJSONB {
 					tag = rowJSONB
@@ -243,7 +246,7 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 		}
 		d = types.NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(b)))
 		b = b[8:]
-	case rowText, rowBytes, rowDecimal, rowArray, rowJSONB:
+	case rowText, rowBytes, rowDecimal, rowArray, rowRecord, rowJSONB:
 		l, n := readUvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) {
 			return nil, corruptf("row: bad string length")
@@ -258,6 +261,8 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 				d.Kind = types.KindDecimal
 			case rowArray:
 				d.Kind = types.KindArray
+			case rowRecord:
+				d.Kind = types.KindRecord
 			case rowJSONB:
 				d.I = types.TextJSONB
 			}
@@ -265,7 +270,7 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 			if tag == rowDecimal && !types.IsDecimalText(d.S) {
 				return nil, corruptf("row: bad decimal %q", d.S)
 			}
-			if tag == rowArray && !types.ArrayValid(d.S) {
+			if (tag == rowArray || tag == rowRecord) && !types.ArrayValid(d.S) {
 				return nil, corruptf("row: bad array")
 			}
 		}

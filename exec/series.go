@@ -181,6 +181,9 @@ func (u *tableFuncOp) open() error {
 	if _, ok := planner.RoutineName(u.node.Name); ok {
 		return u.openRoutine()
 	}
+	if strings.Contains(u.node.Name, "_populate_record") {
+		return u.openPopulate()
+	}
 	args := make([]types.Datum, len(u.node.Args))
 	for i, a := range u.node.Args {
 		d, err := eval.Eval(u.env, a, nil)
@@ -257,4 +260,64 @@ func (u *tableFuncOp) openRoutine() error {
 	}
 	u.rows, err = u.env.Routines.Rows(planner.RoutineID(u.node.Args), argTypes, args, cols)
 	return err
+}
+
+// openPopulate computes jsonb_populate_record[set]: Args are the
+// document and the base record, whose fields stand in for the members
+// the document lacks; a NULL document gives the base itself (one row;
+// none for a recordset). Each column of a domain type is checked.
+func (u *tableFuncOp) openPopulate() error {
+	doc, err := eval.Eval(u.env, u.node.Args[0], nil)
+	if err != nil {
+		return err
+	}
+	base, err := eval.Eval(u.env, u.node.Args[1], nil)
+	if err != nil {
+		return err
+	}
+	cols := u.node.Cols
+	if u.node.Ordinality {
+		cols = cols[:len(cols)-1]
+	}
+	if u.node.AsRecord {
+		cols = eval.FieldColumns(cols[0].T)
+	}
+	defaults := make([]types.Datum, len(cols))
+	if !base.IsNull() {
+		fields, err := types.RecordFields(nil, base)
+		if err != nil {
+			return pgerror.New(pgerror.DataCorrupted, "malformed record value")
+		}
+		copy(defaults, fields)
+	}
+	if doc.IsNull() {
+		if !strings.HasSuffix(u.node.Name, "recordset") {
+			u.rows = [][]types.Datum{defaults}
+			if u.node.AsRecord {
+				u.rows[0] = []types.Datum{base}
+			}
+		}
+		return nil
+	}
+	if u.rows, err = eval.JSONPopulateRows(u.node.Name, doc, cols, defaults); err != nil {
+		return err
+	}
+	for r, row := range u.rows {
+		for i, dom := range u.node.Domains {
+			if dom != nil && i < len(row) {
+				if err := eval.CheckDomainValue(u.env, dom, row[i]); err != nil {
+					return err
+				}
+			}
+		}
+		if u.node.RecordDomain != nil {
+			if err := eval.CheckDomainValue(u.env, u.node.RecordDomain, types.NewRecord(row)); err != nil {
+				return err
+			}
+		}
+		if u.node.AsRecord {
+			u.rows[r] = []types.Datum{types.NewRecord(row)}
+		}
+	}
+	return nil
 }

@@ -664,6 +664,7 @@ var tableFuncs = map[string]int{
 	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
 	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2, "jsonb_path_query": 1,
 	"jsonb_to_record": -1, "jsonb_to_recordset": -1, "json_to_record": -1, "json_to_recordset": -1, // as declared
+	"jsonb_populate_record": -2, "jsonb_populate_recordset": -2, "json_populate_record": -2, "json_populate_recordset": -2, // the base's type's
 }
 
 // unnest plans unnest(array) [WITH ORDINALITY] in FROM: one row per
@@ -790,8 +791,10 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 			continue
 		}
 		switch name := f.Name.Lowered(); {
+		case tableFuncs[name] == -2 && !strings.HasSuffix(name, "set"):
+			continue // jsonb_populate_record: a scalar function there
 		case tableFuncs[name] != 0:
-			if n := tableFuncs[name]; n > 1 || n < 0 {
+			if n := tableFuncs[name]; n > 1 || n == -1 {
 				return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "%s in a select list is not supported (it returns records): call it in FROM", name)
 			}
 			if at >= 0 {

@@ -284,7 +284,7 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 		if len(e) == 1 {
 			return b.expr(e[0], s)
 		}
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "row constructors are not supported here")
+		return b.rowConstructor(e, s) // usertype.go
 	}
 	return nil, pgerror.Newf(pgerror.FeatureNotSupported, "unsupported expression: %s", sqlparser.String(e))
 }
@@ -709,9 +709,21 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 	if c, ok := e.(*ColRef); ok && ct.Type == "regclass" && (c.Name == "tableoid" || strings.HasSuffix(c.Name, ".tableoid")) {
 		return b.tableoidName(c), nil // inherit.go
 	}
-	t, err := typeFromName(ct.Type, ct.Length, ct.Scale)
+	t, dom, err := b.resolveType(ct.Type, ct.Length, ct.Scale, 0)
 	if err != nil {
 		return nil, err
+	}
+	if e, err = castRow(e, t); err != nil {
+		return nil, err
+	}
+	if dom != nil {
+		// A cast to a domain checks its constraints on every value.
+		if c, ok := e.(*Const); ok {
+			if e, err = castConst(c, t); err != nil {
+				return nil, err
+			}
+		}
+		return &Cast{X: e, T: t, Domain: dom}, nil
 	}
 	if c, ok := e.(*Const); ok {
 		return castConst(c, t)

@@ -37,6 +37,12 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		// the cast's 42846 here.)
 		return b.cast(e.Exprs[0], &sqlparser.ConvertType{Type: name}, s)
 	}
+	if (name == "jsonb_populate_record" || name == "json_populate_record") && len(e.Exprs) == 2 {
+		return b.populateScalar(name, e.Exprs, s) // usertype.go
+	}
+	if name == parse.MarkerField && len(e.Exprs) == 2 {
+		return b.fieldSelect(e.Exprs[0], e.Exprs[1], s) // usertype.go
+	}
 	if name == parse.MarkerAggFilter && len(e.Exprs) == 2 {
 		return b.filteredAggregate(e.Exprs[0], e.Exprs[1], s)
 	}

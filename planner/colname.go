@@ -45,8 +45,18 @@ func columnName(e sqlparser.Expr) string {
 			}
 		case parse.MarkerExtract:
 			return "extract"
+		case parse.MarkerField:
+			if len(e.Exprs) == 2 {
+				if lit, ok := e.Exprs[1].(*sqlparser.Literal); ok {
+					return lit.Val // (x).name is named name
+				}
+			}
 		default:
 			return name
+		}
+	case sqlparser.ValTuple:
+		if len(e) > 1 {
+			return "row"
 		}
 	case *sqlparser.CountStar, *sqlparser.Count:
 		return "count"

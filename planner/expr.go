@@ -107,6 +107,9 @@ type When struct{ Cond, Val Expr }
 type Cast struct {
 	X Expr
 	T types.T
+	// Domain, for a cast to a domain, is the domain's constraint, which
+	// the cast's result must satisfy (T is the domain's base type).
+	Domain *DomainConstraint
 }
 
 // Func is a call of a scalar function by its lower-case name (abs,

@@ -438,6 +438,11 @@ func (b *binder) jsonTableFunc(call *sqlparser.FuncExpr, column string, ordinali
 		}
 		args[i] = x
 	}
+	if tableFuncs[name] == -2 {
+		// A select item's set-returning call (srfSelect) passes just its
+		// own arguments; a FROM item's definition list adds more.
+		return b.jsonPopulateFunc(name, args, ordinality, column == srfColumn && len(args) == 2)
+	}
 	if tableFuncs[name] < 0 {
 		return b.jsonRecordFunc(name, args, ordinality)
 	}

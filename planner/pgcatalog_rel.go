@@ -454,7 +454,7 @@ func pgAttribute(g *vgen) [][]Expr {
 	return out
 }
 
-func pgTypeRows(*vgen) [][]Expr {
+func pgTypeRows(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range pgTypes {
 		coll := 0
@@ -465,7 +465,7 @@ func pgTypeRows(*vgen) [][]Expr {
 			false, true, ",", 0, 0, t.elem, t.array, t.name+"in", t.name+"out", t.name+"recv", t.name+"send",
 			t.align, t.storage(), false, 0, -1, 0, coll, nil, nil))
 	}
-	return out
+	return append(out, g.userTypeRows()...)
 }
 
 func pgIndex(g *vgen) [][]Expr {

@@ -144,6 +144,14 @@ type TableFunc struct {
 	Args       []Expr
 	Ordinality bool
 	Cols       []Column
+	// Domains, for jsonb_populate_record[set], holds the constraint of
+	// each column whose type is a domain (nil for the others).
+	Domains []*DomainConstraint
+	// AsRecord, for jsonb_populate_recordset as a select item, makes
+	// each row one record value (the only column); RecordDomain is the
+	// domain each record must satisfy when the base's type is one.
+	AsRecord     bool
+	RecordDomain *DomainConstraint
 }
 
 // Filter passes the rows for which Pred is true.

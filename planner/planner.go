@@ -53,6 +53,10 @@ type Planner struct {
 	// without the catalog changing (pg_stat_activity's): the caller must
 	// not reuse it for another execution.
 	Volatile bool
+
+	// comps caches the composite types planning resolved, so every use
+	// of one type in a plan shares one *types.Composite (usertype.go).
+	comps map[string]*types.Composite
 }
 
 // Plan plans a query or DML statement. paramTypes are the types the client

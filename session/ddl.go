@@ -123,6 +123,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ALTER TABLE", s.attachPartition(ctx, t, p.Attach)
 	case p.Routine != nil:
 		return s.routineStmt(ctx, t, p)
+	case p.UserType != nil:
+		return s.typeStmt(t, p.UserType)
 	case p.Schema != nil:
 		return s.schemaStmt(ctx, t, p.Schema)
 	case p.SetSchema != nil:
@@ -320,7 +322,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 	}
 	def := catalog.TableDef{Name: name}
 	for _, cd := range ct.TableSpec.Columns {
-		col, err := columnDef(cd)
+		col, err := columnDef(s.planner(t.cat), cd)
 		if err != nil {
 			return err
 		}
@@ -645,12 +647,20 @@ func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) 
 	return fk, nil
 }
 
-// columnDef converts one column definition.
-func columnDef(cd *sqlparser.ColumnDefinition) (catalog.Column, error) {
+// columnDef converts one column definition; pl resolves user types.
+// A column of a composite type, or of a domain with constraints, is
+// refused (0A000): a table keeps its columns' built-in types only.
+func columnDef(pl *planner.Planner, cd *sqlparser.ColumnDefinition) (catalog.Column, error) {
 	typeName := strings.ToLower(cd.Type.Type)
-	t, err := planner.TypeFromName(typeName, cd.Type.Length, cd.Type.Scale)
+	t, dom, err := pl.ResolveType(typeName, cd.Type.Length, cd.Type.Scale)
 	if err != nil {
 		return catalog.Column{}, err
+	}
+	if t.Family == types.Record || t.Elem == types.Record {
+		return catalog.Column{}, pgerror.Newf(pgerror.FeatureNotSupported, "column %q: table columns of composite type %s are not supported", cd.Name.String(), t)
+	}
+	if dom != nil && (dom.NotNull || len(dom.Checks) > 0) {
+		return catalog.Column{}, pgerror.Newf(pgerror.FeatureNotSupported, "column %q: table columns of domain %s are not supported (it has constraints)", cd.Name.String(), dom.Name)
 	}
 	col := catalog.Column{Name: cd.Name.String(), Type: t}
 	switch typeName {
@@ -683,7 +693,7 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 		switch o := opt.(type) {
 		case *sqlparser.AddColumns:
 			for _, cd := range o.Columns {
-				col, err := columnDef(cd)
+				col, err := columnDef(s.planner(t.cat), cd)
 				if err != nil {
 					return "", err
 				}

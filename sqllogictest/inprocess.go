@@ -73,7 +73,7 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 		row := make([]any, len(r))
 		for j, d := range r {
 			row[j] = goValue(d)
-			if j < len(last.Columns) && (d.Kind == types.KindArray || isDateTime(last.Columns[j].Type.Family)) && !d.IsNull() {
+			if j < len(last.Columns) && (d.Kind == types.KindArray || d.Kind == types.KindRecord || isDateTime(last.Columns[j].Type.Family)) && !d.IsNull() {
 				row[j] = string(eval.AppendTextStyle(nil, d, last.Columns[j].Type, c.s.Location(), c.s.IntervalStyle())) // as the wire sends it
 			}
 		}

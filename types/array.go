@@ -30,11 +30,11 @@ import (
 
 // ArrayOf is the type of arrays of elem.
 func ArrayOf(elem T) T {
-	return T{Family: Array, Elem: elem.Family, Width: elem.Width, Scale: elem.Scale}
+	return T{Family: Array, Elem: elem.Family, Width: elem.Width, Scale: elem.Scale, Comp: elem.Comp}
 }
 
 // ElemType is the element type of the array type t.
-func (t T) ElemType() T { return T{Family: t.Elem, Width: t.Width, Scale: t.Scale} }
+func (t T) ElemType() T { return T{Family: t.Elem, Width: t.Width, Scale: t.Scale, Comp: t.Comp} }
 
 // IsArray reports whether t is an array type.
 func (t T) IsArray() bool { return t.Family == Array }
@@ -45,12 +45,18 @@ var arrayOIDs = map[Family]uint32{
 	Varchar: 1015, Int8: 1016, Float4: 1021, Float8: 1022, Timestamp: 1115,
 	Date: 1182, TimestampTZ: 1185, Numeric: 1231, UUID: 2951, JSON: 199, JSONB: 3807,
 	Interval: 1187, Time: 1183, Inet: 1041, Cidr: 651,
-	Int2Vector: 1006, OidVector: 1013, TimeTZ: 1270,
+	Int2Vector: 1006, OidVector: 1013, TimeTZ: 1270, Record: 2287,
 	Unknown: 1009, // an array of untyped literals is text[] once resolved
 }
 
 // OID is the PostgreSQL type OID of t (for an array, its array type's).
 func (t T) OID() uint32 {
+	if t.Comp != nil {
+		if t.Family == Array {
+			return t.Comp.ArrayOID
+		}
+		return t.Comp.OID
+	}
 	if t.Family == Array {
 		return arrayOIDs[t.Elem]
 	}
@@ -201,7 +207,7 @@ func AppendArray(b []byte, elems []Datum) []byte {
 		case KindInterval:
 			b = binary.AppendVarint(b, e.I)
 			fallthrough
-		case KindText, KindBytes, KindDecimal, KindArray:
+		case KindText, KindBytes, KindDecimal, KindArray, KindRecord:
 			b = binary.AppendUvarint(b, uint64(len(e.S)))
 			b = append(b, e.S...)
 		}
@@ -278,7 +284,7 @@ func ArrayElems(dst []Datum, d Datum) ([]Datum, error) {
 				return dst, errBadArray
 			}
 			e.F, s = math.Float64frombits(binary.BigEndian.Uint64([]byte(s[:8]))), s[8:]
-		case KindText, KindBytes, KindDecimal, KindArray:
+		case KindText, KindBytes, KindDecimal, KindArray, KindRecord:
 			l, w := uvarint(s)
 			if w <= 0 || l > uint64(len(s)-w) {
 				return dst, errBadArray
@@ -357,7 +363,7 @@ func ArrayValid(s string) bool {
 				return false
 			}
 			s = s[8:]
-		case KindText, KindBytes, KindDecimal, KindArray:
+		case KindText, KindBytes, KindDecimal, KindArray, KindRecord:
 			l, w := uvarint(s)
 			if w <= 0 || l > uint64(len(s)-w) {
 				return false

@@ -71,3 +71,18 @@ func FuzzArrayValid(f *testing.F) {
 		}
 	})
 }
+
+func TestSameComposite(t *testing.T) {
+	mk := func(oid uint32, field Family) T {
+		return RecordOf(&Composite{Name: "c", OID: oid, Fields: []Field{{Name: "a", T: T{Family: field}}}})
+	}
+	if a, b := mk(100, Int4), mk(100, Int4); a == b || !a.Same(b) {
+		t.Errorf("two resolutions of one composite type: == %v, Same %v", a == b, a.Same(b))
+	}
+	if mk(100, Int4).Same(mk(101, Int4)) || mk(100, Int4).Same(mk(100, Text)) {
+		t.Error("different composite types are Same")
+	}
+	if !ArrayOf(mk(100, Int4)).Same(ArrayOf(mk(100, Int4))) || ArrayOf(mk(100, Int4)).Same(mk(100, Int4)) {
+		t.Error("arrays of composite types")
+	}
+}

@@ -38,6 +38,9 @@ const (
 	Int2Vector
 	OidVector
 	TimeTZ // KindBytes: time with time zone, in its sortable form (timetz.go)
+	// Record is a composite value (record.go): a user's composite type
+	// (CREATE TYPE ... AS, T.Comp) or the anonymous record.
+	Record
 )
 
 type familyInfo struct {
@@ -73,6 +76,7 @@ var families = [...]familyInfo{
 	Int2Vector:  {"int2vector", KindText, 22},
 	OidVector:   {"oidvector", KindText, 30},
 	TimeTZ:      {"time with time zone", KindBytes, 1266},
+	Record:      {"record", KindRecord, 2249},
 }
 
 // Kind is the physical form of the family's values.
@@ -108,9 +112,16 @@ type T struct {
 	Elem   Family `json:",omitempty"`
 	Width  int32
 	Scale  int32
+	// Comp describes a composite type (Family Record, or an array whose
+	// Elem is Record); nil for the anonymous record. It is shared and
+	// read-only; the catalog owns the type, so it is never serialized.
+	Comp *Composite `json:"-"`
 }
 
 func (t T) String() string {
+	if t.Family == Record && t.Comp != nil {
+		return t.Comp.Name
+	}
 	if t.Family == Array {
 		return t.ElemType().String() + "[]"
 	}

@@ -36,9 +36,10 @@ const (
 	KindInterval  // I holds microseconds, S months and days (NewInterval)
 	KindTime      // I holds microseconds since midnight (0 .. 24h inclusive)
 	KindArray     // S holds the elements (types.AppendArray)
+	KindRecord    // S holds the fields in the array form (types.NewRecord)
 )
 
-var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp", "decimal", "interval", "time", "array"}
+var kindNames = [...]string{"null", "bool", "int", "float", "text", "bytes", "date", "timestamp", "decimal", "interval", "time", "array", "record"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -129,6 +130,19 @@ func (d Datum) String() string {
 		return FormatInterval(d.Interval())
 	case KindTime:
 		return FormatTime(d.I)
+	case KindRecord:
+		fields, err := RecordFields(nil, d)
+		if err != nil {
+			return "<bad record>"
+		}
+		b := []byte{'('}
+		for i, f := range fields {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, f.String()...)
+		}
+		return string(append(b, ')'))
 	case KindArray:
 		elems, err := ArrayElems(nil, d)
 		if err != nil {

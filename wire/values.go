@@ -183,7 +183,39 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 		b = binary.BigEndian.AppendUint32(b, uint32(iv.Days))
 		return binary.BigEndian.AppendUint32(b, uint32(iv.Months)), nil
 	}
+	if t.Family == types.Record && d.Kind == types.KindRecord {
+		return appendRecordBinary(b, t, d)
+	}
 	return b, pgerror.Newf(pgerror.Internal, "cannot send a %s value in binary format for a column of type %s", d.Kind, t)
+}
+
+// appendRecordBinary is PostgreSQL's record_send: the field count, then
+// each field's type OID, length (-1 for NULL) and binary value. A field
+// of the anonymous record type is sent as text.
+func appendRecordBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
+	fields, err := types.RecordFields(nil, d)
+	if err != nil {
+		return b, pgerror.New(pgerror.DataCorrupted, "malformed record value")
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(len(fields)))
+	for i, f := range fields {
+		ft := types.T{Family: types.Text}
+		if t.Comp != nil && i < len(t.Comp.Fields) {
+			ft = t.Comp.Fields[i].T
+		}
+		b = binary.BigEndian.AppendUint32(b, ft.OID())
+		if f.IsNull() {
+			b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
+			continue
+		}
+		at := len(b)
+		b = append(b, 0, 0, 0, 0)
+		if b, err = appendBinary(b, ft, f); err != nil {
+			return b, err
+		}
+		binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+	}
+	return b, nil
 }
 
 func floatOf(d types.Datum) (float64, bool) {

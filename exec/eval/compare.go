@@ -22,6 +22,7 @@ const (
 	classInterval
 	classTimeOfDay
 	classArray
+	classRecord
 	classNull // last: NULL sorts after everything
 )
 
@@ -43,6 +44,8 @@ func classOf(k types.Kind) int {
 		return classTimeOfDay
 	case types.KindArray:
 		return classArray
+	case types.KindRecord:
+		return classRecord
 	}
 	return classNull
 }
@@ -86,6 +89,8 @@ func Compare(a, b types.Datum) int {
 			return decimalCompare(&x, &y)
 		case types.KindArray:
 			return compareArrays(a, b)
+		case types.KindRecord:
+			return compareRecords(a, b)
 		}
 		return 0
 	}
@@ -197,6 +202,12 @@ func Hash(h *maphash.Hash, d types.Datum) {
 		elems, _ := types.ArrayElems(nil, d)
 		for _, e := range elems {
 			Hash(h, e)
+		}
+	case types.KindRecord:
+		h.WriteByte(9)
+		fields, _ := types.RecordFields(nil, d)
+		for _, f := range fields {
+			Hash(h, f)
 		}
 	}
 }

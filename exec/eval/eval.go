@@ -178,6 +178,9 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 			// An interval shown in the session's IntervalStyle.
 			return castToText(types.NewText(string(types.AppendIntervalStyle(nil, x.Interval(), env.IntervalStyle))), types.T{Family: types.Text}, e.T), nil
 		}
+		if e.Domain != nil {
+			return checkDomain(env, e.Domain, x, e.X.Type(), e.T)
+		}
 		return CastFromIn(x, e.X.Type(), e.T, env.loc())
 	case *planner.Func:
 		d, err := evalFunc(env, e, row)

@@ -80,6 +80,8 @@ func AppendTextStyle(b []byte, d types.Datum, t types.T, loc *time.Location, sty
 		return hex.AppendEncode(b, []byte(d.S))
 	case types.KindArray:
 		return appendArrayText(b, d, t, loc)
+	case types.KindRecord:
+		return appendRecordText(b, d, t, loc)
 	case types.KindDate:
 		return append(b, types.FormatDate(d.I)...)
 	case types.KindInterval:

@@ -53,6 +53,12 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return types.NewText(orDefault(env.User, "kvsql")), nil
 	case "pg_backend_pid":
 		return types.NewInt(int64(env.BackendPID)), nil
+	case planner.RowFunc:
+		return evalRow(env, e, row)
+	case planner.FieldFunc:
+		return evalField(env, e, row)
+	case "jsonb_populate_record", "json_populate_record":
+		return evalPopulate(env, e, row)
 	}
 
 	var buf [maxInlineArgs]types.Datum

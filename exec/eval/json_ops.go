@@ -6,6 +6,7 @@ import (
 	"github.com/kvsql/kvsql/planner"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
@@ -824,6 +825,12 @@ func isIntegerFamily(f types.Family) bool {
 // JSON text, containers as JSON or as an array of the column's element
 // type; missing or null members NULL).
 func JSONRecordRows(name string, d types.Datum, cols []planner.Column) ([][]types.Datum, error) {
+	return JSONPopulateRows(name, d, cols, nil)
+}
+
+// JSONPopulateRows is JSONRecordRows with defaults (nil for none): a
+// column whose member the object lacks takes its default.
+func JSONPopulateRows(name string, d types.Datum, cols []planner.Column, defaults []types.Datum) ([][]types.Datum, error) {
 	v, err := parseJSON(d.S)
 	if err != nil {
 		return nil, err
@@ -858,7 +865,19 @@ func JSONRecordRows(name string, d types.Datum, cols []planner.Column) ([][]type
 		for i, c := range cols {
 			m, ok := o.get(c.Name)
 			if !ok {
+				if i < len(defaults) {
+					row[i] = defaults[i]
+				}
 				continue
+			}
+			if c.T.Family == types.Record && c.T.Comp != nil && i < len(defaults) && !defaults[i].IsNull() {
+				// A nested object fills in the base's record.
+				if o, isObject := m.(*jsonObject); isObject {
+					if row[i], err = jsonToRecord(o, c.T, defaults[i]); err != nil {
+						return nil, err
+					}
+					continue
+				}
 			}
 			if row[i], err = jsonToSQL(m, c.T); err != nil {
 				return nil, err
@@ -917,12 +936,18 @@ func jsonToSQL(v any, t types.T) (types.Datum, error) {
 		return types.Null, nil
 	}
 	switch {
+	case t.Family == types.Record && t.Comp != nil:
+		return jsonToRecord(v, t, types.Null)
 	case t.Family == types.JSONB:
 		return types.NewJSONB(jsonbText(v)), nil
 	case t.Family == types.JSON:
 		return types.NewText(jsonbText(v)), nil
 	case t.IsArray():
 		arr, ok := v.([]any)
+		if s, isString := v.(string); isString {
+			// A string is the array's text form ('{1,2,3}').
+			return CastFrom(types.NewText(s), types.T{Family: types.Text}, t)
+		}
 		if !ok {
 			return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "expected JSON array")
 		}
@@ -953,6 +978,16 @@ func jsonToSQL(v any, t types.T) (types.Datum, error) {
 	s, ok := v.(string)
 	if !ok {
 		s = jsonbText(v)
+	}
+	if (t.Family == types.Char || t.Family == types.Varchar) && t.Width > 0 {
+		// The type's input function: too long is an error, not a cut.
+		trimmed := s
+		if t.Family == types.Char {
+			trimmed = strings.TrimRight(s, " ")
+		}
+		if utf8.RuneCountInString(trimmed) > int(t.Width) {
+			return types.Null, pgerror.Newf(pgerror.StringDataRightTruncation, "value too long for type %s", t)
+		}
 	}
 	return CastFrom(types.NewText(s), types.T{Family: types.Text}, t)
 }

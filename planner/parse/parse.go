@@ -130,6 +130,8 @@ type Statement struct {
 	// Routine is CREATE / DROP / ALTER FUNCTION or PROCEDURE, or CALL
 	// (which also sets AST).
 	Routine *RoutineStmt
+	// UserType is CREATE / DROP / ALTER TYPE or DOMAIN (usertype.go).
+	UserType *TypeStmt
 	// PartitionBy is CREATE TABLE's PARTITION BY clause (the AST is the
 	// CREATE TABLE without it).
 	PartitionBy *PartitionSpec

@@ -263,7 +263,8 @@ var jsonTableFuncs = map[string]bool{
 	"json_array_elements_text": true, "jsonb_object_keys": true, "json_object_keys": true,
 	"jsonb_each": true, "jsonb_each_text": true, "json_each": true, "json_each_text": true,
 	"jsonb_path_query": true, "jsonb_to_record": true, "jsonb_to_recordset": true, "json_to_record": true,
-	"json_to_recordset": true,
+	"json_to_recordset": true, "jsonb_populate_record": true, "jsonb_populate_recordset": true,
+	"json_populate_record": true, "json_populate_recordset": true,
 }
 
 // hypotheticalAggs are the hypothetical-set aggregates, which take
@@ -286,6 +287,7 @@ const MarkerJSONObject = "kvsql_json_object"
 // needs a column definition list.
 var recordFuncs = map[string]bool{
 	"jsonb_to_record": true, "jsonb_to_recordset": true, "json_to_record": true, "json_to_recordset": true,
+	"jsonb_populate_record": true, "jsonb_populate_recordset": true, "json_populate_record": true, "json_populate_recordset": true,
 }
 
 type columnDef struct {

@@ -155,7 +155,7 @@ func operandStart(out []token) int {
 				j-- // subscript: continue with the subscripted operand
 				continue
 			}
-			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].kind == tkQIdent ||
+			if j > 0 && (out[j-1].kind == tkIdent && !exprKeywords[out[j-1].val] || out[j-1].is("array") || out[j-1].is("row") || out[j-1].kind == tkQIdent ||
 				out[j-1].kind == tkRaw && (isFieldName(out[j-1].val) || strings.HasPrefix(out[j-1].val, markerPrefix))) { // a marker call's name is raw
 				j-- // function call or ARRAY[...]
 			} else {
@@ -242,6 +242,15 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, r.addType(tn, tn.pos)...)
 			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 			i = next - 1
+		case t.isPunct(".") && len(out) > 0 && out[len(out)-1].isPunct(")") && i+1 < len(toks) &&
+			(toks[i+1].kind == tkIdent || toks[i+1].kind == tkQIdent) && fieldSelectable(out):
+			// (x).name: a call of MarkerField on the parenthesised
+			// operand and the field's name.
+			start := matchBack(out, len(out)-1)
+			head := []token{raw(MarkerField, t.pos), {kind: tkPunct, val: "(", pos: t.pos}}
+			out = append(out[:start], append(head, out[start:]...)...)
+			out = append(out, raw(",", t.pos), token{kind: tkString, val: toks[i+1].val, pos: toks[i+1].pos, end: toks[i+1].end}, raw(")", t.pos))
+			i++
 		case t.is("variadic") && len(out) > 0 && (out[len(out)-1].isPunct("(") || out[len(out)-1].isPunct(",")):
 			// f(a, VARIADIC arr): the last argument, wrapped in a
 			// MarkerVariadic call.
@@ -839,4 +848,26 @@ func topLevelOrderBy(toks []token) int {
 		}
 	}
 	return -1
+}
+
+// fieldSelectable reports whether out ends with a parenthesised operand
+// that .name may follow: "(x)", not a call's argument list "f(x)" (whose
+// field PostgreSQL's grammar only reads as (f(x)).name).
+func fieldSelectable(out []token) bool {
+	start := matchBack(out, len(out)-1)
+	if start < 0 || !out[start].isPunct("(") {
+		return false
+	}
+	if start == 0 {
+		return true
+	}
+	switch p := out[start-1]; p.kind {
+	case tkQIdent:
+		return false
+	case tkRaw:
+		return !strings.HasPrefix(p.val, markerPrefix)
+	case tkIdent:
+		return exprKeywords[p.val] && !p.is("row") && !p.is("array")
+	}
+	return true
 }

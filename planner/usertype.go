@@ -1,0 +1,481 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// User types: composite types and domains (catalog.UserType). A
+// composite type resolves to types.RecordOf a types.Composite built from
+// its fields; a domain to its base type plus a DomainConstraint that
+// casts to the domain (and populate_record's fields) check.
+
+// DomainConstraint is what a value of a domain must satisfy: NOT NULL
+// (23502) and CHECK constraints (23514), each bound over the one-column
+// row [VALUE].
+type DomainConstraint struct {
+	Name    string
+	NotNull bool
+	Checks  []CheckExpr
+	// Elements marks the constraint of an array of the domain: it holds
+	// for each element (NOT NULL too), not for the array.
+	Elements bool
+}
+
+// maxTypeDepth bounds the nesting of types in types (a composite whose
+// field is a domain over a composite ...); deeper is refused.
+const maxTypeDepth = 32
+
+// LookupTypeKey resolves a user type's name ("name", "schema.name" or a
+// parse.QualifiedRef) to its key in the catalog: a qualified name in its
+// schema, an unqualified one in the first schema of the search path
+// that has it. ok is false when no type has the name.
+func (p *Planner) LookupTypeKey(ref string) (key string, ok bool) {
+	db, schema, name := SplitRef(ref)
+	if schema == "" && db == "" && strings.Contains(name, ".") {
+		schema, name, _ = strings.Cut(name, ".")
+	}
+	if schema = p.schemaAlias(schema); schema != "" {
+		key = catalog.RelKey(schema, name)
+		return key, p.Catalog.UserType(p.DB, key) != nil
+	}
+	for _, s := range p.pathSchemas() {
+		if key := catalog.RelKey(s, name); p.Catalog.UserType(p.DB, key) != nil {
+			return key, true
+		}
+	}
+	return "", false
+}
+
+// ResolveType maps a type name to a type: a built-in one
+// (TypeFromName), "record", or a user type of the catalog (an array of
+// one with a [] suffix). dom is the domain's constraint when the name is
+// a domain (nil for other types and for arrays of domains, which
+// PostgreSQL does not check either).
+func (p *Planner) ResolveType(name string, length, scale *int) (t types.T, dom *DomainConstraint, err error) {
+	return (&binder{p: p}).resolveType(name, length, scale, 0)
+}
+
+func (b *binder) resolveType(name string, length, scale *int, depth int) (types.T, *DomainConstraint, error) {
+	if length == nil {
+		name, length, scale = typeModifiers(name)
+	}
+	t, err := typeFromName(name, length, scale)
+	if err == nil || !pgerror.HasCode(err, pgerror.UndefinedObject) {
+		return t, nil, err
+	}
+	n := strings.TrimSpace(name)
+	if strings.EqualFold(n, "record") {
+		return types.T{Family: types.Record}, nil, nil
+	}
+	if depth > maxTypeDepth {
+		return types.T{}, nil, pgerror.Newf(pgerror.InvalidObjectDefinition, "type %q nests types too deeply", name)
+	}
+	elem, isArray := strings.CutSuffix(n, "[]")
+	if !isArray && strings.HasPrefix(n, "_") {
+		if _, ok := b.p.LookupTypeKey(n[1:]); ok {
+			elem, isArray = n[1:], true
+		}
+	}
+	key, ok := b.p.LookupTypeKey(elem)
+	if !ok {
+		return types.T{}, nil, err
+	}
+	u := b.p.Catalog.UserType(b.p.DB, key)
+	et, dom, err := b.userType(u, depth+1)
+	if err != nil {
+		return types.T{}, nil, err
+	}
+	if isArray {
+		if dom != nil {
+			if et.IsArray() {
+				return types.T{}, nil, pgerror.Newf(pgerror.FeatureNotSupported, "arrays of domain %s over an array type are not supported", dom.Name)
+			}
+			elems := *dom
+			elems.Elements = true
+			return types.ArrayOf(et), &elems, nil
+		}
+		return types.ArrayOf(et), nil, nil
+	}
+	return et, dom, nil
+}
+
+// userType resolves the catalog's type u.
+func (b *binder) userType(u *catalog.UserType, depth int) (types.T, *DomainConstraint, error) {
+	if u.Kind == "d" {
+		base, baseDom, err := b.resolveType(u.Base, nil, nil, depth)
+		if err != nil {
+			return types.T{}, nil, err
+		}
+		dom, err := b.domainConstraint(u, base, baseDom)
+		return base, dom, err
+	}
+	if b.p.comps == nil {
+		b.p.comps = map[string]*types.Composite{}
+	}
+	if c, ok := b.p.comps[u.Key()]; ok {
+		return types.RecordOf(c), nil, nil
+	}
+	c := &types.Composite{Name: catalog.DisplayName(u.Key()), OID: uint32(u.ID), ArrayOID: uint32(u.ArrayOID())}
+	for _, a := range u.Attrs {
+		ft, _, err := b.resolveType(a.Type, nil, nil, depth)
+		if err != nil {
+			return types.T{}, nil, err
+		}
+		c.Fields = append(c.Fields, types.Field{Name: a.Name, T: ft})
+	}
+	b.p.comps[u.Key()] = c
+	return types.RecordOf(c), nil, nil
+}
+
+// domainConstraint binds u's constraints over a value of type base;
+// a domain over a domain checks the inner domain's constraints too.
+func (b *binder) domainConstraint(u *catalog.UserType, base types.T, inner *DomainConstraint) (*DomainConstraint, error) {
+	dom := &DomainConstraint{Name: u.Name, NotNull: u.NotNull}
+	if inner != nil {
+		dom.NotNull = dom.NotNull || inner.NotNull
+		dom.Checks = append(dom.Checks, inner.Checks...)
+	}
+	for _, c := range u.Checks {
+		x, err := b.DomainCheckExpr(base, c.Expr)
+		if err != nil {
+			return nil, err
+		}
+		dom.Checks = append(dom.Checks, CheckExpr{Name: c.Name, Expr: x})
+	}
+	return dom, nil
+}
+
+// DomainCheckExpr binds a domain's CHECK expression, which reads the
+// value as VALUE, over the one-column row [VALUE] of type base.
+func (b *binder) DomainCheckExpr(base types.T, expr string) (Expr, error) {
+	t := &catalog.Table{Columns: []catalog.Column{{Name: "value", Type: base}}}
+	return checkExprOf(b, t, expr)
+}
+
+// BindDomainCheck checks that a CHECK constraint of a domain over base
+// binds (CREATE DOMAIN, ALTER DOMAIN ADD CONSTRAINT).
+func (p *Planner) BindDomainCheck(base types.T, expr string) error {
+	_, err := (&binder{p: p}).DomainCheckExpr(base, expr)
+	return err
+}
+
+// DomainCheckFor returns the constraint of the domain key names, bound.
+func (p *Planner) DomainCheckFor(key string) (*DomainConstraint, error) {
+	u := p.Catalog.UserType(p.DB, key)
+	if u == nil || u.Kind != "d" {
+		return nil, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", catalog.DisplayName(key))
+	}
+	_, dom, err := (&binder{p: p}).userType(u, 0)
+	return dom, err
+}
+
+// jsonPopulateFunc plans jsonb_populate_record[set] and
+// json_populate_record[set] in FROM: args are the base record, the
+// document and, for a base of type record, the column definition list
+// (as jsonRecordFunc reads it). The columns are the base type's fields;
+// the node's arguments are the document, then the base, whose fields
+// fill in the members the document lacks.
+func (b *binder) jsonPopulateFunc(name string, args []Expr, ordinality, asRecord bool) (Node, error) {
+	if len(args) < 2 {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", name)
+	}
+	base := args[0]
+	bt := base.Type()
+	if bt.Family == types.Unknown {
+		e := pgerror.Newf(pgerror.UndefinedFunction, "function %s(unknown, %s) does not exist", name, args[1].Type())
+		e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+		return nil, e
+	}
+	if bt.Family != types.Record {
+		return nil, pgerror.Newf(pgerror.DatatypeMismatch, "first argument of %s must be a row type", name)
+	}
+	defs := args[2:]
+	if anonymous(bt) && (bt.Comp == nil || len(defs) > 0) {
+		if len(defs) > 0 && bt.Comp != nil {
+			if err := matchRowDefs(bt, defs); err != nil {
+				return nil, err
+			}
+		}
+		if asRecord {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s of an anonymous record in a select list is not supported: call it in FROM with a column definition list", name)
+		}
+		n, err := b.jsonRecordFunc(strings.Replace(name, "populate_", "to_", 1), append([]Expr{args[1]}, defs...), ordinality)
+		if err != nil {
+			return nil, err
+		}
+		tf := n.(*TableFunc)
+		tf.Name = name
+		tf.Args = append(tf.Args, base)
+		return tf, nil
+	}
+	if len(defs) > 0 {
+		return nil, pgerror.New(pgerror.SyntaxError, `a column definition list is only allowed for functions returning "record"`)
+	}
+	want := tJSONB
+	if strings.HasPrefix(name, "json_") {
+		want = tJSON
+	}
+	doc := args[1]
+	var err error
+	if doc.Type().Family == types.Unknown {
+		if doc, err = coerce(doc, want); err != nil {
+			return nil, err
+		}
+	}
+	if doc.Type().Family != want.Family {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s, %s) does not exist", name, bt, doc.Type())
+	}
+	n := &TableFunc{Name: name, Args: []Expr{doc, base}, Ordinality: ordinality}
+	u := b.p.Catalog.UserTypeByOID(b.p.DB, uint64(bt.Comp.OID))
+	for i, f := range bt.Comp.Fields {
+		n.Cols = append(n.Cols, Column{Name: f.Name, T: f.T})
+		var dom *DomainConstraint
+		if u != nil && i < len(u.Attrs) {
+			if _, dom, err = b.resolveType(u.Attrs[i].Type, nil, nil, 1); err != nil {
+				return nil, err
+			}
+		}
+		n.Domains = append(n.Domains, dom)
+	}
+	if c, ok := base.(*Cast); ok && c.Domain != nil {
+		n.RecordDomain = c.Domain
+	}
+	if asRecord {
+		n.AsRecord, n.Cols = true, []Column{{Name: srfColumn, T: bt}}
+	}
+	if ordinality {
+		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return n, nil
+}
+
+// anonymous reports whether t is the anonymous record type (a row
+// constructor's, or record itself).
+func anonymous(t types.T) bool {
+	return t.Family == types.Record && (t.Comp == nil || t.Comp.OID == types.Record.OID())
+}
+
+// matchRowDefs checks a column definition list against the row
+// constructor's fields that give a populate function its row type
+// (42804 as PostgreSQL's "function return row and query-specified
+// return row do not match").
+func matchRowDefs(bt types.T, defs []Expr) error {
+	mismatch := func(detail string, args ...any) error {
+		e := pgerror.New(pgerror.DatatypeMismatch, "function return row and query-specified return row do not match")
+		e.Detail = fmt.Sprintf(detail, args...)
+		return e
+	}
+	n := len(defs) / 2
+	if len(bt.Comp.Fields) != n {
+		word := "attributes"
+		if len(bt.Comp.Fields) == 1 {
+			word = "attribute"
+		}
+		return mismatch("Returned row contains %d %s, but query expects %d.", len(bt.Comp.Fields), word, n)
+	}
+	for i, f := range bt.Comp.Fields {
+		if want := defs[2*i+1].Type(); f.T != want {
+			return mismatch("Returned type %s at ordinal position %d, but query expects %s.", f.T, i+1, want)
+		}
+	}
+	return nil
+}
+
+// populateScalar binds jsonb_populate_record(base, doc) (or json_) as
+// an expression: the record of base's type the document fills in.
+func (b *binder) populateScalar(name string, exprs []sqlparser.Expr, s *scope) (Expr, error) {
+	args := make([]Expr, len(exprs))
+	for i, x := range exprs {
+		a, err := b.expr(x, s)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = a
+	}
+	if t := args[0].Type(); t.Family == types.Record && t.Comp == nil {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "could not determine row type for result of %s", name)
+	}
+	n, err := b.jsonPopulateFunc(name, args, false, false)
+	if err != nil {
+		return nil, err
+	}
+	tf := n.(*TableFunc)
+	bt := args[0].Type()
+	if bt.Comp == nil {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "could not determine row type for result of %s", name)
+	}
+	for _, d := range tf.Domains {
+		if d != nil {
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s over a type with domain fields is supported only in FROM", name)
+		}
+	}
+	var x Expr = &Func{Name: name, Args: tf.Args, T: bt}
+	if tf.RecordDomain != nil {
+		x = &Cast{X: x, T: bt, Domain: tf.RecordDomain}
+	}
+	return x, nil
+}
+
+// typeModifiers takes the modifiers out of a type as the dialect layer
+// spells one in a definition ("char(10)[]", "numeric(10,2)"): the name
+// without them ("char[]") and their values. A name without modifiers
+// comes back unchanged.
+func typeModifiers(name string) (string, *int, *int) {
+	open := strings.IndexByte(name, '(')
+	end := strings.IndexByte(name, ')')
+	if open < 0 || end < open {
+		return name, nil, nil
+	}
+	var mods []*int
+	for _, m := range strings.Split(name[open+1:end], ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(m))
+		if err != nil {
+			return name, nil, nil
+		}
+		mods = append(mods, &v)
+	}
+	rest := name[:open] + name[end+1:]
+	switch len(mods) {
+	case 1:
+		return rest, mods[0], nil
+	case 2:
+		return rest, mods[0], mods[1]
+	}
+	return name, nil, nil
+}
+
+// RowFunc is the function a row constructor, ROW(a, b) or (a, b), binds
+// to: its value is the record of its arguments. FieldFunc(x, i) is field
+// i (from 0) of the record x. Both names carry the reserved marker
+// prefix, so no user text calls them.
+const (
+	RowFunc   = "kvsql_row"
+	FieldFunc = "kvsql_field"
+)
+
+// rowConstructor binds ROW(a, b, ...): a record of the anonymous record
+// type whose fields have the arguments' types (an untyped literal is
+// text, as PostgreSQL resolves it).
+func (b *binder) rowConstructor(e sqlparser.ValTuple, s *scope) (Expr, error) {
+	args := make([]Expr, len(e))
+	c := &types.Composite{Name: "record", OID: types.Record.OID()}
+	for i, x := range e {
+		a, err := b.expr(x, s)
+		if err != nil {
+			return nil, err
+		}
+		if a.Type().Family == types.Unknown {
+			if a, err = coerce(a, tText); err != nil {
+				return nil, err
+			}
+		}
+		args[i] = a
+		c.Fields = append(c.Fields, types.Field{Name: "f" + strconv.Itoa(i+1), T: a.Type()})
+	}
+	return &Func{Name: RowFunc, Args: args, T: types.RecordOf(c)}, nil
+}
+
+// castRow binds a cast of a row constructor to a composite type as
+// PostgreSQL does: field by field, each argument cast to its field's
+// type; other expressions come back unchanged.
+func castRow(e Expr, t types.T) (Expr, error) {
+	f, ok := e.(*Func)
+	if !ok || f.Name != RowFunc || t.Family != types.Record || t.Comp == nil {
+		return e, nil
+	}
+	if len(f.Args) != len(t.Comp.Fields) {
+		err := pgerror.Newf("42846", "cannot cast type record to %s", t)
+		if len(f.Args) > len(t.Comp.Fields) {
+			err.Detail = "Input has too many columns."
+		} else {
+			err.Detail = "Input has too few columns."
+		}
+		return nil, err
+	}
+	args := make([]Expr, len(f.Args))
+	for i, a := range f.Args {
+		ft := t.Comp.Fields[i].T
+		switch c, isConst := a.(*Const); {
+		case isConst:
+			x, err := castConst(c, ft)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = x
+		case a.Type() == ft:
+			args[i] = a
+		default:
+			args[i] = &Cast{X: a, T: ft}
+		}
+	}
+	return &Func{Name: RowFunc, Args: args, T: t}, nil
+}
+
+// fieldSelect binds (x).name: the field of that name of the record x;
+// 42703 when its type has no such field, 42809 when x is no record.
+func (b *binder) fieldSelect(x, name sqlparser.Expr, s *scope) (Expr, error) {
+	rec, err := b.expr(x, s)
+	if err != nil {
+		return nil, err
+	}
+	lit, ok := name.(*sqlparser.Literal)
+	if !ok {
+		return nil, pgerror.New(pgerror.SyntaxError, "malformed field selection")
+	}
+	field := lit.Val
+	t := rec.Type()
+	if t.Family != types.Record {
+		return nil, pgerror.Newf(pgerror.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t)
+	}
+	if t.Comp == nil {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "could not identify column %q in record data type", field)
+	}
+	for i, f := range t.Comp.Fields {
+		if f.Name == field {
+			return &Func{Name: FieldFunc, Args: []Expr{rec, &Const{Value: types.NewInt(int64(i)), T: tInt4}}, T: f.T}, nil
+		}
+	}
+	return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q not found in data type %s", field, t)
+}
+
+// userTypeRows are pg_type's rows of the database's user types: a
+// composite type (typtype c, with its array type _name) or a domain
+// (typtype d over typbasetype, with typnotnull and typdefault).
+func (g *vgen) userTypeRows() [][]Expr {
+	var out [][]Expr
+	for _, u := range g.cat.UserTypes(g.db) {
+		t, _, err := g.b.userType(u, 0)
+		if err != nil {
+			continue // a type naming a dropped one: no row, as no value can have it
+		}
+		nsp := g.nsp(u.Schema)
+		row := func(oid int64, name, typtype, category string, elem, array, base int64, notNull bool, deflt any) []Expr {
+			return vrow(oid, name, nsp, oidBootstrapRole, -1, false, typtype, category,
+				false, true, ",", 0, 0, elem, array, "record_in", "record_out", "record_recv", "record_send",
+				"d", "x", notNull, base, -1, 0, 0, deflt, nil)
+		}
+		if u.Kind == "d" {
+			var deflt any
+			if u.Default != "" {
+				deflt = u.Default
+			}
+			cat := "U"
+			if bt, ok := pgTypeByOID(columnTypeOID(t)); ok {
+				cat = bt.category
+			}
+			out = append(out, row(int64(u.ID), u.Name, "d", cat, 0, 0, columnTypeOID(t), u.NotNull, deflt))
+			continue
+		}
+		out = append(out, row(int64(u.ID), u.Name, "c", "C", 0, int64(u.ArrayOID()), 0, false, nil),
+			row(int64(u.ArrayOID()), "_"+u.Name, "b", "A", int64(u.ID), 0, 0, false, nil))
+	}
+	return out
+}

@@ -1,0 +1,314 @@
+package session
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/planner/parse"
+)
+
+// typeStmt runs CREATE / DROP / ALTER TYPE and DOMAIN (catalog.UserType).
+func (s *Session) typeStmt(t *txn, ts *parse.TypeStmt) (string, error) {
+	what := "TYPE"
+	if ts.Domain {
+		what = "DOMAIN"
+	}
+	tag := strings.ToUpper(ts.Op) + " " + what
+	var err error
+	switch ts.Op {
+	case "create":
+		if ts.Domain {
+			err = s.createDomain(t, ts)
+		} else {
+			err = s.createType(t, ts)
+		}
+	case "drop":
+		err = s.dropTypes(t, ts)
+	default:
+		err = s.alterUserType(t, ts)
+	}
+	return tag, err
+}
+
+// newTypeKey resolves the name of a type being created.
+func newTypeKey(pl *planner.Planner, ref string) (key string, err error) {
+	_, schema, name := planner.SplitRef(ref)
+	if schema == "" && strings.Contains(name, ".") {
+		schema, name, _ = strings.Cut(name, ".")
+		ref = parse.QualifiedRef([]string{schema, name})
+	}
+	return pl.CreateRef(ref)
+}
+
+func (s *Session) createType(t *txn, ts *parse.TypeStmt) error {
+	pl := s.planner(t.cat)
+	key, err := newTypeKey(pl, ts.Names[0])
+	if err != nil {
+		return err
+	}
+	schema, name := catalog.SplitRelKey(key)
+	u := catalog.UserType{Name: name, Schema: schemaOf(schema), Kind: "c"}
+	seen := map[string]bool{}
+	for _, a := range ts.Attrs {
+		if seen[a.Name] {
+			return pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", a.Name)
+		}
+		seen[a.Name] = true
+		if _, _, err := pl.ResolveType(a.Type, nil, nil); err != nil {
+			return err
+		}
+		if k, ok := pl.LookupTypeKey(strings.TrimSuffix(a.Type, "[]")); ok && k == key {
+			return pgerror.Newf(pgerror.InvalidObjectDefinition, "composite type %s cannot be made a member of itself", name)
+		}
+		u.Attrs = append(u.Attrs, catalog.TypeAttr{Name: a.Name, Type: a.Type})
+	}
+	next, _, err := t.cat.CreateUserType(t.kv, s.database, u)
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
+
+func schemaOf(schema string) string {
+	if schema == catalog.PublicSchema {
+		return ""
+	}
+	return schema
+}
+
+func (s *Session) createDomain(t *txn, ts *parse.TypeStmt) error {
+	pl := s.planner(t.cat)
+	key, err := newTypeKey(pl, ts.Names[0])
+	if err != nil {
+		return err
+	}
+	schema, name := catalog.SplitRelKey(key)
+	if _, _, err := pl.ResolveType(ts.Base, nil, nil); err != nil {
+		return err
+	}
+	u := catalog.UserType{Name: name, Schema: schemaOf(schema), Kind: "d", Base: ts.Base, NotNull: ts.NotNull, Default: ts.Default}
+	for _, c := range ts.Checks {
+		if err := addDomainCheck(pl, &u, c); err != nil {
+			return err
+		}
+	}
+	next, _, err := t.cat.CreateUserType(t.kv, s.database, u)
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
+
+// addDomainCheck binds c over the domain's base type and adds it to u,
+// named as PostgreSQL names it when unnamed (d_check, d_check1, ...).
+func addDomainCheck(pl *planner.Planner, u *catalog.UserType, c parse.DomainCheck) error {
+	t, _, err := pl.ResolveType(u.Base, nil, nil)
+	if err != nil {
+		return err
+	}
+	if err := pl.BindDomainCheck(t, c.Expr); err != nil {
+		return err
+	}
+	name := c.Name
+	taken := func(n string) bool {
+		return slices.ContainsFunc(u.Checks, func(x catalog.Check) bool { return x.Name == n })
+	}
+	if name == "" {
+		name = u.Name + "_check"
+		for i := 1; taken(name); i++ {
+			name = fmt.Sprintf("%s_check%d", u.Name, i)
+		}
+	} else if taken(name) {
+		return pgerror.Newf(pgerror.DuplicateObject, "constraint %q for domain %s already exists", name, u.Name)
+	}
+	u.Checks = append(u.Checks, catalog.Check{Name: name, Expr: c.Expr})
+	return nil
+}
+
+// lookupType finds the type a DROP or ALTER names; u is nil when there
+// is none.
+func (s *Session) lookupType(t *txn, ref string) (*catalog.UserType, error) {
+	pl := s.planner(t.cat)
+	_, schema, _ := planner.SplitRef(ref)
+	if schema != "" {
+		if _, err := t.cat.Schema(s.database, schema); err != nil {
+			return nil, err
+		}
+	}
+	key, ok := pl.LookupTypeKey(ref)
+	if !ok {
+		return nil, nil
+	}
+	return t.cat.UserType(s.database, key), nil
+}
+
+// typeDependents lists the types whose fields or base name the type key
+// (directly), by key.
+func typeDependents(pl *planner.Planner, cat *catalog.Catalog, db, key string) []*catalog.UserType {
+	var out []*catalog.UserType
+	refers := func(spelled string) bool {
+		n := strings.TrimSuffix(spelled, "[]")
+		if k, ok := pl.LookupTypeKey(n); ok && k == key {
+			return true
+		}
+		if strings.HasPrefix(n, "_") {
+			if k, ok := pl.LookupTypeKey(n[1:]); ok && k == key {
+				return true
+			}
+		}
+		return false
+	}
+	for _, u := range cat.UserTypes(db) {
+		if u.Key() == key {
+			continue
+		}
+		dep := u.Kind == "d" && refers(u.Base)
+		for _, a := range u.Attrs {
+			dep = dep || refers(a.Type)
+		}
+		if dep {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func (s *Session) dropTypes(t *txn, ts *parse.TypeStmt) error {
+	for _, ref := range ts.Names {
+		u, err := s.lookupType(t, ref)
+		if err != nil {
+			return err
+		}
+		_, _, name := planner.SplitRef(ref)
+		if u == nil {
+			if ts.IfExists {
+				s.notice(pgerror.Newf(pgerror.SuccessfulCompletion, "type %q does not exist, skipping", name))
+				continue
+			}
+			return pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
+		}
+		if ts.Domain && u.Kind != "d" {
+			return pgerror.Newf(pgerror.WrongObjectType, "%q is not a domain", name)
+		}
+		if err := s.dropType(t, u, ts.Cascade); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropType drops u; the types that depend on it are dropped with it
+// under CASCADE, and refuse the drop (2BP01) otherwise.
+func (s *Session) dropType(t *txn, u *catalog.UserType, cascade bool) error {
+	pl := s.planner(t.cat)
+	deps := typeDependents(pl, t.cat, s.database, u.Key())
+	if len(deps) > 0 && !cascade {
+		e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", u.Name)
+		var lines []string
+		for _, d := range deps {
+			if d.Kind == "d" {
+				lines = append(lines, fmt.Sprintf("type %s depends on type %s", d.Name, u.Name))
+			} else {
+				for _, a := range d.Attrs {
+					lines = append(lines, fmt.Sprintf("column %s of composite type %s depends on type %s", a.Name, d.Name, u.Name))
+					break
+				}
+			}
+		}
+		e.Detail = strings.Join(lines, "\n")
+		e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
+		return e
+	}
+	for _, d := range deps {
+		if d.Kind == "d" {
+			if t.cat.UserType(s.database, d.Key()) != nil {
+				if err := s.dropType(t, d, true); err != nil {
+					return err
+				}
+			}
+		} else {
+			return pgerror.Newf(pgerror.FeatureNotSupported, "DROP TYPE ... CASCADE of a type that composite type %s has a field of is not supported", d.Name)
+		}
+	}
+	next, err := t.cat.DropUserType(t.kv, s.database, u.Key())
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
+
+func (s *Session) alterUserType(t *txn, ts *parse.TypeStmt) error {
+	u, err := s.lookupType(t, ts.Names[0])
+	if err != nil {
+		return err
+	}
+	_, _, name := planner.SplitRef(ts.Names[0])
+	if u == nil {
+		return pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
+	}
+	if ts.Domain != (u.Kind == "d") {
+		if ts.Domain {
+			return pgerror.Newf(pgerror.WrongObjectType, "%q is not a domain", name)
+		}
+		return pgerror.Newf(pgerror.WrongObjectType, "%s is not a composite type", name)
+	}
+	nu := *u
+	nu.Checks = slices.Clone(u.Checks)
+	nu.Attrs = slices.Clone(u.Attrs)
+	pl := s.planner(t.cat)
+	switch ts.Alter {
+	case "add constraint":
+		if err := addDomainCheck(pl, &nu, ts.Checks[0]); err != nil {
+			return err
+		}
+	case "drop constraint":
+		i := slices.IndexFunc(nu.Checks, func(c catalog.Check) bool { return c.Name == ts.Constraint })
+		if i < 0 {
+			if ts.IfExistsIn {
+				s.notice(pgerror.Newf(pgerror.SuccessfulCompletion, "constraint %q of domain %q does not exist, skipping", ts.Constraint, u.Name))
+				return nil
+			}
+			return pgerror.Newf(pgerror.UndefinedObject, "constraint %q of domain %q does not exist", ts.Constraint, u.Name)
+		}
+		nu.Checks = slices.Delete(nu.Checks, i, i+1)
+	case "set not null":
+		nu.NotNull = true
+	case "drop not null":
+		nu.NotNull = false
+	case "set default":
+		nu.Default = ts.Default
+	case "drop default":
+		nu.Default = ""
+	case "add attribute":
+		if slices.ContainsFunc(nu.Attrs, func(a catalog.TypeAttr) bool { return a.Name == ts.Attr.Name }) {
+			return pgerror.Newf(pgerror.DuplicateColumn, "column %q of relation %q already exists", ts.Attr.Name, u.Name)
+		}
+		if _, _, err := pl.ResolveType(ts.Attr.Type, nil, nil); err != nil {
+			return err
+		}
+		nu.Attrs = append(nu.Attrs, catalog.TypeAttr{Name: ts.Attr.Name, Type: ts.Attr.Type})
+	case "drop attribute":
+		i := slices.IndexFunc(nu.Attrs, func(a catalog.TypeAttr) bool { return a.Name == ts.Constraint })
+		if i < 0 {
+			if ts.IfExistsIn {
+				s.notice(pgerror.Newf(pgerror.SuccessfulCompletion, "column %q of relation %q does not exist, skipping", ts.Constraint, u.Name))
+				return nil
+			}
+			return pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", ts.Constraint, u.Name)
+		}
+		nu.Attrs = slices.Delete(nu.Attrs, i, i+1)
+	}
+	next, err := t.cat.ReplaceUserType(t.kv, s.database, nu)
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
