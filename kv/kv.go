@@ -17,6 +17,7 @@ var ErrClosed = errors.New("kv: closed")
 // that is not ErrNotCommitted. Pebble and memory never return it (their
 // failed commits may have left part of a batch in the WAL buffer).
 var ErrNotCommitted = errors.New("kv: batch not committed")
+
 // ErrConflict is returned by Batch.Commit (or a direct write) of an engine
 // that other clients write too (a distributed store) when a concurrent
 // commit won and retrying did not help: nothing of the batch was applied,
