@@ -645,7 +645,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 	ancestors := b.ancestors(t)
 	for _, child := range tables {
 		for _, fk := range child.ForeignKeys {
-			if child.ID != t.ID && fk.RefTable != t.Name && !ancestors[fk.RefTable] {
+			if child.ID != t.ID && fk.RefTable != t.Key() && !ancestors[fk.RefTable] {
 				continue
 			}
 			r, err := b.fkRef(child, fk)
@@ -655,7 +655,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 			if child.ID == t.ID {
 				fks = append(fks, r)
 			}
-			if ancestors[r.Parent.Name] && r.Parent.ID != t.ID {
+			if ancestors[r.Parent.Key()] && r.Parent.ID != t.ID {
 				r = fkOnPartition(r, t)
 			}
 			if r.Parent.ID == t.ID {
