@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,4 +95,27 @@ func deleteSetColumns(fk *catalog.ForeignKey, cols []string) error {
 	}
 	fk.DeleteSetColumns = cols
 	return nil
+}
+
+// alterConstraint is ALTER TABLE table ALTER CONSTRAINT: it changes a
+// foreign key's DEFERRABLE and INITIALLY DEFERRED. Another kind of
+// constraint is 42809, an unknown name 42704, as in PostgreSQL.
+func (s *Session) alterConstraint(t *txn, table string, a *parse.AlterConstraint) error {
+	tbl, err := t.cat.Table(s.database, table)
+	if err != nil {
+		return err
+	}
+	for i, fk := range tbl.ForeignKeys {
+		if catalog.ForeignKeyName(tbl, fk) != a.Name {
+			continue
+		}
+		return s.alterCatalogTable(t, table, func(nt *catalog.Table) {
+			nt.ForeignKeys = append([]catalog.ForeignKey(nil), nt.ForeignKeys...)
+			nt.ForeignKeys[i].Deferrable, nt.ForeignKeys[i].InitiallyDeferred = a.Deferrable, a.InitiallyDeferred
+		})
+	}
+	if tbl.PrimaryKeyName == a.Name && !tbl.HiddenRowID || tbl.IndexByName(a.Name) != nil || slices.ContainsFunc(tbl.Checks, func(c catalog.Check) bool { return c.Name == a.Name }) {
+		return pgerror.Newf(pgerror.WrongObjectType, "constraint %q of relation %q is not a foreign key constraint", a.Name, tbl.Name)
+	}
+	return pgerror.Newf(pgerror.UndefinedObject, "constraint %q of relation %q does not exist", a.Name, tbl.Name)
 }
