@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/kvsql/kvsql/foreign"
 	"github.com/kvsql/kvsql/pgerror"
@@ -103,6 +104,9 @@ type Table struct {
 	PrimaryKeyDesc []bool `json:"primaryKeyDesc"`
 	// PrimaryKeyName names the primary key constraint (t_pkey) in errors.
 	PrimaryKeyName string `json:"primaryKeyName"`
+	// PrimaryKeyDeferrable marks PRIMARY KEY ... DEFERRABLE (checked as
+	// each row is written all the same; pg_constraint shows it).
+	PrimaryKeyDeferrable bool `json:"primaryKeyDeferrable,omitempty"`
 	// HiddenRowID is set when no primary key was declared: the key is then
 	// a hidden INT8 column "rowid" whose values come from a counter.
 	HiddenRowID bool         `json:"hiddenRowID,omitempty"`
@@ -217,6 +221,13 @@ type Index struct {
 	Comment string `json:"comment,omitempty"` // COMMENT ON INDEX's text
 	// Constraint is set for indexes made from a UNIQUE table constraint.
 	Constraint bool `json:"constraint,omitempty"`
+	// NullsNotDistinct is UNIQUE NULLS NOT DISTINCT: a NULL equals a
+	// NULL, so a second row with the same values, NULLs included, is a
+	// duplicate (the entry of a row with a NULL keeps no pk suffix).
+	NullsNotDistinct bool `json:"nullsNotDistinct,omitempty"`
+	// Deferrable marks a UNIQUE ... DEFERRABLE constraint (it is still
+	// checked as each row is written; pg_constraint shows it).
+	Deferrable bool `json:"deferrable,omitempty"`
 	// Elements marks an index over the elements of an array column (its
 	// one column): an inverted list per distinct element, what
 	// PostgreSQL's GIN array_ops keeps; it answers @>, && and = ANY.
@@ -237,7 +248,9 @@ func (t *Table) Covers(idx *Index, row []types.Datum) bool {
 	return o >= 0 && o < len(row) && !row[o].IsNull() && row[o].Bool()
 }
 
-// ForeignKey is recorded for the catalog document; it is not enforced.
+// ForeignKey is a FOREIGN KEY constraint of a table: the planner binds
+// it for every write of its table or of the referenced one
+// (planner.FKRef), and exec enforces it.
 type ForeignKey struct {
 	Name       string   `json:"name,omitempty"`
 	Columns    []string `json:"columns"`
@@ -245,13 +258,55 @@ type ForeignKey struct {
 	RefColumns []string `json:"refColumns"`
 	// OnDelete is what deleting a referenced row does to the referencing
 	// ones: "" (NO ACTION) or "restrict" refuse it, "cascade" deletes
-	// them, "set null" empties their columns.
+	// them, "set null" empties their columns, "set default" gives them
+	// their defaults.
 	OnDelete string `json:"onDelete,omitempty"`
 	// OnUpdate is what changing a referenced key does to the
 	// referencing rows: "" (NO ACTION) or "restrict" refuse it,
 	// "cascade" changes their columns to the new key, "set null"
-	// empties them.
+	// empties them, "set default" gives them their defaults.
 	OnUpdate string `json:"onUpdate,omitempty"`
+	// DeleteSetColumns, for ON DELETE SET NULL | SET DEFAULT (cols), are
+	// the only columns the action sets (nil: all of Columns).
+	DeleteSetColumns []string `json:"deleteSetColumns,omitempty"`
+	// Match is "full" for MATCH FULL (a key is all NULL or all
+	// non-NULL); "" is MATCH SIMPLE (any NULL exempts the row).
+	Match string `json:"match,omitempty"`
+	// Deferrable and InitiallyDeferred are the constraint's timing: a
+	// deferred key is checked when the transaction commits (or SET
+	// CONSTRAINTS ... IMMEDIATE), not as the statement writes.
+	Deferrable        bool `json:"deferrable,omitempty"`
+	InitiallyDeferred bool `json:"initiallyDeferred,omitempty"`
+}
+
+// Clause renders what follows a foreign key's REFERENCES t(cols) as
+// pg_get_constraintdef prints it: MATCH FULL, ON UPDATE and ON DELETE
+// actions, DEFERRABLE and INITIALLY DEFERRED.
+func (fk ForeignKey) Clause() string {
+	var b strings.Builder
+	if fk.Match == "full" {
+		b.WriteString(" MATCH FULL")
+	}
+	if fk.OnUpdate != "" {
+		b.WriteString(" ON UPDATE " + strings.ToUpper(fk.OnUpdate))
+	}
+	if fk.OnDelete != "" {
+		b.WriteString(" ON DELETE " + strings.ToUpper(fk.OnDelete))
+		if len(fk.DeleteSetColumns) > 0 {
+			quoted := make([]string, len(fk.DeleteSetColumns))
+			for i, c := range fk.DeleteSetColumns {
+				quoted[i] = quoteName(c)
+			}
+			b.WriteString(" (" + strings.Join(quoted, ", ") + ")")
+		}
+	}
+	if fk.Deferrable {
+		b.WriteString(" DEFERRABLE")
+	}
+	if fk.InitiallyDeferred {
+		b.WriteString(" INITIALLY DEFERRED")
+	}
+	return b.String()
 }
 
 // View is a named query.
@@ -495,4 +550,20 @@ func empty(nextID uint64) *Catalog {
 
 func newDatabase(name string) *Database {
 	return &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}, Schemas: map[string]*Schema{}, Types: map[string]*UserType{}}
+}
+
+// quoteName double-quotes a name unless it is a plain lower-case
+// identifier, as quote_ident does (keywords aside).
+func quoteName(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }

@@ -17,15 +17,19 @@ type TableDef struct {
 	Columns        []Column
 	PrimaryKey     []string // column names; empty means a hidden row id
 	PrimaryKeyDesc []bool   // optional, one per PrimaryKey entry
-	Uniques        []UniqueDef
-	ForeignKeys    []ForeignKey
-	Checks         []Check // names already chosen (see session)
+	// PrimaryKeyDeferrable marks PRIMARY KEY ... DEFERRABLE.
+	PrimaryKeyDeferrable bool
+	Uniques              []UniqueDef
+	ForeignKeys          []ForeignKey
+	Checks               []Check // names already chosen (see session)
 }
 
 // UniqueDef is a UNIQUE table constraint; it becomes a unique index.
 type UniqueDef struct {
 	Name    string // "" picks table_col1_col2_key
 	Columns []string
+	// NullsNotDistinct and Deferrable are the index's (see Index).
+	NullsNotDistinct, Deferrable bool
 }
 
 // IndexDef is what CREATE INDEX declares.
@@ -44,6 +48,8 @@ type IndexDef struct {
 	// Predicate names the hidden column of a partial index's WHERE
 	// expression (Index.Predicate).
 	Predicate string
+	// NullsNotDistinct is UNIQUE ... NULLS NOT DISTINCT (Index's).
+	NullsNotDistinct bool
 }
 
 // HiddenRowIDName is the name of the hidden key column of a table declared
@@ -171,6 +177,7 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		}
 		t.PrimaryKey = ords
 		t.PrimaryKeyDesc = directions(def.PrimaryKeyDesc, len(ords))
+		t.PrimaryKeyDeferrable = def.PrimaryKeyDeferrable
 	}
 	for _, u := range def.Uniques {
 		ords, err := ordinals(t, u.Columns)
@@ -187,7 +194,8 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		if t.IndexByName(name) != nil || name == t.PrimaryKeyName || name == t.Name {
 			return nil, pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
 		}
-		t.Indexes = append(t.Indexes, &Index{ID: n.allocID(), Name: name, Columns: ords, Desc: make([]bool, len(ords)), Unique: true, Form: FormUnique, Constraint: true})
+		t.Indexes = append(t.Indexes, &Index{ID: n.allocID(), Name: name, Columns: ords, Desc: make([]bool, len(ords)), Unique: true, Form: FormUnique, Constraint: true,
+			NullsNotDistinct: u.NullsNotDistinct, Deferrable: u.Deferrable})
 	}
 	for _, fk := range def.ForeignKeys {
 		if _, err := ordinals(t, fk.Columns); err != nil {
@@ -313,7 +321,8 @@ func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, e
 		form = FormInverted
 	}
 	n := c.clone()
-	idx := &Index{ID: n.allocID(), Name: def.Name, Columns: ords, Desc: directions(def.Desc, len(ords)), Unique: def.Unique, Form: form, Elements: def.Elements, Predicate: def.Predicate}
+	idx := &Index{ID: n.allocID(), Name: def.Name, Columns: ords, Desc: directions(def.Desc, len(ords)), Unique: def.Unique, Form: form, Elements: def.Elements, Predicate: def.Predicate,
+		NullsNotDistinct: def.Unique && def.NullsNotDistinct}
 	nt := cloneTable(t)
 	nt.Indexes = append(nt.Indexes, idx)
 	if err := writeTable(w, nt); err != nil {

@@ -44,7 +44,7 @@ func (o *deleteOp) Next() ([]types.Datum, error) {
 		if err := o.fire("before", "delete", row, nil, nil); err != nil {
 			return nil, err
 		}
-		if err := releaseReferences(o.rs.ctx.RW, o.node.Referenced, row, nil); err != nil {
+		if err := releaseReferences(o.fkEnv(), o.node.Referenced, row, nil); err != nil {
 			return nil, err
 		}
 		if o.table.Foreign != nil {

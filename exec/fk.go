@@ -42,26 +42,90 @@ func keyText(t *catalog.Table, cols []int, vals []types.Datum) string {
 	return "Key (" + strings.Join(names, ", ") + ")=(" + strings.Join(texts, ", ") + ")"
 }
 
+// fkEnv is what foreign-key checks and actions need: the transaction,
+// an evaluation environment (for SET DEFAULT's defaults) and the
+// transaction's deferred checks (nil: none are deferred).
+type fkEnv struct {
+	rw       kv.ReadWriter
+	env      *eval.Env
+	deferred *Deferred
+}
+
+func (o *dmlBase) fkEnv() fkEnv {
+	return fkEnv{rw: o.rs.ctx.RW, env: o.env, deferred: o.rs.ctx.Deferred}
+}
+
 // checkReferences checks that row's foreign keys exist; with old (an
 // UPDATE), keys that did not change are not looked up.
-func checkReferences(rw kv.ReadWriter, fks []planner.FKRef, row, old []types.Datum) error {
+func checkReferences(fe fkEnv, fks []planner.FKRef, row, old []types.Datum) error {
 	for _, fk := range fks {
 		vals := pick(row, fk.ChildCols)
-		if hasNull(vals) || old != nil && rowsIdentical(vals, pick(old, fk.ChildCols)) {
+		if old != nil && rowsIdentical(vals, pick(old, fk.ChildCols)) {
 			continue
 		}
-		found, err := referenced(rw, fk, vals)
-		if err != nil {
+		if err := checkReference(fe, fk, vals); err != nil {
 			return err
-		}
-		if !found {
-			e := pgerror.Newf(pgerror.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", fk.Child.Name, fk.Name)
-			e.Detail = keyText(fk.Child, fk.ChildCols, vals) + " is not present in table \"" + fk.Parent.Name + "\"."
-			e.Schema, e.Table, e.Constraint = "public", fk.Child.Name, fk.Name
-			return e
 		}
 	}
 	return nil
+}
+
+// checkReference checks one key of a row being written: all NULL passes;
+// partly NULL passes under MATCH SIMPLE and is refused under MATCH FULL;
+// a complete key must exist in the referenced table, now or, when the
+// constraint is deferred, when the deferred checks run.
+func checkReference(fe fkEnv, fk planner.FKRef, vals []types.Datum) error {
+	if n := nullCount(vals); n > 0 {
+		if fk.MatchFull && n < len(vals) {
+			e := childViolation(fk)
+			e.Detail = "MATCH FULL does not allow mixing of null and nonnull key values."
+			return e
+		}
+		return nil
+	}
+	if fe.deferred.defers(fk.Name, fk.Deferrable, fk.InitiallyDeferred) {
+		fe.deferred.add(pendingCheck{fk: fk, vals: vals, child: true})
+		return nil
+	}
+	found, err := referenced(fe.rw, fk, vals)
+	if err != nil || found {
+		return err
+	}
+	return missingReference(fk, vals)
+}
+
+func nullCount(vals []types.Datum) int {
+	n := 0
+	for _, v := range vals {
+		if v.IsNull() {
+			n++
+		}
+	}
+	return n
+}
+
+// childViolation is the 23503 of a referencing row, without its detail.
+func childViolation(fk planner.FKRef) *pgerror.Error {
+	e := pgerror.Newf(pgerror.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", fk.Child.Name, fk.Name)
+	e.Schema, e.Table, e.Constraint = catalog.SchemaName(fk.Child.Schema), fk.Child.Name, fk.Name
+	return e
+}
+
+// missingReference is the 23503 of a referencing key vals that is not in
+// the referenced table.
+func missingReference(fk planner.FKRef, vals []types.Datum) error {
+	e := childViolation(fk)
+	e.Detail = keyText(fk.Child, fk.ChildCols, vals) + " is not present in table \"" + fk.Parent.Name + "\"."
+	return e
+}
+
+// stillReferenced is the 23503 of a referenced key vals that rows of the
+// referencing table still hold.
+func stillReferenced(fk planner.FKRef, vals []types.Datum) error {
+	e := pgerror.Newf(pgerror.ForeignKeyViolation, "update or delete on table %q violates foreign key constraint %q on table %q", fk.Parent.Name, fk.Name, fk.Child.Name)
+	e.Detail = keyText(fk.Parent, fk.ParentCols, vals) + " is still referenced from table \"" + fk.Child.Name + "\"."
+	e.Schema, e.Table, e.Constraint = catalog.SchemaName(fk.Child.Schema), fk.Child.Name, fk.Name
+	return e
 }
 
 // referenced reports whether the row a foreign key's values vals
@@ -157,27 +221,34 @@ func indexOf(xs []int, x int) int {
 // releaseReferences handles the rows referencing old, a row of the
 // referenced table that is deleted (newRow nil) or updated, by the foreign
 // key's ON DELETE or ON UPDATE action: NO ACTION and RESTRICT refuse
-// while any reference it (23503); CASCADE deletes them, or sets their key
-// columns to the new key (and releases what references them in turn, as
-// planned); SET NULL empties their key columns.
-func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []types.Datum) error {
+// while any reference it (23503; NO ACTION of a deferred constraint
+// waits for the deferred checks, RESTRICT never does); CASCADE deletes
+// them, or sets their key columns to the new key (and releases what
+// references them in turn, as planned); SET NULL empties their key
+// columns (ON DELETE: those its column list names), SET DEFAULT gives
+// them their defaults, which must then be referenced in turn.
+func releaseReferences(fe fkEnv, refs []planner.FKRef, old, newRow []types.Datum) error {
 	for _, fk := range refs {
 		vals := pick(old, fk.ParentCols)
 		if hasNull(vals) || newRow != nil && rowsIdentical(vals, pick(newRow, fk.ParentCols)) {
-			continue
-		}
-		rows, err := referencing(rw, fk, vals)
-		if err != nil || len(rows) == 0 {
-			if err != nil {
-				return err
-			}
 			continue
 		}
 		action := fk.OnDelete
 		if newRow != nil {
 			action = fk.OnUpdate
 		}
-		if (action == "set null" || action == "cascade" && newRow != nil) && hasGenerated(fk.Child) {
+		if action == "" && fe.deferred.defers(fk.Name, fk.Deferrable, fk.InitiallyDeferred) {
+			fe.deferred.add(pendingCheck{fk: fk, vals: vals})
+			continue
+		}
+		rows, err := referencing(fe.rw, fk, vals)
+		if err != nil || len(rows) == 0 {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if (action == "set null" || action == "set default" || action == "cascade" && newRow != nil) && hasGenerated(fk.Child) {
 			event := "DELETE"
 			if newRow != nil {
 				event = "UPDATE"
@@ -193,40 +264,71 @@ func releaseReferences(rw kv.ReadWriter, refs []planner.FKRef, old, newRow []typ
 				for i, c := range fk.ChildCols {
 					nr[c] = key[i]
 				}
-				if err := releaseReferences(rw, fk.ChildRefs, r, nr); err != nil {
+				if err := releaseReferences(fe, fk.ChildRefs, r, nr); err != nil {
 					return err
 				}
-				if err := index.Update(rw, fk.Child, r, nr); err != nil {
+				if err := index.Update(fe.rw, fk.Child, r, nr); err != nil {
 					return err
 				}
 			}
 		case action == "cascade":
 			for _, r := range rows {
-				if err := releaseReferences(rw, fk.ChildRefs, r, nil); err != nil {
+				if err := releaseReferences(fe, fk.ChildRefs, r, nil); err != nil {
 					return err
 				}
-				if err := index.Delete(rw, fk.Child, r); err != nil {
+				if err := index.Delete(fe.rw, fk.Child, r); err != nil {
 					return err
 				}
 			}
-		case action == "set null":
-			for _, r := range rows {
-				nr := append([]types.Datum(nil), r...)
-				for _, c := range fk.ChildCols {
-					if fk.Child.Columns[c].NotNull {
-						return index.NotNullViolation(fk.Child, c)
-					}
-					nr[c] = types.Null
-				}
-				if err := index.Update(rw, fk.Child, r, nr); err != nil {
-					return err
-				}
+		case action == "set null" || action == "set default":
+			if err := setReferences(fe, fk, action, rows, vals, newRow == nil); err != nil {
+				return err
 			}
 		default:
-			e := pgerror.Newf(pgerror.ForeignKeyViolation, "update or delete on table %q violates foreign key constraint %q on table %q", fk.Parent.Name, fk.Name, fk.Child.Name)
-			e.Detail = keyText(fk.Parent, fk.ParentCols, vals) + " is still referenced from table \"" + fk.Child.Name + "\"."
-			e.Schema, e.Table, e.Constraint = "public", fk.Child.Name, fk.Name
-			return e
+			return stillReferenced(fk, vals)
+		}
+	}
+	return nil
+}
+
+// setReferences runs SET NULL or SET DEFAULT on rows, the rows
+// referencing the key vals that is deleted (onDelete) or changed. The
+// rows changed this way are written like an UPDATE of them: their keys
+// (a default one) must be referenced, and a default key equal to vals
+// still references the row going away (23503, as PostgreSQL rechecks).
+func setReferences(fe fkEnv, fk planner.FKRef, action string, rows [][]types.Datum, vals []types.Datum, onDelete bool) error {
+	cols := fk.ChildCols
+	if onDelete {
+		cols = fk.SetCols
+	}
+	for _, r := range rows {
+		nr := append([]types.Datum(nil), r...)
+		for _, c := range cols {
+			v := types.Null
+			if action == "set default" && fk.Defaults != nil && fk.Defaults[c] != nil {
+				d, err := eval.Eval(fe.env, fk.Defaults[c], r)
+				if err != nil {
+					return err
+				}
+				v = d
+			}
+			if v.IsNull() && fk.Child.Columns[c].NotNull {
+				return index.NotNullViolation(fk.Child, c)
+			}
+			nr[c] = v
+		}
+		if err := index.Update(fe.rw, fk.Child, r, nr); err != nil {
+			return err
+		}
+		if action != "set default" {
+			continue
+		}
+		key := pick(nr, fk.ChildCols)
+		if rowsIdentical(key, vals) {
+			return stillReferenced(fk, vals)
+		}
+		if err := checkReference(fe, fk, key); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -87,7 +87,7 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 	// Foreign keys are checked for the row written, as PostgreSQL's
 	// referential triggers do (not for a proposed row ON CONFLICT
 	// updates instead).
-	if err := checkReferences(o.rs.ctx.RW, o.node.FKs, o.row, nil); err != nil {
+	if err := checkReferences(o.fkEnv(), o.node.FKs, o.row, nil); err != nil {
 		return nil, err
 	}
 	if err := CheckRowSize(o.row, o.rs.ctx.MaxValueSize); err != nil {
@@ -140,7 +140,8 @@ func deleteConflicts(rs *runState, t *catalog.Table, row []types.Datum) error {
 }
 
 // conflicts returns the rows of t that share row's primary key (idx nil)
-// or its non-NULL values of the unique index idx.
+// or its non-NULL values of the unique index idx (NULLs too, under NULLS
+// NOT DISTINCT).
 func conflicts(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index, row []types.Datum) ([][]types.Datum, error) {
 	var pks [][]types.Datum
 	if idx == nil {
@@ -157,7 +158,7 @@ func conflicts(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index, row []typ
 		for i, o := range idx.Columns {
 			vals[i] = row[o]
 		}
-		if hasNull(vals) {
+		if hasNull(vals) && !idx.NullsNotDistinct {
 			return nil, nil
 		}
 		it, err := index.ScanIndex(rw, t, idx, index.Span{Lo: vals, Hi: vals}, false)
@@ -246,10 +247,10 @@ func (o *insertOp) onConflict(row []types.Datum) (written []types.Datum, handled
 	if err := checkRow(o.env, t, o.node.Checks, o.newRow); err != nil {
 		return nil, true, err
 	}
-	if err := checkReferences(o.rs.ctx.RW, o.node.FKs, o.newRow, old); err != nil {
+	if err := checkReferences(o.fkEnv(), o.node.FKs, o.newRow, old); err != nil {
 		return nil, true, err
 	}
-	if err := releaseReferences(o.rs.ctx.RW, o.node.Referenced, old, o.newRow); err != nil {
+	if err := releaseReferences(o.fkEnv(), o.node.Referenced, old, o.newRow); err != nil {
 		return nil, true, err
 	}
 	if err := o.fire("before", "update", old, o.newRow, nil); err != nil {

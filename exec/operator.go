@@ -35,6 +35,10 @@ type Ctx struct {
 	// INSERT ... SELECT or an UPDATE's subquery over its own table reads
 	// the rows as they were). Nil: they read RW.
 	Read kv.Reader
+	// Deferred is the transaction's deferred constraint checks: foreign
+	// keys whose constraint is deferred add their checks there instead
+	// of running them (nil: nothing is deferred).
+	Deferred *Deferred
 	// Params are the values of $1, $2, ...
 	Params []types.Datum
 	// Now is the transaction's timestamp (now(), current_timestamp);

@@ -83,10 +83,10 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 		}
 		return o.moveRow(old)
 	}
-	if err := checkReferences(o.rs.ctx.RW, o.node.FKs, o.newRow, old); err != nil {
+	if err := checkReferences(o.fkEnv(), o.node.FKs, o.newRow, old); err != nil {
 		return nil, err
 	}
-	if err := releaseReferences(o.rs.ctx.RW, o.node.Referenced, old, o.newRow); err != nil {
+	if err := releaseReferences(o.fkEnv(), o.node.Referenced, old, o.newRow); err != nil {
 		return nil, err
 	}
 	if err := o.fire("before", "update", old, o.newRow, o.set); err != nil {

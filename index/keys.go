@@ -98,7 +98,8 @@ func appendIndexValues(b []byte, idx *catalog.Index, row []types.Datum) ([]byte,
 // the entry's value. For the inverted form it returns the chunk key (the
 // primary key goes into the op log, see inverted.go).
 //
-//	unique:   /idx/vals            → pk   (/idx/vals/pk when any val is NULL)
+//	unique:   /idx/vals            → pk   (/idx/vals/pk when any val is NULL,
+//	                                      unless NULLS NOT DISTINCT)
 //	keyid:    /idx/vals/pk         → ""
 //	inverted: /idx/vals/chunk      → op log of pks
 func entryKey(t *catalog.Table, idx *catalog.Index, row []types.Datum) (key, value []byte) {
@@ -106,8 +107,9 @@ func entryKey(t *catalog.Table, idx *catalog.Index, row []types.Datum) (key, val
 	switch idx.Form {
 	case catalog.FormUnique:
 		value = appendRowPK(nil, t, row)
-		if anyNull {
-			// NULLs never conflict: the pk makes each such entry distinct.
+		if anyNull && !idx.NullsNotDistinct {
+			// NULLs never conflict: the pk makes each such entry
+			// distinct. Under NULLS NOT DISTINCT they do, as values.
 			key = append(key, value...)
 		}
 	case catalog.FormKeyID:

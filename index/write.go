@@ -188,12 +188,13 @@ func (in *Inserter) insertFast(row []types.Datum) (err error) {
 		}
 		key, anyNull := appendIndexValues(encoding.EncodeUvarintAsc(in.key[:0], idx.ID), idx, row)
 		in.val = appendRowPK(in.val[:0], t, row)
-		if anyNull {
+		distinct := anyNull && !idx.NullsNotDistinct
+		if distinct {
 			// NULLs never conflict: the pk makes each such entry distinct.
 			key = append(key, in.val...)
 		}
 		in.key = key
-		if dup, err := in.putNew(key, in.val, !anyNull, in.uniqueLast[i]); err != nil || dup {
+		if dup, err := in.putNew(key, in.val, !distinct, in.uniqueLast[i]); err != nil || dup {
 			if dup {
 				err = uniqueViolation(t, idx.Name, idx.Columns, row)
 			}

@@ -651,7 +651,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 	ancestors := b.ancestors(t)
 	for _, child := range tables {
 		for _, fk := range child.ForeignKeys {
-			if child.ID != t.ID && fk.RefTable != t.Name && !ancestors[fk.RefTable] {
+			if child.ID != t.ID && fk.RefTable != t.Key() && !ancestors[fk.RefTable] {
 				continue
 			}
 			r, err := b.fkRef(child, fk)
@@ -661,7 +661,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 			if child.ID == t.ID {
 				fks = append(fks, r)
 			}
-			if ancestors[r.Parent.Name] && r.Parent.ID != t.ID {
+			if ancestors[r.Parent.Key()] && r.Parent.ID != t.ID {
 				r = fkOnPartition(r, t)
 			}
 			if r.Parent.ID == t.ID {
@@ -681,9 +681,13 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 // (its primary key when the key lists no columns) must be the primary key
 // or a unique index's columns.
 func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, error) {
-	r := FKRef{Name: fk.Name, Child: child, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate}
+	r := FKRef{Name: fk.Name, Child: child, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate,
+		MatchFull: fk.Match == "full", Deferrable: fk.Deferrable, InitiallyDeferred: fk.InitiallyDeferred}
 	if r.Name == "" {
 		r.Name = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
+	}
+	if err := b.fkActions(&r, child, fk); err != nil {
+		return r, err
 	}
 	parent, err := b.p.Catalog.Table(child.DB, fk.RefTable)
 	if err != nil {
@@ -739,6 +743,35 @@ func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, erro
 	return r, pgerror.Newf(pgerror.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table %q", parent.Name)
 }
 
+// fkActions fills r.SetCols and, for SET DEFAULT, r.Defaults.
+func (b *binder) fkActions(r *FKRef, child *catalog.Table, fk catalog.ForeignKey) error {
+	set := fk.DeleteSetColumns
+	if len(set) == 0 {
+		set = fk.Columns
+	}
+	for _, c := range set {
+		if i := child.ColumnOrdinal(c); i >= 0 {
+			r.SetCols = append(r.SetCols, i)
+		}
+	}
+	if fk.OnDelete != "set default" && fk.OnUpdate != "set default" {
+		return nil
+	}
+	r.Defaults = make([]Expr, len(child.Columns))
+	for _, c := range fk.Columns {
+		i := child.ColumnOrdinal(c)
+		if i < 0 {
+			continue // fkRef reports it
+		}
+		x, err := b.defaultExpr(child.Columns[i])
+		if err != nil {
+			return err
+		}
+		r.Defaults[i] = x
+	}
+	return nil
+}
+
 // reorder puts parent columns (and the child columns paired with them) in
 // the order of key.
 func reorder(key, parent, child []int) ([]int, []int) {
@@ -782,6 +815,14 @@ func (p *Planner) CheckForeignKeys(t *catalog.Table) error {
 		r, err := b.fkRef(t, fk)
 		if err != nil {
 			return err
+		}
+		for _, c := range fk.DeleteSetColumns {
+			if t.ColumnOrdinal(c) < 0 {
+				return pgerror.Newf(pgerror.UndefinedColumn, "column %q referenced in foreign key constraint does not exist", c)
+			}
+			if !slices.Contains(fk.Columns, c) {
+				return pgerror.Newf(pgerror.InvalidColumnReference, "column %q referenced in ON DELETE SET action must be part of foreign key", c)
+			}
 		}
 		for i := range r.ChildCols {
 			ct, pt := t.Columns[r.ChildCols[i]].Type, r.Parent.Columns[r.ParentCols[i]].Type

@@ -19,6 +19,8 @@ type vindex struct {
 	unique     bool
 	primary    bool
 	constraint bool // made by a UNIQUE table constraint
+	// nullsNotDistinct and deferrable are the index's (catalog.Index).
+	nullsNotDistinct, deferrable bool
 	// pred is a partial index's WHERE predicate as written ("" for none).
 	pred string
 }
@@ -30,11 +32,12 @@ func (g *vgen) indexes() []vindex {
 	for _, t := range g.tables() {
 		if hasPrimaryKey(t) {
 			out = append(out, vindex{oid: oidPrimaryKey(t), name: pkName(t), t: t, cols: t.PrimaryKey,
-				desc: t.PrimaryKeyDesc, unique: true, primary: true})
+				desc: t.PrimaryKeyDesc, unique: true, primary: true, deferrable: t.PrimaryKeyDeferrable})
 		}
 		for _, idx := range t.Indexes {
 			ix := vindex{oid: int64(idx.ID), name: idx.Name, t: t, cols: idx.Columns,
-				desc: idx.Desc, unique: idx.Unique, constraint: idx.Constraint}
+				desc: idx.Desc, unique: idx.Unique, constraint: idx.Constraint,
+				nullsNotDistinct: idx.NullsNotDistinct, deferrable: idx.Deferrable}
 			if o := t.ColumnOrdinal(idx.Predicate); idx.Predicate != "" && o >= 0 {
 				ix.pred = t.Columns[o].Generated
 			}
@@ -87,6 +90,9 @@ func (ix vindex) def(pretty bool) string {
 	}
 	out := "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON " + quoteIdent(catalog.SchemaName(ix.t.Schema)) + "." + quoteIdent(ix.t.Name) +
 		" USING btree (" + strings.Join(parts, ", ") + ")"
+	if ix.nullsNotDistinct {
+		out += " NULLS NOT DISTINCT"
+	}
 	switch {
 	case ix.pred == "":
 	case pretty:
@@ -118,9 +124,12 @@ type vconstraint struct {
 	refTable int64 // confrelid
 	keys     string
 	refKeys  string
-	delType  string // confdeltype: a, r, c or n ("" outside foreign keys)
+	delType  string // confdeltype: a, r, c, n or d ("" outside foreign keys)
 	updType  string // confupdtype, the same for ON UPDATE
-	def      string // pg_get_constraintdef
+	match    string // confmatchtype: f or s ("" outside foreign keys)
+	// deferrable and deferred are condeferrable and condeferred.
+	deferrable, deferred bool
+	def                  string // pg_get_constraintdef
 	// qualifiedDef is def with the referenced table schema-qualified
 	// (pg_get_constraintdef when public is not on the search path).
 	qualifiedDef string
@@ -140,10 +149,16 @@ func (g *vgen) constraints() []vconstraint {
 		switch {
 		case ix.primary:
 			out = append(out, vconstraint{oid: oidConstraintBase + int64(ix.t.ID), name: ix.name, kind: "p", t: ix.t,
-				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "PRIMARY KEY (" + ix.columnList() + ")"})
+				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "PRIMARY KEY (" + ix.columnList() + ")" + deferrableText(ix.deferrable),
+				deferrable: ix.deferrable})
 		case ix.constraint:
+			nnd := ""
+			if ix.nullsNotDistinct {
+				nnd = "NULLS NOT DISTINCT "
+			}
 			out = append(out, vconstraint{oid: oidConstraintBase + ix.oid, name: ix.name, kind: "u", t: ix.t,
-				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "UNIQUE (" + ix.columnList() + ")"})
+				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "UNIQUE " + nnd + "(" + ix.columnList() + ")" + deferrableText(ix.deferrable),
+				deferrable: ix.deferrable})
 		}
 	}
 	for _, t := range g.tables() {
@@ -173,12 +188,10 @@ func (g *vgen) constraints() []vconstraint {
 			c.keys = "{" + strings.Join(keys, ",") + "}"
 			c.refKeys = "{" + strings.Join(refKeys, ",") + "}"
 			// PostgreSQL names ON UPDATE's action first.
-			action := ""
-			if fk.OnUpdate != "" {
-				action = " ON UPDATE " + strings.ToUpper(fk.OnUpdate)
-			}
-			if fk.OnDelete != "" {
-				action += " ON DELETE " + strings.ToUpper(fk.OnDelete)
+			action := fk.Clause()
+			c.match, c.deferrable, c.deferred = "s", fk.Deferrable, fk.InitiallyDeferred
+			if fk.Match == "full" {
+				c.match = "f"
 			}
 			visible, qualified := g.refName(fk.RefTable)
 			c.def = "FOREIGN KEY (" + quoteIdents(fk.Columns) + ") REFERENCES " + visible +
@@ -192,6 +205,14 @@ func (g *vgen) constraints() []vconstraint {
 	return out
 }
 
+// deferrableText is what pg_get_constraintdef adds for a DEFERRABLE key.
+func deferrableText(deferrable bool) string {
+	if deferrable {
+		return " DEFERRABLE"
+	}
+	return ""
+}
+
 // fkActionType is pg_constraint's confdeltype or confupdtype for a
 // foreign key action as catalog.ForeignKey spells it.
 func fkActionType(action string) string {
@@ -202,6 +223,8 @@ func fkActionType(action string) string {
 		return "c"
 	case "set null":
 		return "n"
+	case "set default":
+		return "d"
 	}
 	return "a"
 }
@@ -473,8 +496,8 @@ func pgIndex(g *vgen) [][]Expr {
 	for _, ix := range g.indexes() {
 		n := len(ix.cols)
 		zeros := strings.TrimSpace(strings.Repeat("0 ", n))
-		out = append(out, vrow(ix.oid, int64(ix.t.ID), n, n, ix.unique, false, ix.primary, false,
-			true, false, true, false, true, true, false, ix.attnums(" "), zeros, zeros, zeros, ix.exprs(), nilIfEmpty(ix.pred)))
+		out = append(out, vrow(ix.oid, int64(ix.t.ID), n, n, ix.unique, ix.nullsNotDistinct, ix.primary, false,
+			!ix.deferrable, false, true, false, true, true, false, ix.attnums(" "), zeros, zeros, zeros, ix.exprs(), nilIfEmpty(ix.pred)))
 	}
 	return out
 }
@@ -539,12 +562,12 @@ func pgConstraint(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, c := range g.constraints() {
 		var refKeys any
-		delType, updType := " ", " "
+		delType, updType, match := " ", " ", " "
 		if c.kind == "f" {
-			refKeys, delType, updType = int2Array(c.refKeys), c.delType, c.updType
+			refKeys, delType, updType, match = int2Array(c.refKeys), c.delType, c.updType, c.match
 		}
-		out = append(out, vrow(c.oid, c.name, g.nsp(c.t.Schema), c.kind, false, false, true, int64(c.t.ID), 0,
-			c.index, 0, c.refTable, updType, delType, "s", true, 0, true, int2Array(c.keys), refKeys, nil))
+		out = append(out, vrow(c.oid, c.name, g.nsp(c.t.Schema), c.kind, c.deferrable, c.deferred, true, int64(c.t.ID), 0,
+			c.index, 0, c.refTable, updType, delType, match, true, 0, true, int2Array(c.keys), refKeys, nil))
 	}
 	return out
 }

@@ -479,6 +479,18 @@ type FKRef struct {
 	ParentCols  []int
 	OnDelete    string // as catalog.ForeignKey
 	OnUpdate    string // as catalog.ForeignKey
+	// MatchFull is MATCH FULL: a key mixing NULL and non-NULL values is
+	// refused (under MATCH SIMPLE any NULL exempts the row).
+	MatchFull bool
+	// Deferrable and InitiallyDeferred are the constraint's timing
+	// (exec.Deferred decides when a check runs).
+	Deferrable, InitiallyDeferred bool
+	// SetCols are the child columns ON DELETE SET NULL | SET DEFAULT
+	// sets: ChildCols, or the columns its column list names.
+	SetCols []int
+	// Defaults, for an action SET DEFAULT, are the DEFAULT expressions
+	// of Child's columns, by ordinal (nil where not set).
+	Defaults []Expr
 	// ChildRefs, for ON DELETE or ON UPDATE CASCADE, are the keys
 	// referencing Child, whose rows a cascading delete or update
 	// releases in turn.

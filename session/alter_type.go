@@ -142,7 +142,7 @@ func (s *Session) typeChangeDependents(t *txn, tbl *catalog.Table, col string) e
 	}
 	for _, other := range tables {
 		for _, fk := range other.ForeignKeys {
-			if fk.RefTable == tbl.Name && slicesContains(fk.RefColumns, col) {
+			if fk.RefTable == tbl.Key() && slicesContains(fk.RefColumns, col) {
 				return pgerror.Newf(pgerror.FeatureNotSupported, "cannot alter type of column %q: foreign key %s on table %s references it", col, fk.Name, other.Name)
 			}
 		}

@@ -391,6 +391,12 @@ var errSerialization = pgerror.New(pgerror.SerializationFailure,
 //
 // t is ended whatever the outcome.
 func (db *DB) commit(t *txn) error {
+	// The deferred constraint checks run first, against everything t
+	// wrote; one that fails aborts t with its error.
+	if err := t.deferred.Check(t.kv); err != nil {
+		db.rollback(t)
+		return err
+	}
 	if t.kv.Len() == 0 && !t.catChanged {
 		db.rollback(t)
 		return nil

@@ -79,6 +79,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return s.matView(ctx, t, p.MatView)
 	case p.CreateAs != nil:
 		return s.createAs(ctx, t, p.CreateAs)
+	case p.AlterColumn != nil && p.AlterColumn.Constraint != nil:
+		return "ALTER TABLE", s.alterConstraint(t, p.AlterColumn.Table, p.AlterColumn.Constraint)
 	case p.AlterColumn != nil && p.AlterColumn.Type != "":
 		return "ALTER TABLE", s.alterType(ctx, t, p.AlterColumn)
 	case p.AlterColumn != nil:
@@ -143,7 +145,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if ast.Select != nil {
 			return s.createTableAs(ctx, t, ast, p.Frames)
 		}
-		if err := s.createTable(ctx, t, ast, p.IdentityAlways, p.IdentityByDefault, p.Checks); err != nil {
+		if err := s.createTable(ctx, t, ast, p); err != nil {
 			return "", err
 		}
 		if tbl, err := t.cat.Table(db, ast.Table.Name.String()); err == nil {
@@ -307,7 +309,8 @@ func (s *Session) createTableLike(t *txn, name, src string) error {
 	return nil
 }
 
-func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, identityAlways, identityByDefault []string, checks []parse.CheckDef) error {
+func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateTable, st *parse.Statement) error {
+	identityAlways, identityByDefault, checks := st.IdentityAlways, st.IdentityByDefault, st.Checks
 	name := ct.Table.Name.String()
 	if ct.IfNotExists {
 		if _, err := t.cat.Table(s.database, name); err == nil {
@@ -340,7 +343,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 				def.Uniques = append(def.Uniques, catalog.UniqueDef{Columns: []string{col.Name}})
 			}
 			if ref := o.Reference; ref != nil {
-				fk, err := foreignKey("", []string{col.Name}, ref)
+				fk, err := foreignKey("", []string{col.Name}, ref, st.FKAttrs)
 				if err != nil {
 					return err
 				}
@@ -349,6 +352,10 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 		}
 	}
 	for _, id := range ct.TableSpec.Indexes {
+		attrs, err := uniqueAttrs(id, st.FKAttrs)
+		if err != nil {
+			return err
+		}
 		var cols []string
 		var desc []bool
 		for _, ic := range id.Columns {
@@ -363,13 +370,14 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			if len(def.PrimaryKey) > 0 {
 				return pgerror.Newf(pgerror.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", name)
 			}
-			def.PrimaryKey, def.PrimaryKeyDesc = cols, desc
+			def.PrimaryKey, def.PrimaryKeyDesc, def.PrimaryKeyDeferrable = cols, desc, attrs.Deferrable
 		case sqlparser.IndexTypeUnique:
 			uname := id.Info.Name.String()
 			if uname == "" {
 				uname = id.Info.ConstraintName.String() // CONSTRAINT name UNIQUE (cols)
 			}
-			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: uname, Columns: cols})
+			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: uname, Columns: cols,
+				NullsNotDistinct: attrs.NullsNotDistinct, Deferrable: attrs.Deferrable})
 		default:
 			return pgerror.New(pgerror.FeatureNotSupported, "index definitions inside CREATE TABLE are not supported: use CREATE INDEX")
 		}
@@ -381,7 +389,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			for _, c := range d.Source {
 				cols = append(cols, c.String())
 			}
-			fk, err := foreignKey(cd.Name.String(), cols, d.ReferenceDefinition)
+			fk, err := foreignKey(cd.Name.String(), cols, d.ReferenceDefinition, st.FKAttrs)
 			if err != nil {
 				return err
 			}
@@ -613,40 +621,6 @@ func (s *Session) fillFromQuery(ctx context.Context, t *txn, name string, query 
 	return int64(n), err
 }
 
-// foreignKey converts a REFERENCES clause. SET DEFAULT, on delete or
-// update, is refused: kvsql does not set referencing rows to their
-// defaults.
-func foreignKey(name string, cols []string, ref *sqlparser.ReferenceDefinition) (catalog.ForeignKey, error) {
-	fk := catalog.ForeignKey{Name: name, Columns: cols, RefTable: ref.ReferencedTable.Name.String()}
-	switch ref.OnUpdate {
-	case sqlparser.Restrict:
-		fk.OnUpdate = "restrict"
-	case sqlparser.Cascade:
-		fk.OnUpdate = "cascade"
-	case sqlparser.SetNull:
-		fk.OnUpdate = "set null"
-	case sqlparser.SetDefault:
-		return fk, pgerror.New(pgerror.FeatureNotSupported, "foreign key action ON UPDATE SET DEFAULT is not supported")
-	}
-	switch ref.OnDelete {
-	case sqlparser.Restrict:
-		fk.OnDelete = "restrict"
-	case sqlparser.Cascade:
-		fk.OnDelete = "cascade"
-	case sqlparser.SetNull:
-		fk.OnDelete = "set null"
-	case sqlparser.SetDefault:
-		return fk, pgerror.New(pgerror.FeatureNotSupported, "foreign key action ON DELETE SET DEFAULT is not supported")
-	}
-	for _, c := range ref.ReferencedColumns {
-		if c.String() == parse.MarkerPrimaryKey {
-			continue // REFERENCES t: its primary key
-		}
-		fk.RefColumns = append(fk.RefColumns, c.String())
-	}
-	return fk, nil
-}
-
 // columnDef converts one column definition; pl resolves user types.
 // A column of a composite type, or of a domain with constraints, is
 // refused (0A000): a table keeps its columns' built-in types only.
@@ -727,16 +701,25 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 				t.setCatalog(next)
 			}
 		case *sqlparser.AddIndexDefinition:
+			attrs, err := uniqueAttrs(o.IndexDefinition, p.FKAttrs)
+			if err != nil {
+				return "", err
+			}
 			if o.IndexDefinition.Info.Type == sqlparser.IndexTypePrimary {
 				if err := s.addPrimaryKey(t, tableName, o.IndexDefinition); err != nil {
 					return "", err
+				}
+				if attrs.Deferrable {
+					if err := s.alterCatalogTable(t, tableName, func(nt *catalog.Table) { nt.PrimaryKeyDeferrable = true }); err != nil {
+						return "", err
+					}
 				}
 				continue
 			}
 			if info := o.IndexDefinition.Info; info.Type == sqlparser.IndexTypeUnique && info.Name.IsEmpty() {
 				// ALTER TABLE ... ADD [CONSTRAINT name] UNIQUE (cols), as
 				// pg_dump writes unique constraints.
-				if err := s.addUniqueConstraint(t, p, tableName, o.IndexDefinition); err != nil {
+				if err := s.addUniqueConstraint(t, p, tableName, o.IndexDefinition, attrs); err != nil {
 					return "", err
 				}
 				continue
@@ -750,7 +733,7 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 			if !ok {
 				return "", pgerror.Newf(pgerror.FeatureNotSupported, "ALTER TABLE %s is not supported", sqlparser.String(opt))
 			}
-			if err := s.addForeignKey(ctx, t, tableName, o.ConstraintDefinition, fk); err != nil {
+			if err := s.addForeignKey(ctx, t, tableName, o.ConstraintDefinition, fk, p.FKAttrs); err != nil {
 				return "", err
 			}
 		case *sqlparser.AlterColumn:
@@ -775,6 +758,19 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 		}
 	}
 	return tag, nil
+}
+
+// alterCatalogTable changes table's descriptor in t with fn.
+func (s *Session) alterCatalogTable(t *txn, table string, fn func(nt *catalog.Table)) error {
+	next, err := t.cat.AlterTable(t.kv, s.database, table, func(nt *catalog.Table) error {
+		fn(nt)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
 }
 
 // evalConstant evaluates a DEFAULT expression once (ADD COLUMN).

@@ -21,7 +21,8 @@ import (
 // the table has before the index is built.
 
 func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *sqlparser.IndexDefinition) error {
-	def := catalog.IndexDef{Name: id.Info.Name.String(), Table: tableName, Unique: id.Info.Type == sqlparser.IndexTypeUnique}
+	def := catalog.IndexDef{Name: id.Info.Name.String(), Table: tableName, Unique: id.Info.Type == sqlparser.IndexTypeUnique,
+		NullsNotDistinct: p.IndexNullsNotDistinct}
 	if p.IndexNameGenerated {
 		def.Name = s.freeRelationName(t, def.Name)
 	}

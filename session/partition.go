@@ -149,7 +149,7 @@ func (s *Session) inheritTable(ctx context.Context, t *txn, is *parse.InheritStm
 	if !ok {
 		return "", pgerror.New(pgerror.Internal, "inherited table definition did not parse as CREATE TABLE")
 	}
-	if err := s.createTable(ctx, t, ct, st.IdentityAlways, st.IdentityByDefault, st.Checks); err != nil {
+	if err := s.createTable(ctx, t, ct, &st); err != nil {
 		return "", err
 	}
 	created, err := t.cat.Table(s.database, is.Name)
@@ -332,10 +332,7 @@ func inheritedConstraints(parents []*catalog.Table, partition bool) []string {
 			if len(fk.RefColumns) > 0 && fk.RefColumns[0] != parse.MarkerPrimaryKey {
 				text += " (" + strings.Join(quoteAll(fk.RefColumns), ", ") + ")"
 			}
-			if fk.OnDelete != "" {
-				text += " ON DELETE " + strings.ToUpper(fk.OnDelete)
-			}
-			out = append(out, text)
+			out = append(out, text+fk.Clause())
 		}
 	}
 	return out

@@ -185,12 +185,12 @@ func (s *Session) addIdentity(t *txn, a *parse.AddIdentityStmt) error {
 // addForeignKey is ALTER TABLE t ADD [CONSTRAINT name] FOREIGN KEY (cols)
 // REFERENCES parent [(cols)], as pg_dump writes foreign keys: the rows
 // already in t must reference existing parent rows (23503 otherwise).
-func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *sqlparser.ConstraintDefinition, d *sqlparser.ForeignKeyDefinition) error {
+func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *sqlparser.ConstraintDefinition, d *sqlparser.ForeignKeyDefinition, attrs []parse.FKAttrs) error {
 	var cols []string
 	for _, c := range d.Source {
 		cols = append(cols, c.String())
 	}
-	fk, err := foreignKey(cd.Name.String(), cols, d.ReferenceDefinition)
+	fk, err := foreignKey(cd.Name.String(), cols, d.ReferenceDefinition, attrs)
 	if err != nil {
 		return err
 	}
@@ -219,24 +219,42 @@ func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *s
 		}
 	}
 	// One child row whose key is complete and has no parent row.
-	var notNull, match []string
+	var notNull, isNull, match []string
 	for i, c := range cols {
 		notNull = append(notNull, "c."+quoteIdent(c)+" IS NOT NULL")
+		isNull = append(isNull, "c."+quoteIdent(c)+" IS NULL")
 		match = append(match, "p."+quoteIdent(refCols[i])+" = c."+quoteIdent(c))
+	}
+	t.setCatalog(next)
+	name := fk.Name
+	if name == "" {
+		name = table + "_" + strings.Join(cols, "_") + "_fkey"
+	}
+	violation := func(detail string) error {
+		e := pgerror.Newf(pgerror.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", table, name).OnTable(table)
+		e.Detail, e.Constraint = detail, name
+		return e
+	}
+	if fk.Match == "full" && len(cols) > 1 {
+		// Under MATCH FULL a key is all NULL or all non-NULL.
+		q := "SELECT count(*) FROM " + keySQL(table) + " AS c WHERE NOT (" + strings.Join(notNull, " AND ") +
+			") AND NOT (" + strings.Join(isNull, " AND ") + ")"
+		n, err := s.evalQuery(ctx, t, q)
+		if err != nil {
+			return err
+		}
+		if n.I > 0 {
+			return violation("MATCH FULL does not allow mixing of null and nonnull key values.")
+		}
 	}
 	q := "SELECT count(*) FROM " + keySQL(table) + " AS c WHERE " + strings.Join(notNull, " AND ") +
 		" AND NOT EXISTS (SELECT 1 FROM " + keySQL(fk.RefTable) + " AS p WHERE " + strings.Join(match, " AND ") + ")"
-	t.setCatalog(next)
 	n, err := s.evalQuery(ctx, t, q)
 	if err != nil {
 		return err
 	}
 	if n.I > 0 {
-		name := fk.Name
-		if name == "" {
-			name = table + "_" + strings.Join(cols, "_") + "_fkey"
-		}
-		return pgerror.Newf(pgerror.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", table, name).OnTable(table)
+		return violation("")
 	}
 	return nil
 }
@@ -270,7 +288,7 @@ func (s *Session) evalQuery(ctx context.Context, t *txn, q string) (types.Datum,
 // addUniqueConstraint is ALTER TABLE t ADD [CONSTRAINT name] UNIQUE
 // (cols): a unique index marked as made by a constraint, named name or,
 // without one, PostgreSQL's t_col1_col2_key.
-func (s *Session) addUniqueConstraint(t *txn, p *parse.Statement, table string, id *sqlparser.IndexDefinition) error {
+func (s *Session) addUniqueConstraint(t *txn, p *parse.Statement, table string, id *sqlparser.IndexDefinition, attrs parse.FKAttrs) error {
 	def := *id
 	name := id.Info.ConstraintName.String()
 	if name == "" {
@@ -281,14 +299,16 @@ func (s *Session) addUniqueConstraint(t *txn, p *parse.Statement, table string, 
 		name = strings.Join(append(parts, "key"), "_")
 	}
 	def.Info = &sqlparser.IndexInfo{Type: sqlparser.IndexTypeUnique, Name: sqlparser.NewIdentifierCI(name)}
-	if err := s.createIndex(t, p, table, &def); err != nil {
+	pc := *p
+	pc.IndexNullsNotDistinct = attrs.NullsNotDistinct
+	if err := s.createIndex(t, &pc, table, &def); err != nil {
 		return err
 	}
 	next, err := t.cat.AlterTable(t.kv, s.database, table, func(nt *catalog.Table) error {
 		for i, idx := range nt.Indexes {
 			if idx.Name == name {
 				c := *idx // indexes are shared with older catalogs: copy
-				c.Constraint = true
+				c.Constraint, c.Deferrable = true, attrs.Deferrable
 				nt.Indexes[i] = &c
 			}
 		}

@@ -3,6 +3,7 @@ package session
 import (
 	"strings"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/wire/backend"
@@ -186,25 +187,74 @@ func (t *txn) checkReadWrite(readOnly bool) error {
 }
 
 // setConstraints runs SET CONSTRAINTS (value: the mode, then the named
-// constraints; none for ALL). kvsql checks every constraint at once, so
-// SET CONSTRAINTS ALL IMMEDIATE asks for what already happens. Deferring
-// checks to commit is not built, and a named constraint's deferrability
-// is not kept (DEFERRABLE is accepted and dropped at CREATE), so the
-// other forms are refused rather than ignored.
+// constraints; none for ALL): it sets the transaction's modes
+// (exec.Deferred), and a constraint made IMMEDIATE has its pending
+// checks run at once, as PostgreSQL does. Outside a transaction block
+// it only warns. A named constraint must exist (42704) and be
+// DEFERRABLE (55000); only foreign keys can be deferred, so naming a
+// UNIQUE or PRIMARY KEY constraint is refused (0A000).
 func (s *Session) setConstraints(value []string) (backend.Result, error) {
-	if len(value) == 1 && value[0] == "immediate" {
-		if s.cur == nil {
-			s.mu.Lock()
-			s.notices = append(s.notices, backend.Notice{Severity: "WARNING",
-				Err: pgerror.New(pgerror.NoActiveSQLTransaction, "SET CONSTRAINTS can only be used in transaction blocks")})
-			s.mu.Unlock()
-		}
+	deferred := value[0] == "deferred"
+	names := value[1:]
+	if s.cur == nil {
+		s.mu.Lock()
+		s.notices = append(s.notices, backend.Notice{Severity: "WARNING",
+			Err: pgerror.New(pgerror.NoActiveSQLTransaction, "SET CONSTRAINTS can only be used in transaction blocks")})
+		s.mu.Unlock()
 		return &staticResult{tag: "SET CONSTRAINTS"}, nil
 	}
-	if value[0] == "deferred" {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "SET CONSTRAINTS ... DEFERRED is not supported: kvsql checks constraints immediately")
+	t := s.cur
+	if len(names) == 0 {
+		t.deferred.SetAll(deferred)
 	}
-	return nil, pgerror.New(pgerror.FeatureNotSupported, "SET CONSTRAINTS on named constraints is not supported: kvsql checks every constraint immediately")
+	tables, err := t.cat.Tables(s.database)
+	if err != nil {
+		return nil, err
+	}
+	for _, qualified := range names {
+		schema, name, ok := strings.Cut(qualified, ".")
+		if !ok {
+			schema, name = "", qualified
+		}
+		found, deferrable := false, false
+		for _, tbl := range tables {
+			if schema != "" && catalog.SchemaName(tbl.Schema) != schema {
+				continue
+			}
+			for _, fk := range tbl.ForeignKeys {
+				if catalog.ForeignKeyName(tbl, fk) == name {
+					found, deferrable = true, deferrable || fk.Deferrable
+				}
+			}
+			keyDeferrable := func(d bool) error {
+				if !d {
+					return pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "constraint %q is not deferrable", name)
+				}
+				return pgerror.Newf(pgerror.FeatureNotSupported, "SET CONSTRAINTS on the unique constraint %q is not supported: kvsql checks unique and primary keys immediately", name)
+			}
+			if tbl.PrimaryKeyName == name && !tbl.HiddenRowID {
+				return nil, keyDeferrable(tbl.PrimaryKeyDeferrable)
+			}
+			for _, idx := range tbl.Indexes {
+				if idx.Name == name && idx.Unique && idx.Constraint {
+					return nil, keyDeferrable(idx.Deferrable)
+				}
+			}
+		}
+		if !found {
+			return nil, pgerror.Newf(pgerror.UndefinedObject, "constraint %q does not exist", name)
+		}
+		if !deferrable {
+			return nil, pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "constraint %q is not deferrable", name)
+		}
+		t.deferred.SetNamed(name, deferred)
+	}
+	if !deferred {
+		if err := t.deferred.CheckImmediate(t.kv); err != nil {
+			return nil, err
+		}
+	}
+	return &staticResult{tag: "SET CONSTRAINTS"}, nil
 }
 
 func validIsolation(level string) bool {

@@ -253,6 +253,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Context:       ctx,
 		RW:            t.kv,
 		Read:          read,
+		Deferred:      &t.deferred,
 		Params:        params,
 		Now:           t.start,
 		StmtNow:       stmt,

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"slices"
+	"github.com/kvsql/kvsql/exec"
 	"sort"
 	"time"
 
@@ -66,6 +67,9 @@ type txn struct {
 	pid uint32
 	// locks are the row locks t holds (locks.go).
 	locks txnLocks
+	// deferred holds the constraint checks t defers to its commit and
+	// the modes SET CONSTRAINTS chose (exec.Deferred).
+	deferred exec.Deferred
 }
 
 type savepoint struct {
@@ -77,6 +81,8 @@ type savepoint struct {
 	// readOnly is the access mode when the savepoint was set, restored
 	// when it is released or rolled back to.
 	readOnly bool
+	// deferred is how many deferred checks were pending.
+	deferred int
 }
 
 // sortSpans sorts spans by Start (nil first) in place and returns them.
@@ -140,7 +146,8 @@ func spansOverlap(writes, reads []kv.KeySpan) bool {
 // mark returns a point to roll the transaction back to (statement
 // atomicity inside an explicit transaction).
 func (t *txn) mark() savepoint {
-	return savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged, readOnly: t.readOnly}
+	return savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged, readOnly: t.readOnly,
+		deferred: t.deferred.Mark()}
 }
 
 func (t *txn) rollbackTo(sp savepoint) error {
@@ -148,6 +155,7 @@ func (t *txn) rollbackTo(sp savepoint) error {
 		return pgerror.Wrap(err, pgerror.Internal)
 	}
 	t.cat, t.catChanged = sp.cat, sp.catChanged
+	t.deferred.Rewind(sp.deferred)
 	return nil
 }
 

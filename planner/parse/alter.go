@@ -3,6 +3,8 @@ package parse
 import (
 	"strconv"
 	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
 )
 
 // AlterColumnStmt is ALTER TABLE t ALTER [COLUMN] c SET NOT NULL, DROP
@@ -17,6 +19,16 @@ type AlterColumnStmt struct {
 	Type     string
 	TypeArgs []int
 	Using    string
+	// Constraint, when set, makes this ALTER TABLE t ALTER CONSTRAINT
+	// name ... instead (Column is then "").
+	Constraint *AlterConstraint
+}
+
+// AlterConstraint is ALTER TABLE t ALTER CONSTRAINT name [NOT]
+// DEFERRABLE [INITIALLY DEFERRED | IMMEDIATE]: a foreign key's timing.
+type AlterConstraint struct {
+	Name                          string
+	Deferrable, InitiallyDeferred bool
 }
 
 // alterColumn parses the ALTER TABLE forms vitess cannot: ALTER [COLUMN] c
@@ -32,6 +44,11 @@ func (r *rewriter) alterColumn(toks []token) (st Statement, ok bool, err error) 
 	names, err := c.qualifiedName()
 	if err != nil || !c.accept("alter") {
 		return st, false, nil
+	}
+	if c.accept("constraint") {
+		a, err := r.alterConstraint(c)
+		st.AlterColumn = &AlterColumnStmt{Table: QualifiedRef(names), Constraint: a}
+		return st, true, err
 	}
 	c.accept("column")
 	col, err := c.name()
@@ -101,6 +118,50 @@ func (r *rewriter) alterColumn(toks []token) (st Statement, ok bool, err error) 
 		return st, true, c.end()
 	}
 	return st, false, nil
+}
+
+// alterConstraint reads what follows ALTER CONSTRAINT: the name and the
+// new timing. NO INHERIT and NOT VALID are PostgreSQL's 0A000 for a
+// foreign key (the only constraint ALTER CONSTRAINT changes).
+func (r *rewriter) alterConstraint(c *cursor) (*AlterConstraint, error) {
+	name, err := c.name()
+	if err != nil {
+		return nil, err
+	}
+	a := &AlterConstraint{Name: name}
+	seen := false
+	for !c.done() {
+		t := c.toks[c.i]
+		switch {
+		case c.accept("deferrable"):
+			a.Deferrable = true
+		case t.is("not") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("deferrable"):
+			c.i += 2
+			a.Deferrable = false
+		case c.accept("initially"):
+			switch {
+			case c.accept("deferred"):
+				a.InitiallyDeferred = true
+			case c.accept("immediate"):
+			default:
+				return nil, c.errHere()
+			}
+		case t.is("no") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("inherit"):
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "FOREIGN KEY constraints cannot be marked NO INHERIT")
+		case t.is("not") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("valid"):
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "FOREIGN KEY constraints cannot be marked NOT VALID")
+		default:
+			return nil, c.errHere()
+		}
+		seen = true
+	}
+	if !seen {
+		return nil, c.errHere()
+	}
+	if a.InitiallyDeferred && !a.Deferrable {
+		return nil, syntaxErr(r.sql, c.toks[0].pos, "constraint declared INITIALLY DEFERRED must be DEFERRABLE")
+	}
+	return a, c.end()
 }
 
 // RenameIdentifier rewrites SQL text (a CHECK constraint's expression) so

@@ -299,6 +299,42 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 			}
 			nullity = append(nullity, rest[j:j+n]...)
 			j += n - 1
+		case t.is("unique") || t.is("primary") && j+1 < len(rest) && rest[j+1].is("key"):
+			k := j + 1
+			if t.is("primary") {
+				k++
+			}
+			k = keyAttrsEnd(rest, k)
+			if k == j+1 || t.is("primary") && k == j+2 {
+				cons = append(cons, t)
+				continue
+			}
+			// UNIQUE NULLS NOT DISTINCT, PRIMARY KEY DEFERRABLE ...:
+			// attributes vitess has no grammar for. The key becomes a
+			// table constraint over the column, which refClause reads.
+			start := j
+			if n := len(cons); n >= 2 && cons[n-2].is("constraint") {
+				start, cons = -1, cons[:n-2]
+			}
+			elemToks := []token{}
+			if start < 0 {
+				elemToks = append(elemToks, rest[j-2:j]...)
+			}
+			keyWords := rest[j : j+1]
+			if t.is("primary") {
+				keyWords = rest[j : j+2]
+			}
+			elemToks = append(elemToks, keyWords...)
+			attrStart := j + len(keyWords)
+			lp, rp := token{kind: tkPunct, val: "(", pos: t.pos, end: t.pos}, token{kind: tkPunct, val: ")", pos: t.pos, end: t.pos}
+			elemToks = append(elemToks, lp, elem[0], rp)
+			elemToks = append(elemToks, rest[attrStart:k]...)
+			clause, err := r.refClause(elemToks)
+			if err != nil {
+				return nil, err
+			}
+			r.columnFKs = append(r.columnFKs, clause)
+			j = k - 1
 		default:
 			cons = append(cons, t)
 		}
@@ -307,6 +343,29 @@ func (r *rewriter) columnDef(elem []token) ([]token, error) {
 	out = append(out, r.addType(tn, tn.pos)...)
 	out = append(out, nullity...)
 	return append(out, cons...), nil
+}
+
+// keyAttrsEnd returns where the constraint attributes of a column's
+// UNIQUE or PRIMARY KEY starting at toks[k] end: NULLS [NOT] DISTINCT,
+// [NOT] DEFERRABLE, INITIALLY DEFERRED | IMMEDIATE.
+func keyAttrsEnd(toks []token, k int) int {
+	for k < len(toks) {
+		switch {
+		case toks[k].is("nulls") && k+1 < len(toks) && toks[k+1].is("distinct"):
+			k += 2
+		case toks[k].is("nulls") && k+2 < len(toks) && toks[k+1].is("not") && toks[k+2].is("distinct"):
+			k += 3
+		case toks[k].is("deferrable"):
+			k++
+		case toks[k].is("not") && k+1 < len(toks) && toks[k+1].is("deferrable"):
+			k += 2
+		case toks[k].is("initially") && k+1 < len(toks):
+			k += 2
+		default:
+			return k
+		}
+	}
+	return k
 }
 
 // alterTable rewrites the column definition of ALTER TABLE t ADD [COLUMN]
@@ -462,6 +521,13 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 		return st, syntaxErr(r.sql, toks[c.i].pos, "unterminated index column list")
 	}
 	rest := end + 1
+	switch {
+	case rest+1 < len(toks) && toks[rest].is("nulls") && toks[rest+1].is("distinct"):
+		rest += 2 // the default
+	case rest+2 < len(toks) && toks[rest].is("nulls") && toks[rest+1].is("not") && toks[rest+2].is("distinct"):
+		st.IndexNullsNotDistinct = true
+		rest += 3
+	}
 	if rest < len(toks) && toks[rest].is("with") {
 		n, err := r.withParams(toks[rest:], indexParams, false)
 		if err != nil {
@@ -671,6 +737,13 @@ func (r *rewriter) takeReferences(toks []token, col token) ([]token, error) {
 					end++
 				}
 				end++
+				if end < len(toks) && toks[end].isPunct("(") {
+					// ON DELETE SET NULL (cols)
+					if end = matchForward(toks, end); end < 0 {
+						return nil, syntaxErr(r.sql, u.pos, "unterminated column list")
+					}
+					end++
+				}
 			case u.is("match") || u.is("initially"):
 				end += 2
 			case u.is("deferrable"):
@@ -688,6 +761,11 @@ func (r *rewriter) takeReferences(toks []token, col token) ([]token, error) {
 			return nil, err
 		}
 		fk := []token{raw("foreign key (", t.pos), col, raw(")", t.pos)}
+		if i >= 2 && toks[i-2].is("constraint") {
+			// CONSTRAINT name REFERENCES ...: the name goes along.
+			fk = append([]token{toks[i-2], toks[i-1]}, fk...)
+			i -= 2
+		}
 		r.columnFKs = append(r.columnFKs, append(fk, clause...))
 		return append(append([]token{}, toks[:i]...), toks[end:]...), nil
 	}
@@ -702,14 +780,24 @@ var refWords = map[string]bool{
 }
 
 // refClause rewrites a REFERENCES clause for vitess: a missing column list
-// becomes the primary-key marker, and DEFERRABLE / INITIALLY IMMEDIATE
-// (which change nothing here) are dropped; INITIALLY DEFERRED is 0A000.
+// becomes the primary-key marker; MATCH SIMPLE (the default) is dropped
+// and MATCH FULL left for vitess, MATCH PARTIAL is 0A000 as in
+// PostgreSQL. What vitess has no grammar for — [NOT] DEFERRABLE,
+// INITIALLY DEFERRED | IMMEDIATE, ON DELETE SET NULL | SET DEFAULT's
+// column list and UNIQUE's NULLS [NOT] DISTINCT — goes to Statement.FKAttrs, and the marker column
+// MarkerFKAttrs<i> at the end of the referenced column list says which
+// entry is this clause's. The same words after a UNIQUE or PRIMARY KEY
+// table constraint are read likewise (uniqueAttrs).
 func (r *rewriter) refClause(toks []token) ([]token, error) {
 	var out []token
+	var attrs FKAttrs
+	listEnd := -1 // in out: the referenced column list's closing parenthesis, or the marker token
+	isRef := false
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
 		case t.is("references"):
+			isRef = true
 			out = append(out, t)
 			j := i + 1
 			for j < len(toks) && (toks[j].kind == tkIdent || toks[j].kind == tkQIdent || toks[j].isPunct(".")) && !refWords[toks[j].val] {
@@ -718,25 +806,121 @@ func (r *rewriter) refClause(toks []token) ([]token, error) {
 			}
 			if j >= len(toks) || !toks[j].isPunct("(") {
 				out = append(out, raw("("+markerPrimaryKey+")", t.pos))
+				listEnd = len(out) - 1
+			} else if close := matchForward(toks, j); close > 0 {
+				out = append(out, toks[j:close+1]...)
+				listEnd = len(out) - 1
+				j = close + 1
 			}
 			i = j - 1
+		case t.is("nulls") && !isRef && i+1 < len(toks) && toks[i+1].is("distinct"):
+			i++ // UNIQUE NULLS DISTINCT: the default
+		case t.is("nulls") && !isRef && i+2 < len(toks) && toks[i+1].is("not") && toks[i+2].is("distinct"):
+			i += 2
+			attrs.NullsNotDistinct = true
 		case t.is("deferrable"), t.is("not") && i+1 < len(toks) && toks[i+1].is("deferrable"):
 			if t.is("not") {
 				i++
+				attrs.NotDeferrable = true
+			} else {
+				attrs.Deferrable = true
 			}
 		case t.is("initially") && i+1 < len(toks):
 			if toks[i+1].is("deferred") {
-				return nil, unsupported(r.sql, t.pos, "INITIALLY DEFERRED constraints are not supported")
+				attrs.InitiallyDeferred = true
+			} else if !toks[i+1].is("immediate") {
+				return nil, syntaxErr(r.sql, toks[i+1].pos, "syntax error at or near \"%s\"", toks[i+1].val)
 			}
 			i++
 		case t.is("match") && i+1 < len(toks):
-			if !toks[i+1].is("simple") {
-				return nil, unsupported(r.sql, t.pos, "MATCH %s foreign keys are not supported", strings.ToUpper(toks[i+1].val))
+			switch {
+			case toks[i+1].is("full"):
+				out = append(out, toks[i], toks[i+1])
+			case toks[i+1].is("partial"):
+				return nil, unsupported(r.sql, t.pos, "MATCH PARTIAL not yet implemented")
+			case !toks[i+1].is("simple"):
+				return nil, syntaxErr(r.sql, toks[i+1].pos, "syntax error at or near \"%s\"", toks[i+1].val)
 			}
 			i++
+		case t.is("on") && i+3 < len(toks) && toks[i+2].is("set") && (toks[i+3].is("null") || toks[i+3].is("default")):
+			out = append(out, toks[i:i+4]...)
+			i += 3
+			if i+1 < len(toks) && toks[i+1].isPunct("(") {
+				close := matchForward(toks, i+1)
+				if close < 0 {
+					return nil, syntaxErr(r.sql, toks[i+1].pos, "unterminated column list")
+				}
+				if !toks[i-2].is("delete") {
+					return nil, unsupported(r.sql, toks[i-3].pos, "a column list with SET %s is only supported for ON DELETE actions", strings.ToUpper(toks[i].val))
+				}
+				cols := []string{}
+				for _, c := range toks[i+2 : close] {
+					switch {
+					case c.isPunct(","):
+					case c.kind == tkIdent || c.kind == tkQIdent:
+						cols = append(cols, c.val)
+					default:
+						return nil, syntaxErr(r.sql, c.pos, "syntax error at or near \"%s\"", c.val)
+					}
+				}
+				attrs.DeleteSetColumns = cols
+				i = close
+			}
 		default:
 			out = append(out, t)
 		}
 	}
+	if attrs.Deferrable && attrs.NotDeferrable {
+		return nil, syntaxErr(r.sql, toks[0].pos, "conflicting constraint properties")
+	}
+	if attrs.InitiallyDeferred && attrs.NotDeferrable {
+		return nil, syntaxErr(r.sql, toks[0].pos, "constraint declared INITIALLY DEFERRED must be DEFERRABLE")
+	}
+	if attrs.InitiallyDeferred {
+		attrs.Deferrable = true
+	}
+	if !attrs.Deferrable && attrs.DeleteSetColumns == nil && !attrs.NullsNotDistinct {
+		return out, nil
+	}
+	r.fkAttrs = append(r.fkAttrs, attrs)
+	marker := MarkerFKAttrs + strconv.Itoa(len(r.fkAttrs)-1)
+	if !isRef {
+		// A UNIQUE or PRIMARY KEY constraint: the marker joins its
+		// column list, the first parenthesised one.
+		for k, t := range out {
+			if t.isPunct("(") {
+				if close := matchForward(out, k); close > 0 {
+					listEnd = close
+				}
+				break
+			}
+		}
+	}
+	if listEnd < 0 {
+		return nil, syntaxErr(r.sql, toks[0].pos, "syntax error in constraint")
+	}
+	if out[listEnd].kind == tkRaw {
+		out[listEnd] = raw("("+markerPrimaryKey+", "+marker+")", out[listEnd].pos)
+	} else {
+		out = append(out[:listEnd:listEnd], append([]token{raw(", "+marker, out[listEnd].pos)}, out[listEnd:]...)...)
+	}
 	return out, nil
+}
+
+// MarkerFKAttrs, followed by an index into Statement.FKAttrs, is the
+// marker column refClause appends to a constraint's column list.
+const MarkerFKAttrs = "kvsql_conattrs_"
+
+// FKAttrs is what a FOREIGN KEY, UNIQUE or PRIMARY KEY constraint says
+// beyond vitess's grammar.
+type FKAttrs struct {
+	// Deferrable: DEFERRABLE (or INITIALLY DEFERRED, which implies it);
+	// NotDeferrable: NOT DEFERRABLE written out.
+	Deferrable, NotDeferrable bool
+	InitiallyDeferred         bool
+	// DeleteSetColumns is ON DELETE SET NULL | SET DEFAULT (cols): the
+	// referencing columns the action sets (nil: all of them).
+	DeleteSetColumns []string
+	// NullsNotDistinct is UNIQUE NULLS NOT DISTINCT.
+	NullsNotDistinct bool
 }

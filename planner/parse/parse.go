@@ -35,6 +35,9 @@ type Statement struct {
 	// text; IndexWhere is a partial index's WHERE predicate as written.
 	IndexExprs map[string]string
 	IndexWhere string
+	// IndexNullsNotDistinct is CREATE UNIQUE INDEX ... NULLS NOT
+	// DISTINCT.
+	IndexNullsNotDistinct bool
 	// IndexOpclasses are the operator classes named for index items (by
 	// their position), for the planner to check against the column's type.
 	IndexOpclasses map[int]string
@@ -90,6 +93,11 @@ type Statement struct {
 	// Checks are CREATE TABLE's CHECK constraints, column and table
 	// level, taken out of the text vitess parses.
 	Checks []CheckDef
+	// FKAttrs are the constraint attributes of CREATE TABLE's and ALTER
+	// TABLE ADD's constraints that vitess cannot parse; the constraint's
+	// column list ends with the marker column MarkerFKAttrs<i> naming
+	// its entry (refClause).
+	FKAttrs []FKAttrs
 	// TargetAlias is the alias of INSERT INTO t AS alias and of DELETE
 	// FROM t [AS] alias USING ... (vitess has no grammar for them; the
 	// AST names the table alone), or "".
@@ -337,6 +345,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	}
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
+	st.FKAttrs = r.fkAttrs
 	st.IdentityByDefault = r.identityByDefault
 	st.SetOps = r.setOps
 	st.PartitionBy, st.AlterOnly = r.partitionBy, r.alterOnly

@@ -75,6 +75,7 @@ type rewriter struct {
 	identityByDefault []string
 	overriding        string
 	checks            []CheckDef
+	fkAttrs           []FKAttrs    // Statement.FKAttrs
 	columnFKs         [][]token    // FOREIGN KEY elements made of column REFERENCES
 	frames            []rawFrame   // window frames read out of the text (Statement.Frames)
 	setOps            []*Statement // nested INTERSECT/EXCEPT queries hoisted out (Statement.SetOps)
