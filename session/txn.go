@@ -2,8 +2,8 @@ package session
 
 import (
 	"bytes"
-	"slices"
 	"github.com/kvsql/kvsql/exec"
+	"slices"
 	"sort"
 	"time"
 
