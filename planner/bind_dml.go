@@ -360,7 +360,7 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 	if tw, err := b.treeWrite(t, alias, up.TableExprs[0], func(te sqlparser.TableExpr) (Node, error) {
 		c := *up
 		c.TableExprs = append(sqlparser.TableExprs{te}, up.TableExprs[1:]...)
-		return b.update(&c, rootStars(ret, t, alias, len(up.TableExprs) > 1)) // inherit.go
+		return b.update(&c, rootStars(ret, t, alias, up.TableExprs[1:])) // inherit.go
 	}); tw != nil || err != nil {
 		if err == nil {
 			err = b.moveRows(t, tw)
@@ -459,7 +459,7 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 		} else {
 			c.TableExprs = append(sqlparser.TableExprs{te}, del.TableExprs[1:]...)
 		}
-		return b.delete(&c, rootStars(ret, t, alias, len(using) > 0), alias) // inherit.go
+		return b.delete(&c, rootStars(ret, t, alias, using), alias) // inherit.go
 	}); tw != nil || err != nil {
 		return tw, err
 	}

@@ -356,12 +356,15 @@ func (b *binder) treeWrite(t *catalog.Table, alias string, te sqlparser.TableExp
 // rootStars spells the * (and alias.*) of a RETURNING list over an
 // inheritance tree as the root table's columns, so that each member's
 // write returns the root's columns, as PostgreSQL does; a child's own
-// columns are not returned. With FROM or USING items (joined) an
-// unqualified * also stands for their columns and is left as it is.
-func rootStars(ret []sqlparser.SelectExpr, t *catalog.Table, alias string, joined bool) []sqlparser.SelectExpr {
+// columns are not returned. With FROM or USING items an unqualified *
+// also stands for their columns: it becomes the root's columns and then
+// item.* for each item (left as it is when an item has no name to
+// qualify with).
+func rootStars(ret []sqlparser.SelectExpr, t *catalog.Table, alias string, from sqlparser.TableExprs) []sqlparser.SelectExpr {
 	if ret == nil {
 		return nil
 	}
+	items, named := fromItemNames(from)
 	var out []sqlparser.SelectExpr
 	for _, se := range ret {
 		star, ok := se.(*sqlparser.StarExpr)
@@ -369,7 +372,7 @@ func rootStars(ret []sqlparser.SelectExpr, t *catalog.Table, alias string, joine
 		if ok {
 			q = star.TableName.Name.String()
 		}
-		if !ok || q == "" && joined || q != "" && q != alias {
+		if !ok || q == "" && !named || q != "" && q != alias {
 			out = append(out, se)
 			continue
 		}
@@ -378,8 +381,51 @@ func rootStars(ret []sqlparser.SelectExpr, t *catalog.Table, alias string, joine
 				out = append(out, &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(c.Name, sqlparser.NewTableName(alias))})
 			}
 		}
+		if q == "" {
+			for _, name := range items {
+				out = append(out, &sqlparser.StarExpr{TableName: sqlparser.NewTableName(name)})
+			}
+		}
 	}
 	return out
+}
+
+// fromItemNames lists the names that qualify the columns of FROM items,
+// in order (an alias, else the table's name), through joins; named is
+// false when an item has none.
+func fromItemNames(from sqlparser.TableExprs) (names []string, named bool) {
+	named = true
+	var walk func(te sqlparser.TableExpr)
+	walk = func(te sqlparser.TableExpr) {
+		switch e := te.(type) {
+		case *sqlparser.AliasedTableExpr:
+			switch {
+			case !e.As.IsEmpty():
+				names = append(names, e.As.String())
+			default:
+				if tn, ok := e.Expr.(sqlparser.TableName); ok {
+					_, bare := catalog.SplitRelKey(tn.Name.String())
+					bare, _ = parse.OnlyTable(bare)
+					names = append(names, bare)
+				} else {
+					named = false
+				}
+			}
+		case *sqlparser.JoinTableExpr:
+			walk(e.LeftExpr)
+			walk(e.RightExpr)
+		case *sqlparser.ParenTableExpr:
+			for _, x := range e.Exprs {
+				walk(x)
+			}
+		default:
+			named = false
+		}
+	}
+	for _, te := range from {
+		walk(te)
+	}
+	return names, named
 }
 
 // moveRows lets each partition's UPDATE in tw move a row whose new key
