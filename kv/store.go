@@ -40,7 +40,7 @@ func OpenStore(spec string) (Engine, error) {
 	open := stores.open[scheme]
 	stores.Unlock()
 	if open == nil {
-		return nil, fmt.Errorf("kv: no engine for store scheme %q in this program (registered schemes: %s)", scheme, registeredSchemes())
+		return nil, fmt.Errorf("kv: no engine for store scheme %q in this program (registered schemes: %s; the kvsql server links etcd:// when built with -tags etcd and tikv:// with -tags tikv)", scheme, registeredSchemes())
 	}
 	return open(rest)
 }

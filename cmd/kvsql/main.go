@@ -16,7 +16,6 @@ import (
 	"os"
 
 	// The etcd engine registers the etcd:// store scheme (kv.OpenStore).
-	_ "github.com/kvsql/kvsql/kv/etcd"
 	"github.com/kvsql/kvsql/sqllogictest"
 )
 
