@@ -295,7 +295,7 @@ func (fk ForeignKey) Clause() string {
 		if len(fk.DeleteSetColumns) > 0 {
 			quoted := make([]string, len(fk.DeleteSetColumns))
 			for i, c := range fk.DeleteSetColumns {
-				quoted[i] = quoteName(c)
+				quoted[i] = QuoteIdent(c)
 			}
 			b.WriteString(" (" + strings.Join(quoted, ", ") + ")")
 		}
@@ -552,9 +552,9 @@ func newDatabase(name string) *Database {
 	return &Database{Name: name, Tables: map[string]*Table{}, Views: map[string]*View{}, Sequences: map[string]*Sequence{}, Schemas: map[string]*Schema{}, Types: map[string]*UserType{}}
 }
 
-// quoteName double-quotes a name unless it is a plain lower-case
-// identifier, as quote_ident does (keywords aside).
-func quoteName(s string) string {
+// QuoteIdent is quote_ident: s double-quoted (quotes doubled) unless it
+// is a plain lower-case identifier (keywords aside).
+func QuoteIdent(s string) string {
 	plain := s != ""
 	for i, r := range s {
 		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {

@@ -237,21 +237,8 @@ func fkName(t *catalog.Table, fk catalog.ForeignKey) string { return catalog.For
 // lower-case identifier.
 func quoteIdent(s string) string { return QuoteIdent(s) }
 
-// QuoteIdent is quote_ident: s double-quoted (quotes doubled) unless it
-// is a plain lower-case identifier.
-func QuoteIdent(s string) string {
-	plain := s != ""
-	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
+// QuoteIdent is quote_ident (catalog.QuoteIdent).
+func QuoteIdent(s string) string { return catalog.QuoteIdent(s) }
 
 func quoteIdents(names []string) string {
 	q := make([]string, len(names))

@@ -335,6 +335,5 @@ func (s *Session) addCheck(ctx context.Context, t *txn, key string, check catalo
 
 // quotedKey is t's schema-qualified name, quoted for SQL text.
 func quotedKey(t *catalog.Table) string {
-	q := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-	return q(catalog.SchemaName(t.Schema)) + "." + q(t.Name)
+	return catalog.QuoteIdent(catalog.SchemaName(t.Schema)) + "." + catalog.QuoteIdent(t.Name)
 }
