@@ -83,7 +83,7 @@ func Plots(res *Results) []Plot {
 	var series = map[string]*Series{}
 	var seriesOrder []string
 	for _, r := range res.Rows {
-		if r.Info {
+		if r.Info || r.Memory {
 			continue
 		}
 		vals := map[string]float64{}
@@ -158,6 +158,7 @@ func Markdown(res *Results, m Machine, command string, link func(string) string,
 	w("- In-process workloads compare kvsql's embedded API (`kvsql.Open`, prepared statements) with SQLite (modernc.org/sqlite, pure Go, WAL, `synchronous=FULL`), one goroutine.\n")
 	w("- **Ratio** is always kvsql / reference (PostgreSQL, or SQLite for in-process rows). For throughput (TPS, ops/s, rows/s) above 1 means kvsql is faster; for latency and time (ms) above 1 means kvsql is slower. The last column says which.\n")
 	w("- After each data load both systems write their dirty pages out (sync), so neither pays for the other's writeback in its timed rounds. The scaling series reads each table once after loading it, then times every table size in the same round, one query on each size in turn (shuffled), so the growth from the smallest to the largest table is measured under the same conditions.\n")
+	w("- **Peak memory** (MiB) is sampled every %s during each timed run of a server workload: the sum of the proportional set size (Pss) of all the server's processes, kvsql's one process and PostgreSQL's postmaster with every child (backends, checkpointer, WAL writer; shared buffers count once). For kvsql the kernel's peak RSS mark, reset at the start of the run, is taken too. The figure is the median over the rounds of each round's peak. In-process workloads have none.\n", memSampleEvery)
 	w("- Timed runs last %s; %d client goroutines drive the YCSB and chat workloads; seed %d.\n\n", sc.Duration, sc.Clients, res.Config.Seed)
 	w("## Results\n\n")
 	w("| workload | scale | figure | kvsql | reference | ratio kvsql/ref | reading |\n|---|---|---|---:|---:|---:|---|\n")
@@ -179,6 +180,8 @@ func Markdown(res *Results, m Machine, command string, link func(string) string,
 			ratio = math.NaN()
 		case math.IsNaN(ratio):
 			reading = "n/a"
+		case r.Memory:
+			reading = fmt.Sprintf("kvsql memory / %s memory: kvsql uses %.2fx", refName, ratio)
 		case r.Higher:
 			reading = fmt.Sprintf("kvsql %s / %s %s: %s", r.Metric, refName, r.Metric, fasterSlower(ratio, true))
 		default:
@@ -228,7 +231,7 @@ func scalingGrowth(res *Results) []string {
 	pts := map[key][]pt{}
 	var order []key
 	for _, r := range res.Rows {
-		if r.Series == 0 || r.Info {
+		if r.Series == 0 || r.Info || r.Memory {
 			continue
 		}
 		for _, sys := range []string{"kvsql", "postgres"} {

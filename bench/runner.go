@@ -36,6 +36,7 @@ type Row struct {
 	Metric   string
 	Higher   bool
 	Info     bool
+	Memory   bool             // peak memory: compared, not plotted
 	Series   int              // table size of a scaling-series figure, else 0
 	Cells    map[string]*Cell // by system name
 	Ref      string           // "postgres" or "sqlite"
@@ -174,7 +175,16 @@ func Run(ctx context.Context, cfg Config) (res *Results, err error) {
 					continue
 				}
 				progress(cfg.Progress, fmt.Sprintf("[%d/%d] %s: round %d/%d on %s", wi+1, len(ws), w.Name, round+1, cfg.Rounds, t.Name()))
+				var mem *memWatch
+				if s, ok := t.(*Server); ok {
+					mem = watchMemory(s.pids)
+				}
 				ms, err := w.Run(ctx, t)
+				if mem != nil {
+					if peak := mem.Stop(); err == nil && peak > 0 {
+						ms = append(ms, Measure{Metric: memMetric, Value: peak, Memory: true})
+					}
+				}
 				if err != nil {
 					if ctx.Err() != nil {
 						return res, ctx.Err()
@@ -186,7 +196,7 @@ func Run(ctx context.Context, cfg Config) (res *Results, err error) {
 				for _, m := range ms {
 					r := rows[m.Metric]
 					if r == nil {
-						r = &Row{Workload: w, Metric: m.Metric, Higher: m.Higher, Info: m.Info, Series: m.Series, Cells: map[string]*Cell{}, Ref: ref}
+						r = &Row{Workload: w, Metric: m.Metric, Higher: m.Higher, Info: m.Info, Memory: m.Memory, Series: m.Series, Cells: map[string]*Cell{}, Ref: ref}
 						rows[m.Metric] = r
 						order = append(order, m.Metric)
 					}

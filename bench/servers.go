@@ -27,6 +27,8 @@ type Server struct {
 	Host string
 	Port int
 	stop func() error
+	// pids lists the server's processes, for the memory watch.
+	pids func() []int
 }
 
 // Name is "kvsql" or "postgres".
@@ -117,7 +119,8 @@ func StartPostgres(ctx context.Context, dir string) (*Server, error) {
 		logText, _ := os.ReadFile(logf)
 		return nil, fmt.Errorf("pg_ctl start: %w: %s %s", err, out, tail(string(logText), 600))
 	}
-	s := &Server{name: "postgres", Host: "127.0.0.1", Port: port}
+	s := &Server{name: "postgres", Host: "127.0.0.1", Port: port,
+		pids: func() []int { return processTree(postmasterPID(data)) }}
 	s.stop = func() error {
 		// A fresh context: the run's may be cancelled already (Ctrl-C).
 		stopCtx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -168,7 +171,9 @@ func StartKvsql(ctx context.Context, command []string, dir string) (*Server, err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	s := &Server{name: "kvsql", Host: "127.0.0.1", Port: port}
+	pid := cmd.Process.Pid
+	s := &Server{name: "kvsql", Host: "127.0.0.1", Port: port,
+		pids: func() []int { return []int{pid} }}
 	s.stop = func() error {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		var err error

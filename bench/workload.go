@@ -59,6 +59,9 @@ type Measure struct {
 	// Info marks a figure reported but not plotted or compared (retry
 	// counts).
 	Info bool
+	// Memory marks the peak memory of the server during the run (MiB):
+	// compared in the report, not plotted.
+	Memory bool
 	// Series is the table size of a scaling-series figure (0 otherwise).
 	Series int
 }
