@@ -387,12 +387,20 @@ func decimalMath(name string, args []types.Datum) (types.Datum, bool, error) {
 			rescale(&x, int32(n))
 		}
 	case "floor", "ceil", "ceiling":
-		mode := apd.RoundFloor
-		if name != "floor" {
-			mode = apd.RoundCeiling
-		}
 		if x.Form == apd.Finite {
-			_, _ = roundingCtx(max(adjusted(&x)+2, 1), mode).Quantize(&x, &x, 0)
+			// Floor/Ceil, not Quantize with a directed rounding: at a
+			// precision of one digit Quantize rounds -0.000001 to 0.
+			// Not in place: Floor and Ceil split their argument with
+			// Modf, which must not write over what it reads.
+			ctx := roundingCtx(max(adjusted(&x)+2, 1), apd.RoundHalfEven)
+			var arg apd.Decimal
+			arg.Set(&x)
+			if name == "floor" {
+				_, _ = ctx.Floor(&x, &arg)
+			} else {
+				_, _ = ctx.Ceil(&x, &arg)
+			}
+			_, _ = ctx.Quantize(&x, &x, 0)
 		}
 	case "sign":
 		switch {
