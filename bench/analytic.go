@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // analyticWorkloads: a hash join of sc.Rows x sc.Rows/10 rows on columns
@@ -32,6 +33,7 @@ func analyticWorkloads(sc Scales) []Workload {
 		}
 		return analyze(ctx, s, "fact", "dim")
 	})
+	book := newAnswerBook()
 	queries := []struct {
 		name, sql string
 		rows      int64
@@ -64,6 +66,11 @@ func analyticWorkloads(sc Scales) []Workload {
 				}
 				if rows != q.rows {
 					return nil, fmt.Errorf("%s: %d rows, want %d", q.sql, rows, q.rows)
+				}
+				// ORDER BY val, id is total; the other answers are sets.
+				ordered := strings.Contains(q.sql, "ORDER BY val, id")
+				if err := book.check(ctx, s, q.sql, ordered, q.sql); err != nil {
+					return nil, err
 				}
 				return []Measure{{Metric: "ms", Value: ms(d)}}, nil
 			},

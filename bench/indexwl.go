@@ -75,6 +75,7 @@ func indexWorkloads(sc Scales, seed uint64) []Workload {
 		}
 		return analyze(ctx, s, "lookup")
 	})
+	book := newAnswerBook()
 	var out []Workload
 	for _, sel := range selectivities {
 		for _, f := range accessForms {
@@ -97,6 +98,11 @@ func indexWorkloads(sc Scales, seed uint64) []Workload {
 					}
 					if want := int64(n / groups); rows < want || rows > want+1 {
 						return nil, fmt.Errorf("lookup on %s returned %d rows, want about %d", col, rows, want)
+					}
+					q := "SELECT id, pad FROM lookup WHERE " + col + " = $1"
+					key := groups / 3
+					if err := book.check(ctx, s, fmt.Sprint(q, key), false, q, key); err != nil {
+						return nil, err
 					}
 					return []Measure{{Metric: "ms", Value: ms(d)}}, nil
 				},
