@@ -66,7 +66,8 @@ func WriteReport(res *Results, m Machine, mdPath, plotDir, command string) error
 	if err != nil {
 		rel = plotDir
 	}
-	md := Markdown(res, m, command, func(file string) string { return filepath.ToSlash(filepath.Join(rel, file)) }, plots)
+	analysis := analysisMarkdown(filepath.Join(filepath.Dir(mdPath), analysisFile))
+	md := Markdown(res, m, command, func(file string) string { return filepath.ToSlash(filepath.Join(rel, file)) }, plots, analysis)
 	return os.WriteFile(mdPath, md, 0o644)
 }
 
@@ -137,8 +138,10 @@ func Plots(res *Results) []Plot {
 }
 
 // Markdown renders the report. link maps a plot file name to its path
-// relative to the report.
-func Markdown(res *Results, m Machine, command string, link func(string) string, plots []Plot) []byte {
+// relative to the report; analysis, when not empty, is the hand-written
+// account of where the time goes (benchmarks-analysis.md beside the
+// report), placed after the tables.
+func Markdown(res *Results, m Machine, command string, link func(string) string, plots []Plot, analysis string) []byte {
 	var b bytes.Buffer
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("# kvsql benchmarks\n\n")
@@ -189,6 +192,9 @@ func Markdown(res *Results, m Machine, command string, link func(string) string,
 		}
 		w("| %s | %s | %s | %s | %s %s | %s | %s |\n", r.Workload.Name, r.Workload.Scale, r.Metric, cell(k), cell(ref), refName, fmtNum(ratio), reading)
 	}
+	if t := targetsMarkdown(res); t != "" {
+		w("\n%s", t)
+	}
 	if g := scalingGrowth(res); len(g) > 0 {
 		w("\n## Scaling\n\n")
 		w("Median latency at the largest table over the smallest (the issue asks for point select to grow no more than 1.5x from 10^4 to 10^7 rows, and index-lookup cost to follow the rows returned, here always %d, not the table size).\n\n", scalingGroup)
@@ -202,6 +208,9 @@ func Markdown(res *Results, m Machine, command string, link func(string) string,
 		for _, f := range res.Failures {
 			w("- %s\n", strings.ReplaceAll(f, "\n", " "))
 		}
+	}
+	if analysis != "" {
+		w("\n<!-- From %s, written by hand: edit it there. -->\n\n%s", analysisFile, analysis)
 	}
 	w("\n## Plots\n\n")
 	for _, p := range plots {
