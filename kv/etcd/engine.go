@@ -67,9 +67,11 @@ type Engine struct {
 	data    string // prefix of every data key: ns + "/k/"
 	dataEnd string // the end of the data keys' range
 	fence   string // the commit fence key: ns + "/fence"
-	timeout time.Duration
-	id      string // this engine's identity in fence values
-	closed  atomic.Bool
+	// ownerKey names the engine that claimed the namespace: ns + "/owner".
+	ownerKey string
+	timeout  time.Duration
+	id       string // this engine's identity in fence values
+	closed   atomic.Bool
 
 	// rev is the cluster revision of this engine's newest commit (or of
 	// its open): the latest state of its keys, which reads use.
@@ -86,6 +88,13 @@ type Engine struct {
 		// broken, once set, is returned by every commit: a foreign writer
 		// moved the fence, or a commit reported failed turned out applied.
 		broken error
+	}
+
+	// owner is this engine's claim on the namespace (owner.go).
+	owner struct {
+		sync.Mutex
+		lease clientv3.LeaseID // 0: not held
+		stop  func()           // ends the lease's keep-alive
 	}
 
 	// pins counts open snapshots and iterators by revision: Compact keeps
@@ -126,13 +135,14 @@ func Open(opts Options) (*Engine, error) {
 	var idb [8]byte
 	_, _ = rand.Read(idb[:])
 	e := &Engine{
-		cli:     cli,
-		ns:      opts.Namespace,
-		data:    opts.Namespace + "/k/",
-		dataEnd: opts.Namespace + "/k0", // '0' follows '/'
-		fence:   opts.Namespace + "/fence",
-		timeout: opts.Timeout,
-		id:      hex.EncodeToString(idb[:]),
+		cli:      cli,
+		ns:       opts.Namespace,
+		data:     opts.Namespace + "/k/",
+		dataEnd:  opts.Namespace + "/k0", // '0' follows '/'
+		fence:    opts.Namespace + "/fence",
+		ownerKey: opts.Namespace + "/owner",
+		timeout:  opts.Timeout,
+		id:       hex.EncodeToString(idb[:]),
 	}
 	e.pins.m = map[int64]int{}
 	ctx, cancel := e.ctx()
@@ -311,6 +321,10 @@ func (e *Engine) Compact(start, end []byte) error {
 
 // Close implements kv.Engine.
 func (e *Engine) Close() error {
+	if e.closed.Load() {
+		return kv.ErrClosed
+	}
+	e.release()
 	if e.closed.Swap(true) {
 		return kv.ErrClosed
 	}
