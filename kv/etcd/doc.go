@@ -5,13 +5,14 @@
 //
 // There are only a few types: Engine (the client, the claim and the
 // commit fence), batch (writes reduced to one etcd Txn by planOf),
-// snapshot (a revision) and iter (pages of a key range at a revision,
-// both directions).
+// snapshot (a revision), iter (pages of a key range at a revision, both
+// directions) and readCache (answers at the newest revision read).
 //
 // # Data flow
 //
 // A kv key K is the etcd key NAMESPACE/k/K. Reads happen at a revision:
-// the engine's newest commit for Engine reads, the snapshot's otherwise.
+// the engine's newest commit for Engine reads, the snapshot's otherwise;
+// a revision never changes, so answers at the newest one are cached.
 // A commit is one Txn conditional on the fence key (NAMESPACE/fence)
 // being where this engine's previous commit left it, and it moves the
 // fence: so a second writer is detected, and a commit whose answer was

@@ -97,6 +97,9 @@ type Engine struct {
 		stop  func()           // ends the lease's keep-alive
 	}
 
+	// cache answers reads at the newest revision read (cache.go).
+	cache readCache
+
 	// pins counts open snapshots and iterators by revision: Compact keeps
 	// every revision a reader still needs.
 	pins struct {
@@ -185,14 +188,22 @@ func (e *Engine) Get(key []byte) ([]byte, error) {
 }
 
 func (e *Engine) getAt(rev int64, key []byte) ([]byte, error) {
-	resp, err := e.rangeAt(rev, e.key(key))
-	if err != nil {
-		return nil, err
+	k := readKey{from: e.key(key)}
+	a, ok := e.cache.get(rev, k)
+	if !ok {
+		resp, err := e.rangeAt(rev, k.from)
+		if err != nil {
+			return nil, err
+		}
+		if len(resp.Kvs) > 0 {
+			a.page = []kvPair{{clone(key), resp.Kvs[0].Value}}
+		}
+		e.cache.put(rev, k, a)
 	}
-	if len(resp.Kvs) == 0 {
+	if len(a.page) == 0 {
 		return nil, kv.ErrNotFound
 	}
-	return append(make([]byte, 0, len(resp.Kvs[0].Value)), resp.Kvs[0].Value...), nil
+	return append(make([]byte, 0, len(a.page[0].value)), a.page[0].value...), nil
 }
 
 // rangeAt reads at revision rev, which this engine knows is committed.

@@ -139,3 +139,86 @@ func TestUnknownOutcome(t *testing.T) {
 		t.Fatalf("f %v g %v h %v; want false false true", has("f"), has("g"), has("h"))
 	}
 }
+
+// countingKV counts the reads that reach the cluster.
+type countingKV struct {
+	clientv3.KV
+	gets int
+}
+
+func (c *countingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	c.gets++
+	return c.KV.Get(ctx, key, opts...)
+}
+
+// TestReadCache: a read repeated at the same revision is answered from
+// the cache; after a commit, reads at the new revision go to the cluster
+// and see it, and a snapshot of the older revision still reads the older
+// state (from the cluster: only the newest revision is cached).
+func TestReadCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not starting etcd")
+	}
+	c := etcdtest.Start(t, 1)
+	e, err := Open(Options{Endpoints: c.Endpoints(), Namespace: "cache"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, k := range []string{"a", "b", "c"} {
+		if err := e.Set([]byte(k), []byte(k+"1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counter := &countingKV{KV: e.cli.KV}
+	e.cli.KV = counter
+	scan := func(r kv.Reader) string {
+		t.Helper()
+		it, err := r.NewIter(kv.IterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		var s string
+		for ok := it.First(); ok; ok = it.Next() {
+			s += string(it.Key()) + "=" + string(it.Value()) + " "
+		}
+		for ok := it.Last(); ok; ok = it.Prev() {
+			s += string(it.Key()) + " "
+		}
+		if err := it.Error(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	get := func(r kv.Reader, k string) string {
+		t.Helper()
+		v, err := r.Get([]byte(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(v)
+	}
+	const want1 = "a=a1 b=b1 c=c1 c b a "
+	if got := scan(e) + get(e, "b"); got != want1+"b1" {
+		t.Fatalf("first reads: %q", got)
+	}
+	cold := counter.gets
+	if cold == 0 {
+		t.Fatal("the first reads did not reach the cluster")
+	}
+	old := e.NewSnapshot()
+	defer old.Close()
+	if got := scan(e) + get(e, "b") + scan(old) + get(old, "b"); got != want1+"b1"+want1+"b1" || counter.gets != cold {
+		t.Fatalf("repeated reads: %q, %d requests (want none)", got, counter.gets-cold)
+	}
+	if err := e.Set([]byte("b"), []byte("b2")); err != nil {
+		t.Fatal(err)
+	}
+	if got := scan(e) + get(e, "b"); got != "a=a1 b=b2 c=c1 c b a b2" || counter.gets == cold {
+		t.Fatalf("reads after a commit: %q, %d requests (want some)", got, counter.gets-cold)
+	}
+	if got := scan(old) + get(old, "b"); got != want1+"b1" {
+		t.Fatalf("the older snapshot after a commit: %q", got)
+	}
+}
