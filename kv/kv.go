@@ -13,10 +13,30 @@ var ErrClosed = errors.New("kv: closed")
 // out of quota), and none of the batch is visible to the engine's readers.
 // A distributed engine that lost its answer (the outcome is unknown)
 // returns it too, and settles the outcome before its next Commit: if the
-// batch turns out applied after all, that later Commit fails with an error
-// that is not ErrNotCommitted. Pebble and memory never return it (their
-// failed commits may have left part of a batch in the WAL buffer).
+// batch turns out applied after all, that later Commit fails with
+// ErrLateCommit. Pebble and memory never return it (their failed commits
+// may have left part of a batch in the WAL buffer).
 var ErrNotCommitted = errors.New("kv: batch not committed")
+
+// ErrLateCommit is returned by Batch.Commit (or a direct write) of a
+// distributed engine when an earlier commit whose outcome was unknown
+// (reported with ErrNotCommitted) turned out applied once the store
+// answered again. The batch of this call was not applied; the earlier one
+// is now visible to new snapshots. A caller that keeps its own record of
+// commits (validation, a catalog cache) must treat the earlier batch as a
+// commit it never recorded: anything read before it may be stale. The
+// engine stays usable.
+var ErrLateCommit = errors.New("kv: an earlier commit whose outcome was unknown turned out applied")
+
+// Claimer is implemented by an engine that other processes can open too
+// (a distributed store). Claim makes this process the store's only
+// writer, or fails (SQLSTATE 55006) naming the process that is; it is
+// called by the SQL layer when it opens the store to serve it. A read-only
+// user (kvsql check) does not claim; an engine whose writes need the claim
+// takes it at its first commit.
+type Claimer interface {
+	Claim() error
+}
 
 // ErrConflict is returned by Batch.Commit (or a direct write) of an engine
 // that other clients write too (a distributed store) when a concurrent

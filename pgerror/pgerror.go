@@ -107,6 +107,10 @@ const (
 	InvalidFunctionDefinition Code = "42P13"
 	DuplicateFunction         Code = "42723"
 	AmbiguousFunction         Code = "42725"
+	// StatementCompletionUnknown: the storage stopped answering during a
+	// COMMIT, so whether it committed is not known (CockroachDB reports
+	// its "result is ambiguous" with the same code).
+	StatementCompletionUnknown Code = "40003"
 )
 
 // Error is an error with a SQLSTATE. Detail and Hint are optional and are

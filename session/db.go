@@ -149,6 +149,14 @@ func Open(opts Options) (*DB, error) {
 		}
 		return nil, err
 	}
+	if c, ok := eng.(kv.Claimer); ok {
+		// A store other processes can open: this server must be its only
+		// writer (validation and the catalog cache live in this process).
+		if err := c.Claim(); err != nil {
+			_ = eng.Close()
+			return nil, err
+		}
+	}
 	db.eng = eng
 	db.mu.cat = cat
 	db.cat.Store(cat)
@@ -456,6 +464,14 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 			db.stats.conflicts.Add(1)
 			return 0, errSerialization
 		}
+		if errors.Is(err, kv.ErrLateCommit) {
+			// t was not applied, and its snapshot precedes the late commit.
+			db.stats.conflicts.Add(1)
+			if lerr := db.lateCommitLocked(); lerr != nil {
+				return 0, lerr
+			}
+			return 0, errLateCommit
+		}
 		if errors.Is(err, kv.ErrTooLarge) {
 			return 0, pgerror.Newf(pgerror.ProgramLimitExceeded, "transaction is too large for one commit of the storage engine: %v", err)
 		}
@@ -487,6 +503,38 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 	}
 	db.stats.commits.Add(1)
 	return db.mu.seq, nil
+}
+
+// errLateCommit is the error of a transaction whose commit met a late one
+// (lateCommitLocked): it may be retried at once.
+var errLateCommit = pgerror.New(pgerror.SerializationFailure,
+	"could not serialize access: an earlier commit whose outcome was unknown (the store stopped answering) turned out applied when the store answered again")
+
+// lateCommitLocked records a commit that the engine reported unknown and
+// that turned out applied (kv.ErrLateCommit): its writes are not known
+// here, so it enters the commit log as one that wrote everything and
+// changed every database's catalog, which fails the validation of every
+// transaction whose snapshot precedes it; and the catalog is read again
+// from the store, in case it was DDL. The late commit is visible to every
+// snapshot taken from now on (the seq moves, so the shared snapshot is
+// taken anew).
+// REQUIRES: db.mu held.
+func (db *DB) lateCommitLocked() error {
+	snap := db.eng.NewSnapshot()
+	cat, err := catalog.Load(snap)
+	_ = snap.Close()
+	if err != nil {
+		// The catalog in memory may be stale and the store's cannot be
+		// read: stop, as after any engine failure.
+		db.setFailed(fmt.Errorf("reloading the catalog after a late commit: %w", err))
+		return db.failedErr()
+	}
+	db.mu.seq++
+	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: []kv.KeySpan{{Start: []byte{}}}, ddl: true})
+	db.sync.applied.Store(db.mu.seq)
+	db.mu.cat = cat
+	db.cat.Store(cat)
+	return nil
 }
 
 // validLocked reports whether no commit after t's snapshot wrote into

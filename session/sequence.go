@@ -1,8 +1,11 @@
 package session
 
 import (
+	"errors"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
@@ -30,7 +33,11 @@ func (db *DB) nextVal(t *catalog.Table, col int) (int64, error) {
 	defer db.seqMu.Unlock()
 	b := db.seqCache[k]
 	if b == nil || b.next >= b.end {
-		first, err := catalog.NextSequence(db.eng, t, k.col, seqBlockSize)
+		var first int64
+		err := db.engineWrite(func() (err error) {
+			first, err = catalog.NextSequence(db.eng, t, k.col, seqBlockSize)
+			return err
+		})
 		if err != nil {
 			return 0, ioError(err)
 		}
@@ -108,7 +115,9 @@ func (db *DB) seqNext(s *catalog.Sequence) (int64, error) {
 		}
 	}
 	log -= fetch
-	if err := catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: last, IsCalled: true, LogCnt: log}); err != nil {
+	if err := db.engineWrite(func() error {
+		return catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: last, IsCalled: true, LogCnt: log})
+	}); err != nil {
 		return 0, ioError(err)
 	}
 	return result, nil
@@ -129,12 +138,16 @@ func (db *DB) seqSet(s *catalog.Sequence, v int64, isCalled bool) error {
 			next = v + 1
 		}
 		delete(db.seqCache, seqKey{s.SerialTable, s.SerialColumn})
-		if err := catalog.WriteSerialCounter(db.eng, s.SerialTable, s.SerialColumn, next); err != nil {
+		if err := db.engineWrite(func() error {
+			return catalog.WriteSerialCounter(db.eng, s.SerialTable, s.SerialColumn, next)
+		}); err != nil {
 			return ioError(err)
 		}
 		return nil
 	}
-	if err := catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: v, IsCalled: isCalled}); err != nil {
+	if err := db.engineWrite(func() error {
+		return catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: v, IsCalled: isCalled})
+	}); err != nil {
 		return ioError(err)
 	}
 	return nil
@@ -298,4 +311,23 @@ func (o seqOps) State(ref types.Datum) (last, logCnt int64, isCalled bool, err e
 	}
 	st, err := o.s.db.seqState(s)
 	return st.Last, st.LogCnt, st.IsCalled, err
+}
+
+// engineWrite runs fn, a write straight to the engine outside any
+// transaction (a counter). If the engine reports that an earlier commit
+// whose outcome was unknown turned out applied (kv.ErrLateCommit), fn's
+// write was not applied: the late commit is recorded as commit does
+// (lateCommitLocked) and fn runs once more.
+func (db *DB) engineWrite(fn func() error) error {
+	err := fn()
+	if !errors.Is(err, kv.ErrLateCommit) {
+		return err
+	}
+	db.mu.Lock()
+	lerr := db.lateCommitLocked()
+	db.mu.Unlock()
+	if lerr != nil {
+		return lerr
+	}
+	return fn()
 }

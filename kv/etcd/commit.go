@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -258,15 +259,21 @@ func (e *Engine) commit(ops []op) error {
 	if len(p.ranges)+len(p.dels)+len(p.puts)+len(p.merges) == 0 {
 		return nil
 	}
+	if err := e.claimForCommit(); err != nil {
+		return err
+	}
 	e.commitMu.Lock()
 	defer e.commitMu.Unlock()
 	if e.commitMu.broken != nil {
 		return e.commitMu.broken
 	}
 	if applied, err := e.settleLocked(); err != nil {
-		return err
+		if e.commitMu.broken != nil {
+			return e.commitMu.broken
+		}
+		return fmt.Errorf("%w%w", pgerror.Newf(pgerror.ConnectionFailure,
+			"etcd: the cluster is unavailable, the transaction was not committed (an earlier commit's outcome is not settled yet: %v)", err), notCommitted{})
 	} else if applied {
-		e.commitMu.broken = errAppliedLate
 		return errAppliedLate
 	}
 	fenceIs := clientv3.Compare(clientv3.ModRevision(e.fence), "=", e.commitMu.fenceRev)
@@ -285,7 +292,7 @@ func (e *Engine) commit(ops []op) error {
 	for _, kv := range p.puts {
 		then = append(then, clientv3.OpPut(e.key(kv.key), string(kv.value)))
 	}
-	fence := e.id + "/" + strconv.FormatUint(e.seq.Add(1), 10)
+	fence := e.nextFence()
 	then = append(then, clientv3.OpPut(e.fence, fence))
 	ctx, cancel := e.ctx()
 	resp, err := e.cli.Txn(ctx).If(fenceIs).Then(then...).Commit()
@@ -299,7 +306,10 @@ func (e *Engine) commit(ops []op) error {
 		applied, serr := e.settleLocked()
 		switch {
 		case serr != nil:
-			return cerr // still unknown: settled by the next commit
+			// Still unknown: the next commit settles it, once the cluster
+			// answers again. The client must be told exactly that.
+			return fmt.Errorf("%w%w", pgerror.Newf(pgerror.StatementCompletionUnknown,
+				"etcd: the cluster stopped answering during the commit; whether the transaction committed is not known: this server learns the outcome once a majority of the cluster's members answers again (%v)", err), notCommitted{})
 		case applied:
 			return nil // it did commit: the fence holds our value
 		}
@@ -314,6 +324,15 @@ func (e *Engine) commit(ops []op) error {
 	e.rev.Store(resp.Header.Revision)
 	return nil
 }
+
+// nextFence returns a fresh fence value of this engine: its id, a slash
+// and a sequence number.
+func (e *Engine) nextFence() string {
+	return e.id + "/" + strconv.FormatUint(e.seq.Add(1), 10)
+}
+
+// ours reports whether a fence value was written by this engine.
+func (e *Engine) ours(fence string) bool { return strings.HasPrefix(fence, e.id+"/") }
 
 // readMergeBasesLocked reads the stored values of p's merge keys and
 // turns the merges into puts. The read is conditional on the fence, and
@@ -345,10 +364,18 @@ func (e *Engine) readMergeBasesLocked(p *plan, fenceIs clientv3.Cmp) error {
 	return nil
 }
 
-// settleLocked settles a commit whose outcome is unknown (pending): the
-// fence holds its value if it was applied; otherwise a fence-only Txn
-// moves the fence, after which it can never apply. It reports whether the
-// pending commit was applied; an error leaves it pending.
+// settleLocked settles a commit whose outcome is unknown (pending) by
+// reading the fence:
+//   - it holds the pending commit's value: the commit was applied;
+//   - it is where our last known commit left it: a fence-only Txn
+//     conditional on that moves it (a "bump"), after which the pending
+//     commit can never apply;
+//   - it holds another value of ours: a bump whose own answer was lost
+//     applied first, so the pending commit did not;
+//   - anything else is a foreign writer.
+//
+// It reports whether the pending commit was applied; an error (the
+// cluster still does not answer) leaves it pending.
 // REQUIRES: commitMu held.
 func (e *Engine) settleLocked() (applied bool, err error) {
 	pending := e.commitMu.pending
@@ -362,19 +389,19 @@ func (e *Engine) settleLocked() (applied bool, err error) {
 		_, cerr := commitError(err)
 		return false, cerr
 	}
-	if len(resp.Kvs) > 0 && string(resp.Kvs[0].Value) == pending {
-		e.commitMu.fenceRev = resp.Kvs[0].ModRevision
-		e.rev.Store(max(e.rev.Load(), resp.Kvs[0].ModRevision))
-		e.commitMu.pending = ""
-		return true, nil
-	}
 	if len(resp.Kvs) > 0 && resp.Kvs[0].ModRevision != e.commitMu.fenceRev {
-		return false, e.fenceMovedLocked()
+		value, rev := string(resp.Kvs[0].Value), resp.Kvs[0].ModRevision
+		if !e.ours(value) {
+			return false, e.fenceMovedLocked()
+		}
+		e.commitMu.fenceRev = rev
+		e.rev.Store(max(e.rev.Load(), rev))
+		e.commitMu.pending = ""
+		return value == pending, nil
 	}
-	bump := e.id + "/" + strconv.FormatUint(e.seq.Add(1), 10)
 	tr, err := e.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(e.fence), "=", e.commitMu.fenceRev)).
-		Then(clientv3.OpPut(e.fence, bump)).Commit()
+		Then(clientv3.OpPut(e.fence, e.nextFence())).Commit()
 	if err != nil {
 		_, cerr := commitError(err)
 		return false, cerr
@@ -402,7 +429,8 @@ func (e *Engine) fenceMovedLocked() error {
 	return e.commitMu.broken
 }
 
-// errAppliedLate is the error of a commit after an earlier one, reported
-// as failed, turned out applied.
-var errAppliedLate = pgerror.New(pgerror.IOError,
-	"etcd: a commit whose outcome was unknown (the cluster stopped answering) turned out applied after its client was told it failed: this server refuses commits until it is restarted, so that every transaction sees it")
+// errAppliedLate is the error of a commit made after an earlier one whose
+// outcome was unknown turned out applied: this one was not sent, and the
+// caller learns that its record of commits misses the earlier one
+// (kv.ErrLateCommit). The engine goes on: the next commit is sent.
+var errAppliedLate = fmt.Errorf("etcd: %w: this transaction was not committed", kv.ErrLateCommit)

@@ -67,9 +67,11 @@ type Engine struct {
 	data    string // prefix of every data key: ns + "/k/"
 	dataEnd string // the end of the data keys' range
 	fence   string // the commit fence key: ns + "/fence"
-	timeout time.Duration
-	id      string // this engine's identity in fence values
-	closed  atomic.Bool
+	// ownerKey names the engine that claimed the namespace: ns + "/owner".
+	ownerKey string
+	timeout  time.Duration
+	id       string // this engine's identity in fence values
+	closed   atomic.Bool
 
 	// rev is the cluster revision of this engine's newest commit (or of
 	// its open): the latest state of its keys, which reads use.
@@ -87,6 +89,16 @@ type Engine struct {
 		// moved the fence, or a commit reported failed turned out applied.
 		broken error
 	}
+
+	// owner is this engine's claim on the namespace (owner.go).
+	owner struct {
+		sync.Mutex
+		lease clientv3.LeaseID // 0: not held
+		stop  func()           // ends the lease's keep-alive
+	}
+
+	// cache answers reads at the newest revision read (cache.go).
+	cache readCache
 
 	// pins counts open snapshots and iterators by revision: Compact keeps
 	// every revision a reader still needs.
@@ -126,13 +138,14 @@ func Open(opts Options) (*Engine, error) {
 	var idb [8]byte
 	_, _ = rand.Read(idb[:])
 	e := &Engine{
-		cli:     cli,
-		ns:      opts.Namespace,
-		data:    opts.Namespace + "/k/",
-		dataEnd: opts.Namespace + "/k0", // '0' follows '/'
-		fence:   opts.Namespace + "/fence",
-		timeout: opts.Timeout,
-		id:      hex.EncodeToString(idb[:]),
+		cli:      cli,
+		ns:       opts.Namespace,
+		data:     opts.Namespace + "/k/",
+		dataEnd:  opts.Namespace + "/k0", // '0' follows '/'
+		fence:    opts.Namespace + "/fence",
+		ownerKey: opts.Namespace + "/owner",
+		timeout:  opts.Timeout,
+		id:       hex.EncodeToString(idb[:]),
 	}
 	e.pins.m = map[int64]int{}
 	ctx, cancel := e.ctx()
@@ -175,14 +188,22 @@ func (e *Engine) Get(key []byte) ([]byte, error) {
 }
 
 func (e *Engine) getAt(rev int64, key []byte) ([]byte, error) {
-	resp, err := e.rangeAt(rev, e.key(key))
-	if err != nil {
-		return nil, err
+	k := readKey{from: e.key(key)}
+	a, ok := e.cache.get(rev, k)
+	if !ok {
+		resp, err := e.rangeAt(rev, k.from)
+		if err != nil {
+			return nil, err
+		}
+		if len(resp.Kvs) > 0 {
+			a.page = []kvPair{{clone(key), resp.Kvs[0].Value}}
+		}
+		e.cache.put(rev, k, a)
 	}
-	if len(resp.Kvs) == 0 {
+	if len(a.page) == 0 {
 		return nil, kv.ErrNotFound
 	}
-	return append(make([]byte, 0, len(resp.Kvs[0].Value)), resp.Kvs[0].Value...), nil
+	return append(make([]byte, 0, len(a.page[0].value)), a.page[0].value...), nil
 }
 
 // rangeAt reads at revision rev, which this engine knows is committed.
@@ -311,6 +332,10 @@ func (e *Engine) Compact(start, end []byte) error {
 
 // Close implements kv.Engine.
 func (e *Engine) Close() error {
+	if e.closed.Load() {
+		return kv.ErrClosed
+	}
+	e.release()
 	if e.closed.Swap(true) {
 		return kv.ErrClosed
 	}

@@ -69,8 +69,9 @@ func showPlan(p plan) string {
 // TestLimitsAndFence runs one member with etcd's default --max-txn-ops
 // (128) and a small --max-request-bytes: a batch over either limit is
 // refused with 54000 naming the flag, nothing of it is visible, and the
-// engine goes on. A second engine writing the same namespace moves the
-// fence: the first engine's next commit fails, naming the other writer.
+// engine goes on. A second engine cannot claim the namespace (55006)
+// until the first closes; a foreign write that moves the fence stops the
+// engine's commits, naming the other writer.
 func TestLimitsAndFence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not starting etcd")
@@ -113,19 +114,43 @@ func TestLimitsAndFence(t *testing.T) {
 		t.Fatalf("after merge: %q, %v", v, err)
 	}
 
+	// A second engine on the namespace cannot claim it, nor write.
 	other, err := Open(Options{Endpoints: c.Endpoints(), Namespace: "limits"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := other.Set([]byte("x"), []byte("1")); err != nil {
+	if err := other.Claim(); !pgerror.HasCode(err, pgerror.ObjectInUse) || !strings.Contains(err.Error(), "another kvsql server") {
+		t.Fatalf("claim of a claimed namespace: %v; want 55006", err)
+	}
+	if err := other.Set([]byte("x"), []byte("1")); !pgerror.HasCode(err, pgerror.ObjectInUse) || !errors.Is(err, kv.ErrNotCommitted) {
+		t.Fatalf("write to a claimed namespace: %v; want 55006", err)
+	}
+	// Once the first engine closes, the claim is free at once.
+	third, err := Open(Options{Endpoints: c.Endpoints(), Namespace: "limits"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	err = e.Set([]byte("y"), []byte("1"))
+	defer third.Close()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := third.Claim(); err != nil {
+		t.Fatalf("claim after the holder closed: %v", err)
+	}
+
+	// Behind the claim, the fence: a foreign write to the namespace (a
+	// lapsed claim) stops the engine's commits.
+	ctx, cancel := third.ctx()
+	defer cancel()
+	if _, err := third.cli.Put(ctx, third.fence, "intruder/1"); err != nil {
+		t.Fatal(err)
+	}
+	err = third.Set([]byte("y"), []byte("1"))
 	if err == nil || errors.Is(err, kv.ErrNotCommitted) || !strings.Contains(err.Error(), "another writer") {
 		t.Fatalf("commit after a foreign writer: %v; want the fence error", err)
 	}
-	if _, err := e.Get([]byte("y")); !errors.Is(err, kv.ErrNotFound) {
+	if _, err := third.Get([]byte("y")); !errors.Is(err, kv.ErrNotFound) {
 		t.Fatalf("a fenced-off commit is visible: %v", err)
 	}
 }

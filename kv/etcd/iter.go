@@ -61,18 +61,14 @@ func (it *iter) fetchForward(from []byte) bool {
 	if it.hi != nil && string(from) >= string(it.hi) {
 		return it.invalidate()
 	}
-	resp, err := it.e.rangeAt(it.rev, it.e.key(from), clientv3.WithRange(it.e.end(it.hi)),
-		clientv3.WithLimit(it.pageSize))
+	a, err := it.e.readPage(it.rev, readKey{from: it.e.key(from), end: it.e.end(it.hi), limit: it.pageSize})
 	if err != nil {
 		it.err = err
 		return it.invalidate()
 	}
 	it.grow()
-	it.page = it.page[:0]
-	for _, kv := range resp.Kvs {
-		it.page = append(it.page, kvPair{kv.Key[len(it.e.data):], kv.Value})
-	}
-	it.atEnd, it.atStart = !resp.More, false
+	it.page = a.page
+	it.atEnd, it.atStart = !a.more, false
 	it.pos = 0
 	it.valid = len(it.page) > 0
 	return it.valid
@@ -91,28 +87,50 @@ func (it *iter) fetchBackward(before []byte) bool {
 	if before != nil && string(before) <= string(it.lo) {
 		return it.invalidate()
 	}
-	resp, err := it.e.rangeAt(it.rev, it.e.key(it.lo), clientv3.WithRange(it.e.end(before)),
-		clientv3.WithLimit(it.pageSize), clientv3.WithSort(clientv3.SortByKey, clientv3.SortDescend))
+	a, err := it.e.readPage(it.rev, readKey{from: it.e.key(it.lo), end: it.e.end(before), limit: it.pageSize, desc: true})
 	if err != nil {
 		it.err = err
 		return it.invalidate()
 	}
 	it.grow()
-	n := len(resp.Kvs)
-	it.page = it.page[:0]
-	for i := n - 1; i >= 0; i-- {
-		kv := resp.Kvs[i]
-		it.page = append(it.page, kvPair{kv.Key[len(it.e.data):], kv.Value})
-	}
-	it.atStart, it.atEnd = !resp.More, false
+	n := len(a.page)
+	it.page = a.page
+	it.atStart, it.atEnd = !a.more, false
 	it.pos = n - 1
 	it.valid = n > 0
 	return it.valid
 }
 
+// readPage answers one page read at rev, from the read cache or from the
+// cluster; the page is in ascending key order whatever the direction.
+func (e *Engine) readPage(rev int64, k readKey) (readAnswer, error) {
+	if a, ok := e.cache.get(rev, k); ok {
+		return a, nil
+	}
+	opts := []clientv3.OpOption{clientv3.WithRange(k.end), clientv3.WithLimit(k.limit)}
+	if k.desc {
+		opts = append(opts, clientv3.WithSort(clientv3.SortByKey, clientv3.SortDescend))
+	}
+	resp, err := e.rangeAt(rev, k.from, opts...)
+	if err != nil {
+		return readAnswer{}, err
+	}
+	a := readAnswer{page: make([]kvPair, len(resp.Kvs)), more: resp.More}
+	for i, kv := range resp.Kvs {
+		j := i
+		if k.desc {
+			j = len(resp.Kvs) - 1 - i
+		}
+		// Capped: an append by one reader of a shared page must not
+		// write into what follows.
+		a.page[j] = kvPair{kv.Key[len(e.data):len(kv.Key):len(kv.Key)], kv.Value[:len(kv.Value):len(kv.Value)]}
+	}
+	e.cache.put(rev, k, a)
+	return a, nil
+}
+
 func (it *iter) invalidate() bool {
-	it.valid = false
-	it.page = it.page[:0]
+	it.valid, it.page = false, nil
 	return false
 }
 
@@ -210,7 +228,7 @@ func (it *iter) Close() error {
 		return kv.ErrClosed
 	}
 	it.closed = true
-	it.invalidate()
+	it.valid, it.page = false, nil
 	it.release()
 	return nil
 }

@@ -132,6 +132,9 @@ func (b *batch) Commit(bool) error {
 	if len(b.ops) == 0 {
 		return nil
 	}
+	if err := b.e.claimForCommit(); err != nil {
+		return err
+	}
 	var err error
 	for attempt := 0; ; attempt++ {
 		var keys [][]byte
@@ -171,6 +174,9 @@ func (b *batch) commitOnce() (keys [][]byte, err error) {
 			_ = txn.Rollback()
 		}
 	}()
+	if err := b.e.checkOwner(ctx, txn); err != nil {
+		return nil, err
+	}
 	merged, err := b.mergeBases(ctx, txn)
 	if err != nil {
 		return nil, err
@@ -306,6 +312,8 @@ func mapCommitError(err error) error {
 	var tooLarge *tikverr.ErrTxnTooLarge
 	var entry *tikverr.ErrEntryTooLarge
 	switch {
+	case errNotOwner(err):
+		return err
 	case retryable(err):
 		return fmt.Errorf("tikv: %w (%v)", kv.ErrConflict, err)
 	case errors.As(err, &tooLarge), errors.As(err, &entry):

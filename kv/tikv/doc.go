@@ -33,6 +33,10 @@
 //     which kvsql does not advance.
 //   - One kvsql server per store: kvsql's serializability comes from its
 //     in-process commit log, which does not see another server's commits.
+//     The SQL layer claims the store (Claim, owner.go: an owner key with
+//     an expiry in PD's time, renewed in the background); a second server
+//     is refused with 55006, and every commit reads and rewrites the owner
+//     key, so a server whose claim was taken cannot commit.
 //   - A transaction is bounded by TiKV's size limits (kv.ErrTooLarge,
 //     54000): a DeleteRange over millions of keys does not fit in one.
 //   - Each direction change or seek of an iterator opens a new scanner (one

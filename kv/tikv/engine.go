@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	tikverr "github.com/tikv/client-go/v2/error"
@@ -47,6 +48,16 @@ type Engine struct {
 	// afterCommit, if set, is called with the keys of every committed
 	// batch (the mock uses it to split regions as data arrives).
 	afterCommit func(keys [][]byte)
+	// id names this engine in the owner key (owner.go).
+	id string
+	// owner is this engine's claim on the store: stop ends its renewal,
+	// which closes done; both nil while not claimed. lost, once set, is
+	// the error of every later claim and commit (owner.go).
+	owner struct {
+		sync.Mutex
+		stop, done chan struct{}
+		lost       error
+	}
 }
 
 var _ kv.Engine = (*Engine)(nil)
@@ -73,7 +84,7 @@ func newEngine(store *tikv.KVStore, opts Options) *Engine {
 	if retries == 0 {
 		retries = 32
 	}
-	return &Engine{store: store, prefix: []byte(p), end: prefixEnd([]byte(p)), retries: max(retries, 0)}
+	return &Engine{store: store, prefix: []byte(p), end: prefixEnd([]byte(p)), retries: max(retries, 0), id: newID()}
 }
 
 // prefixEnd returns the first key after every key that starts with p.
@@ -239,6 +250,10 @@ func (e *Engine) Compact(start, end []byte) error {
 
 // Close implements kv.Engine.
 func (e *Engine) Close() error {
+	if e.closed.Load() {
+		return kv.ErrClosed
+	}
+	e.release()
 	if e.closed.Swap(true) {
 		return kv.ErrClosed
 	}

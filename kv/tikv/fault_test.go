@@ -59,6 +59,11 @@ func openFaulty(t *testing.T) (*Mock, *faultClient) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Close() })
+	// Claimed before any fault is injected, as a server claims its store
+	// when it opens it: the faults are for the data's commits.
+	if err := m.Claim(); err != nil {
+		t.Fatal(err)
+	}
 	return m, fc
 }
 
