@@ -347,6 +347,9 @@ func toDoc(c *Catalog) docRoot {
 		}
 		seqs, _ := c.Sequences(dbName)
 		for _, s := range seqs {
+			if s.Foreign != nil {
+				continue // a Counter element (foreignDoc)
+			}
 			ddb.Sequences = append(ddb.Sequences, docSequence{Name: s.Name, ID: num(s.ID), Type: s.Type, Start: s.Start,
 				Increment: s.Increment, Min: s.Min, Max: s.Max, Cache: s.Cache, Cycle: flagNum(s.Cycle),
 				OwnedTable: s.OwnedTable, OwnedColumn: s.OwnedColumn})

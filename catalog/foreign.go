@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/kvsql/kvsql/foreign"
 	"github.com/kvsql/kvsql/pgerror"
@@ -30,6 +31,19 @@ func foreignDoc(d *Database, dd *docDB) {
 	if d.Foreign.Writable {
 		dd.ReadOnly = "false"
 	}
+	seqs := make([]*Sequence, 0, len(d.Sequences))
+	for _, s := range d.Sequences {
+		if s.Foreign != nil {
+			seqs = append(seqs, s)
+		}
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i].Name < seqs[j].Name })
+	for _, s := range seqs {
+		if dd.Counters == nil {
+			dd.Counters = &docCounters{}
+		}
+		dd.Counters.Counter = append(dd.Counters.Counter, s.Foreign.ToDoc(s.Name))
+	}
 }
 
 // foreignDB reads a foreign DataBase element into d.
@@ -45,11 +59,6 @@ func (im *importer) foreignDB(d *Database, ddb *docDB, where string, names map[s
 	default:
 		return docError("%s: readonly=%q must be true or false", where, ddb.ReadOnly)
 	}
-	if ddb.Counters != nil && len(ddb.Counters.Counter) > 0 {
-		// The vocabulary is settled (docs/layout.md); reading counters
-		// as sequences is not built yet.
-		return docError("%s / Counters: counters as sequences are not supported yet", where)
-	}
 	d.Foreign = spec
 	if len(ddb.Views) > 0 || len(ddb.Sequences) > 0 || len(ddb.Functions) > 0 {
 		return docError("%s: a foreign database holds only Tables and Counters", where)
@@ -61,7 +70,46 @@ func (im *importer) foreignDB(d *Database, ddb *docDB, where string, names map[s
 		}
 		d.Tables[t.Key()] = t
 	}
+	if ddb.Counters != nil {
+		for i := range ddb.Counters.Counter {
+			s, err := im.foreignCounter(&ddb.Counters.Counter[i], where, names)
+			if err != nil {
+				return err
+			}
+			d.Sequences[s.Key()] = s
+		}
+	}
 	return nil
+}
+
+// foreignCounter reads a Counter element: a bigint sequence, increment
+// 1, whose state is the application's counter key.
+func (im *importer) foreignCounter(dc *foreign.DocCounter, dbWhere string, names map[string]string) (*Sequence, error) {
+	where := fmt.Sprintf("%s / Counter %q", dbWhere, dc.Name)
+	switch {
+	case dc.Name == "":
+		return nil, docError("%s / Counter: sequenceName is missing", dbWhere)
+	case names[dc.Name] != "":
+		return nil, docError("%s: name already used by %s", where, names[dc.Name])
+	}
+	names[dc.Name] = where
+	ctr, err := foreign.CounterFromDoc(dc)
+	if err != nil {
+		return nil, docError("%s: %v", where, err)
+	}
+	s := &Sequence{ID: im.nextID, Name: dc.Name, Foreign: ctr}
+	im.nextID++
+	counterBounds(s)
+	return s, nil
+}
+
+// counterBounds fills the definition of the sequence that shows
+// counter s.Foreign: bigint, from 1 by 1 up to what the counter's
+// encoding holds, cache 1, no cycle.
+func counterBounds(s *Sequence) {
+	s.Type, s.Increment, s.Cache, s.Cycle = "bigint", 1, 1, false
+	s.Min, s.Max = s.Foreign.Range()
+	s.Start = s.Min
 }
 
 // foreignTable reads a Table element of a foreign database. keySpace,
@@ -108,8 +156,10 @@ func (im *importer) foreignTable(db string, dt *docTable, dbWhere string, names 
 		if err != nil {
 			return nil, err
 		}
-		if col.Serial || col.Hidden || col.Default != "" {
-			return nil, docError("%s / Attribute %q: a foreign table's column has no serial, hidden or default", where, col.Name)
+		if col.Serial || col.Hidden {
+			// A serial column's counter would be kvsql's, not the
+			// application's: a default nextval of a Counter is.
+			return nil, docError("%s / Attribute %q: a foreign table's column is not serial or hidden (a default nextval('counter') takes the application's counter)", where, col.Name)
 		}
 		t.Columns = append(t.Columns, col)
 		cols = append(cols, foreign.Column{Name: col.Name, Type: col.Type})
@@ -188,6 +238,12 @@ func (c *Catalog) AttachForeign(doc *Catalog) (*Catalog, error) {
 			n.nextID++
 			d.Tables[cp.Key()] = &cp
 		}
+		for _, s := range src.Sequences {
+			cp := *s
+			cp.ID = n.nextID
+			n.nextID++
+			d.Sequences[cp.Key()] = &cp
+		}
 		n.dbs[name] = d
 	}
 	return n, nil
@@ -203,5 +259,17 @@ func CheckForeignDDL(t *Table, what string) error {
 	}
 	e := pgerror.Newf(pgerror.WrongObjectType, "%s is not supported on foreign table %q", what, t.Name)
 	e.Hint = "A foreign table's columns come from the application's keys: change its catalog document and import it again."
+	return e
+}
+
+// CheckForeignSequence refuses a change (what: "ALTER SEQUENCE", "DROP
+// SEQUENCE", ...) to a sequence that shows an application's counter:
+// its definition follows from the Counter element.
+func CheckForeignSequence(s *Sequence, what string) error {
+	if s == nil || s.Foreign == nil {
+		return nil
+	}
+	e := pgerror.Newf(pgerror.WrongObjectType, "%s is not supported on sequence %q: it is the application's counter %q", what, s.Name, s.Foreign.Key)
+	e.Hint = "Change the Counter element of the catalog document and import it again; setval() sets the counter."
 	return e
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/foreign"
 	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
@@ -42,6 +43,10 @@ type Sequence struct {
 	OwnedTable  string `json:"ownedTable,omitempty"`
 	OwnedColumn string `json:"ownedColumn,omitempty"`
 	Comment     string `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text
+	// Foreign, set on a sequence of a foreign database, is the
+	// application's counter key the sequence reads and advances
+	// (catalog/foreign.go); such a sequence has no SeqState of its own.
+	Foreign *foreign.Counter `json:"foreign,omitempty"`
 	// SerialTable and SerialColumn, set only on the synthetic sequence of
 	// a serial column (SerialSequences), name the table and column ID
 	// whose counter it is; Identity marks an identity column's (GENERATED
@@ -227,6 +232,9 @@ func (c *Catalog) AlterSequence(w kv.Writer, db string, s Sequence) (*Catalog, e
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckForeignSequence(old, "ALTER SEQUENCE"); err != nil {
+		return nil, err
+	}
 	if old.ID != s.ID {
 		return nil, pgerror.Newf(pgerror.Internal, "catalog: sequence %q changed identity", s.Name)
 	}
@@ -258,6 +266,9 @@ func (c *Catalog) DropSequence(w kv.Writer, db, name string) (*Catalog, error) {
 		}
 		return nil, pgerror.Newf(pgerror.UndefinedTable, "sequence %q does not exist", DisplayName(name))
 	}
+	if err := CheckForeignSequence(s, "DROP SEQUENCE"); err != nil {
+		return nil, err
+	}
 	if err := w.Delete(sequenceKeyOf(db, name)); err != nil {
 		return nil, err
 	}
@@ -280,6 +291,9 @@ func (c *Catalog) RenameSequence(w kv.Writer, db, name, newName string) (*Catalo
 	s, ok := d.Sequences[name]
 	if !ok {
 		return nil, pgerror.Newf(pgerror.UndefinedTable, "sequence %q does not exist", name)
+	}
+	if err := CheckForeignSequence(s, "ALTER SEQUENCE ... RENAME"); err != nil {
+		return nil, err
 	}
 	if err := c.relationExists(d, newName); err != nil {
 		return nil, err

@@ -26,11 +26,17 @@ type foreignScanOp struct {
 
 var _ Operator = (*foreignScanOp)(nil)
 
-func newForeignScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
+// foreignReader returns the store foreign table table of database db
+// is read from.
+func (rs *runState) foreignReader(db, table string) (foreign.Store, error) {
 	if rs.ctx.Foreign == nil {
-		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "foreign table %q: this session has no access to foreign stores", n.Table.Name)
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "foreign table %q: this session has no access to foreign stores", table)
 	}
-	st, err := rs.ctx.Foreign(n.Table.DB)
+	return rs.ctx.Foreign(db)
+}
+
+func newForeignScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
+	st, err := rs.foreignReader(n.Table.DB, n.Table.Name)
 	if err != nil {
 		return nil, err
 	}

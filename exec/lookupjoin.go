@@ -29,11 +29,14 @@ type lookupJoinOp struct {
 	matched bool
 	it      index.RowIter
 	getDone bool // the single get of the current left row was made
-	unique  bool // Keys fix every column of a unique Index: one GetUnique
-	keys    []types.Datum
-	trow    []types.Datum
-	pk      []types.Datum
-	out     []types.Datum
+	// fl, for a foreign table, replaces the gets and scans of kvsql's
+	// own layout with prefix scans of the application's keys.
+	fl     *foreignLookup
+	unique bool // Keys fix every column of a unique Index: one GetUnique
+	keys   []types.Datum
+	trow   []types.Datum
+	pk     []types.Datum
+	out    []types.Datum
 }
 
 var _ Operator = (*lookupJoinOp)(nil)
@@ -56,9 +59,16 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 	lw := len(n.Left.Columns())
 	tw := len(n.Table.Columns)
 	unique := n.Index != nil && n.Index.Form == catalog.FormUnique && len(n.Keys) == len(n.Index.Columns)
-	return &lookupJoinOp{rs: rs, env: env, node: n, left: left, lw: lw, t: ticker{rs: rs}, keyCols: keyCols,
+	j := &lookupJoinOp{rs: rs, env: env, node: n, left: left, lw: lw, t: ticker{rs: rs}, keyCols: keyCols,
 		unique: unique, trow: make([]types.Datum, tw), pk: make([]types.Datum, len(n.Table.PrimaryKey)),
-		out: make([]types.Datum, lw+tw)}, nil
+		out: make([]types.Datum, lw+tw)}
+	if n.Table.Foreign != nil {
+		if j.fl, err = newForeignLookup(rs, j); err != nil {
+			left.Close()
+			return nil, err
+		}
+	}
+	return j, nil
 }
 
 func (j *lookupJoinOp) Next() ([]types.Datum, error) {
@@ -67,6 +77,9 @@ func (j *lookupJoinOp) Next() ([]types.Datum, error) {
 		if j.lrow == nil {
 			row, err := j.left.Next()
 			if row == nil || err != nil {
+				if row == nil && err == nil && j.fl != nil {
+					j.fl.finish(j.rs, j)
+				}
 				return nil, err
 			}
 			if err := j.startLookup(row); err != nil {
@@ -123,6 +136,9 @@ func (j *lookupJoinOp) Next() ([]types.Datum, error) {
 func (j *lookupJoinOp) startLookup(row []types.Datum) error {
 	j.lrow, j.matched, j.getDone = row, false, true
 	copy(j.out, row)
+	if j.fl != nil {
+		return j.fl.start(j.env, j, row)
+	}
 	t := j.node.Table
 	desc := t.PrimaryKeyDesc
 	if j.node.Index != nil {
@@ -152,6 +168,9 @@ func (j *lookupJoinOp) startLookup(row []types.Datum) error {
 
 // nextMatch returns the next table row for the current left row, or nil.
 func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
+	if j.fl != nil {
+		return j.fl.next()
+	}
 	t := j.node.Table
 	if !j.getDone {
 		j.getDone = true
@@ -191,6 +210,9 @@ func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
 }
 
 func (j *lookupJoinOp) closeIter() error {
+	if j.fl != nil {
+		return j.fl.stop()
+	}
 	if j.it == nil {
 		return nil
 	}

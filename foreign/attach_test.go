@@ -72,11 +72,19 @@ func TestDocumentErrors(t *testing.T) {
 		return `<Databases formatVersion="1" nextID="100"><DataBase dbName="f" store="leveldb:x"><Tables>
 			<Table tableName="t"><Structure>` + cols + `</Structure>` + layout + `</Table></Tables></DataBase></Databases>`
 	}
+	counter := func(counters string) string {
+		return `<Databases formatVersion="1" nextID="100"><DataBase dbName="f" store="leveldb:x"><Tables/><Counters>` + counters + `</Counters></DataBase></Databases>`
+	}
 	for _, c := range []struct{ doc, want string }{
 		{`<Databases formatVersion="1" nextID="100"><DataBase dbName="f" store="redis:x"><Tables/></DataBase></Databases>`, "want leveldb:PATH or pebble:PATH"},
 		{`<Databases formatVersion="1" nextID="100"><DataBase dbName="f" store="leveldb:x" readonly="no"><Tables/></DataBase></Databases>`, `readonly="no" must be true or false`},
 		{table("", ""), "needs a ForeignLayout"},
-		{`<Databases formatVersion="1" nextID="100"><DataBase dbName="f" store="leveldb:x"><Tables/><Counters><Counter sequenceName="s" key="n"/></Counters></DataBase></Databases>`, "counters as sequences are not supported yet"},
+		{counter(`<Counter sequenceName="s" key="n" encoding="text"/>`), `encoding "text": a counter is decimal or one of`},
+		{counter(`<Counter sequenceName="s" key="n" holds="first"/>`), `holds="first" must be next or last`},
+		{counter(`<Counter sequenceName="s"/>`), `Counter "s": key is missing`},
+		{counter(`<Counter key="n"/>`), `Counter: sequenceName is missing`},
+		{counter(`<Counter sequenceName="s" key="n{0xg0}"/>`), `is not {0xHH...}`},
+		{counter(`<Counter sequenceName="s" key="n"/><Counter sequenceName="s" key="m"/>`), `name already used by`},
 		{table(`<ForeignLayout shape="tree" key="t:{id}"/>`, ""), `shape "tree" is not one of`},
 		{table(`<ForeignLayout shape="attribute" key="t:{id}"/>`, ""), "needs {attribute} as the key's last field"},
 		{table(`<ForeignLayout shape="row" key="t:{id}"/>`, ""), "needs format json, delimited or fixed"},

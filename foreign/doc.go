@@ -21,6 +21,8 @@
 //   - Scanner: a table's rows from some key ranges, merging the
 //     adjacent keys of one row (ShapeAttribute) and skipping — and
 //     counting — keys and values the layout does not decode.
+//   - Counter: an application's id counter key, shown as a sequence.
+//   - Overlay: a transaction's buffered writes over a Store.
 //
 // # Data flow
 //
@@ -43,9 +45,13 @@
 //     ambiguous: reads take the shortest field, writes refuse it.
 //   - Each scan reads its own snapshot of the store (one iterator per
 //     key range): a statement that scans twice may see the application
-//     write in between. Writes are not part of kvsql's transactions:
-//     they are applied when their statement ends and refused inside a
-//     transaction block.
+//     write in between. Writes are applied when their statement ends;
+//     inside a transaction block an Overlay buffers them, serves the
+//     block's reads merged over the store and is applied at COMMIT as
+//     one batch. Nothing detects another writer's conflicting writes.
+//   - A Counter is read and written by the caller's read-modify-write
+//     (session/sequence_foreign.go); it is atomic only because one
+//     process has the store open.
 //   - LevelDB locks its directory: the application and kvsql cannot
 //     have the store open at the same time.
 package foreign

@@ -33,12 +33,12 @@ type DocField struct {
 }
 
 // DocCounter is a Counter element: an application's id counter
-// (users:nextId). The import refuses it for now: reading counters as
-// sequences is not built.
+// (users:nextId), shown as the sequence sequenceName (Counter).
 type DocCounter struct {
 	Name     string `xml:"sequenceName,attr" json:"sequenceName"`
 	Key      string `xml:"key,attr" json:"key"`
 	Encoding string `xml:"encoding,attr,omitempty" json:"encoding,omitempty"`
+	Holds    string `xml:"holds,attr,omitempty" json:"holds,omitempty"`
 }
 
 // Column is what a layout needs to know of a table column.

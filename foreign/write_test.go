@@ -68,7 +68,7 @@ func TestWrites(t *testing.T) {
 		{"INSERT INTO td VALUES ('kx', 'a|b', 1)", pgerror.FeatureNotSupported},
 		{"INSERT INTO td VALUES ('kx', NULL, 1)", pgerror.FeatureNotSupported},
 		{"INSERT INTO ta VALUES (1000, 'x', 1) ON CONFLICT DO NOTHING", pgerror.FeatureNotSupported},
-		{"BEGIN; INSERT INTO tp VALUES (1, 1)", pgerror.FeatureNotSupported},
+		{"BEGIN; INSERT INTO nat VALUES (500, 'x'); INSERT INTO tp VALUES (1, 1)", pgerror.FeatureNotSupported}, // txn_test.go
 	} {
 		_, err := f.fl.Exec(ctx, c.q)
 		if !pgerror.HasCode(err, c.code) {

@@ -101,12 +101,21 @@ func describe(n Node) string {
 			kind = "LookupJoin (left)"
 		}
 		target := "master get on " + v.Table.Name
-		if v.Index != nil {
+		if v.Table.Foreign != nil {
+			target = "foreign prefix scan of " + v.Table.Foreign.Key + " on " + v.Table.Name
+		} else if v.Index != nil {
 			target = fmt.Sprintf("%s index %s (space %d) on %s", formName(v.Index), v.Index.Name, v.Index.ID, v.Table.Name)
 		} else {
 			target += fmt.Sprintf(" (space %d)", v.Table.ID)
 		}
 		s := fmt.Sprintf("%s %s: key (%s)", kind, target, joinExprs(v.Keys, ", "))
+		if v.Table.Foreign != nil {
+			names := make([]string, len(v.Keys))
+			for i, o := range v.Table.PrimaryKey[:len(v.Keys)] {
+				names[i] = v.Table.Columns[o].Name + " = " + v.Keys[i].String()
+			}
+			s = fmt.Sprintf("%s %s: key (%s)", kind, target, strings.Join(names, ", "))
+		}
 		if v.Filter != nil {
 			s += " filter " + v.Filter.String()
 		}

@@ -17,8 +17,9 @@ import (
 // range where that field's encoding sorts by value. The scan's Filter
 // keeps every conjunct, so prefixes and ranges only narrow what is read.
 // A foreign scan has no key order the planner may rely on (decimal
-// text keys do not sort by value), no lookup joins and no min/max
-// shortcut.
+// text keys do not sort by value) and no min/max shortcut. A join into
+// a foreign table on its leading key fields is a lookup join
+// (join.go's lookupJoin): one prefix scan per outer row.
 
 // maxForeignPrefixes bounds the key prefixes one foreign scan reads
 // from IN lists (the product of the lists' lengths).
@@ -103,6 +104,15 @@ func (b *binder) foreignScan(t *catalog.Table, alias string, cols []Column, filt
 	}
 	if len(eqLists) == len(keyFields) {
 		rows = float64(len(sc.Foreign.Spans))
+	}
+	// The other conjuncts filter what the keys read, as a Filter's
+	// estimate does (a join picks its lookups by these rows).
+	narrowed := len(eqLists)
+	if lo != nil || hi != nil {
+		narrowed++
+	}
+	if extra := len(filters) - narrowed; extra > 0 {
+		rows *= math.Pow(0.3, float64(extra))
 	}
 	sc.Rows = math.Max(1, rows)
 	return sc

@@ -103,9 +103,13 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 			// WHERE TRUE, or a view's: nothing to judge.
 		case b.enabled("one_time_filter") && len(rs) == 0 && !readsVolatile(c):
 			gate = append(gate, c)
-		case touchesLateral:
+		case touchesLateral && (len(rs) < 2 || hasCorrelatedSubquery(c) || !b.enabled("filter_pushdown")):
 			// Run above the Apply join, never inside its right side,
-			// where enclosing rows sit one level further out.
+			// where enclosing rows sit one level further out. Over
+			// several relations (multi, below) it is a join condition
+			// of the first ordinary relation joined after them all —
+			// never of the Apply itself — so a LATERAL function's
+			// column can key a hash or lookup join of a later table.
 			post = append(post, c)
 		case hasCorrelatedSubquery(c) && b.enabled("filter_pushdown") && len(rs) == 1:
 			var ri int
@@ -540,6 +544,10 @@ func estimateRows(n Node) float64 {
 		return v.Rows
 	case *Values:
 		return float64(len(v.Rows))
+	case *TableFunc:
+		// PostgreSQL's prorows of unnest and of the json set-returning
+		// functions.
+		return 100
 	case *Append:
 		return v.Rows
 	case *Filter:
@@ -560,10 +568,12 @@ func estimateRows(n Node) float64 {
 
 // lookupJoin returns an index-lookup join of left with the base table of
 // rel when the equality keys fix a prefix of its primary key or of an
-// index and the left side is small next to the table; otherwise nil.
+// index and the left side is small next to the table; otherwise nil. A
+// foreign table's primary key is its key template's fields: the lookup
+// is one prefix scan of the template per left row (planner/foreign.go).
 func (b *binder) lookupJoin(left Node, leftRows float64, right Node, rel *relation, lkeys, rkeys []Expr, on Expr, cols []Column, est float64) Node {
 	sc, ok := right.(*Scan)
-	if !ok || rel.table == nil || len(lkeys) == 0 || !b.enabled("lookup_join") || rel.table.Foreign != nil {
+	if !ok || rel.table == nil || len(lkeys) == 0 || !b.enabled("lookup_join") {
 		return nil
 	}
 	t := rel.table
@@ -629,6 +639,9 @@ func (b *binder) lookupJoin(left Node, leftRows float64, right Node, rel *relati
 	// is not checked again; any other is, over the combined row.
 	exact := map[int]bool{}
 	for _, c := range keyCols {
+		if t.Foreign != nil {
+			break // a probe no key spells narrows less: every equality is checked
+		}
 		if keyCol[c].Type() == t.Columns[c].Type {
 			exact[keyOf[c]] = true
 		}

@@ -35,6 +35,17 @@ func scanMemo(s *Scan) *ScanMemo {
 			}
 		}
 	}
+	if s.Foreign != nil {
+		// A foreign scan's prefixes are evaluated when it opens: the
+		// memo, built by the first run, would keep that run's prefix.
+		for _, sp := range s.Foreign.Spans {
+			for _, e := range append(append([]Expr{}, sp.Eq...), sp.Lo, sp.Hi) {
+				if e != nil && readsOuter(e) {
+					return nil
+				}
+			}
+		}
+	}
 	m := &ScanMemo{}
 	var build, rest []Expr
 	for _, c := range splitAnd(s.Filter) {

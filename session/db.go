@@ -399,6 +399,9 @@ var errSerialization = pgerror.New(pgerror.SerializationFailure,
 //
 // t is ended whatever the outcome.
 func (db *DB) commit(t *txn) error {
+	if t.foreignPending() {
+		return db.commitForeign(t) // foreign.go
+	}
 	// The deferred constraint checks run first, against everything t
 	// wrote; one that fails aborts t with its error.
 	if err := t.deferred.Check(t.kv); err != nil {

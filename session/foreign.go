@@ -46,20 +46,107 @@ func (db *DB) foreignStore(name string) (foreign.Store, error) {
 	return st, nil
 }
 
-// foreignWriteStore returns the store of foreign database name for a
-// write of transaction t. The write is applied when its statement
-// ends, outside kvsql's transaction, so it is refused inside a
-// transaction block, where a ROLLBACK could not take it back.
-func (db *DB) foreignWriteStore(t *txn, name string) (foreign.Store, error) {
-	if t.explicit || t.implicit {
-		e := pgerror.Newf(pgerror.FeatureNotSupported, "writes to foreign tables are not supported inside a transaction block")
-		e.Hint = "Run the statement on its own: each one is applied to the application's store when it ends."
-		return nil, e
+// Foreign writes and transactions. A statement outside a transaction
+// block writes the application's store directly: its writes are one
+// batch, applied when it ends. Inside a block (BEGIN, or the implicit
+// block of a multi-statement Query) they go to the transaction's
+// foreign.Overlay instead: later statements read them merged over the
+// store, ROLLBACK drops them, ROLLBACK TO SAVEPOINT truncates them, and
+// COMMIT applies them as one batch, atomic in LevelDB and in Pebble.
+//
+// The application's store and kvsql's own are two stores, and there is
+// no two-phase commit between them: a commit that wrote both could be
+// cut between the two batches by a crash (or fail in the second after
+// the first is durable), leaving half a transaction. So a transaction
+// writes one or the other: the statement that would mix them (or a
+// second foreign store) is refused with 0A000, which aborts the block
+// as any error does. Sequences (nextval, on kvsql's counters or on the
+// application's) are outside transactions and do not count.
+
+// errMixedWrites refuses a transaction that would write kvsql's own
+// tables and an application's store.
+func errMixedWrites() error {
+	e := pgerror.New(pgerror.FeatureNotSupported, "a transaction cannot write both kvsql's own tables and a foreign store")
+	e.Detail = "The two stores commit separately, with no two-phase commit: a crash between the two commits would leave half the transaction."
+	e.Hint = "Write the foreign tables and kvsql's own tables in separate transactions."
+	return e
+}
+
+// foreignReadStore returns what a statement of t reads foreign database
+// name through: t's overlay if t has written that store, so that t
+// reads its own writes, else the store.
+func (db *DB) foreignReadStore(t *txn, name string) (foreign.Store, error) {
+	if o := t.foreign[name]; o != nil {
+		return o, nil
 	}
+	return db.foreignStore(name)
+}
+
+// foreignWriteStore returns where a statement of t writes foreign
+// database name: the store itself for a statement outside a
+// transaction block, else t's overlay.
+func (db *DB) foreignWriteStore(t *txn, name string) (foreign.Store, error) {
 	if t.readOnly {
 		return nil, pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute a write in a read-only transaction")
 	}
-	return db.foreignStore(name)
+	if !t.explicit && !t.implicit {
+		return db.foreignStore(name)
+	}
+	if o := t.foreign[name]; o != nil {
+		return o, nil
+	}
+	if len(t.foreign) > 0 {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "a transaction cannot write two foreign stores")
+	}
+	if t.kv.Len() > 0 || t.catChanged {
+		return nil, errMixedWrites()
+	}
+	st, err := db.foreignStore(name)
+	if err != nil {
+		return nil, err
+	}
+	o := foreign.NewOverlay(st)
+	if t.foreign == nil {
+		t.foreign = map[string]*foreign.Overlay{}
+	}
+	t.foreign[name] = o
+	return o, nil
+}
+
+// foreignPending reports whether t holds foreign writes to commit.
+func (t *txn) foreignPending() bool {
+	for _, o := range t.foreign {
+		if !o.Empty() {
+			return true
+		}
+	}
+	return false
+}
+
+// checkMixedWrites refuses the statement that left t with writes to
+// both kvsql's own store and a foreign one.
+func (t *txn) checkMixedWrites() error {
+	if t.foreignPending() && (t.kv.Len() > 0 || t.catChanged) {
+		return errMixedWrites()
+	}
+	return nil
+}
+
+// commitForeign commits t, whose writes are all in a foreign overlay:
+// kvsql's own transaction is released (it wrote nothing) and the
+// overlay applied as one batch. t is ended whatever the outcome.
+func (db *DB) commitForeign(t *txn) error {
+	if err := t.checkMixedWrites(); err != nil {
+		db.rollback(t)
+		return err
+	}
+	db.rollback(t)
+	for _, o := range t.foreign {
+		if err := o.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (fs *foreignStores) closeAll() {

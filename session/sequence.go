@@ -71,6 +71,21 @@ func (db *DB) seqNext(s *catalog.Sequence) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	st, result, err := advanceSeq(s, st)
+	if err != nil {
+		return 0, err
+	}
+	if err := db.engineWrite(func() error {
+		return catalog.WriteSeqState(db.eng, s, st)
+	}); err != nil {
+		return 0, ioError(err)
+	}
+	return result, nil
+}
+
+// advanceSeq is nextval's arithmetic: the state after one nextval of s
+// from st, and the value it returns.
+func advanceSeq(s *catalog.Sequence, st catalog.SeqState) (catalog.SeqState, int64, error) {
 	next, last, result := st.Last, st.Last, st.Last
 	log, fetch, rescnt := st.LogCnt, int64(1), int64(0)
 	if !st.IsCalled {
@@ -88,7 +103,7 @@ func (db *DB) seqNext(s *catalog.Sequence) (int64, error) {
 					break
 				}
 				if !s.Cycle {
-					return 0, pgerror.Newf(pgerror.SequenceGeneratorLimitExceeded, "nextval: reached maximum value of sequence %q (%d)", s.Name, hi)
+					return st, 0, pgerror.Newf(pgerror.SequenceGeneratorLimitExceeded, "nextval: reached maximum value of sequence %q (%d)", s.Name, hi)
 				}
 				next = lo
 			} else {
@@ -100,7 +115,7 @@ func (db *DB) seqNext(s *catalog.Sequence) (int64, error) {
 					break
 				}
 				if !s.Cycle {
-					return 0, pgerror.Newf(pgerror.SequenceGeneratorLimitExceeded, "nextval: reached minimum value of sequence %q (%d)", s.Name, lo)
+					return st, 0, pgerror.Newf(pgerror.SequenceGeneratorLimitExceeded, "nextval: reached minimum value of sequence %q (%d)", s.Name, lo)
 				}
 				next = hi
 			} else {
@@ -115,12 +130,7 @@ func (db *DB) seqNext(s *catalog.Sequence) (int64, error) {
 		}
 	}
 	log -= fetch
-	if err := db.engineWrite(func() error {
-		return catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: last, IsCalled: true, LogCnt: log})
-	}); err != nil {
-		return 0, ioError(err)
-	}
-	return result, nil
+	return catalog.SeqState{Last: last, IsCalled: true, LogCnt: log}, result, nil
 }
 
 // seqSet is setval: 22003 for a value outside the sequence's bounds.
@@ -251,9 +261,12 @@ func (o seqOps) NextVal(ref types.Datum) (int64, error) {
 		return 0, err
 	}
 	var v int64
-	if s.SerialTable != 0 {
+	switch {
+	case s.SerialTable != 0:
 		v, err = o.s.db.serialNext(o.cat, s)
-	} else {
+	case s.Foreign != nil:
+		v, err = o.s.db.counterNext(o.cat, o.s.database, s)
+	default:
 		v, err = o.s.db.seqNext(s)
 	}
 	if err != nil {
@@ -284,7 +297,12 @@ func (o seqOps) SetVal(ref types.Datum, v int64, isCalled bool) (int64, error) {
 	if err := o.checkWritable("setval"); err != nil {
 		return 0, err
 	}
-	if err := o.s.db.seqSet(s, v, isCalled); err != nil {
+	if s.Foreign != nil {
+		err = o.s.db.counterSet(o.cat, o.s.database, s, v, isCalled)
+	} else {
+		err = o.s.db.seqSet(s, v, isCalled)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if isCalled {
@@ -309,7 +327,12 @@ func (o seqOps) State(ref types.Datum) (last, logCnt int64, isCalled bool, err e
 	if err != nil {
 		return 0, 0, false, err
 	}
-	st, err := o.s.db.seqState(s)
+	var st catalog.SeqState
+	if s.Foreign != nil {
+		st, err = o.s.db.counterState(o.cat, o.s.database, s)
+	} else {
+		st, err = o.s.db.seqState(s)
+	}
 	return st.Last, st.LogCnt, st.IsCalled, err
 }
 

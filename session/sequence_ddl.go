@@ -75,6 +75,9 @@ func (s *Session) alterSequence(t *txn, ss *parse.SequenceStmt) error {
 		}
 		return err
 	}
+	if err := catalog.CheckForeignSequence(old, "ALTER SEQUENCE"); err != nil {
+		return err
+	}
 	seq := *old
 	if err := s.applySequenceOptions(t, &seq, &ss.Options, false); err != nil {
 		return err

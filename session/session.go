@@ -281,7 +281,9 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Backends:   backends{db: s.db, s: s},
 		Settings:   settingOps{s: s},
 		Routines:   routineOps{s: s, t: t, ctx: ctx},
-		Foreign:    s.db.foreignStore,
+		Foreign: func(name string) (foreign.Store, error) {
+			return s.db.foreignReadStore(t, name)
+		},
 		ForeignWrite: func(name string) (foreign.Store, error) {
 			return s.db.foreignWriteStore(t, name)
 		},

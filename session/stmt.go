@@ -498,6 +498,9 @@ func runRestarting(t *txn, fn func(t *txn) error) error {
 		m := t.mark()
 		err := fn(t)
 		if err == nil {
+			err = t.checkMixedWrites() // foreign.go
+		}
+		if err == nil {
 			return nil
 		}
 		_ = t.rollbackTo(m)

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/foreign"
 	"slices"
 	"sort"
 	"time"
@@ -70,6 +71,10 @@ type txn struct {
 	// deferred holds the constraint checks t defers to its commit and
 	// the modes SET CONSTRAINTS chose (exec.Deferred).
 	deferred exec.Deferred
+	// foreign holds, by foreign database, the writes t's statements
+	// made to an application's store, buffered until COMMIT
+	// (foreign.go).
+	foreign map[string]*foreign.Overlay
 }
 
 type savepoint struct {
@@ -83,6 +88,9 @@ type savepoint struct {
 	readOnly bool
 	// deferred is how many deferred checks were pending.
 	deferred int
+	// foreign is each foreign overlay's mark (an overlay missing here
+	// was started after the savepoint: back to empty).
+	foreign map[string]int
 }
 
 // sortSpans sorts spans by Start (nil first) in place and returns them.
@@ -146,13 +154,23 @@ func spansOverlap(writes, reads []kv.KeySpan) bool {
 // mark returns a point to roll the transaction back to (statement
 // atomicity inside an explicit transaction).
 func (t *txn) mark() savepoint {
-	return savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged, readOnly: t.readOnly,
+	sp := savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged, readOnly: t.readOnly,
 		deferred: t.deferred.Mark()}
+	for name, o := range t.foreign {
+		if sp.foreign == nil {
+			sp.foreign = map[string]int{}
+		}
+		sp.foreign[name] = o.Mark()
+	}
+	return sp
 }
 
 func (t *txn) rollbackTo(sp savepoint) error {
 	if err := t.kv.RollbackTo(sp.mark); err != nil {
 		return pgerror.Wrap(err, pgerror.Internal)
+	}
+	for name, o := range t.foreign {
+		o.RollbackTo(sp.foreign[name])
 	}
 	t.cat, t.catChanged = sp.cat, sp.catChanged
 	t.deferred.Rewind(sp.deferred)
