@@ -31,3 +31,12 @@ func BenchmarkParseInsert1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseInsert1000Generic parses the same INSERT by the generic
+// path (the fast path off): the cost of every rewrite pass over a large
+// statement.
+func BenchmarkParseInsert1000Generic(b *testing.B) {
+	fastInsertOff = true
+	defer func() { fastInsertOff = false }()
+	BenchmarkParseInsert1000(b)
+}
