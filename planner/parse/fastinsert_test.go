@@ -241,3 +241,22 @@ func randomText(rng *rand.Rand) string {
 	}
 	return string(out)
 }
+
+// FuzzFastInsert parses any text with the INSERT fast path on and off:
+// the statements, or the errors, must be the same.
+func FuzzFastInsert(f *testing.F) {
+	for _, s := range []string{
+		"INSERT INTO t VALUES (1, 'a'), (2, 'b')",
+		"insert into s.t (a, b) values (-1, E'\\n'), (1.5e3, NULL), (.5, DEFAULT)",
+		"INSERT INTO t VALUES (1), (2) RETURNING *",
+		"INSERT OR REPLACE INTO t VALUES (1), ($$x$$)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		fast, slow, fe, se := parseBoth(sql)
+		if d := sameParse(fast, slow, fe, se); d != "" {
+			t.Fatalf("%q\n%s", sql, d)
+		}
+	})
+}
