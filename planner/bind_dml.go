@@ -168,6 +168,13 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	case sqlparser.Values:
 		v := &Values{}
 		for _, r := range rows {
+			if len(r) != len(rows[0]) {
+				// PostgreSQL checks this before the target list: a
+				// shorter row is no row with defaults.
+				return nil, pgerror.New(pgerror.SyntaxError, "VALUES lists must all be the same length")
+			}
+		}
+		for _, r := range rows {
 			if len(r) > len(targets) {
 				return nil, pgerror.New(pgerror.SyntaxError, "INSERT has more expressions than target columns")
 			}

@@ -294,6 +294,21 @@ func TestWirePgxCopyFrom(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM "Mixed Case"`).Scan(&count); err != nil || count != n {
 		t.Errorf("count after failed COPY: %d, %v", count, err)
 	}
+	// A key repeated within one COPY, two batches (backend.CopyBatchRows)
+	// apart: the batches share one statement, and the second copy of the
+	// key still fails the whole COPY.
+	dup := make([][]any, 2500)
+	for i := range dup {
+		dup[i] = []any{int64(n + 10 + i)}
+	}
+	dup[2400][0] = int64(n + 20)
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"Mixed Case"}, []string{"id"}, pgx.CopyFromRows(dup))
+	if pgErrCode(err) != "23505" {
+		t.Errorf("CopyFrom repeating a key of its own: %v, want 23505", err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM "Mixed Case"`).Scan(&count); err != nil || count != n {
+		t.Errorf("count after failed COPY: %d, %v", count, err)
+	}
 }
 
 func TestWirePgxCancel(t *testing.T) {

@@ -18,6 +18,10 @@ import (
 	"github.com/kvsql/kvsql/kv"
 )
 
+// filledRows are the rows table filled holds before
+// copy-ingest-nonempty copies into it.
+const filledRows = 5_000
+
 var bigRows = flag.Int("crash.rows", 1_000_000, "rows of the table TestCrashStatements backfills and alters")
 
 // TestCrashStatements kills the server with SIGKILL while one long
@@ -30,6 +34,9 @@ var bigRows = flag.Int("crash.rows", 1_000_000, "rows of the table TestCrashStat
 //     as ingested sstables (kv.IngestThreshold), so kills land while the
 //     files are written, synced or linked; files a kill leaves in
 //     kv.IngestDir must be gone after the restart;
+//   - copy-ingest-nonempty: copy-ingest into a table that already holds
+//     rows whose index keys interleave with the copied ones; the old
+//     rows must all survive, whatever the kill;
 //   - create-index: CREATE INDEX's backfill over -crash.rows rows;
 //   - alter: ALTER TABLE ADD COLUMN ... NOT NULL DEFAULT over the same
 //     rows (kvsql records the default in the catalog rather than
@@ -53,9 +60,24 @@ func TestCrashStatements(t *testing.T) {
 	mustExec(t, c, "CREATE TABLE copied (id INT PRIMARY KEY, v INT, s TEXT)")
 	mustExec(t, c, "CREATE TABLE wide (id INT PRIMARY KEY, v INT, s TEXT)")
 	mustExec(t, c, "CREATE INDEX wide_v ON wide (v)")
+	// filled: a table that already has rows, among which the ingested
+	// keys of copy-ingest-nonempty land (its index keys interleave).
+	mustExec(t, c, "CREATE TABLE filled (id INT PRIMARY KEY, v INT, s TEXT)")
+	mustExec(t, c, "CREATE INDEX filled_v ON filled (v)")
+	mustExec(t, c, fmt.Sprintf("INSERT INTO filled SELECT -g, g %% 77, 'before' FROM generate_series(1, %d) g", filledRows))
 	_ = c.Close(ctx)
 
 	const copyRows = 100_000
+	// wideRows are copy-ingest's rows: wide enough (~11 MB of keys and
+	// values with the index) that the commit is an ingestion.
+	wideRows := func() [][]any {
+		pad := strings.Repeat("x", 80)
+		rows := make([][]any, copyRows)
+		for i := range rows {
+			rows[i] = []any{int32(i), int32(i % 77), fmt.Sprintf("row %d %s", i, pad)}
+		}
+		return rows
+	}
 	col := 0 // the column ALTER TABLE adds is w<col>
 	stmts := []struct {
 		name string
@@ -90,12 +112,7 @@ func TestCrashStatements(t *testing.T) {
 		{
 			name: "copy-ingest",
 			run: func(c *pgx.Conn) error {
-				pad := strings.Repeat("x", 80)
-				rows := make([][]any, copyRows)
-				for i := range rows {
-					rows[i] = []any{int32(i), int32(i % 77), fmt.Sprintf("row %d %s", i, pad)}
-				}
-				_, err := c.CopyFrom(ctx, pgx.Identifier{"wide"}, []string{"id", "v", "s"}, pgx.CopyFromRows(rows))
+				_, err := c.CopyFrom(ctx, pgx.Identifier{"wide"}, []string{"id", "v", "s"}, pgx.CopyFromRows(wideRows()))
 				return err
 			},
 			present: func(t *testing.T, c *pgx.Conn) bool {
@@ -112,6 +129,31 @@ func TestCrashStatements(t *testing.T) {
 				return n == copyRows
 			},
 			undo: func(t *testing.T, c *pgx.Conn) { mustExec(t, c, "TRUNCATE wide") },
+			late: true,
+		},
+		{
+			name: "copy-ingest-nonempty",
+			run: func(c *pgx.Conn) error {
+				_, err := c.CopyFrom(ctx, pgx.Identifier{"filled"}, []string{"id", "v", "s"}, pgx.CopyFromRows(wideRows()))
+				return err
+			},
+			present: func(t *testing.T, c *pgx.Conn) bool {
+				if left := ingestLeftovers(t, srv); len(left) > 0 {
+					t.Fatalf("%s holds %v after the restart", kv.IngestDir, left)
+				}
+				if n := count(t, c, "SELECT count(*) FROM filled WHERE id < 0 AND s = 'before'"); n != filledRows {
+					t.Fatalf("filled has %d of its %d rows from before the COPY", n, filledRows)
+				}
+				n := count(t, c, "SELECT count(*) FROM filled WHERE id >= 0")
+				if n != 0 && n != copyRows {
+					t.Fatalf("filled has %d copied rows after the crash: COPY was partly applied", n)
+				}
+				if got := count(t, c, "SELECT count(*) FROM filled WHERE v >= 0 AND v < 77"); got != n+filledRows {
+					t.Fatalf("filled_v finds %d of filled's %d rows", got, n+filledRows)
+				}
+				return n == copyRows
+			},
+			undo: func(t *testing.T, c *pgx.Conn) { mustExec(t, c, "DELETE FROM filled WHERE id >= 0") },
 			late: true,
 		},
 		{

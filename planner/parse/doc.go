@@ -24,7 +24,11 @@
 //     transaction statements are parsed here (session.go, copy.go).
 //     INTERSECT/EXCEPT queries are split into operands (compound.go);
 //     RETURNING is cut off and parsed as a select list; CREATE TABLE, ALTER
-//     TABLE ADD COLUMN and CREATE INDEX are reshaped (ddl.go).
+//     TABLE ADD COLUMN and CREATE INDEX are reshaped (ddl.go). A
+//     multi-row INSERT ... VALUES whose later rows are all plain
+//     literals parses its head and first row by the steps below and
+//     builds the other rows' literals straight from the tokens
+//     (fastinsert.go).
 //  3. rewriter.clauses (clauses.go) rewrites ORDER BY ... NULLS FIRST|LAST
 //     and LIMIT / OFFSET / FETCH FIRST; rewriter.exprs (rewrite.go) turns
 //     casts, OPERATOR(), COLLATE, IS [NOT] DISTINCT FROM and IN () into

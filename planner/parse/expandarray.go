@@ -36,7 +36,7 @@ func expandArray(toks []token) []token {
 		}
 		return ""
 	}
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.isPunct("(") {

@@ -712,7 +712,7 @@ func routineInFrom(out, toks []token, i, end int) ([]token, int) {
 // function call that starts a FROM item (FROM public.f(1)), so
 // seriesInFrom sees the call: kvsql's functions all live in public.
 func unqualifyFromCalls(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if (t.is("public") || t.is("pg_catalog")) && i > 0 && i+3 < len(toks) && toks[i+1].isPunct(".") &&

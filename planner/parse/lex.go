@@ -76,7 +76,7 @@ func charPos(sql string, pos int) int {
 func lex(sql string) ([]token, error) {
 	// A guess at the token count, capped: a text that is one huge
 	// literal must not cost a token per four bytes.
-	toks := make([]token, 0, min(len(sql)/4+1, 1024))
+	toks := make([]token, 0, min(len(sql)/4+1, 1<<14))
 	i := 0
 	for i < len(sql) {
 		c := sql[i]
@@ -159,7 +159,7 @@ func lex(sql string) ([]token, error) {
 			toks = append(toks, token{tkIdent, val, i, end})
 			i = end
 		case strings.IndexByte("()[],;.", c) >= 0:
-			toks = append(toks, token{tkPunct, string(c), i, i + 1})
+			toks = append(toks, token{tkPunct, sql[i : i+1], i, i + 1})
 			i++
 		case c == ':':
 			if i+1 < len(sql) && sql[i+1] == ':' {

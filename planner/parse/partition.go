@@ -380,7 +380,7 @@ var tableWords = map[string]bool{"from": true, "join": true, "update": true}
 // drops the `*` of `t*`, which names t with its children as a bare t
 // does.
 func inheritanceMarks(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		prev := token{}

@@ -11,7 +11,7 @@ package parse
 // list of INSERT is left alone (it follows a table name or a column
 // list).
 func valuesRows(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i := 0; i < len(toks); i++ {
 		out = append(out, toks[i])
 		if !toks[i].is("values") || i > 0 && !toks[i-1].isPunct("(") && !valuesFollows[toks[i-1].val] {
@@ -48,7 +48,7 @@ var valuesFollows = map[string]bool{"union": true, "intersect": true, "except": 
 // turns into a Series node. Elsewhere generate_series is left alone.
 func seriesInFrom(toks []token) []token {
 	toks = unqualifyFromCalls(toks) // function.go
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	fromCtx := []bool{false} // per parenthesis depth: inside a FROM clause?
 	// Per depth: a query began there, and its FROM clause is open (not
 	// the FROM of EXTRACT(f FROM x), SUBSTRING(s FROM n) or IS DISTINCT
@@ -142,7 +142,7 @@ var notOperandEnd = map[string]bool{
 // a comparison or of IS [NOT] DISTINCT FROM: `a <> NOT b AND c` becomes
 // `a <> (NOT b) AND c`, as PostgreSQL reads it.
 func notOperands(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		out = append(out, t)
@@ -371,7 +371,7 @@ const (
 // groupingSets spells GROUPING SETS (...) as a call of MarkerGroupingSets
 // and an empty set () inside it as MarkerEmptySet().
 func groupingSets(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	var open []int // parenthesis depths of GROUPING SETS lists
 	depth := 0
 	for i := 0; i < len(toks); i++ {
@@ -408,7 +408,7 @@ const markerFullJoin = "kvsql_full_join"
 // USING (kvsql_full_join, x)`. The condition is the first ON or USING at
 // the join's parenthesis depth after it.
 func fullJoins(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	var pending []int // parenthesis depths of FULL JOINs awaiting ON/USING
 	depth := 0
 	for i := 0; i < len(toks); i++ {
@@ -448,7 +448,7 @@ func fullJoins(toks []token) []token {
 // PostgreSQL, the alias hides the joined tables' names, j.* is every
 // column of the join, and a column list renames them.
 func joinAliases(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.isPunct("(") && i > 0 && (toks[i-1].is("from") || toks[i-1].is("join") || toks[i-1].isPunct(",") || toks[i-1].isPunct("(")) {
@@ -501,7 +501,7 @@ const MarkerUsingAlias = "kvsql_using_as_"
 // a, b)`: vitess has no alias there, and the planner lets x.a name the
 // merged column. An alias that is not a plain lower-case name is 0A000.
 func (r *rewriter) usingAliases(toks []token) ([]token, error) {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		out = append(out, t)
@@ -533,7 +533,7 @@ const markerAliasColumns = "kvsql_alias_columns"
 // vitess reads column lists only after derived tables. DELETE's target
 // takes no column list (PostgreSQL's grammar), so its FROM is skipped.
 func aliasColumns(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	fromCtx := []bool{false} // per parenthesis depth: inside a FROM clause?
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -661,7 +661,7 @@ var emptySelectEnds = map[string]bool{"from": true, "where": true, "group": true
 // emptySelects gives an empty select list, which vitess's grammar lacks,
 // the marker item markerNoColumns.
 func emptySelects(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i, t := range toks {
 		out = append(out, t)
 		if !t.is("select") {
@@ -692,7 +692,7 @@ var naturalItemEnds = map[string]bool{
 // lets fullJoins treat a natural FULL JOIN like any other. It runs before
 // fullJoins.
 func naturalJoins(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	var pending []int // depths of NATURAL joins whose right item is open
 	awaiting := -1    // depth of a NATURAL still before its JOIN
 	depth := 0

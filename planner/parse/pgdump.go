@@ -208,7 +208,7 @@ func (r *rewriter) addIdentity(toks []token) (st Statement, ok bool, err error) 
 // option_name and option_value of a "name=value" text array, as pg_dump
 // reads them) becomes a derived table over unnest.
 func fromFuncs(toks []token) []token {
-	var out []token
+	out := make([]token, 0, len(toks)+4)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.is("pg_catalog") && i+3 < len(toks) && toks[i+1].isPunct(".") && toks[i+2].kind == tkIdent && toks[i+3].isPunct("(") {

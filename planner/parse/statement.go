@@ -133,6 +133,9 @@ func (r *rewriter) numParams() int {
 // dml handles INSERT / UPDATE / DELETE: SQLite's INSERT OR REPLACE / OR
 // IGNORE, and RETURNING, which is parsed separately as a select list.
 func (r *rewriter) dml(toks []token) (Statement, error) {
+	if st, ok := r.fastInsert(toks); ok { // fastinsert.go
+		return st, nil
+	}
 	var st Statement
 	if toks[0].is("insert") && len(toks) > 2 && toks[1].is("or") {
 		switch {
