@@ -627,6 +627,14 @@ func (b *binder) caseExpr(e *sqlparser.CaseExpr, s *scope) (Expr, error) {
 	if t.Family == types.Unknown {
 		t = tText
 	}
+	results := make([]Expr, 0, len(c.Whens)+1)
+	for _, w := range c.Whens {
+		results = append(results, w.Val)
+	}
+	if c.Else != nil {
+		results = append(results, c.Else)
+	}
+	t = commonTypmod(t, results)
 	for i := range c.Whens {
 		if c.Whens[i].Val, err = coerceResult(c.Whens[i].Val, t); err != nil {
 			return nil, err

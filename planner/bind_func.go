@@ -89,7 +89,8 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 	case "pg_typeof":
 		if len(bound) == 1 {
 			t := argTypes[0]
-			return &Const{Value: types.NewText(FormatType(columnTypeOID(t), int64(t.Typmod()))), T: tText}, nil
+			// A regtype: the type's OID, no modifier.
+			return &Const{Value: types.NewText(FormatTypeName(columnTypeOID(t))), T: tText}, nil
 		}
 	case "pg_cancel_backend", "pg_terminate_backend":
 		return bindSignal(name, bound) // pgcatalog_stat.go
@@ -162,6 +163,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			if ct.Family == types.Unknown {
 				ct = tText
 			}
+		} else {
+			ct = commonTypmod(ct, bound)
+			t = ct
 		}
 		for i := range bound {
 			if bound[i], err = coerceResult(bound[i], ct); err != nil {

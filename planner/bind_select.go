@@ -123,8 +123,13 @@ func (b *binder) values(rows sqlparser.Values, s *scope) (Node, error) {
 	for i, t := range colTypes {
 		if t.Family == types.Unknown {
 			t = tText
-			colTypes[i] = t
 		}
+		col := make([]Expr, len(n.Rows))
+		for r, row := range n.Rows {
+			col[r] = row[i]
+		}
+		t = commonTypmod(t, col)
+		colTypes[i] = t
 		n.Cols = append(n.Cols, Column{Name: "column" + strconv.Itoa(i+1), T: t})
 	}
 	for _, row := range n.Rows {
@@ -155,6 +160,9 @@ func setOp(op SetOpKind, all bool, left, right Node) (Node, error) {
 				return nil, mismatch("UNION", lc[i].T, rc[i].T)
 			}
 			t = tText
+		}
+		if lc[i].T != rc[i].T {
+			t = withoutTypmod(t) // select_common_typmod: the arms differ
 		}
 		cols[i] = Column{Name: lc[i].Name, T: t}
 		var err error

@@ -65,6 +65,9 @@ func CommonType(args []types.T) types.T {
 		case a.Family == types.Unknown:
 		case res.Family == types.Unknown:
 			res = a
+		case a == res:
+		case a.Family == res.Family && a.Elem == res.Elem && a.Comp == res.Comp:
+			res = withoutTypmod(a) // varchar(3) and varchar(5): varchar
 		case a.Kind() == types.KindInt && res.Kind() == types.KindInt:
 			if a.Family > res.Family {
 				res = a

@@ -116,7 +116,7 @@ func isColumns(g *vgen) [][]Expr {
 		if !nullable {
 			isNull = "NO"
 		}
-		dataType := ty.format
+		dataType := FormatTypeName(ty.oid) // format_type(oid, NULL): bpchar is "character"
 		if t.IsArray() {
 			dataType = "ARRAY" // the SQL standard's name; udt_name says which (_int4)
 		}

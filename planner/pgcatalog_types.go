@@ -102,6 +102,16 @@ func pgTypeByOID(oid int64) (pgType, bool) {
 	return pgType{}, false
 }
 
+// FormatTypeName is format_type(oid, NULL), the name a regtype prints
+// (pg_typeof's answer): no modifier, and bpchar is "character", where
+// format_type(oid, -1) says "bpchar".
+func FormatTypeName(oid int64) string {
+	if oid == 1042 {
+		return "character"
+	}
+	return FormatType(oid, -1)
+}
+
 // FormatType is PostgreSQL's format_type(oid, typmod): the SQL name of a
 // type with its modifier, "character varying(10)", "numeric(10,2)",
 // "integer[]". typmod is -1 (or any negative value) for none. Unknown

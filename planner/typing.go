@@ -71,6 +71,34 @@ func commonType(a, b types.T) types.T {
 	return types.T{} // no common type; callers report 42804
 }
 
+// withoutTypmod is t without its modifier: no length, precision or scale
+// (PostgreSQL's typmod -1).
+func withoutTypmod(t types.T) types.T {
+	t.Width, t.Scale = 0, 0
+	return t
+}
+
+// commonTypmod is t, the common type of xs, keeping its modifier only
+// when every one of xs has exactly that type, as PostgreSQL's
+// select_common_typmod decides the typmod of CASE, COALESCE, GREATEST,
+// LEAST and VALUES: coalesce(varchar(3) column, 'NULL') is varchar with
+// no length, so 'NULL' is not cut to 'NUL'. An untyped NULL does not
+// count: coalesce(column, NULL) stays varchar(3), as in PostgreSQL.
+func commonTypmod(t types.T, xs []Expr) types.T {
+	if t.Width == 0 && t.Scale == 0 {
+		return t
+	}
+	for _, x := range xs {
+		if c, ok := x.(*Const); ok && c.T.Family == types.Unknown && c.Value.IsNull() {
+			continue
+		}
+		if x.Type() != t {
+			return withoutTypmod(t)
+		}
+	}
+	return t
+}
+
 // compareType is the type a comparison of a and b is done in, as
 // PostgreSQL resolves its operators (pg_operator has cross-type
 // comparisons within the integers and within the floats, none between

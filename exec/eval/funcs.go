@@ -123,7 +123,7 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		// Not strict in PostgreSQL: a NULL typmod means none (psql's \d
 		// of a sequence passes NULL).
 		if len(args) == 2 && !args[0].IsNull() && args[1].IsNull() {
-			return types.NewText(planner.FormatType(datumInt(args[0]), -1)), nil
+			return types.NewText(planner.FormatTypeName(datumInt(args[0]))), nil
 		}
 	case "format":
 		return formatFunc(e, args)
