@@ -50,11 +50,31 @@ func BenchmarkAggregate1Mx1000(b *testing.B) {
 	}
 }
 
+// BenchmarkSort1M sorts 1M rows by one int key, in memory (work_mem
+// 1 GB) and spilling (the default 4 MB), with the Datum comparator and with
+// normalized keys.
 func BenchmarkSort1M(b *testing.B) {
-	rs := newRunState(testCtx(b, 0))
-	for b.Loop() {
-		s := newSort(rs, rs.env, &genOp{n: 1_000_000, m: 1_000_000}, []planner.SortKey{{Expr: col(1)}}, 2)
-		drain(b, s)
+	for _, mem := range []struct {
+		name string
+		size int64
+	}{{"mem", 1 << 30}, {"spill", 0}} {
+		for _, norm := range []bool{false, true} {
+			name := mem.name + "/datum"
+			if norm {
+				name = mem.name + "/normalized"
+			}
+			b.Run(name, func(b *testing.B) {
+				defer func(v bool) { normalizedSort = v }(normalizedSort)
+				normalizedSort = norm
+				rs := newRunState(testCtx(b, mem.size))
+				for b.Loop() {
+					s := newSort(rs, rs.env, &genOp{n: 1_000_000, m: 1_000_000}, []planner.SortKey{{Expr: col(1)}}, 2)
+					if n := drain(b, s); n != 1_000_000 {
+						b.Fatalf("%d rows", n)
+					}
+				}
+			})
+		}
 	}
 }
 
