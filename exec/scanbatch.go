@@ -100,9 +100,11 @@ func (b *masterBatch) fill(it index.RowIter, r kv.Reader, m func() (*index.Maste
 	if !slices.IsSortedFunc(b.keys, bytes.Compare) {
 		slices.SortFunc(b.order, func(x, y int) int { return bytes.Compare(b.keys[x], b.keys[y]) })
 	}
-	if need := b.n * nc; cap(b.rows) < need {
-		b.rows = make([]types.Datum, b.max*nc)
-		b.found = make([]bool, b.max)
+	// Buffers sized to the batch, not to b.max: a lookup of a few rows
+	// should not allocate a thousand rows.
+	if need := b.n * nc; len(b.rows) < need {
+		b.rows = make([]types.Datum, need)
+		b.found = make([]bool, b.n)
 	}
 	if b.n == 1 && exhausted {
 		b.found[0], err = index.GetCols(r, t, b.pks[:np], b.rows[:nc], b.cols)
