@@ -33,11 +33,16 @@ type scanOp struct {
 	// for every row and late (the other needed ones) only for the rows
 	// that pass: late materialization. Both nil when it does not apply.
 	early, late *index.Cols
-	itEarly     bool                // s.it is a master scan decoding early
-	master      *index.MasterReader // master gets after an index scan, read-only statements
-	gets        int                 // master gets so far
-	row         []types.Datum       // master row buffer for gets
-	pk          []types.Datum
+	itEarly     bool // s.it is a master scan decoding early
+	// An index scan of a read-only statement reads its master rows a
+	// batch at a time in key order (scanbatch.go); itDone: s.it is used
+	// up, only the batch's rows are left.
+	batch  *masterBatch
+	itDone bool
+	master *index.MasterReader // master gets after an index scan, read-only statements
+	gets   int                 // master gets so far
+	row    []types.Datum       // master row buffer for gets
+	pk     []types.Datum
 }
 
 var _ Operator = (*scanOp)(nil)
@@ -63,6 +68,9 @@ func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
 	bufs := make([]types.Datum, nc+len(n.Table.PrimaryKey))
 	s := &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, cols: index.NewCols(n.Table, n.Needed), row: bufs[:nc:nc], pk: bufs[nc:]}
 	s.early, s.late = lateColumns(n)
+	if rs.ctx.ReadOnly && s.usesIndex() && !n.IndexOnly && batchedMasterReads {
+		s.batch = newMasterBatch(n.Table, s.cols)
+	}
 	return s, nil
 }
 
@@ -173,7 +181,18 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 	t := s.node.Table
 	for {
 		if s.it != nil {
-			if s.it.Next() {
+			if s.batch != nil {
+				row, err := s.batch.next(s.node.Index)
+				if row != nil || err != nil {
+					return row, err
+				}
+				if !s.itDone {
+					if s.itDone, err = s.batch.fill(s.it, s.rs.reader(), s.masterReader); err != nil {
+						return nil, err
+					}
+					continue
+				}
+			} else if s.it.Next() {
 				row := s.it.Row()
 				if !s.usesIndex() || s.node.IndexOnly {
 					return row, nil
@@ -192,7 +211,7 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 			}
 			err := s.it.Err()
 			cerr := s.it.Close()
-			s.it, s.itEarly = nil, false
+			s.it, s.itEarly, s.itDone = nil, false, false
 			if err != nil {
 				return nil, err
 			}
@@ -294,6 +313,18 @@ func (s *scanOp) masterGet(t *catalog.Table) (bool, error) {
 		s.master = m
 	}
 	return s.master.Get(s.pk, s.row, s.cols)
+}
+
+// masterReader returns the scan's MasterReader, opening it on first use.
+func (s *scanOp) masterReader() (*index.MasterReader, error) {
+	if s.master == nil {
+		m, err := index.NewMasterReader(s.rs.reader(), s.node.Table)
+		if err != nil {
+			return nil, err
+		}
+		s.master = m
+	}
+	return s.master, nil
 }
 
 // keyDesc returns the direction of each key column of the scan.

@@ -137,6 +137,7 @@ type sortOp struct {
 	mem    memAccount
 	slab   rowSlab
 	rows   [][]types.Datum // in-memory rows (the last run when spilled)
+	norm   normKeys        // the rows' normalized keys (sortnorm.go)
 	runs   []*spillFile
 	pos    int
 	merge  *mergeIter
@@ -145,8 +146,20 @@ type sortOp struct {
 var _ Operator = (*sortOp)(nil)
 
 func newSort(rs *runState, env *eval.Env, in Operator, keys []planner.SortKey, width int) *sortOp {
-	return &sortOp{rs: rs, env: env, input: in, sk: sortKeys{keys: keys, width: width, seq: true},
+	s := &sortOp{rs: rs, env: env, input: in, sk: sortKeys{keys: keys, width: width, seq: true},
 		t: ticker{rs: rs}, mem: rs.memAccount(rs.workMem)}
+	s.norm = newNormKeys(&s.sk)
+	s.norm.off = !normalizedSort
+	return s
+}
+
+// sortRows orders the in-memory rows: by their normalized keys when every
+// key has one, else with the Datum comparator.
+func (s *sortOp) sortRows() {
+	var ok bool
+	if s.rows, ok = s.norm.sortRows(s.rows); !ok {
+		slices.SortFunc(s.rows, s.sk.compareSeq)
+	}
 }
 
 func (s *sortOp) Next() ([]types.Datum, error) {
@@ -194,19 +207,20 @@ func (s *sortOp) consume() error {
 			return err
 		}
 		ext[len(ext)-1] = types.NewInt(s.seq)
-		s.seq++
 		sz := rowSize(ext)
 		if !s.mem.fits(sz) && len(s.rows) > 0 {
 			if err := s.spillRun(); err != nil {
 				return err
 			}
 		}
+		sz += s.norm.add(ext, s.seq)
+		s.seq++
 		if err := s.mem.grow(sz); err != nil {
 			return err
 		}
 		s.rows = append(s.rows, ext)
 	}
-	slices.SortFunc(s.rows, s.sk.compareSeq)
+	s.sortRows()
 	if len(s.runs) == 0 {
 		return nil
 	}
@@ -232,7 +246,7 @@ func (s *sortOp) consume() error {
 
 // spillRun sorts the in-memory rows and writes them as a run.
 func (s *sortOp) spillRun() error {
-	slices.SortFunc(s.rows, s.sk.compareSeq)
+	s.sortRows()
 	f, err := newSpillFile(s.rs.ctx.TempDir)
 	if err != nil {
 		return err
@@ -245,6 +259,7 @@ func (s *sortOp) spillRun() error {
 	}
 	clear(s.rows)
 	s.rows = s.rows[:0]
+	s.norm.reset()
 	s.mem.reset()
 	return nil
 }
@@ -291,6 +306,7 @@ func (s *sortOp) Close() error {
 		}
 	}
 	s.runs, s.rows, s.merge = nil, nil, nil
+	s.norm = normKeys{off: true}
 	s.mem.reset()
 	return err
 }

@@ -167,10 +167,20 @@ func (m *MasterReader) Get(pk, out []types.Datum, cols *Cols) (bool, error) {
 		return false, pgerror.Newf(pgerror.Internal, "index.MasterReader.Get: %d key values and %d outputs for table %q", len(pk), len(out), m.t.Name)
 	}
 	m.key = MasterKey(m.key[:0], m.t, pk)
-	if !m.it.SeekGE(m.key) {
+	return m.GetKey(m.key, pk, out, cols)
+}
+
+// GetKey is Get of a master key the caller encoded (MasterKey(t, pk)).
+// Keys asked for in ascending order cost least: the iterator seeks
+// forward from where it is.
+func (m *MasterReader) GetKey(key []byte, pk, out []types.Datum, cols *Cols) (bool, error) {
+	if len(pk) != len(m.t.PrimaryKey) || len(out) != len(m.t.Columns) {
+		return false, pgerror.Newf(pgerror.Internal, "index.MasterReader.GetKey: %d key values and %d outputs for table %q", len(pk), len(out), m.t.Name)
+	}
+	if !m.it.SeekGE(key) {
 		return false, m.it.Error()
 	}
-	if !bytes.Equal(m.it.Key(), m.key) {
+	if !bytes.Equal(m.it.Key(), key) {
 		return false, nil
 	}
 	for i, o := range m.t.PrimaryKey {

@@ -1,0 +1,128 @@
+package exec
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// masterBatch reads the master rows behind an index scan a batch at a
+// time. An index yields primary keys in index order, which is random in
+// the master file once the scan covers more than one search value (a
+// range over a column the primary key does not follow). The batch takes
+// up to batchRows entries, encodes their master keys, reads them in
+// ascending key order through one MasterReader (each seek starts where
+// the last one stopped, in a data block already in the cache), and then
+// hands the rows out in index order again, so a plan that relies on the
+// index's order (ORDER BY served by the index) still gets it. Entries
+// already in key order (one value of a key+id index) skip the sort.
+//
+// Rows handed out are valid until the next fill. Only the columns of
+// cols are written into the row buffers, so the others stay NULL.
+type masterBatch struct {
+	t    *catalog.Table
+	cols *index.Cols
+	max  int // batch size
+
+	n     int
+	pks   []types.Datum // n × len(t.PrimaryKey)
+	keys  [][]byte      // the master key of each entry
+	buf   []byte        // the keys' bytes
+	order []int         // entry positions in master key order
+	rows  []types.Datum // n × len(t.Columns)
+	found []bool
+	pos   int // the next entry to hand out
+}
+
+// batchDatums bounds a batch's row buffers (about 2.5 MB of Datums).
+const batchDatums = 64 << 10
+
+func newMasterBatch(t *catalog.Table, cols *index.Cols) *masterBatch {
+	return &masterBatch{t: t, cols: cols, max: min(max(batchDatums/len(t.Columns), 16), 1024)}
+}
+
+// next returns the next row of the batch, or nil when it is used up.
+func (b *masterBatch) next(idx *catalog.Index) ([]types.Datum, error) {
+	if b.pos >= b.n {
+		return nil, nil
+	}
+	i := b.pos
+	b.pos++
+	if !b.found[i] {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "index %q of table %q points at a missing row", idx.Name, b.t.Name)
+	}
+	nc := len(b.t.Columns)
+	return b.rows[i*nc : (i+1)*nc : (i+1)*nc], nil
+}
+
+// fill reads up to b.max entries of it and their master rows through the
+// MasterReader m returns, or with one Get from r when the iterator held
+// one entry only (a lookup that finds one row would pay more for opening
+// an iterator than it saves). It reports whether it is exhausted.
+func (b *masterBatch) fill(it index.RowIter, r kv.Reader, m func() (*index.MasterReader, error)) (exhausted bool, err error) {
+	t := b.t
+	np, nc := len(t.PrimaryKey), len(t.Columns)
+	b.n, b.pos = 0, 0
+	b.pks, b.keys, b.buf = b.pks[:0], b.keys[:0], b.buf[:0]
+	for b.n < b.max {
+		if !it.Next() {
+			exhausted = true
+			break
+		}
+		row := it.Row()
+		for _, o := range t.PrimaryKey {
+			b.pks = append(b.pks, row[o])
+		}
+		start := len(b.buf)
+		b.buf = index.MasterKey(b.buf, t, b.pks[b.n*np:])
+		b.keys = append(b.keys, b.buf[start:len(b.buf):len(b.buf)])
+		b.n++
+	}
+	if b.n == 0 {
+		return exhausted, nil
+	}
+	// b.buf may have moved while growing: take the keys from where the
+	// bytes are now.
+	off := 0
+	for i, k := range b.keys {
+		b.keys[i] = b.buf[off : off+len(k) : off+len(k)]
+		off += len(k)
+	}
+	b.order = b.order[:0]
+	for i := range b.n {
+		b.order = append(b.order, i)
+	}
+	if !slices.IsSortedFunc(b.keys, bytes.Compare) {
+		slices.SortFunc(b.order, func(x, y int) int { return bytes.Compare(b.keys[x], b.keys[y]) })
+	}
+	// Buffers sized to the batch, not to b.max: a lookup of a few rows
+	// should not allocate a thousand rows.
+	if need := b.n * nc; len(b.rows) < need {
+		b.rows = make([]types.Datum, need)
+		b.found = make([]bool, b.n)
+	}
+	if b.n == 1 && exhausted {
+		b.found[0], err = index.GetCols(r, t, b.pks[:np], b.rows[:nc], b.cols)
+		return exhausted, err
+	}
+	mr, err := m()
+	if err != nil {
+		return exhausted, err
+	}
+	for _, i := range b.order {
+		b.found[i], err = mr.GetKey(b.keys[i], b.pks[i*np:(i+1)*np], b.rows[i*nc:(i+1)*nc], b.cols)
+		if err != nil {
+			return exhausted, err
+		}
+	}
+	return exhausted, nil
+}
+
+// batchedMasterReads turns the batches on; tests and benchmarks turn it
+// off to compare with a master get per index entry.
+var batchedMasterReads = true

@@ -1,0 +1,131 @@
+package exec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+
+	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/types"
+)
+
+// Normalized sort keys. Comparing extended rows Datum by Datum
+// (sortKeys.compare) costs a type switch, NULL checks and a direction
+// flip per key per comparison, and a sort makes about n·log2(n)
+// comparisons. normKeys instead encodes each row's keys once into one
+// byte string (encoding.AppendSortKey: NULLS FIRST/LAST, ASC/DESC, C
+// collation for text) followed by the row's input position, so every
+// comparison is a bytes.Compare, and most are settled by the first eight
+// bytes cached in the entry as an integer. The position makes all keys
+// distinct, so the unstable pdqsort gives the stable order compareSeq
+// gives.
+//
+// Not every value has a sort key that orders like eval.Compare (jsonb,
+// arrays, records), and values of two kinds in one key column (an int
+// beside a float in a UNION's column) compare across kinds. The first
+// such value switches the normKeys off for the rest of the sort, which
+// then uses compareSeq on the key Datums every extended row keeps anyway.
+type normKeys struct {
+	sk    *sortKeys
+	off   bool         // a key value without a usable sort key was seen
+	kinds []types.Kind // each key column's kind; KindNull until a non-NULL
+	ents  []normEntry
+	arena []byte // the current block that keys are carved from
+	base  int64  // the position of the first row in ents
+}
+
+// normEntry is one row to sort: pre is the big-endian first eight bytes
+// of key (zero-padded), so that most comparisons are one integer compare.
+// The row is found through the position that ends key (see rowIndex).
+type normEntry struct {
+	pre uint64
+	key []byte
+}
+
+// normEntrySize is what one entry costs besides its key bytes.
+const normEntrySize = 32
+
+const normArenaBlock = 64 << 10
+
+func newNormKeys(sk *sortKeys) normKeys {
+	return normKeys{sk: sk, kinds: make([]types.Kind, len(sk.keys))}
+}
+
+// add encodes the keys of the extended row ext (with its position seq)
+// and returns the bytes it holds for them, or 0 once the keys are off.
+func (n *normKeys) add(ext []types.Datum, seq int64) int64 {
+	if n.off {
+		return 0
+	}
+	if len(n.ents) == 0 {
+		n.base = seq
+	}
+	w := n.sk.width
+	for i := range n.sk.keys {
+		d := ext[w+i]
+		if d.Kind == types.KindNull {
+			continue
+		}
+		if !encoding.SortKeyKind(d) || (n.kinds[i] != types.KindNull && n.kinds[i] != d.Kind) {
+			n.off, n.ents, n.arena = true, nil, nil
+			return 0
+		}
+		n.kinds[i] = d.Kind
+	}
+	if cap(n.arena)-len(n.arena) < 256 {
+		n.arena = make([]byte, 0, normArenaBlock)
+	}
+	start := len(n.arena)
+	b := n.arena
+	for i, k := range n.sk.keys {
+		b = encoding.AppendSortKey(b, ext[w+i], k.Desc, k.NullsFirst)
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(seq))
+	// A key longer than the room left makes append move the block; the
+	// keys already carved keep pointing into the old one, which stays
+	// valid (nothing writes before len(n.arena)).
+	n.arena = b
+	key := b[start:len(b):len(b)]
+	var p [8]byte
+	copy(p[:], key)
+	n.ents = append(n.ents, normEntry{pre: binary.BigEndian.Uint64(p[:]), key: key})
+	return int64(len(key)) + normEntrySize
+}
+
+// sortRows sorts the entries and returns rows, which holds the rows
+// added since the last reset in the order they were added, in key order.
+// It reports false when the keys are off (rows is then untouched).
+func (n *normKeys) sortRows(rows [][]types.Datum) ([][]types.Datum, bool) {
+	if n.off || len(n.ents) != len(rows) {
+		return rows, false
+	}
+	slices.SortFunc(n.ents, func(a, b normEntry) int {
+		switch {
+		case a.pre < b.pre:
+			return -1
+		case a.pre > b.pre:
+			return 1
+		}
+		return bytes.Compare(a.key, b.key)
+	})
+	out := make([][]types.Datum, len(rows))
+	for i, e := range n.ents {
+		out[i] = rows[int64(binary.BigEndian.Uint64(e.key[len(e.key)-8:]))-n.base]
+	}
+	return out, true
+}
+
+// reset forgets the entries (after they were sorted and spilled), keeping
+// the entry slice's storage.
+func (n *normKeys) reset() {
+	if n.off {
+		return
+	}
+	clear(n.ents)
+	n.ents = n.ents[:0]
+	n.arena = nil
+}
+
+// normalizedSort turns the normalized keys on; tests and benchmarks turn
+// it off to run the Datum comparator on the same input.
+var normalizedSort = true
