@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
@@ -24,7 +26,8 @@ const maxCachedQueries = 256
 // (settingsGen), since a plan may have folded a setting (TimeZone, for
 // one) into a constant. What the template cannot do — parse to one
 // SELECT that reads without locking, plan without error, plan a
-// statement that is not volatile — sends the query the uncached way, so
+// statement that is not volatile, read no table with a partial index —
+// sends the query the uncached way, so
 // its errors are the ones its own text gets.
 type queryCache struct {
 	gen     uint64           // the settingsGen the entries were made under
@@ -53,7 +56,7 @@ func (s *Session) cachedQuery(sql string) *stmt {
 	if e == nil {
 		return nil
 	}
-	if err := e.ensurePlan(s.catalog()); err != nil || e.volatile {
+	if err := e.ensurePlan(s.catalog()); err != nil || e.volatile || readsPartialIndex(e.plan) {
 		delete(c.entries, tmpl)
 		return nil
 	}
@@ -83,4 +86,32 @@ func (s *Session) templateStmt(tmpl string, n int) *stmt {
 		st.declared[i] = types.T{Family: types.Int4}
 	}
 	return st
+}
+
+// readsPartialIndex reports whether plan reads a table that has a partial
+// index. The planner uses such an index only when the query's constants
+// imply its predicate (WHERE c = 0 for an index WHERE c = 0), which a
+// parameter never does: with its constants lifted the query would be
+// planned without the index, so it is not cached.
+func readsPartialIndex(n planner.Node) bool {
+	var t *catalog.Table
+	switch n := n.(type) {
+	case *planner.Scan:
+		t = n.Table
+	case *planner.LookupJoin:
+		t = n.Table
+	}
+	if t != nil {
+		for _, idx := range t.Indexes {
+			if idx.Predicate != "" {
+				return true
+			}
+		}
+	}
+	for _, c := range n.Children() {
+		if readsPartialIndex(c) {
+			return true
+		}
+	}
+	return false
 }
