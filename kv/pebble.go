@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -562,10 +563,25 @@ func (b *pebbleBatch) Close() error {
 }
 
 // pebbleSnapshot is a Snapshot on a pebble.Snapshot.
+//
+// Its Get reuses iterators: pebble's Get opens an iterator over every
+// level for each call, while SeekPrefixGE on an iterator already open
+// (the key is its own prefix under the default comparer, so the bloom
+// filters still rule out tables) costs about a third less per point read
+// (BenchmarkSnapshotGet). A snapshot the session shares between the
+// autocommit reads of many clients keeps up to maxSnapIters idle
+// iterators, closed with it.
 type pebbleSnapshot struct {
 	s      *pebble.Snapshot
 	closed atomic.Bool
+	mu     struct {
+		sync.Mutex
+		iters []*pebble.Iterator // idle; REQUIRES: mu held
+	}
 }
+
+// maxSnapIters bounds the idle iterators a snapshot keeps for Get.
+const maxSnapIters = 16
 
 var _ Snapshot = (*pebbleSnapshot)(nil)
 
@@ -574,7 +590,51 @@ func (s *pebbleSnapshot) Get(key []byte) ([]byte, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
-	return pebbleGet(s.s, key)
+	s.mu.Lock()
+	var it *pebble.Iterator
+	if n := len(s.mu.iters); n > 0 {
+		it, s.mu.iters = s.mu.iters[n-1], s.mu.iters[:n-1]
+	}
+	s.mu.Unlock()
+	if it == nil {
+		var err error
+		if it, err = s.s.NewIter(nil); err != nil {
+			return nil, fmt.Errorf("kv: get: %w", corruptionError(err, key))
+		}
+	}
+	v, err := seekGet(it, key)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		_ = it.Close() // an iterator that failed is not reused
+		return nil, err
+	}
+	s.mu.Lock()
+	if !s.closed.Load() && len(s.mu.iters) < maxSnapIters {
+		s.mu.iters = append(s.mu.iters, it)
+		it = nil
+	}
+	s.mu.Unlock()
+	if it != nil {
+		_ = it.Close()
+	}
+	return v, err
+}
+
+// seekGet is pebbleGet through an open iterator: a copy of key's value,
+// or ErrNotFound.
+func seekGet(it *pebble.Iterator, key []byte) ([]byte, error) {
+	if !it.SeekPrefixGE(key) || !bytes.Equal(it.Key(), key) {
+		if err := it.Error(); err != nil {
+			return nil, fmt.Errorf("kv: get: %w", corruptionError(err, key))
+		}
+		return nil, ErrNotFound
+	}
+	v, err := it.ValueAndErr()
+	if err != nil {
+		return nil, fmt.Errorf("kv: get: %w", corruptionError(err, key))
+	}
+	out := make([]byte, len(v))
+	copy(out, v)
+	return out, nil
 }
 
 // NewIter implements Reader.
@@ -590,7 +650,20 @@ func (s *pebbleSnapshot) Close() error {
 	if s.closed.Swap(true) {
 		return ErrClosed
 	}
-	return s.s.Close()
+	s.mu.Lock()
+	iters := s.mu.iters
+	s.mu.iters = nil
+	s.mu.Unlock()
+	var first error
+	for _, it := range iters {
+		if err := it.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := s.s.Close(); err != nil {
+		return err
+	}
+	return first
 }
 
 // closedBatch is what a closed engine hands out: every call fails.

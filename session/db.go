@@ -49,6 +49,9 @@ type Options struct {
 	// of planner.Planner.Disabled, such as "index_select"); differential
 	// tests use it. Not changed after Open.
 	DisabledRules map[string]bool
+	// NoQueryCache turns off the sessions' caches of simple-protocol
+	// plans (querycache.go); differential tests compare with it.
+	NoQueryCache bool
 }
 
 // maxCommitLog bounds the commit log. A transaction whose snapshot is

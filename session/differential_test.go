@@ -30,7 +30,8 @@ var (
 //   - the memory engine with every index (the reference);
 //   - the memory engine with no secondary index;
 //   - the memory engine with each planner rule disabled in turn;
-//   - Pebble with every index.
+//   - Pebble with every index;
+//   - the memory engine without the simple-protocol query cache.
 //
 // Random DML runs on all stores between queries and must agree too. At
 // the end every store must pass index.Check. Reproduce a failure with the
@@ -94,6 +95,7 @@ func runDifferential(t *testing.T, rng *rand.Rand, it int) int {
 		open("memory-without-"+r, session.Options{Memory: true, DisabledRules: map[string]bool{r: true}}, true)
 	}
 	open("pebble", session.Options{Dir: t.TempDir(), NoSync: true}, true)
+	open("memory-without-query-cache", session.Options{Memory: true, NoQueryCache: true}, true)
 
 	n, failed, empty := 0, 0, 0
 	var history []string // the DML run so far, for reproducing a failure

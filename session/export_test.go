@@ -8,3 +8,7 @@ func SetProgressHook(t testing.TB, f func()) {
 	testHookProgress.Store(&f)
 	t.Cleanup(func() { testHookProgress.Store(nil) })
 }
+
+// CachedQueries is the number of templates in the session's cache of
+// simple-protocol plans (querycache.go).
+func (s *Session) CachedQueries() int { return len(s.queries.entries) }

@@ -829,7 +829,7 @@ func (s *Session) callsVolatileRoutine(st *stmt) bool {
 	if st.kind() != kindPlan || st.ensurePlan(cat) != nil {
 		return false
 	}
-	for _, id := range planner.RoutineCalls(st.plan) {
+	for _, id := range st.calls {
 		if fn := cat.FunctionByID(s.database, id); fn != nil && fn.Volatility == "v" {
 			return true
 		}

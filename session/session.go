@@ -32,6 +32,10 @@ type Session struct {
 	prepared map[string]*stmt // PREPARE's statements
 
 	settings map[string]string
+	// settingsGen counts changes of settings (setLocked); queries is the
+	// cache of simple-protocol plans, emptied when settingsGen moves.
+	settingsGen atomic.Uint64
+	queries     queryCache
 	// pathOverride is put before search_path while CREATE SCHEMA runs
 	// its schema elements, so they are created in the new schema.
 	pathOverride []string
@@ -191,6 +195,11 @@ func (s *Session) Close() error {
 // PostgreSQL does; the statements of a simple query are planned when they
 // run (an earlier one may create what a later one uses).
 func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) ([]backend.Statement, error) {
+	if paramOIDs == nil && int64(len(sql)) <= s.db.maxValueSize() {
+		if st := s.cachedQuery(sql); st != nil {
+			return []backend.Statement{st}, nil
+		}
+	}
 	stmts, err := parse.Parse(sql)
 	if err != nil {
 		return nil, err

@@ -225,6 +225,7 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 // REQUIRES: s.mu held.
 func (s *Session) setLocked(name, value string) {
 	s.settings[name] = value
+	s.settingsGen.Add(1)
 	if name == "intervalstyle" {
 		style, _ := types.ParseIntervalStyle(value)
 		s.intervalStyle.Store(uint32(style))

@@ -31,9 +31,12 @@ type stmt struct {
 	// planPath is the search path the plan was made under.
 	planPath string
 	plan     planner.Node
-	params   []types.T
-	cols     []backend.Column
-	planErr  error
+	// calls are the user-defined functions plan calls
+	// (planner.RoutineCalls), found once per plan.
+	calls   []uint64
+	params  []types.T
+	cols    []backend.Column
+	planErr error
 	// described are the result columns of the first plan: what the client
 	// was told (RowDescription) and chose result formats for. Every later
 	// plan must produce the same columns, or the statement fails with
@@ -47,6 +50,10 @@ type stmt struct {
 	// planner resolves as parameters (planner.Planner.ArgNames).
 	argNames []string
 	routine  string
+	// lifted are the constants of a simple query served from the
+	// session's query cache (querycache.go): the statement is its
+	// template's copy, and these are its parameters.
+	lifted []types.Datum
 }
 
 var _ backend.Statement = (*stmt)(nil)
@@ -142,7 +149,7 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 			st.described = cols
 		}
 	}
-	st.plan, st.params = plan, params
+	st.plan, st.params, st.calls = plan, params, planner.RoutineCalls(plan)
 	if !st.paramsFixed {
 		// The parameter types of the first plan are the statement's from
 		// now on (ParameterDescription told the client so): replans take
@@ -178,6 +185,9 @@ func wireColumns(cols []planner.Column) []backend.Column {
 
 // ParamOIDs implements backend.Statement.
 func (st *stmt) ParamOIDs() []uint32 {
+	if st.lifted != nil {
+		return []uint32{} // its parameters are its own constants
+	}
 	var ts []types.T
 	switch st.kind() {
 	case kindPlan, kindExplain:
@@ -262,6 +272,11 @@ func (st *stmt) Copy() *backend.CopySpec {
 // pg_stat_activity.
 func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Result, error) {
 	s := st.s
+	if st.lifted != nil {
+		// A cached simple query: its text has no parameters, so any
+		// given would be ignored; its constants are the parameters.
+		params = st.lifted
+	}
 	ctx, id := s.beginStatement(ctx, st.sql)
 	if s.terminated.Load() {
 		s.endStatement(id)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kvsql/kvsql"
 	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/kv/tikv"
@@ -56,6 +57,14 @@ func requireAllPass(t *testing.T, rep *Report) {
 // engine in process: every record must pass.
 func TestOwnFilesInProcess(t *testing.T) {
 	requireAllPass(t, run(t, &InProcessTarget{}, kvsqlEngine, ownFiles))
+}
+
+// TestOwnFilesWithoutQueryCache runs the same files in process with the
+// sessions' cache of simple-protocol plans turned off: with
+// TestOwnFilesInProcess (cache on), a differential test of the cache
+// against PostgreSQL's recorded answers.
+func TestOwnFilesWithoutQueryCache(t *testing.T) {
+	requireAllPass(t, run(t, &InProcessTarget{Options: kvsql.Options{NoQueryCache: true}}, kvsqlEngine, ownFiles))
 }
 
 // startServer serves a fresh in-memory kvsql on a loopback port and returns
