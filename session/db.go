@@ -49,6 +49,10 @@ type Options struct {
 	// of planner.Planner.Disabled, such as "index_select"); differential
 	// tests use it. Not changed after Open.
 	DisabledRules map[string]bool
+	// VectorMinRows is planner.Planner.VectorMinRows for every session:
+	// the estimated table size from which plans run in batches (0: the
+	// planner's default; negative: every size, for tests).
+	VectorMinRows float64
 }
 
 // maxCommitLog bounds the commit log. A transaction whose snapshot is
