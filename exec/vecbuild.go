@@ -25,6 +25,14 @@ func (rs *runState) buildVectorized(env *eval.Env, n planner.Node) (Operator, er
 func (rs *runState) buildVec(env *eval.Env, n planner.Node) (vecOp, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
+		// A parallel scan needs a read view safe to iterate from two
+		// goroutines: read-only statements' (autocommit queries).
+		if n.Parallel && rs.ctx.ReadOnly {
+			p, err := newVecParallelScan(rs, env, n)
+			if p != nil || err != nil {
+				return p, err
+			}
+		}
 		return newVecScan(rs, env, n)
 	case *planner.Filter:
 		in, err := rs.buildVec(env, n.Input)

@@ -26,9 +26,12 @@ type vecScan struct {
 	node *planner.Scan
 	sp   index.Span // the key range read (the whole table for a FullScan)
 	it   kv.Iterator
-	done bool
-	b    batch
-	pred *vecPred // nil: no filter
+	// fresh: it was opened by the caller (a parallel scan) and is not
+	// positioned yet.
+	fresh bool
+	done  bool
+	b     batch
+	pred  *vecPred // nil: no filter
 
 	// early are the value columns decoded for every row (all needed ones
 	// without a filter), late those decoded after the filter.
@@ -167,6 +170,9 @@ func (s *vecScan) fill() error {
 		}
 		s.it = it
 		ok = it.First()
+	} else if s.fresh {
+		s.fresh = false
+		ok = s.it.First()
 	} else {
 		ok = s.it.Next()
 	}

@@ -104,8 +104,11 @@ type Scan struct {
 	// Access is then FullScan and Spans, Index and Needed are unused.
 	Foreign *ForeignScan
 	// Vectorized: the scan runs in batches of column vectors (the
-	// vectorize rule, vectorize.go).
-	Vectorized bool
+	// vectorize rule, vectorize.go). Parallel: under an aggregation,
+	// which needs no order, over a table of at least ParallelMinRows
+	// estimated rows, the batches come from goroutines reading parts of
+	// the key range.
+	Vectorized, Parallel bool
 }
 
 // ScanMemo turns the per-outer-row rescans of a correlated subquery into

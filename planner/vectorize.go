@@ -11,6 +11,13 @@ import (
 // than the rows they carry.
 const DefaultVectorMinRows = 1000
 
+// ParallelMinRows is the estimated table size from which a batch scan
+// under an aggregation reads its key range with parallel goroutines
+// (PostgreSQL's min_parallel_table_scan_size of 8MB is some 100,000 rows
+// of a narrow table). A negative Planner.VectorMinRows makes every such
+// scan parallel (tests).
+const ParallelMinRows = 100_000
+
 // The vectorize rule marks the subtrees package exec runs a batch of rows
 // at a time over typed column vectors (exec/vec*.go): a forward full
 // master scan (its filter included), a Filter, a Project of columns, an
@@ -56,7 +63,8 @@ type vectorizer struct {
 // subqueries in its expressions.
 func (v *vectorizer) walk(n Node) {
 	if v.root(n) && v.batchable(n) && v.bigEnough(n) {
-		v.mark(n)
+		_, agg := n.(*Aggregate)
+		v.mark(n, agg)
 		return
 	}
 	for _, c := range n.Children() {
@@ -152,11 +160,13 @@ func (v *vectorizer) batchable(n Node) bool {
 	return false
 }
 
-// mark sets Vectorized on n and on the batch subtree under it.
-func (v *vectorizer) mark(n Node) {
+// mark sets Vectorized on n and on the batch subtree under it; unordered
+// says nothing above needs the scans' key order (an aggregation).
+func (v *vectorizer) mark(n Node, unordered bool) {
 	switch n := n.(type) {
 	case *Scan:
 		n.Vectorized = true
+		n.Parallel = unordered && (v.min < 0 || v.rows(n.Table) >= ParallelMinRows)
 	case *Filter:
 		n.Vectorized = true
 	case *Project:
@@ -167,7 +177,7 @@ func (v *vectorizer) mark(n Node) {
 		n.Vectorized = true
 	}
 	for _, c := range n.Children() {
-		v.mark(c)
+		v.mark(c, unordered)
 	}
 }
 
