@@ -23,8 +23,11 @@ const scanWorkers = 2
 // on the statement's one read view (so every part sees the same
 // snapshot), and hands its batches over a channel. Batches come in the
 // order they are ready, not in key order: the planner asks for a parallel
-// scan only under nodes that do not promise an order (aggregations,
-// hash joins, a filter under them).
+// scan in this mode only under aggregations, which need no order
+// (Scan.Unordered); elsewhere each worker compacts the rows its filter
+// keeps into batches it queues, and the consumer reads the first part's
+// queue to its end before the second's, so rows come in key order
+// (runOrdered).
 //
 // A worker alternates two sets of vectors: it fills one while the
 // consumer holds the other, and reuses a set only once the consumer has
@@ -38,10 +41,15 @@ type vecParallelScan struct {
 	started bool
 	live    int         // workers not finished
 	held    *scanWorker // the worker whose batch the consumer holds
+	// ordered: batches come part by part, in key order (see
+	// runOrdered); cur is the part being delivered.
+	ordered bool
+	cur     int
 }
 
 type scanWorker struct {
 	s    *vecScan
+	ch   chan scanResult // ordered mode: this part's compacted batches
 	cols [2][]*vec
 	sels [2][]int
 	out  [2]batch
@@ -71,9 +79,9 @@ func newVecParallelScan(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, er
 		{Hi: []types.Datum{types.NewInt(mid)}, HiExcl: true},
 		{Lo: []types.Datum{types.NewInt(mid)}},
 	}
-	p := &vecParallelScan{rs: rs, results: make(chan scanResult, scanWorkers), quit: make(chan struct{})}
+	p := &vecParallelScan{rs: rs, results: make(chan scanResult, scanWorkers), quit: make(chan struct{}), ordered: !n.Unordered}
 	for _, sp := range spans {
-		w := &scanWorker{back: make(chan struct{}, 2)}
+		w := &scanWorker{back: make(chan struct{}, 2), ch: make(chan scanResult, orderedQueue)}
 		s, err := newVecScan(rs, env, n)
 		if err != nil {
 			_ = p.Close()
@@ -138,7 +146,11 @@ func (p *vecParallelScan) start() {
 	p.started, p.live = true, len(p.workers)
 	for _, w := range p.workers {
 		p.wg.Add(1)
-		go p.run(w)
+		if p.ordered {
+			go p.runOrdered(w)
+		} else {
+			go p.run(w)
+		}
 	}
 }
 
@@ -188,6 +200,17 @@ func (p *vecParallelScan) NextBatch() (*batch, error) {
 	if !p.started {
 		p.start()
 	}
+	if p.ordered {
+		for p.cur < len(p.workers) {
+			r, ok := <-p.workers[p.cur].ch
+			if !ok {
+				p.cur++
+				continue
+			}
+			return r.b, r.err
+		}
+		return nil, nil
+	}
 	if p.held != nil {
 		p.held.back <- struct{}{}
 		p.held = nil
@@ -221,4 +244,100 @@ func (p *vecParallelScan) Close() error {
 
 func (p *vecParallelScan) String() string {
 	return fmt.Sprintf("parallel scan (%d workers)", len(p.workers))
+}
+
+// orderedQueue is how many compacted batches a part may have ready ahead
+// of the consumer in ordered mode: a selective filter's rows of the
+// second half wait there, in memory bounded by it, while the first half
+// is delivered; past it the second worker waits.
+const orderedQueue = 16
+
+// runOrdered is a worker of an ordered parallel scan: it copies the rows
+// its scan's batches select into batches of its own (a filter that keeps
+// few rows fills one from many) and queues them on w.ch, which the
+// consumer reads part after part.
+func (p *vecParallelScan) runOrdered(w *scanWorker) {
+	defer p.wg.Done()
+	defer close(w.ch)
+	send := func(r scanResult) bool {
+		select {
+		case w.ch <- r:
+			return true
+		case <-p.quit:
+			return false
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			send(scanResult{w: w, err: pgerror.Newf(pgerror.Internal, "exec: parallel scan worker: %v", r)})
+		}
+	}()
+	var acc *batch
+	for {
+		b, err := w.s.NextBatch()
+		if err != nil {
+			send(scanResult{w: w, err: err})
+			return
+		}
+		if b == nil {
+			if acc != nil && acc.n > 0 {
+				send(scanResult{w: w, b: acc})
+			}
+			return
+		}
+		for i := 0; i < b.live(); i++ {
+			k := i
+			if b.sel != nil {
+				k = b.sel[i]
+			}
+			if acc == nil {
+				acc = newBatchLike(b)
+			}
+			appendCell(acc, b, k)
+			if acc.n == batchSize {
+				if !send(scanResult{w: w, b: acc}) {
+					return
+				}
+				acc = nil
+			}
+		}
+	}
+}
+
+// newBatchLike returns an empty batch with vectors of b's columns.
+func newBatchLike(b *batch) *batch {
+	out := &batch{cols: make([]*vec, len(b.cols))}
+	for c, v := range b.cols {
+		if v != nil {
+			out.cols[c] = &vec{kind: v.kind, class: v.class}
+			out.cols[c].alloc()
+		}
+	}
+	return out
+}
+
+// appendCell appends row k of b to out, copying bytes into out's arenas.
+func appendCell(out, b *batch, k int) {
+	o := out.n
+	out.n++
+	for c, v := range b.cols {
+		if v == nil {
+			continue
+		}
+		dst := out.cols[c]
+		if v.isNull(k) {
+			dst.setNull(o)
+			continue
+		}
+		switch v.class {
+		case classInts:
+			dst.i[o] = v.i[k]
+		case classFloats:
+			dst.f[o] = v.f[k]
+		default:
+			start := len(dst.arena)
+			dst.arena = append(dst.arena, v.b[k]...)
+			dst.b[o] = dst.arena[start:len(dst.arena):len(dst.arena)]
+		}
+	}
 }

@@ -104,11 +104,12 @@ type Scan struct {
 	// Access is then FullScan and Spans, Index and Needed are unused.
 	Foreign *ForeignScan
 	// Vectorized: the scan runs in batches of column vectors (the
-	// vectorize rule, vectorize.go). Parallel: under an aggregation,
-	// which needs no order, over a table of at least ParallelMinRows
-	// estimated rows, the batches come from goroutines reading parts of
-	// the key range.
-	Vectorized, Parallel bool
+	// vectorize rule, vectorize.go). Parallel: over a table of at least
+	// ParallelMinRows estimated rows, the batches come from goroutines
+	// reading parts of the key range; Unordered: nothing above needs
+	// the rows in key order (an aggregation), else the parts' rows are
+	// delivered in key order.
+	Vectorized, Parallel, Unordered bool
 }
 
 // ScanMemo turns the per-outer-row rescans of a correlated subquery into

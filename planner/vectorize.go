@@ -12,7 +12,7 @@ import (
 const DefaultVectorMinRows = 1000
 
 // ParallelMinRows is the estimated table size from which a batch scan
-// under an aggregation reads its key range with parallel goroutines
+// reads its key range with parallel goroutines
 // (PostgreSQL's min_parallel_table_scan_size of 8MB is some 100,000 rows
 // of a narrow table). A negative Planner.VectorMinRows makes every such
 // scan parallel (tests).
@@ -166,7 +166,8 @@ func (v *vectorizer) mark(n Node, unordered bool) {
 	switch n := n.(type) {
 	case *Scan:
 		n.Vectorized = true
-		n.Parallel = unordered && (v.min < 0 || v.rows(n.Table) >= ParallelMinRows)
+		n.Parallel = v.min < 0 || v.rows(n.Table) >= ParallelMinRows
+		n.Unordered = unordered
 	case *Filter:
 		n.Vectorized = true
 	case *Project:
