@@ -19,11 +19,13 @@ const (
 )
 
 // vecPred is a compiled filter over batches: comparisons of a column with
-// a column or a constant (a literal or parameter, evaluated once), AND,
-// OR, NOT and IS [NOT] NULL, with SQL's three-valued logic. None of them
-// can fail, so evaluating every row of a batch (rather than stopping at
-// AND's first false, as the row filter does) cannot raise an error the
-// row path would not. planner.Vectorize admits only such predicates.
+// a column or a constant (a literal, parameter or cast of one, evaluated
+// once), AND, OR, NOT and IS [NOT] NULL, with SQL's three-valued logic.
+// AND and OR evaluate each argument only at the positions the row
+// evaluator would (eval.EvalBool stops a filter's conjuncts at the first
+// FALSE or NULL, an inner AND at the first FALSE, OR at the first TRUE),
+// so a constant whose evaluation failed (a cast) fails exactly when the
+// row filter would.
 type vecPred struct {
 	root vecBool
 	out  []uint8
@@ -37,7 +39,16 @@ type vecBool interface {
 
 // compileVecPred compiles e over rows of the given column types.
 func compileVecPred(env *eval.Env, e planner.Expr, cols []types.T) (*vecPred, error) {
-	r, err := compileVecBool(env, e, cols)
+	var r vecBool
+	var err error
+	if and, ok := e.(*planner.And); ok {
+		r, err = compileLogic(env, and.Args, cols, true)
+		if err == nil {
+			r.(*vecLogic).top = true
+		}
+	} else {
+		r, err = compileVecBool(env, e, cols)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +123,13 @@ func compileLogic(env *eval.Env, args []planner.Expr, cols []types.T, and bool) 
 	return l, nil
 }
 
-// vecLogic is an n-ary AND or OR.
+// vecLogic is an n-ary AND or OR. top marks a filter's list of
+// conjuncts, which stops at the first argument that is not TRUE.
 type vecLogic struct {
-	and  bool
-	args []vecBool
-	tmp  []uint8
+	and, top bool
+	args     []vecBool
+	tmp      []uint8
+	rem      []int
 }
 
 func (l *vecLogic) eval(b *batch, pos []int, out []uint8) error {
@@ -131,20 +144,33 @@ func (l *vecLogic) eval(b *batch, pos []int, out []uint8) error {
 	for _, k := range pos {
 		out[k] = lose
 	}
+	// rem are the positions whose result is not decided yet: the next
+	// argument is evaluated there only.
+	rem := append(l.rem[:0], pos...)
 	for _, a := range l.args {
-		if err := a.eval(b, pos, l.tmp); err != nil {
+		if len(rem) == 0 {
+			break
+		}
+		if err := a.eval(b, rem, l.tmp); err != nil {
 			return err
 		}
-		for _, k := range pos {
+		next := rem[:0] // filtering in place: writes trail reads
+		for _, k := range rem {
 			switch r := l.tmp[k]; {
-			case out[k] == win:
 			case r == win:
 				out[k] = win
 			case r == vNull:
 				out[k] = vNull
+				if !l.top {
+					next = append(next, k)
+				}
+			default:
+				next = append(next, k)
 			}
 		}
+		rem = next
 	}
+	l.rem = rem
 	return nil
 }
 
@@ -217,6 +243,7 @@ type vecCompare struct {
 	l, r   int         // column ordinals; r < 0: compare with k
 	k      types.Datum // the constant (non-NULL, of the column's kind)
 	isNull bool        // the constant is NULL: every result is NULL
+	kErr   error       // evaluating the constant failed: the first row fails
 }
 
 // flipOp is the operator with its operands swapped (1 < x is x > 1).
@@ -242,20 +269,26 @@ func compileCompare(env *eval.Env, e *planner.BinOp, cols []types.T) (vecBool, e
 			return nil, pgerror.Newf(pgerror.Internal, "exec: no batch form for %s", e)
 		}
 	}
-	switch other.(type) {
+	inner := other
+	if c, ok := other.(*planner.Cast); ok && c.Domain == nil {
+		inner = c.X
+	}
+	switch inner.(type) {
 	case *planner.Const, *planner.Param:
 	default:
 		return nil, pgerror.Newf(pgerror.Internal, "exec: no batch form for %s", e)
 	}
+	// Evaluated here, once (batches may be filtered on other goroutines);
+	// an error waits for the first row that would evaluate it.
 	d, err := eval.Eval(env, other, nil)
-	if err != nil {
-		return nil, err
-	}
-	c := &vecCompare{op: op, opc: cmpOps[op], l: col.Index, r: -1, k: d, isNull: d.IsNull()}
+	c := &vecCompare{op: op, opc: cmpOps[op], l: col.Index, r: -1, k: d, isNull: d.IsNull(), kErr: err}
 	return c, nil
 }
 
 func (c *vecCompare) eval(b *batch, pos []int, out []uint8) error {
+	if c.kErr != nil && len(pos) > 0 {
+		return c.kErr
+	}
 	lv := b.cols[c.l]
 	if lv == nil || c.isNull {
 		for _, k := range pos {

@@ -29,10 +29,10 @@ const ParallelMinRows = 100_000
 //     precision, date, timestamp[tz], time, text, varchar, bytea and
 //     numeric (numeric is carried and compared, not grouped or summed);
 //   - predicates: comparisons (= <> < <= > >=) of two columns of one
-//     kind, or of a column with a literal or parameter; AND, OR, NOT,
-//     IS [NOT] NULL, boolean columns. None can raise an error, so
-//     evaluating a whole batch cannot fail where the row-at-a-time
-//     filter (which stops at AND's first false) would not;
+//     kind, or of a column with a literal, parameter or cast of one;
+//     AND, OR, NOT, IS [NOT] NULL, boolean columns. Only a cast can
+//     fail, and AND and OR evaluate each argument only for the rows the
+//     row filter would evaluate it for, so errors match;
 //   - aggregates: count(*), count(col), sum(col) and avg(col) of
 //     integers, min(col) and max(col) of integers, floats, text and
 //     bytea; no DISTINCT, ORDER BY or FILTER; group keys are integer,
@@ -130,8 +130,8 @@ func (v *vectorizer) batchable(n Node) bool {
 		if n.Type != InnerJoin || n.Algo != HashJoin || len(n.LeftKeys) == 0 || len(n.LeftKeys) != len(n.RightKeys) {
 			return false
 		}
-		if n.On != nil && !vecPredicate(n.On, n.Cols) {
-			return false
+		if n.On != nil {
+			return false // the batch join evaluates no residual condition
 		}
 		for i := range n.LeftKeys {
 			l, lok := n.LeftKeys[i].(*ColRef)
@@ -209,7 +209,13 @@ func vecPredicate(e Expr, cols []Column) bool {
 		}
 		return c.T, true
 	}
+	// A scalar is one value per statement: a literal, a parameter, or a
+	// cast of one ($1::integer, as drivers send them). A cast that fails
+	// fails where the row filter would evaluate it (exec/vecfilter.go).
 	scalar := func(x Expr) bool {
+		if c, ok := x.(*Cast); ok && c.Domain == nil {
+			x = c.X
+		}
 		switch x.(type) {
 		case *Const, *Param:
 			return true
