@@ -167,7 +167,10 @@ func (a *vecAggOp) group(b *batch) error {
 		g := ks.find(b, a.keyCols, k)
 		if g < 0 {
 			size := int64(len(a.accs))*40 + int64(ks.keyBytes(b, a.keyCols, k))
-			if !a.mem.fits(size) && ks.len() > 0 {
+			// Once a group went to a partition, no new group is admitted
+			// (the budget of the statement may free up): a group is in
+			// memory or in a partition, never both.
+			if a.spill != nil || (!a.mem.fits(size) && ks.len() > 0) {
 				a.gids[k] = -1
 				err = a.spillRow(b, k)
 				return

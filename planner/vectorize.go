@@ -62,9 +62,12 @@ type vectorizer struct {
 // walk marks the worthwhile batch subtrees of n and of the plans of the
 // subqueries in its expressions.
 func (v *vectorizer) walk(n Node) {
-	if v.root(n) && v.batchable(n) && v.bigEnough(n) {
-		_, agg := n.(*Aggregate)
-		v.mark(n, agg)
+	if v.root(n) && v.rootBatchable(n) && v.bigEnough(n) {
+		// Batches of an unordered parallel scan arrive in any order: fine
+		// for an aggregation, unless it keeps the first of equal values
+		// that print differently (min/max of floats: -0 and 0).
+		a, agg := n.(*Aggregate)
+		v.mark(n, agg && !floatMinMax(a))
 		return
 	}
 	for _, c := range n.Children() {
@@ -104,7 +107,32 @@ func (v *vectorizer) bigEnough(n Node) bool {
 	return false
 }
 
-// batchable reports whether n and everything under it has a batch form.
+// rootBatchable is batchable for the root of a batch subtree: an
+// aggregation consumes batches but produces rows, so it can only be a
+// root.
+func (v *vectorizer) rootBatchable(n Node) bool {
+	a, ok := n.(*Aggregate)
+	if !ok {
+		return v.batchable(n)
+	}
+	if a.Strategy != HashAgg && a.Strategy != ScalarAgg {
+		return false
+	}
+	for _, e := range a.GroupBy {
+		if c, ok := e.(*ColRef); !ok || c.Outer != 0 || !vecKeyType(c.T) {
+			return false
+		}
+	}
+	for _, call := range a.Aggs {
+		if !vecAgg(call) {
+			return false
+		}
+	}
+	return v.batchable(a.Input)
+}
+
+// batchable reports whether n and everything under it has a batch form
+// producing batches.
 func (v *vectorizer) batchable(n Node) bool {
 	switch n := n.(type) {
 	case *Scan:
@@ -141,21 +169,6 @@ func (v *vectorizer) batchable(n Node) bool {
 			}
 		}
 		return v.batchable(n.Left) && v.batchable(n.Right)
-	case *Aggregate:
-		if n.Strategy != HashAgg && n.Strategy != ScalarAgg {
-			return false
-		}
-		for _, e := range n.GroupBy {
-			if c, ok := e.(*ColRef); !ok || c.Outer != 0 || !vecKeyType(c.T) {
-				return false
-			}
-		}
-		for _, a := range n.Aggs {
-			if !vecAgg(a) {
-				return false
-			}
-		}
-		return v.batchable(n.Input)
 	}
 	return false
 }
@@ -315,6 +328,16 @@ func IsVectorized(n Node) bool {
 		return n.Vectorized
 	case *Aggregate:
 		return n.Vectorized
+	}
+	return false
+}
+
+// floatMinMax reports whether a computes min or max of a float column.
+func floatMinMax(a *Aggregate) bool {
+	for _, c := range a.Aggs {
+		if (c.Func == "min" || c.Func == "max") && len(c.Args) == 1 && c.Args[0].Type().Kind() == types.KindFloat {
+			return true
+		}
 	}
 	return false
 }

@@ -241,7 +241,9 @@ func vecQuery(rng *rand.Rand) string {
 		}
 		return strings.Join(out, ", ")
 	}
-	switch rng.Intn(5) {
+	switch rng.Intn(6) {
+	case 5: // an aggregation over an aggregation: only the inner one runs in batches
+		return "SELECT count(*), sum(x), max(k) FROM (SELECT a AS k, " + aggs("v1.") + ", sum(v1.c) AS x FROM v1" + where + " GROUP BY a) AS t"
 	case 0:
 		return "SELECT id, a, s, f FROM v1" + where
 	case 1:
