@@ -284,6 +284,9 @@ func (rs *runState) build(env *eval.Env, n planner.Node) (Operator, error) {
 }
 
 func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
+	if planner.IsVectorized(n) {
+		return rs.buildVectorized(env, n) // vecbuild.go
+	}
 	switch n := n.(type) {
 	case *planner.Scan:
 		if n.Memo != nil {

@@ -67,4 +67,5 @@ var Rules = []string{
 	"minmax_index",         // min/max of a column read from the first key in order
 	"outer_join_reduction", // a LEFT/RIGHT JOIN whose null-extended rows WHERE discards plans as an inner join
 	"one_time_filter",      // conjuncts over no column of the query's rows are judged before its input runs
+	"vectorize",            // scans, filters, aggregations and hash joins run in batches of column vectors
 }

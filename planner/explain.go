@@ -24,6 +24,11 @@ func Explain(n Node, annotate func(Node) string) string {
 func explainNode(b *strings.Builder, n Node, first, rest string, annotate func(Node) string) {
 	b.WriteString(first)
 	b.WriteString(describe(n))
+	if s, ok := n.(*Scan); ok && s.Parallel {
+		b.WriteString(" (vectorized, parallel)")
+	} else if IsVectorized(n) {
+		b.WriteString(" (vectorized)")
+	}
 	if annotate != nil {
 		if a := annotate(n); a != "" {
 			b.WriteString("  ")

@@ -103,6 +103,13 @@ type Scan struct {
 	// which of the application's keys it reads (planner/foreign.go);
 	// Access is then FullScan and Spans, Index and Needed are unused.
 	Foreign *ForeignScan
+	// Vectorized: the scan runs in batches of column vectors (the
+	// vectorize rule, vectorize.go). Parallel: over a table of at least
+	// ParallelMinRows estimated rows, the batches come from goroutines
+	// reading parts of the key range; Unordered: nothing above needs
+	// the rows in key order (an aggregation), else the parts' rows are
+	// delivered in key order.
+	Vectorized, Parallel, Unordered bool
 }
 
 // ScanMemo turns the per-outer-row rescans of a correlated subquery into
@@ -162,6 +169,8 @@ type Filter struct {
 	// (only constants, parameters and enclosing rows): it is judged once,
 	// and the input is not read at all when it fails.
 	OneTime bool
+	// Vectorized: the filter runs over batches (vectorize.go).
+	Vectorized bool
 }
 
 // Project computes Exprs over each input row.
@@ -169,6 +178,8 @@ type Project struct {
 	Input Node
 	Exprs []Expr
 	Cols  []Column
+	// Vectorized: the projection runs over batches (vectorize.go).
+	Vectorized bool
 }
 
 // JoinType is the logical kind of a join.
@@ -217,6 +228,8 @@ type Join struct {
 	On         Expr
 	Cols       []Column
 	Rows       float64
+	// Vectorized: the join runs over batches (vectorize.go).
+	Vectorized bool
 }
 
 // LookupJoin joins each Left row with the rows of Table found through the
@@ -269,6 +282,8 @@ type Aggregate struct {
 	Aggs     []AggCall
 	Strategy AggStrategy
 	Cols     []Column
+	// Vectorized: the aggregation consumes batches (vectorize.go).
+	Vectorized bool
 }
 
 // SortKey orders rows by Expr. NullsFirst defaults to Desc (PostgreSQL).

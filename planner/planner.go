@@ -23,6 +23,11 @@ type Planner struct {
 	// Disabled names optimizer rules to skip (see Rules); differential
 	// tests use it to check each rule preserves results.
 	Disabled map[string]bool
+	// VectorMinRows is the estimated table size from which the vectorize
+	// rule runs scans, filters, aggregations and hash joins in batches
+	// (vectorize.go): 0 means DefaultVectorMinRows, a negative value
+	// every size (tests).
+	VectorMinRows float64
 	// RowCount estimates a table's rows when no ANALYZE statistics exist;
 	// nil means a fixed guess.
 	RowCount func(t *catalog.Table) float64
@@ -74,6 +79,7 @@ func (p *Planner) Plan(st *parse.Statement, paramTypes []types.T) (Node, []types
 			b.params[i] = tText
 		}
 	}
+	b.vectorize(n)
 	return n, b.params, nil
 }
 

@@ -52,6 +52,10 @@ type Options struct {
 	// NoQueryCache turns off the sessions' caches of simple-protocol
 	// plans (querycache.go); differential tests compare with it.
 	NoQueryCache bool
+	// VectorMinRows is planner.Planner.VectorMinRows for every session:
+	// the estimated table size from which plans run in batches (0: the
+	// planner's default; negative: every size, for tests).
+	VectorMinRows float64
 }
 
 // maxCommitLog bounds the commit log. A transaction whose snapshot is

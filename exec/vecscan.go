@@ -1,0 +1,283 @@
+package exec
+
+import (
+	"slices"
+
+	"github.com/kvsql/kvsql/encoding"
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
+	"github.com/kvsql/kvsql/types"
+)
+
+// vecScan is the batch form of a full master scan (planner.Scan marked
+// Vectorized): it walks the kv iterator and decodes each record straight
+// into the batch's column vectors — the key into the primary-key columns,
+// the value into the needed value columns — without building Datums.
+// With a filter it decodes the filter's columns first, keeps a copy of
+// each value, narrows the batch's selection with the vector filter, and
+// decodes the other columns only for the rows that passed (late
+// materialization, as scanOp does row by row).
+type vecScan struct {
+	rs   *runState
+	env  *eval.Env
+	node *planner.Scan
+	sp   index.Span // the key range read (the whole table for a FullScan)
+	it   kv.Iterator
+	// fresh: it was opened by the caller (a parallel scan) and is not
+	// positioned yet.
+	fresh bool
+	done  bool
+	b     batch
+	pred  *vecPred // nil: no filter
+
+	// early are the value columns decoded for every row (all needed ones
+	// without a filter), late those decoded after the filter.
+	early, late valueCols
+	// values holds copies of the batch's master values when late is not
+	// empty; offs[k] is where row k's value starts.
+	values []byte
+	offs   []int
+	sel    []int
+}
+
+// valueCols are value columns of a master value: table ordinals and their
+// column IDs (ascending), with reusable decode buffers.
+type valueCols struct {
+	ords    []int
+	ids     []uint32
+	fields  []encoding.RowField
+	present []bool
+}
+
+func newValueCols(ords []int, ids []uint32) valueCols {
+	return valueCols{ords: ords, ids: ids, fields: make([]encoding.RowField, len(ords)), present: make([]bool, len(ords))}
+}
+
+func newVecScan(rs *runState, env *eval.Env, n *planner.Scan) (*vecScan, error) {
+	t := n.Table
+	if n.Access != planner.FullScan || n.Reverse || n.Foreign != nil || n.Memo != nil {
+		return nil, pgerror.Newf(pgerror.Internal, "exec: batch scan of %q: only forward full master scans run in batches", t.Name)
+	}
+	s := &vecScan{rs: rs, env: env, node: n}
+	needed := n.Needed
+	if needed == nil {
+		needed = make([]int, len(t.Columns))
+		for i := range needed {
+			needed[i] = i
+		}
+	}
+	s.b.cols = make([]*vec, len(t.Columns))
+	for _, o := range needed {
+		if _, ok := vecClassOf(t.Columns[o].Type); !ok {
+			return nil, pgerror.Newf(pgerror.Internal, "exec: batch scan of %q: column %q of type %s has no vector", t.Name, t.Columns[o].Name, t.Columns[o].Type)
+		}
+		s.b.cols[o] = newVec(t.Columns[o].Type)
+	}
+	for _, o := range t.PrimaryKey {
+		if s.b.cols[o] == nil {
+			s.b.cols[o] = newVec(t.Columns[o].Type)
+		}
+	}
+	var fcols []int
+	if n.Filter != nil {
+		p, err := compileVecPred(env, n.Filter, s.colTypes())
+		if err != nil {
+			return nil, err
+		}
+		s.pred = p
+		fcols, _ = planner.ColumnsRead(n.Filter)
+	}
+	ords, ids := index.ValueLayout(t)
+	var eo, lo []int
+	var ei, li []uint32
+	for i, o := range ords {
+		switch {
+		case s.b.cols[o] == nil:
+		case s.pred == nil || slices.Contains(fcols, o):
+			eo, ei = append(eo, o), append(ei, ids[i])
+		default:
+			lo, li = append(lo, o), append(li, ids[i])
+		}
+	}
+	s.early, s.late = newValueCols(eo, ei), newValueCols(lo, li)
+	return s, nil
+}
+
+// colTypes returns the types of the scan's row, for compiling the filter.
+func (s *vecScan) colTypes() []types.T {
+	out := make([]types.T, len(s.node.Table.Columns))
+	for i, c := range s.node.Table.Columns {
+		out[i] = c.Type
+	}
+	return out
+}
+
+func (s *vecScan) NextBatch() (*batch, error) {
+	for !s.done {
+		if err := s.rs.canceled(); err != nil {
+			return nil, err
+		}
+		if err := s.fill(); err != nil {
+			return nil, err
+		}
+		if s.b.n == 0 {
+			break
+		}
+		s.b.sel = nil
+		if s.pred != nil {
+			sel, err := s.pred.filter(&s.b, s.sel[:0])
+			if err != nil {
+				return nil, err
+			}
+			s.sel, s.b.sel = sel, sel
+			if len(sel) == 0 {
+				continue
+			}
+			if len(s.late.ords) > 0 {
+				for _, k := range sel {
+					if err := s.decodeValue(k, s.values[s.offs[k]:s.offs[k+1]], &s.late); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		return &s.b, nil
+	}
+	return nil, nil
+}
+
+// fill reads up to batchSize records into the batch.
+func (s *vecScan) fill() error {
+	t := s.node.Table
+	s.b.n = 0
+	for _, v := range s.b.cols {
+		if v != nil {
+			v.arena = v.arena[:0]
+		}
+	}
+	keep := len(s.late.ords) > 0
+	if keep {
+		s.values, s.offs = s.values[:0], append(s.offs[:0], 0)
+	}
+	var ok bool
+	if s.it == nil {
+		it, err := index.ScanMasterRaw(s.rs.reader(), t, s.sp)
+		if err != nil {
+			return err
+		}
+		s.it = it
+		ok = it.First()
+	} else if s.fresh {
+		s.fresh = false
+		ok = s.it.First()
+	} else {
+		ok = s.it.Next()
+	}
+	for k := 0; ; k++ {
+		if !ok {
+			s.done = true
+			return s.it.Error()
+		}
+		if k == 0 {
+			for _, v := range s.b.cols {
+				if v != nil {
+					v.clearNulls(batchSize)
+				}
+			}
+		}
+		if err := s.decodeKey(k, s.it.Key()); err != nil {
+			return err
+		}
+		val := s.it.Value()
+		if err := s.decodeValue(k, val, &s.early); err != nil {
+			return err
+		}
+		if keep {
+			s.values = append(s.values, val...)
+			s.offs = append(s.offs, len(s.values))
+		}
+		s.b.n = k + 1
+		if s.b.n == batchSize {
+			return nil
+		}
+		ok = s.it.Next()
+	}
+}
+
+// decodeKey fills row k's primary-key columns from a master key.
+func (s *vecScan) decodeKey(k int, key []byte) error {
+	t := s.node.Table
+	rest, _, err := encoding.DecodeUvarintAsc(key)
+	if err != nil {
+		return err
+	}
+	for _, o := range t.PrimaryKey {
+		var d types.Datum
+		if rest, d, _, err = encoding.DecodeKeyDatum(rest); err != nil {
+			return err
+		}
+		v := s.b.cols[o]
+		if !d.IsNull() && d.Kind != v.kind {
+			return s.kindError(o, d.Kind)
+		}
+		v.set(k, d)
+	}
+	if len(rest) != 0 {
+		return pgerror.Newf(pgerror.DataCorrupted, "exec: master key %s has trailing bytes", encoding.Pretty(key))
+	}
+	return nil
+}
+
+// decodeValue fills row k's columns of cols from a master value; a column
+// the value lacks (added after the row was written) gets its default.
+func (s *vecScan) decodeValue(k int, val []byte, cols *valueCols) error {
+	if len(cols.ords) == 0 {
+		return nil
+	}
+	if err := encoding.DecodeRowFields(val, cols.ids, cols.fields, cols.present); err != nil {
+		return err
+	}
+	for j, o := range cols.ords {
+		v := s.b.cols[o]
+		if !cols.present[j] {
+			v.set(k, s.node.Table.Columns[o].DefaultValue)
+			continue
+		}
+		f := &cols.fields[j]
+		if f.Kind == types.KindNull {
+			v.setNull(k)
+			continue
+		}
+		if f.Kind != v.kind || f.JSONB {
+			return s.kindError(o, f.Kind)
+		}
+		switch v.class {
+		case classInts:
+			v.i[k] = f.I
+		case classFloats:
+			v.f[k] = f.F
+		default:
+			start := len(v.arena)
+			v.arena = append(v.arena, f.B...)
+			v.b[k] = v.arena[start:len(v.arena):len(v.arena)]
+		}
+	}
+	return nil
+}
+
+func (s *vecScan) kindError(o int, k types.Kind) error {
+	c := s.node.Table.Columns[o]
+	return pgerror.Newf(pgerror.DataCorrupted, "exec: column %q of table %q holds a %s value, its type is %s", c.Name, s.node.Table.Name, k, c.Type)
+}
+
+func (s *vecScan) Close() error {
+	if s.it == nil {
+		return nil
+	}
+	err := s.it.Close()
+	s.it = nil
+	return err
+}
