@@ -287,7 +287,7 @@ func (acc *vecAcc) update(b *batch, gids []int32) error {
 					acc.i[g] = v.i[k]
 				}
 			case classFloats:
-				if first || cmpFloat64(v.f[k], acc.f[g])*sign < 0 {
+				if first || types.CompareFloat(v.f[k], acc.f[g])*sign < 0 {
 					acc.f[g] = v.f[k]
 				}
 			default:

@@ -3,7 +3,6 @@ package exec
 import (
 	"bytes"
 	"cmp"
-	"math"
 
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
@@ -336,7 +335,7 @@ func (c *vecCompare) eval(b *batch, pos []int, out []uint8) error {
 				out[k] = vNull
 				continue
 			}
-			out[k] = opResult(c.opc, cmpFloat64(lv.f[k], x))
+			out[k] = opResult(c.opc, types.CompareFloat(lv.f[k], x))
 		}
 	default:
 		if lv.kind == types.KindDecimal {
@@ -387,33 +386,12 @@ func cmpAt(a *vec, i int, b *vec, j int) int {
 	case classInts:
 		return cmp.Compare(a.i[i], b.i[j])
 	case classFloats:
-		return cmpFloat64(a.f[i], b.f[j])
+		return types.CompareFloat(a.f[i], b.f[j])
 	}
 	if a.kind == types.KindDecimal {
 		return eval.Compare(a.datum(i), b.datum(j))
 	}
 	return bytes.Compare(a.b[i], b.b[j])
-}
-
-// cmpFloat64 orders floats as PostgreSQL does: NaN equals NaN and sorts
-// above every other value.
-func cmpFloat64(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	case a == b:
-		return 0
-	}
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	}
-	return -1
 }
 
 // cmpOp is a comparison operator.

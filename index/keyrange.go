@@ -1,8 +1,9 @@
 package index
 
 import (
-	"github.com/cockroachdb/apd/v3"
 	"math"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/kvsql/kvsql/types"
 )
@@ -70,7 +71,7 @@ func KeyRange(col types.Family, op string, v types.Datum, vf types.Family) Value
 		case v.Kind == types.KindInt:
 			return intRange(op, lo, hi, func(c int64) int { return cmpInt64(c, v.I) })
 		case v.Kind == types.KindFloat && (vf == types.Float4 || vf == types.Float8):
-			cmp = func(c int64) int { return cmpFloat64(float64(c), v.F) }
+			cmp = func(c int64) int { return types.CompareFloat(float64(c), v.F) }
 		case v.Kind == types.KindFloat:
 			cmp = func(c int64) int { return cmpIntFloat64(c, v.F) }
 		case v.Kind == types.KindDecimal:
@@ -84,13 +85,13 @@ func KeyRange(col types.Family, op string, v types.Datum, vf types.Family) Value
 	case col == types.Float4 || col == types.Float8:
 		switch {
 		case v.Kind == types.KindFloat:
-			return floatRange(op, func(c float64) int { return cmpFloat64(c, v.F) })
+			return floatRange(op, func(c float64) int { return types.CompareFloat(c, v.F) })
 		case v.Kind == types.KindInt:
 			f := float64(v.I)
-			return floatRange(op, func(c float64) int { return cmpFloat64(c, f) })
+			return floatRange(op, func(c float64) int { return types.CompareFloat(c, f) })
 		case v.Kind == types.KindDecimal:
 			f := types.DecimalFloat(v)
-			return floatRange(op, func(c float64) int { return cmpFloat64(c, f) })
+			return floatRange(op, func(c float64) int { return types.CompareFloat(c, f) })
 		}
 		return ValueRange{NoLo: true, NoHi: true}
 	case col == types.Interval:
@@ -328,27 +329,6 @@ func cmpInt64(a, b int64) int {
 		return 1
 	}
 	return 0
-}
-
-// cmpFloat64 orders floats as PostgreSQL's float8 comparisons do: NaN
-// equals NaN and is above every number; -0 equals 0.
-func cmpFloat64(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	case a == b:
-		return 0
-	}
-	an, bn := a != a, b != b
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	}
-	return -1
 }
 
 // cmpIntFloat64 compares an int64 with a float64 exactly (NaN above all).

@@ -115,7 +115,7 @@ func inRange(r ValueRange, c types.Datum) bool {
 		case types.KindDecimal:
 			return modelCmp(types.Numeric, a, b, types.Numeric)
 		}
-		return cmpFloat64(a.F, b.F)
+		return types.CompareFloat(a.F, b.F)
 	}
 	if !r.NoLo {
 		if x := cmp(c, r.Lo); x < 0 || (x == 0 && r.LoExcl) {

@@ -1,10 +1,11 @@
 package eval
 
 import (
-	"github.com/cockroachdb/apd/v3"
 	"hash/maphash"
 	"math"
 	"strings"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
@@ -71,7 +72,7 @@ func Compare(a, b types.Datum) int {
 		case types.KindInterval:
 			return a.Interval().Cmp(b.Interval())
 		case types.KindFloat:
-			return cmpFloat(a.F, b.F)
+			return types.CompareFloat(a.F, b.F)
 		case types.KindText:
 			if a.I|b.I != 0 && a.S != b.S {
 				return compareJSONBText(a.S, b.S)
@@ -104,10 +105,10 @@ func Compare(a, b types.Datum) int {
 		case a.Kind == types.KindFloat || b.Kind == types.KindFloat:
 			// numeric meets float8 as float8, as PostgreSQL casts it.
 			if a.Kind == types.KindDecimal {
-				return cmpFloat(decimalFloat(a), b.F)
+				return types.CompareFloat(decimalFloat(a), b.F)
 			}
 			if b.Kind == types.KindDecimal {
-				return cmpFloat(a.F, decimalFloat(b))
+				return types.CompareFloat(a.F, decimalFloat(b))
 			}
 		case a.Kind == types.KindDecimal || b.Kind == types.KindDecimal:
 			var x, y apd.Decimal
@@ -220,26 +221,6 @@ func cmpInt(a, b int64) int {
 		return 1
 	}
 	return 0
-}
-
-// cmpFloat orders floats with NaN equal to itself and above +Inf.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	case a == b:
-		return 0
-	}
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	}
-	return -1
 }
 
 // cmpIntFloat compares an int64 with a float64 exactly.
