@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -111,7 +110,7 @@ func runBank(t *testing.T, db *session.DB, dur time.Duration) {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				sum, err := txSum(s)
+				sum, err := testkit.BankTotal(s)
 				if err != nil {
 					errc <- fmt.Errorf("audit: %w", err)
 					return
@@ -129,7 +128,7 @@ func runBank(t *testing.T, db *session.DB, dur time.Duration) {
 	for err := range errc {
 		t.Error(err)
 	}
-	if sum, err := txSum(setup); err != nil || sum != total {
+	if sum, err := testkit.BankTotal(setup); err != nil || sum != total {
 		t.Fatalf("final total %d (%v), want %d", sum, err, total)
 	}
 	testkit.Want(t, setup, "SELECT count(*) FROM acct WHERE balance < 0", "0")
@@ -161,20 +160,4 @@ func txTransfer(s *session.Session, from, to, amount int) error {
 		}
 	}
 	return testkit.Run(s, "COMMIT")
-}
-
-// txSum returns the sum of all balances, read in one explicit transaction.
-func txSum(s *session.Session) (int64, error) {
-	if err := testkit.Run(s, "BEGIN"); err != nil {
-		return 0, err
-	}
-	res, err := s.Exec(context.Background(), "SELECT sum(balance) FROM acct")
-	if err != nil {
-		_ = testkit.Run(s, "ROLLBACK")
-		return 0, err
-	}
-	if err := testkit.Run(s, "COMMIT"); err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(res[0].Rows[0][0].String(), 10, 64)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,7 +121,7 @@ func TestBankEtcd(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for time.Now().Before(deadline) {
-					sum, err := txSum(s)
+					sum, err := testkit.BankTotal(s)
 					switch {
 					case pgerror.HasCode(err, pgerror.ConnectionFailure):
 						_ = testkit.Run(s, "ROLLBACK")
@@ -190,7 +189,7 @@ func TestBankEtcd(t *testing.T) {
 	}
 	run("3 of 3 members again", phase)
 
-	if sum, err := txSum(setup); err != nil || sum != total {
+	if sum, err := testkit.BankTotal(setup); err != nil || sum != total {
 		t.Fatalf("final total %d (%v), want %d", sum, err, total)
 	}
 	res, err := setup.Exec(context.Background(), "SELECT id FROM transfers")
@@ -227,7 +226,7 @@ func TestBankEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := openStoreDB(t, spec)
-	if sum, err := txSum(testkit.NewSession(t, next)); err != nil || sum != total {
+	if sum, err := testkit.BankTotal(testkit.NewSession(t, next)); err != nil || sum != total {
 		t.Fatalf("total on the next server %d (%v), want %d", sum, err, total)
 	}
 }
@@ -273,20 +272,4 @@ func logTransfer(s *session.Session, id int64, from, to, amount int) error {
 		return err
 	}
 	return testkit.Run(s, "COMMIT")
-}
-
-// txSum returns the sum of all balances, read in one explicit transaction.
-func txSum(s *session.Session) (int64, error) {
-	if err := testkit.Run(s, "BEGIN"); err != nil {
-		return 0, err
-	}
-	res, err := s.Exec(context.Background(), "SELECT sum(balance) FROM acct")
-	if err != nil {
-		_ = testkit.Run(s, "ROLLBACK")
-		return 0, err
-	}
-	if err := testkit.Run(s, "COMMIT"); err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(res[0].Rows[0][0].String(), 10, 64)
 }

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,6 +56,23 @@ func NewSession(t testing.TB, db *session.DB) *session.Session {
 func Run(s *session.Session, sql string) error {
 	_, err := s.Exec(context.Background(), sql)
 	return err
+}
+
+// BankTotal returns the sum of the bank tests' balances (table acct),
+// read in one explicit transaction.
+func BankTotal(s *session.Session) (int64, error) {
+	if err := Run(s, "BEGIN"); err != nil {
+		return 0, err
+	}
+	res, err := s.Exec(context.Background(), "SELECT sum(balance) FROM acct")
+	if err != nil {
+		_ = Run(s, "ROLLBACK")
+		return 0, err
+	}
+	if err := Run(s, "COMMIT"); err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(res[0].Rows[0][0].String(), 10, 64)
 }
 
 // Must runs sql on s and fails the test on error.
