@@ -208,12 +208,15 @@ func (s *sortOp) consume() error {
 		}
 		ext[len(ext)-1] = types.NewInt(s.seq)
 		sz := rowSize(ext)
-		if !s.mem.fits(sz) && len(s.rows) > 0 {
+		nk := s.norm.add(ext, s.seq) // the row's normalized key counts too
+		if !s.mem.fits(sz+nk) && len(s.rows) > 0 {
+			s.norm.pop()
 			if err := s.spillRun(); err != nil {
 				return err
 			}
+			nk = s.norm.add(ext, s.seq)
 		}
-		sz += s.norm.add(ext, s.seq)
+		sz += nk
 		s.seq++
 		if err := s.mem.grow(sz); err != nil {
 			return err

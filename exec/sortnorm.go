@@ -115,6 +115,14 @@ func (n *normKeys) sortRows(rows [][]types.Datum) ([][]types.Datum, bool) {
 	return out, true
 }
 
+// pop takes back the entry add made last (the sort spills the rows
+// before it first); its key bytes stay carved from the arena.
+func (n *normKeys) pop() {
+	if !n.off && len(n.ents) > 0 {
+		n.ents = n.ents[:len(n.ents)-1]
+	}
+}
+
 // reset forgets the entries (after they were sorted and spilled), keeping
 // the entry slice's storage.
 func (n *normKeys) reset() {
