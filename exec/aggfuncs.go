@@ -163,14 +163,27 @@ func (s *sumState) addDecimal(d types.Datum) {
 	eval.AddDecimal(&s.dec, d)
 }
 
+// addDecimalBytes is addDecimal of a numeric's text held in a batch
+// vector: it converts the text to a string only when the value leaves the
+// integer fast path.
+func (s *sumState) addDecimalBytes(text []byte) {
+	s.isDec, s.any = true, true
+	if coef, scale, ok := types.DecimalInt64(text); ok && s.fastAddCoef(coef, scale) {
+		return
+	}
+	eval.AddDecimal(&s.dec, types.Datum{Kind: types.KindDecimal, S: string(text)})
+}
+
 // fastAdd adds a numeric of at most 18 digits to the integer running sum
 // fast (coefficient at scale fastScale) and reports whether it could:
 // a sum of NUMERIC(12,2) values never leaves integer arithmetic.
 func (s *sumState) fastAdd(text string) bool {
 	coef, scale, ok := types.DecimalInt64(text)
-	if !ok {
-		return false
-	}
+	return ok && s.fastAddCoef(coef, scale)
+}
+
+// fastAddCoef is fastAdd of the coefficient and scale of a numeric.
+func (s *sumState) fastAddCoef(coef int64, scale int) bool {
 	if !s.fast {
 		s.fast, s.fastScale = true, scale
 	}

@@ -20,6 +20,10 @@ import (
 // marked Parallel too. Compare with
 //
 //	go test ./exec -run '^$' -bench 'Vec' -count 5 -cpu 1
+//
+// numT is NUMERIC(12,2).
+var numT = types.T{Family: types.Numeric, Width: 12, Scale: 2}
+
 const (
 	vecBenchFact = 200_000
 	vecBenchDim  = vecBenchFact / 10
@@ -29,6 +33,7 @@ var vecBench struct {
 	once      sync.Once
 	e         kv.Engine
 	fact, dim *catalog.Table
+	ledger    *catalog.Table // ledger(id, amt NUMERIC(12,2)), as bench/numeric.go
 	err       error
 }
 
@@ -61,6 +66,17 @@ func vecBenchTables(b *testing.B) (kv.Engine, *catalog.Table, *catalog.Table) {
 				return
 			}
 		}
+		ledger := &catalog.Table{ID: 62, Name: "ledger", PrimaryKey: []int{0}, PrimaryKeyDesc: []bool{false}, NextColumnID: 3,
+			Columns: []catalog.Column{{ID: 1, Name: "id", Type: intT}, {ID: 2, Name: "amt", Type: numT}}}
+		for i := range int64(vecBenchFact) {
+			cents := int64(uint64(i) * 2654435761 % 10_000_000)
+			amt := types.Datum{Kind: types.KindDecimal, S: fmt.Sprintf("%d.%02d", cents/100, cents%100)}
+			if err := index.Insert(txn, ledger, []types.Datum{types.NewInt(i), amt}); err != nil {
+				vecBench.err = err
+				return
+			}
+		}
+		vecBench.ledger = ledger
 		if vecBench.err = txn.Commit(false); vecBench.err != nil {
 			return
 		}
@@ -179,4 +195,15 @@ func vecBenchCount(f func(i int64) bool) int64 {
 		}
 	}
 	return n
+}
+
+// BenchmarkVecNumericSum: SELECT sum(amt) FROM ledger, amt NUMERIC(12,2)
+// (bench/numeric.go's "NUMERIC sum").
+func BenchmarkVecNumericSum(b *testing.B) {
+	runVecBench(b, func(_, _ *catalog.Table) planner.Node {
+		l := vecBench.ledger
+		sc := &planner.Scan{Table: l, Access: planner.FullScan, Needed: []int{1}, Cols: tableCols(l)}
+		return &planner.Aggregate{Input: sc, Strategy: planner.ScalarAgg,
+			Aggs: []planner.AggCall{{Func: "sum", Args: []planner.Expr{&planner.ColRef{Index: 1, T: numT}}, T: numT}}}
+	}, 1)
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"hash/maphash"
+	"unsafe"
 
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
@@ -35,6 +36,8 @@ type vecAggOp struct {
 	accs    []vecAcc
 	mem     memAccount
 	gids    []int32 // group of each position of the current batch, -1: spilled
+	// groupBytes is what one group's accumulators hold.
+	groupBytes int64
 
 	opened bool
 	pos    int // next group to produce
@@ -57,6 +60,11 @@ type vecAcc struct {
 	// over holds, per group, the part of a numeric sum (sum of bigint)
 	// that left int64.
 	over map[int32]*sumState
+	// dec: the argument is numeric; sums holds each group's sum in the
+	// row aggregates' state, which stays in int64 arithmetic while the
+	// values fit (sumState.fastAddCoef) and continues exactly past it.
+	dec  bool
+	sums []sumState
 }
 
 func newVecAggregate(rs *runState, env *eval.Env, n *planner.Aggregate) (Operator, error) {
@@ -78,8 +86,13 @@ func newVecAggregate(rs *runState, env *eval.Env, n *planner.Aggregate) (Operato
 		acc := vecAcc{call: call, col: -1}
 		if len(call.Args) == 1 {
 			acc.col = call.Args[0].(*planner.ColRef).Index
+			acc.dec = call.Args[0].Type().Family == types.Numeric && (call.Func == "sum" || call.Func == "avg")
 		}
 		a.accs = append(a.accs, acc)
+		a.groupBytes += 40
+		if acc.dec {
+			a.groupBytes += int64(unsafe.Sizeof(sumState{}))
+		}
 	}
 	if n.Strategy == planner.ScalarAgg {
 		a.keys.next = append(a.keys.next, -1) // the one group
@@ -96,6 +109,9 @@ func (acc *vecAcc) grow() {
 	acc.i = append(acc.i, 0)
 	acc.f = append(acc.f, 0)
 	acc.b = append(acc.b, nil)
+	if acc.dec {
+		acc.sums = append(acc.sums, sumState{numeric: true})
+	}
 }
 
 func (a *vecAggOp) Next() ([]types.Datum, error) {
@@ -166,7 +182,7 @@ func (a *vecAggOp) group(b *batch) error {
 		}
 		g := ks.find(b, a.keyCols, k)
 		if g < 0 {
-			size := int64(len(a.accs))*40 + int64(ks.keyBytes(b, a.keyCols, k))
+			size := a.groupBytes + int64(ks.keyBytes(b, a.keyCols, k))
 			// Once a group went to a partition, no new group is admitted
 			// (the budget of the statement may free up): a group is in
 			// memory or in a partition, never both.
@@ -177,7 +193,7 @@ func (a *vecAggOp) group(b *batch) error {
 			}
 			var held int64
 			g, held = ks.add(b, a.keyCols, k)
-			if err = a.mem.grow(held + int64(len(a.accs))*40); err != nil {
+			if err = a.mem.grow(held + a.groupBytes); err != nil {
 				return
 			}
 			for i := range a.accs {
@@ -248,6 +264,15 @@ func (acc *vecAcc) update(b *batch, gids []int32) error {
 			}
 		})
 	case "sum", "avg":
+		if acc.dec {
+			b.forEach(func(k int) {
+				if g := gids[k]; g >= 0 && !v.isNull(k) {
+					acc.sums[g].addDecimalBytes(v.b[k])
+					acc.n[g]++
+				}
+			})
+			return nil
+		}
 		numeric := acc.call.Func == "avg" || acc.call.T.Family == types.Numeric
 		var err error
 		b.forEach(func(k int) {
@@ -336,12 +361,19 @@ func (acc *vecAcc) result(g int32, kind types.Kind) (types.Datum, error) {
 		if n == 0 {
 			return types.Null, nil
 		}
-		st := &sumState{numeric: acc.call.Func == "avg" || acc.call.T.Family == types.Numeric}
-		if o := acc.over[g]; o != nil {
-			st = o
+		var st *sumState
+		switch {
+		case acc.dec:
+			st = &acc.sums[g]
+		case acc.over[g] != nil:
+			st = acc.over[g]
+		default:
+			st = &sumState{numeric: acc.call.Func == "avg" || acc.call.T.Family == types.Numeric}
 		}
-		if _, err := st.add([]types.Datum{types.NewInt(acc.i[g])}); err != nil {
-			return types.Null, err
+		if !acc.dec {
+			if _, err := st.add([]types.Datum{types.NewInt(acc.i[g])}); err != nil {
+				return types.Null, err
+			}
 		}
 		if acc.call.Func == "sum" {
 			return st.result()

@@ -27,14 +27,14 @@ const ParallelMinRows = 100_000
 //
 //   - column types: bool, smallint, integer, bigint, real, double
 //     precision, date, timestamp[tz], time, text, varchar, bytea and
-//     numeric (numeric is carried and compared, not grouped or summed);
+//     numeric (numeric is carried, compared and summed, not grouped);
 //   - predicates: comparisons (= <> < <= > >=) of two columns of one
 //     kind, or of a column with a literal, parameter or cast of one;
 //     AND, OR, NOT, IS [NOT] NULL, boolean columns. Only a cast can
 //     fail, and AND and OR evaluate each argument only for the rows the
 //     row filter would evaluate it for, so errors match;
 //   - aggregates: count(*), count(col), sum(col) and avg(col) of
-//     integers, min(col) and max(col) of integers, floats, text and
+//     integers and numerics, min(col) and max(col) of integers, floats, text and
 //     bytea; no DISTINCT, ORDER BY or FILTER; group keys are integer,
 //     bool, date/time, text or bytea columns.
 //
@@ -299,7 +299,7 @@ func vecAgg(a AggCall) bool {
 	case "count":
 		return true
 	case "sum", "avg":
-		return c.T.Kind() == types.KindInt && c.T.Family != types.Bool
+		return c.T.Kind() == types.KindInt && c.T.Family != types.Bool || c.T.Family == types.Numeric
 	case "min", "max":
 		return c.T.Family != types.Numeric && c.T.Family != types.Bool
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // TestVectorDifferential runs random queries of the shapes the batch
-// engine takes (filters, GROUP BY with count/sum/avg/min/max, inner hash
+// engine takes (filters, GROUP BY with count/sum/avg/min/max, numeric
+// sums of mixed scales past int64 and NaN, inner hash
 // joins) over random tables with NULLs, NaN, -0 and bigints near the
 // int64 bounds, on three stores: batches wherever the vectorize rule
 // applies, batches under a 64kB work_mem (hash aggregation spills, hash
@@ -139,6 +140,22 @@ func vecSchema(rng *rand.Rand) []string {
 		}
 		return fmt.Sprintf("%d.%d", rng.Intn(50)-25, rng.Intn(4))
 	}
+	// numeric: mostly NUMERIC(12,2)-like values (sums stay in int64),
+	// some of other scales, some past 18 digits and NaN (sums continue
+	// in the exact decimal).
+	numeric := func() string {
+		switch rng.Intn(20) {
+		case 0:
+			return fmt.Sprintf("%d%018d.%d", rng.Intn(9)+1, rng.Int63n(1e18), rng.Intn(10))
+		case 1:
+			return "'NaN'"
+		case 2, 3:
+			return fmt.Sprintf("%d", rng.Intn(200)-100)
+		case 4, 5:
+			return fmt.Sprintf("-%d.%03d", rng.Intn(100), rng.Intn(1000))
+		}
+		return fmt.Sprintf("%d.%02d", rng.Intn(100), rng.Intn(100))
+	}
 	for _, tb := range []struct {
 		name string
 		rows int
@@ -156,7 +173,7 @@ func vecSchema(rng *rand.Rand) []string {
 			if tb.name == "v1" {
 				vals = append(vals, fmt.Sprintf("(%d, %s, %s, %s, %s, %s, %s, %s, %s)", i, a, null(10, big()),
 					null(15, fmt.Sprint(rng.Intn(200)-100)), null(10, float()), s,
-					null(20, fmt.Sprint(rng.Intn(2) == 0)), null(20, fmt.Sprintf("%d.%02d", rng.Intn(100), rng.Intn(100))),
+					null(20, fmt.Sprint(rng.Intn(2) == 0)), null(20, numeric()),
 					null(20, fmt.Sprintf("'2024-01-%02d'", 1+rng.Intn(28)))))
 			} else {
 				vals = append(vals, fmt.Sprintf("(%d, %s, %s, %s, %s)", int64(i)*3-1000, a, s, null(10, float()), null(10, big())))
@@ -233,7 +250,7 @@ func vecQuery(rng *rand.Rand) string {
 	aggs := func(p string) string {
 		all := []string{"count(*)", "count(" + p + "s)", "sum(" + p + "a)", "sum(" + p + "b)", "sum(" + p + "c)", "avg(" + p + "a)",
 			"avg(" + p + "b)", "min(" + p + "f)", "max(" + p + "f)", "min(" + p + "s)", "max(" + p + "s)", "min(" + p + "d)",
-			"max(" + p + "b)", "sum(" + p + "f)", "count(" + p + "n)", "min(" + p + "n)"}
+			"max(" + p + "b)", "sum(" + p + "f)", "count(" + p + "n)", "min(" + p + "n)", "sum(" + p + "n)", "avg(" + p + "n)"}
 		k := 1 + rng.Intn(4)
 		var out []string
 		for range k {

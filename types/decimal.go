@@ -173,13 +173,14 @@ func IsDecimalText(s string) bool {
 // DecimalInt64 reads decimal text of the form DecimalText writes as an
 // int64 coefficient and its scale (digits after the point), when it has
 // at most 18 digits; ok is false otherwise (too long, NaN, infinite).
-// Sums use it to stay in integer arithmetic.
-func DecimalInt64(s string) (coef int64, scale int, ok bool) {
-	neg := strings.HasPrefix(s, "-")
+// Sums use it to stay in integer arithmetic; the batch engine passes the
+// bytes of a column vector.
+func DecimalInt64[S ~string | ~[]byte](s S) (coef int64, scale int, ok bool) {
+	neg := len(s) > 0 && s[0] == '-'
 	if neg {
 		s = s[1:]
 	}
-	if s == "" || len(s) > 19 {
+	if len(s) == 0 || len(s) > 19 {
 		return 0, 0, false
 	}
 	n := 0
