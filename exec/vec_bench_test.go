@@ -20,14 +20,13 @@ import (
 // marked Parallel too. Compare with
 //
 //	go test ./exec -run '^$' -bench 'Vec' -count 5 -cpu 1
-//
-// numT is NUMERIC(12,2).
-var numT = types.T{Family: types.Numeric, Width: 12, Scale: 2}
-
 const (
 	vecBenchFact = 200_000
 	vecBenchDim  = vecBenchFact / 10
 )
+
+// numT is NUMERIC(12,2).
+var numT = types.T{Family: types.Numeric, Width: 12, Scale: 2}
 
 var vecBench struct {
 	once      sync.Once
