@@ -32,8 +32,17 @@ func DecodeRowFields(b []byte, colIDs []uint32, out []RowField, present []bool) 
 	}
 	next, j := uint64(0), 0
 	for len(b) > 0 && j < len(colIDs) {
-		rest, id, tag, err := decodeRowHeader(b, next)
-		if err != nil {
+		var rest []byte
+		var id uint64
+		var tag uint8
+		var err error
+		if h := b[0]; h < 0x80 {
+			// The common one-byte header (a gap below 8): no call.
+			rest, id, tag = b[1:], next+uint64(h>>rowTagBits), h&rowTagMask
+			if id > math.MaxUint32 {
+				return corruptf("row: column ID %d out of range", id)
+			}
+		} else if rest, id, tag, err = decodeRowHeader(b, next); err != nil {
 			return err
 		}
 		next = id + 1
@@ -45,13 +54,43 @@ func DecodeRowFields(b []byte, colIDs []uint32, out []RowField, present []bool) 
 			present[j] = true
 			j++
 		} else {
-			b, err = decodeRowBody(rest, tag, nil)
+			b, err = skipRowBody(rest, tag)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// skipRowBody returns b past the body of a column with the given tag, as
+// decodeRowBody(b, tag, nil) does, without building the value: a column
+// the reader does not want costs a length read.
+func skipRowBody(b []byte, tag uint8) ([]byte, error) {
+	switch tag {
+	case rowNull, rowFalse, rowTrue:
+		return b, nil
+	case rowInt, rowDate, rowTimestamp, rowTime:
+		if len(b) > 0 && b[0] < 0x80 {
+			return b[1:], nil
+		}
+		if _, n := readUvarint(b); n > 0 {
+			return b[n:], nil
+		}
+		return nil, corruptf("row: bad integer")
+	case rowFloat:
+		if len(b) < 8 {
+			return nil, corruptf("row: float needs 8 bytes, have %d", len(b))
+		}
+		return b[8:], nil
+	case rowText, rowBytes, rowDecimal, rowArray, rowRecord, rowJSONB:
+		l, n := readUvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return nil, corruptf("row: bad string length")
+		}
+		return b[n+int(l):], nil
+	}
+	return decodeRowBody(b, tag, nil) // intervals; unknown tags fail there
 }
 
 // decodeRowField reads the body of a column with the given tag into *f.
