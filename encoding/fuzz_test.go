@@ -51,6 +51,17 @@ func FuzzDecodeKey(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// DecodeKeyInt agrees with DecodeKeyDatum on whatever it accepts.
+		irest, iv, iok, ierr := DecodeKeyInt(b)
+		drest, d, _, derr := DecodeKeyDatum(b)
+		switch {
+		case ierr != nil && derr == nil:
+			t.Fatalf("DecodeKeyInt(%x) = %v, DecodeKeyDatum accepts it", b, ierr)
+		case iok && (derr != nil || d.Kind != types.KindInt || d.I != iv || !bytes.Equal(irest, drest)):
+			t.Fatalf("DecodeKeyInt(%x) = %d, DecodeKeyDatum = %v, %v", b, iv, d, derr)
+		case !iok && ierr == nil && derr == nil && d.Kind == types.KindInt:
+			t.Fatalf("DecodeKeyInt(%x) declined the integer %v", b, d)
+		}
 		space, vals, err := DecodeKey(b)
 		pretty := Pretty(b)
 		if err != nil {

@@ -134,6 +134,25 @@ func DecodeKeyDatum(b []byte) (rest []byte, d types.Datum, dir Direction, err er
 	return rest, d, dir, nil
 }
 
+// DecodeKeyInt is DecodeKeyDatum for a value its caller expects to be an
+// integer (an int key column of a batch scan), without building a Datum:
+// ok is false, and nothing is read, when b does not start with an integer
+// tag of either direction; the caller then decodes it with DecodeKeyDatum.
+func DecodeKeyInt(b []byte) (rest []byte, v int64, ok bool, err error) {
+	if len(b) == 0 {
+		return nil, 0, false, nil
+	}
+	t, mask := b[0], byte(0)
+	if t&descBit != 0 {
+		t, mask = ^t, maskDesc
+	}
+	if !isIntTag(t) {
+		return nil, 0, false, nil
+	}
+	rest, v, err = decodeIntBody(t, b[1:], mask)
+	return rest, v, err == nil, err
+}
+
 // EncodeKey appends a whole key to b: the key space as EncodeUvarintAsc,
 // then each of vals as EncodeKeyDatum. vals[i] uses dirs[i] when i <
 // len(dirs) and Ascending otherwise, so nil dirs means all ascending.

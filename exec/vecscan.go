@@ -19,7 +19,9 @@ import (
 // With a filter it decodes the filter's columns first, keeps a copy of
 // each value, narrows the batch's selection with the vector filter, and
 // decodes the other columns only for the rows that passed (late
-// materialization, as scanOp does row by row).
+// materialization, as scanOp does row by row); when the filter reads no
+// primary-key column, the key too is copied and decoded only for those
+// rows.
 type vecScan struct {
 	rs   *runState
 	env  *eval.Env
@@ -41,6 +43,11 @@ type vecScan struct {
 	values []byte
 	offs   []int
 	sel    []int
+	// lateKey: the key is decoded after the filter, from keys (row k's
+	// at keys[koffs[k]:koffs[k+1]]).
+	lateKey bool
+	keys    []byte
+	koffs   []int
 }
 
 // valueCols are value columns of a master value: table ordinals and their
@@ -103,6 +110,7 @@ func newVecScan(rs *runState, env *eval.Env, n *planner.Scan) (*vecScan, error) 
 		}
 	}
 	s.early, s.late = newValueCols(eo, ei), newValueCols(lo, li)
+	s.lateKey = s.pred != nil && !slices.ContainsFunc(t.PrimaryKey, func(o int) bool { return slices.Contains(fcols, o) })
 	return s, nil
 }
 
@@ -143,6 +151,13 @@ func (s *vecScan) NextBatch() (*batch, error) {
 					}
 				}
 			}
+			if s.lateKey {
+				for _, k := range sel {
+					if err := s.decodeKey(k, s.keys[s.koffs[k]:s.koffs[k+1]]); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
 		return &s.b, nil
 	}
@@ -161,6 +176,9 @@ func (s *vecScan) fill() error {
 	keep := len(s.late.ords) > 0
 	if keep {
 		s.values, s.offs = s.values[:0], append(s.offs[:0], 0)
+	}
+	if s.lateKey {
+		s.keys, s.koffs = s.keys[:0], append(s.koffs[:0], 0)
 	}
 	var ok bool
 	if s.it == nil {
@@ -188,7 +206,10 @@ func (s *vecScan) fill() error {
 				}
 			}
 		}
-		if err := s.decodeKey(k, s.it.Key()); err != nil {
+		if s.lateKey {
+			s.keys = append(s.keys, s.it.Key()...)
+			s.koffs = append(s.koffs, len(s.keys))
+		} else if err := s.decodeKey(k, s.it.Key()); err != nil {
 			return err
 		}
 		val := s.it.Value()
@@ -215,11 +236,23 @@ func (s *vecScan) decodeKey(k int, key []byte) error {
 		return err
 	}
 	for _, o := range t.PrimaryKey {
+		v := s.b.cols[o]
+		if v.kind == types.KindInt {
+			// The common integer key: no Datum.
+			r, x, ok, err := encoding.DecodeKeyInt(rest)
+			if err != nil {
+				return err
+			}
+			if ok {
+				v.null[k>>6] &^= 1 << (k & 63)
+				v.i[k], rest = x, r
+				continue
+			}
+		}
 		var d types.Datum
 		if rest, d, _, err = encoding.DecodeKeyDatum(rest); err != nil {
 			return err
 		}
-		v := s.b.cols[o]
 		if !d.IsNull() && d.Kind != v.kind {
 			return s.kindError(o, d.Kind)
 		}
