@@ -91,11 +91,18 @@ func vecBenchTables(b *testing.B) (kv.Engine, *catalog.Table, *catalog.Table) {
 	return vecBench.e, vecBench.fact, vecBench.dim
 }
 
-// markVec sets or clears Vectorized (and Parallel) on every node of n.
+// markVec sets or clears Vectorized (and Parallel) on every node of n;
+// under an aggregation a parallel scan is Unordered, as the planner
+// marks it.
 func markVec(n planner.Node, on, parallel bool) {
+	_, agg := n.(*planner.Aggregate)
+	markVecUnder(n, on, parallel, agg)
+}
+
+func markVecUnder(n planner.Node, on, parallel, unordered bool) {
 	switch n := n.(type) {
 	case *planner.Scan:
-		n.Vectorized, n.Parallel = on, parallel
+		n.Vectorized, n.Parallel, n.Unordered = on, parallel, unordered
 	case *planner.Filter:
 		n.Vectorized = on
 	case *planner.Project:
@@ -106,7 +113,7 @@ func markVec(n planner.Node, on, parallel bool) {
 		n.Vectorized = on
 	}
 	for _, c := range n.Children() {
-		markVec(c, on, parallel)
+		markVecUnder(c, on, parallel, unordered)
 	}
 }
 

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"hash/maphash"
+	"slices"
 	"unsafe"
 
 	"github.com/kvsql/kvsql/exec/eval"
@@ -81,11 +82,13 @@ func newVecAggregate(rs *runState, env *eval.Env, n *planner.Aggregate) (Operato
 		kinds = append(kinds, c.T)
 	}
 	a.keys = newKeyStore(kinds)
+	used := slices.Clone(a.keyCols)
 	for i := range n.Aggs {
 		call := &n.Aggs[i]
 		acc := vecAcc{call: call, col: -1}
 		if len(call.Args) == 1 {
 			acc.col = call.Args[0].(*planner.ColRef).Index
+			used = append(used, acc.col)
 			acc.dec = call.Args[0].Type().Family == types.Numeric && (call.Func == "sum" || call.Func == "avg")
 		}
 		a.accs = append(a.accs, acc)
@@ -94,6 +97,7 @@ func newVecAggregate(rs *runState, env *eval.Env, n *planner.Aggregate) (Operato
 			a.groupBytes += int64(unsafe.Sizeof(sumState{}))
 		}
 	}
+	dropUnusedKey(in, used)
 	if n.Strategy == planner.ScalarAgg {
 		a.keys.next = append(a.keys.next, -1) // the one group
 		for i := range a.accs {

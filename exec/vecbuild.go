@@ -97,11 +97,30 @@ func (rs *runState) buildVecNode(env *eval.Env, n planner.Node) (vecOp, error) {
 			p.cols = append(p.cols, c.Index)
 		}
 		p.out.cols = make([]*vec, len(p.cols))
+		dropUnusedKey(in, p.cols)
 		return p, nil
 	case *planner.Join:
 		return newVecHashJoin(rs, env, n)
 	}
 	return nil, pgerror.Newf(pgerror.Internal, "exec: no batch form for %T", n)
+}
+
+// keyDropper is a batch scan that can stop filling its primary-key
+// columns (vecScan, vecParallelScan).
+type keyDropper interface {
+	dropKeyColumns(used []int)
+}
+
+// dropUnusedKey tells op, when it is a batch scan (under EXPLAIN
+// ANALYZE's wrapper too), that the operator above reads only the columns
+// used.
+func dropUnusedKey(op vecOp, used []int) {
+	if a, ok := op.(*analyzeVec); ok {
+		op = a.op
+	}
+	if d, ok := op.(keyDropper); ok {
+		d.dropKeyColumns(used)
+	}
 }
 
 func columnTypes(cols []planner.Column) []types.T {

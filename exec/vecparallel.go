@@ -142,6 +142,20 @@ func keyBounds(rs *runState, n *planner.Scan) (lo, hi int64, ok bool, err error)
 	return lo, hi, hi > lo && hi-lo > 0, nil
 }
 
+// dropKeyColumns is vecScan.dropKeyColumns for every worker and both of
+// its sets of vectors.
+func (p *vecParallelScan) dropKeyColumns(used []int) {
+	for _, w := range p.workers {
+		if !w.s.keyDroppable(used) {
+			return
+		}
+		w.s.dropKeyColumns(used)
+		for _, o := range w.s.node.Table.PrimaryKey {
+			w.cols[0][o], w.cols[1][o] = nil, nil
+		}
+	}
+}
+
 func (p *vecParallelScan) start() {
 	p.started, p.live = true, len(p.workers)
 	for _, w := range p.workers {

@@ -48,6 +48,9 @@ type vecScan struct {
 	lateKey bool
 	keys    []byte
 	koffs   []int
+	// noKey: nothing reads the primary-key columns (dropKeyColumns), so
+	// keys are not decoded at all.
+	noKey bool
 }
 
 // valueCols are value columns of a master value: table ordinals and their
@@ -206,11 +209,15 @@ func (s *vecScan) fill() error {
 				}
 			}
 		}
-		if s.lateKey {
+		switch {
+		case s.noKey:
+		case s.lateKey:
 			s.keys = append(s.keys, s.it.Key()...)
 			s.koffs = append(s.koffs, len(s.keys))
-		} else if err := s.decodeKey(k, s.it.Key()); err != nil {
-			return err
+		default:
+			if err := s.decodeKey(k, s.it.Key()); err != nil {
+				return err
+			}
 		}
 		val := s.it.Value()
 		if err := s.decodeValue(k, val, &s.early); err != nil {
@@ -299,6 +306,37 @@ func (s *vecScan) decodeValue(k int, val []byte, cols *valueCols) error {
 		}
 	}
 	return nil
+}
+
+// dropKeyColumns tells the scan that the operator above reads only the
+// columns used (table ordinals): when no primary-key column is among
+// them or in the filter, the scan stops decoding keys and drops the key
+// columns from its batches (a Scan fills them for whoever reads them,
+// which only the operator above can tell).
+func (s *vecScan) dropKeyColumns(used []int) {
+	if !s.keyDroppable(used) {
+		return
+	}
+	s.noKey, s.lateKey = true, false
+	for _, o := range s.node.Table.PrimaryKey {
+		s.b.cols[o] = nil
+	}
+}
+
+func (s *vecScan) keyDroppable(used []int) bool {
+	var fcols []int
+	if s.node.Filter != nil {
+		var ok bool
+		if fcols, ok = planner.ColumnsRead(s.node.Filter); !ok {
+			return false
+		}
+	}
+	for _, o := range s.node.Table.PrimaryKey {
+		if slices.Contains(used, o) || slices.Contains(fcols, o) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *vecScan) kindError(o int, k types.Kind) error {
