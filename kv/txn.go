@@ -494,7 +494,10 @@ func (t *Txn) WriteSets() (writes, overwrites []KeySpan) {
 	writes = append(writes, t.dels...)
 	overwrites = make([]KeySpan, 0, n)
 	overwrites = append(overwrites, t.dels...)
-	var slab []byte
+	// The first slab is no bigger than the buffer's keys can need (t.size
+	// counts keys and values): a short transaction's few keys would
+	// otherwise cost a 64 KiB allocation per commit.
+	slab := make([]byte, 0, min(spanSlab, t.size+int64(t.buf.Len())))
 	t.buf.Ascend(func(e txnEntry) bool {
 		need := len(e.key) + 1
 		if cap(slab)-len(slab) < need {

@@ -222,22 +222,72 @@ func (db *DB) TxnStats() TxnStats {
 	}
 }
 
-// begin starts a transaction at the current committed state. Unless
-// NoSync, it returns only once every commit in its snapshot is durable,
-// so no transaction reads a commit that a crash could still take away
-// (the wait is at most the WAL sync already under way).
+// begin starts a writing transaction. Its snapshot holds every commit
+// acknowledged before the call, and, unless NoSync, only durable
+// commits, so no transaction reads a commit that a crash could still
+// take away.
+//
+// It begins at the snapshot the last WAL sync published
+// (durableShared), without waiting, when there is one: as PostgreSQL's,
+// whose commits become visible only once their WAL record is flushed.
+// Commits applied since then are not seen; a row lock taken on a row one
+// of them wrote restarts the statement at the newest state
+// (acquireLock), which is where waiting for their sync belongs. Without
+// a published snapshot (NoSync, the first commits, a catalog change not
+// yet durable) it is beginNewest.
 func (db *DB) begin() *txn {
+	d := db.durableShared()
+	if d == nil {
+		return db.beginNewest()
+	}
+	db.mu.Lock()
+	// The commit log must reach back to d for validation; a catalog
+	// change applied since the check above is not in d.
+	if d.seq < db.mu.horizon || d.cat != db.mu.cat {
+		db.mu.Unlock()
+		d.release()
+		return db.beginNewest()
+	}
+	db.mu.active[d.seq]++
+	db.mu.Unlock()
+	return &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: d}), snapSeq: d.seq, cat: d.cat, registered: true}
+}
+
+// beginNewest starts a transaction at the newest applied state. Unless
+// NoSync, it returns only once every commit in its snapshot is durable
+// (the wait is at most the WAL sync already under way and the next).
+// A retry after a serialization failure begins here, so a transaction
+// that conflicts with every commit after its snapshot (DDL) does not
+// meet the same commits again.
+func (db *DB) beginNewest() *txn {
 	db.mu.Lock()
 	snap, stale := db.snapshotLocked()
-	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, snap), snapSeq: db.mu.seq, cat: db.mu.cat, registered: true}
-	db.mu.active[t.snapSeq]++
+	seq, cat := db.mu.seq, db.mu.cat
+	db.mu.active[seq]++
 	db.mu.Unlock()
 	stale.release()
+	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, snap), snapSeq: seq, cat: cat, registered: true}
 	if !db.opts.NoSync {
 		// An error here is the sticky db.failed one, which commit reports.
 		_ = db.sync.wait(t.snapSeq)
 	}
 	return t
+}
+
+// durableShared returns the snapshot the last WAL sync published, with a
+// reference for the caller, when it holds every acknowledged commit (its
+// seq is at least the durable seq) and the committed catalog; else nil
+// (always with NoSync, where nothing is published).
+func (db *DB) durableShared() *sharedSnap {
+	if db.opts.NoSync {
+		return nil
+	}
+	floor := db.sync.durableSeq.Load()
+	d := db.sync.durableSnap.Load()
+	if d == nil || d.seq < floor || d.cat != db.cat.Load() || !d.acquire() {
+		return nil
+	}
+	return d
 }
 
 // beginRead starts a read-only transaction: one that ends with rollback
@@ -554,11 +604,21 @@ func (db *DB) lateCommitLocked() error {
 // transaction of that database whose snapshot precedes it.
 // REQUIRES: db.mu held, t registered (its snapshot pins the log).
 func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
+	return db.validToLocked(t, reads, db.mu.seq)
+}
+
+// validToLocked is validLocked against the commits up to seq upto only:
+// whether t's reads still hold at the state after commit upto.
+// REQUIRES: db.mu held, t registered.
+func (db *DB) validToLocked(t *txn, reads []kv.KeySpan, upto uint64) bool {
 	if t.snapSeq < db.mu.horizon {
 		return false // the commits to check against are gone
 	}
 	first := sort.Search(len(db.mu.log), func(i int) bool { return db.mu.log[i].seq > t.snapSeq })
 	for _, c := range db.mu.log[first:] {
+		if c.seq > upto {
+			break
+		}
 		if t.catChanged || (c.ddl && (c.ddlDB == "" || t.database == "" || c.ddlDB == t.database)) || spansOverlap(c.writes, reads) {
 			return false
 		}
@@ -587,6 +647,11 @@ func (db *DB) finishLocked(snap uint64) {
 		delete(db.mu.active, snap)
 	}
 	oldest := db.mu.seq
+	if !db.opts.NoSync {
+		// Transactions begin at the durable state (begin): keep the
+		// commits after it, the ones applied during the sync under way.
+		oldest = min(oldest, db.sync.durableSeq.Load())
+	}
 	for s := range db.mu.active {
 		oldest = min(oldest, s)
 	}

@@ -360,9 +360,13 @@ func (s *Session) exec(ctx context.Context, sql string, params []types.Datum) ([
 	return out, nil
 }
 
-// begin starts a writing transaction in the session's database.
-func (s *Session) begin() *txn {
-	t := s.db.begin()
+// begin starts a writing transaction in the session's database, at the
+// durable state (DB.begin).
+func (s *Session) begin() *txn { return s.setupTxn(s.db.begin()) }
+
+// setupTxn gives a new transaction the session's database, process ID
+// and transaction defaults.
+func (s *Session) setupTxn(t *txn) *txn {
 	t.database = s.database
 	t.pid = s.pid
 	t.readOnly = s.defaultReadOnly()

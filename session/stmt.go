@@ -489,7 +489,14 @@ func (s *Session) inTxn(fn func(t *txn) error) error {
 		return runRestarting(s.cur, fn)
 	}
 	for conflicts := 0; ; {
-		t := s.begin()
+		// A retry begins at the newest state (DB.beginNewest): the first
+		// attempt's durable snapshot may have missed the commit it met.
+		var t *txn
+		if conflicts == 0 {
+			t = s.begin()
+		} else {
+			t = s.setupTxn(s.db.beginNewest())
+		}
 		if err := runRestarting(t, fn); err != nil {
 			s.db.rollback(t)
 			return err
