@@ -78,6 +78,39 @@ func (v *vectorizer) walk(n Node) {
 	}
 }
 
+// sortInput returns the input of a Sort or TopN, else nil.
+func sortInput(n Node) Node {
+	switch n := n.(type) {
+	case *Sort:
+		return n.Input
+	case *TopN:
+		return n.Input
+	}
+	return nil
+}
+
+// sortBatchable reports whether a sort's input is a batch subtree whose
+// batches carry their part of the key range: scans, filters and
+// projections only (a hash join's batches do not).
+func (v *vectorizer) sortBatchable(n Node) bool {
+	switch n := n.(type) {
+	case *Scan:
+		return v.batchable(n)
+	case *Filter:
+		return v.sortBatchable(n.Input) && v.batchable(n)
+	case *Project:
+		return v.sortBatchable(n.Input) && v.batchable(n)
+	}
+	return false
+}
+
+// BatchSortInput reports whether the vectorize rule gave the Sort or TopN
+// n an input it reads batch by batch.
+func BatchSortInput(n Node) bool {
+	in := sortInput(n)
+	return in != nil && IsVectorized(in)
+}
+
 // root reports whether n gains from running in batches at the top of a
 // batch subtree.
 func (v *vectorizer) root(n Node) bool {
