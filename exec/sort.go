@@ -128,10 +128,9 @@ func cmpInt64(a, b int64) int {
 type sortOp struct {
 	rs    *runState
 	env   *eval.Env
-	input Operator
+	input sortSource
 	sk    sortKeys
 	t     ticker
-	seq   int64
 
 	opened bool
 	mem    memAccount
@@ -146,6 +145,11 @@ type sortOp struct {
 var _ Operator = (*sortOp)(nil)
 
 func newSort(rs *runState, env *eval.Env, in Operator, keys []planner.SortKey, width int) *sortOp {
+	return newSortFrom(rs, env, &rowOpSource{op: in}, keys, width)
+}
+
+// newSortFrom is newSort over a sortSource (a batch input: sortvec.go).
+func newSortFrom(rs *runState, env *eval.Env, in sortSource, keys []planner.SortKey, width int) *sortOp {
 	s := &sortOp{rs: rs, env: env, input: in, sk: sortKeys{keys: keys, width: width, seq: true},
 		t: ticker{rs: rs}, mem: rs.memAccount(rs.workMem)}
 	s.norm = newNormKeys(&s.sk)
@@ -189,7 +193,7 @@ func (s *sortOp) Next() ([]types.Datum, error) {
 // consume reads the whole input into memory and runs.
 func (s *sortOp) consume() error {
 	for {
-		row, err := s.input.Next()
+		row, seq, err := s.input.next()
 		if err != nil {
 			return err
 		}
@@ -206,18 +210,17 @@ func (s *sortOp) consume() error {
 		if err := s.sk.extendInto(s.env, row, ext); err != nil {
 			return err
 		}
-		ext[len(ext)-1] = types.NewInt(s.seq)
+		ext[len(ext)-1] = types.NewInt(seq)
 		sz := rowSize(ext)
-		nk := s.norm.add(ext, s.seq) // the row's normalized key counts too
+		nk := s.norm.add(ext, seq) // the row's normalized key counts too
 		if !s.mem.fits(sz+nk) && len(s.rows) > 0 {
 			s.norm.pop()
 			if err := s.spillRun(); err != nil {
 				return err
 			}
-			nk = s.norm.add(ext, s.seq)
+			nk = s.norm.add(ext, seq)
 		}
 		sz += nk
-		s.seq++
 		if err := s.mem.grow(sz); err != nil {
 			return err
 		}
@@ -302,7 +305,7 @@ func (s *sortOp) mergeRuns() error {
 }
 
 func (s *sortOp) Close() error {
-	err := s.input.Close()
+	err := s.input.close()
 	for _, f := range s.runs {
 		if cerr := f.close(); cerr != nil && err == nil {
 			err = cerr
