@@ -115,10 +115,14 @@ func (v *vectorizer) sortBatchable(n Node) bool {
 	return false
 }
 
-// BatchSortInput reports whether the vectorize rule gave the Sort or TopN
-// n an input it reads batch by batch.
+// BatchSortInput reports whether the Sort or TopN n reads its input
+// batch by batch: the input runs in batches and produces them (a batch
+// aggregation produces rows).
 func BatchSortInput(n Node) bool {
 	in := sortInput(n)
+	if _, agg := in.(*Aggregate); agg {
+		return false
+	}
 	return in != nil && IsVectorized(in)
 }
 
