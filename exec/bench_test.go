@@ -87,7 +87,7 @@ func BenchmarkTop10Of1M(b *testing.B) {
 	n := &planner.TopN{Keys: []planner.SortKey{{Expr: col(1), Desc: true}}, Count: cint(10)}
 	defer reportCPU(b, cpuTime(b))
 	for b.Loop() {
-		t := &topNOp{rs: rs, env: rs.env, input: &genOp{n: 1_000_000, m: 1_000_000}, node: n, width: 2}
+		t := &topNOp{rs: rs, env: rs.env, input: &rowOpSource{op: &genOp{n: 1_000_000, m: 1_000_000}}, node: n, width: 2}
 		if got := drain(b, t); got != 10 {
 			b.Fatalf("%d rows", got)
 		}

@@ -321,13 +321,13 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 	case *planner.Aggregate:
 		return newAggregate(rs, env, n)
 	case *planner.Sort:
-		in, err := rs.build(env, n.Input)
+		in, err := rs.buildSortInput(env, n)
 		if err != nil {
 			return nil, err
 		}
-		return newSort(rs, env, in, n.Keys, len(n.Input.Columns())), nil
+		return newSortFrom(rs, env, in, n.Keys, len(n.Input.Columns())), nil
 	case *planner.TopN:
-		in, err := rs.build(env, n.Input)
+		in, err := rs.buildSortInput(env, n)
 		if err != nil {
 			return nil, err
 		}

@@ -128,28 +128,43 @@ func cmpInt64(a, b int64) int {
 type sortOp struct {
 	rs    *runState
 	env   *eval.Env
-	input Operator
+	input sortSource
 	sk    sortKeys
 	t     ticker
-	seq   int64
 
 	opened bool
 	mem    memAccount
 	slab   rowSlab
 	rows   [][]types.Datum // in-memory rows (the last run when spilled)
 	norm   normKeys        // the rows' normalized keys (sortnorm.go)
-	runs   []*spillFile
+	runs   []*spillFile    // Datum runs, and encoded ones after a demotion
 	pos    int
 	merge  *mergeIter
+
+	// The encoded sort (sortenc.go): enc holds the records while encOn;
+	// out is the row a record decodes into.
+	enc    *encSorter
+	encOn  bool
+	emerge *encMerge
+	scr    []types.Datum // the extended row being added
+	out    []types.Datum
 }
 
 var _ Operator = (*sortOp)(nil)
 
 func newSort(rs *runState, env *eval.Env, in Operator, keys []planner.SortKey, width int) *sortOp {
+	return newSortFrom(rs, env, &rowOpSource{op: in}, keys, width)
+}
+
+// newSortFrom is newSort over a sortSource (a batch input: sortvec.go).
+func newSortFrom(rs *runState, env *eval.Env, in sortSource, keys []planner.SortKey, width int) *sortOp {
 	s := &sortOp{rs: rs, env: env, input: in, sk: sortKeys{keys: keys, width: width, seq: true},
 		t: ticker{rs: rs}, mem: rs.memAccount(rs.workMem)}
 	s.norm = newNormKeys(&s.sk)
 	s.norm.off = !normalizedSort
+	if normalizedSort {
+		s.enc, s.encOn = newEncSorter(&s.sk), true
+	}
 	return s
 }
 
@@ -168,6 +183,29 @@ func (s *sortOp) Next() ([]types.Datum, error) {
 		if err := s.consume(); err != nil {
 			return nil, err
 		}
+	}
+	if s.encOn {
+		var row []byte
+		if s.emerge != nil {
+			_, r, err := s.emerge.next()
+			if r == nil || err != nil {
+				return nil, err
+			}
+			row = r
+		} else {
+			if s.pos >= len(s.enc.ents) {
+				s.enc.ents, s.enc.arena = nil, nil
+				return nil, nil
+			}
+			row = s.enc.row(s.enc.ents[s.pos])
+			s.pos++
+		}
+		out, err := decodePayload(&s.enc.br, row, s.out)
+		if err != nil {
+			return nil, err
+		}
+		s.out = out
+		return out[:s.sk.width], nil
 	}
 	if s.merge != nil {
 		row, err := s.merge.next()
@@ -189,7 +227,7 @@ func (s *sortOp) Next() ([]types.Datum, error) {
 // consume reads the whole input into memory and runs.
 func (s *sortOp) consume() error {
 	for {
-		row, err := s.input.Next()
+		row, seq, err := s.input.next()
 		if err != nil {
 			return err
 		}
@@ -201,27 +239,40 @@ func (s *sortOp) consume() error {
 		}
 		if s.slab.width == 0 {
 			s.slab.width = s.sk.extendedWidth()
+			s.scr = make([]types.Datum, s.slab.width)
+		}
+		if s.encOn {
+			if err := s.sk.extendInto(s.env, row, s.scr); err != nil {
+				return err
+			}
+			s.scr[len(s.scr)-1] = types.NewInt(seq)
+			if s.enc.encodable(s.scr) {
+				if err := s.addEncoded(seq); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.demote(); err != nil {
+				return err
+			}
+			ext := s.slab.row()
+			copy(ext, s.scr)
+			if err := s.addDatum(ext, seq); err != nil {
+				return err
+			}
+			continue
 		}
 		ext := s.slab.row()
 		if err := s.sk.extendInto(s.env, row, ext); err != nil {
 			return err
 		}
-		ext[len(ext)-1] = types.NewInt(s.seq)
-		sz := rowSize(ext)
-		nk := s.norm.add(ext, s.seq) // the row's normalized key counts too
-		if !s.mem.fits(sz+nk) && len(s.rows) > 0 {
-			s.norm.pop()
-			if err := s.spillRun(); err != nil {
-				return err
-			}
-			nk = s.norm.add(ext, s.seq)
-		}
-		sz += nk
-		s.seq++
-		if err := s.mem.grow(sz); err != nil {
+		ext[len(ext)-1] = types.NewInt(seq)
+		if err := s.addDatum(ext, seq); err != nil {
 			return err
 		}
-		s.rows = append(s.rows, ext)
+	}
+	if s.encOn {
+		return s.finishEncoded()
 	}
 	s.sortRows()
 	if len(s.runs) == 0 {
@@ -234,7 +285,7 @@ func (s *sortOp) consume() error {
 	}
 	srcs := make([]rowSource, 0, len(s.runs)+1)
 	for _, f := range s.runs {
-		r, err := f.reader()
+		r, err := s.runReader(f)
 		if err != nil {
 			return err
 		}
@@ -245,6 +296,100 @@ func (s *sortOp) consume() error {
 	m, err := newMergeIter(srcs, s.sk.compareSeq)
 	s.merge = m
 	return err
+}
+
+// addDatum adds an extended row to the Datum sort, spilling the rows
+// held first when it does not fit.
+func (s *sortOp) addDatum(ext []types.Datum, seq int64) error {
+	sz := rowSize(ext)
+	nk := s.norm.add(ext, seq) // the row's normalized key counts too
+	if !s.mem.fits(sz+nk) && len(s.rows) > 0 {
+		s.norm.pop()
+		if err := s.spillRun(); err != nil {
+			return err
+		}
+		nk = s.norm.add(ext, seq)
+	}
+	sz += nk
+	if err := s.mem.grow(sz); err != nil {
+		return err
+	}
+	s.rows = append(s.rows, ext)
+	return nil
+}
+
+// addEncoded adds s.scr (encodable) as a record, spilling the records
+// held first when it does not fit.
+func (s *sortOp) addEncoded(seq int64) error {
+	sz := s.enc.add(s.scr, seq)
+	if (!s.mem.fits(sz) || s.enc.full()) && len(s.enc.ents) > 1 {
+		rec, klen := s.enc.takeLast()
+		if err := s.enc.spill(s.rs.ctx.TempDir); err != nil {
+			return err
+		}
+		s.mem.reset()
+		s.enc.putBack(rec, klen)
+	}
+	return s.mem.grow(sz)
+}
+
+// demote turns an encoded sort into a Datum sort (see sortenc.go): the
+// records held become extended rows, the runs written stay.
+func (s *sortOp) demote() error {
+	ents := s.enc.ents
+	s.enc.ents, s.encOn = nil, false
+	s.runs = append(s.runs, s.enc.runs...)
+	s.enc.runs = nil
+	s.mem.reset()
+	for _, ent := range ents {
+		ext := s.slab.row()
+		if err := s.enc.ext(s.enc.key(ent), s.enc.row(ent), ext); err != nil {
+			return err
+		}
+		if err := s.addDatum(ext, ext[len(ext)-1].I); err != nil {
+			return err
+		}
+	}
+	s.enc.arena = nil
+	return nil
+}
+
+// finishEncoded sorts the records held and, when runs were written,
+// starts the merge of the runs and the records held.
+func (s *sortOp) finishEncoded() error {
+	s.enc.sort()
+	if len(s.enc.runs) == 0 {
+		return nil
+	}
+	for len(s.enc.runs) >= maxFanIn {
+		if err := s.enc.mergeRuns(s.rs.ctx.TempDir, &s.t); err != nil {
+			return err
+		}
+	}
+	srcs := make([]*encSource, 0, len(s.enc.runs)+1)
+	for _, f := range s.enc.runs {
+		r, err := f.encReader()
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, &encSource{r: r})
+	}
+	srcs = append(srcs, &encSource{mem: s.enc, ents: s.enc.ents})
+	m, err := newEncMerge(srcs)
+	s.emerge = m
+	return err
+}
+
+// runReader reads a run as extended rows, whichever its format.
+func (s *sortOp) runReader(f *spillFile) (rowSource, error) {
+	if !f.encoded {
+		return f.reader()
+	}
+	r, err := f.encReader()
+	if err != nil {
+		return nil, err
+	}
+	return &encRunExt{e: s.enc, r: r, ext: make([]types.Datum, s.sk.extendedWidth())}, nil
 }
 
 // spillRun sorts the in-memory rows and writes them as a run.
@@ -273,7 +418,7 @@ func (s *sortOp) mergeRuns() error {
 	group := s.runs[:maxFanIn]
 	srcs := make([]rowSource, len(group))
 	for i, f := range group {
-		r, err := f.reader()
+		r, err := s.runReader(f)
 		if err != nil {
 			return err
 		}
@@ -302,13 +447,18 @@ func (s *sortOp) mergeRuns() error {
 }
 
 func (s *sortOp) Close() error {
-	err := s.input.Close()
+	err := s.input.close()
 	for _, f := range s.runs {
 		if cerr := f.close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}
-	s.runs, s.rows, s.merge = nil, nil, nil
+	if s.enc != nil {
+		if cerr := s.enc.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	s.runs, s.rows, s.merge, s.emerge = nil, nil, nil, nil
 	s.norm = normKeys{off: true}
 	s.mem.reset()
 	return err

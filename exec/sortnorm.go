@@ -31,19 +31,19 @@ type normKeys struct {
 	kinds []types.Kind // each key column's kind; KindNull until a non-NULL
 	ents  []normEntry
 	arena []byte // the current block that keys are carved from
-	base  int64  // the position of the first row in ents
 }
 
 // normEntry is one row to sort: pre is the big-endian first eight bytes
 // of key (zero-padded), so that most comparisons are one integer compare.
-// The row is found through the position that ends key (see rowIndex).
+// idx is the row's index among the rows added since the last reset.
 type normEntry struct {
 	pre uint64
 	key []byte
+	idx int
 }
 
 // normEntrySize is what one entry costs besides its key bytes.
-const normEntrySize = 32
+const normEntrySize = 40
 
 const normArenaBlock = 64 << 10
 
@@ -56,9 +56,6 @@ func newNormKeys(sk *sortKeys) normKeys {
 func (n *normKeys) add(ext []types.Datum, seq int64) int64 {
 	if n.off {
 		return 0
-	}
-	if len(n.ents) == 0 {
-		n.base = seq
 	}
 	w := n.sk.width
 	for i := range n.sk.keys {
@@ -88,7 +85,7 @@ func (n *normKeys) add(ext []types.Datum, seq int64) int64 {
 	key := b[start:len(b):len(b)]
 	var p [8]byte
 	copy(p[:], key)
-	n.ents = append(n.ents, normEntry{pre: binary.BigEndian.Uint64(p[:]), key: key})
+	n.ents = append(n.ents, normEntry{pre: binary.BigEndian.Uint64(p[:]), key: key, idx: len(n.ents)})
 	return int64(len(key)) + normEntrySize
 }
 
@@ -110,7 +107,7 @@ func (n *normKeys) sortRows(rows [][]types.Datum) ([][]types.Datum, bool) {
 	})
 	out := make([][]types.Datum, len(rows))
 	for i, e := range n.ents {
-		out[i] = rows[int64(binary.BigEndian.Uint64(e.key[len(e.key)-8:]))-n.base]
+		out[i] = rows[e.idx]
 	}
 	return out, true
 }

@@ -60,6 +60,8 @@ type spillFile struct {
 	rows int64
 	size int64 // sum of rowSize over the rows: their in-memory cost
 	buf  []byte
+	// encoded: the file holds a sort's records (sortenc.go), not rows.
+	encoded bool
 }
 
 func newSpillFile(dir string) (*spillFile, error) {
@@ -83,6 +85,17 @@ func (sf *spillFile) write(row []types.Datum) error {
 	if _, err := sf.w.Write(sf.buf); err != nil {
 		return pgerror.Newf(pgerror.IOError, "could not write temporary file: %w", err)
 	}
+	return nil
+}
+
+// writeBytes appends one record of an encoded sort run, given in parts.
+func (sf *spillFile) writeBytes(parts ...[]byte) error {
+	for _, p := range parts {
+		if _, err := sf.w.Write(p); err != nil {
+			return pgerror.Newf(pgerror.IOError, "could not write temporary file: %w", err)
+		}
+	}
+	sf.rows++
 	return nil
 }
 
@@ -163,7 +176,14 @@ func appendRow(b []byte, row []types.Datum) []byte {
 	return b
 }
 
-func readRow(r *bufio.Reader, row []types.Datum) ([]types.Datum, error) {
+// byteReader is what readRow reads from: a bufio.Reader over a spill
+// file, or a bytes.Reader over a sort record's payload.
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
+func readRow(r byteReader, row []types.Datum) ([]types.Datum, error) {
 	n, err := binary.ReadUvarint(r)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ import (
 type topNOp struct {
 	rs    *runState
 	env   *eval.Env
-	input Operator
+	input sortSource // nil once a sort owns it
 	node  *planner.TopN
 	width int
 
@@ -50,7 +50,7 @@ func (t *topNOp) consume() error {
 	}
 	if count < 0 {
 		// No bound: TopN degenerates to a full (spilling) sort.
-		s := newSort(t.rs, t.env, t.input, t.node.Keys, t.width)
+		s := newSortFrom(t.rs, t.env, t.input, t.node.Keys, t.width)
 		t.input = nil // the sort owns (and closes) it now
 		defer s.Close()
 		var skipped int64
@@ -73,15 +73,27 @@ func (t *topNOp) consume() error {
 	if limit == 0 {
 		return nil
 	}
+	if src, ok := t.input.(*batchSource); ok {
+		if cols := vecKeyCols(t.node.Keys); cols != nil {
+			h := &vecTopN{keys: t.node.Keys, cols: cols, limit: limit, mem: &t.mem}
+			rows, err := h.consume(t.rs, src)
+			if err != nil {
+				return err
+			}
+			if offset < int64(len(rows)) {
+				t.out = rows[offset:]
+			}
+			return nil
+		}
+	}
 	t.h.sk = sortKeys{keys: t.node.Keys, width: t.width}
 	tk := ticker{rs: t.rs}
 	// Each row is extended into scratch; only a row that enters the heap
 	// is kept, in a new slice while the heap fills and afterwards in the
 	// slice of the row it evicts: no allocation per input row.
 	scratch := make([]types.Datum, t.h.sk.extendedWidth())
-	var seq int64
 	for {
-		row, err := t.input.Next()
+		row, seq, err := t.input.next()
 		if err != nil {
 			return err
 		}
@@ -95,7 +107,6 @@ func (t *topNOp) consume() error {
 			return err
 		}
 		item := topItem{row: scratch, seq: seq}
-		seq++
 		if int64(len(t.h.items)) < limit {
 			if err := t.mem.grow(rowSize(scratch)); err != nil {
 				return err
@@ -132,7 +143,7 @@ func (t *topNOp) Close() error {
 	if t.input == nil {
 		return nil
 	}
-	return t.input.Close()
+	return t.input.close()
 }
 
 type topItem struct {

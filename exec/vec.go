@@ -126,10 +126,15 @@ func (v *vec) set(k int, d types.Datum) {
 // rows of the plan node it stands for; a nil column is one nothing above
 // reads (all NULL). sel, when not nil, lists the live rows (ascending
 // positions below n): a filter narrows sel instead of moving values.
+//
+// part is the part of the key range a parallel scan's batch comes from
+// (0 for a serial scan): rows of part 0 precede those of part 1 in key
+// order, which a sort keeps among ties (exec/sortvec.go).
 type batch struct {
 	n    int
 	sel  []int
 	cols []*vec
+	part int
 }
 
 // live returns the number of rows the batch holds.

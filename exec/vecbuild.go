@@ -177,7 +177,7 @@ func (p *vecProject) NextBatch() (*batch, error) {
 	for i, c := range p.cols {
 		p.out.cols[i] = b.cols[c]
 	}
-	p.out.n, p.out.sel = b.n, b.sel
+	p.out.n, p.out.sel, p.out.part = b.n, b.sel, b.part
 	return &p.out, nil
 }
 

@@ -49,6 +49,7 @@ type vecParallelScan struct {
 
 type scanWorker struct {
 	s    *vecScan
+	part int             // the worker's part of the key range (batch.part)
 	ch   chan scanResult // ordered mode: this part's compacted batches
 	cols [2][]*vec
 	sels [2][]int
@@ -81,7 +82,7 @@ func newVecParallelScan(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, er
 	}
 	p := &vecParallelScan{rs: rs, results: make(chan scanResult, scanWorkers), quit: make(chan struct{}), ordered: !n.Unordered}
 	for _, sp := range spans {
-		w := &scanWorker{back: make(chan struct{}, 2), ch: make(chan scanResult, orderedQueue)}
+		w := &scanWorker{part: len(p.workers), back: make(chan struct{}, 2), ch: make(chan scanResult, orderedQueue)}
 		s, err := newVecScan(rs, env, n)
 		if err != nil {
 			_ = p.Close()
@@ -204,6 +205,7 @@ func (p *vecParallelScan) run(w *scanWorker) {
 		}
 		w.sels[k] = s.sel
 		w.out[k] = *b
+		w.out[k].part = w.part
 		if !send(scanResult{w: w, b: &w.out[k]}) {
 			return
 		}

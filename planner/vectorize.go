@@ -39,9 +39,11 @@ const ParallelMinRows = 100_000
 //     bool, date/time, text or bytea columns.
 //
 // A subtree runs in batches only under a root that gains from it: an
-// aggregation, a hash join, or a scan or Filter with a predicate; and
-// only when one of its scans reads at least the threshold of estimated
-// rows. Everything else keeps the row operators.
+// aggregation, a hash join, or a scan or Filter with a predicate, or
+// under a Sort or TopN, which reads the batches of a subtree of scans,
+// filters and projections itself; and only when one of its scans reads
+// at least the threshold of estimated rows. Everything else keeps the
+// row operators.
 func (b *binder) vectorize(n Node) {
 	if !b.enabled("vectorize") {
 		return
@@ -70,12 +72,58 @@ func (v *vectorizer) walk(n Node) {
 		v.mark(n, agg && !floatMinMax(a))
 		return
 	}
-	for _, c := range n.Children() {
-		v.walk(c)
+	if in := sortInput(n); in != nil && v.sortBatchable(in) && v.bigEnough(in) {
+		// A sort or top-N reads its input's batches itself
+		// (exec/sortvec.go). It numbers each row by its part of the key
+		// range and its place in that part, which is the serial scan's
+		// order, so ties keep that order even when the parts' batches
+		// arrive interleaved from an unordered parallel scan.
+		v.mark(in, true)
+	} else {
+		for _, c := range n.Children() {
+			v.walk(c)
+		}
 	}
 	for _, sq := range subqueries(n) {
 		v.walk(sq.Plan)
 	}
+}
+
+// sortInput returns the input of a Sort or TopN, else nil.
+func sortInput(n Node) Node {
+	switch n := n.(type) {
+	case *Sort:
+		return n.Input
+	case *TopN:
+		return n.Input
+	}
+	return nil
+}
+
+// sortBatchable reports whether a sort's input is a batch subtree whose
+// batches carry their part of the key range: scans, filters and
+// projections only (a hash join's batches do not).
+func (v *vectorizer) sortBatchable(n Node) bool {
+	switch n := n.(type) {
+	case *Scan:
+		return v.batchable(n)
+	case *Filter:
+		return v.sortBatchable(n.Input) && v.batchable(n)
+	case *Project:
+		return v.sortBatchable(n.Input) && v.batchable(n)
+	}
+	return false
+}
+
+// BatchSortInput reports whether the Sort or TopN n reads its input
+// batch by batch: the input runs in batches and produces them (a batch
+// aggregation produces rows).
+func BatchSortInput(n Node) bool {
+	in := sortInput(n)
+	if _, agg := in.(*Aggregate); agg {
+		return false
+	}
+	return in != nil && IsVectorized(in)
 }
 
 // root reports whether n gains from running in batches at the top of a
