@@ -39,7 +39,16 @@ type Session struct {
 	// pathOverride is put before search_path while CREATE SCHEMA runs
 	// its schema elements, so they are created in the new schema.
 	pathOverride []string
-	changed      map[string]string
+	// path is the search path resolved from the settings of settingsGen
+	// path.gen (searchPath): every statement's plan check asks for it, and
+	// resolving it splits the setting and allocates.
+	path struct {
+		ok    bool
+		gen   uint64
+		names []string // never appended to in place (capacity = length)
+		key   string   // names joined by NUL: what a plan records (stmt.planPath)
+	}
+	changed map[string]string
 	// loc is the timezone setting as a zone (nil: UTC); atomic so that
 	// statements read it without s.mu.
 	loc atomic.Pointer[time.Location]

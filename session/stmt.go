@@ -116,7 +116,7 @@ func (st *stmt) kind() kind {
 func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	// A plan holds the relations its names resolved to, so a changed
 	// search_path replans too.
-	path := strings.Join(st.s.searchPath(), "\x00")
+	path := st.s.searchPathKey()
 	if st.planCat == cat && st.planPath == path && !st.volatile && (st.plan != nil || st.planErr != nil) {
 		return st.planErr
 	}
