@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/session"
 	"github.com/kvsql/kvsql/types"
@@ -205,4 +207,57 @@ func TestPreparedReuseMatchesFresh(t *testing.T) {
 		}
 	}
 	t.Logf("%d executions compared", checked)
+}
+
+// TestDescribePortalFollowsFormatsAndPlan binds one prepared statement
+// again and again with result formats that change, and renames a column
+// between executions: the RowDescription of each portal (the wire server
+// reuses the encoded one while nothing changed) must carry the portal's
+// own formats and the current column name, and the rows must come in
+// those formats.
+func TestDescribePortalFollowsFormatsAndPlan(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	c := ts.Connect(t, pgx.QueryExecModeSimpleProtocol).PgConn()
+	for _, sql := range []string{"CREATE TABLE d (id INT PRIMARY KEY, v INT)", "INSERT INTO d VALUES (1, 258)"} {
+		if err := c.Exec(ctx, sql).Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Prepare(ctx, "ps", "SELECT * FROM d WHERE id = $1", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, formats := range [][]int16{nil, {1}, {0, 1}, {0, 1}, nil, {1, 0}} {
+		name := "v"
+		if i >= 3 {
+			name = "w"
+		}
+		if i == 3 {
+			if err := c.Exec(ctx, "ALTER TABLE d RENAME COLUMN v TO w").Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := c.ExecPrepared(ctx, "ps", [][]byte{[]byte("1")}, nil, formats).Read()
+		if res.Err != nil {
+			t.Fatalf("formats %v: %v", formats, res.Err)
+		}
+		want := []int16{0, 0}
+		switch len(formats) {
+		case 1:
+			want = []int16{formats[0], formats[0]}
+		case 2:
+			want = formats
+		}
+		fds := res.FieldDescriptions
+		if len(fds) != 2 || fds[1].Name != name || fds[0].Format != want[0] || fds[1].Format != want[1] {
+			t.Fatalf("execution %d, formats %v: field descriptions %+v", i, formats, fds)
+		}
+		if len(res.Rows) != 1 {
+			t.Fatalf("execution %d: %d rows", i, len(res.Rows))
+		}
+		v := res.Rows[0][1]
+		if want[1] == 1 && string(v) != "\x00\x00\x01\x02" || want[1] == 0 && string(v) != "258" {
+			t.Fatalf("execution %d, formats %v: v = %q", i, formats, v)
+		}
+	}
 }
