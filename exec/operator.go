@@ -114,6 +114,10 @@ type Ctx struct {
 	// Warn raises a WARNING for the client (a foreign scan's skipped
 	// keys); nil: warnings are dropped.
 	Warn func(format string, args ...any)
+	// Shapes, if set, keeps what building the plan's scans derives from
+	// its nodes, for the next execution of the same plan (a prepared
+	// statement's); nil: derived at every build.
+	Shapes *ScanShapes
 }
 
 // Operator is the one row-iterator protocol of exec. See the package

@@ -66,8 +66,8 @@ func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
 	// One allocation for both row buffers.
 	nc := len(n.Table.Columns)
 	bufs := make([]types.Datum, nc+len(n.Table.PrimaryKey))
-	s := &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, cols: index.NewCols(n.Table, n.Needed), row: bufs[:nc:nc], pk: bufs[nc:]}
-	s.early, s.late = lateColumns(n)
+	sh := rs.ctx.Shapes.shape(n)
+	s := &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, cols: sh.cols, early: sh.early, late: sh.late, row: bufs[:nc:nc], pk: bufs[nc:]}
 	if rs.ctx.ReadOnly && s.usesIndex() && !n.IndexOnly && batchedMasterReads {
 		s.batch = newMasterBatch(n.Table, s.cols)
 	}

@@ -172,12 +172,21 @@ func (b *binder) compound(c *parse.Compound, s *scope) (Node, error) {
 
 // inferParams gives each parameter of unknown type the type it is first
 // cast or coerced to.
+//
+// A subquery's plan is searched too: a parameter only a subquery reads
+// (WHERE a = (SELECT max(a) FROM t WHERE id < $1)) gets the type it was
+// cast to there, as in PostgreSQL, not text.
 func inferParams(n Node, params []types.T) {
 	walkPlanExprs(n, func(e Expr) {
 		walkExpr(e, func(x Expr) bool {
-			if c, ok := x.(*Cast); ok {
-				if p, ok := c.X.(*Param); ok && p.N <= len(params) && params[p.N-1].Family == types.Unknown {
-					params[p.N-1] = c.T
+			switch x := x.(type) {
+			case *Cast:
+				if p, ok := x.X.(*Param); ok && p.N <= len(params) && params[p.N-1].Family == types.Unknown {
+					params[p.N-1] = x.T
+				}
+			case *Subquery:
+				if x.Plan != nil {
+					inferParams(x.Plan, params)
 				}
 			}
 			return true

@@ -39,7 +39,20 @@ type Session struct {
 	// pathOverride is put before search_path while CREATE SCHEMA runs
 	// its schema elements, so they are created in the new schema.
 	pathOverride []string
-	changed      map[string]string
+	// path is the search path resolved from the settings of settingsGen
+	// path.gen (searchPath): every statement's plan check asks for it, and
+	// resolving it splits the setting and allocates.
+	path struct {
+		ok    bool
+		gen   uint64
+		names []string // never appended to in place (capacity = length)
+		key   string   // names joined by NUL: what a plan records (stmt.planPath)
+	}
+	changed map[string]string
+	// nextValFn and warnFn are s.db.nextVal and s.warn as func values
+	// for exec.Ctx, made once (execCtx).
+	nextValFn func(t *catalog.Table, col int) (int64, error)
+	warnFn    func(format string, args ...any)
 	// loc is the timezone setting as a zone (nil: UTC); atomic so that
 	// statements read it without s.mu.
 	loc atomic.Pointer[time.Location]
@@ -246,6 +259,16 @@ func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
 	}, Activity: s.db.Activity, Cursors: s.cursorList, CurrentOf: s.currentRowKey}
 }
 
+// stmtEnv is an executor context with the values its interface fields
+// point at, allocated together: one allocation where the context and
+// each boxed value were one apiece.
+type stmtEnv struct {
+	ec       exec.Ctx
+	seq      seqOps
+	backends backends
+	routines routineOps
+}
+
 // execCtx is the executor context for one statement in t.
 func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *exec.Ctx {
 	var read kv.Reader
@@ -258,7 +281,12 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 	if t.start.IsZero() {
 		t.start = stmt
 	}
-	return &exec.Ctx{
+	if s.nextValFn == nil {
+		// Method values allocate: made once per session.
+		s.nextValFn, s.warnFn = s.db.nextVal, s.warn
+	}
+	env := &stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}}
+	env.ec = exec.Ctx{
 		Context:       ctx,
 		RW:            t.kv,
 		Read:          read,
@@ -272,7 +300,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		MaxQueryMem:   s.queryMemLimit(),
 		MaxValueSize:  s.db.maxValueSize(),
 		TempDir:       s.db.opts.TempDir,
-		NextVal:       s.db.nextVal,
+		NextVal:       s.nextValFn,
 		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
 			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
 		},
@@ -286,18 +314,19 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Database:   s.database,
 		User:       s.user,
 		BackendPID: int32(s.pid),
-		Seq:        seqOps{s: s, cat: t.cat},
-		Backends:   backends{db: s.db, s: s},
+		Seq:        &env.seq,
+		Backends:   &env.backends,
 		Settings:   settingOps{s: s},
-		Routines:   routineOps{s: s, t: t, ctx: ctx},
+		Routines:   &env.routines,
 		Foreign: func(name string) (foreign.Store, error) {
 			return s.db.foreignReadStore(t, name)
 		},
 		ForeignWrite: func(name string) (foreign.Store, error) {
 			return s.db.foreignWriteStore(t, name)
 		},
-		Warn: s.warn,
+		Warn: s.warnFn,
 	}
+	return &env.ec
 }
 
 func (s *Session) workMem() int64 {

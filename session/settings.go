@@ -395,7 +395,44 @@ func (o settingOps) Set(name, value string, isLocal bool) (string, error) {
 
 // searchPath is the session's search_path, parsed; CREATE SCHEMA's
 // elements run with the new schema in front (pathOverride).
+//
+// The result is shared: callers must not change its elements (appending
+// is safe, it copies).
 func (s *Session) searchPath() []string {
+	if s.pathOverride != nil {
+		return s.resolveSearchPath()
+	}
+	s.memoSearchPath()
+	return s.path.names
+}
+
+// searchPathKey is the search path as one comparable string, for a plan
+// to record what its names were resolved under.
+func (s *Session) searchPathKey() string {
+	if s.pathOverride != nil {
+		return strings.Join(s.resolveSearchPath(), "\x00")
+	}
+	s.memoSearchPath()
+	return s.path.key
+}
+
+// memoSearchPath brings s.path up to date with the settings. The path
+// depends only on search_path, the user and the session's temporary
+// schema; the user and the schema are fixed for the session, and every
+// settings change moves settingsGen (setLocked).
+func (s *Session) memoSearchPath() {
+	gen := s.settingsGen.Load()
+	if s.path.ok && s.path.gen == gen {
+		return
+	}
+	names := s.resolveSearchPath()
+	s.path.ok, s.path.gen = true, gen
+	s.path.names = names[:len(names):len(names)]
+	s.path.key = strings.Join(names, "\x00")
+}
+
+// resolveSearchPath computes the search path from the settings.
+func (s *Session) resolveSearchPath() []string {
 	// Never nil: an empty search_path is a path with no schema, not
 	// planner's default. The session's temporary schema comes first
 	// unless the path names pg_temp elsewhere, as in PostgreSQL.

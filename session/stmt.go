@@ -33,7 +33,10 @@ type stmt struct {
 	plan     planner.Node
 	// calls are the user-defined functions plan calls
 	// (planner.RoutineCalls), found once per plan.
-	calls   []uint64
+	calls []uint64
+	// shapes keeps what building plan's scans derives from its nodes
+	// (exec.ScanShapes); made anew with every plan.
+	shapes  *exec.ScanShapes
 	params  []types.T
 	cols    []backend.Column
 	planErr error
@@ -116,7 +119,7 @@ func (st *stmt) kind() kind {
 func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	// A plan holds the relations its names resolved to, so a changed
 	// search_path replans too.
-	path := strings.Join(st.s.searchPath(), "\x00")
+	path := st.s.searchPathKey()
 	if st.planCat == cat && st.planPath == path && !st.volatile && (st.plan != nil || st.planErr != nil) {
 		return st.planErr
 	}
@@ -150,6 +153,7 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 		}
 	}
 	st.plan, st.params, st.calls = plan, params, planner.RoutineCalls(plan)
+	st.shapes = &exec.ScanShapes{}
 	if !st.paramsFixed {
 		// The parameter types of the first plan are the statement's from
 		// now on (ParameterDescription told the client so): replans take
@@ -395,6 +399,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 		}
 		ec := s.execCtx(ctx, t, params)
 		ec.ReadOnly = auto // an autocommit query: nothing to validate
+		ec.Shapes = st.shapes
 		op, err := exec.Build(ec, st.plan)
 		if err != nil {
 			if auto {
@@ -413,7 +418,9 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 		if err := st.ensurePlan(t.cat); err != nil {
 			return err
 		}
-		op, err := exec.Build(s.execCtx(ctx, t, params), st.plan)
+		ec := s.execCtx(ctx, t, params)
+		ec.Shapes = st.shapes
+		op, err := exec.Build(ec, st.plan)
 		if err != nil {
 			return err
 		}

@@ -45,7 +45,10 @@ type conn struct {
 	// ignoreTillSync is set by an error in the extended protocol: the
 	// messages up to the next Sync are discarded.
 	ignoreTillSync bool
-	start          time.Time // accepted (pg_stat_activity.backend_start)
+	// watch is the connection's client watch (watch.go), made by the
+	// first statement and rearmed by each.
+	watch *clientWatch
+	start time.Time // accepted (pg_stat_activity.backend_start)
 	// terminating is set by terminate (pg_terminate_backend), from any
 	// goroutine: the connection ends with FATAL 57P01 at its next step.
 	terminating atomic.Bool

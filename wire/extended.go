@@ -85,7 +85,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		}
 		params[i] = d
 	}
-	p := &portal{stmt: ps.stmt, params: params}
+	p := &portal{stmt: ps.stmt, ps: ps, params: params}
 	if ps.stmt != nil {
 		var cols []backend.Column
 		if err := c.guard("Statement.Columns", func() error { cols = ps.stmt.Columns(); return nil }); err != nil {
@@ -106,6 +106,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 func (c *conn) describe(m *pgproto3.Describe) error {
 	var stmt backend.Statement
 	var formats []int16
+	var cache *describedRows // a portal's: its statement's last RowDescription
 	switch m.ObjectType {
 	case 'S':
 		ps, ok := c.stmts[m.Name]
@@ -124,6 +125,9 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 			return pgerror.Newf(codeInvalidCursorName, "portal %q does not exist", m.Name)
 		}
 		stmt, formats = p.stmt, p.formats
+		if p.ps != nil {
+			cache = &p.ps.desc
+		}
 	default:
 		return pgerror.Newf(pgerror.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
 	}
@@ -142,7 +146,16 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		c.send(&pgproto3.NoData{})
 		return nil
 	}
-	c.send(rowDescription(cols, formats))
+	if cache == nil {
+		c.send(rowDescription(cols, formats))
+		return nil
+	}
+	msg, err := cache.encode(cols, formats)
+	if err != nil {
+		c.send(rowDescription(cols, formats)) // send logs why it cannot
+		return nil
+	}
+	c.wbuf = append(c.wbuf, msg...)
 	return nil
 }
 

@@ -29,8 +29,10 @@ func (c *conn) idleInTransactionTimeout() time.Duration {
 	var v string
 	inTxn := false
 	c.guard("Session.Setting", func() error {
-		inTxn = c.sess.TxnStatus() != 'I'
-		v = c.sess.Setting("idle_in_transaction_session_timeout")
+		// Asked before every read: the setting only when it matters.
+		if inTxn = c.sess.TxnStatus() != 'I'; inTxn {
+			v = c.sess.Setting("idle_in_transaction_session_timeout")
+		}
 		return nil
 	})
 	if !inTxn {

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -16,6 +17,33 @@ type prepared struct {
 	sql       string
 	stmt      backend.Statement
 	paramOIDs []uint32
+	// desc is the last RowDescription sent for a portal of this
+	// statement, encoded: a client that describes every portal it binds
+	// (libpq's PQexecPrepared, pgx) gets the same bytes each time.
+	desc describedRows
+}
+
+// describedRows is an encoded RowDescription with what it was made from:
+// the columns (the very slice the statement returned; a replanned
+// statement returns a new one) and the result formats.
+type describedRows struct {
+	cols    []backend.Column
+	formats []int16
+	msg     []byte
+}
+
+// encode returns the RowDescription of cols in formats, encoded, reusing
+// the last one when neither changed.
+func (d *describedRows) encode(cols []backend.Column, formats []int16) ([]byte, error) {
+	if d.msg != nil && len(cols) == len(d.cols) && (len(cols) == 0 || &cols[0] == &d.cols[0]) && slices.Equal(formats, d.formats) && (formats == nil) == (d.formats == nil) {
+		return d.msg, nil
+	}
+	msg, err := rowDescription(cols, formats).Encode(nil)
+	if err != nil {
+		return nil, err
+	}
+	d.cols, d.formats, d.msg = cols, slices.Clone(formats), msg
+	return msg, nil
 }
 
 // portal is a bound statement and, once executed, its open Result. A
@@ -23,6 +51,7 @@ type prepared struct {
 // Executes.
 type portal struct {
 	stmt    backend.Statement // nil for an empty query
+	ps      *prepared         // the statement it was bound from; nil for a simple query's
 	params  []types.Datum
 	formats []int16 // per result column; nil = all text
 

@@ -23,24 +23,38 @@ const watchDelay = 50 * time.Millisecond
 // statement runs (COPY FROM, which does, is not watched). What it reads —
 // messages the client pipelined — stays in the connection's buffer for
 // the loop.
+//
+// A connection keeps one clientWatch and rearms its timer for every
+// statement, so that a statement that ends within watchDelay — nearly
+// all of them — costs a timer reset and stop, and no allocation.
 type clientWatch struct {
 	c     *conn
 	timer *time.Timer
-	done  chan struct{} // closed when the watching goroutine ends
+	// done receives one value each time the watching goroutine ends.
+	// Every firing of timer runs one goroutine, and stop, finding the
+	// timer fired, takes that one value, so the next statement starts
+	// with done empty.
+	done chan struct{}
 }
 
 // watchClient starts watching c for the running statement; call stop
 // before reading from c again.
 func (c *conn) watchClient() *clientWatch {
-	w := &clientWatch{c: c, done: make(chan struct{})}
-	w.timer = time.AfterFunc(watchDelay, w.run)
+	w := c.watch
+	if w == nil {
+		w = &clientWatch{c: c, done: make(chan struct{}, 1)}
+		w.timer = time.AfterFunc(watchDelay, w.run)
+		c.watch = w
+		return w
+	}
+	w.timer.Reset(watchDelay)
 	return w
 }
 
 // run blocks in a read ahead until the client sends more, the socket
 // fails, or stop expires the read deadline.
 func (w *clientWatch) run() {
-	defer close(w.done)
+	defer func() { w.done <- struct{}{} }()
 	for {
 		_, err := w.c.rd.Peek(w.c.rd.Buffered() + 1)
 		switch {
