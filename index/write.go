@@ -118,7 +118,18 @@ func (in *Inserter) Insert(row []types.Datum) error {
 		}
 	}
 	in.val = masterValue(in.val[:0], t, row)
-	if err := in.rw.Set(mk, in.val); err != nil {
+	if in.fast != nil && !t.HiddenRowID {
+		// SetIfNew, not Set: the key is known new, and a Set would be a
+		// B-tree write above the kv.Txn's ascending tail that stops the
+		// rows after it from being appended there (kv.Txn.SetIfNew).
+		ok, err := in.fast.SetIfNew(mk, in.val)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return uniqueViolation(t, t.PrimaryKeyName, t.PrimaryKey, row)
+		}
+	} else if err := in.rw.Set(mk, in.val); err != nil {
 		return err
 	}
 	for _, idx := range t.Indexes {

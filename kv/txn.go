@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/google/btree"
 )
@@ -31,6 +32,22 @@ type Txn struct {
 	// never modified once inserted (a write replaces the entry), so
 	// iterators can read a Clone of buf while the Txn keeps writing.
 	buf *btree.BTreeG[txnEntry]
+	// tail is an ascending run of SetIfNew writes kept out of buf: a new
+	// key just above the tail's last one, with no key of buf in between,
+	// is appended here, which costs neither a duplicate lookup nor a
+	// B-tree insert (a bulk load inserts its master keys in ascending
+	// order; its other writes go to buf). Invariants: tail is strictly
+	// ascending; no key is in both buf and tail; when hasNext, next is at
+	// most the smallest key of buf above the tail's last one, and when
+	// !hasNext buf has no key above it (so next may be stale low after a
+	// removal, refusing appends that would be safe, never high). The tail
+	// is never shared: View, NewIter and DeleteRange first move it into
+	// buf (spill), so frozen buffers are B-trees only.
+	tail    []txnEntry
+	next    []byte
+	hasNext bool
+	// noTail: every write goes to buf (the differential test's reference).
+	noTail bool
 	// dels are the ranges deleted by this Txn. Invariant: no entry of buf
 	// older than a DeleteRange lies inside it (DeleteRange drops them), so
 	// an entry inside a deleted range is always newer than the deletion.
@@ -163,18 +180,18 @@ func (t *Txn) OpenIters() int { return len(t.iters) }
 
 // Get implements Reader, seeing the Txn's own writes. The key is added to
 // the read set.
-func (t *Txn) Get(key []byte) ([]byte, error) { return t.get(t.buf, t.dels, key) }
+func (t *Txn) Get(key []byte) ([]byte, error) { return t.get(t.buf, t.tail, t.dels, key) }
 
-// get is Get over a given buffer and deleted ranges: the Txn's own, or a
-// TxnView's frozen copies.
-func (t *Txn) get(buf *btree.BTreeG[txnEntry], dels spanList, key []byte) ([]byte, error) {
+// get is Get over a given buffer, tail and deleted ranges: the Txn's own,
+// or a TxnView's frozen copies (with no tail).
+func (t *Txn) get(buf *btree.BTreeG[txnEntry], tail []txnEntry, dels spanList, key []byte) ([]byte, error) {
 	if t.done {
 		return nil, ErrClosed
 	}
 	if !t.noReads {
 		t.reads = append(t.reads, pointSpan(key))
 	}
-	ent, ok := buf.Get(txnPivot(key))
+	ent, ok := lookup(buf, tail, key)
 	if !ok {
 		if dels.covers(key) {
 			return nil, ErrNotFound
@@ -202,7 +219,13 @@ func (t *Txn) get(buf *btree.BTreeG[txnEntry], dels spanList, key []byte) ([]byt
 // NewIter implements Reader. The iterator merges the snapshot with the
 // Txn's writes as they are at NewIter; later writes of the Txn are not
 // seen by it. The bounds are added to the read set.
-func (t *Txn) NewIter(opts IterOptions) (Iterator, error) { return t.newIter(t.buf, t.dels, opts) }
+func (t *Txn) NewIter(opts IterOptions) (Iterator, error) {
+	if t.done {
+		return nil, ErrClosed
+	}
+	t.spill()
+	return t.newIter(t.buf, t.dels, opts)
+}
 
 // newIter is NewIter over a given buffer and deleted ranges (see get).
 func (t *Txn) newIter(buf *btree.BTreeG[txnEntry], dels spanList, opts IterOptions) (Iterator, error) {
@@ -257,7 +280,7 @@ func (t *Txn) Merge(key, operand []byte) error {
 		return ErrClosed
 	}
 	ent := txnEntry{key: cloneKey(key), kind: opMerge, value: copyValue(operand)}
-	if prev, ok := t.buf.Get(txnPivot(key)); ok {
+	if prev, ok := lookup(t.buf, t.tail, key); ok {
 		// New slices only: prev may be shared with iterators and undo.
 		switch prev.kind {
 		case opSet, opMerge:
@@ -275,10 +298,113 @@ func (t *Txn) put(ent txnEntry) error {
 	if t.done {
 		return ErrClosed
 	}
-	prev, had := t.buf.ReplaceOrInsert(ent)
-	t.undo = append(t.undo, undoPoint(ent.key, prev, had))
+	prev, had := t.insert(ent)
+	t.undo = append(grow(t.undo), undoPoint(ent.key, prev, had))
 	t.size += int64(len(ent.key) + len(ent.value))
 	return nil
+}
+
+// lookup finds key's buffered write in buf or tail.
+func lookup(buf *btree.BTreeG[txnEntry], tail []txnEntry, key []byte) (txnEntry, bool) {
+	if i, ok := tailFind(tail, key); ok {
+		return tail[i], true
+	}
+	return buf.Get(txnPivot(key))
+}
+
+// grow makes room for one more element in s, doubling a full one:
+// append grows large slices by a quarter, so the undo log and the tail
+// of a bulk load were copied over and over.
+func grow[E any](s []E) []E {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 64))
+}
+
+// tailFind returns the index of key in tail, if it is there.
+func tailFind(tail []txnEntry, key []byte) (int, bool) {
+	n := len(tail)
+	if n == 0 || bytes.Compare(key, tail[0].key) < 0 || bytes.Compare(key, tail[n-1].key) > 0 {
+		return 0, false
+	}
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(tail[m].key, key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < n && bytes.Equal(tail[lo].key, key)
+}
+
+// appendable reports whether key may be appended to a non-empty tail:
+// it is above the tail's last key and below every key of buf above that.
+func (t *Txn) appendable(key []byte) bool {
+	return bytes.Compare(key, t.tail[len(t.tail)-1].key) > 0 && (!t.hasNext || bytes.Compare(key, t.next) < 0)
+}
+
+// insert buffers ent in buf, replacing the write of its key if there is
+// one (returned); a write over a tail entry first moves the tail into
+// buf.
+func (t *Txn) insert(ent txnEntry) (prev txnEntry, had bool) {
+	if _, ok := tailFind(t.tail, ent.key); ok {
+		t.spill()
+	}
+	return t.treeInsert(ent)
+}
+
+// treeInsert inserts ent into buf, keeping next.
+func (t *Txn) treeInsert(ent txnEntry) (txnEntry, bool) {
+	if n := len(t.tail); n > 0 && bytes.Compare(ent.key, t.tail[n-1].key) > 0 && (!t.hasNext || bytes.Compare(ent.key, t.next) < 0) {
+		t.next, t.hasNext = ent.key, true
+	}
+	return t.buf.ReplaceOrInsert(ent)
+}
+
+// spill moves the tail into buf (the keys are not in buf, so nothing is
+// replaced).
+func (t *Txn) spill() {
+	if len(t.tail) == 0 {
+		return
+	}
+	for _, e := range t.tail {
+		t.buf.ReplaceOrInsert(e)
+	}
+	clear(t.tail)
+	t.tail = t.tail[:0]
+	t.next, t.hasNext = nil, false
+}
+
+// ascend calls fn on every buffered point write in key order (buf and
+// tail merged) until fn returns false.
+func (t *Txn) ascend(fn func(e txnEntry) bool) {
+	tail := t.tail
+	stopped := false
+	t.buf.Ascend(func(e txnEntry) bool {
+		for len(tail) > 0 && bytes.Compare(tail[0].key, e.key) < 0 {
+			if !fn(tail[0]) {
+				stopped = true
+				return false
+			}
+			tail = tail[1:]
+		}
+		if !fn(e) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	if stopped {
+		return
+	}
+	for _, e := range tail {
+		if !fn(e) {
+			return
+		}
+	}
 }
 
 // DeleteRange implements Writer: buffered writes in [start, end) are
@@ -292,6 +418,7 @@ func (t *Txn) DeleteRange(start, end []byte) error {
 		return nil
 	}
 	start, end = cloneKey(start), cloneKey(end)
+	t.spill()
 	var dropped []txnEntry
 	t.buf.AscendRange(txnPivot(start), txnPivot(end), func(e txnEntry) bool {
 		dropped = append(dropped, e)
@@ -330,15 +457,22 @@ func (t *Txn) RollbackTo(sp int) error {
 		case undoRange:
 			r := t.ranges[len(t.ranges)-1]
 			for _, e := range r.dropped {
-				t.buf.ReplaceOrInsert(e)
+				t.treeInsert(e)
 			}
 			t.dels = r.prevDels
 			t.ranges[len(t.ranges)-1] = rangeUndo{}
 			t.ranges = t.ranges[:len(t.ranges)-1]
 		case undoRestore:
-			t.buf.ReplaceOrInsert(txnEntry{key: u.key, kind: u.kind, value: u.value})
+			t.treeInsert(txnEntry{key: u.key, kind: u.kind, value: u.value})
 		default:
-			t.buf.Delete(txnPivot(u.key))
+			// Undo runs newest first, so a key still in the tail is its
+			// last entry: every write after it is already undone.
+			if n := len(t.tail); n > 0 && bytes.Equal(t.tail[n-1].key, u.key) {
+				t.tail[n-1] = txnEntry{}
+				t.tail = t.tail[:n-1]
+			} else {
+				t.buf.Delete(txnPivot(u.key))
+			}
 		}
 		t.undo[i] = undoRecord{}
 	}
@@ -361,7 +495,7 @@ func (t *Txn) Commit(sync bool) error {
 		return ErrClosed
 	}
 	defer t.finish()
-	if t.buf.Len() == 0 && len(t.dels) == 0 {
+	if t.buf.Len() == 0 && len(t.tail) == 0 && len(t.dels) == 0 {
 		return nil
 	}
 	if ing, ok := t.e.(Ingester); ok && len(t.dels) == 0 && t.size >= IngestThreshold {
@@ -376,7 +510,7 @@ func (t *Txn) Commit(sync bool) error {
 		}
 	}
 	var err error
-	t.buf.Ascend(func(e txnEntry) bool {
+	t.ascend(func(e txnEntry) bool {
 		switch e.kind {
 		case opSet:
 			err = b.Set(e.key, e.value)
@@ -396,7 +530,7 @@ func (t *Txn) Commit(sync bool) error {
 // ingestInto writes the buffer, in key order, into w (Commit by Ingest).
 func (t *Txn) ingestInto(w SortedWriter) error {
 	var err error
-	t.buf.Ascend(func(e txnEntry) bool {
+	t.ascend(func(e txnEntry) bool {
 		switch e.kind {
 		case opSet:
 			err = w.Set(e.key, e.value)
@@ -426,6 +560,7 @@ func (t *Txn) finish() {
 	}
 	_ = t.snap.Close()
 	t.buf = nil
+	t.tail, t.next = nil, nil
 	t.undo = nil
 	t.ranges = nil
 }
@@ -489,7 +624,7 @@ func (t *Txn) WriteSets() (writes, overwrites []KeySpan) {
 	if t.done {
 		return nil, nil
 	}
-	n := len(t.dels) + t.buf.Len()
+	n := len(t.dels) + t.buf.Len() + len(t.tail)
 	writes = make([]KeySpan, 0, n)
 	writes = append(writes, t.dels...)
 	overwrites = make([]KeySpan, 0, n)
@@ -497,8 +632,8 @@ func (t *Txn) WriteSets() (writes, overwrites []KeySpan) {
 	// The first slab is no bigger than the buffer's keys can need (t.size
 	// counts keys and values): a short transaction's few keys would
 	// otherwise cost a 64 KiB allocation per commit.
-	slab := make([]byte, 0, min(spanSlab, t.size+int64(t.buf.Len())))
-	t.buf.Ascend(func(e txnEntry) bool {
+	slab := make([]byte, 0, min(spanSlab, t.size+int64(t.buf.Len()+len(t.tail))))
+	t.ascend(func(e txnEntry) bool {
 		need := len(e.key) + 1
 		if cap(slab)-len(slab) < need {
 			slab = make([]byte, 0, max(spanSlab, need))
@@ -524,7 +659,7 @@ func (t *Txn) Len() int {
 	if t.done {
 		return 0
 	}
-	return t.buf.Len() + len(t.dels)
+	return t.buf.Len() + len(t.tail) + len(t.dels)
 }
 
 // SnapshotLast returns the greatest key the Txn's snapshot holds in
@@ -582,14 +717,53 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 		t.reads = append(t.reads, KeySpan{Start: k, End: b[: n+1 : n+1]})
 	}
 	ent := txnEntry{key: k, kind: opSet, value: b[n+1 : n+1+len(value) : n+1+len(value)]}
-	prev, had := t.buf.ReplaceOrInsert(ent)
-	if had && prev.kind != opDelete {
-		t.buf.ReplaceOrInsert(prev) // a duplicate: put the old entry back
-		return false, nil
+	var prev txnEntry
+	var had bool
+	if t.tailNew(ent) {
+		// Appended to the tail: no B-tree insert.
+	} else {
+		prev, had = t.treeInsert(ent)
+		if had && prev.kind != opDelete {
+			t.buf.ReplaceOrInsert(prev) // a duplicate: put the old entry back
+			return false, nil
+		}
 	}
-	t.undo = append(t.undo, undoPoint(k, prev, had))
+	t.undo = append(grow(t.undo), undoPoint(k, prev, had))
 	t.size += int64(len(b))
 	return true, nil
+}
+
+// tailNew appends ent, a SetIfNew, to the tail if it may go there, and
+// reports whether it did. A key in the tail is not appended (SetIfNew's
+// duplicate check then finds it in buf, where a key under a Delete is
+// first moved). Starting an empty tail costs one lookup in buf, for the
+// key and the next key above it.
+func (t *Txn) tailNew(ent txnEntry) bool {
+	if t.noTail {
+		return false
+	}
+	if len(t.tail) > 0 {
+		if t.appendable(ent.key) {
+			t.tail = append(grow(t.tail), ent)
+			return true
+		}
+		if _, ok := tailFind(t.tail, ent.key); ok {
+			t.spill()
+		}
+		return false
+	}
+	var succ txnEntry
+	found := false
+	t.buf.AscendGreaterOrEqual(txnPivot(ent.key), func(e txnEntry) bool {
+		succ, found = e, true
+		return false
+	})
+	if found && bytes.Equal(succ.key, ent.key) {
+		return false
+	}
+	t.tail = append(grow(t.tail), ent)
+	t.next, t.hasNext = succ.key, found
+	return true
 }
 
 // TxnView reads a Txn as it was when View was called: the snapshot with
@@ -612,11 +786,14 @@ var _ Reader = (*TxnView)(nil)
 // View returns a TxnView of t as it is now. It costs a copy-on-write
 // clone of the write buffer (constant time).
 func (t *Txn) View() *TxnView {
+	if !t.done {
+		t.spill()
+	}
 	return &TxnView{t: t, buf: t.buf.Clone(), dels: t.dels}
 }
 
 // Get implements Reader.
-func (v *TxnView) Get(key []byte) ([]byte, error) { return v.t.get(v.buf, v.dels, key) }
+func (v *TxnView) Get(key []byte) ([]byte, error) { return v.t.get(v.buf, nil, v.dels, key) }
 
 // NewIter implements Reader.
 func (v *TxnView) NewIter(opts IterOptions) (Iterator, error) {

@@ -14,7 +14,7 @@ import (
 // testCatalog makes a catalog with t(a INT PRIMARY KEY, b INT, c TEXT),
 // an index on b and a unique index on c, and u(x INT, y TEXT) without a
 // primary key.
-func testCatalog(t *testing.T) *catalog.Catalog {
+func testCatalog(t testing.TB) *catalog.Catalog {
 	t.Helper()
 	e := kv.NewMemory()
 	t.Cleanup(func() { e.Close() })

@@ -71,7 +71,9 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 		if spec.Progress != nil {
 			spec.Progress(0, n)
 		}
+		clear(batch)
 		batch = batch[:0]
+		codec.recycle()
 		return nil
 	}
 	emit := func(row []types.Datum) error {

@@ -41,7 +41,34 @@ type copyCodec struct {
 	line    int    // input lines (text, csv) or tuples (binary) consumed
 	started bool   // binary: header consumed; text/csv: header line skipped
 	ended   bool   // saw the end marker (\. or the binary trailer)
+
+	// bin is how each column's binary fields are decoded, resolved once
+	// from its type's OID (binary format only).
+	bin []binaryField
+
+	// slab is where decoded rows are cut from (newRow), a batch's worth
+	// at a time instead of an allocation per row; recycle starts it over
+	// once the rows cut from it are no longer used.
+	slab []types.Datum
 }
+
+// newRow returns a row of n NULLs cut from the slab. It stays valid until
+// recycle.
+func (k *copyCodec) newRow(n int) []types.Datum {
+	if cap(k.slab)-len(k.slab) < n {
+		// Rows cut before keep the old array alive until recycle.
+		k.slab = make([]types.Datum, 0, max(n*backend.CopyBatchRows, n))
+	}
+	at := len(k.slab)
+	k.slab = k.slab[:at+n]
+	row := k.slab[at : at+n : at+n]
+	clear(row)
+	return row
+}
+
+// recycle lets newRow reuse the slab: the rows it returned before are
+// dead (CopySpec.Insert does not retain them).
+func (k *copyCodec) recycle() { k.slab = k.slab[:0] }
 
 func newCopyCodec(spec *backend.CopySpec) (*copyCodec, error) {
 	k := &copyCodec{format: strings.ToLower(spec.Format), null: spec.Null, hasHeader: spec.Header, cols: spec.Columns,
@@ -65,6 +92,12 @@ func newCopyCodec(spec *backend.CopySpec) (*copyCodec, error) {
 	case "binary":
 	default:
 		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "COPY format %q not recognized", spec.Format)
+	}
+	if k.format == "binary" {
+		k.bin = make([]binaryField, len(spec.Columns))
+		for i, col := range spec.Columns {
+			k.bin[i] = resolveBinary(col.Type.OID())
+		}
 	}
 	if spec.Delimiter != "" {
 		if len(spec.Delimiter) != 1 {
@@ -185,7 +218,7 @@ func (k *copyCodec) record(rec []byte, emit func([]types.Datum) error) error {
 	}
 	// Fields are converted in order and a missing one is reported when
 	// its column is reached, as PostgreSQL does: a bad first field wins.
-	row := make([]types.Datum, len(k.cols))
+	row := k.newRow(len(k.cols))
 	for i := range k.cols {
 		if i >= len(fields) {
 			return pgerror.Newf(codeBadCopyFileFormat, "missing data for column %q (COPY line %d)", k.cols[i].Name, k.line)
@@ -421,7 +454,7 @@ func (k *copyCodec) binaryRows(emit func([]types.Datum) error) error {
 			}
 		}
 		k.line++
-		row := make([]types.Datum, n)
+		row := k.newRow(n)
 		q := off + 2
 		for i := 0; i < n; i++ {
 			l := int(int32(binary.BigEndian.Uint32(k.buf[q:])))
@@ -429,7 +462,7 @@ func (k *copyCodec) binaryRows(emit func([]types.Datum) error) error {
 			if l == -1 {
 				continue
 			}
-			d, err := decodeBinary(k.cols[i].Type.OID(), k.buf[q:q+l])
+			d, err := k.bin[i].decode(k.buf[q : q+l])
 			if err != nil {
 				return pgerror.Newf(pgerror.InvalidTextRepresentation, "%s (COPY tuple %d, column %q)", err.Error(), k.line, k.cols[i].Name)
 			}
@@ -442,6 +475,35 @@ func (k *copyCodec) binaryRows(emit func([]types.Datum) error) error {
 		}
 	}
 	return nil
+}
+
+// binaryField decodes the binary fields of one column as decodeBinary
+// does for the column type's OID, without looking the OID up per field.
+type binaryField struct {
+	oid    uint32
+	t      types.T      // the OID's type when it is an array
+	fam    types.Family // the OID's family when it is a scalar
+	scalar bool
+}
+
+func resolveBinary(oid uint32) binaryField {
+	f := binaryField{oid: oid}
+	if t, ok := types.TypeByOID(oid); ok && t.IsArray() {
+		f.t = t
+	} else if fam, ok := types.FamilyByOID(oid); ok {
+		f.fam, f.scalar = fam, true
+	}
+	return f
+}
+
+func (f *binaryField) decode(raw []byte) (types.Datum, error) {
+	switch {
+	case f.scalar:
+		return decodeBinaryFamily(f.fam, raw)
+	case f.t.IsArray():
+		return decodeArrayBinary(f.t, raw)
+	}
+	return decodeBinary(f.oid, raw) // unknown OIDs: its text or its error
 }
 
 // header is the first CopyData of COPY TO STDOUT, or nil.

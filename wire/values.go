@@ -388,6 +388,13 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 		}
 		return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "binary format for parameters of type OID %d is not supported", oid)
 	}
+	return decodeBinaryFamily(fam, raw)
+}
+
+// decodeBinaryFamily parses the binary form of a value of a scalar family (not
+// an array): decodeBinary once the OID is resolved, for a caller that
+// resolves it once per column (COPY).
+func decodeBinaryFamily(fam types.Family, raw []byte) (types.Datum, error) {
 	need := int(typeSize(fam))
 	if need > 0 && len(raw) != need {
 		return types.Null, pgerror.Newf(pgerror.ProtocolViolation, "incorrect binary data format: %s needs %d bytes, got %d", fam, need, len(raw))

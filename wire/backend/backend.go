@@ -145,8 +145,9 @@ type CopySpec struct {
 	Columns                             []Column
 	// Insert stores decoded rows (In) and returns how many it stored
 	// (fewer than len(rows) when COPY FROM ... WHERE filters some out).
-	// It is called with batches of up to CopyBatchRows rows; the rows are
-	// not retained by the server after Insert returns.
+	// It is called with batches of up to CopyBatchRows rows; Insert must
+	// not retain the rows' slices after it returns (the Datums it may
+	// copy): the server reuses their memory for the next batch.
 	Insert func(ctx context.Context, rows [][]types.Datum) (int64, error)
 	// Rows produces the rows to send (!In). Result.Tag is ignored: the
 	// server tags the command "COPY n".
