@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
-	"github.com/kvsql/kvsql/session"
 )
 
 // TestSortBatchesSQL runs random ORDER BY queries, with and without LIMIT
@@ -28,31 +27,7 @@ func TestSortBatchesSQL(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	ctx := context.Background()
 	setup := vecSchema(rng)
-	type store struct {
-		name string
-		s    *session.Session
-	}
-	var stores []store
-	open := func(name string, opts session.Options, extra ...string) {
-		db, err := session.Open(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = db.Close() })
-		s, err := db.Session("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range append(append([]string{}, setup...), extra...) {
-			if _, err := s.Exec(ctx, q); err != nil {
-				t.Fatalf("%s: setup %.200q: %v", name, q, err)
-			}
-		}
-		stores = append(stores, store{name, s})
-	}
-	open("batches", session.Options{Memory: true, VectorMinRows: -1})
-	open("batches-small-work-mem", session.Options{Memory: true, VectorMinRows: -1}, "SET work_mem = '64kB'")
-	open("rows", session.Options{Memory: true, DisabledRules: map[string]bool{"vectorize": true}})
+	stores := vecStores(t, setup)
 
 	deadline := time.Now().Add(*diffTime)
 	n, batched := 0, 0

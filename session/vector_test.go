@@ -33,31 +33,7 @@ func TestVectorDifferential(t *testing.T) {
 	ctx := context.Background()
 
 	setup := vecSchema(rng)
-	type store struct {
-		name string
-		s    *session.Session
-	}
-	var stores []store
-	open := func(name string, opts session.Options, extra ...string) {
-		db, err := session.Open(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = db.Close() })
-		s, err := db.Session("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range append(append([]string{}, setup...), extra...) {
-			if _, err := s.Exec(ctx, q); err != nil {
-				t.Fatalf("%s: setup %.200q: %v", name, q, err)
-			}
-		}
-		stores = append(stores, store{name, s})
-	}
-	open("batches", session.Options{Memory: true, VectorMinRows: -1})
-	open("batches-small-work-mem", session.Options{Memory: true, VectorMinRows: -1}, "SET work_mem = '64kB'")
-	open("rows", session.Options{Memory: true, DisabledRules: map[string]bool{"vectorize": true}})
+	stores := vecStores(t, setup)
 
 	deadline := time.Now().Add(*diffTime)
 	n, vectorized, failed := 0, 0, 0
@@ -105,6 +81,45 @@ func TestVectorDifferential(t *testing.T) {
 	if vectorized*3 < n {
 		t.Errorf("only %d of %d queries ran in batches", vectorized, n)
 	}
+}
+
+// vecStore is one of the three stores the batch differential tests
+// compare.
+type vecStore struct {
+	name string
+	s    *session.Session
+}
+
+// vecStores opens the stores the batch differential tests compare, each
+// loaded by setup: batches wherever the vectorize rule applies, the same
+// under a 64kB work_mem (hash aggregation and sorts spill, hash joins
+// fall back to the row join), and the row operators (the rule disabled).
+// The first is the reference.
+func vecStores(t *testing.T, setup []string) []vecStore {
+	t.Helper()
+	ctx := context.Background()
+	var stores []vecStore
+	open := func(name string, opts session.Options, extra ...string) {
+		db, err := session.Open(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		s, err := db.Session("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range append(append([]string{}, setup...), extra...) {
+			if _, err := s.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: setup %.200q: %v", name, q, err)
+			}
+		}
+		stores = append(stores, vecStore{name, s})
+	}
+	open("batches", session.Options{Memory: true, VectorMinRows: -1})
+	open("batches-small-work-mem", session.Options{Memory: true, VectorMinRows: -1}, "SET work_mem = '64kB'")
+	open("rows", session.Options{Memory: true, DisabledRules: map[string]bool{"vectorize": true}})
+	return stores
 }
 
 // vecSchema creates two tables of a few thousand rows (more than one
