@@ -200,7 +200,7 @@ func (s *sortOp) Next() ([]types.Datum, error) {
 			row = s.enc.row(s.enc.ents[s.pos])
 			s.pos++
 		}
-		out, err := decodePayload(&s.enc.br, row, s.out)
+		out, err := decodePayload(row, s.out)
 		if err != nil {
 			return nil, err
 		}

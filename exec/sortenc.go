@@ -57,7 +57,6 @@ type encSorter struct {
 	ents    []encEntry
 	arena   []byte        // the records held, back to back
 	payload []types.Datum // scratch: the Datums a payload holds
-	br      bytes.Reader
 	runs    []*spillFile
 }
 
@@ -185,11 +184,13 @@ func (e *encSorter) spill(dir string) error {
 	return nil
 }
 
-// decodePayload decodes a record's payload into row (reusing its storage)
-// through br.
-func decodePayload(br *bytes.Reader, b []byte, row []types.Datum) ([]types.Datum, error) {
-	br.Reset(b)
-	row, err := readRow(br, row[:0])
+// decodePayload decodes a record's payload into row (reusing its
+// storage).
+func decodePayload(b []byte, row []types.Datum) ([]types.Datum, error) {
+	row, n, err := decodeRow(b, row[:0])
+	if err == nil && n != len(b) {
+		err = io.ErrUnexpectedEOF
+	}
 	if err != nil {
 		return nil, pgerror.Newf(pgerror.IOError, "could not read temporary file: %w", err)
 	}
@@ -199,7 +200,7 @@ func decodePayload(br *bytes.Reader, b []byte, row []types.Datum) ([]types.Datum
 // ext rebuilds the extended row of a record into ext (extendedWidth
 // long; the key Datums of column keys are the columns again).
 func (e *encSorter) ext(key, row []byte, ext []types.Datum) error {
-	p, err := decodePayload(&e.br, row, e.payload)
+	p, err := decodePayload(row, e.payload)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sync/atomic"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -17,10 +18,11 @@ import (
 // files holding rows in a small self-describing format, written through a
 // buffer and read back sequentially.
 //
-// Row format: uvarint column count, then per Datum one Kind byte followed
+// Row format (decodeRow): uvarint column count, then per Datum one Kind byte followed
 // by nothing (NULL), a zig-zag varint (bool, int, date, timestamp), eight
 // little-endian bytes of the float64 bits (float), or a uvarint length and
-// the bytes (text, bytes).
+// the bytes (text, bytes). A spill file of rows prefixes each with its
+// length in bytes (uvarint), so the reader decodes it from a byte slice.
 //
 // A spill file is unlinked as soon as it is created (where the platform
 // allows), so it disappears even if the process dies; Close releases its
@@ -79,10 +81,16 @@ func newSpillFile(dir string) (*spillFile, error) {
 
 // write appends row to the file.
 func (sf *spillFile) write(row []types.Datum) error {
-	sf.buf = appendRow(sf.buf[:0], row)
+	// A record is its length, then the row: the reader takes it whole.
+	var hdr [binary.MaxVarintLen32]byte
+	sf.buf = appendRow(append(sf.buf[:0], hdr[:]...), row)
+	l := len(sf.buf) - len(hdr)
+	h := binary.AppendUvarint(hdr[:0], uint64(l))
+	rec := sf.buf[len(hdr)-len(h):]
+	copy(rec, h)
 	sf.rows++
 	sf.size += rowSize(row)
-	if _, err := sf.w.Write(sf.buf); err != nil {
+	if _, err := sf.w.Write(rec); err != nil {
 		return pgerror.Newf(pgerror.IOError, "could not write temporary file: %w", err)
 	}
 	return nil
@@ -129,6 +137,7 @@ type spillReader struct {
 	r    *bufio.Reader
 	left int64
 	row  []types.Datum
+	buf  []byte // a record longer than the read buffer
 }
 
 // next returns the next row (valid until the following call), or nil at
@@ -138,11 +147,46 @@ func (sr *spillReader) next() ([]types.Datum, error) {
 		return nil, nil
 	}
 	sr.left--
-	row, err := readRow(sr.r, sr.row[:0])
+	row, err := sr.read()
 	if err != nil {
 		return nil, pgerror.Newf(pgerror.IOError, "could not read temporary file: %w", err)
 	}
 	sr.row = row
+	return row, nil
+}
+
+// read reads one record: its length, then its bytes, decoded in the read
+// buffer when they fit there.
+func (sr *spillReader) read() ([]types.Datum, error) {
+	l, err := binary.ReadUvarint(sr.r)
+	if err != nil {
+		return nil, err
+	}
+	if l > 1<<31 {
+		return nil, io.ErrUnexpectedEOF
+	}
+	var b []byte
+	if int(l) <= sr.r.Size() {
+		if b, err = sr.r.Peek(int(l)); err != nil {
+			return nil, err
+		}
+	} else {
+		sr.buf = slices.Grow(sr.buf[:0], int(l))[:l]
+		if _, err := io.ReadFull(sr.r, sr.buf); err != nil {
+			return nil, err
+		}
+		b = sr.buf
+	}
+	row, n, err := decodeRow(b, sr.row[:0])
+	if err == nil && n != len(b) {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int(l) <= sr.r.Size() {
+		_, _ = sr.r.Discard(int(l))
+	}
 	return row, nil
 }
 
@@ -176,26 +220,23 @@ func appendRow(b []byte, row []types.Datum) []byte {
 	return b
 }
 
-// byteReader is what readRow reads from: a bufio.Reader over a spill
-// file, or a bytes.Reader over a sort record's payload.
-type byteReader interface {
-	io.Reader
-	io.ByteReader
-}
-
-func readRow(r byteReader, row []types.Datum) ([]types.Datum, error) {
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return nil, err
+// decodeRow decodes the row at the start of b, appending its Datums to
+// row, and returns the row and the number of bytes it took. It is the one
+// decoder of the row format: the spill reader hands it each record's bytes
+// (buffered in place when they fit), the encoded sort its payloads. It
+// reads the slice directly, with no per-byte interface call.
+func decodeRow(b []byte, row []types.Datum) ([]types.Datum, int, error) {
+	n, p := binary.Uvarint(b)
+	if p <= 0 || n > 1<<16 {
+		return nil, 0, io.ErrUnexpectedEOF
 	}
-	if n > 1<<16 {
-		return nil, io.ErrUnexpectedEOF
-	}
+	row = slices.Grow(row, int(n))
 	for i := uint64(0); i < n; i++ {
-		k, err := r.ReadByte()
-		if err != nil {
-			return nil, err
+		if p >= len(b) {
+			return nil, 0, io.ErrUnexpectedEOF
 		}
+		k := b[p]
+		p++
 		d := types.Datum{Kind: types.Kind(k)}
 		if k == spillJSONB {
 			d = types.NewJSONB("")
@@ -203,40 +244,38 @@ func readRow(r byteReader, row []types.Datum) ([]types.Datum, error) {
 		switch d.Kind {
 		case types.KindNull:
 		case types.KindFloat:
-			var b [8]byte
-			if _, err := io.ReadFull(r, b[:]); err != nil {
-				return nil, err
+			if len(b)-p < 8 {
+				return nil, 0, io.ErrUnexpectedEOF
 			}
-			d.F = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
+			d.F = math.Float64frombits(binary.LittleEndian.Uint64(b[p:]))
+			p += 8
 		case types.KindText, types.KindBytes, types.KindDecimal, types.KindInterval, types.KindArray:
 			if d.Kind == types.KindInterval {
-				if d.I, err = binary.ReadVarint(r); err != nil {
-					return nil, err
+				v, m := binary.Varint(b[p:])
+				if m <= 0 {
+					return nil, 0, io.ErrUnexpectedEOF
 				}
+				d.I, p = v, p+m
 			}
-			l, err := binary.ReadUvarint(r)
-			if err != nil {
-				return nil, err
+			l, m := binary.Uvarint(b[p:])
+			if m <= 0 || l > uint64(len(b)-p-m) {
+				return nil, 0, io.ErrUnexpectedEOF
 			}
-			if l > 1<<30 {
-				return nil, io.ErrUnexpectedEOF
-			}
-			b := make([]byte, l)
-			if _, err := io.ReadFull(r, b); err != nil {
-				return nil, err
-			}
-			d.S = string(b)
+			p += m
+			d.S = string(b[p : p+int(l)])
+			p += int(l)
 		case types.KindBool, types.KindInt, types.KindDate, types.KindTimestamp, types.KindTime:
-			d.I, err = binary.ReadVarint(r)
-			if err != nil {
-				return nil, err
+			v, m := binary.Varint(b[p:])
+			if m <= 0 {
+				return nil, 0, io.ErrUnexpectedEOF
 			}
+			d.I, p = v, p+m
 		default:
-			return nil, io.ErrUnexpectedEOF // not a kind appendRow writes
+			return nil, 0, io.ErrUnexpectedEOF // not a kind appendRow writes
 		}
 		row = append(row, d)
 	}
-	return row, nil
+	return row, p, nil
 }
 
 // rowBuffer is a spill-aware list of rows: it keeps rows in memory up to
