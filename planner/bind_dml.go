@@ -174,15 +174,28 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 				return nil, pgerror.New(pgerror.SyntaxError, "VALUES lists must all be the same length")
 			}
 		}
-		for _, r := range rows {
+		// One slab for the rows' expression slices and one for the
+		// constants of their literals (bind_literal.go).
+		w := len(targets)
+		exprs := make([]Expr, len(rows)*w)
+		consts := make([]Const, 0, len(rows)*w)
+		v.Rows = make([][]Expr, 0, len(rows))
+		for k, r := range rows {
 			if len(r) > len(targets) {
 				return nil, pgerror.New(pgerror.SyntaxError, "INSERT has more expressions than target columns")
 			}
-			row := make([]Expr, len(targets))
+			row := exprs[k*w : (k+1)*w : (k+1)*w]
 			for i := range targets {
-				c := t.Columns[targets[i]]
+				c := &t.Columns[targets[i]]
+				if i < len(r) && !c.IdentityAlways && !(c.IdentityByDefault && overriding == "user") {
+					if lc, ok := literalConst(r[i], c.Type); ok {
+						consts = append(consts, lc) // within its capacity: earlier pointers stay
+						row[i] = &consts[len(consts)-1]
+						continue
+					}
+				}
 				if i >= len(r) {
-					if row[i], err = b.defaultExpr(c); err != nil {
+					if row[i], err = b.defaultExpr(*c); err != nil {
 						return nil, err
 					}
 					continue
@@ -191,7 +204,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 				if c.IdentityAlways && !isDefault {
 					switch overriding {
 					case "":
-						return nil, generatedAlways(c, false)
+						return nil, generatedAlways(*c, false)
 					case "user":
 						isDefault = true
 					}
@@ -200,7 +213,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 					isDefault = true // OVERRIDING USER VALUE: any identity column's value is ignored
 				}
 				if isDefault {
-					if row[i], err = b.defaultExpr(c); err != nil {
+					if row[i], err = b.defaultExpr(*c); err != nil {
 						return nil, err
 					}
 					continue

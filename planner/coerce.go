@@ -105,140 +105,153 @@ func assignError(err error, col string, t, xt types.T) error {
 // castConst converts a constant at plan time where that is simple and
 // exact; other conversions become a Cast evaluated at run time.
 func castConst(c *Const, t types.T) (Expr, error) {
-	if t.Scale > 0 && (t.Family == types.Timestamp || t.Family == types.TimestampTZ || t.Family == types.Time) {
-		return &Cast{X: c, T: t}, nil // rounded to the precision at run time
-	}
-	if c.Value.Kind == types.KindText && (t.Family == types.Date || t.Family == types.Timestamp) && isRelative(c.Value.S) {
-		return &Cast{X: c, T: t}, nil // 'now', 'today': the session's clock and zone at run time
-	}
-	v := c.Value
-	if v.Kind == types.KindNull {
-		return &Const{T: t}, nil
-	}
-	if t.IsArray() && v.Kind == types.KindText {
+	if t.IsArray() && c.Value.Kind == types.KindText && !(t.Scale > 0 && (t.Family == types.Timestamp || t.Family == types.TimestampTZ || t.Family == types.Time)) {
 		return arrayConst(c, t)
+	}
+	v, ok, err := constValue(c.Value, t)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return &Cast{X: c, T: t}, nil
+	}
+	return &Const{Value: v, T: t}, nil
+}
+
+// constValue is castConst's conversion of the value v of a constant to
+// type t, made at plan time; ok is false when it is left to a Cast at run
+// time. An array type from text is arrayConst's, not constValue's.
+func constValue(v types.Datum, t types.T) (_ types.Datum, ok bool, _ error) {
+	if t.Scale > 0 && (t.Family == types.Timestamp || t.Family == types.TimestampTZ || t.Family == types.Time) {
+		return types.Datum{}, false, nil // rounded to the precision at run time
+	}
+	if v.Kind == types.KindText && (t.Family == types.Date || t.Family == types.Timestamp) && isRelative(v.S) {
+		return types.Datum{}, false, nil // 'now', 'today': the session's clock and zone at run time
+	}
+	if v.Kind == types.KindNull {
+		return types.Datum{}, true, nil
 	}
 	switch {
 	case t.Family == types.Numeric && t.Width > 0:
-		return &Cast{X: c, T: t}, nil // NUMERIC(p, s) rounds and checks at run time
+		return types.Datum{}, false, nil // NUMERIC(p, s) rounds and checks at run time
 	case v.Kind == types.KindText && t.Family == types.UUID:
 		u, ok := types.ParseUUID(v.S)
 		if !ok {
-			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type uuid: %q", v.S)
+			return types.Datum{}, false, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type uuid: %q", v.S)
 		}
-		return &Const{Value: types.NewText(u), T: t}, nil
+		return types.NewText(u), true, nil
 	case v.Kind == types.KindText && (t.Family == types.Inet || t.Family == types.Cidr):
 		d, err := ParseInetDatum(v.S, t.Family)
 		if err != nil {
-			return nil, err
+			return types.Datum{}, false, err
 		}
-		return &Const{Value: d, T: t}, nil
+		return d, true, nil
 	case v.Kind == types.KindText && t.Family == types.Numeric:
 		var x apd.Decimal
 		if !types.ParseDecimal(v.S, &x) {
-			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type numeric: %q", v.S)
+			return types.Datum{}, false, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type numeric: %q", v.S)
 		}
-		return &Const{Value: types.NewDecimal(&x), T: t}, nil
+		return types.NewDecimal(&x), true, nil
 	case v.Kind == types.KindInt && t.Family == types.Numeric:
 		var x apd.Decimal
 		x.SetInt64(v.I)
-		return &Const{Value: types.NewDecimal(&x), T: t}, nil
+		return types.NewDecimal(&x), true, nil
 	case v.Kind == types.KindDecimal && t.Family == types.Numeric:
-		return &Const{Value: v, T: t}, nil
+		return v, true, nil
 	case v.Kind == types.KindDecimal && t.Family == types.Float8:
-		return &Const{Value: types.NewFloat(types.DecimalFloat(v)), T: t}, nil
+		return types.NewFloat(types.DecimalFloat(v)), true, nil
 	case v.Kind == types.KindText && isInteger(t.Family):
 		i, err := strconv.ParseInt(strings.TrimSpace(v.S), 10, 64)
 		if err != nil {
 			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-				return nil, pgerror.Newf(pgerror.NumericValueOutOfRange, "value %q is out of range for type %s", v.S, t)
+				return types.Datum{}, false, pgerror.Newf(pgerror.NumericValueOutOfRange, "value %q is out of range for type %s", v.S, t)
 			}
-			return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, v.S)
+			return types.Datum{}, false, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, v.S)
 		}
 		if checkIntRange(i, t) != nil {
 			// int2in's and int4in's wording for text out of range.
-			return nil, pgerror.Newf(pgerror.NumericValueOutOfRange, "value %q is out of range for type %s", v.S, t)
+			return types.Datum{}, false, pgerror.Newf(pgerror.NumericValueOutOfRange, "value %q is out of range for type %s", v.S, t)
 		}
-		return &Const{Value: types.NewInt(i), T: t}, nil
+		return types.NewInt(i), true, nil
 	case v.Kind == types.KindText && t.Family == types.Float4:
 		// float4in rounds once, to float32; out of range and underflow
 		// are left to the cast at run time, which knows float4's errors.
 		f, err := strconv.ParseFloat(strings.TrimSpace(v.S), 32)
 		if err != nil || math.IsInf(f, 0) || f == 0 || strings.ContainsAny(v.S, "_xXpP") {
-			return &Cast{X: c, T: t}, nil
+			return types.Datum{}, false, nil
 		}
-		return &Const{Value: types.NewFloat(f), T: t}, nil
+		return types.NewFloat(f), true, nil
 	case v.Kind == types.KindText && t.Kind() == types.KindFloat:
 		// Out of range, underflow to zero and bad input are left to the
 		// cast at run time, which knows float8in's errors.
 		f, err := strconv.ParseFloat(strings.TrimSpace(v.S), 64)
 		if err != nil || math.IsInf(f, 0) || f == 0 || strings.ContainsAny(v.S, "_xXpP") {
-			return &Cast{X: c, T: t}, nil
+			return types.Datum{}, false, nil
 		}
-		return &Const{Value: types.NewFloat(f), T: t}, nil
+		return types.NewFloat(f), true, nil
 	case v.Kind == types.KindText && isText(t.Family) && t.Width == 0:
-		return &Const{Value: v, T: t}, nil
+		return v, true, nil
 	case v.Kind == types.KindText && t.Family == types.Bool:
 		switch strings.ToLower(strings.TrimSpace(v.S)) {
 		case "t", "true", "y", "yes", "on", "1":
-			return &Const{Value: types.NewBool(true), T: t}, nil
+			return types.NewBool(true), true, nil
 		case "f", "false", "n", "no", "off", "0":
-			return &Const{Value: types.NewBool(false), T: t}, nil
+			return types.NewBool(false), true, nil
 		}
-		return nil, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", v.S)
+		return types.Datum{}, false, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", v.S)
 	case v.Kind == types.KindText && t.Family == types.Date:
 		d, err := types.ParseDate(v.S)
 		if err != nil {
-			return nil, dateTimeError(err, "date", v.S)
+			return types.Datum{}, false, dateTimeError(err, "date", v.S)
 		}
-		return &Const{Value: types.NewDate(d), T: t}, nil
+		return types.NewDate(d), true, nil
 	case v.Kind == types.KindText && t.Family == types.TimestampTZ && !hasOwnZone(v.S):
-		return &Cast{X: c, T: t}, nil // read in the session's time zone at run time
+		return types.Datum{}, false, nil // read in the session's time zone at run time
 	case v.Kind == types.KindText && (t.Family == types.Timestamp || t.Family == types.TimestampTZ):
 		us, err := types.ParseTimestampIn(v.S, time.UTC, t.Family == types.TimestampTZ)
 		if err != nil {
-			return nil, dateTimeError(err, t.String(), v.S)
+			return types.Datum{}, false, dateTimeError(err, t.String(), v.S)
 		}
-		return &Const{Value: types.NewTimestamp(us), T: t}, nil
+		return types.NewTimestamp(us), true, nil
 	case v.Kind == types.KindText && t.Family == types.Interval:
 		iv, err := types.ParseIntervalQualified(v.S, int(t.Width>>4), int(t.Width&15), int(t.Scale)-1)
 		switch {
 		case errors.Is(err, types.ErrIntervalOverflow):
-			return nil, pgerror.New("22008", "interval out of range")
+			return types.Datum{}, false, pgerror.New("22008", "interval out of range")
 		case errors.Is(err, types.ErrIntervalRange):
-			return nil, pgerror.Newf("22015", "interval field value out of range: %q", v.S)
+			return types.Datum{}, false, pgerror.Newf("22015", "interval field value out of range: %q", v.S)
 		case err != nil:
-			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", v.S)
+			return types.Datum{}, false, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", v.S)
 		}
-		return &Const{Value: types.NewInterval(iv), T: t}, nil
+		return types.NewInterval(iv), true, nil
 	case v.Kind == types.KindText && t.Family == types.Time:
 		us, err := types.ParseTime(v.S)
 		switch {
 		case errors.Is(err, types.ErrTimeRange):
-			return nil, pgerror.Newf("22008", "date/time field value out of range: %q", v.S)
+			return types.Datum{}, false, pgerror.Newf("22008", "date/time field value out of range: %q", v.S)
 		case err != nil:
-			return nil, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type time: %q", v.S)
+			return types.Datum{}, false, pgerror.Newf(pgerror.InvalidDatetimeFormat, "invalid input syntax for type time: %q", v.S)
 		}
-		return &Const{Value: types.NewTime(us), T: t}, nil
+		return types.NewTime(us), true, nil
 	case v.Kind == types.KindInt && isInteger(t.Family):
 		if err := checkIntRange(v.I, t); err != nil {
-			return nil, err
+			return types.Datum{}, false, err
 		}
-		return &Const{Value: v, T: t}, nil
+		return v, true, nil
 	case v.Kind == types.KindInt && t.Family == types.Float4:
-		return &Const{Value: types.NewFloat(float64(float32(v.I))), T: t}, nil // one rounding, as PostgreSQL's i8tof
+		return types.NewFloat(float64(float32(v.I))), true, nil // one rounding, as PostgreSQL's i8tof
 	case v.Kind == types.KindInt && t.Kind() == types.KindFloat:
-		return &Const{Value: types.NewFloat(float64(v.I)), T: t}, nil
+		return types.NewFloat(float64(v.I)), true, nil
 	case v.Kind == types.KindFloat && t.Family == types.Float4:
 		g := float64(float32(v.F))
 		if math.IsInf(g, 0) != math.IsInf(v.F, 0) || (g == 0 && v.F != 0) {
-			return &Cast{X: c, T: t}, nil // overflow or underflow: 22003 at run time
+			return types.Datum{}, false, nil // overflow or underflow: 22003 at run time
 		}
-		return &Const{Value: types.NewFloat(g), T: t}, nil
+		return types.NewFloat(g), true, nil
 	case v.Kind == types.KindFloat && t.Kind() == types.KindFloat:
-		return &Const{Value: v, T: t}, nil
+		return v, true, nil
 	}
-	return &Cast{X: c, T: t}, nil
+	return types.Datum{}, false, nil
 }
 
 func checkIntRange(i int64, t types.T) error {

@@ -191,12 +191,33 @@ func walkPlanExprs(n Node, fn func(Expr)) {
 
 // nodeExprs returns the expressions n itself holds (not its children's).
 func nodeExprs(n Node) []Expr {
+	if v, ok := n.(*Values); ok {
+		// Straight from the rows: a 1,000-row INSERT is walked three times.
+		out := make([]Expr, 0, valuesWidth(v))
+		for _, r := range v.Rows {
+			for _, x := range r {
+				if x != nil {
+					out = append(out, x)
+				}
+			}
+		}
+		return out
+	}
 	slots := nodeExprSlots(n)
 	out := make([]Expr, len(slots))
 	for i, p := range slots {
 		out[i] = *p
 	}
 	return out
+}
+
+// valuesWidth is the number of expressions v's rows hold, nil or not.
+func valuesWidth(v *Values) int {
+	n := 0
+	for _, r := range v.Rows {
+		n += len(r)
+	}
+	return n
 }
 
 // nodeExprSlots returns the places n itself holds a (non-nil) expression
@@ -208,6 +229,7 @@ func nodeExprSlots(n Node) []*Expr {
 		// The binder builds every row of a VALUES list as a slice of its
 		// own, so no slot can appear twice: no seen-set, whose upkeep was
 		// most of planning a 1,000-row INSERT (it is walked three times).
+		out = make([]*Expr, 0, valuesWidth(v))
 		for _, r := range v.Rows {
 			for i := range r {
 				if r[i] != nil {

@@ -106,6 +106,7 @@ func fastInsertHead(toks []token) int {
 // trees of the others; ok is false when toks are anything else.
 func literalRows(toks []token) (first int, rows []sqlparser.ValTuple, ok bool) {
 	k, width := 0, 0
+	var lits literalSlab
 	for n := 0; ; n++ {
 		if k >= len(toks) || !toks[k].isPunct("(") {
 			return 0, nil, false
@@ -116,7 +117,7 @@ func literalRows(toks []token) (first int, rows []sqlparser.ValTuple, ok bool) {
 			row = make(sqlparser.ValTuple, 0, width) // rows are usually as wide as the first
 		}
 		for {
-			e, used := literalExpr(toks[k:])
+			e, used := lits.expr(toks[k:])
 			if used == 0 {
 				return 0, nil, false
 			}
@@ -149,11 +150,29 @@ func literalRows(toks []token) (first int, rows []sqlparser.ValTuple, ok bool) {
 	}
 }
 
-// literalExpr returns the vitess tree of the literal that toks start
-// with and the number of tokens it took, or 0 tokens when toks do not
-// start with one: a string, a number with an optional sign, NULL, TRUE,
-// FALSE or DEFAULT, followed by a comma or a closing parenthesis.
-func literalExpr(toks []token) (sqlparser.Expr, int) {
+// literalSlab hands out the rows' *sqlparser.Literal nodes from chunks
+// allocated a few hundred at a time, not one allocation each.
+type literalSlab struct {
+	chunk []sqlparser.Literal
+}
+
+// literalChunk is how many literals one allocation of a literalSlab holds.
+const literalChunk = 512
+
+// literal returns a new literal of type typ spelled val.
+func (s *literalSlab) literal(typ sqlparser.ValType, val string) *sqlparser.Literal {
+	if len(s.chunk) == cap(s.chunk) {
+		s.chunk = make([]sqlparser.Literal, 0, literalChunk)
+	}
+	s.chunk = append(s.chunk, sqlparser.Literal{Type: typ, Val: val})
+	return &s.chunk[len(s.chunk)-1]
+}
+
+// expr returns the vitess tree of the literal that toks start with and
+// the number of tokens it took, or 0 tokens when toks do not start with
+// one: a string, a number with an optional sign, NULL, TRUE, FALSE or
+// DEFAULT, followed by a comma or a closing parenthesis.
+func (s *literalSlab) expr(toks []token) (sqlparser.Expr, int) {
 	if len(toks) < 2 {
 		return nil, 0
 	}
@@ -162,21 +181,22 @@ func literalExpr(toks []token) (sqlparser.Expr, int) {
 	used := 1
 	switch t.kind {
 	case tkString:
-		e = sqlparser.NewStrLiteral(t.val)
+		e = s.literal(sqlparser.StrVal, t.val) // as sqlparser.NewStrLiteral
 	case tkNumber:
-		lit, ok := numberLiteral(t.val)
+		typ, ok := numberType(t.val)
 		if !ok {
 			return nil, 0
 		}
-		e = lit
+		e = s.literal(typ, t.val)
 	case tkOp:
 		if t.val != "-" && t.val != "+" || toks[1].kind != tkNumber {
 			return nil, 0
 		}
-		lit, ok := numberLiteral(toks[1].val)
+		typ, ok := numberType(toks[1].val)
 		if !ok {
 			return nil, 0
 		}
+		lit := s.literal(typ, toks[1].val)
 		e, used = lit, 2
 		if t.val == "-" {
 			e = &sqlparser.UnaryExpr{Operator: sqlparser.UMinusOp, Expr: lit}
@@ -203,11 +223,11 @@ func literalExpr(toks []token) (sqlparser.Expr, int) {
 	return e, used
 }
 
-// numberLiteral is the vitess literal of a number token as vitess reads
-// it: digits are an integer, digits with a point a decimal, and a number
+// numberType is the type of vitess literal a number token is as vitess
+// reads it: digits are an integer, digits with a point a decimal, and a number
 // with an exponent a float. Other spellings (PostgreSQL 16's
 // underscores, a bare point) are left to the generic path.
-func numberLiteral(s string) (*sqlparser.Literal, bool) {
+func numberType(s string) (sqlparser.ValType, bool) {
 	digits, point, exp := 0, false, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -222,19 +242,19 @@ func numberLiteral(s string) (*sqlparser.Literal, bool) {
 				i++
 			}
 			if i+1 >= len(s) {
-				return nil, false
+				return 0, false
 			}
 		default:
-			return nil, false
+			return 0, false
 		}
 	}
 	switch {
 	case digits == 0:
-		return nil, false
+		return 0, false
 	case exp:
-		return &sqlparser.Literal{Type: sqlparser.FloatVal, Val: s}, true
+		return sqlparser.FloatVal, true
 	case point:
-		return &sqlparser.Literal{Type: sqlparser.DecimalVal, Val: s}, true
+		return sqlparser.DecimalVal, true
 	}
-	return &sqlparser.Literal{Type: sqlparser.IntVal, Val: s}, true
+	return sqlparser.IntVal, true
 }
