@@ -65,26 +65,59 @@ func (b *masterBatch) next(idx *catalog.Index) ([]types.Datum, error) {
 // one entry only (a lookup that finds one row would pay more for opening
 // an iterator than it saves). It reports whether it is exhausted.
 func (b *masterBatch) fill(it index.RowIter, r kv.Reader, m func() (*index.MasterReader, error)) (exhausted bool, err error) {
-	t := b.t
-	np, nc := len(t.PrimaryKey), len(t.Columns)
-	b.n, b.pos = 0, 0
-	b.pks, b.keys, b.buf = b.pks[:0], b.keys[:0], b.buf[:0]
+	b.reset()
 	for b.n < b.max {
 		if !it.Next() {
 			exhausted = true
 			break
 		}
 		row := it.Row()
-		for _, o := range t.PrimaryKey {
+		for _, o := range b.t.PrimaryKey {
 			b.pks = append(b.pks, row[o])
 		}
-		start := len(b.buf)
-		b.buf = index.MasterKey(b.buf, t, b.pks[b.n*np:])
-		b.keys = append(b.keys, b.buf[start:len(b.buf):len(b.buf)])
-		b.n++
+		b.push()
 	}
+	return exhausted, b.load(r, m, exhausted)
+}
+
+// reset empties the batch.
+func (b *masterBatch) reset() {
+	b.n, b.pos = 0, 0
+	b.pks, b.keys, b.buf = b.pks[:0], b.keys[:0], b.buf[:0]
+}
+
+// add puts the primary key pk (copied) into the batch and returns its
+// entry number; the caller keeps b.n below b.max.
+func (b *masterBatch) add(pk []types.Datum) int {
+	b.pks = append(b.pks, pk...)
+	b.push()
+	return b.n - 1
+}
+
+// push encodes the master key of the primary key just appended to b.pks.
+func (b *masterBatch) push() {
+	np := len(b.t.PrimaryKey)
+	start := len(b.buf)
+	b.buf = index.MasterKey(b.buf, b.t, b.pks[b.n*np:])
+	b.keys = append(b.keys, b.buf[start:len(b.buf):len(b.buf)])
+	b.n++
+}
+
+// at returns the row of entry i and whether it was found; valid until
+// the next reset.
+func (b *masterBatch) at(i int) ([]types.Datum, bool) {
+	nc := len(b.t.Columns)
+	return b.rows[i*nc : (i+1)*nc : (i+1)*nc], b.found[i]
+}
+
+// load reads the master rows of the batch's entries in ascending key
+// order through the MasterReader m returns, or with one Get from r when
+// the batch holds one entry and last says no other batch follows.
+func (b *masterBatch) load(r kv.Reader, m func() (*index.MasterReader, error), last bool) (err error) {
+	t := b.t
+	np, nc := len(t.PrimaryKey), len(t.Columns)
 	if b.n == 0 {
-		return exhausted, nil
+		return nil
 	}
 	// b.buf may have moved while growing: take the keys from where the
 	// bytes are now.
@@ -106,21 +139,30 @@ func (b *masterBatch) fill(it index.RowIter, r kv.Reader, m func() (*index.Maste
 		b.rows = make([]types.Datum, need)
 		b.found = make([]bool, b.n)
 	}
-	if b.n == 1 && exhausted {
+	if b.n == 1 && last {
 		b.found[0], err = index.GetCols(r, t, b.pks[:np], b.rows[:nc], b.cols)
-		return exhausted, err
+		return err
 	}
 	mr, err := m()
 	if err != nil {
-		return exhausted, err
+		return err
 	}
+	prev := -1
 	for _, i := range b.order {
+		// Equal keys (a lookup join's outer repeats a value) share one
+		// read.
+		if prev >= 0 && bytes.Equal(b.keys[prev], b.keys[i]) {
+			copy(b.rows[i*nc:(i+1)*nc], b.rows[prev*nc:(prev+1)*nc])
+			b.found[i] = b.found[prev]
+			continue
+		}
 		b.found[i], err = mr.GetKey(b.keys[i], b.pks[i*np:(i+1)*np], b.rows[i*nc:(i+1)*nc], b.cols)
 		if err != nil {
-			return exhausted, err
+			return err
 		}
+		prev = i
 	}
-	return exhausted, nil
+	return nil
 }
 
 // batchedMasterReads turns the batches on; tests and benchmarks turn it
