@@ -14,12 +14,17 @@ import (
 // joins the left rows one by one in the order the left gave them, so a
 // plan that relies on the left's order keeps it exactly.
 //
+// The first lookupBatchAfter left rows are joined a row at a time: a
+// short left (the chat bench's five chats of a user) pays more for the
+// buffering than sorting five keys saves (BenchmarkLookupJoinPK/rows-5:
+// 21-31 µs a row at a time, 33-48 µs batched).
+//
 // Only read-only statements batch (exec.Ctx.ReadOnly): reading ahead of
 // the left must not lock or validate rows a LIMIT above would never
 // reach. An error of the left or of a key, met while filling a batch, is
 // held back until the rows before it are joined, so a LIMIT that stops
-// earlier never sees it, as with a row at a time. Batches start small
-// and double, so a LIMIT 1 above reads few rows ahead.
+// earlier never sees it, as with a row at a time. Batches start at 64
+// rows and double up to lookupBatchRows.
 type lookupBatch struct {
 	mb   *masterBatch
 	mr   *index.MasterReader
@@ -31,6 +36,7 @@ type lookupBatch struct {
 	slots []int         // each left row's entry in mb; -1: a NULL key, or no get
 	gets  []bool        // the left row's lookup is a get (in mb)
 	pos   int
+	seen  int   // left rows joined a row at a time so far
 	err   error // met after the batch's rows: returned once they are used
 	done  bool  // the left is exhausted
 }
@@ -38,14 +44,28 @@ type lookupBatch struct {
 // lookupBatchRows bounds a batch of left rows.
 const lookupBatchRows = 256
 
+// lookupIterMin is the fewest gets a batch reads through a MasterReader;
+// fewer are Gets (in key order). Measured on the chat bench's chat list
+// (5 chats a user, a freshly loaded store of several levels): five
+// SeekGEs through one iterator ran at 0.6 of PostgreSQL's throughput,
+// five Gets at 0.9. Only the last batch of a left can hold fewer.
+const lookupIterMin = 64
+
 // batchedLookups turns the batches on; tests and benchmarks turn it off
 // to compare with a get per left row.
 var batchedLookups = true
 
 func newLookupBatch(t *catalog.Table, lw int) *lookupBatch {
 	mb := newMasterBatch(t, nil)
-	return &lookupBatch{mb: mb, lw: lw, size: 8}
+	return &lookupBatch{mb: mb, lw: lw, size: lookupBatchAfter}
 }
+
+// lookupBatchAfter is how many left rows are joined a row at a time
+// before batches start.
+const lookupBatchAfter = 64
+
+// started reports whether the join has moved on to batches.
+func (b *lookupBatch) started() bool { return b.seen >= lookupBatchAfter }
 
 // nextBatched starts the lookup of the next left row of the batch,
 // filling a new batch when this one is used up; j.lrow stays nil at the
@@ -113,7 +133,7 @@ func (j *lookupJoinOp) fillBatch() error {
 		b.gets = append(b.gets, get)
 		b.n++
 	}
-	return b.mb.load(j.rs.reader(), j.masterReader, b.done && b.err == nil)
+	return b.mb.load(j.rs.reader(), j.masterReader, lookupIterMin)
 }
 
 // masterReader returns the join's MasterReader, opening it on first use.

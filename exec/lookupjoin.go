@@ -81,7 +81,7 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 func (j *lookupJoinOp) Next() ([]types.Datum, error) {
 	typ := j.node.Type
 	for {
-		if j.lrow == nil && j.lb != nil {
+		if j.lrow == nil && j.lb != nil && j.lb.started() {
 			if err := j.nextBatched(); err != nil || j.lrow == nil {
 				return nil, err
 			}
@@ -92,6 +92,9 @@ func (j *lookupJoinOp) Next() ([]types.Datum, error) {
 					j.fl.finish(j.rs, j)
 				}
 				return nil, err
+			}
+			if j.lb != nil {
+				j.lb.seen++
 			}
 			if err := j.startLookup(row); err != nil {
 				return nil, err

@@ -77,7 +77,11 @@ func (b *masterBatch) fill(it index.RowIter, r kv.Reader, m func() (*index.Maste
 		}
 		b.push()
 	}
-	return exhausted, b.load(r, m, exhausted)
+	minIter := 1
+	if exhausted {
+		minIter = 2
+	}
+	return exhausted, b.load(r, m, minIter)
 }
 
 // reset empties the batch.
@@ -111,9 +115,12 @@ func (b *masterBatch) at(i int) ([]types.Datum, bool) {
 }
 
 // load reads the master rows of the batch's entries in ascending key
-// order through the MasterReader m returns, or with one Get from r when
-// the batch holds one entry and last says no other batch follows.
-func (b *masterBatch) load(r kv.Reader, m func() (*index.MasterReader, error), last bool) (err error) {
+// order through the MasterReader m returns, or with a Get each from r
+// when the batch holds fewer than minIter entries: a Get seeks with the
+// key's prefix, which lets Pebble skip the files whose bloom filter
+// rules the key out, while the MasterReader's SeekGE visits every level;
+// that pays only over a run of keys close together.
+func (b *masterBatch) load(r kv.Reader, m func() (*index.MasterReader, error), minIter int) (err error) {
 	t := b.t
 	np, nc := len(t.PrimaryKey), len(t.Columns)
 	if b.n == 0 {
@@ -139,13 +146,17 @@ func (b *masterBatch) load(r kv.Reader, m func() (*index.MasterReader, error), l
 		b.rows = make([]types.Datum, need)
 		b.found = make([]bool, b.n)
 	}
-	if b.n == 1 && last {
-		b.found[0], err = index.GetCols(r, t, b.pks[:np], b.rows[:nc], b.cols)
-		return err
+	get := func(i int) (bool, error) {
+		return index.GetCols(r, t, b.pks[i*np:(i+1)*np], b.rows[i*nc:(i+1)*nc], b.cols)
 	}
-	mr, err := m()
-	if err != nil {
-		return err
+	if b.n >= minIter {
+		mr, err := m()
+		if err != nil {
+			return err
+		}
+		get = func(i int) (bool, error) {
+			return mr.GetKey(b.keys[i], b.pks[i*np:(i+1)*np], b.rows[i*nc:(i+1)*nc], b.cols)
+		}
 	}
 	prev := -1
 	for _, i := range b.order {
@@ -156,8 +167,7 @@ func (b *masterBatch) load(r kv.Reader, m func() (*index.MasterReader, error), l
 			b.found[i] = b.found[prev]
 			continue
 		}
-		b.found[i], err = mr.GetKey(b.keys[i], b.pks[i*np:(i+1)*np], b.rows[i*nc:(i+1)*nc], b.cols)
-		if err != nil {
+		if b.found[i], err = get(i); err != nil {
 			return err
 		}
 		prev = i
