@@ -34,9 +34,14 @@ type lookupJoinOp struct {
 	fl     *foreignLookup
 	unique bool // Keys fix every column of a unique Index: one GetUnique
 	keys   []types.Datum
-	trow   []types.Datum
-	pk     []types.Datum
-	out    []types.Datum
+	// lb, in read-only statements whose lookups are master gets, reads
+	// the gets of a batch of left rows together (lookupbatch.go); slot
+	// is the current left row's entry in it, or -1.
+	lb   *lookupBatch
+	slot int
+	trow []types.Datum
+	pk   []types.Datum
+	out  []types.Datum
 }
 
 var _ Operator = (*lookupJoinOp)(nil)
@@ -61,12 +66,14 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 	unique := n.Index != nil && n.Index.Form == catalog.FormUnique && len(n.Keys) == len(n.Index.Columns)
 	j := &lookupJoinOp{rs: rs, env: env, node: n, left: left, lw: lw, t: ticker{rs: rs}, keyCols: keyCols,
 		unique: unique, trow: make([]types.Datum, tw), pk: make([]types.Datum, len(n.Table.PrimaryKey)),
-		out: make([]types.Datum, lw+tw)}
+		out: make([]types.Datum, lw+tw), slot: -1}
 	if n.Table.Foreign != nil {
 		if j.fl, err = newForeignLookup(rs, j); err != nil {
 			left.Close()
 			return nil, err
 		}
+	} else if rs.ctx.ReadOnly && batchedLookups && n.Index == nil && len(n.Keys) == len(n.Table.PrimaryKey) {
+		j.lb = newLookupBatch(n.Table, lw)
 	}
 	return j, nil
 }
@@ -74,13 +81,20 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 func (j *lookupJoinOp) Next() ([]types.Datum, error) {
 	typ := j.node.Type
 	for {
-		if j.lrow == nil {
+		if j.lrow == nil && j.lb != nil && j.lb.started() {
+			if err := j.nextBatched(); err != nil || j.lrow == nil {
+				return nil, err
+			}
+		} else if j.lrow == nil {
 			row, err := j.left.Next()
 			if row == nil || err != nil {
 				if row == nil && err == nil && j.fl != nil {
 					j.fl.finish(j.rs, j)
 				}
 				return nil, err
+			}
+			if j.lb != nil {
+				j.lb.seen++
 			}
 			if err := j.startLookup(row); err != nil {
 				return nil, err
@@ -134,24 +148,18 @@ func (j *lookupJoinOp) Next() ([]types.Datum, error) {
 // startLookup evaluates the keys of a new left row and positions the
 // lookup: a pending master get, an iterator, or nothing (NULL key).
 func (j *lookupJoinOp) startLookup(row []types.Datum) error {
-	j.lrow, j.matched, j.getDone = row, false, true
+	j.lrow, j.matched, j.getDone, j.slot = row, false, true, -1
 	copy(j.out, row)
 	if j.fl != nil {
 		return j.fl.start(j.env, j, row)
 	}
 	t := j.node.Table
-	desc := t.PrimaryKeyDesc
-	if j.node.Index != nil {
-		desc = j.node.Index.Desc
-	}
-	// The keys are the probe values as they are, not cast to the key
-	// columns' types: keySpan finds the key values that equal them.
-	sp, point, ok, err := keySpan(j.env, planner.Span{Lo: j.node.Keys, Hi: j.node.Keys}, t, j.keyCols, desc, row)
+	sp, get, point, ok, err := j.probe(row)
 	if err != nil || !ok {
 		return err // !ok: a NULL or unmatched key matches nothing
 	}
 	j.keys = sp.Lo
-	if point && ((j.node.Index == nil && len(sp.Lo) == len(t.PrimaryKey)) || j.unique) {
+	if get {
 		j.getDone = false
 		return nil
 	}
@@ -166,12 +174,39 @@ func (j *lookupJoinOp) startLookup(row []types.Datum) error {
 	return err
 }
 
+// probe evaluates the keys of left row row: the span of keys it matches,
+// whether that is one get (a whole primary key, or every column of a
+// unique Index), whether it is one key value, and !ok when it matches nothing (a NULL key).
+func (j *lookupJoinOp) probe(row []types.Datum) (sp index.Span, get, point, ok bool, err error) {
+	t := j.node.Table
+	desc := t.PrimaryKeyDesc
+	if j.node.Index != nil {
+		desc = j.node.Index.Desc
+	}
+	// The keys are the probe values as they are, not cast to the key
+	// columns' types: keySpan finds the key values that equal them.
+	sp, point, ok, err = keySpan(j.env, planner.Span{Lo: j.node.Keys, Hi: j.node.Keys}, t, j.keyCols, desc, row)
+	if err != nil || !ok {
+		return sp, false, false, false, err
+	}
+	get = point && ((j.node.Index == nil && len(sp.Lo) == len(t.PrimaryKey)) || j.unique)
+	return sp, get, point, true, nil
+}
+
 // nextMatch returns the next table row for the current left row, or nil.
 func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
 	if j.fl != nil {
 		return j.fl.next()
 	}
 	t := j.node.Table
+	if !j.getDone && j.slot >= 0 {
+		j.getDone = true
+		row, found := j.lb.mb.at(j.slot)
+		if !found {
+			return nil, nil
+		}
+		return row, nil
+	}
 	if !j.getDone {
 		j.getDone = true
 		var found bool
@@ -222,7 +257,7 @@ func (j *lookupJoinOp) closeIter() error {
 }
 
 func (j *lookupJoinOp) Close() error {
-	return closeAll(j.left, closerOp(j.closeIter))
+	return closeAll(j.left, closerOp(j.closeIter), closerOp(j.closeBatch))
 }
 
 // closerOp adapts a close function to closeAll.

@@ -65,26 +65,66 @@ func (b *masterBatch) next(idx *catalog.Index) ([]types.Datum, error) {
 // one entry only (a lookup that finds one row would pay more for opening
 // an iterator than it saves). It reports whether it is exhausted.
 func (b *masterBatch) fill(it index.RowIter, r kv.Reader, m func() (*index.MasterReader, error)) (exhausted bool, err error) {
-	t := b.t
-	np, nc := len(t.PrimaryKey), len(t.Columns)
-	b.n, b.pos = 0, 0
-	b.pks, b.keys, b.buf = b.pks[:0], b.keys[:0], b.buf[:0]
+	b.reset()
 	for b.n < b.max {
 		if !it.Next() {
 			exhausted = true
 			break
 		}
 		row := it.Row()
-		for _, o := range t.PrimaryKey {
+		for _, o := range b.t.PrimaryKey {
 			b.pks = append(b.pks, row[o])
 		}
-		start := len(b.buf)
-		b.buf = index.MasterKey(b.buf, t, b.pks[b.n*np:])
-		b.keys = append(b.keys, b.buf[start:len(b.buf):len(b.buf)])
-		b.n++
+		b.push()
 	}
+	minIter := 1
+	if exhausted {
+		minIter = 2
+	}
+	return exhausted, b.load(r, m, minIter)
+}
+
+// reset empties the batch.
+func (b *masterBatch) reset() {
+	b.n, b.pos = 0, 0
+	b.pks, b.keys, b.buf = b.pks[:0], b.keys[:0], b.buf[:0]
+}
+
+// add puts the primary key pk (copied) into the batch and returns its
+// entry number; the caller keeps b.n below b.max.
+func (b *masterBatch) add(pk []types.Datum) int {
+	b.pks = append(b.pks, pk...)
+	b.push()
+	return b.n - 1
+}
+
+// push encodes the master key of the primary key just appended to b.pks.
+func (b *masterBatch) push() {
+	np := len(b.t.PrimaryKey)
+	start := len(b.buf)
+	b.buf = index.MasterKey(b.buf, b.t, b.pks[b.n*np:])
+	b.keys = append(b.keys, b.buf[start:len(b.buf):len(b.buf)])
+	b.n++
+}
+
+// at returns the row of entry i and whether it was found; valid until
+// the next reset.
+func (b *masterBatch) at(i int) ([]types.Datum, bool) {
+	nc := len(b.t.Columns)
+	return b.rows[i*nc : (i+1)*nc : (i+1)*nc], b.found[i]
+}
+
+// load reads the master rows of the batch's entries in ascending key
+// order through the MasterReader m returns, or with a Get each from r
+// when the batch holds fewer than minIter entries: a Get seeks with the
+// key's prefix, which lets Pebble skip the files whose bloom filter
+// rules the key out, while the MasterReader's SeekGE visits every level;
+// that pays only over a run of keys close together.
+func (b *masterBatch) load(r kv.Reader, m func() (*index.MasterReader, error), minIter int) (err error) {
+	t := b.t
+	np, nc := len(t.PrimaryKey), len(t.Columns)
 	if b.n == 0 {
-		return exhausted, nil
+		return nil
 	}
 	// b.buf may have moved while growing: take the keys from where the
 	// bytes are now.
@@ -106,21 +146,33 @@ func (b *masterBatch) fill(it index.RowIter, r kv.Reader, m func() (*index.Maste
 		b.rows = make([]types.Datum, need)
 		b.found = make([]bool, b.n)
 	}
-	if b.n == 1 && exhausted {
-		b.found[0], err = index.GetCols(r, t, b.pks[:np], b.rows[:nc], b.cols)
-		return exhausted, err
+	get := func(i int) (bool, error) {
+		return index.GetCols(r, t, b.pks[i*np:(i+1)*np], b.rows[i*nc:(i+1)*nc], b.cols)
 	}
-	mr, err := m()
-	if err != nil {
-		return exhausted, err
-	}
-	for _, i := range b.order {
-		b.found[i], err = mr.GetKey(b.keys[i], b.pks[i*np:(i+1)*np], b.rows[i*nc:(i+1)*nc], b.cols)
+	if b.n >= minIter {
+		mr, err := m()
 		if err != nil {
-			return exhausted, err
+			return err
+		}
+		get = func(i int) (bool, error) {
+			return mr.GetKey(b.keys[i], b.pks[i*np:(i+1)*np], b.rows[i*nc:(i+1)*nc], b.cols)
 		}
 	}
-	return exhausted, nil
+	prev := -1
+	for _, i := range b.order {
+		// Equal keys (a lookup join's outer repeats a value) share one
+		// read.
+		if prev >= 0 && bytes.Equal(b.keys[prev], b.keys[i]) {
+			copy(b.rows[i*nc:(i+1)*nc], b.rows[prev*nc:(prev+1)*nc])
+			b.found[i] = b.found[prev]
+			continue
+		}
+		if b.found[i], err = get(i); err != nil {
+			return err
+		}
+		prev = i
+	}
+	return nil
 }
 
 // batchedMasterReads turns the batches on; tests and benchmarks turn it

@@ -49,7 +49,7 @@ type activity struct {
 	// running holds the cancel functions of the statements whose results
 	// are open, by beginStatement's id: usually one, more when the client
 	// interleaves portals (a suspended one stays open).
-	running map[uint64]context.CancelCauseFunc
+	running map[uint64]context.CancelCauseFunc // nil values: the connection cancels (connCancels)
 	nextID  uint64
 	// copy and createIndex are the progress of a running COPY or index
 	// build (progress.go), nil when none runs.
@@ -170,9 +170,19 @@ func (s *Session) beginStatement(ctx context.Context, sql string) (context.Conte
 		s.act.xactStart = now // the statement's own, or BEGIN's
 	}
 	s.act.state, s.act.query, s.act.queryStart, s.act.stateChange = "active", sql, now, now
-	ctx, cancel := context.WithCancelCause(ctx)
-	if s.terminated.Load() {
-		cancel(errTerminated)
+	// A session whose connection cancels and terminates for it
+	// (ConnInfo.Cancel and Terminate: the wire server's statement
+	// context, which its statement timeout and a lost client cancel too)
+	// runs the statement under that context: a second cancellable
+	// context would cost an allocation and a goroutine-safe registration
+	// per statement and nobody would cancel it. Its entry in running is
+	// nil then.
+	var cancel context.CancelCauseFunc
+	if !s.connCancels() {
+		ctx, cancel = context.WithCancelCause(ctx)
+		if s.terminated.Load() {
+			cancel(errTerminated)
+		}
 	}
 	if s.act.running == nil {
 		s.act.running = map[uint64]context.CancelCauseFunc{}
@@ -189,7 +199,9 @@ func (s *Session) endStatement(id uint64) {
 	s.act.mu.Lock()
 	defer s.act.mu.Unlock()
 	if cancel, ok := s.act.running[id]; ok {
-		cancel(nil)
+		if cancel != nil {
+			cancel(nil)
+		}
 		delete(s.act.running, id)
 	}
 	if len(s.act.running) > 0 {
@@ -235,8 +247,16 @@ func (s *Session) cancelStatement(cause error) {
 	s.act.mu.Lock()
 	defer s.act.mu.Unlock()
 	for _, cancel := range s.act.running {
-		cancel(cause)
+		if cancel != nil {
+			cancel(cause)
+		}
 	}
+}
+
+// connCancels reports whether s's connection cancels and terminates its
+// statements (pg_cancel_backend and pg_terminate_backend go there).
+func (s *Session) connCancels() bool {
+	return s.conn != nil && s.conn.Cancel != nil && s.conn.Terminate != nil
 }
 
 // Notices implements backend.Noticer.
