@@ -201,6 +201,7 @@ type runState struct {
 	subMemos map[*planner.Subquery]*subqueryMemo // correlated subqueries' results by input
 	memos    map[*planner.Scan]*memoTable
 	works    map[int]*rowBuffer // WITH RECURSIVE's work tables by ID
+	ctes     map[int]*cteBuffer // shared WITH queries' rows by ID (ctescan.go)
 	foreign  *foreignBatch      // a DML statement's writes to foreign stores (foreign_write.go)
 }
 
@@ -385,6 +386,8 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		return newRecursive(rs, env, n), nil
 	case *planner.WorkTable:
 		return newWorkTable(rs, n)
+	case *planner.CTEScan:
+		return newCTEScan(rs, env, n), nil
 	case *planner.Insert:
 		return newInsert(rs, env, n)
 	case *planner.Update:

@@ -23,7 +23,7 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 	case *sqlparser.Union:
 		with = st.With
 	}
-	restore, err := b.with(with)
+	restore, err := b.with(with, st)
 	defer restore()
 	if err != nil {
 		return nil, err

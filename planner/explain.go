@@ -206,6 +206,11 @@ func describe(n Node) string {
 		return s
 	case *WorkTable:
 		return "WorkTable " + v.Name + " (the previous run's rows)"
+	case *CTEScan:
+		if v.First {
+			return "CTE Scan on " + v.Name + " (CTE " + v.Name + " evaluated once, below)"
+		}
+		return "CTE Scan on " + v.Name + " (the stored rows of CTE " + v.Name + ")"
 	case *Append:
 		return "Append"
 	case *TreeWrite:

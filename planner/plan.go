@@ -434,6 +434,17 @@ type WorkTable struct {
 	Cols []Column
 }
 
+// CTEScan reads the rows of a WITH query evaluated once per statement
+// (PostgreSQL's CTE Scan): the first CTEScan of ID to be opened runs Query
+// and stores its rows; every reference, and every re-open, reads them.
+// First marks the reference that shows Query in EXPLAIN.
+type CTEScan struct {
+	ID    int
+	Name  string
+	Query Node
+	First bool
+}
+
 // OnConflict is what an INSERT does with a row whose key exists.
 type OnConflict uint8
 
@@ -593,6 +604,7 @@ func (n *RecursiveUnion) Columns() []Column { return n.Cols }
 func (n *Append) Columns() []Column         { return n.Cols }
 func (n *TreeWrite) Columns() []Column      { return n.Cols }
 func (n *WorkTable) Columns() []Column      { return n.Cols }
+func (n *CTEScan) Columns() []Column        { return n.Query.Columns() }
 func (n *Insert) Columns() []Column         { return n.Cols }
 func (n *Update) Columns() []Column         { return n.Cols }
 func (n *Delete) Columns() []Column         { return n.Cols }
@@ -617,6 +629,12 @@ func (n *RecursiveUnion) Children() []Node { return []Node{n.Init, n.Step} }
 func (n *Append) Children() []Node         { return n.Inputs }
 func (n *TreeWrite) Children() []Node      { return n.Writes }
 func (n *WorkTable) Children() []Node      { return nil }
-func (n *Insert) Children() []Node         { return []Node{n.Input} }
-func (n *Update) Children() []Node         { return []Node{n.Input} }
-func (n *Delete) Children() []Node         { return []Node{n.Input} }
+func (n *CTEScan) Children() []Node {
+	if n.First {
+		return []Node{n.Query}
+	}
+	return nil
+}
+func (n *Insert) Children() []Node { return []Node{n.Input} }
+func (n *Update) Children() []Node { return []Node{n.Input} }
+func (n *Delete) Children() []Node { return []Node{n.Input} }

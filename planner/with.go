@@ -23,11 +23,17 @@ type cteDef struct {
 	recursive bool
 	work      *WorkTable
 	workUsed  bool
+	// shared: the query is evaluated once per statement and every
+	// reference reads its stored rows (named more than once, or volatile),
+	// as PostgreSQL does; scan is the first reference's plan, whose Query
+	// the later ones share.
+	shared bool
+	scan   *CTEScan
 }
 
 // with makes the queries of w visible to table references until the
 // returned function is called.
-func (b *binder) with(w *sqlparser.With) (func(), error) {
+func (b *binder) with(w *sqlparser.With, st sqlparser.TableStatement) (func(), error) {
 	saved := len(b.ctes)
 	restore := func() { b.ctes = b.ctes[:saved] }
 	if w == nil {
@@ -41,7 +47,8 @@ func (b *binder) with(w *sqlparser.With) (func(), error) {
 			return restore, pgerror.Newf(pgerror.DuplicateAlias, "WITH query name %q specified more than once", name)
 		}
 		seen[name] = true
-		b.ctes = append(b.ctes, cteDef{name: name, cols: c.Columns, sel: c.Subquery, visible: len(b.ctes), recursive: w.Recursive})
+		shared := !w.Recursive && (cteReferences(st, name) > 1 || hasVolatileCall(c.Subquery))
+		b.ctes = append(b.ctes, cteDef{name: name, cols: c.Columns, sel: c.Subquery, visible: len(b.ctes), recursive: w.Recursive, shared: shared})
 	}
 	return restore, nil
 }
@@ -72,6 +79,15 @@ func (b *binder) cteRelation(name, alias string, names sqlparser.Columns, s *sco
 				return nil, err
 			}
 			return renameColumns(r, names)
+		}
+		if def.shared {
+			r, err := b.sharedCTE(i, alias, s)
+			if err != nil || r != nil {
+				if err != nil {
+					return nil, err
+				}
+				return renameColumns(r, names)
+			}
 		}
 		saved := b.ctes
 		b.ctes = b.ctes[:def.visible:def.visible]
@@ -148,4 +164,58 @@ func (b *binder) recursiveCTE(i int, u *sqlparser.Union, s *scope) (Node, error)
 		}
 	}
 	return &RecursiveUnion{Init: so.Left, Step: so.Right, All: so.All, ID: work.ID, Name: def.name, Cols: cols}, nil
+}
+
+// sharedCTE binds a reference to the shared WITH query b.ctes[i] as a
+// CTEScan reading the rows the query's single evaluation stores. The
+// first reference binds the query without the enclosing queries' columns;
+// a query that needs them (a correlated one) is not shared: sharedCTE
+// returns nil and the reference is inlined as before.
+func (b *binder) sharedCTE(i int, alias string, s *scope) (*relation, error) {
+	def := b.ctes[i]
+	if def.scan == nil {
+		saved := b.ctes
+		b.ctes = b.ctes[:def.visible:def.visible]
+		n, err := b.selectStatement(def.sel, &scope{owner: &scope{}})
+		b.ctes = saved
+		if err != nil {
+			b.ctes[i].shared = false
+			return nil, nil
+		}
+		if len(def.cols) > len(n.Columns()) {
+			return nil, pgerror.Newf(pgerror.InvalidColumnReference, "WITH query %q has %d columns available but %d columns specified", def.name, len(n.Columns()), len(def.cols))
+		}
+		b.works++
+		b.ctes[i].scan = &CTEScan{ID: b.works, Name: def.name, Query: n, First: true}
+		return derived(b.ctes[i].scan, alias, def.cols)
+	}
+	scan := &CTEScan{ID: def.scan.ID, Name: def.name, Query: def.scan.Query}
+	return derived(scan, alias, def.cols)
+}
+
+// cteReferences counts the table references in st that may name the WITH
+// query name (an unqualified table name equal to it). A reference to a
+// nested WITH query of the same name counts too: sharing then costs a
+// stored copy, never a different answer.
+func cteReferences(st sqlparser.SQLNode, name string) int {
+	n := 0
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if t, ok := node.(sqlparser.TableName); ok && t.Qualifier.IsEmpty() && t.Name.String() == name {
+			n++
+		}
+		return true, nil
+	}, st)
+	return n
+}
+
+// hasVolatileCall reports whether st calls a volatile function.
+func hasVolatileCall(st sqlparser.SQLNode) bool {
+	found := false
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if f, ok := node.(*sqlparser.FuncExpr); ok && volatileFunc(f.Name.Lowered()) {
+			found = true
+		}
+		return !found, nil
+	}, st)
+	return found
 }
