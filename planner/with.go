@@ -169,16 +169,29 @@ func (b *binder) recursiveCTE(i int, u *sqlparser.Union, s *scope) (Node, error)
 // sharedCTE binds a reference to the shared WITH query b.ctes[i] as a
 // CTEScan reading the rows the query's single evaluation stores. The
 // first reference binds the query without the enclosing queries' columns;
-// a query that needs them (a correlated one) is not shared: sharedCTE
-// returns nil and the reference is inlined as before.
+// a query that needs them (a correlated one), or that reads a WITH
+// RECURSIVE work table, is not shared: sharedCTE returns nil and the
+// reference is inlined as before.
 func (b *binder) sharedCTE(i int, alias string, s *scope) (*relation, error) {
 	def := b.ctes[i]
 	if def.scan == nil {
 		saved := b.ctes
 		b.ctes = b.ctes[:def.visible:def.visible]
+		// A query reading a WITH RECURSIVE work table changes every
+		// round, so it cannot be stored once: note which work tables
+		// the bind reads.
+		was := make([]bool, def.visible)
+		for j := range was {
+			was[j], b.ctes[j].workUsed = b.ctes[j].workUsed, false
+		}
 		n, err := b.selectStatement(def.sel, &scope{owner: &scope{}})
+		readsWork := false
+		for j := range was {
+			readsWork = readsWork || b.ctes[j].workUsed
+			b.ctes[j].workUsed = b.ctes[j].workUsed || was[j]
+		}
 		b.ctes = saved
-		if err != nil {
+		if err != nil || readsWork {
 			b.ctes[i].shared = false
 			return nil, nil
 		}
