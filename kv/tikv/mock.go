@@ -2,12 +2,15 @@ package tikv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/pingcap/log"
 	"github.com/tikv/client-go/v2/testutils"
 	"github.com/tikv/client-go/v2/tikv"
+	"github.com/tikv/client-go/v2/tikvrpc"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -56,7 +59,7 @@ func OpenMock(opts MockOptions) (*Mock, error) {
 		splits = append(splits, e.encodeKey([]byte{byte(i * 256 / opts.Regions)}))
 	}
 	testutils.BootstrapWithMultiRegions(cluster, splits...)
-	store, err := tikv.NewTestTiKVStore(client, pdClient, opts.ClientHijack, nil, 0)
+	store, err := tikv.NewTestTiKVStore(&closeGate{Client: client}, pdClient, opts.ClientHijack, nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("tikv: mock store: %w", err)
 	}
@@ -80,3 +83,39 @@ func OpenMock(opts MockOptions) (*Mock, error) {
 
 // RegionCount returns how many regions the mock cluster has now.
 func (m *Mock) RegionCount() int { return len(m.Cluster.GetAllRegions()) }
+
+// errMockClosed answers a request that reaches the mock cluster after
+// its store was closed.
+var errMockClosed = errors.New("tikv: mock cluster closed")
+
+// closeGate stands between client-go and the mock cluster's RPC client so
+// that closing the store cannot pull the mock's MVCC store out from under
+// a request still running. client-go resolves some locks on goroutines of
+// its own that KVStore.Close does not wait for; the mock's in-memory
+// leveldb, closed under such a request, panics the process. Close waits
+// for the requests in flight, and a request that arrives later gets
+// errMockClosed, which the lock resolver logs and drops.
+type closeGate struct {
+	tikv.Client
+	mu       sync.RWMutex // held for reading by each request in flight
+	isClosed bool
+}
+
+func (g *closeGate) SendRequest(ctx context.Context, addr string, req *tikvrpc.Request, timeout time.Duration) (*tikvrpc.Response, error) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.isClosed {
+		return nil, errMockClosed
+	}
+	return g.Client.SendRequest(ctx, addr, req, timeout)
+}
+
+func (g *closeGate) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.isClosed {
+		return nil
+	}
+	g.isClosed = true
+	return g.Client.Close()
+}
