@@ -102,6 +102,9 @@ func (a *analyzeOp) RowsAffected() int64 {
 
 // unwrapAnalyze returns the operator inside an analyze wrapper.
 func unwrapAnalyze(op Operator) Operator {
+	if r, ok := op.(*stmtOp); ok {
+		op = r.Operator
+	}
 	if a, ok := op.(*analyzeOp); ok {
 		return a.op
 	}

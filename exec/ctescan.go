@@ -11,7 +11,8 @@ import (
 // end into a row buffer (spilling past work_mem), and every reference, and
 // every re-open of one (a nested loop's rescan, a subquery run per outer
 // row), iterates the same rows. The buffer lives as long as the
-// execution; its spill file is unlinked when made.
+// execution: the stmtOp at the root of the tree closes it, with its spill
+// file (unlinked when made), after the tree (operator.go).
 type cteBuffer struct {
 	buf *rowBuffer
 }
@@ -25,6 +26,7 @@ type cteScanOp struct {
 }
 
 func newCTEScan(rs *runState, env *eval.Env, n *planner.CTEScan) *cteScanOp {
+	rs.holdsBuffers = true
 	return &cteScanOp{rs: rs, env: env, node: n}
 }
 

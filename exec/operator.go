@@ -150,7 +150,59 @@ type DMLOperator interface {
 // is read until the first call to Next.
 func Build(ctx *Ctx, n planner.Node) (Operator, error) {
 	rs := newRunState(ctx)
-	return rs.build(rs.env, n)
+	op, err := rs.build(rs.env, n)
+	if err != nil || !rs.holdsBuffers {
+		return op, err
+	}
+	return &stmtOp{Operator: op, rs: rs}, nil
+}
+
+// stmtOp is the root of an execution whose operators store rows in the
+// runState itself (shared WITH queries' buffers, ctescan.go), which no
+// one operator owns: its Close closes the tree, then those buffers and
+// their spill files. Build adds it only when such an operator was built,
+// so a plain statement pays nothing.
+type stmtOp struct {
+	Operator
+	rs *runState
+}
+
+func (o *stmtOp) Close() error {
+	err := o.Operator.Close()
+	if rerr := o.rs.release(); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// RowsAffected forwards to a DML root (-1 otherwise).
+func (o *stmtOp) RowsAffected() int64 {
+	if d, ok := unwrapAnalyze(o.Operator).(DMLOperator); ok {
+		return d.RowsAffected()
+	}
+	return -1
+}
+
+// release closes the row buffers the execution keeps in its runState:
+// shared WITH queries' rows and any WITH RECURSIVE work table an
+// operator left behind. It runs once, after the operator tree is closed.
+func (rs *runState) release() error {
+	var err error
+	for id, c := range rs.ctes {
+		if cerr := c.buf.close(); err == nil {
+			err = cerr
+		}
+		delete(rs.ctes, id)
+	}
+	for id, buf := range rs.works {
+		if buf != nil {
+			if cerr := buf.close(); err == nil {
+				err = cerr
+			}
+		}
+		delete(rs.works, id)
+	}
+	return err
 }
 
 // Run drives a plan to completion, discarding its rows, and reports the
@@ -202,7 +254,10 @@ type runState struct {
 	memos    map[*planner.Scan]*memoTable
 	works    map[int]*rowBuffer // WITH RECURSIVE's work tables by ID
 	ctes     map[int]*cteBuffer // shared WITH queries' rows by ID (ctescan.go)
-	foreign  *foreignBatch      // a DML statement's writes to foreign stores (foreign_write.go)
+	// holdsBuffers is set when an operator that stores rows in ctes is
+	// built: Build then roots the tree in a stmtOp that releases them.
+	holdsBuffers bool
+	foreign      *foreignBatch // a DML statement's writes to foreign stores (foreign_write.go)
 }
 
 func newRunState(ctx *Ctx) *runState {

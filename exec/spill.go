@@ -32,6 +32,10 @@ import (
 // an operator really spilled.
 var spillFilesCreated atomic.Int64
 
+// spillFilesOpen counts spill files created and not yet closed, for tests
+// that check an execution releases every file it made.
+var spillFilesOpen atomic.Int64
+
 // datumOverhead approximates the bytes a Datum costs in memory beyond its
 // string payload: the struct itself plus slice and map bookkeeping.
 const datumOverhead = 48
@@ -72,6 +76,7 @@ func newSpillFile(dir string) (*spillFile, error) {
 		return nil, pgerror.Newf(pgerror.IOError, "could not create temporary file: %w", err)
 	}
 	spillFilesCreated.Add(1)
+	spillFilesOpen.Add(1)
 	sf := &spillFile{f: f, name: f.Name(), w: bufio.NewWriterSize(f, spillBufSize)}
 	if os.Remove(sf.name) == nil {
 		sf.name = ""
@@ -123,6 +128,7 @@ func (sf *spillFile) close() error {
 	}
 	err := sf.f.Close()
 	sf.f = nil
+	spillFilesOpen.Add(-1)
 	if sf.name != "" {
 		if rerr := os.Remove(sf.name); rerr != nil && err == nil {
 			err = rerr
