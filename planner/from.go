@@ -820,7 +820,7 @@ func (b *binder) view(v *catalog.View) (Node, error) {
 	if v.SearchPath != nil {
 		vp.SearchPath = v.SearchPath
 	}
-	vb := &binder{p: &vp, frames: st.Frames, setOps: st.SetOps}
+	vb := &binder{p: &vp, frames: st.Frames, setOps: st.SetOps, cteMat: st.CTEMaterialized}
 	defer func() { b.p.Volatile = b.p.Volatile || vp.Volatile }()
 	var n Node
 	if st.Compound != nil {

@@ -111,6 +111,9 @@ type binder struct {
 	// setOps are the statement's hoisted INTERSECT/EXCEPT queries
 	// (parse.Statement.SetOps), named in FROM as parse.MarkerSetOp+i.
 	setOps []*parse.Statement
+	// cteMat are the statement's WITH queries declared [NOT]
+	// MATERIALIZED (parse.Statement.CTEMaterialized).
+	cteMat map[string]bool
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
@@ -119,6 +122,7 @@ func (b *binder) statement(st *parse.Statement) (Node, error) {
 	b.frames = st.Frames
 	b.currentOf = st.CurrentOf
 	b.setOps = st.SetOps
+	b.cteMat = st.CTEMaterialized
 	if st.Compound != nil {
 		return b.compound(st.Compound, &scope{})
 	}

@@ -24,7 +24,7 @@ type cteDef struct {
 	work      *WorkTable
 	workUsed  bool
 	// shared: the query is evaluated once per statement and every
-	// reference reads its stored rows (named more than once, or volatile),
+	// reference reads its stored rows (sharesCTE),
 	// as PostgreSQL does; scan is the first reference's plan, whose Query
 	// the later ones share.
 	shared bool
@@ -47,7 +47,7 @@ func (b *binder) with(w *sqlparser.With, st sqlparser.TableStatement) (func(), e
 			return restore, pgerror.Newf(pgerror.DuplicateAlias, "WITH query name %q specified more than once", name)
 		}
 		seen[name] = true
-		shared := !w.Recursive && (cteReferences(st, name) > 1 || hasVolatileCall(c.Subquery))
+		shared := !w.Recursive && b.sharesCTE(name, c.Subquery, st)
 		b.ctes = append(b.ctes, cteDef{name: name, cols: c.Columns, sel: c.Subquery, visible: len(b.ctes), recursive: w.Recursive, shared: shared})
 	}
 	return restore, nil
@@ -204,6 +204,20 @@ func (b *binder) sharedCTE(i int, alias string, s *scope) (*relation, error) {
 	}
 	scan := &CTEScan{ID: def.scan.ID, Name: def.name, Query: def.scan.Query}
 	return derived(scan, alias, def.cols)
+}
+
+// sharesCTE reports whether the WITH query name, sel, is evaluated once
+// and stored, as PostgreSQL decides: always when declared AS
+// MATERIALIZED or when it calls a volatile function; otherwise when st
+// names it more than once, unless declared AS NOT MATERIALIZED.
+func (b *binder) sharesCTE(name string, sel sqlparser.TableStatement, st sqlparser.TableStatement) bool {
+	if hasVolatileCall(sel) {
+		return true
+	}
+	if mat, ok := b.cteMat[name]; ok {
+		return mat
+	}
+	return cteReferences(st, name) > 1
 }
 
 // cteReferences counts the table references in st that may name the WITH

@@ -85,13 +85,19 @@ func (r *rewriter) clauses(toks []token) ([]token, error) {
 			out = append(out, lim...)
 			i = next - 1
 		case t.is("as") && i+2 < len(toks) && toks[i+1].is("not") && toks[i+2].is("materialized") && i+3 < len(toks) && toks[i+3].isPunct("("):
-			// A WITH query AS NOT MATERIALIZED: kvsql binds every
-			// reference to a WITH query again, which is what NOT
-			// MATERIALIZED asks for.
+			// WITH name AS NOT MATERIALIZED (query): the option goes to
+			// Statement.CTEMaterialized, the text to vitess without it.
+			if err := r.cteMaterialized(toks, i, false); err != nil {
+				return nil, err
+			}
 			out = append(out, t)
 			i += 2
 		case t.is("as") && i+2 < len(toks) && toks[i+1].is("materialized") && toks[i+2].isPunct("("):
-			return nil, unsupported(r.sql, toks[i+1].pos, "WITH ... AS MATERIALIZED is not supported")
+			if err := r.cteMaterialized(toks, i, true); err != nil {
+				return nil, err
+			}
+			out = append(out, t)
+			i++
 		default:
 			out = append(out, t)
 		}
@@ -250,3 +256,36 @@ done:
 // MarkerWithTies wraps the count of FETCH FIRST n ROWS WITH TIES in the
 // LIMIT clause vitess reads: LIMIT kvsql_with_ties(n).
 const MarkerWithTies = "kvsql_with_ties"
+
+// cteMaterialized records the [NOT] MATERIALIZED option of the WITH query
+// whose AS is toks[as]: its name is the token before AS, or before the
+// parenthesised column list there. The binder reads the options by name
+// (Statement.CTEMaterialized); two WITH queries of one name in a
+// statement with different options are refused rather than guessed at.
+func (r *rewriter) cteMaterialized(toks []token, as int, materialized bool) error {
+	i := as - 1
+	if i >= 0 && toks[i].isPunct(")") {
+		for depth := 0; i >= 0; i-- {
+			if toks[i].isPunct(")") {
+				depth++
+			} else if toks[i].isPunct("(") {
+				if depth--; depth == 0 {
+					break
+				}
+			}
+		}
+		i--
+	}
+	if i < 0 || (toks[i].kind != tkIdent && toks[i].kind != tkQIdent) {
+		return unsupported(r.sql, toks[as].pos, "[NOT] MATERIALIZED here is not supported")
+	}
+	name := toks[i].val
+	if r.cteMat == nil {
+		r.cteMat = map[string]bool{}
+	}
+	if was, ok := r.cteMat[name]; ok && was != materialized {
+		return unsupported(r.sql, toks[as].pos, "WITH queries named %q with different MATERIALIZED options are not supported", name)
+	}
+	r.cteMat[name] = materialized
+	return nil
+}

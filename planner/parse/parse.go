@@ -82,6 +82,10 @@ type Statement struct {
 	// the AST holds `ROWS FrameMarkerBase+i PRECEDING` in the i-th one's
 	// place (window.go).
 	Frames []WindowFrame
+	// CTEMaterialized holds the WITH queries declared AS MATERIALIZED
+	// (true) or AS NOT MATERIALIZED (false), by name; vitess has no
+	// grammar for the option, so the AST has the query without it.
+	CTEMaterialized map[string]bool
 	// SetOps are the parenthesised queries with INTERSECT or EXCEPT
 	// inside the statement, which the AST names as tables MarkerSetOp+i.
 	SetOps []*Statement
@@ -349,6 +353,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	st.IdentityByDefault = r.identityByDefault
 	st.SetOps = r.setOps
 	st.PartitionBy, st.AlterOnly = r.partitionBy, r.alterOnly
+	st.CTEMaterialized = r.cteMat
 	if st.Frames, err = r.parseFrames(); err != nil { // window.go
 		return Statement{}, err
 	}
@@ -363,6 +368,7 @@ func (r *rewriter) nested(toks []token) (Statement, error) {
 	if err != nil {
 		return st, err
 	}
+	st.CTEMaterialized = inner.cteMat
 	st.Frames, err = inner.parseFrames() // window.go
 	return st, err
 }

@@ -712,8 +712,30 @@ func TestNotMaterialized(t *testing.T) {
 	if got, want := sqlparser.String(st.AST), "with c as (select 1 from dual) select * from c"; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if _, err := ParseOne("WITH c AS MATERIALIZED (SELECT 1) SELECT * FROM c"); pgerror.CodeOf(err) != pgerror.FeatureNotSupported {
-		t.Errorf("AS MATERIALIZED: %v", err)
+	if m, ok := st.CTEMaterialized["c"]; !ok || m {
+		t.Errorf("NOT MATERIALIZED: CTEMaterialized = %v", st.CTEMaterialized)
+	}
+	st, err = ParseOne(`WITH c (x) AS MATERIALIZED (SELECT 1), "D" AS (SELECT 2) SELECT * FROM c, "D"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sqlparser.String(st.AST), "with c(x) as (select 1 from dual) , D as (select 2 from dual) select * from c, D"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if m, ok := st.CTEMaterialized["c"]; !ok || !m || len(st.CTEMaterialized) != 1 {
+		t.Errorf("MATERIALIZED: CTEMaterialized = %v", st.CTEMaterialized)
+	}
+	// EXPLAIN's statement carries its own options.
+	st, err = ParseOne(`EXPLAIN WITH "Q" AS MATERIALIZED (SELECT 1) SELECT * FROM "Q"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := st.Explained.CTEMaterialized["Q"]; !m {
+		t.Errorf("EXPLAIN: CTEMaterialized = %v", st.Explained.CTEMaterialized)
+	}
+	_, err = ParseOne("WITH c AS MATERIALIZED (SELECT 1), d AS (WITH c AS NOT MATERIALIZED (SELECT 2) SELECT * FROM c) SELECT * FROM c, d")
+	if pgerror.CodeOf(err) != pgerror.FeatureNotSupported {
+		t.Errorf("one name, two options: %v", err)
 	}
 }
 

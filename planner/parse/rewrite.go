@@ -81,6 +81,7 @@ type rewriter struct {
 	setOps            []*Statement // nested INTERSECT/EXCEPT queries hoisted out (Statement.SetOps)
 	partitionBy       *PartitionSpec
 	alterOnly         bool
+	cteMat            map[string]bool // Statement.CTEMaterialized
 }
 
 // addType records tn and returns the marker tokens that stand for it.
