@@ -516,6 +516,6 @@ func scanOrders(s *Scan, cols []int, keys []SortKey) bool {
 			return false
 		}
 	}
-	s.Reverse = reverse
+	s.Reverse, s.KeepOrder = reverse, true
 	return true
 }

@@ -54,6 +54,7 @@ package planner
 var Rules = []string{
 	"constant_folding",     // NULL-strict operators, AND/OR with constants, always-false filters
 	"filter_pushdown",      // conjuncts move into scans and joins
+	"subquery_pushdown",    // conjuncts over a derived table or view move into its plan (pushdown.go)
 	"column_pruning",       // joins carry only the columns the query reads
 	"index_select",         // index and primary-key access paths instead of full scans
 	"index_only",           // no master get when the index holds every needed column

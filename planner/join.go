@@ -187,6 +187,9 @@ func (b *binder) joinTree(f *fromResult, conjuncts []Expr, needed map[int]bool, 
 					return nil, err
 				}
 			}
+			if r.outer == nil {
+				n, filters = b.pushFilters(n, filters) // pushdown.go
+			}
 			rows = estimateRows(n)
 			if len(filters) > 0 {
 				n = &Filter{Input: n, Pred: andOf(filters)}

@@ -110,6 +110,10 @@ type Scan struct {
 	// the rows in key order (an aggregation), else the parts' rows are
 	// delivered in key order.
 	Vectorized, Parallel, Unordered bool
+	// KeepOrder: a node above relies on the scan's key order (a sort or
+	// a streaming aggregation left out for it; scanOrders), so its
+	// access path must not change (pushdown.go).
+	KeepOrder bool
 }
 
 // ScanMemo turns the per-outer-row rescans of a correlated subquery into
