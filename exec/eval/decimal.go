@@ -313,7 +313,19 @@ func castToNumeric(d types.Datum, from, t types.T) (types.Datum, error) {
 		case !ok:
 			return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input syntax for type numeric: %q", d.S)
 		}
-	case types.KindInt, types.KindFloat, types.KindDecimal:
+	case types.KindFloat:
+		if from.Family == types.Float4 && !math.IsNaN(d.F) && !math.IsInf(d.F, 0) {
+			// float4_numeric: the value's FLT_DIG (6) significant
+			// digits, so 7.8::real is 7.8, not 7.80000019073486.
+			if !types.ParseDecimal(strconv.FormatFloat(float64(float32(d.F)), 'g', 6, 32), &x) {
+				return types.Null, pgerror.Newf(pgerror.Internal, "eval: float %v has no decimal form", d.F)
+			}
+			break
+		}
+		if err := toDecimal(d, &x); err != nil {
+			return types.Null, err
+		}
+	case types.KindInt, types.KindDecimal:
 		if err := toDecimal(d, &x); err != nil {
 			return types.Null, err
 		}
