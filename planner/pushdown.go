@@ -59,7 +59,7 @@ func pushable(e Expr) bool {
 func (b *binder) pushInto(n Node, filters []Expr) (Node, []Expr) {
 	switch v := n.(type) {
 	case *Project:
-		down, stay := substitute(filters, len(v.Exprs), v.Exprs)
+		down, stay := substitute(filters, v.Exprs)
 		if len(down) == 0 {
 			return n, filters
 		}
@@ -88,7 +88,7 @@ func (b *binder) pushInto(n Node, filters []Expr) (Node, []Expr) {
 		if v.Strategy == ScalarAgg || len(v.GroupBy) == 0 {
 			return n, filters
 		}
-		down, stay := substitute(filters, len(v.GroupBy), v.GroupBy)
+		down, stay := substitute(filters, v.GroupBy)
 		if len(down) == 0 {
 			return n, filters
 		}
@@ -171,17 +171,17 @@ func (b *binder) pushIntoJoin(j *Join, filters []Expr) (Node, []Expr) {
 	return &out, stay
 }
 
-// substitute rewrites the filters that read only the first width columns
-// of a row computed as exprs (a projection's expressions, an
+// substitute rewrites the filters that read only the first len(exprs)
+// columns of a row computed as exprs (a projection's expressions, an
 // aggregation's group keys) over that computation's input, when those
 // expressions may be evaluated there; the others stay.
-func substitute(filters []Expr, width int, exprs []Expr) (down, stay []Expr) {
+func substitute(filters []Expr, exprs []Expr) (down, stay []Expr) {
 	for _, f := range filters {
 		cols := map[int]bool{}
 		colRefs(f, cols)
 		ok := true
 		for c := range cols {
-			ok = ok && c < width && pushable(exprs[c])
+			ok = ok && c < len(exprs) && pushable(exprs[c])
 		}
 		if !ok {
 			stay = append(stay, f)

@@ -23,12 +23,7 @@ import (
 // and row operators. At least half of the WITH queries must have planned
 // a CTE scan, or the test proves nothing. Reproduce with the printed -seed.
 func TestSharedCTEDifferential(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (rerun with -seed %d)", seed, seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := seededRand(t)
 	ctx := context.Background()
 	stores := vecStores(t, vecSchema(rng))
 

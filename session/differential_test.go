@@ -23,6 +23,17 @@ var (
 	diffTime  = flag.Duration("diff.time", 15*time.Second, "time bound of the differential test")
 )
 
+// seededRand is the random source of a randomized test: from -seed, or
+// from the clock, logged so that a failure can be reproduced.
+func seededRand(t testing.TB) *rand.Rand {
+	seed := *seedFlag
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (rerun with -seed %d)", seed, seed)
+	return rand.New(rand.NewSource(seed))
+}
+
 // TestDifferential generates random tables, rows, indexes and queries and
 // checks that every query gives the same rows (the same multiset; the same
 // sequence when the query orders by every output column) on:

@@ -3,10 +3,8 @@ package session_test
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/kvsql/kvsql/internal/testkit"
@@ -97,12 +95,7 @@ func TestPreparedFollowsSearchPath(t *testing.T) {
 // same error. Between rounds the rows change and a column is added (a
 // new plan, so new shapes). Reproduce a failure with the printed -seed.
 func TestPreparedReuseMatchesFresh(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (rerun with -seed %d)", seed, seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := seededRand(t)
 	db, err := session.Open(session.Options{Memory: true, NoQueryCache: true})
 	if err != nil {
 		t.Fatal(err)

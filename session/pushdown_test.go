@@ -19,12 +19,7 @@ import (
 // queries must have planned differently, or the test proves nothing.
 // Reproduce a failure with the printed -seed.
 func TestSubqueryPushdownDifferential(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (rerun with -seed %d)", seed, seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := seededRand(t)
 	ctx := context.Background()
 	setup := append(vecSchema(rng),
 		"CREATE INDEX v1_a ON v1 (a)",
@@ -33,27 +28,8 @@ func TestSubqueryPushdownDifferential(t *testing.T) {
 		"CREATE VIEW pv AS SELECT * FROM v1 WHERE a > 5",
 		"ANALYZE v1",
 		"ANALYZE v2")
-	open := func(opts session.Options) vecStore {
-		db, err := session.Open(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = db.Close() })
-		s, err := db.Session("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range setup {
-			if _, err := s.Exec(ctx, q); err != nil {
-				t.Fatalf("setup %.200q: %v", q, err)
-			}
-		}
-		return vecStore{s: s}
-	}
-	on := open(session.Options{Memory: true})
-	on.name = "pushdown"
-	off := open(session.Options{Memory: true, DisabledRules: map[string]bool{"subquery_pushdown": true}})
-	off.name = "no pushdown"
+	on := openVecStore(t, "pushdown", session.Options{Memory: true}, setup)
+	off := openVecStore(t, "no pushdown", session.Options{Memory: true, DisabledRules: map[string]bool{"subquery_pushdown": true}}, setup)
 
 	deadline := time.Now().Add(*diffTime)
 	n, changed := 0, 0

@@ -19,12 +19,7 @@ import (
 // order among ties, so rows must agree in order, not only as multisets.
 // Reproduce a failure with the printed -seed.
 func TestSortBatchesSQL(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (rerun with -seed %d)", seed, seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := seededRand(t)
 	ctx := context.Background()
 	setup := vecSchema(rng)
 	stores := vecStores(t, setup)

@@ -24,12 +24,7 @@ import (
 // At least a third of the queries must have run in batches, or the test
 // proves nothing. Reproduce a failure with the printed -seed.
 func TestVectorDifferential(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (rerun with -seed %d)", seed, seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := seededRand(t)
 	ctx := context.Background()
 
 	setup := vecSchema(rng)
@@ -97,29 +92,35 @@ type vecStore struct {
 // The first is the reference.
 func vecStores(t *testing.T, setup []string) []vecStore {
 	t.Helper()
-	ctx := context.Background()
 	var stores []vecStore
 	open := func(name string, opts session.Options, extra ...string) {
-		db, err := session.Open(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = db.Close() })
-		s, err := db.Session("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range append(append([]string{}, setup...), extra...) {
-			if _, err := s.Exec(ctx, q); err != nil {
-				t.Fatalf("%s: setup %.200q: %v", name, q, err)
-			}
-		}
-		stores = append(stores, vecStore{name, s})
+		stores = append(stores, openVecStore(t, name, opts, append(append([]string{}, setup...), extra...)))
 	}
 	open("batches", session.Options{Memory: true, VectorMinRows: -1})
 	open("batches-small-work-mem", session.Options{Memory: true, VectorMinRows: -1}, "SET work_mem = '64kB'")
 	open("rows", session.Options{Memory: true, DisabledRules: map[string]bool{"vectorize": true}})
 	return stores
+}
+
+// openVecStore opens a store with opts, closed when the test ends, and
+// runs setup in a session of it.
+func openVecStore(t *testing.T, name string, opts session.Options, setup []string) vecStore {
+	t.Helper()
+	db, err := session.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	s, err := db.Session("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range setup {
+		if _, err := s.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: setup %.200q: %v", name, q, err)
+		}
+	}
+	return vecStore{name, s}
 }
 
 // vecSchema creates two tables of a few thousand rows (more than one
