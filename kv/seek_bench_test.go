@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -15,22 +16,32 @@ const seekBenchKeys = 1_000_000
 
 func seekBenchKey(i int) []byte { return fmt.Appendf(nil, "\x89row%08d", i) }
 
-// compactedPebble returns a Pebble engine holding seekBenchKeys keys with
-// 60-byte values, compacted, and its *pebble.DB.
-func compactedPebble(b *testing.B) (Engine, *pebble.DB) {
+// seekBenchPebble returns a Pebble engine holding seekBenchKeys keys with
+// 60-byte values, and its *pebble.DB: written in key order and compacted
+// (a bulk-loaded table after VACUUM), or with layered written in random
+// order and left as Pebble's own compactions leave it (a table written
+// over time, its files overlapping across levels).
+func seekBenchPebble(b *testing.B, layered bool) (Engine, *pebble.DB) {
 	b.Helper()
-	e, err := OpenPebble(b.TempDir(), PebbleOptions{})
+	e, err := OpenPebble(b.TempDir(), PebbleOptions{MemTableSize: 4 << 20})
 	must(b, err)
 	val := make([]byte, 60)
+	order := rand.New(rand.NewPCG(1, 2)).Perm(seekBenchKeys)
 	for i := 0; i < seekBenchKeys; i += 10_000 {
 		batch := e.NewBatch()
 		for j := i; j < i+10_000; j++ {
-			must(b, batch.Set(seekBenchKey(j), val))
+			k := j
+			if layered {
+				k = order[j]
+			}
+			must(b, batch.Set(seekBenchKey(k), val))
 		}
 		must(b, batch.Commit(false))
 		must(b, batch.Close())
 	}
-	must(b, e.Compact([]byte{0}, []byte{0xff}))
+	if !layered {
+		must(b, e.Compact([]byte{0}, []byte{0xff}))
+	}
 	return e, e.(*pebbleEngine).db
 }
 
@@ -41,7 +52,17 @@ func compactedPebble(b *testing.B) (Engine, *pebble.DB) {
 // steps to the key), and through the kv iterators of an engine, a
 // snapshot and a read-only Txn. ns/op is per seek.
 func BenchmarkSortedSeek(b *testing.B) {
-	e, db := compactedPebble(b)
+	for _, layered := range []bool{false, true} {
+		name := "compacted"
+		if layered {
+			name = "layered"
+		}
+		b.Run(name, func(b *testing.B) { benchSortedSeek(b, layered) })
+	}
+}
+
+func benchSortedSeek(b *testing.B, layered bool) {
+	e, db := seekBenchPebble(b, layered)
 	defer e.Close()
 	lo, hi := []byte("\x89"), []byte("\x8a")
 	for _, stride := range []int{10, 100} {
