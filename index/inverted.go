@@ -114,6 +114,83 @@ func foldParsed(ops []logOp, buf []byte) []logOp {
 	return out
 }
 
+// foldRuns is foldParsed for ops parsed from several chunks, ends[i]
+// being the end in ops of the ops of the i-th chunk: it sorts each chunk
+// on its own (a chunk written in key order, as a bulk load writes it, is
+// only checked) and merges the chunks, which costs far fewer comparisons
+// than sorting them together (a search value holding 100,000 pks: about
+// 4 comparisons a pk instead of 17). The live pks are written to out
+// (reused) and returned; ops is reordered.
+func foldRuns(ops []logOp, ends []int, buf []byte, out []logOp) []logOp {
+	pk := func(o logOp) []byte { return buf[o.off : o.off+o.n] }
+	less := func(a, b logOp) int {
+		if c := bytes.Compare(pk(a), pk(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	}
+	// heap is a min-heap of the chunks' next positions in ops, ordered by
+	// the op there.
+	type cursor struct{ pos, end int }
+	var heapBuf [NumChunks]cursor
+	heap := heapBuf[:0]
+	start := 0
+	for _, end := range ends {
+		run := ops[start:end]
+		if !slices.IsSortedFunc(run, less) {
+			slices.SortFunc(run, less)
+		}
+		if start < end {
+			heap = append(heap, cursor{start, end})
+		}
+		start = end
+	}
+	down := func(i int) {
+		for {
+			m := i
+			for _, c := range [2]int{2*i + 1, 2*i + 2} {
+				if c < len(heap) && less(ops[heap[c].pos], ops[heap[m].pos]) < 0 {
+					m = c
+				}
+			}
+			if m == i {
+				return
+			}
+			heap[i], heap[m] = heap[m], heap[i]
+			i = m
+		}
+	}
+	for i := len(heap)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	out = out[:0]
+	for len(heap) > 0 {
+		o := ops[heap[0].pos]
+		// The ops of one pk are adjacent in the merged order, in log
+		// order: a later one replaces the earlier.
+		if n := len(out); n > 0 && bytes.Equal(pk(out[n-1]), pk(o)) {
+			out[n-1] = o
+		} else {
+			out = append(out, o)
+		}
+		if heap[0].pos++; heap[0].pos == heap[0].end {
+			heap[0] = heap[len(heap)-1]
+			heap = heap[:len(heap)-1]
+		}
+		if len(heap) > 0 {
+			down(0)
+		}
+	}
+	// The last op of a pk decides whether it is live.
+	live := out[:0]
+	for _, o := range out {
+		if !o.remove {
+			live = append(live, o)
+		}
+	}
+	return live
+}
+
 // foldOps folds an op log into its live pks, sorted, and returns the
 // number of ops read.
 func foldOps(v []byte) (pks []string, ops int, err error) {

@@ -27,6 +27,8 @@ type invIter struct {
 	prefix  []byte        // the current search value's key: space + values
 	buf     []byte        // the op logs of the current search value's chunks
 	ops     []logOp       // the ops parsed from buf
+	ends    []int         // the end in ops of each chunk's ops
+	live    []logOp       // the fold's output buffer
 	pending []logOp       // live pks in buf not yet returned, in output order
 	valid   bool          // it is positioned at an unread chunk
 	err     error
@@ -67,13 +69,14 @@ func (s *invIter) load() error {
 	if _, err := decodeN(valBytes, len(s.vals), s.vals); err != nil {
 		return err
 	}
-	s.buf, s.ops = s.buf[:0], s.ops[:0]
+	s.buf, s.ops, s.ends = s.buf[:0], s.ops[:0], s.ends[:0]
 	for {
 		base := len(s.buf)
 		s.buf = append(s.buf, s.it.Value()...)
 		if s.ops, err = parseOps(s.ops, s.buf, base); err != nil {
 			return err
 		}
+		s.ends = append(s.ends, len(s.ops))
 		if s.valid = s.step(); !s.valid || !bytes.HasPrefix(s.it.Key(), s.prefix) {
 			break
 		}
@@ -81,7 +84,8 @@ func (s *invIter) load() error {
 	if err := s.it.Error(); err != nil {
 		return err
 	}
-	s.pending = foldParsed(s.ops, s.buf)
+	s.live = foldRuns(s.ops, s.ends, s.buf, s.live)
+	s.pending = s.live
 	if s.reverse {
 		slices.Reverse(s.pending)
 	}
