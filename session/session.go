@@ -74,6 +74,9 @@ type Session struct {
 	// mu guards nothing but the settings map against the wire server's
 	// concurrent Setting reads (statement_timeout) and pg_stat_activity.
 	mu sync.Mutex
+	// parsed caches the numbers of settings every statement reads.
+	// REQUIRES: mu held.
+	parsed parsedSettings
 
 	// conn is the client connection (nil in process); start when the
 	// session (or its connection) began. act is what pg_stat_activity
@@ -330,10 +333,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 }
 
 func (s *Session) workMem() int64 {
-	s.mu.Lock()
-	v := s.settings["work_mem"]
-	s.mu.Unlock()
-	if n, ok := parseMemory(v); ok {
+	if n, ok := s.settingNumber(&s.parsed.workMem, "work_mem", parseMemory); ok {
 		return n
 	}
 	if s.db.opts.WorkMem > 0 {
