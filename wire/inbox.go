@@ -103,7 +103,7 @@ func (in *inbox) decodeBind(src []byte) bool {
 		in.params = append(in.params, src[:size:size])
 		src = src[size:]
 	}
-	if _, src, ok = in.int16s(src); !ok {
+	if _, _, ok = in.int16s(src); !ok { // trailing bytes are ignored, as pgproto3 does
 		return false
 	}
 	// As pgproto3 leaves them: nil for no parameter formats and no
