@@ -259,22 +259,22 @@ func (b *dmlBase) targetRow(row []types.Datum) ([]types.Datum, bool) {
 }
 
 // lockRow takes the lock of a row the statement is about to change (see
-// Ctx.LockRow).
+// Ctx.Hooks.LockRow).
 func (b *dmlBase) lockRow(row []types.Datum) error {
-	if b.rs.ctx.LockRow == nil || len(row) != len(b.table.Columns) {
+	if b.rs.ctx.Hooks == nil || len(row) != len(b.table.Columns) {
 		return nil
 	}
 	b.key = index.MasterKeyOfRow(b.key[:0], b.table, row)
-	_, err := b.rs.ctx.LockRow(b.table, b.key, planner.RowLock{})
+	_, err := b.rs.ctx.Hooks.LockRow(b.table, b.key, planner.RowLock{})
 	return err
 }
 
-// fire runs the table's triggers for one row (see Ctx.Fire).
+// fire runs the table's triggers for one row (see Ctx.Hooks.Fire).
 func (b *dmlBase) fire(timing, event string, old, new []types.Datum, set []int) error {
-	if len(b.table.Triggers) == 0 || b.rs.ctx.Fire == nil {
+	if len(b.table.Triggers) == 0 || b.rs.ctx.Hooks == nil {
 		return nil
 	}
-	return b.rs.ctx.Fire(b.table, timing, event, old, new, set)
+	return b.rs.ctx.Hooks.Fire(b.table, timing, event, old, new, set)
 }
 
 // nextInput returns the next input row, collecting the whole input first

@@ -29,10 +29,10 @@ var _ Operator = (*foreignScanOp)(nil)
 // foreignReader returns the store foreign table table of database db
 // is read from.
 func (rs *runState) foreignReader(db, table string) (foreign.Store, error) {
-	if rs.ctx.Foreign == nil {
+	if rs.ctx.Hooks == nil {
 		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "foreign table %q: this session has no access to foreign stores", table)
 	}
-	return rs.ctx.Foreign(db)
+	return rs.ctx.Hooks.Foreign(db)
 }
 
 func newForeignScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {

@@ -27,12 +27,12 @@ type foreignBatch struct {
 // foreignWrite replaces row old (nil: none) of foreign table t with new
 // (nil: none) in the statement's batch.
 func (rs *runState) foreignWrite(t *catalog.Table, old, new []types.Datum) error {
-	if rs.ctx.ForeignWrite == nil {
+	if rs.ctx.Hooks == nil {
 		return pgerror.Newf(pgerror.FeatureNotSupported, "cannot write foreign table %q here", t.Name)
 	}
 	b := rs.foreign
 	if b == nil {
-		st, err := rs.ctx.ForeignWrite(t.DB)
+		st, err := rs.ctx.Hooks.ForeignWrite(t.DB)
 		if err != nil {
 			return err
 		}

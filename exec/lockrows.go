@@ -7,7 +7,7 @@ import (
 )
 
 // lockRowsOp locks the master row behind each input row through
-// Ctx.LockRow (SELECT ... FOR UPDATE / FOR SHARE) and passes the row on,
+// Ctx.Hooks.LockRow (SELECT ... FOR UPDATE / FOR SHARE) and passes the row on,
 // or drops it when SKIP LOCKED found it held.
 type lockRowsOp struct {
 	rs    *runState
@@ -25,7 +25,7 @@ func (o *lockRowsOp) Next() ([]types.Datum, error) {
 		if row == nil || err != nil {
 			return nil, err
 		}
-		if o.rs.ctx.LockRow == nil {
+		if o.rs.ctx.Hooks == nil {
 			return row, nil
 		}
 		o.pk = o.pk[:0]
@@ -33,7 +33,7 @@ func (o *lockRowsOp) Next() ([]types.Datum, error) {
 			o.pk = append(o.pk, row[i])
 		}
 		o.key = index.MasterKey(o.key[:0], o.node.Table, o.pk)
-		locked, err := o.rs.ctx.LockRow(o.node.Table, o.key, o.node.Lock)
+		locked, err := o.rs.ctx.Hooks.LockRow(o.node.Table, o.key, o.node.Lock)
 		if err != nil {
 			return nil, err
 		}

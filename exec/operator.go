@@ -67,20 +67,10 @@ type Ctx struct {
 	// t (serial columns and the hidden rowid). Insert calls it for such a
 	// column whose input value is NULL.
 	NextVal func(t *catalog.Table, col int) (int64, error)
-	// Fire runs t's triggers of one timing ("before" or "after") and event
-	// ("insert", "update" or "delete") for one row an INSERT, UPDATE or
-	// DELETE writes: old is nil for an insert, new nil for a delete; set
-	// holds the ordinals an UPDATE assigns. Nil: no triggers run.
-	Fire func(t *catalog.Table, timing, event string, old, new []types.Datum, set []int) error
-	// LockRow, if set, is called with a row's master key before an UPDATE
-	// or DELETE writes the row (exclusively, waiting) and for each row a
-	// SELECT ... FOR UPDATE / FOR SHARE returns (as the clause says). It
-	// takes the row's lock for the transaction, waiting while another
-	// transaction holds a conflicting one; false means SKIP LOCKED left
-	// the row out. Its error fails the statement (the session then
-	// restarts the statement at a newer snapshot, or reports a lock
-	// timeout, deadlock or cancel).
-	LockRow func(t *catalog.Table, key []byte, mode planner.RowLock) (bool, error)
+	// Hooks are the session's services for writes: triggers, row locks
+	// and foreign stores. Nil: no triggers run, no rows are locked and
+	// foreign tables cannot be read or written.
+	Hooks Hooks
 	// Analyze makes Build wrap every operator to collect actual rows,
 	// loops and time into Stats (EXPLAIN ANALYZE).
 	Analyze bool
@@ -104,13 +94,6 @@ type Ctx struct {
 	// need no validation (autocommit queries): scans may then read master
 	// rows through one iterator per scan (index.MasterReader).
 	ReadOnly bool
-	// Foreign opens the store of a foreign database (catalog
-	// Database.Foreign) for foreign scans and writes; nil: they fail.
-	Foreign func(db string) (foreign.Store, error)
-	// ForeignWrite opens the store of a foreign database for a write,
-	// or refuses it (a read-only attachment, a transaction block); nil:
-	// writes to foreign tables fail.
-	ForeignWrite func(db string) (foreign.Store, error)
 	// Warn raises a WARNING for the client (a foreign scan's skipped
 	// keys); nil: warnings are dropped.
 	Warn func(format string, args ...any)
@@ -118,6 +101,33 @@ type Ctx struct {
 	// its nodes, for the next execution of the same plan (a prepared
 	// statement's); nil: derived at every build.
 	Shapes *ScanShapes
+}
+
+// Hooks is what a statement calls back into its session for. It is one
+// interface value, not a func field per service: a session builds a Ctx
+// per statement, and each closure over the statement's transaction was
+// an allocation (four of a point select's 36).
+type Hooks interface {
+	// Fire runs t's triggers of one timing ("before" or "after") and
+	// event ("insert", "update" or "delete") for one row an INSERT,
+	// UPDATE or DELETE writes: old is nil for an insert, new nil for a
+	// delete; set holds the ordinals an UPDATE assigns.
+	Fire(t *catalog.Table, timing, event string, old, new []types.Datum, set []int) error
+	// LockRow is called with a row's master key before an UPDATE or
+	// DELETE writes the row (exclusively, waiting) and for each row a
+	// SELECT ... FOR UPDATE / FOR SHARE returns (as the clause says). It
+	// takes the row's lock for the transaction, waiting while another
+	// transaction holds a conflicting one; false means SKIP LOCKED left
+	// the row out. Its error fails the statement (the session then
+	// restarts the statement at a newer snapshot, or reports a lock
+	// timeout, deadlock or cancel).
+	LockRow(t *catalog.Table, key []byte, mode planner.RowLock) (bool, error)
+	// Foreign opens the store of a foreign database (catalog
+	// Database.Foreign) for foreign scans.
+	Foreign(db string) (foreign.Store, error)
+	// ForeignWrite opens the store of a foreign database for a write, or
+	// refuses it (a read-only attachment, a transaction block).
+	ForeignWrite(db string) (foreign.Store, error)
 }
 
 // Operator is the one row-iterator protocol of exec. See the package

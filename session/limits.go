@@ -45,10 +45,7 @@ func (db *DB) maxValueSize() int64 {
 // queryMemLimit is the memory limit of the session's next statement.
 func (s *Session) queryMemLimit() int64 {
 	limit := s.db.maxQueryMem()
-	s.mu.Lock()
-	v := s.settings[maxQueryMemSetting]
-	s.mu.Unlock()
-	if n, ok := parseMemory(v); ok && n < limit {
+	if n, ok := s.settingNumber(&s.parsed.queryMem, maxQueryMemSetting, parseMemory); ok && n < limit {
 		return n
 	}
 	return limit

@@ -74,6 +74,9 @@ type Session struct {
 	// mu guards nothing but the settings map against the wire server's
 	// concurrent Setting reads (statement_timeout) and pg_stat_activity.
 	mu sync.Mutex
+	// parsed caches the numbers of settings every statement reads.
+	// REQUIRES: mu held.
+	parsed parsedSettings
 
 	// conn is the client connection (nil in process); start when the
 	// session (or its connection) began. act is what pg_stat_activity
@@ -267,6 +270,38 @@ type stmtEnv struct {
 	seq      seqOps
 	backends backends
 	routines routineOps
+	hooks    stmtHooks
+}
+
+// stmtHooks are exec.Hooks for one statement of s in t.
+type stmtHooks struct {
+	s   *Session
+	t   *txn
+	ctx context.Context
+	// active are the triggers running when the statement is a trigger's
+	// step (nil for a client's statement).
+	active []*catalog.Trigger
+}
+
+var _ exec.Hooks = (*stmtHooks)(nil)
+
+func (h *stmtHooks) Fire(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
+	return h.s.fire(h.ctx, h.t, h.active, tbl, timing, event, old, new, set)
+}
+
+func (h *stmtHooks) LockRow(tbl *catalog.Table, key []byte, mode planner.RowLock) (bool, error) {
+	if !h.t.registered {
+		return true, nil // a read-only snapshot: it writes nothing
+	}
+	return h.s.db.acquireLock(h.ctx, h.t, tbl, key, mode, h.s.lockOptions())
+}
+
+func (h *stmtHooks) Foreign(name string) (foreign.Store, error) {
+	return h.s.db.foreignReadStore(h.t, name)
+}
+
+func (h *stmtHooks) ForeignWrite(name string) (foreign.Store, error) {
+	return h.s.db.foreignWriteStore(h.t, name)
 }
 
 // execCtx is the executor context for one statement in t.
@@ -285,7 +320,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		// Method values allocate: made once per session.
 		s.nextValFn, s.warnFn = s.db.nextVal, s.warn
 	}
-	env := &stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}}
+	env := &stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}, hooks: stmtHooks{s: s, t: t, ctx: ctx}}
 	env.ec = exec.Ctx{
 		Context:       ctx,
 		RW:            t.kv,
@@ -301,15 +336,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		MaxValueSize:  s.db.maxValueSize(),
 		TempDir:       s.db.opts.TempDir,
 		NextVal:       s.nextValFn,
-		Fire: func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
-			return s.fire(ctx, t, nil, tbl, timing, event, old, new, set)
-		},
-		LockRow: func(tbl *catalog.Table, key []byte, mode planner.RowLock) (bool, error) {
-			if !t.registered {
-				return true, nil // a read-only snapshot: it writes nothing
-			}
-			return s.db.acquireLock(ctx, t, tbl, key, mode, s.lockOptions())
-		},
+		Hooks:         &env.hooks,
 
 		Database:   s.database,
 		User:       s.user,
@@ -318,22 +345,13 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		Backends:   &env.backends,
 		Settings:   settingOps{s: s},
 		Routines:   &env.routines,
-		Foreign: func(name string) (foreign.Store, error) {
-			return s.db.foreignReadStore(t, name)
-		},
-		ForeignWrite: func(name string) (foreign.Store, error) {
-			return s.db.foreignWriteStore(t, name)
-		},
-		Warn: s.warnFn,
+		Warn:       s.warnFn,
 	}
 	return &env.ec
 }
 
 func (s *Session) workMem() int64 {
-	s.mu.Lock()
-	v := s.settings["work_mem"]
-	s.mu.Unlock()
-	if n, ok := parseMemory(v); ok {
+	if n, ok := s.settingNumber(&s.parsed.workMem, "work_mem", parseMemory); ok {
 		return n
 	}
 	if s.db.opts.WorkMem > 0 {

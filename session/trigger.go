@@ -219,9 +219,8 @@ func (s *Session) runStep(ctx context.Context, t *txn, active []*catalog.Trigger
 		return 0, err
 	}
 	ec := s.execCtx(ctx, t, params)
-	ec.Fire = func(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
-		return s.fire(ctx, t, active, tbl, timing, event, old, new, set)
-	}
+	// Triggers the step's own writes fire know the ones already active.
+	ec.Hooks = &stmtHooks{s: s, t: t, ctx: ctx, active: active}
 	op, err := exec.Build(ec, st.st.plan)
 	if err != nil {
 		return 0, err

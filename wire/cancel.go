@@ -33,10 +33,17 @@ type stmtCtx struct {
 	timer  *time.Timer
 }
 
-// startStatement derives a statement context from the connection's and
-// registers it for CancelRequest. Call done when the statement ends.
+// startStatement makes a statement context and registers it for
+// CancelRequest. Call done when the statement ends.
+//
+// It is not derived from the connection's context: a child would cost a
+// lock of the parent and an entry in its children map at start and end
+// of every statement. Instead every cancellation of the connection's
+// context (conn.stop) cancels the registered statements first, with the
+// cause a child would have had (context.Canceled) unless one was given
+// before.
 func (c *conn) startStatement() *stmtCtx {
-	ctx, cancel := context.WithCancelCause(c.ctx)
+	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &stmtCtx{Context: ctx, c: c, cancel: cancel}
 	if d := c.statementTimeout(); d > 0 {
 		s.timer = time.AfterFunc(d, func() { cancel(errStatementTimout) })
@@ -46,6 +53,9 @@ func (c *conn) startStatement() *stmtCtx {
 	s.id = c.mu.nextID
 	c.mu.running[s.id] = cancel
 	c.mu.Unlock()
+	if c.ctx.Err() != nil {
+		cancel(context.Canceled) // the connection ended before: as a child of it
+	}
 	return s
 }
 

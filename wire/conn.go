@@ -27,6 +27,7 @@ type conn struct {
 
 	rd   *bufio.Reader // over the (possibly TLS) connection, after startup
 	body []byte        // the last message body, reused
+	in   inbox         // the last Bind, Describe, Execute or Sync, reused
 	wbuf []byte        // output not yet flushed
 
 	pid    uint32
@@ -72,7 +73,16 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.pid = binary.BigEndian.Uint32(b[:4])&0x7fffffff | 1
 	copy(c.secret[:], b[4:])
 	c.log = s.log.With("pid", c.pid, "remote", nc.RemoteAddr().String())
-	c.ctx, c.stop = context.WithCancel(context.Background())
+	ctx, stop := context.WithCancel(context.Background())
+	c.ctx = ctx
+	// Statement contexts are not children of ctx (startStatement), so
+	// ending the connection cancels them itself; a cause given before
+	// (kill, a failed write) wins. ctx first: a statement registered
+	// after cancelRunning took the lock sees ctx cancelled.
+	c.stop = func() {
+		stop()
+		c.cancelRunning(context.Canceled)
+	}
 	c.stmts = make(map[string]*prepared)
 	c.portals = make(map[string]*portal)
 	return c

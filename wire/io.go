@@ -111,13 +111,14 @@ func decodeFrontend(typ byte, body []byte) (pgproto3.FrontendMessage, error) {
 	return m, nil
 }
 
-// receive reads and decodes the next message.
+// receive reads and decodes the next message; it is valid until the
+// next receive (inbox).
 func (c *conn) receive() (pgproto3.FrontendMessage, error) {
 	typ, body, err := c.receiveRaw()
 	if err != nil {
 		return nil, err
 	}
-	return decodeFrontend(typ, body)
+	return c.in.decode(typ, body)
 }
 
 func (c *conn) receiveRaw() (byte, []byte, error) {

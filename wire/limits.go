@@ -13,7 +13,15 @@ import (
 // statementTimeout reads the session's statement_timeout: a number of
 // milliseconds, or a number with a unit (ms, s, min, h) as SET accepts it;
 // "0", "" or anything unreadable means no timeout.
+//
+// A session that answers StatementTimeout itself (the kvsql session, from
+// its parsed settings) is asked that instead: no text per statement.
 func (c *conn) statementTimeout() time.Duration {
+	if st, ok := c.sess.(interface{ StatementTimeout() time.Duration }); ok {
+		var d time.Duration
+		c.guard("Session.StatementTimeout", func() error { d = st.StatementTimeout(); return nil })
+		return d
+	}
 	var v string
 	c.guard("Session.Setting", func() error {
 		v = c.sess.Setting("statement_timeout")
