@@ -134,8 +134,9 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 
 // copyWriter stores COPY FROM's batches on a goroutine of their own, so
 // that the connection's goroutine decodes the next batch while one is
-// written: decoding was about a third of a binary COPY's CPU, inserting
-// and committing the rest, and a server has more than one core. At most
+// written, and the client's next CopyData is read (not left to stall
+// the client behind a full socket) while the server stores a batch. At
+// most
 // one batch is in flight, and batches reach CopySpec.Insert one call at a
 // time in input order, so the backend sees the same calls as when COPY
 // ran them inline; only their goroutine differs.
