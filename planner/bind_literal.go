@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -70,6 +72,21 @@ func literalConst(e sqlparser.Expr, t types.T) (c Const, ok bool) {
 				return Const{Value: types.NewInt(i), T: xt}, true // coerce keeps it as it is
 			}
 			v, ok, err = constValue(types.NewInt(i), t)
+		case sqlparser.DecimalVal, sqlparser.FloatVal:
+			// 1.5 and 1e3 are NUMERIC constants; for a double precision
+			// column the general path parses a decimal and converts it
+			// (ParseFloat of its digits: the value rounded once).
+			// Parsing the literal's digits rounds the same value the same
+			// way without the decimal. Zero, infinity and subnormals
+			// take the general path, which knows float8in's errors.
+			if t != tFloat8 {
+				return Const{}, false
+			}
+			f, perr := strconv.ParseFloat(e.Val, 64)
+			if perr != nil || f == 0 || math.IsInf(f, 0) || math.Abs(f) < 0x1p-1022 || strings.ContainsAny(e.Val, "_xXpP") {
+				return Const{}, false
+			}
+			return Const{Value: types.NewFloat(f), T: tFloat8}, true
 		default:
 			return Const{}, false
 		}

@@ -49,7 +49,9 @@ var literalPool = [][]string{
 	{"1", "-2147483648", "2147483647", "2147483648", "'-2147483649'", "''", "'2147483647'", "NULL", "-0"},
 	{"9223372036854775807", "-9223372036854775808", "9223372036854775808", "'9223372036854775808'", "42", "NULL", "'abc'"},
 	{"1", "3.4e38", "1e39", "'1e-50'", "'nan'", "'-Infinity'", "1.25", "NULL", "'0'"},
-	{"1", "1e308", "'1e309'", "'inf'", "-2.5", "'4.9e-324'", "NULL", "'x1'", "7"},
+	{"1", "1e308", "'1e309'", "'inf'", "-2.5", "'4.9e-324'", "NULL", "'x1'", "7",
+		"0.1", "33333.333333333336", "1.7976931348623157e308", "1.8e308", "-1e400", "4.9e-324", "2.2250738585072014e-308",
+		"1e-400", "0.0", "-0.0", "123456789012345678901234567890.5", "0.30000000000000004", "1E5", "-.5"},
 	{"1.005", "-0.5", "12345678901234567890123", "'1e3'", "'NaN'", "NULL", "'1.2.3'", "5"},
 	{"1.005", "999.995", "999.994", "1000", "'-1.235'", "NULL", "12"},
 	{"'hello'", "''", "'it''s'", "NULL", "12", "'日本語'", "true"},
@@ -182,6 +184,13 @@ func TestLiteralConst(t *testing.T) {
 		{sqlparser.BoolVal(true), tBool, "const boolean"},
 		{sqlparser.BoolVal(true), tText, ""},
 		{sqlparser.NewIntLiteral("1"), types.T{Family: types.Numeric, Width: 5, Scale: 2}, ""},
+		{sqlparser.NewDecimalLiteral("1.5"), tFloat8, "const double precision"},
+		{sqlparser.NewFloatLiteral("1e3"), tFloat8, "const double precision"},
+		{sqlparser.NewDecimalLiteral("1.5"), types.T{Family: types.Float4}, ""},
+		{sqlparser.NewDecimalLiteral("1.5"), types.T{Family: types.Numeric}, ""},
+		{sqlparser.NewFloatLiteral("1e400"), tFloat8, ""}, // 22003 from the general path
+		{sqlparser.NewFloatLiteral("1e-400"), tFloat8, ""},
+		{sqlparser.NewDecimalLiteral("0.0"), tFloat8, ""},
 	} {
 		got := ""
 		if lc, ok := literalConst(c.e, c.t); ok {

@@ -37,3 +37,29 @@ func BenchmarkPlanInsert1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanInsertFloat1000 plans the bench's multi-row INSERT shape:
+// 1,000 rows of an integer, a double precision written as a decimal
+// literal (a NUMERIC constant) and a string.
+func BenchmarkPlanInsertFloat1000(b *testing.B) {
+	cat := literalTable(b)
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO lit (i4, f8, s) VALUES ")
+	for i := range 1000 {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "(%d, %v, 'some padding text for the row')", i, float64(i)/3)
+	}
+	st, err := parse.ParseOne(sb.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &Planner{Catalog: cat, DB: "db"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := p.Plan(&st, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

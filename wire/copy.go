@@ -56,39 +56,47 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 	if err := c.flush(); err != nil {
 		return "", err
 	}
-	var total int64
-	batch := make([][]types.Datum, 0, backend.CopyBatchRows)
-	insert := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		var n int64
-		err := c.guard("CopySpec.Insert", func() (err error) { n, err = spec.Insert(ctx, batch); return err })
-		if err != nil {
+	w := copyWriter{c: c, ctx: ctx, spec: spec, done: make(chan copyBatch, 1)}
+	// Every way out waits for the batch in flight: Finish (commit or
+	// rollback) must not run beside Insert, and an error of an earlier
+	// batch comes before anything found later in the input.
+	defer w.wait()
+	cur := copyBatch{rows: make([][]types.Datum, 0, backend.CopyBatchRows)}
+	flush := func() error {
+		spare, err := w.wait()
+		if err != nil || len(cur.rows) == 0 {
 			return err
 		}
-		total += n
-		if spec.Progress != nil {
-			spec.Progress(0, n)
+		cur.slab = codec.swapSlab(spare.slab)
+		w.start(cur)
+		cur = copyBatch{rows: spare.rows}
+		if cur.rows == nil {
+			cur.rows = make([][]types.Datum, 0, backend.CopyBatchRows)
 		}
-		clear(batch)
-		batch = batch[:0]
-		codec.recycle()
 		return nil
 	}
 	emit := func(row []types.Datum) error {
-		batch = append(batch, row)
-		if len(batch) >= backend.CopyBatchRows {
-			return insert()
+		cur.rows = append(cur.rows, row)
+		if len(cur.rows) >= backend.CopyBatchRows {
+			return flush()
 		}
 		return nil
 	}
+	// fail returns the error of the batch in flight if it has one (its
+	// rows came first), else err.
+	fail := func(err error) error {
+		if _, werr := w.wait(); werr != nil {
+			return werr
+		}
+		return err
+	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return "", context.Cause(ctx)
+			return "", fail(context.Cause(ctx))
 		}
 		typ, body, err := c.receiveRaw()
 		if err != nil {
+			w.wait()
 			c.readFailed(err)
 			c.stop()
 			return "", errConnectionLost
@@ -99,26 +107,90 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 				spec.Progress(int64(len(body)), 0)
 			}
 			if err := codec.feed(body, c.srv.cfg.MaxMessageSize, emit); err != nil {
-				return "", err
+				return "", fail(err)
 			}
 		case 'c':
 			if err := codec.finish(emit); err != nil {
+				return "", fail(err)
+			}
+			if err := flush(); err != nil {
 				return "", err
 			}
-			if err := insert(); err != nil {
+			if _, err := w.wait(); err != nil {
 				return "", err
 			}
-			return "COPY " + strconv.FormatInt(total, 10), nil
+			return "COPY " + strconv.FormatInt(w.total, 10), nil
 		case 'f':
 			var m pgproto3.CopyFail
 			m.Decode(body)
-			return "", pgerror.Newf(pgerror.QueryCanceled, "COPY from stdin failed: %s", m.Message)
+			return "", fail(pgerror.Newf(pgerror.QueryCanceled, "COPY from stdin failed: %s", m.Message))
 		case 'H', 'S':
 			// PostgreSQL ignores Flush and Sync during COPY IN.
 		default:
-			return "", pgerror.Newf(pgerror.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", typ)
+			return "", fail(pgerror.Newf(pgerror.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", typ))
 		}
 	}
+}
+
+// copyWriter stores COPY FROM's batches on a goroutine of their own, so
+// that the connection's goroutine decodes the next batch while one is
+// written, and the client's next CopyData is read (not left to stall
+// the client behind a full socket) while the server stores a batch. At
+// most
+// one batch is in flight, and batches reach CopySpec.Insert one call at a
+// time in input order, so the backend sees the same calls as when COPY
+// ran them inline; only their goroutine differs.
+type copyWriter struct {
+	c     *conn
+	ctx   *stmtCtx
+	spec  *backend.CopySpec
+	done  chan copyBatch // the batch in flight, back with its result
+	busy  bool           // a batch is in flight
+	total int64          // rows stored by the batches waited for
+	err   error          // the first Insert error; no batch starts after it
+}
+
+// copyBatch is one batch of decoded rows and the slab they were cut from
+// (copyCodec.newRow); the writer hands both back for reuse.
+type copyBatch struct {
+	rows [][]types.Datum
+	slab []types.Datum
+	n    int64 // rows Insert stored
+	err  error
+}
+
+// start runs Insert on b on a new goroutine.
+// REQUIRES: no batch in flight and no earlier error (wait returned nil).
+func (w *copyWriter) start(b copyBatch) {
+	w.busy = true
+	run := func() {
+		b.err = w.c.guard("CopySpec.Insert", func() (err error) { b.n, err = w.spec.Insert(w.ctx, b.rows); return err })
+		if b.err == nil && w.spec.Progress != nil {
+			w.spec.Progress(0, b.n)
+		}
+		w.done <- b // buffered: never blocks
+	}
+	if w.c.srv.cfg.CopyInline {
+		run()
+		return
+	}
+	go run()
+}
+
+// wait waits for the batch in flight, if any, and returns its buffers
+// emptied for reuse, and the first Insert error of the COPY.
+func (w *copyWriter) wait() (copyBatch, error) {
+	if !w.busy {
+		return copyBatch{}, w.err
+	}
+	b := <-w.done
+	w.busy = false
+	w.total += b.n
+	if b.err != nil && w.err == nil {
+		w.err = b.err
+	}
+	clear(b.rows)
+	return copyBatch{rows: b.rows[:0], slab: b.slab[:0]}, w.err
 }
 
 func (c *conn) copyOut(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (string, error) {

@@ -70,6 +70,15 @@ func (k *copyCodec) newRow(n int) []types.Datum {
 // dead (CopySpec.Insert does not retain them).
 func (k *copyCodec) recycle() { k.slab = k.slab[:0] }
 
+// swapSlab hands over the slab the rows returned so far were cut from
+// (the caller keeps them alive) and cuts later rows from spare's array
+// instead; spare's own rows must be dead.
+func (k *copyCodec) swapSlab(spare []types.Datum) []types.Datum {
+	s := k.slab
+	k.slab = spare[:0]
+	return s
+}
+
 func newCopyCodec(spec *backend.CopySpec) (*copyCodec, error) {
 	k := &copyCodec{format: strings.ToLower(spec.Format), null: spec.Null, hasHeader: spec.Header, cols: spec.Columns,
 		quote: '"', forceQuote: spec.ForceQuote, forceNotNull: spec.ForceNotNull, forceNull: spec.ForceNull,

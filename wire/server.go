@@ -44,6 +44,10 @@ type Config struct {
 	// WriteTimeout bounds one write to a client; a client that does not
 	// read for that long is disconnected. Default 60s.
 	WriteTimeout time.Duration
+	// CopyInline runs COPY FROM's CopySpec.Insert calls on the
+	// connection's goroutine, between decoding batches, instead of beside
+	// the decoding of the next batch (copyWriter). Tests compare the two.
+	CopyInline bool
 	// MaxConnections caps concurrent authenticated sessions; more get
 	// 53300. Default 100.
 	MaxConnections int
