@@ -71,8 +71,15 @@ func skipRowBody(b []byte, tag uint8) ([]byte, error) {
 	case rowNull, rowFalse, rowTrue:
 		return b, nil
 	case rowInt, rowDate, rowTimestamp, rowTime:
-		if len(b) > 0 && b[0] < 0x80 {
+		// One to three bytes in shortest form (a last byte of 0 is not)
+		// without readUvarint's loop: most integers of a row.
+		switch {
+		case len(b) > 0 && b[0] < 0x80:
 			return b[1:], nil
+		case len(b) > 1 && b[1] < 0x80 && b[1] != 0:
+			return b[2:], nil
+		case len(b) > 2 && b[1] >= 0x80 && b[2] < 0x80 && b[2] != 0:
+			return b[3:], nil
 		}
 		if _, n := readUvarint(b); n > 0 {
 			return b[n:], nil

@@ -61,3 +61,25 @@ func TestDecodeRowFields(t *testing.T) {
 		t.Fatalf("DecodeRowFields(%x) of a truncated value: no error", bad)
 	}
 }
+
+// TestSkipRowIntMatchesReadUvarint checks skipRowBody's short-integer
+// path against readUvarint on every input of up to three bytes whose
+// first byte is one of a few (the path reads only its high bit): the
+// same inputs are accepted (shortest forms only), with the same length.
+func TestSkipRowIntMatchesReadUvarint(t *testing.T) {
+	check := func(b []byte) {
+		rest, err := skipRowBody(b, rowInt)
+		_, n := readUvarint(b)
+		if (n > 0) != (err == nil) || (n > 0 && len(rest) != len(b)-n) {
+			t.Fatalf("% x: skip left %d bytes (err %v), readUvarint read %d", b, len(rest), err, n)
+		}
+	}
+	check(nil)
+	for _, b0 := range []byte{0x00, 0x01, 0x7f, 0x80, 0x81, 0xfe, 0xff} {
+		check([]byte{b0})
+		for x := range 1 << 16 {
+			check([]byte{b0, byte(x)})
+			check([]byte{b0, byte(x), byte(x >> 8)})
+		}
+	}
+}

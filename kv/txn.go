@@ -254,6 +254,9 @@ func (t *Txn) newIter(buf *btree.BTreeG[txnEntry], dels spanList, opts IterOptio
 		dels: dels,
 	}
 	it.snapOnly = it.buf.tree.Len() == 0 && len(it.dels) == 0
+	if pi, ok := si.(*pebbleIter); ok && it.snapOnly {
+		it.raw = pi.it
+	}
 	if t.iters == nil {
 		t.iters = make(map[*txnIter]struct{})
 	}
