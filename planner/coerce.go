@@ -159,7 +159,11 @@ func constValue(v types.Datum, t types.T) (_ types.Datum, ok bool, _ error) {
 	case v.Kind == types.KindDecimal && t.Family == types.Numeric:
 		return v, true, nil
 	case v.Kind == types.KindDecimal && t.Family == types.Float8:
-		return types.NewFloat(types.DecimalFloat(v)), true, nil
+		f := types.DecimalFloat(v)
+		if (math.IsInf(f, 0) || f == 0) && !types.DecimalIsSpecialOrZero(v) {
+			return types.Datum{}, false, nil // out of range: the run-time cast says so (22003)
+		}
+		return types.NewFloat(f), true, nil
 	case v.Kind == types.KindText && isInteger(t.Family):
 		i, err := strconv.ParseInt(strings.TrimSpace(v.S), 10, 64)
 		if err != nil {

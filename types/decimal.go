@@ -140,6 +140,15 @@ func DecimalFloat(d Datum) float64 {
 	return f
 }
 
+// DecimalIsSpecialOrZero reports whether a NUMERIC datum is zero, NaN or
+// an infinity: the values whose float is 0, NaN or infinite without
+// being out of a float's range.
+func DecimalIsSpecialOrZero(d Datum) bool {
+	var x apd.Decimal
+	d.Decimal(&x)
+	return x.Form != apd.Finite || x.IsZero()
+}
+
 func sign(negative bool) int {
 	if negative {
 		return -1

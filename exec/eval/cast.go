@@ -313,9 +313,16 @@ func castToFloat(d types.Datum, from, to types.T) (types.Datum, error) {
 	case types.KindFloat:
 		f = d.F
 	case types.KindDecimal:
+		// numeric_float8 and numeric_float4 read the number's text as
+		// float8in and float4in do: a finite non-zero number that
+		// becomes infinite or zero is out of range (subnormals are not).
 		f = decimalFloat(d)
-		if math.IsInf(f, 0) && !strings.HasSuffix(d.S, "Infinity") {
-			return types.Null, floatOverflow(to)
+		g := f
+		if to.Family == types.Float4 {
+			g = float64(float32(f))
+		}
+		if (math.IsInf(g, 0) || g == 0) && !types.DecimalIsSpecialOrZero(d) {
+			return types.Null, pgerror.Newf(pgerror.NumericValueOutOfRange, "%q is out of range for type %s", FormatText(d, from), to.Family)
 		}
 	case types.KindText:
 		return parseFloat(d.S, to)
