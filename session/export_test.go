@@ -12,3 +12,7 @@ func SetProgressHook(t testing.TB, f func()) {
 // CachedQueries is the number of templates in the session's cache of
 // simple-protocol plans (querycache.go).
 func (s *Session) CachedQueries() int { return len(s.queries.entries) }
+
+// OpenWriters is the number of writing transactions counted as open
+// (DB.writers, which group commit's gathering wait reads).
+func (db *DB) OpenWriters() int64 { return db.writers.Load() }
