@@ -101,10 +101,11 @@ type DB struct {
 
 	stats struct{ commits, conflicts, refreshes, lockWaits, deadlocks atomic.Uint64 }
 
-	// writers counts the open writing (registered) transactions, and
-	// lockWaiters the statements waiting for a row lock: what a group
-	// commit leader's gathering wait counts (writersRunning).
-	writers, lockWaiters atomic.Int64
+	// executing counts the statements of writing (registered)
+	// transactions being executed (runRestarting), and lockWaiters those
+	// waiting for a row lock: what a group-commit leader's gathering wait
+	// counts (writersRunning).
+	executing, lockWaiters atomic.Int64
 
 	// locks are the row locks of open transactions (locks.go).
 	locks lockTable
@@ -256,8 +257,7 @@ func (db *DB) begin() *txn {
 	}
 	db.mu.active[d.seq]++
 	db.mu.Unlock()
-	db.writers.Add(1)
-	return &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: d}), snapSeq: d.seq, cat: d.cat, registered: true, writer: true}
+	return &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: d}), snapSeq: d.seq, cat: d.cat, registered: true}
 }
 
 // beginNewest starts a transaction at the newest applied state. Unless
@@ -273,8 +273,7 @@ func (db *DB) beginNewest() *txn {
 	db.mu.active[seq]++
 	db.mu.Unlock()
 	stale.release()
-	db.writers.Add(1)
-	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, snap), snapSeq: seq, cat: cat, registered: true, writer: true}
+	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, snap), snapSeq: seq, cat: cat, registered: true}
 	if !db.opts.NoSync {
 		// An error here is the sticky db.failed one, which commit reports.
 		_ = db.sync.wait(t.snapSeq)
@@ -464,7 +463,6 @@ var errSerialization = pgerror.New(pgerror.SerializationFailure,
 //
 // t is ended whatever the outcome.
 func (db *DB) commit(t *txn) error {
-	defer db.endWriter(t)
 	if t.foreignPending() {
 		return db.commitForeign(t) // foreign.go
 	}
@@ -637,7 +635,6 @@ func (db *DB) validToLocked(t *txn, reads []kv.KeySpan, upto uint64) bool {
 
 // rollback abandons t.
 func (db *DB) rollback(t *txn) {
-	db.endWriter(t)
 	t.kv.Rollback()
 	db.releaseLocks(t)
 	if !t.registered {
@@ -648,22 +645,14 @@ func (db *DB) rollback(t *txn) {
 	db.mu.Unlock()
 }
 
-// endWriter stops counting t as an open writing transaction (once).
-func (db *DB) endWriter(t *txn) {
-	if t.writer {
-		t.writer = false
-		db.writers.Add(-1)
-		db.sync.nudge()
-	}
-}
-
-// writersRunning is the number of open writing transactions that are
-// running: not waiting for a WAL sync (groupSync.wait, where a committing
-// transaction waits too) nor for a row lock. The count is racy and may
-// even be negative for a moment; it only decides whether a group-commit
+// writersRunning is the number of statements of writing transactions
+// being executed and not waiting for a row lock. A transaction idle
+// between statements (waiting for its client) does not count: a session
+// left idle in a transaction would otherwise make every leader wait its
+// full limit. The count is racy; it only decides whether a group-commit
 // leader waits a little for more commits.
 func (db *DB) writersRunning() int64 {
-	return db.writers.Load() - db.sync.waiting.Load() - db.lockWaiters.Load()
+	return db.executing.Load() - db.lockWaiters.Load()
 }
 
 // finishLocked forgets a transaction's snapshot and prunes the commit

@@ -13,6 +13,7 @@ func SetProgressHook(t testing.TB, f func()) {
 // simple-protocol plans (querycache.go).
 func (s *Session) CachedQueries() int { return len(s.queries.entries) }
 
-// OpenWriters is the number of writing transactions counted as open
-// (DB.writers, which group commit's gathering wait reads).
-func (db *DB) OpenWriters() int64 { return db.writers.Load() }
+// ExecutingWriters is the number of statements of writing transactions
+// counted as executing (DB.executing, which group commit's gathering wait
+// reads).
+func (db *DB) ExecutingWriters() int64 { return db.executing.Load() }

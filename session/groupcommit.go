@@ -22,10 +22,10 @@ import (
 // all at once: under load, one sync serves everyone who committed during
 // the previous one.
 //
-// A leader first gathers (gather): while other writing transactions are
-// still running — open, and neither waiting for a sync nor for a row
-// lock — it waits for them to reach their commit, for at most half the
-// last sync's duration. Without it a client released by sync k runs its
+// A leader first gathers (gather): while statements of writing
+// transactions are being executed (not waiting for a row lock; a
+// transaction idle between statements does not count), it waits for them
+// to end, for at most half the last sync's duration. Without it a client released by sync k runs its
 // next transaction during sync k+1, which its leader began the moment k
 // ended, and commits in sync k+2: each client committed at most every
 // other sync. PostgreSQL's commit_delay is the same idea with a fixed

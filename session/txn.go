@@ -40,9 +40,7 @@ type txn struct {
 	// the commit log t needs for validation. Transactions from beginRead
 	// are not, and can neither commit writes nor refresh.
 	registered bool
-	// writer: t is counted in DB.writers (registered and not yet ended).
-	writer bool
-	failed bool
+	failed     bool
 	// readOnly refuses every write with 25006 (BEGIN READ ONLY,
 	// SET TRANSACTION READ ONLY, default_transaction_read_only).
 	readOnly bool

@@ -139,10 +139,11 @@ func runBank(t *testing.T, db *session.DB, dur time.Duration) {
 	if transfers.Load() == 0 || audits.Load() == 0 {
 		t.Fatal("no transfer or no audit completed")
 	}
-	// Every transaction ended (commits, 40001 and 40P01 rollbacks, lock
-	// waits): a leaked count would make every group-commit leader wait.
-	if n := db.OpenWriters(); n != 0 {
-		t.Fatalf("%d writing transactions still counted as open after every client ended", n)
+	// Every statement ended (commits, 40001 and 40P01 rollbacks, lock
+	// waits, restarts): a leaked count would make every group-commit
+	// leader wait.
+	if n := db.ExecutingWriters(); n != 0 {
+		t.Fatalf("%d statements still counted as executing after every client ended", n)
 	}
 }
 
