@@ -62,13 +62,16 @@ type groupSync struct {
 	// sync the WAL's state on disk is unknown. REQUIRES: mu.
 	err error
 
-	// busy, if set, returns the number of writing transactions that are
-	// running: neither waiting here nor for a row lock (see gather).
+	// busy, if set, returns the number of statements of writing
+	// transactions being executed and not waiting for a row lock (see
+	// gather, DB.writersRunning).
 	busy func() int64
-	// waiting counts the goroutines in wait's slow path (leader included).
+	// waiting counts the goroutines in wait's slow path (leader
+	// included); tests read it to see a leader arrive.
 	waiting atomic.Int64
-	// arrive wakes a gathering leader when a goroutine enters wait or a
-	// writer stops running (nudge); it holds at most one wake-up.
+	// arrive wakes a gathering leader when a goroutine enters wait, a
+	// statement ends or a lock wait begins (nudge); it holds at most one
+	// wake-up.
 	arrive chan struct{}
 	// lastSync is the duration of the last sync, in nanoseconds.
 	lastSync atomic.Int64
@@ -86,8 +89,8 @@ func (g *groupSync) init(eng kv.Engine, onFail func(error), snapshot func() (uin
 	g.arrive = make(chan struct{}, 1)
 }
 
-// nudge wakes a gathering leader, if any, to count the running writers
-// again.
+// nudge wakes a gathering leader, if any, to count the running
+// statements again.
 func (g *groupSync) nudge() {
 	select {
 	case g.arrive <- struct{}{}:
@@ -95,9 +98,9 @@ func (g *groupSync) nudge() {
 	}
 }
 
-// gather waits, before a leader reads its target, until no other writing
-// transaction is running or half the last sync's duration (at most
-// maxGather) has passed. It runs without g.mu.
+// gather waits, before a leader reads its target, until no statement of
+// a writing transaction is running or half the last sync's duration (at
+// most maxGather) has passed. It runs without g.mu.
 func (g *groupSync) gather() {
 	if g.busy == nil || g.busy() <= 0 {
 		return

@@ -9,7 +9,7 @@ import (
 )
 
 // newGatherSync is a groupSync over a memory engine (its syncs are free)
-// whose running-writer count is *running and whose last sync took last.
+// whose count of running statements is *running and whose last sync took last.
 func newGatherSync(t *testing.T, running *atomic.Int64, last time.Duration) *groupSync {
 	eng := kv.NewMemory()
 	t.Cleanup(func() { _ = eng.Close() })
@@ -21,9 +21,9 @@ func newGatherSync(t *testing.T, running *atomic.Int64, last time.Duration) *gro
 	return g
 }
 
-// TestGroupCommitGather: a leader waits for running writers to reach
-// their commit, for at most half the last sync (bounded by maxGather),
-// and stops waiting as soon as none runs.
+// TestGroupCommitGather: a leader waits for the running statements of
+// writing transactions to end, for at most half the last sync (bounded
+// by maxGather), and stops waiting as soon as none runs.
 func TestGroupCommitGather(t *testing.T) {
 	t.Run("nobody running", func(t *testing.T) {
 		var running atomic.Int64
