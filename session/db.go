@@ -101,6 +101,12 @@ type DB struct {
 
 	stats struct{ commits, conflicts, refreshes, lockWaits, deadlocks atomic.Uint64 }
 
+	// executing counts the statements of writing (registered)
+	// transactions being executed (runRestarting), and lockWaiters those
+	// waiting for a row lock: what a group-commit leader's gathering wait
+	// counts (writersRunning).
+	executing, lockWaiters atomic.Int64
+
 	// locks are the row locks of open transactions (locks.go).
 	locks lockTable
 
@@ -170,6 +176,7 @@ func Open(opts Options) (*DB, error) {
 	db.mu.active = map[uint64]int{}
 	db.locks.init()
 	db.sync.init(eng, db.setFailed, db.syncSnapshot)
+	db.sync.busy = db.writersRunning
 	if err := db.dropOrphanTempSchemas(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -636,6 +643,16 @@ func (db *DB) rollback(t *txn) {
 	db.mu.Lock()
 	db.finishLocked(t.snapSeq)
 	db.mu.Unlock()
+}
+
+// writersRunning is the number of statements of writing transactions
+// being executed and not waiting for a row lock. A transaction idle
+// between statements (waiting for its client) does not count: a session
+// left idle in a transaction would otherwise make every leader wait its
+// full limit. The count is racy; it only decides whether a group-commit
+// leader waits a little for more commits.
+func (db *DB) writersRunning() int64 {
+	return db.executing.Load() - db.lockWaiters.Load()
 }
 
 // finishLocked forgets a transaction's snapshot and prunes the commit

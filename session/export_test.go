@@ -12,3 +12,8 @@ func SetProgressHook(t testing.TB, f func()) {
 // CachedQueries is the number of templates in the session's cache of
 // simple-protocol plans (querycache.go).
 func (s *Session) CachedQueries() int { return len(s.queries.entries) }
+
+// ExecutingWriters is the number of statements of writing transactions
+// counted as executing (DB.executing, which group commit's gathering wait
+// reads).
+func (db *DB) ExecutingWriters() int64 { return db.executing.Load() }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kvsql/kvsql/kv"
 )
@@ -20,6 +21,16 @@ import (
 // applied while a sync runs wait for it, then the next leader syncs them
 // all at once: under load, one sync serves everyone who committed during
 // the previous one.
+//
+// A leader first gathers (gather): while statements of writing
+// transactions are being executed (not waiting for a row lock; a
+// transaction idle between statements does not count), it waits for them
+// to end, for at most half the last sync's duration. Without it a client released by sync k runs its
+// next transaction during sync k+1, which its leader began the moment k
+// ended, and commits in sync k+2: each client committed at most every
+// other sync. PostgreSQL's commit_delay is the same idea with a fixed
+// delay; here the wait ends as soon as nobody else is running, so a lone
+// client (or one whose partners all wait) never waits.
 type groupSync struct {
 	eng kv.Engine
 	// applied is the highest seq applied to the engine (written under
@@ -50,13 +61,63 @@ type groupSync struct {
 	// err is the first sync error; it is sticky, since after a failed
 	// sync the WAL's state on disk is unknown. REQUIRES: mu.
 	err error
+
+	// busy, if set, returns the number of statements of writing
+	// transactions being executed and not waiting for a row lock (see
+	// gather, DB.writersRunning).
+	busy func() int64
+	// waiting counts the goroutines in wait's slow path (leader
+	// included); tests read it to see a leader arrive.
+	waiting atomic.Int64
+	// arrive wakes a gathering leader when a goroutine enters wait, a
+	// statement ends or a lock wait begins (nudge); it holds at most one
+	// wake-up.
+	arrive chan struct{}
+	// lastSync is the duration of the last sync, in nanoseconds.
+	lastSync atomic.Int64
 }
+
+// maxGather bounds a leader's gathering wait whatever the syncs cost (a
+// variable for tests).
+var maxGather = 2 * time.Millisecond
 
 func (g *groupSync) init(eng kv.Engine, onFail func(error), snapshot func() (uint64, *sharedSnap)) {
 	g.eng = eng
 	g.onFail = onFail
 	g.snapshot = snapshot
 	g.cond.L = &g.mu
+	g.arrive = make(chan struct{}, 1)
+}
+
+// nudge wakes a gathering leader, if any, to count the running
+// statements again.
+func (g *groupSync) nudge() {
+	select {
+	case g.arrive <- struct{}{}:
+	default:
+	}
+}
+
+// gather waits, before a leader reads its target, until no statement of
+// a writing transaction is running or half the last sync's duration (at
+// most maxGather) has passed. It runs without g.mu.
+func (g *groupSync) gather() {
+	if g.busy == nil || g.busy() <= 0 {
+		return
+	}
+	limit := min(time.Duration(g.lastSync.Load())/2, maxGather)
+	if limit <= 0 {
+		return
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for g.busy() > 0 {
+		select {
+		case <-g.arrive:
+		case <-timer.C:
+			return
+		}
+	}
 }
 
 // close releases the published snapshot.
@@ -71,6 +132,9 @@ func (g *groupSync) wait(seq uint64) error {
 	if g.durableSeq.Load() >= seq {
 		return nil
 	}
+	g.waiting.Add(1)
+	defer g.waiting.Add(-1)
+	g.nudge()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for g.durable < seq {
@@ -85,6 +149,7 @@ func (g *groupSync) wait(seq uint64) error {
 		// every commit up to it is already in the WAL the sync flushes.
 		g.syncing = true
 		g.mu.Unlock()
+		g.gather()
 		var target uint64
 		var snap *sharedSnap
 		if g.snapshot != nil {
@@ -92,7 +157,9 @@ func (g *groupSync) wait(seq uint64) error {
 		} else {
 			target = g.applied.Load()
 		}
+		began := time.Now()
 		err := engineCall(g.eng.Flush)
+		g.lastSync.Store(int64(time.Since(began)))
 		g.count.Add(1)
 		g.mu.Lock()
 		g.syncing = false

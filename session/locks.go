@@ -228,6 +228,9 @@ func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key [
 	lt.mu.waiting++
 	lt.mu.Unlock()
 	db.stats.lockWaits.Add(1)
+	db.lockWaiters.Add(1)
+	defer db.lockWaiters.Add(-1)
+	db.sync.nudge() // no longer running (groupSync.gather)
 
 	var timeout <-chan time.Time
 	if opt.timeout > 0 {

@@ -525,7 +525,7 @@ func (s *Session) inTxn(fn func(t *txn) error) error {
 func runRestarting(t *txn, fn func(t *txn) error) error {
 	for restarts := 0; ; restarts++ {
 		m := t.mark()
-		err := fn(t)
+		err := t.execute(fn)
 		if err == nil {
 			err = t.checkMixedWrites() // foreign.go
 		}
@@ -541,6 +541,20 @@ func runRestarting(t *txn, fn func(t *txn) error) error {
 			return err
 		}
 	}
+}
+
+// execute runs fn counted in DB.executing (see groupSync.gather) when t
+// may write.
+func (t *txn) execute(fn func(t *txn) error) error {
+	if !t.registered {
+		return fn(t)
+	}
+	t.db.executing.Add(1)
+	defer func() {
+		t.db.executing.Add(-1)
+		t.db.sync.nudge()
+	}()
+	return fn(t)
 }
 
 // explain renders a plan; with ANALYZE it runs the statement first and

@@ -139,6 +139,12 @@ func runBank(t *testing.T, db *session.DB, dur time.Duration) {
 	if transfers.Load() == 0 || audits.Load() == 0 {
 		t.Fatal("no transfer or no audit completed")
 	}
+	// Every statement ended (commits, 40001 and 40P01 rollbacks, lock
+	// waits, restarts): a leaked count would make every group-commit
+	// leader wait.
+	if n := db.ExecutingWriters(); n != 0 {
+		t.Fatalf("%d statements still counted as executing after every client ended", n)
+	}
 }
 
 // txTransfer moves amount from one account to another if the first holds
