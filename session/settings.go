@@ -119,15 +119,11 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 		def := s.db.defaultSettings()
 		if name == "all" {
 			for k, v := range def {
-				s.setLocked(k, v)
+				s.changeSettingLocked(k, settingVal{text: v}, false)
 			}
-			s.loc.Store(nil)
 			return &staticResult{tag: "RESET"}, nil
 		}
-		s.setLocked(name, def[name])
-		if name == "timezone" {
-			s.loc.Store(nil)
-		}
+		s.changeSettingLocked(name, settingVal{text: def[name]}, false)
 		return &staticResult{tag: "RESET"}, nil
 	}
 	if name == "transaction" {
@@ -215,10 +211,10 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 		if !ok {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"TimeZone\": \"%s\"", strings.Trim(value, "'"))
 		}
-		s.loc.Store(loc)
-		value = show
+		s.changeSettingLocked(name, settingVal{text: show, loc: loc}, st.Local) // settings_txn.go
+		return &staticResult{tag: "SET"}, nil
 	}
-	s.setLocked(name, value)
+	s.changeSettingLocked(name, settingVal{text: value}, st.Local) // settings_txn.go
 	return &staticResult{tag: "SET"}, nil
 }
 
@@ -275,7 +271,13 @@ func (s *Session) settingLocked(name string) (string, bool) {
 	return v, ok
 }
 
-func showName(n string) string { return strings.ToLower(n) }
+func showName(n string) string {
+	n = strings.ToLower(n)
+	if r, ok := reported[n]; ok {
+		return r // SHOW's column is the parameter's own name: TimeZone, DateStyle
+	}
+	return n
+}
 
 // parseDuration reads a statement_timeout value into milliseconds.
 func parseDuration(v string) (int64, bool) {

@@ -75,6 +75,9 @@ type txn struct {
 	// made to an application's store, buffered until COMMIT
 	// (foreign.go).
 	foreign map[string]*foreign.Overlay
+	// settings records t's SETs, taken back when it rolls back
+	// (settings_txn.go).
+	settings txnSettings
 }
 
 type savepoint struct {
@@ -91,6 +94,8 @@ type savepoint struct {
 	// foreign is each foreign overlay's mark (an overlay missing here
 	// was started after the savepoint: back to empty).
 	foreign map[string]int
+	// settings is the length of the transaction's SET journal.
+	settings int
 }
 
 // sortSpans sorts spans by Start (nil first) in place and returns them.
@@ -155,7 +160,7 @@ func spansOverlap(writes, reads []kv.KeySpan) bool {
 // atomicity inside an explicit transaction).
 func (t *txn) mark() savepoint {
 	sp := savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged, readOnly: t.readOnly,
-		deferred: t.deferred.Mark()}
+		deferred: t.deferred.Mark(), settings: len(t.settings.journal)}
 	for name, o := range t.foreign {
 		if sp.foreign == nil {
 			sp.foreign = map[string]int{}

@@ -55,8 +55,10 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 			s.db.rollback(t)
 			tag = "ROLLBACK"
 		} else if err := s.db.commit(t); err != nil {
+			s.endSettings(t, false)
 			return nil, err
 		}
+		s.endSettings(t, tag == "COMMIT")
 		if p.Chain {
 			s.chain(t)
 		}
@@ -68,6 +70,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		t := s.cur
 		if t != nil {
 			s.db.rollback(t)
+			s.endSettings(t, false)
 			s.cur = nil
 		}
 		s.closeCursors(t, true)
@@ -108,6 +111,7 @@ func (s *Session) txnControl(p *parse.Statement) (backend.Result, error) {
 		if err := s.cur.rollbackTo(s.cur.savepoints[i]); err != nil {
 			return nil, err
 		}
+		s.undoSettings(s.cur, s.cur.savepoints[i].settings)
 		s.cur.readOnly = s.cur.savepoints[i].readOnly
 		s.closeCursorsAfter(i)
 		s.cur.endSubtransactions(i, true)
@@ -143,9 +147,12 @@ func (s *Session) EndQuery(failed bool) error {
 	s.closeCursors(t, failed)
 	if failed {
 		s.db.rollback(t)
+		s.endSettings(t, false)
 		return nil
 	}
-	return s.db.commit(t)
+	err := s.db.commit(t)
+	s.endSettings(t, err == nil)
+	return err
 }
 
 // startImplicit opens the implicit block of a multi-statement Query for
