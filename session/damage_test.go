@@ -34,7 +34,7 @@ func TestDamagedBlock(t *testing.T) {
 				q := "SELECT count(*) FROM bad"
 				want := `table "bad"`
 				if target == "index" {
-					q, want = "SELECT count(*) FROM bad WHERE v BETWEEN 1000 AND 2000", `index "bad_v" of table "bad"`
+					q, want = "SELECT count(*) FROM bad WHERE v BETWEEN 14000 AND 16000", `index "bad_v" of table "bad"`
 				}
 				_, err = s.Exec(context.Background(), q)
 				var pe *pgerror.Error

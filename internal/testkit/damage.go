@@ -116,10 +116,14 @@ func FlipByte(t testing.TB, path string, off int64) {
 	}
 }
 
+// DamagedKey is the key (id, or v in the index) whose data block
+// DamagedStore damages.
+const DamagedKey = 15000
+
 // DamagedStore makes a Pebble store in a temporary directory with two
-// tables, good (100 rows) and bad (3,000 rows, index bad_v on v = id),
+// tables, good (100 rows) and bad (30,000 rows, index bad_v on v = id),
 // closes it (its rows go to sstables) and flips a byte in the middle of
-// the data block that holds bad's row 1500, in bad's master file
+// the data block that holds bad's row DamagedKey, in bad's master file
 // (target "master") or in bad_v (target "index"). It returns the
 // directory and the damaged sstable.
 func DamagedStore(t testing.TB, target string) (dir, sst string) {
@@ -137,7 +141,10 @@ func DamagedStore(t testing.TB, target string) (dir, sst string) {
 	Must(t, s, "INSERT INTO good SELECT g, 'good' FROM generate_series(1, 100) g")
 	Must(t, s, "CREATE TABLE bad (id INT PRIMARY KEY, v INT, pad TEXT)")
 	Must(t, s, "CREATE INDEX bad_v ON bad (v)")
-	Must(t, s, "INSERT INTO bad SELECT g, g, repeat('x', 100) FROM generate_series(1, 3000) g")
+	// Enough rows that the damaged block, in the middle of the table's
+	// master file or its index, holds keys of that file alone (data
+	// blocks are 32 KiB, kv/pebble.go).
+	Must(t, s, "INSERT INTO bad SELECT g, g, repeat('x', 100) FROM generate_series(1, 30000) g")
 	tbl, err := db.Catalog().Table(session.DefaultDatabase, "bad")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +157,7 @@ func DamagedStore(t testing.TB, target string) (dir, sst string) {
 	if target == "index" {
 		space = tbl.Indexes[0].ID
 	}
-	key := encoding.EncodeKey(nil, space, []types.Datum{types.NewInt(1500)}, []encoding.Direction{encoding.Ascending})
+	key := encoding.EncodeKey(nil, space, []types.Datum{types.NewInt(DamagedKey)}, []encoding.Direction{encoding.Ascending})
 	for _, sst := range SSTables(t, dir) {
 		if blk, ok := DataBlockHolding(t, sst, key); ok {
 			FlipByte(t, sst, int64(blk.Offset+blk.Length/2))
