@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvsql/kvsql/session"
+	"github.com/kvsql/kvsql/internal/testkit"
 )
 
 // TestSettingsAreTransactional checks SET against PostgreSQL 15's
@@ -15,15 +15,7 @@ import (
 // ends either way; a plain SET after a SET LOCAL is what COMMIT keeps;
 // RESET is a SET to the default; outside a block SET LOCAL does nothing.
 func TestSettingsAreTransactional(t *testing.T) {
-	db, err := session.Open(session.Options{Memory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s, err := db.Session("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.NewSession(t, testkit.OpenMem(t))
 	ctx := context.Background()
 	exec := func(sql string) {
 		t.Helper()
