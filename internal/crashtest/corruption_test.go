@@ -16,9 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kvsql/kvsql/catalog"
-	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/internal/testkit"
-	"github.com/kvsql/kvsql/types"
 )
 
 // TestCorruption damages copies of a real store written by a real server
@@ -47,13 +45,7 @@ func TestCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
-		"CREATE TABLE good (id INT PRIMARY KEY, v TEXT)",
-		"INSERT INTO good SELECT g, 'good' FROM generate_series(1, 100) g",
-		"CREATE TABLE bad (id INT PRIMARY KEY, v INT, pad TEXT)",
-		"CREATE INDEX bad_v ON bad (v)",
-		"INSERT INTO bad SELECT g, g, repeat('x', 100) FROM generate_series(1, 3000) g",
-	} {
+	for _, q := range testkit.DamageSchema {
 		if _, err := c.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -74,14 +66,7 @@ func TestCorruption(t *testing.T) {
 			if what == "index" {
 				space++
 			}
-			key := encoding.EncodeKey(nil, space, []types.Datum{types.NewInt(1500)}, []encoding.Direction{encoding.Ascending})
-			for _, sst := range ssts {
-				if blk, ok := testkit.DataBlockHolding(t, sst, key); ok {
-					testkit.FlipByte(t, sst, int64(blk.Offset+blk.Length/2))
-					return dir
-				}
-			}
-			t.Fatal("no data block holds the key")
+			testkit.DamageKeyBlock(t, dir, space)
 		case "index-block":
 			for _, sst := range ssts {
 				_, idx := testkit.SSTLayout(t, sst)
@@ -104,7 +89,7 @@ func TestCorruption(t *testing.T) {
 			t.Cleanup(cp.kill)
 			q, names := "SELECT count(*) FROM bad", `table "bad"`
 			if target == "index" {
-				q, names = "SELECT count(*) FROM bad WHERE v BETWEEN 1000 AND 2000", `index "bad_v" of table "bad"`
+				q, names = "SELECT count(*) FROM bad WHERE v BETWEEN 10000 AND 20000", `index "bad_v" of table "bad"`
 			}
 			for run := range 2 {
 				cp.start(t)

@@ -120,12 +120,24 @@ func FlipByte(t testing.TB, path string, off int64) {
 // DamagedStore damages.
 const DamagedKey = 15000
 
-// DamagedStore makes a Pebble store in a temporary directory with two
-// tables, good (100 rows) and bad (30,000 rows, index bad_v on v = id),
-// closes it (its rows go to sstables) and flips a byte in the middle of
-// the data block that holds bad's row DamagedKey, in bad's master file
-// (target "master") or in bad_v (target "index"). It returns the
-// directory and the damaged sstable.
+// DamageSchema creates the tables the corruption tests damage: good (100
+// rows) and bad (30,000 rows, index bad_v on v = id). Enough rows that
+// the block holding DamagedKey, in the middle of bad's master file or
+// of bad_v, holds keys of that file alone (data blocks are 32 KiB,
+// kv/pebble.go).
+var DamageSchema = []string{
+	"CREATE TABLE good (id INT PRIMARY KEY, v TEXT)",
+	"INSERT INTO good SELECT g, 'good' FROM generate_series(1, 100) g",
+	"CREATE TABLE bad (id INT PRIMARY KEY, v INT, pad TEXT)",
+	"CREATE INDEX bad_v ON bad (v)",
+	"INSERT INTO bad SELECT g, g, repeat('x', 100) FROM generate_series(1, 30000) g",
+}
+
+// DamagedStore makes a Pebble store in a temporary directory with
+// DamageSchema's tables, closes it (its rows go to sstables) and flips a
+// byte in the middle of the data block that holds bad's row DamagedKey,
+// in bad's master file (target "master") or in bad_v (target "index").
+// It returns the directory and the damaged sstable.
 func DamagedStore(t testing.TB, target string) (dir, sst string) {
 	t.Helper()
 	dir = t.TempDir()
@@ -137,14 +149,9 @@ func DamagedStore(t testing.TB, target string) (dir, sst string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Must(t, s, "CREATE TABLE good (id INT PRIMARY KEY, v TEXT)")
-	Must(t, s, "INSERT INTO good SELECT g, 'good' FROM generate_series(1, 100) g")
-	Must(t, s, "CREATE TABLE bad (id INT PRIMARY KEY, v INT, pad TEXT)")
-	Must(t, s, "CREATE INDEX bad_v ON bad (v)")
-	// Enough rows that the damaged block, in the middle of the table's
-	// master file or its index, holds keys of that file alone (data
-	// blocks are 32 KiB, kv/pebble.go).
-	Must(t, s, "INSERT INTO bad SELECT g, g, repeat('x', 100) FROM generate_series(1, 30000) g")
+	for _, q := range DamageSchema {
+		Must(t, s, q)
+	}
 	tbl, err := db.Catalog().Table(session.DefaultDatabase, "bad")
 	if err != nil {
 		t.Fatal(err)
@@ -157,13 +164,21 @@ func DamagedStore(t testing.TB, target string) (dir, sst string) {
 	if target == "index" {
 		space = tbl.Indexes[0].ID
 	}
+	return dir, DamageKeyBlock(t, dir, space)
+}
+
+// DamageKeyBlock flips a byte in the middle of the data block, in one of
+// the sstables in dir, that holds key DamagedKey of key space space (a
+// one-column ascending integer key), and returns that sstable.
+func DamageKeyBlock(t testing.TB, dir string, space uint64) string {
+	t.Helper()
 	key := encoding.EncodeKey(nil, space, []types.Datum{types.NewInt(DamagedKey)}, []encoding.Direction{encoding.Ascending})
 	for _, sst := range SSTables(t, dir) {
 		if blk, ok := DataBlockHolding(t, sst, key); ok {
 			FlipByte(t, sst, int64(blk.Offset+blk.Length/2))
-			return dir, sst
+			return sst
 		}
 	}
 	t.Fatalf("no sstable block holds %s", encoding.Pretty(key))
-	return "", ""
+	return ""
 }
