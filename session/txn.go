@@ -317,24 +317,25 @@ func (t *txn) moveSnapshot(writing bool) error {
 // have written for t to stay valid: what t read (SERIALIZABLE), or what
 // t wrote (READ COMMITTED, where each statement reads a fresh snapshot and
 // only write-write conflicts that no row lock covers — two transactions
-// inserting one key — are refused).
+// inserting one key — are refused). Under SERIALIZABLE the keys t's
+// inserts checked (kv.Txn.SetIfNew) are not among them: they are marks
+// on t's buffered writes, which validation asks for with
+// kv.Txn.MarkedReadIn (a bulk load would otherwise merge a span per row).
 func (t *txn) validationSpans() []kv.KeySpan {
 	if t.readCommitted {
 		return mergeSpans(t.kv.OverwriteSet())
 	}
-	return mergeSpans(t.kv.ReadSet())
+	return mergeSpans(t.kv.ReadSpans())
 }
 
 // commitSpans returns what commit needs: the write set, sorted (for the
 // commit log), and validationSpans, from one pass over t's buffer.
 func (t *txn) commitSpans() (writes, reads []kv.KeySpan) {
-	writes, over := t.kv.WriteSets()
-	if t.readCommitted {
-		reads = mergeSpans(over)
-	} else {
-		reads = mergeSpans(t.kv.ReadSet())
+	if !t.readCommitted {
+		return sortSpans(t.kv.WriteSet()), mergeSpans(t.kv.ReadSpans())
 	}
-	return sortSpans(writes), reads
+	writes, over := t.kv.WriteSets()
+	return sortSpans(writes), mergeSpans(over)
 }
 
 // ddlDB is the database whose catalog t's DDL changed, "" for all.
