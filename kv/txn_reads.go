@@ -77,6 +77,29 @@ func (t *Txn) MarkedReadIn(spans []KeySpan) bool {
 
 // markedIn reports whether s holds the key of a marked entry.
 func (t *Txn) markedIn(s KeySpan) bool {
+	return t.entryIn(s, func(e txnEntry) bool { return e.read })
+}
+
+// OverwritesIn reports whether a span of spans meets OverwriteSet: a
+// range this Txn deleted, or the key of a buffered Set or Delete. It
+// answers what merging OverwriteSet and searching it answers (a READ
+// COMMITTED validation), without building the set: a seek per span into
+// the write buffer, plus a step per buffered Merge inside a span.
+func (t *Txn) OverwritesIn(spans []KeySpan) bool {
+	if t.done {
+		return false
+	}
+	for _, s := range spans {
+		if t.dels.overlaps(s) || t.entryIn(s, func(e txnEntry) bool { return e.kind != opMerge }) {
+			return true
+		}
+	}
+	return false
+}
+
+// entryIn reports whether s holds the key of a buffered entry (tail or
+// B-tree) for which match is true.
+func (t *Txn) entryIn(s KeySpan, match func(e txnEntry) bool) bool {
 	inSpan := func(k []byte) bool { return s.End == nil || bytes.Compare(k, s.End) < 0 }
 	// The tail: from the first key at or after s.Start.
 	lo, hi := 0, len(t.tail)
@@ -92,7 +115,7 @@ func (t *Txn) markedIn(s KeySpan) bool {
 		if !inSpan(e.key) {
 			break
 		}
-		if e.read {
+		if match(e) {
 			return true
 		}
 	}
@@ -101,7 +124,7 @@ func (t *Txn) markedIn(s KeySpan) bool {
 		if !inSpan(e.key) {
 			return false
 		}
-		found = e.read
+		found = match(e)
 		return !found
 	})
 	return found

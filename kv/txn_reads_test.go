@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -16,7 +17,7 @@ var readsSeed = flag.Uint64("reads.seed", 0, "seed of TestTxnMarkedReads (0: fro
 // such key stays in ReadSet and is found by ReadSpans or MarkedReadIn
 // (whether the write that marked it was overwritten, dropped or undone),
 // and MarkedReadIn finds no key SetIfNew never checked. DiscardReads
-// forgets them.
+// forgets them. OverwritesIn answers as a search of OverwriteSet does.
 func TestTxnMarkedReads(t *testing.T) {
 	seed := *readsSeed
 	if seed == 0 {
@@ -113,6 +114,23 @@ func markedReadsRound(t *testing.T, rng *rand.Rand, name string) {
 				t.Fatalf("%s step %d: MarkedReadIn finds %s, which SetIfNew never checked", name, step, k)
 			}
 		}
+		for range 5 {
+			lo := fmt.Appendf(nil, "k%04d", rng.IntN(next+10))
+			probe := KeySpan{Start: lo, End: append(append([]byte(nil), lo...), 0)}
+			switch rng.IntN(3) {
+			case 0:
+				probe.End = fmt.Appendf(nil, "k%04d", rng.IntN(next+10))
+			case 1:
+				probe.End = nil
+			}
+			want := false
+			for _, o := range x.OverwriteSet() {
+				want = want || spansMeet(o, probe)
+			}
+			if got := x.OverwritesIn([]KeySpan{probe}); got != want {
+				t.Fatalf("%s step %d: OverwritesIn(%q) = %v, OverwriteSet says %v", name, step, probe, got, want)
+			}
+		}
 		if x.MarkedReadIn([]KeySpan{{Start: []byte("k")}}) != anyMarked(x) {
 			t.Fatalf("%s step %d: MarkedReadIn of the whole space disagrees with the buffer's marks", name, step)
 		}
@@ -121,6 +139,18 @@ func markedReadsRound(t *testing.T, rng *rand.Rand, name string) {
 	if x.MarkedReadIn([]KeySpan{{Start: nil}}) {
 		t.Fatalf("%s: MarkedReadIn after Commit", name)
 	}
+}
+
+// spansMeet reports whether spans a and b share a key (nil End:
+// unbounded).
+func spansMeet(a, b KeySpan) bool {
+	if a.End != nil && bytes.Compare(b.Start, a.End) >= 0 {
+		return false
+	}
+	if b.End != nil && bytes.Compare(a.Start, b.End) >= 0 {
+		return false
+	}
+	return true
 }
 
 // anyMarked reports whether some buffered entry carries a read mark.
