@@ -66,7 +66,10 @@
 //     the Txn's open iterators.
 //   - The read set grows by one span per Txn.Get and per iterator (the
 //     iterator's bounds, however little of them it visited), so a Txn
-//     that reads millions of keys holds millions of spans.
+//     that reads millions of keys holds millions of spans. The keys
+//     SetIfNew checks are the exception: each is a mark on its buffered
+//     write (txn_reads.go), which validation queries with MarkedReadIn
+//     beside ReadSpans.
 //   - Closing an Engine with open iterators or snapshots is a caller bug:
 //     the Pebble engine's Close reports it as an error, and using such an
 //     iterator or snapshot afterwards may panic inside Pebble (the memory

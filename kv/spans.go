@@ -52,6 +52,13 @@ func (l spanList) add(start, end []byte) spanList {
 	return append(out, l[k:]...)
 }
 
+// overlaps reports whether some span of the list shares a key with s
+// (nil bounds of s: unbounded).
+func (l spanList) overlaps(s KeySpan) bool {
+	i := sort.Search(len(l), func(j int) bool { return bytes.Compare(l[j].End, s.Start) > 0 })
+	return i < len(l) && (s.End == nil || bytes.Compare(l[i].Start, s.End) < 0)
+}
+
 // covers reports whether some span of the list holds key.
 func (l spanList) covers(key []byte) bool {
 	i := sort.Search(len(l), func(j int) bool { return bytes.Compare(l[j].End, key) > 0 })

@@ -20,7 +20,9 @@ import (
 //
 // Txn records what it reads (ReadSet) and writes (WriteSet) for a future
 // commit-time serializability check; it does no conflict detection
-// itself: Commit always applies the writes (last writer wins).
+// itself: Commit always applies the writes (last writer wins). The keys
+// SetIfNew checks are read as well, but are kept as a mark on their
+// buffered writes rather than as spans (txn_reads.go).
 //
 // A Txn is not safe for concurrent use. After Commit or Rollback every
 // method returns ErrClosed, and its open iterators are closed.
@@ -62,6 +64,11 @@ type Txn struct {
 	done   bool
 	// noReads: reads are not recorded (DiscardReads).
 	noReads bool
+	// marked: some entry of buf or tail may carry a read mark
+	// (txn_reads.go).
+	marked bool
+	// slab is the block SetIfNew cuts keys and values from (cut).
+	slab []byte
 	// size is the bytes (keys and values) of the point writes buffered so
 	// far, writes undone by RollbackTo included: Commit's estimate of the
 	// buffer's size against IngestThreshold.
@@ -73,8 +80,11 @@ var _ ReadWriter = (*Txn)(nil)
 // txnEntry is one buffered point write. kind is opSet, opDelete or
 // opMerge; for opMerge, value is the concatenation of the operands.
 type txnEntry struct {
-	key   []byte
-	kind  opKind
+	key  []byte
+	kind opKind
+	// read: SetIfNew wrote the entry, so key is also in the read set
+	// (txn_reads.go). Only a SetIfNew entry has it.
+	read  bool
 	value []byte
 }
 
@@ -302,6 +312,7 @@ func (t *Txn) put(ent txnEntry) error {
 		return ErrClosed
 	}
 	prev, had := t.insert(ent)
+	t.keepRead(prev)
 	t.undo = append(grow(t.undo), undoPoint(ent.key, prev, had))
 	t.size += int64(len(ent.key) + len(ent.value))
 	return nil
@@ -427,8 +438,10 @@ func (t *Txn) DeleteRange(start, end []byte) error {
 		dropped = append(dropped, e)
 		return true
 	})
-	for _, e := range dropped {
+	for i, e := range dropped {
 		t.buf.Delete(e)
+		t.keepRead(e)
+		dropped[i].read = false // its read is kept in reads now
 	}
 	t.undo = append(t.undo, undoRecord{what: undoRange})
 	t.ranges = append(t.ranges, rangeUndo{dropped: dropped, prevDels: t.dels})
@@ -446,7 +459,7 @@ var errBadSavepoint = errors.New("kv: invalid savepoint")
 // RollbackTo undoes every write made after Savepoint returned sp. The
 // savepoint stays valid (it may be rolled back to again); savepoints
 // taken after it become invalid. Reads made since sp stay in the read
-// set.
+// set (those of undone SetIfNew writes are moved into ReadSpans).
 func (t *Txn) RollbackTo(sp int) error {
 	if t.done {
 		return ErrClosed
@@ -466,15 +479,18 @@ func (t *Txn) RollbackTo(sp int) error {
 			t.ranges[len(t.ranges)-1] = rangeUndo{}
 			t.ranges = t.ranges[:len(t.ranges)-1]
 		case undoRestore:
-			t.treeInsert(txnEntry{key: u.key, kind: u.kind, value: u.value})
+			if cur, ok := t.treeInsert(txnEntry{key: u.key, kind: u.kind, value: u.value}); ok {
+				t.keepRead(cur)
+			}
 		default:
 			// Undo runs newest first, so a key still in the tail is its
 			// last entry: every write after it is already undone.
 			if n := len(t.tail); n > 0 && bytes.Equal(t.tail[n-1].key, u.key) {
+				t.keepRead(t.tail[n-1])
 				t.tail[n-1] = txnEntry{}
 				t.tail = t.tail[:n-1]
-			} else {
-				t.buf.Delete(txnPivot(u.key))
+			} else if cur, ok := t.buf.Delete(txnPivot(u.key)); ok {
+				t.keepRead(cur)
 			}
 		}
 		t.undo[i] = undoRecord{}
@@ -564,6 +580,7 @@ func (t *Txn) finish() {
 	_ = t.snap.Close()
 	t.buf = nil
 	t.tail, t.next = nil, nil
+	t.marked, t.slab = false, nil
 	t.undo = nil
 	t.ranges = nil
 }
@@ -576,6 +593,7 @@ func (t *Txn) DiscardReads(on bool) {
 	t.noReads = on
 	if on {
 		t.RollbackReads(0)
+		t.unmarkReads()
 	}
 }
 
@@ -595,15 +613,30 @@ func (t *Txn) RollbackReads(mark int) {
 }
 
 // ReadSet returns the key spans the Txn has read: one point span per Get
-// and the bounds of each iterator (whatever part of them it visited).
-// Spans may repeat and overlap. The caller must not modify them.
-func (t *Txn) ReadSet() []KeySpan { return t.reads }
+// and per key SetIfNew checked, and the bounds of each iterator (whatever
+// part of them it visited). Spans may repeat and overlap. The caller must
+// not modify them. It is ReadSpans followed by the keys of the writes
+// SetIfNew marked, built on each call: validation uses ReadSpans and
+// MarkedReadIn instead.
+func (t *Txn) ReadSet() []KeySpan {
+	if !t.marked {
+		return t.reads
+	}
+	out := slices.Clone(t.reads)
+	t.ascend(func(e txnEntry) bool {
+		if e.read {
+			out = append(out, pointSpan(e.key))
+		}
+		return true
+	})
+	return out
+}
 
 // WriteSet returns the key spans the Txn would write if it committed now:
 // its deleted ranges followed by one point span per buffered key, in key
 // order. Writes undone by RollbackTo are not included.
 func (t *Txn) WriteSet() []KeySpan {
-	w, _ := t.WriteSets()
+	w, _ := t.writeSets(false)
 	return w
 }
 
@@ -623,15 +656,21 @@ func (t *Txn) OverwriteSet() []KeySpan {
 // cut from a few large blocks rather than allocated per key (a bulk load
 // commits hundreds of thousands of keys). The caller must not modify
 // them.
-func (t *Txn) WriteSets() (writes, overwrites []KeySpan) {
+func (t *Txn) WriteSets() (writes, overwrites []KeySpan) { return t.writeSets(true) }
+
+// writeSets is WriteSets, with overwrites only when over is set (a
+// SERIALIZABLE commit does not need them).
+func (t *Txn) writeSets(over bool) (writes, overwrites []KeySpan) {
 	if t.done {
 		return nil, nil
 	}
 	n := len(t.dels) + t.buf.Len() + len(t.tail)
 	writes = make([]KeySpan, 0, n)
 	writes = append(writes, t.dels...)
-	overwrites = make([]KeySpan, 0, n)
-	overwrites = append(overwrites, t.dels...)
+	if over {
+		overwrites = make([]KeySpan, 0, n)
+		overwrites = append(overwrites, t.dels...)
+	}
 	// The first slab is no bigger than the buffer's keys can need (t.size
 	// counts keys and values): a short transaction's few keys would
 	// otherwise cost a 64 KiB allocation per commit.
@@ -645,7 +684,7 @@ func (t *Txn) WriteSets() (writes, overwrites []KeySpan) {
 		slab = append(append(slab, e.key...), 0)
 		sp := KeySpan{Start: slab[at : at+need-1 : at+need-1], End: slab[at : at+need : at+need]}
 		writes = append(writes, sp)
-		if e.kind != opMerge {
+		if over && e.kind != opMerge {
 			overwrites = append(overwrites, sp)
 		}
 		return true
@@ -703,23 +742,25 @@ func (t *Txn) SnapshotLast(lower, upper []byte) ([]byte, error) {
 // snapshot still conflicts with this Txn.
 //
 // It costs one buffer operation where Get then Set cost a buffer lookup,
-// a snapshot read and a buffer insert; key, read-set entry and value
-// share one allocation.
+// a snapshot read and a buffer insert; key and value share one
+// allocation. The read is a mark on the written entry, not a span
+// (txn_reads.go): a bulk load would otherwise keep, sort and merge a
+// span per row.
 func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 	if t.done {
 		return false, ErrClosed
 	}
-	// One allocation: key, the read span's end (key+0x00) and the value.
-	// Entries and spans are never modified, so they may share it.
+	// Key and value are cut from the Txn's slab: entries are never
+	// modified, so they may share it.
 	n := len(key)
-	b := make([]byte, n+1+len(value))
+	b := t.cut(n + len(value))
 	copy(b, key)
-	copy(b[n+1:], value)
+	copy(b[n:], value)
 	k := b[:n:n]
+	ent := txnEntry{key: k, kind: opSet, value: b[n:len(b):len(b)]}
 	if !t.noReads {
-		t.reads = append(t.reads, KeySpan{Start: k, End: b[: n+1 : n+1]})
+		ent.read, t.marked = true, true
 	}
-	ent := txnEntry{key: k, kind: opSet, value: b[n+1 : n+1+len(value) : n+1+len(value)]}
 	var prev txnEntry
 	var had bool
 	if t.tailNew(ent) {
@@ -728,6 +769,9 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 		prev, had = t.treeInsert(ent)
 		if had && prev.kind != opDelete {
 			t.buf.ReplaceOrInsert(prev) // a duplicate: put the old entry back
+			if !t.noReads {
+				t.reads = append(t.reads, pointSpan(k)) // the read stays
+			}
 			return false, nil
 		}
 	}
@@ -735,6 +779,31 @@ func (t *Txn) SetIfNew(key, value []byte) (bool, error) {
 	t.size += int64(len(b))
 	return true, nil
 }
+
+// cut returns n bytes for a SetIfNew's key and value, cut from a block
+// of the Txn's (a bulk load's per-row allocation was a tenth of its
+// buffer's cost). Blocks start small, so a short transaction does not
+// pay for a large one, and double up to slabMax; a write larger than a
+// quarter of that gets its own allocation. Cut bytes are never
+// reused: a block lives as long as an entry in it.
+func (t *Txn) cut(n int) []byte {
+	if n > slabMax/4 {
+		return make([]byte, n)
+	}
+	if cap(t.slab)-len(t.slab) < n {
+		size := min(slabMax, max(2*cap(t.slab), 128))
+		for size < n {
+			size *= 2
+		}
+		t.slab = make([]byte, 0, size)
+	}
+	at := len(t.slab)
+	t.slab = t.slab[:at+n]
+	return t.slab[at : at+n : at+n]
+}
+
+// slabMax is the largest block cut hands out from.
+const slabMax = 64 << 10
 
 // tailNew appends ent, a SetIfNew, to the tail if it may go there, and
 // reports whether it did. A key in the tail is not appended (SetIfNew's

@@ -615,7 +615,9 @@ func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
 }
 
 // validToLocked is validLocked against the commits up to seq upto only:
-// whether t's reads still hold at the state after commit upto.
+// whether t's reads still hold at the state after commit upto. reads are
+// t's validationSpans (txn.conflicts asks t's write buffer for the
+// rest).
 // REQUIRES: db.mu held, t registered.
 func (db *DB) validToLocked(t *txn, reads []kv.KeySpan, upto uint64) bool {
 	if t.snapSeq < db.mu.horizon {
@@ -626,7 +628,7 @@ func (db *DB) validToLocked(t *txn, reads []kv.KeySpan, upto uint64) bool {
 		if c.seq > upto {
 			break
 		}
-		if t.catChanged || (c.ddl && (c.ddlDB == "" || t.database == "" || c.ddlDB == t.database)) || spansOverlap(c.writes, reads) {
+		if t.catChanged || (c.ddl && (c.ddlDB == "" || t.database == "" || c.ddlDB == t.database)) || t.conflicts(c.writes, reads) {
 			return false
 		}
 	}

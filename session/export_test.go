@@ -17,3 +17,10 @@ func (s *Session) CachedQueries() int { return len(s.queries.entries) }
 // counted as executing (DB.executing, which group commit's gathering wait
 // reads).
 func (db *DB) ExecutingWriters() int64 { return db.executing.Load() }
+
+// SetCopyNoReuse makes COPY FROM allocate fresh constants for every
+// batch (copyNoReuse) until the test ends.
+func SetCopyNoReuse(t testing.TB, on bool) {
+	copyNoReuse.Store(on)
+	t.Cleanup(func() { copyNoReuse.Store(false) })
+}

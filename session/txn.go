@@ -314,27 +314,37 @@ func (t *txn) moveSnapshot(writing bool) error {
 }
 
 // validationSpans are the key spans a commit after t's snapshot must not
-// have written for t to stay valid: what t read (SERIALIZABLE), or what
-// t wrote (READ COMMITTED, where each statement reads a fresh snapshot and
-// only write-write conflicts that no row lock covers — two transactions
-// inserting one key — are refused).
+// have written for t to stay valid (DB.validToLocked): what t read
+// (SERIALIZABLE), merged. The keys t's inserts checked
+// (kv.Txn.SetIfNew) are not among them: they are marks on t's buffered
+// writes, which validation asks for with kv.Txn.MarkedReadIn. READ
+// COMMITTED, where each statement reads a fresh snapshot and only
+// write-write conflicts that no row lock covers (two transactions
+// inserting one key) are refused, validates what t overwrote: it has no
+// spans, validation asks t's write buffer (kv.Txn.OverwritesIn). A bulk
+// load would otherwise copy, sort and merge a span per row.
 func (t *txn) validationSpans() []kv.KeySpan {
 	if t.readCommitted {
-		return mergeSpans(t.kv.OverwriteSet())
+		return nil
 	}
-	return mergeSpans(t.kv.ReadSet())
+	return mergeSpans(t.kv.ReadSpans())
 }
 
 // commitSpans returns what commit needs: the write set, sorted (for the
-// commit log), and validationSpans, from one pass over t's buffer.
+// commit log), and validationSpans.
 func (t *txn) commitSpans() (writes, reads []kv.KeySpan) {
-	writes, over := t.kv.WriteSets()
+	return sortSpans(t.kv.WriteSet()), t.validationSpans()
+}
+
+// conflicts reports whether writes, the write set of a commit after t's
+// snapshot, meets what t must not have had changed: its reads
+// (validationSpans and the keys its inserts checked) under
+// SERIALIZABLE, its overwrites under READ COMMITTED.
+func (t *txn) conflicts(writes, reads []kv.KeySpan) bool {
 	if t.readCommitted {
-		reads = mergeSpans(over)
-	} else {
-		reads = mergeSpans(t.kv.ReadSet())
+		return t.kv.OverwritesIn(writes)
 	}
-	return sortSpans(writes), reads
+	return spansOverlap(writes, reads) || t.kv.MarkedReadIn(writes)
 }
 
 // ddlDB is the database whose catalog t's DDL changed, "" for all.
