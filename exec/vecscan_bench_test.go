@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -91,7 +92,8 @@ func lookupBenchRow(row []types.Datum, r int) {
 // as a serial batch scan ("batches") and as the planner runs it, a
 // parallel one keeping key order ("parallel"); and the parallel one
 // returning 0.01% and 10% of the rows (s0001_n, s10_n), the bench's
-// other two full scans, whose difference is what returned rows cost.
+// other two full scans, whose difference is what returned rows cost;
+// "lend" reads the 10% as the wire server does (LendRows).
 // cpu-ns/row is the process's CPU time per table row.
 func BenchmarkVecScanLookup(b *testing.B) {
 	e, t := lookupBenchTable(b)
@@ -105,6 +107,7 @@ func BenchmarkVecScanLookup(b *testing.B) {
 		{"parallel", "parallel", 6, 100},
 		{"parallel/0.01pct", "parallel", 3, 10_000},
 		{"parallel/10pct", "parallel", 9, 10},
+		{"parallel/10pct/lend", "parallel", 9, 10},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			sc := &planner.Scan{Table: t, Access: planner.FullScan, Needed: []int{0, c.col, 10}, Cols: tableCols(t),
@@ -117,6 +120,9 @@ func BenchmarkVecScanLookup(b *testing.B) {
 				op, err := Build(ctx, n)
 				if err != nil {
 					b.Fatal(err)
+				}
+				if strings.HasSuffix(c.name, "/lend") {
+					op = LendRows(op)
 				}
 				if got := drain(b, op); got != int64(lookupBenchRows/c.groups) {
 					b.Fatalf("%d rows, want %d", got, lookupBenchRows/c.groups)
