@@ -7,6 +7,7 @@ import (
 	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
+	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
@@ -18,22 +19,32 @@ import (
 const scanWorkers = 2
 
 // vecParallelScan is a vecScan split over the primary key's range
-// (planner.Scan.Parallel): each worker goroutine runs its own vecScan —
-// decode, filter, late columns — over one part, on iterators opened here
-// on the statement's one read view (so every part sees the same
-// snapshot), and hands its batches over a channel. Batches come in the
-// order they are ready, not in key order: the planner asks for a parallel
-// scan in this mode only under aggregations, which need no order
-// (Scan.Unordered); elsewhere each worker compacts the rows its filter
-// keeps into batches it queues, and the consumer reads the first part's
-// queue to its end before the second's, so rows come in key order
-// (runOrdered).
+// (planner.Scan.Parallel): worker goroutines each run their own vecScan —
+// decode, filter, late columns — over parts of the range, on iterators
+// opened on the statement's one read view (so every part sees the same
+// snapshot), and hand their batches over channels.
 //
-// A worker alternates two sets of vectors: it fills one while the
-// consumer holds the other, and reuses a set only once the consumer has
-// asked for the batch after it, keeping the vecOp contract.
+// Unordered (the planner asks for it only under aggregations, which need
+// no order: Scan.Unordered), each worker scans one half and batches come
+// in the order they are ready (run). A worker alternates two sets of
+// vectors: it fills one while the consumer holds the other, and reuses a
+// set only once the consumer has asked for the batch after it, keeping
+// the vecOp contract.
+//
+// Ordered (everywhere else), rows must come in key order, so the range is
+// cut into many small parts that the workers take in key order, one after
+// the other, and the consumer delivers part after part (runOrdered). Each
+// worker compacts the rows its filter keeps into batches of its own and
+// queues them on the part's channel. Small parts are what keep both
+// workers busy: the worker ahead of the part being delivered can queue
+// its whole part's rows (a filter keeping up to a quarter of the rows)
+// instead of waiting for the consumer to reach it. With two halves
+// instead, the second worker stopped once its queue was full and waited
+// for the whole first half: returning 10% of a million rows took as long
+// as scanning three quarters of the table serially.
 type vecParallelScan struct {
 	rs      *runState
+	node    *planner.Scan
 	workers []*scanWorker
 	results chan scanResult
 	quit    chan struct{}
@@ -41,20 +52,39 @@ type vecParallelScan struct {
 	started bool
 	live    int         // workers not finished
 	held    *scanWorker // the worker whose batch the consumer holds
-	// ordered: batches come part by part, in key order (see
-	// runOrdered); cur is the part being delivered.
+
 	ordered bool
-	cur     int
+	// Ordered mode: parts in key order; the consumer opens a part's
+	// iterator and hands the part out on work at most partWindow parts
+	// ahead of cur, the part it delivers, and closes the iterator once
+	// the part is delivered (iterators are opened and closed on the
+	// consumer's goroutine only). next is the next part to hand out.
+	parts      []*scanPart
+	work       chan *scanPart
+	workClosed bool
+	next, cur  int
+	// free holds delivered batches for the workers to refill; out is the
+	// batch the consumer holds.
+	free chan *batch
+	out  *batch
 }
 
 type scanWorker struct {
 	s    *vecScan
-	part int             // the worker's part of the key range (batch.part)
-	ch   chan scanResult // ordered mode: this part's compacted batches
+	part int // the worker's part of the key range (batch.part), unordered
 	cols [2][]*vec
 	sels [2][]int
 	out  [2]batch
 	back chan struct{} // one token per batch the consumer is done with
+	all  []int         // ordered: the positions of a batch without selection
+}
+
+// scanPart is one part of an ordered parallel scan's key range.
+type scanPart struct {
+	idx int
+	sp  index.Span
+	it  kv.Iterator     // opened by the consumer when handed out
+	ch  chan scanResult // its compacted batches; closed by its worker
 }
 
 type scanResult struct {
@@ -62,6 +92,20 @@ type scanResult struct {
 	b   *batch
 	err error
 }
+
+// Ordered parallel scans: a part spans about orderedPartKeys values of
+// the first key column (at least orderedMinParts parts, at most
+// orderedMaxParts); the consumer lets workers run at most partWindow
+// parts ahead of the part it delivers, and a part queues at most
+// orderedQueue batches: together they bound what waits in memory
+// (partWindow*orderedQueue batches).
+const (
+	orderedPartKeys = 1 << 16
+	orderedMinParts = 4 * scanWorkers
+	orderedMaxParts = 256
+	partWindow      = scanWorkers + 1
+	orderedQueue    = 16
+)
 
 // newVecParallelScan returns a parallel scan of n, or nil when the table's
 // key does not split (not an ascending integer first key column, fewer
@@ -72,23 +116,36 @@ func newVecParallelScan(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, er
 		return nil, nil
 	}
 	lo, hi, ok, err := keyBounds(rs, n)
-	if err != nil || !ok || hi-lo < 2 {
+	if err != nil || !ok {
 		return nil, err
 	}
-	mid := lo + (hi-lo)/2
-	spans := []index.Span{
-		{Hi: []types.Datum{types.NewInt(mid)}, HiExcl: true},
-		{Lo: []types.Datum{types.NewInt(mid)}},
+	width := uint64(hi) - uint64(lo) // hi > lo: exact even past int64's range
+	if width < 2 {
+		return nil, nil
 	}
-	p := &vecParallelScan{rs: rs, results: make(chan scanResult, scanWorkers), quit: make(chan struct{}), ordered: !n.Unordered}
-	for _, sp := range spans {
-		w := &scanWorker{part: len(p.workers), back: make(chan struct{}, 2), ch: make(chan scanResult, orderedQueue)}
+	p := &vecParallelScan{rs: rs, node: n, quit: make(chan struct{}), ordered: !n.Unordered}
+	nparts := scanWorkers
+	if p.ordered {
+		nparts = int(min(max(width/orderedPartKeys, orderedMinParts), orderedMaxParts, width))
+		p.work = make(chan *scanPart, partWindow)
+		p.free = make(chan *batch, partWindow*orderedQueue+2)
+	} else {
+		p.results = make(chan scanResult, scanWorkers)
+	}
+	spans := splitSpans(lo, width, nparts)
+	for i := range scanWorkers {
+		w := &scanWorker{part: i, back: make(chan struct{}, 2)}
 		s, err := newVecScan(rs, env, n)
 		if err != nil {
 			_ = p.Close()
 			return nil, err
 		}
-		s.sp, w.s = sp, s
+		w.s = s
+		p.workers = append(p.workers, w)
+		if p.ordered {
+			continue
+		}
+		s.sp = spans[i]
 		w.cols[0] = s.b.cols
 		w.cols[1] = make([]*vec, len(s.b.cols))
 		for i, v := range s.b.cols {
@@ -98,15 +155,37 @@ func newVecParallelScan(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, er
 		}
 		// Open the iterator here, not in the goroutine: opening reads the
 		// transaction's state, which is not safe for concurrent use.
-		it, err := index.ScanMasterRaw(rs.reader(), t, sp)
+		it, err := index.ScanMasterRaw(rs.reader(), t, s.sp)
 		if err != nil {
 			_ = p.Close()
 			return nil, err
 		}
 		s.it, s.fresh = it, true
-		p.workers = append(p.workers, w)
+	}
+	if p.ordered {
+		for i, sp := range spans {
+			p.parts = append(p.parts, &scanPart{idx: i, sp: sp, ch: make(chan scanResult, orderedQueue)})
+		}
 	}
 	return p, nil
+}
+
+// splitSpans cuts the first key column's range [lo, lo+width] into n
+// spans of about equal width, in key order.
+func splitSpans(lo int64, width uint64, n int) []index.Span {
+	cut := func(j int) []types.Datum {
+		return []types.Datum{types.NewInt(int64(uint64(lo) + width/uint64(n)*uint64(j)))}
+	}
+	spans := make([]index.Span, n)
+	for j := range spans {
+		if j > 0 {
+			spans[j].Lo = cut(j)
+		}
+		if j < n-1 {
+			spans[j].Hi, spans[j].HiExcl = cut(j+1), true
+		}
+	}
+	return spans
 }
 
 // keyBounds reads the first and last value of the table's first key
@@ -140,7 +219,7 @@ func keyBounds(rs *runState, n *planner.Scan) (lo, hi int64, ok bool, err error)
 	if hi, ok, err = first(); !ok || err != nil {
 		return 0, 0, false, err
 	}
-	return lo, hi, hi > lo && hi-lo > 0, nil
+	return lo, hi, hi > lo, nil
 }
 
 // dropKeyColumns is vecScan.dropKeyColumns for every worker and both of
@@ -151,6 +230,9 @@ func (p *vecParallelScan) dropKeyColumns(used []int) {
 			return
 		}
 		w.s.dropKeyColumns(used)
+		if p.ordered {
+			continue // the scan's own vectors are its only ones
+		}
 		for _, o := range w.s.node.Table.PrimaryKey {
 			w.cols[0][o], w.cols[1][o] = nil, nil
 		}
@@ -217,15 +299,7 @@ func (p *vecParallelScan) NextBatch() (*batch, error) {
 		p.start()
 	}
 	if p.ordered {
-		for p.cur < len(p.workers) {
-			r, ok := <-p.workers[p.cur].ch
-			if !ok {
-				p.cur++
-				continue
-			}
-			return r.b, r.err
-		}
-		return nil, nil
+		return p.nextOrdered()
 	}
 	if p.held != nil {
 		p.held.back <- struct{}{}
@@ -246,6 +320,64 @@ func (p *vecParallelScan) NextBatch() (*batch, error) {
 	return nil, nil
 }
 
+// nextOrdered delivers the parts' batches part after part, handing out
+// the next part each time one is delivered.
+func (p *vecParallelScan) nextOrdered() (*batch, error) {
+	if p.out != nil {
+		select {
+		case p.free <- p.out:
+		default:
+		}
+		p.out = nil
+	}
+	if err := p.handOut(); err != nil {
+		return nil, err
+	}
+	for p.cur < len(p.parts) {
+		part := p.parts[p.cur]
+		r, ok := <-part.ch
+		if ok {
+			if r.err != nil {
+				return nil, r.err
+			}
+			p.out = r.b
+			return r.b, nil
+		}
+		// Delivered: its worker is done with the iterator.
+		err := part.it.Close()
+		part.it = nil
+		p.cur++
+		if err != nil {
+			return nil, err
+		}
+		if err := p.handOut(); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// handOut opens the iterators of the parts up to partWindow past the one
+// being delivered and hands them to the workers, in key order; work has
+// room for them all, so it never blocks.
+func (p *vecParallelScan) handOut() error {
+	for p.next < len(p.parts) && p.next < p.cur+partWindow {
+		part := p.parts[p.next]
+		it, err := index.ScanMasterRaw(p.rs.reader(), p.node.Table, part.sp)
+		if err != nil {
+			return err
+		}
+		part.it = it
+		p.next++
+		p.work <- part
+	}
+	if p.next == len(p.parts) && !p.workClosed {
+		p.workClosed = true
+		close(p.work)
+	}
+	return nil
+}
+
 func (p *vecParallelScan) Close() error {
 	close(p.quit)
 	p.wg.Wait()
@@ -255,6 +387,14 @@ func (p *vecParallelScan) Close() error {
 			err = cerr
 		}
 	}
+	for _, part := range p.parts {
+		if part.it != nil {
+			if cerr := part.it.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+			part.it = nil
+		}
+	}
 	return err
 }
 
@@ -262,62 +402,122 @@ func (p *vecParallelScan) String() string {
 	return fmt.Sprintf("parallel scan (%d workers)", len(p.workers))
 }
 
-// orderedQueue is how many compacted batches a part may have ready ahead
-// of the consumer in ordered mode: a selective filter's rows of the
-// second half wait there, in memory bounded by it, while the first half
-// is delivered; past it the second worker waits.
-const orderedQueue = 16
-
-// runOrdered is a worker of an ordered parallel scan: it copies the rows
-// its scan's batches select into batches of its own (a filter that keeps
-// few rows fills one from many) and queues them on w.ch, which the
-// consumer reads part after part.
+// runOrdered is a worker of an ordered parallel scan: it takes the parts
+// handed out, in key order, until there are none or quit.
 func (p *vecParallelScan) runOrdered(w *scanWorker) {
 	defer p.wg.Done()
-	defer close(w.ch)
+	for {
+		var part *scanPart
+		select {
+		case part = <-p.work:
+		case <-p.quit:
+			return
+		}
+		if part == nil {
+			return // work closed: every part is handed out
+		}
+		ok := p.scanPart(w, part)
+		close(part.ch)
+		if !ok {
+			// An error (queued for the consumer, which stops there: every
+			// part not scanned comes after it) or quit.
+			return
+		}
+	}
+}
+
+// scanPart scans one part with the worker's vecScan and queues the rows
+// its batches select, compacted into batches of their own (a filter that
+// keeps few rows fills one from many), on the part's channel. It reports
+// false after an error or quit.
+func (p *vecParallelScan) scanPart(w *scanWorker, part *scanPart) (ok bool) {
 	send := func(r scanResult) bool {
 		select {
-		case w.ch <- r:
+		case part.ch <- r:
 			return true
 		case <-p.quit:
 			return false
 		}
 	}
+	s := w.s
+	s.it, s.fresh, s.done = part.it, true, false
 	defer func() {
+		s.it = nil // the consumer closes it
 		if r := recover(); r != nil {
 			send(scanResult{w: w, err: pgerror.Newf(pgerror.Internal, "exec: parallel scan worker: %v", r)})
+			ok = false
 		}
 	}()
 	var acc *batch
 	for {
-		b, err := w.s.NextBatch()
+		b, err := s.NextBatch()
 		if err != nil {
 			send(scanResult{w: w, err: err})
-			return
+			return false
 		}
 		if b == nil {
 			if acc != nil && acc.n > 0 {
-				send(scanResult{w: w, b: acc})
+				return send(scanResult{w: w, b: acc})
 			}
-			return
+			return true
 		}
-		for i := 0; i < b.live(); i++ {
-			k := i
-			if b.sel != nil {
-				k = b.sel[i]
-			}
+		sel := b.sel
+		if sel == nil {
+			sel = b.positions(w.all[:0])
+			w.all = sel
+		}
+		for len(sel) > 0 {
 			if acc == nil {
-				acc = newBatchLike(b)
+				acc = p.emptyBatch(b, part.idx)
 			}
-			appendCell(acc, b, k)
+			m := min(len(sel), batchSize-acc.n)
+			appendRows(acc, b, sel[:m])
+			sel = sel[m:]
 			if acc.n == batchSize {
 				if !send(scanResult{w: w, b: acc}) {
-					return
+					return false
 				}
 				acc = nil
 			}
 		}
 	}
+}
+
+// emptyBatch returns an empty batch with vectors of b's columns for part:
+// a delivered one when there is one of the same shape, else a new one.
+func (p *vecParallelScan) emptyBatch(b *batch, part int) *batch {
+	select {
+	case out := <-p.free:
+		if sameShape(out, b) {
+			out.n, out.sel, out.part = 0, nil, part
+			for _, v := range out.cols {
+				if v != nil {
+					v.arena = v.arena[:0]
+					v.clearNulls(batchSize)
+				}
+			}
+			return out
+		}
+	default:
+	}
+	out := newBatchLike(b)
+	out.part = part
+	return out
+}
+
+// sameShape reports whether a and b have vectors of the same classes in
+// the same columns.
+func sameShape(a, b *batch) bool {
+	if len(a.cols) != len(b.cols) {
+		return false
+	}
+	for c, v := range b.cols {
+		w := a.cols[c]
+		if (v == nil) != (w == nil) || v != nil && (v.kind != w.kind || v.class != w.class) {
+			return false
+		}
+	}
+	return true
 }
 
 // newBatchLike returns an empty batch with vectors of b's columns.
@@ -332,28 +532,39 @@ func newBatchLike(b *batch) *batch {
 	return out
 }
 
-// appendCell appends row k of b to out, copying bytes into out's arenas.
-func appendCell(out, b *batch, k int) {
+// appendRows appends rows sel of b to out (which has room for them),
+// column by column, copying bytes into out's arenas.
+func appendRows(out, b *batch, sel []int) {
 	o := out.n
-	out.n++
+	out.n += len(sel)
 	for c, v := range b.cols {
 		if v == nil {
 			continue
 		}
 		dst := out.cols[c]
-		if v.isNull(k) {
-			dst.setNull(o)
-			continue
+		for j, k := range sel {
+			if v.isNull(k) {
+				dst.setNull(o + j)
+			}
 		}
 		switch v.class {
 		case classInts:
-			dst.i[o] = v.i[k]
+			for j, k := range sel {
+				dst.i[o+j] = v.i[k]
+			}
 		case classFloats:
-			dst.f[o] = v.f[k]
+			for j, k := range sel {
+				dst.f[o+j] = v.f[k]
+			}
 		default:
-			start := len(dst.arena)
-			dst.arena = append(dst.arena, v.b[k]...)
-			dst.b[o] = dst.arena[start:len(dst.arena):len(dst.arena)]
+			for j, k := range sel {
+				if v.isNull(k) {
+					continue
+				}
+				start := len(dst.arena)
+				dst.arena = append(dst.arena, v.b[k]...)
+				dst.b[o+j] = dst.arena[start:len(dst.arena):len(dst.arena)]
+			}
 		}
 	}
 }

@@ -100,3 +100,22 @@ func (r *queryResult) Close() error {
 	}
 	return err
 }
+
+var _ backend.RowLender = (*queryResult)(nil)
+
+// LendRows lets the rows alias the operator tree's batches
+// (exec.LendRows); it applies only before the first Next.
+func (r *queryResult) LendRows() {
+	if r.n == 0 && r.err == nil && !r.closed {
+		r.op = exec.LendRows(r.op)
+	}
+}
+
+var _ backend.RowLender = (*activeResult)(nil)
+
+// LendRows passes the server's promise on to the statement's Result.
+func (r *activeResult) LendRows() {
+	if l, ok := r.Result.(backend.RowLender); ok {
+		l.LendRows()
+	}
+}

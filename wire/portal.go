@@ -177,6 +177,10 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 		if err == nil && p.res == nil {
 			err = pgerror.New(pgerror.Internal, "backend returned no result")
 		}
+		if l, ok := p.res.(backend.RowLender); ok && err == nil {
+			// Each row is encoded before the next is asked for.
+			err = c.guard("Result.LendRows", func() error { l.LendRows(); return nil })
+		}
 		if err != nil {
 			err = p.ctx.explain(err)
 			c.closePortal(p)

@@ -116,6 +116,17 @@ type Result interface {
 	Tag() string
 }
 
+// RowLender is implemented by a Result that can lend its rows: after
+// LendRows, the bytes behind the strings of the Datums Row returns may be
+// reused by the Result on the next call to Next (they alias its batches
+// instead of being copied for each row). The server calls LendRows
+// before the first Next of a portal it streams to the client, because it
+// encodes each row before asking for the next and keeps nothing of it;
+// a caller that keeps rows (collecting them in memory) must not.
+type RowLender interface {
+	LendRows()
+}
+
 // CopySpec describes a COPY ... FROM STDIN or COPY ... TO STDOUT statement.
 //
 // Atomicity: for COPY FROM the server calls Insert once per batch of up
