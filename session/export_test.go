@@ -17,3 +17,8 @@ func (s *Session) CachedQueries() int { return len(s.queries.entries) }
 // counted as executing (DB.executing, which group commit's gathering wait
 // reads).
 func (db *DB) ExecutingWriters() int64 { return db.executing.Load() }
+
+// SetSnapshotReads turns the direct snapshot reads of the session's
+// autocommit queries (snapread.go) on or off: off, they read through
+// their read-only kv.Txn.
+func (s *Session) SetSnapshotReads(on bool) { s.noSnapRead = !on }
