@@ -320,7 +320,7 @@ func (db *DB) beginRead() *txn {
 	// last WAL sync published: it is durable, so no wait.
 	cat := db.cat.Load()
 	if d := db.sync.durableSnap.Load(); d != nil && d.seq >= floor && d.cat == cat && d.acquire() {
-		return &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: d}), snapSeq: d.seq, cat: d.cat}
+		return newReadTxn(db, d)
 	}
 	c := db.snap.Load()
 	if c == nil || c.seq < floor || c.cat != cat || !c.acquire() {
@@ -330,12 +330,21 @@ func (db *DB) beginRead() *txn {
 		db.mu.Unlock()
 		stale.release()
 	}
-	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: c}), snapSeq: c.seq, cat: c.cat}
+	t := newReadTxn(db, c)
 	if !db.opts.NoSync {
 		// Immediate unless c was just taken above while its newest commits
 		// were still being synced. An error is the sticky db.failed one.
 		_ = db.sync.wait(c.seq)
 	}
+	return t
+}
+
+// newReadTxn is beginRead's transaction over s, whose reference it takes
+// over.
+func newReadTxn(db *DB, s *sharedSnap) *txn {
+	ref := &snapRef{s: s}
+	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, ref), snapSeq: s.seq, cat: s.cat}
+	t.snapRead.snap = ref
 	return t
 }
 
@@ -637,6 +646,9 @@ func (db *DB) validToLocked(t *txn, reads []kv.KeySpan, upto uint64) bool {
 
 // rollback abandons t.
 func (db *DB) rollback(t *txn) {
+	if t.snapRead.snap != nil {
+		t.snapRead.closeIters() // before the snapshot closes
+	}
 	t.kv.Rollback()
 	db.releaseLocks(t)
 	if !t.registered {

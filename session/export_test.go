@@ -24,3 +24,8 @@ func SetCopyNoReuse(t testing.TB, on bool) {
 	copyNoReuse.Store(on)
 	t.Cleanup(func() { copyNoReuse.Store(false) })
 }
+
+// SetSnapshotReads turns the direct snapshot reads of the session's
+// autocommit queries (snapread.go) on or off: off, they read through
+// their read-only kv.Txn.
+func (s *Session) SetSnapshotReads(on bool) { s.noSnapRead = !on }

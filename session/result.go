@@ -42,7 +42,9 @@ type queryResult struct {
 	n      int64
 	err    error
 	closed bool
-	done   func() // ends an autocommit transaction
+	// auto, if set, is the read-only transaction of an autocommit query:
+	// Close ends it (a rollback: it has nothing to commit).
+	auto *txn
 	// fixErr, if set, rewrites the error that stops the rows (damaged
 	// storage: DB.storageError).
 	fixErr func(error) error
@@ -95,8 +97,8 @@ func (r *queryResult) Close() error {
 	}
 	r.closed = true
 	err := r.op.Close()
-	if r.done != nil {
-		r.done()
+	if r.auto != nil {
+		r.auto.db.rollback(r.auto)
 	}
 	return err
 }

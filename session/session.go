@@ -30,6 +30,10 @@ type Session struct {
 	inQuery  bool
 	cursors  map[string]*cursorState
 	prepared map[string]*stmt // PREPARE's statements
+	// noSnapRead makes autocommit queries read through their kv.Txn, as
+	// before snapread.go: the reference path of the differential test
+	// (SetSnapshotReads).
+	noSnapRead bool
 
 	settings map[string]string
 	// settingsGen counts changes of settings (setLocked); queries is the

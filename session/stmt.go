@@ -399,6 +399,9 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 		}
 		ec := s.execCtx(ctx, t, params)
 		ec.ReadOnly = auto // an autocommit query: nothing to validate
+		if auto && !s.noSnapRead {
+			ec.Read = &t.snapRead // the snapshot itself (snapread.go)
+		}
 		ec.Shapes = st.shapes
 		op, err := exec.Build(ec, st.plan)
 		if err != nil {
@@ -409,7 +412,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 		}
 		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.db.storageError, ctx: ctx}
 		if auto {
-			r.done = func() { s.db.rollback(t) } // read-only: nothing to commit
+			r.auto = t // read-only: nothing to commit
 		}
 		return r, nil
 	}

@@ -40,7 +40,11 @@ type txn struct {
 	// the commit log t needs for validation. Transactions from beginRead
 	// are not, and can neither commit writes nor refresh.
 	registered bool
-	failed     bool
+	// snapRead reads the snapshot of a transaction from beginRead
+	// directly, bypassing kv's write buffer (snapread.go); its snap is
+	// nil in every other transaction.
+	snapRead snapReader
+	failed   bool
 	// readOnly refuses every write with 25006 (BEGIN READ ONLY,
 	// SET TRANSACTION READ ONLY, default_transaction_read_only).
 	readOnly bool
