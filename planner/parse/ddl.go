@@ -521,6 +521,13 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 		return st, syntaxErr(r.sql, toks[c.i].pos, "unterminated index column list")
 	}
 	rest := end + 1
+	if rest < len(toks) && toks[rest].is("include") {
+		inc, next, err := r.includeList(toks, rest)
+		if err != nil {
+			return st, err
+		}
+		st.IndexInclude, rest = inc, next
+	}
 	switch {
 	case rest+1 < len(toks) && toks[rest].is("nulls") && toks[rest+1].is("distinct"):
 		rest += 2 // the default
@@ -537,7 +544,7 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 	}
 	if rest < len(toks) {
 		if !toks[rest].is("where") || rest+1 >= len(toks) {
-			return st, unsupported(r.sql, toks[rest].pos, "CREATE INDEX options after the column list (INCLUDE) are not supported")
+			return st, syntaxErr(r.sql, toks[rest].pos, "syntax error at or near %q", toks[rest].val)
 		}
 		st.IndexWhere = r.sql[toks[rest+1].pos:toks[len(toks)-1].end]
 	}
@@ -576,7 +583,8 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 		colNames = append(colNames, item[0].val)
 	}
 	if name == nil {
-		gen := tparts[len(tparts)-1] + "_" + strings.Join(colNames, "_") + "_idx"
+		// PostgreSQL names the included columns too: t_a_b_c_idx.
+		gen := tparts[len(tparts)-1] + "_" + strings.Join(append(colNames, st.IndexInclude...), "_") + "_idx"
 		name = []token{{kind: tkQIdent, val: gen, pos: toks[0].pos}}
 		st.IndexNameGenerated = true
 	}
@@ -619,6 +627,51 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 	}
 	st.AST = ast
 	return st, nil
+}
+
+// includeList reads INCLUDE (col, ...) at toks[at] (the word INCLUDE)
+// and returns the column names and the position after the list. An
+// included column is a plain column: an expression is 0A000, an
+// ordering, collation or operator class 42P17, as in PostgreSQL.
+func (r *rewriter) includeList(toks []token, at int) ([]string, int, error) {
+	if at+1 >= len(toks) || !toks[at+1].isPunct("(") {
+		pos := toks[at].end
+		if at+1 < len(toks) {
+			pos = toks[at+1].pos
+			return nil, 0, syntaxErr(r.sql, pos, "syntax error at or near %q", toks[at+1].val)
+		}
+		return nil, 0, syntaxErr(r.sql, pos, "syntax error at end of input")
+	}
+	close := matchForward(toks, at+1)
+	if close < 0 {
+		return nil, 0, syntaxErr(r.sql, toks[at+1].pos, "unterminated INCLUDE column list")
+	}
+	if close == at+2 {
+		return nil, 0, syntaxErr(r.sql, toks[close].pos, "syntax error at or near \")\"")
+	}
+	var names []string
+	for _, item := range splitTop(toks[at+2 : close]) {
+		if len(item) == 0 {
+			return nil, 0, syntaxErr(r.sql, toks[close].pos, "syntax error at or near \",\"")
+		}
+		if exprItemEnd(item) > 0 || item[0].kind != tkIdent && item[0].kind != tkQIdent {
+			return nil, 0, pgerror.New(pgerror.FeatureNotSupported, "expressions are not supported in included columns")
+		}
+		if len(item) > 1 {
+			switch next := item[1]; {
+			case next.is("asc") || next.is("desc") || next.is("nulls"):
+				return nil, 0, pgerror.New(pgerror.InvalidObjectDefinition, "including column does not support ASC/DESC options")
+			case next.is("collate"):
+				return nil, 0, pgerror.New(pgerror.InvalidObjectDefinition, "including column does not support a collation")
+			case next.kind == tkIdent:
+				return nil, 0, pgerror.New(pgerror.InvalidObjectDefinition, "including column does not support an operator class")
+			default:
+				return nil, 0, pgerror.New(pgerror.FeatureNotSupported, "expressions are not supported in included columns")
+			}
+		}
+		names = append(names, item[0].val)
+	}
+	return names, close + 1, nil
 }
 
 // opclassOf finds an operator class named after an index item's column
@@ -784,7 +837,8 @@ var refWords = map[string]bool{
 // and MATCH FULL left for vitess, MATCH PARTIAL is 0A000 as in
 // PostgreSQL. What vitess has no grammar for — [NOT] DEFERRABLE,
 // INITIALLY DEFERRED | IMMEDIATE, ON DELETE SET NULL | SET DEFAULT's
-// column list and UNIQUE's NULLS [NOT] DISTINCT — goes to Statement.FKAttrs, and the marker column
+// column list, UNIQUE's NULLS [NOT] DISTINCT and the INCLUDE list of
+// UNIQUE and PRIMARY KEY — goes to Statement.FKAttrs, and the marker column
 // MarkerFKAttrs<i> at the end of the referenced column list says which
 // entry is this clause's. The same words after a UNIQUE or PRIMARY KEY
 // table constraint are read likewise (uniqueAttrs).
@@ -813,6 +867,14 @@ func (r *rewriter) refClause(toks []token) ([]token, error) {
 				j = close + 1
 			}
 			i = j - 1
+		case t.is("include") && !isRef && i+1 < len(toks) && toks[i+1].isPunct("("):
+			// UNIQUE (cols) INCLUDE (cols), PRIMARY KEY (cols) INCLUDE (cols)
+			inc, next, err := r.includeList(toks, i)
+			if err != nil {
+				return nil, err
+			}
+			attrs.Include = append(attrs.Include, inc...)
+			i = next - 1
 		case t.is("nulls") && !isRef && i+1 < len(toks) && toks[i+1].is("distinct"):
 			i++ // UNIQUE NULLS DISTINCT: the default
 		case t.is("nulls") && !isRef && i+2 < len(toks) && toks[i+1].is("not") && toks[i+2].is("distinct"):
@@ -879,7 +941,7 @@ func (r *rewriter) refClause(toks []token) ([]token, error) {
 	if attrs.InitiallyDeferred {
 		attrs.Deferrable = true
 	}
-	if !attrs.Deferrable && attrs.DeleteSetColumns == nil && !attrs.NullsNotDistinct {
+	if !attrs.Deferrable && attrs.DeleteSetColumns == nil && !attrs.NullsNotDistinct && attrs.Include == nil {
 		return out, nil
 	}
 	r.fkAttrs = append(r.fkAttrs, attrs)
@@ -923,4 +985,6 @@ type FKAttrs struct {
 	DeleteSetColumns []string
 	// NullsNotDistinct is UNIQUE NULLS NOT DISTINCT.
 	NullsNotDistinct bool
+	// Include is UNIQUE | PRIMARY KEY (cols) INCLUDE (cols)'s list.
+	Include []string
 }
