@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -583,8 +584,17 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 		colNames = append(colNames, item[0].val)
 	}
 	if name == nil {
-		// PostgreSQL names the included columns too: t_a_b_c_idx.
-		gen := tparts[len(tparts)-1] + "_" + strings.Join(append(colNames, st.IndexInclude...), "_") + "_idx"
+		// PostgreSQL names the included columns too, a repeated name
+		// numbered (ChooseIndexColumnNames): t_a_b_c_idx, t_a_b_a1_idx.
+		var parts []string
+		for _, n := range append(colNames, st.IndexInclude...) {
+			c := n
+			for i := 1; slices.Contains(parts, c); i++ {
+				c = n + strconv.Itoa(i)
+			}
+			parts = append(parts, c)
+		}
+		gen := tparts[len(tparts)-1] + "_" + strings.Join(parts, "_") + "_idx"
 		name = []token{{kind: tkQIdent, val: gen, pos: toks[0].pos}}
 		st.IndexNameGenerated = true
 	}

@@ -2,7 +2,10 @@ package parse
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/kvsql/kvsql/pgerror"
 )
@@ -19,6 +22,7 @@ func TestInclude(t *testing.T) {
 		{"CREATE INDEX i ON t (a) INCLUDE (b, c)", []string{"b", "c"}, ""},
 		{"CREATE UNIQUE INDEX i ON t (a) INCLUDE (\"B\") WHERE a > 0", []string{"B"}, ""},
 		{"CREATE INDEX ON t (a) INCLUDE (b, c)", []string{"b", "c"}, "t_a_b_c_idx"},
+		{"CREATE INDEX ON t (a, b) INCLUDE (a, c)", []string{"a", "c"}, "t_a_b_a1_c_idx"},
 		{"CREATE UNIQUE INDEX i ON t (a) INCLUDE (b) NULLS NOT DISTINCT", []string{"b"}, ""},
 		{"CREATE TABLE t (a INT, b INT, UNIQUE (a) INCLUDE (b))", []string{"b"}, ""},
 		{"CREATE TABLE t (a INT, b INT, PRIMARY KEY (a) INCLUDE (b))", []string{"b"}, ""},
@@ -36,8 +40,8 @@ func TestInclude(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: include %q, want %q", c.sql, got, c.want)
 		}
-		if c.name != "" && !st.IndexNameGenerated {
-			t.Errorf("%s: no generated name", c.sql)
+		if c.name != "" && (!st.IndexNameGenerated || !strings.Contains(sqlparser.String(st.AST), c.name)) {
+			t.Errorf("%s: generated name is not %s: %s", c.sql, c.name, sqlparser.String(st.AST))
 		}
 	}
 	for _, c := range []struct {
