@@ -310,8 +310,7 @@ func (idx *Index) KeyLayout(t *Table) string {
 // primary key of a unique entry or is the whole value of a key+id one.
 func (idx *Index) ValueLayout(t *Table) string {
 	inc := ""
-	if len(idx.Include) > 0 {
-		ords, ids := idx.IncludeLayout(t)
+	if ords, ids := idx.IncludeLayout(t); len(ords) > 0 {
 		parts := make([]string, len(ords))
 		for i, o := range ords {
 			parts[i] = fmt.Sprintf("%d:%s", ids[i], t.Columns[o].Name)
@@ -336,10 +335,15 @@ func (idx *Index) ValueLayout(t *Table) string {
 }
 
 // IncludeLayout returns the included columns as an entry's value holds
-// them: distinct ordinals in column-ID order, with their IDs.
+// them: distinct ordinals in column-ID order, with their IDs. An
+// included column that is a key or primary-key column whose key
+// encoding is exact (types.T.KeyExact) is not stored again: the entry's
+// key has it (PostgreSQL needs INCLUDE (id) for an index-only scan that
+// reads the primary key id; here it costs nothing).
 func (idx *Index) IncludeLayout(t *Table) (ords []int, ids []uint32) {
 	for _, o := range idx.Include {
-		if !slices.Contains(ords, o) {
+		inKey := slices.Contains(idx.Columns, o) || slices.Contains(t.PrimaryKey, o)
+		if !slices.Contains(ords, o) && !(inKey && t.Columns[o].Type.KeyExact()) {
 			ords = append(ords, o)
 		}
 	}

@@ -55,10 +55,13 @@ func includeOf(t *catalog.Table, idx *catalog.Index) *incLayout {
 	}
 	k := incKey{t, idx}
 	if l, ok := incLayouts.Load(k); ok {
-		return l.(*incLayout)
+		return l.(*incLayout) // nil when nothing is stored
 	}
 	l := &incLayout{}
 	l.ords, l.ids = idx.IncludeLayout(t)
+	if len(l.ords) == 0 {
+		l = nil // every included column is in the key
+	}
 	incLayouts.Store(k, l)
 	return l
 }
@@ -81,7 +84,7 @@ func appendIncluded(b []byte, t *catalog.Table, idx *catalog.Index, row []types.
 // splitUniqueValue splits the value of a unique entry into the primary
 // key's key encoding and the included values' row encoding.
 func splitUniqueValue(t *catalog.Table, idx *catalog.Index, v []byte) (pk, inc []byte, err error) {
-	if len(idx.Include) == 0 {
+	if includeOf(t, idx) == nil {
 		return v, nil, nil
 	}
 	return splitAfter(v, len(t.PrimaryKey))
