@@ -16,9 +16,11 @@ const DefaultDatabase = "kvsql"
 type Form uint8
 
 const (
-	// FormUnique: key = space + indexed values; value = the primary key.
+	// FormUnique: key = space + indexed values; value = the primary key
+	// (then the INCLUDE columns' row encoding, if any).
 	FormUnique Form = iota + 1
-	// FormKeyID: key = space + indexed values + primary key; value empty.
+	// FormKeyID: key = space + indexed values + primary key; value empty
+	// (or the INCLUDE columns' row encoding).
 	// The default for a non-unique index ("make the search key unique").
 	FormKeyID
 	// FormInverted: one record (per chunk) per search value whose value is
