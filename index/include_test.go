@@ -14,7 +14,7 @@ import (
 // on c INCLUDE (d) and a unique one on d INCLUDE (c, a): a is a
 // primary-key column, so only c is stored in the unique entries.
 func includeTable(t *testing.T, e kv.Engine) *catalog.Table {
-	c, tb := newTable(t, e)
+	c, _ := newTable(t, e)
 	txn := kv.NewTxn(e)
 	var err error
 	for _, def := range []catalog.IndexDef{
@@ -28,7 +28,8 @@ func includeTable(t *testing.T, e kv.Engine) *catalog.Table {
 	if err := txn.Commit(true); err != nil {
 		t.Fatal(err)
 	}
-	if tb, err = c.Table(catalog.DefaultDatabase, "t"); err != nil {
+	tb, err := c.Table(catalog.DefaultDatabase, "t")
+	if err != nil {
 		t.Fatal(err)
 	}
 	return tb
