@@ -50,9 +50,9 @@ func sampleCatalog(t *testing.T, e kv.Engine) *Catalog {
 				{Name: "lat", Type: types.T{Family: types.Float8}, Default: "0.5", DefaultValue: types.NewFloat(0.5)},
 			},
 			PrimaryKey:     []string{"poi_id", "language"},
-			PrimaryKeyDesc: []bool{false, true},
-			Uniques:        []UniqueDef{{Columns: []string{"poiName"}}},
-			ForeignKeys:    []ForeignKey{{Name: "fk_geo", Columns: []string{"poi_id"}, RefTable: "geo", RefColumns: []string{"poi_id"}}},
+			PrimaryKeyDesc: []bool{false, true}, PrimaryKeyInclude: []string{"lat"},
+			Uniques:     []UniqueDef{{Columns: []string{"poiName"}}},
+			ForeignKeys: []ForeignKey{{Name: "fk_geo", Columns: []string{"poi_id"}, RefTable: "geo", RefColumns: []string{"poi_id"}}},
 		})
 	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {

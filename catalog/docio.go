@@ -230,6 +230,15 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 	if t.HiddenRowID && (len(t.PrimaryKey) != 1 || !t.Columns[t.PrimaryKey[0]].Hidden) {
 		return nil, docError("%s: hiddenRowID=1 needs a primary key of one hidden column", where)
 	}
+	if inc := dt.PrimaryKey.Include; inc != nil {
+		for _, name := range inc.Attributes {
+			o := t.ColumnOrdinal(name)
+			if o < 0 {
+				return nil, docError("%s / IncAttribute: no column %q", pkWhere, name)
+			}
+			t.PrimaryKeyInclude = append(t.PrimaryKeyInclude, o)
+		}
+	}
 	for _, fk := range dt.ForeignKeys {
 		for _, a := range fk.Attributes {
 			if t.ColumnOrdinal(a) < 0 {

@@ -191,6 +191,9 @@ type docAttr struct {
 type docPK struct {
 	Name       string       `xml:"name,attr" json:"name"`
 	Attributes []docKeyAttr `xml:"pkAttribute" json:"pkAttribute"`
+	// Include is PRIMARY KEY (...) INCLUDE (cols): recorded only, the
+	// master value holds every column.
+	Include *docInclude `xml:"IncludeAttributes,omitempty" json:"IncludeAttributes,omitempty"`
 }
 
 // docKeyAttr is one key column: its name as text, plus how it is encoded.
@@ -427,7 +430,7 @@ func tableDoc(t *Table) docTable {
 		HiddenRowID: flagNum(t.HiddenRowID), NextColumnID: num(t.NextColumnID),
 		KeyLayout: t.MasterKeyLayout(), ValueLayout: t.MasterValueLayout(),
 		Structure:  []docAttr{},
-		PrimaryKey: docPK{Name: t.PrimaryKeyName, Attributes: keyAttrs(t, t.PrimaryKey, t.PrimaryKeyDesc)},
+		PrimaryKey: docPK{Name: t.PrimaryKeyName, Attributes: keyAttrs(t, t.PrimaryKey, t.PrimaryKeyDesc), Include: includeDoc(t, t.PrimaryKeyInclude)},
 	}
 	for _, c := range t.Columns {
 		dt.Structure = append(dt.Structure, docAttr{
