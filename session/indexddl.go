@@ -22,7 +22,7 @@ import (
 
 func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *sqlparser.IndexDefinition) error {
 	def := catalog.IndexDef{Name: id.Info.Name.String(), Table: tableName, Unique: id.Info.Type == sqlparser.IndexTypeUnique,
-		NullsNotDistinct: p.IndexNullsNotDistinct, Include: p.IndexInclude}
+		NullsNotDistinct: p.IndexNullsNotDistinct, Include: p.IndexInclude, Constraint: p.IndexConstraint}
 	if p.IndexNameGenerated {
 		def.Name = s.freeRelationName(t, def.Name)
 	}

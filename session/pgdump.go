@@ -302,7 +302,7 @@ func (s *Session) addUniqueConstraint(t *txn, p *parse.Statement, table string, 
 	def.Info = &sqlparser.IndexInfo{Type: sqlparser.IndexTypeUnique, Name: sqlparser.NewIdentifierCI(name)}
 	pc := *p
 	pc.IndexNullsNotDistinct = attrs.NullsNotDistinct
-	pc.IndexInclude = attrs.Include
+	pc.IndexInclude, pc.IndexConstraint = attrs.Include, true
 	if err := s.createIndex(t, &pc, table, &def); err != nil {
 		return err
 	}
