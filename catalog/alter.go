@@ -201,6 +201,9 @@ func (c *Catalog) DropColumn(w kv.Writer, db, table, col string, dropChecks []st
 	if containsInt(t.PrimaryKey, i) {
 		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "dropping primary key column %q is not supported (the table's keys would change)", col)
 	}
+	if containsInt(t.PrimaryKeyInclude, i) {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "dropping column %q, which the primary key includes, is not supported (the table's keys would change)", col)
+	}
 	nt := cloneTable(t)
 	nt.Columns = append(nt.Columns[:i:i], nt.Columns[i+1:]...)
 	shift := func(o int) int {
@@ -212,9 +215,12 @@ func (c *Catalog) DropColumn(w kv.Writer, db, table, col string, dropChecks []st
 	for k, o := range nt.PrimaryKey {
 		nt.PrimaryKey[k] = shift(o)
 	}
+	for k, o := range nt.PrimaryKeyInclude {
+		nt.PrimaryKeyInclude[k] = shift(o)
+	}
 	nt.Indexes = nil
 	for _, idx := range t.Indexes {
-		if containsInt(idx.Columns, i) {
+		if containsInt(idx.Columns, i) || containsInt(idx.Include, i) {
 			if err := deleteSpace(w, idx.ID); err != nil {
 				return nil, err
 			}
@@ -224,6 +230,12 @@ func (c *Catalog) DropColumn(w kv.Writer, db, table, col string, dropChecks []st
 		ni.Columns = make([]int, len(idx.Columns))
 		for k, o := range idx.Columns {
 			ni.Columns[k] = shift(o)
+		}
+		if idx.Include != nil {
+			ni.Include = make([]int, len(idx.Include))
+			for k, o := range idx.Include {
+				ni.Include[k] = shift(o)
+			}
 		}
 		nt.Indexes = append(nt.Indexes, &ni)
 	}

@@ -16,9 +16,11 @@ const DefaultDatabase = "kvsql"
 type Form uint8
 
 const (
-	// FormUnique: key = space + indexed values; value = the primary key.
+	// FormUnique: key = space + indexed values; value = the primary key
+	// (then the INCLUDE columns' row encoding, if any).
 	FormUnique Form = iota + 1
-	// FormKeyID: key = space + indexed values + primary key; value empty.
+	// FormKeyID: key = space + indexed values + primary key; value empty
+	// (or the INCLUDE columns' row encoding).
 	// The default for a non-unique index ("make the search key unique").
 	FormKeyID
 	// FormInverted: one record (per chunk) per search value whose value is
@@ -107,6 +109,10 @@ type Table struct {
 	// PrimaryKeyDeferrable marks PRIMARY KEY ... DEFERRABLE (checked as
 	// each row is written all the same; pg_constraint shows it).
 	PrimaryKeyDeferrable bool `json:"primaryKeyDeferrable,omitempty"`
+	// PrimaryKeyInclude is PRIMARY KEY (...) INCLUDE (cols): ordinals of
+	// the included columns, in the order written. The master value holds
+	// every column already, so only the catalog (pg_index, \d) shows it.
+	PrimaryKeyInclude []int `json:"primaryKeyInclude,omitempty"`
 	// HiddenRowID is set when no primary key was declared: the key is then
 	// a hidden INT8 column "rowid" whose values come from a counter.
 	HiddenRowID bool         `json:"hiddenRowID,omitempty"`
@@ -236,6 +242,13 @@ type Index struct {
 	// WHERE expression (Column.Generated): only rows where it is true have
 	// entries. "" for an index over every row.
 	Predicate string `json:"predicate,omitempty"`
+	// Include holds the ordinals of the INCLUDE columns, in the order
+	// written: their values ride in each entry's value (after the
+	// primary key in the unique form; the whole value in the key+id
+	// form), so a scan reading only key, included and primary-key
+	// columns needs no master row (an index-only scan). Not in the
+	// inverted form.
+	Include []int `json:"include,omitempty"`
 }
 
 // Covers reports whether row has entries in idx: always, except in a
@@ -536,6 +549,7 @@ func cloneTable(t *Table) *Table {
 	n.Columns = append([]Column(nil), t.Columns...)
 	n.PrimaryKey = append([]int(nil), t.PrimaryKey...)
 	n.PrimaryKeyDesc = append([]bool(nil), t.PrimaryKeyDesc...)
+	n.PrimaryKeyInclude = append([]int(nil), t.PrimaryKeyInclude...)
 	n.Indexes = append([]*Index(nil), t.Indexes...)
 	n.ForeignKeys = append([]ForeignKey(nil), t.ForeignKeys...)
 	n.Triggers = append([]*Trigger(nil), t.Triggers...)

@@ -50,13 +50,13 @@ func sampleCatalog(t *testing.T, e kv.Engine) *Catalog {
 				{Name: "lat", Type: types.T{Family: types.Float8}, Default: "0.5", DefaultValue: types.NewFloat(0.5)},
 			},
 			PrimaryKey:     []string{"poi_id", "language"},
-			PrimaryKeyDesc: []bool{false, true},
-			Uniques:        []UniqueDef{{Columns: []string{"poiName"}}},
-			ForeignKeys:    []ForeignKey{{Name: "fk_geo", Columns: []string{"poi_id"}, RefTable: "geo", RefColumns: []string{"poi_id"}}},
+			PrimaryKeyDesc: []bool{false, true}, PrimaryKeyInclude: []string{"lat"},
+			Uniques:     []UniqueDef{{Columns: []string{"poiName"}}},
+			ForeignKeys: []ForeignKey{{Name: "fk_geo", Columns: []string{"poi_id"}, RefTable: "geo", RefColumns: []string{"poi_id"}}},
 		})
 	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
-		return c.CreateIndex(w, DefaultDatabase, IndexDef{Name: "poi_lat", Table: "poi", Columns: []string{"lat"}})
+		return c.CreateIndex(w, DefaultDatabase, IndexDef{Name: "poi_lat", Table: "poi", Columns: []string{"lat"}, Include: []string{"poiName"}})
 	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
 		return c.CreateIndex(w, DefaultDatabase, IndexDef{Name: "poi_lat_inv", Table: "poi", Columns: []string{"lat"}, Desc: []bool{true}, Form: FormInverted})
@@ -238,7 +238,7 @@ func TestDDLErrors(t *testing.T) {
 		{"drop unknown table", func() (*Catalog, error) { return c.DropTable(b, DefaultDatabase, "nope") }, pgerror.UndefinedTable},
 		{"drop unknown index", func() (*Catalog, error) { return c.DropIndex(b, DefaultDatabase, "nope") }, pgerror.UndefinedObject},
 		{"dup index", func() (*Catalog, error) {
-			return c.CreateIndex(b, DefaultDatabase, IndexDef{Name: "poi_lat", Table: "poi", Columns: []string{"lat"}})
+			return c.CreateIndex(b, DefaultDatabase, IndexDef{Name: "poi_lat", Table: "poi", Columns: []string{"lat"}, Include: []string{"poiName"}})
 		}, pgerror.DuplicateTable},
 		{"index unknown column", func() (*Catalog, error) {
 			return c.CreateIndex(b, DefaultDatabase, IndexDef{Name: "i2", Table: "poi", Columns: []string{"zz"}})

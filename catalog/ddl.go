@@ -19,9 +19,11 @@ type TableDef struct {
 	PrimaryKeyDesc []bool   // optional, one per PrimaryKey entry
 	// PrimaryKeyDeferrable marks PRIMARY KEY ... DEFERRABLE.
 	PrimaryKeyDeferrable bool
-	Uniques              []UniqueDef
-	ForeignKeys          []ForeignKey
-	Checks               []Check // names already chosen (see session)
+	// PrimaryKeyInclude is PRIMARY KEY (...) INCLUDE (cols).
+	PrimaryKeyInclude []string
+	Uniques           []UniqueDef
+	ForeignKeys       []ForeignKey
+	Checks            []Check // names already chosen (see session)
 }
 
 // UniqueDef is a UNIQUE table constraint; it becomes a unique index.
@@ -30,6 +32,8 @@ type UniqueDef struct {
 	Columns []string
 	// NullsNotDistinct and Deferrable are the index's (see Index).
 	NullsNotDistinct, Deferrable bool
+	// Include is UNIQUE (...) INCLUDE (cols) (Index.Include).
+	Include []string
 }
 
 // IndexDef is what CREATE INDEX declares.
@@ -50,6 +54,11 @@ type IndexDef struct {
 	Predicate string
 	// NullsNotDistinct is UNIQUE ... NULLS NOT DISTINCT (Index's).
 	NullsNotDistinct bool
+	// Include names the INCLUDE columns (Index.Include).
+	Include []string
+	// Constraint marks the index of a UNIQUE table constraint (only
+	// the wording of a missing column's error differs).
+	Constraint bool
 }
 
 // HiddenRowIDName is the name of the hidden key column of a table declared
@@ -178,6 +187,9 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		t.PrimaryKey = ords
 		t.PrimaryKeyDesc = directions(def.PrimaryKeyDesc, len(ords))
 		t.PrimaryKeyDeferrable = def.PrimaryKeyDeferrable
+		if t.PrimaryKeyInclude, err = includeOrdinals(t, def.PrimaryKeyInclude, true); err != nil {
+			return nil, err
+		}
 	}
 	for _, u := range def.Uniques {
 		ords, err := ordinals(t, u.Columns)
@@ -186,7 +198,7 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		}
 		name := u.Name
 		if name == "" {
-			name = t.Name + "_" + strings.Join(u.Columns, "_") + "_key"
+			name = t.Name + "_" + strings.Join(append(append([]string(nil), u.Columns...), u.Include...), "_") + "_key"
 		}
 		if err := c.relationExists(d, RelKey(t.Schema, name)); err != nil {
 			return nil, err
@@ -194,8 +206,12 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		if t.IndexByName(name) != nil || name == t.PrimaryKeyName || name == t.Name {
 			return nil, pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
 		}
+		inc, err := includeOrdinals(t, u.Include, true)
+		if err != nil {
+			return nil, err
+		}
 		t.Indexes = append(t.Indexes, &Index{ID: n.allocID(), Name: name, Columns: ords, Desc: make([]bool, len(ords)), Unique: true, Form: FormUnique, Constraint: true,
-			NullsNotDistinct: u.NullsNotDistinct, Deferrable: u.Deferrable})
+			NullsNotDistinct: u.NullsNotDistinct, Deferrable: u.Deferrable, Include: inc})
 	}
 	for _, fk := range def.ForeignKeys {
 		if _, err := ordinals(t, fk.Columns); err != nil {
@@ -220,6 +236,27 @@ func ordinals(t *Table, names []string) ([]int, error) {
 		o := t.ColumnOrdinal(name)
 		if o < 0 {
 			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q named in key does not exist", name)
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
+// includeOrdinals resolves INCLUDE column names to ordinals: 42703 for
+// a column that does not exist, worded as PostgreSQL words it for a
+// constraint (named in key) or CREATE INDEX.
+func includeOrdinals(t *Table, names []string, constraint bool) ([]int, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out := make([]int, len(names))
+	for i, name := range names {
+		o := t.ColumnOrdinal(name)
+		if o < 0 || t.Columns[o].Hidden {
+			if constraint {
+				return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q named in key does not exist", name)
+			}
+			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q does not exist", name)
 		}
 		out[i] = o
 	}
@@ -320,9 +357,16 @@ func (c *Catalog) CreateIndex(w kv.Writer, db string, def IndexDef) (*Catalog, e
 		}
 		form = FormInverted
 	}
+	inc, err := includeOrdinals(t, def.Include, def.Constraint)
+	if err != nil {
+		return nil, err
+	}
+	if len(inc) > 0 && form == FormInverted {
+		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "index %q: the inverted-list form does not support included columns (its value is a list of primary keys)", def.Name)
+	}
 	n := c.clone()
 	idx := &Index{ID: n.allocID(), Name: def.Name, Columns: ords, Desc: directions(def.Desc, len(ords)), Unique: def.Unique, Form: form, Elements: def.Elements, Predicate: def.Predicate,
-		NullsNotDistinct: def.Unique && def.NullsNotDistinct}
+		NullsNotDistinct: def.Unique && def.NullsNotDistinct, Include: inc}
 	nt := cloneTable(t)
 	nt.Indexes = append(nt.Indexes, idx)
 	if err := writeTable(w, nt); err != nil {
@@ -395,7 +439,7 @@ func (c *Catalog) AddColumn(w kv.Writer, db, table string, col Column) (*Catalog
 // descriptor changes: the master file's keys change with it, so the
 // caller rewrites every row and index entry in the same transaction.
 // Errors: 42P01, 42P16 (the table has a primary key), 42703, 42701, 42P07.
-func (c *Catalog) SetPrimaryKey(w kv.Writer, db, table, name string, cols []string) (*Catalog, error) {
+func (c *Catalog) SetPrimaryKey(w kv.Writer, db, table, name string, cols, include []string) (*Catalog, error) {
 	d, err := c.Database(db)
 	if err != nil {
 		return nil, err
@@ -436,10 +480,19 @@ func (c *Catalog) SetPrimaryKey(w kv.Writer, db, table, name string, cols []stri
 		for j, o := range idx.Columns {
 			ni.Columns[j] = shift(o)
 		}
+		if idx.Include != nil {
+			ni.Include = make([]int, len(idx.Include))
+			for j, o := range idx.Include {
+				ni.Include[j] = shift(o)
+			}
+		}
 		nt.Indexes[i] = &ni
 	}
 	ords, err := ordinals(nt, cols)
 	if err != nil {
+		return nil, err
+	}
+	if nt.PrimaryKeyInclude, err = includeOrdinals(nt, include, true); err != nil {
 		return nil, err
 	}
 	for i, o := range ords {

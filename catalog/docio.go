@@ -230,6 +230,15 @@ func (im *importer) table(db string, dt *docTable, dbWhere string, names map[str
 	if t.HiddenRowID && (len(t.PrimaryKey) != 1 || !t.Columns[t.PrimaryKey[0]].Hidden) {
 		return nil, docError("%s: hiddenRowID=1 needs a primary key of one hidden column", where)
 	}
+	if inc := dt.PrimaryKey.Include; inc != nil {
+		for _, name := range inc.Attributes {
+			o := t.ColumnOrdinal(name)
+			if o < 0 {
+				return nil, docError("%s / IncAttribute: no column %q", pkWhere, name)
+			}
+			t.PrimaryKeyInclude = append(t.PrimaryKeyInclude, o)
+		}
+	}
 	for _, fk := range dt.ForeignKeys {
 		for _, a := range fk.Attributes {
 			if t.ColumnOrdinal(a) < 0 {
@@ -420,6 +429,18 @@ func (im *importer) index(t *Table, di *docIndex, tableWhere string, names map[s
 		return nil, docError("%s: elements=%d needs the inverted form over one array or jsonb column", where, di.Elements)
 	}
 	idx := &Index{ID: uint64(di.KeySpace), Name: di.Name, Columns: ords, Desc: desc, Unique: form == FormUnique, Form: form, Elements: di.Elements == 1}
+	if di.Include != nil {
+		if form == FormInverted {
+			return nil, docError("%s: the inverted form has no IncludeAttributes", where)
+		}
+		for _, name := range di.Include.Attributes {
+			o := t.ColumnOrdinal(name)
+			if o < 0 {
+				return nil, docError("%s / IncAttribute: no column %q", where, name)
+			}
+			idx.Include = append(idx.Include, o)
+		}
+	}
 	if di.KeyLayout != "" && di.KeyLayout != idx.KeyLayout(t) {
 		return nil, docError("%s: keyLayout %q does not match the index's key, which is %q", where, di.KeyLayout, idx.KeyLayout(t))
 	}

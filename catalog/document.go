@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -190,6 +191,9 @@ type docAttr struct {
 type docPK struct {
 	Name       string       `xml:"name,attr" json:"name"`
 	Attributes []docKeyAttr `xml:"pkAttribute" json:"pkAttribute"`
+	// Include is PRIMARY KEY (...) INCLUDE (cols): recorded only, the
+	// master value holds every column.
+	Include *docInclude `xml:"IncludeAttributes,omitempty" json:"IncludeAttributes,omitempty"`
 }
 
 // docKeyAttr is one key column: its name as text, plus how it is encoded.
@@ -224,6 +228,13 @@ type docIndex struct {
 	KeyLayout   string       `xml:"keyLayout,attr,omitempty" json:"keyLayout,omitempty"`
 	ValueLayout string       `xml:"valueLayout,attr,omitempty" json:"valueLayout,omitempty"`
 	Attributes  []docKeyAttr `xml:"IndexAttributes>IAttribute" json:"IndexAttributes"`
+	// Include lists the INCLUDE columns, whose values the entry's value
+	// carries (valueLayout shows how).
+	Include *docInclude `xml:"IncludeAttributes,omitempty" json:"IncludeAttributes,omitempty"`
+}
+
+type docInclude struct {
+	Attributes []string `xml:"IncAttribute" json:"IncAttribute"`
 }
 
 type docView struct {
@@ -297,17 +308,64 @@ func (idx *Index) KeyLayout(t *Table) string {
 	return base
 }
 
-// ValueLayout summarizes the value of idx's file.
+// ValueLayout summarizes the value of idx's file: with INCLUDE columns,
+// their row encoding (as a master value's, by column ID) follows the
+// primary key of a unique entry or is the whole value of a key+id one.
 func (idx *Index) ValueLayout(t *Table) string {
+	inc := ""
+	if ords, ids := idx.IncludeLayout(t); len(ords) > 0 {
+		parts := make([]string, len(ords))
+		for i, o := range ords {
+			parts[i] = fmt.Sprintf("%d:%s", ids[i], t.Columns[o].Name)
+		}
+		inc = "row(" + strings.Join(parts, ",") + ")"
+	}
 	switch idx.Form {
 	case FormUnique:
+		if inc != "" {
+			return t.pkTuple() + "+" + inc
+		}
 		return t.pkTuple()
 	case FormKeyID:
+		if inc != "" {
+			return inc
+		}
 		return "empty"
 	case FormInverted:
 		return "oplog(" + t.pkTuple() + ")"
 	}
 	return ""
+}
+
+// IncludeLayout returns the included columns as an entry's value holds
+// them: distinct ordinals in column-ID order, with their IDs. An
+// included column that is a key or primary-key column whose key
+// encoding is exact (types.T.KeyExact) is not stored again: the entry's
+// key has it (PostgreSQL needs INCLUDE (id) for an index-only scan that
+// reads the primary key id; here it costs nothing).
+func (idx *Index) IncludeLayout(t *Table) (ords []int, ids []uint32) {
+	for _, o := range idx.Include {
+		inKey := slices.Contains(idx.Columns, o) || slices.Contains(t.PrimaryKey, o)
+		if !slices.Contains(ords, o) && !(inKey && t.Columns[o].Type.KeyExact()) {
+			ords = append(ords, o)
+		}
+	}
+	slices.SortFunc(ords, func(a, b int) int { return int(t.Columns[a].ID) - int(t.Columns[b].ID) })
+	for _, o := range ords {
+		ids = append(ids, t.Columns[o].ID)
+	}
+	return ords, ids
+}
+
+func includeDoc(t *Table, ords []int) *docInclude {
+	if len(ords) == 0 {
+		return nil
+	}
+	d := &docInclude{}
+	for _, o := range ords {
+		d.Attributes = append(d.Attributes, t.Columns[o].Name)
+	}
+	return d
 }
 
 func rowLength(t *Table) num {
@@ -372,7 +430,7 @@ func tableDoc(t *Table) docTable {
 		HiddenRowID: flagNum(t.HiddenRowID), NextColumnID: num(t.NextColumnID),
 		KeyLayout: t.MasterKeyLayout(), ValueLayout: t.MasterValueLayout(),
 		Structure:  []docAttr{},
-		PrimaryKey: docPK{Name: t.PrimaryKeyName, Attributes: keyAttrs(t, t.PrimaryKey, t.PrimaryKeyDesc)},
+		PrimaryKey: docPK{Name: t.PrimaryKeyName, Attributes: keyAttrs(t, t.PrimaryKey, t.PrimaryKeyDesc), Include: includeDoc(t, t.PrimaryKeyInclude)},
 	}
 	for _, c := range t.Columns {
 		dt.Structure = append(dt.Structure, docAttr{
@@ -415,7 +473,7 @@ func tableDoc(t *Table) docTable {
 		dt.IndexFiles = append(dt.IndexFiles, docIndex{
 			Name: idx.Name, IsUnique: flagNum(idx.Unique), IndexType: indexTypeName, Form: idx.Form.String(), Elements: flagNum(idx.Elements),
 			KeySpace: num(idx.ID), KeyLayout: idx.KeyLayout(t), ValueLayout: idx.ValueLayout(t),
-			Attributes: keyAttrs(t, idx.Columns, idx.Desc),
+			Attributes: keyAttrs(t, idx.Columns, idx.Desc), Include: includeDoc(t, idx.Include),
 		})
 	}
 	return dt

@@ -14,7 +14,8 @@ import (
 )
 
 // batchTable is t(id INT8 PRIMARY KEY, c INT8, e INT8, pad TEXT) with
-// key+id indexes on c (61) and e (62), loaded with n rows: c scattered
+// key+id indexes on c (61) and e (62), and on c and e INCLUDE (pad) (63,
+// 64), loaded with n rows: c scattered
 // over 0..999 (its index order is random in the master file), e = id %
 // 10 (one value's rows are in key order), pad NULL on every 7th row.
 func batchTable(tb testing.TB, e kv.Engine, n int, r *rand.Rand) *catalog.Table {
@@ -28,6 +29,9 @@ func batchTable(tb testing.TB, e kv.Engine, n int, r *rand.Rand) *catalog.Table 
 		Indexes: []*catalog.Index{
 			{ID: 61, Name: "t_c", Columns: []int{1}, Desc: []bool{false}, Form: catalog.FormKeyID},
 			{ID: 62, Name: "t_e", Columns: []int{2}, Desc: []bool{false}, Form: catalog.FormKeyID},
+			// The same two keys covering pad (INCLUDE): index-only reads.
+			{ID: 63, Name: "t_c_cov", Columns: []int{1}, Desc: []bool{false}, Form: catalog.FormKeyID, Include: []int{3}},
+			{ID: 64, Name: "t_e_cov", Columns: []int{2}, Desc: []bool{false}, Form: catalog.FormKeyID, Include: []int{3}},
 		},
 		NextColumnID: 5}
 	for id := 0; id < n; {

@@ -31,7 +31,8 @@ func (p Problem) String() string {
 // every table in c:
 //
 //   - every master row has its entry in every index (with the right
-//     primary key as value for the unique form);
+//     primary key as value for the unique form, and the INCLUDE
+//     columns' values the master row has);
 //   - every index entry (each live pk of an inverted list) points at a
 //     live master row whose indexed values match the entry's, and an
 //     inverted pk sits in the chunk its hash names.

@@ -13,6 +13,10 @@
 //     coexist.
 //   - Key+id index (FormKeyID): key = indexed values + primary key; value
 //     empty. Equality and range lookups are key-range scans.
+//   - INCLUDE columns (catalog.Index.Include, unique and key+id forms):
+//     the entry's value carries their row encoding (as in a master
+//     value), after the primary key in the unique form; ScanIndex
+//     decodes them, so such an index can answer an index-only scan.
 //   - Inverted-list index (FormInverted): key = indexed values + chunk
 //     number (hash of the pk mod NumChunks); value = an op log of
 //     "add pk"/"remove pk" appended with kv Merge and folded by readers

@@ -60,12 +60,16 @@ func GetUnique(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.D
 // entries of out are left as they are (see GetCols).
 func GetUniqueCols(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.Datum, out []types.Datum, cols *Cols) (bool, error) {
 	var buf [64]byte
-	pk, err := uniqueEntry(r, t, idx, vals, out, buf[:0])
-	if pk == nil || err != nil {
+	v, err := uniqueEntry(r, t, idx, vals, out, buf[:0])
+	if v == nil || err != nil {
 		return false, err
 	}
-	// The master key is the table's space followed by the entry's value.
-	v, err := r.Get(append(encoding.EncodeUvarintAsc(buf[:0], t.ID), pk...))
+	pk, _, err := splitUniqueValue(t, idx, v)
+	if err != nil {
+		return false, err
+	}
+	// The master key is the table's space followed by the entry's pk.
+	mv, err := r.Get(append(encoding.EncodeUvarintAsc(buf[:0], t.ID), pk...))
 	if errors.Is(err, kv.ErrNotFound) {
 		return false, pgerror.Newf(pgerror.DataCorrupted, "index %q of table %q points at a missing row %s", idx.Name, t.Name, prettyPK(t, pk))
 	}
@@ -75,16 +79,20 @@ func GetUniqueCols(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []typ
 	if err := decodePKInto(t, pk, out); err != nil {
 		return false, err
 	}
-	return true, decodeValue(t, v, out, cols)
+	return true, decodeValue(t, mv, out, cols)
 }
 
 // GetUniqueEntry is GetUnique without the master get: it fills only the
-// indexed and primary-key columns of out (the rest NULL), as ScanIndex
+// indexed, primary-key and INCLUDE columns of out (the rest NULL), as ScanIndex
 // does, for an index-only read. It costs one kv Get.
 func GetUniqueEntry(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.Datum, out []types.Datum) (bool, error) {
 	var buf [64]byte
-	pk, err := uniqueEntry(r, t, idx, vals, out, buf[:0])
-	if pk == nil || err != nil {
+	v, err := uniqueEntry(r, t, idx, vals, out, buf[:0])
+	if v == nil || err != nil {
+		return false, err
+	}
+	pk, inc, err := splitUniqueValue(t, idx, v)
+	if err != nil {
 		return false, err
 	}
 	for i := range out {
@@ -93,11 +101,15 @@ func GetUniqueEntry(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []ty
 	for i, o := range idx.Columns {
 		out[o] = vals[i]
 	}
-	return true, decodePKInto(t, pk, out)
+	if err := decodePKInto(t, pk, out); err != nil {
+		return false, err
+	}
+	return true, decodeIncluded(t, idx, inc, out)
 }
 
 // uniqueEntry gets the entry of vals in idx, building its key in buf,
-// and returns its value (the primary key bytes), nil when absent.
+// and returns its value (the primary key bytes, then the included
+// values), nil when absent.
 func uniqueEntry(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []types.Datum, out []types.Datum, buf []byte) ([]byte, error) {
 	if idx.Form != catalog.FormUnique || len(vals) != len(idx.Columns) || len(out) != len(t.Columns) {
 		return nil, pgerror.Newf(pgerror.Internal, "index.GetUnique: %d values and %d outputs for %s index %q of table %q", len(vals), len(out), idx.Form, idx.Name, t.Name)

@@ -34,6 +34,75 @@ func layoutOf(t *catalog.Table) *layout {
 	return l
 }
 
+// incLayout is an index's INCLUDE columns as its entries' values hold
+// them (catalog.Index.IncludeLayout), cached per table and index.
+type incLayout struct {
+	ords []int
+	ids  []uint32
+}
+
+type incKey struct {
+	t   *catalog.Table
+	idx *catalog.Index
+}
+
+var incLayouts sync.Map // incKey → *incLayout
+
+// includeOf returns idx's included columns, nil when it has none.
+func includeOf(t *catalog.Table, idx *catalog.Index) *incLayout {
+	if len(idx.Include) == 0 {
+		return nil
+	}
+	k := incKey{t, idx}
+	if l, ok := incLayouts.Load(k); ok {
+		return l.(*incLayout) // nil when nothing is stored
+	}
+	l := &incLayout{}
+	l.ords, l.ids = idx.IncludeLayout(t)
+	if len(l.ords) == 0 {
+		l = nil // every included column is in the key
+	}
+	incLayouts.Store(k, l)
+	return l
+}
+
+// appendIncluded appends the row encoding of row's included values in
+// idx (nothing when idx includes no column).
+func appendIncluded(b []byte, t *catalog.Table, idx *catalog.Index, row []types.Datum) []byte {
+	l := includeOf(t, idx)
+	if l == nil {
+		return b
+	}
+	var stack [8]types.Datum
+	vals := stack[:0]
+	for _, o := range l.ords {
+		vals = append(vals, row[o])
+	}
+	return encoding.EncodeRow(b, l.ids, vals)
+}
+
+// splitUniqueValue splits the value of a unique entry into the primary
+// key's key encoding and the included values' row encoding.
+func splitUniqueValue(t *catalog.Table, idx *catalog.Index, v []byte) (pk, inc []byte, err error) {
+	if includeOf(t, idx) == nil {
+		return v, nil, nil
+	}
+	return splitAfter(v, len(t.PrimaryKey))
+}
+
+// decodeIncluded fills row's included columns from inc, an entry's
+// included values (a NULL is absent from the encoding: it stays NULL).
+func decodeIncluded(t *catalog.Table, idx *catalog.Index, inc []byte, row []types.Datum) error {
+	l := includeOf(t, idx)
+	if l == nil {
+		return nil
+	}
+	for _, o := range l.ords {
+		row[o] = types.Null
+	}
+	return encoding.DecodeRowInto(inc, l.ids, l.ords, row)
+}
+
 func dir(desc []bool, i int) encoding.Direction {
 	if i < len(desc) && desc[i] {
 		return encoding.Descending
@@ -94,13 +163,14 @@ func appendIndexValues(b []byte, idx *catalog.Index, row []types.Datum) ([]byte,
 	return b, anyNull
 }
 
-// entryKey returns the key of row's entry in idx and, for the unique form,
-// the entry's value. For the inverted form it returns the chunk key (the
-// primary key goes into the op log, see inverted.go).
+// entryKey returns the key of row's entry in idx and the entry's value.
+// For the inverted form it returns the chunk key (the primary key goes
+// into the op log, see inverted.go). inc is the row encoding of the
+// INCLUDE columns' values (empty without them).
 //
-//	unique:   /idx/vals            → pk   (/idx/vals/pk when any val is NULL,
-//	                                      unless NULLS NOT DISTINCT)
-//	keyid:    /idx/vals/pk         → ""
+//	unique:   /idx/vals            → pk inc (/idx/vals/pk when any val is
+//	                                      NULL, unless NULLS NOT DISTINCT)
+//	keyid:    /idx/vals/pk         → inc
 //	inverted: /idx/vals/chunk      → op log of pks
 func entryKey(t *catalog.Table, idx *catalog.Index, row []types.Datum) (key, value []byte) {
 	key, anyNull := appendIndexValues(encoding.EncodeUvarintAsc(nil, idx.ID), idx, row)
@@ -112,9 +182,10 @@ func entryKey(t *catalog.Table, idx *catalog.Index, row []types.Datum) (key, val
 			// distinct. Under NULLS NOT DISTINCT they do, as values.
 			key = append(key, value...)
 		}
+		value = appendIncluded(value, t, idx, row)
 	case catalog.FormKeyID:
 		key = appendRowPK(key, t, row)
-		value = []byte{}
+		value = appendIncluded([]byte{}, t, idx, row)
 	case catalog.FormInverted:
 		pk := appendRowPK(nil, t, row)
 		key = encoding.EncodeKeyDatum(key, types.NewInt(int64(chunkOf(pk))), encoding.Ascending)

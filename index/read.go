@@ -230,8 +230,8 @@ func FillRow(it RowIter, cols *Cols) error {
 
 // ScanIndex returns, in index order (reverse: descending), a full-width
 // row per entry of idx whose indexed values lie in sp, with only the
-// indexed and primary-key columns filled (the rest NULL): enough for an
-// index-only scan or a following Get. Within one search value of a
+// indexed, primary-key and INCLUDE columns filled (the rest NULL):
+// enough for an index-only scan or a following Get. Within one search value of a
 // non-unique index rows come in primary-key order, whatever the form.
 func ScanIndex(r kv.Reader, t *catalog.Table, idx *catalog.Index, sp Span, reverse bool) (RowIter, error) {
 	lo, hi := spanBounds(idx.ID, sp, idx.Desc)
@@ -248,8 +248,8 @@ func ScanIndex(r kv.Reader, t *catalog.Table, idx *catalog.Index, sp Span, rever
 	}}, nil
 }
 
-// decodeEntry fills row's indexed and primary-key columns from a unique
-// or key+id entry.
+// decodeEntry fills row's indexed, primary-key and included columns
+// from a unique or key+id entry.
 func decodeEntry(t *catalog.Table, idx *catalog.Index, key, value []byte, row []types.Datum) error {
 	for i := range row {
 		row[i] = types.Null
@@ -264,11 +264,16 @@ func decodeEntry(t *catalog.Table, idx *catalog.Index, key, value []byte, row []
 		}
 		markJSONB(t, o, row)
 	}
-	pk := rest // key+id form, or a unique entry with a NULL
+	pk, inc := rest, value // key+id form, or a unique entry with a NULL
 	if idx.Form == catalog.FormUnique {
-		pk = value
+		if pk, inc, err = splitUniqueValue(t, idx, value); err != nil {
+			return err
+		}
 	}
-	return decodePKInto(t, pk, row)
+	if err := decodePKInto(t, pk, row); err != nil {
+		return err
+	}
+	return decodeIncluded(t, idx, inc, row)
 }
 
 func decodePKInto(t *catalog.Table, pk []byte, row []types.Datum) error {

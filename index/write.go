@@ -205,6 +205,7 @@ func (in *Inserter) insertFast(row []types.Datum) (err error) {
 			key = append(key, in.val...)
 		}
 		in.key = key
+		in.val = appendIncluded(in.val, t, idx, row)
 		if dup, err := in.putNew(key, in.val, !distinct, in.uniqueLast[i]); err != nil || dup {
 			if dup {
 				err = uniqueViolation(t, idx.Name, idx.Columns, row)
@@ -238,7 +239,8 @@ func (in *Inserter) putEntry(idx *catalog.Index, row []types.Datum) error {
 	if idx.Form == catalog.FormKeyID && in.t.Covers(idx, row) {
 		key, _ := appendIndexValues(encoding.EncodeUvarintAsc(in.key[:0], idx.ID), idx, row)
 		in.key = appendRowPK(key, in.t, row)
-		return in.rw.Set(in.key, []byte{})
+		in.val = appendIncluded(in.val[:0], in.t, idx, row)
+		return in.rw.Set(in.key, in.val)
 	}
 	return putEntry(in.rw, in.t, idx, row)
 }
@@ -257,8 +259,14 @@ func checkUnique(r kv.Reader, t *catalog.Table, idx *catalog.Index, row []types.
 	if err != nil {
 		return err
 	}
-	if self != nil && sameKey(v, self) {
-		return nil
+	if self != nil {
+		pk, _, err := splitUniqueValue(t, idx, v)
+		if err != nil {
+			return err
+		}
+		if sameKey(pk, self) {
+			return nil
+		}
 	}
 	return uniqueViolation(t, idx.Name, idx.Columns, row)
 }
@@ -301,8 +309,8 @@ func Delete(rw kv.ReadWriter, t *catalog.Table, row []types.Datum) error {
 // Update replaces row old (as read) with new. It checks NOT NULL and
 // uniqueness (against rows other than old) before writing. When the
 // primary key is unchanged it rewrites the master value and checks and
-// moves only the entries of indexes whose key changed (an UPDATE of an
-// unindexed column reads no index); when the primary key changes the
+// rewrites only the entries of indexes whose key or included values
+// changed (an UPDATE of a column no index holds reads no index); when the primary key changes the
 // master record and every index entry move, and every unique index is
 // checked.
 func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
@@ -335,9 +343,11 @@ func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
 			c := idx.Columns[0]
 			m = old[c] != new[c] // another array: its element entries move
 		default:
-			ok, _ := entryKey(t, idx, old)
-			nk, _ := entryKey(t, idx, new)
-			m = !sameKey(ok, nk) // same key, same pk: the entry is still right
+			// Same key and same pk: the entry is still right, unless an
+			// INCLUDE column's value changed (it is in the entry's value).
+			ok, ov := entryKey(t, idx, old)
+			nk, nv := entryKey(t, idx, new)
+			m = !sameKey(ok, nk) || !bytes.Equal(ov, nv)
 		}
 		moved = append(moved, m)
 	}

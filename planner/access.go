@@ -252,9 +252,10 @@ func scanNeeded(t *catalog.Table, needed map[int]bool, filter Expr) []int {
 	return out
 }
 
-// covers reports whether idx (with the primary key it stores) holds every
-// needed column. A NUMERIC column never is: a key keeps its number, not
-// its display scale.
+// covers reports whether idx (with the primary key and the INCLUDE
+// columns it stores) holds every needed column. A NUMERIC key column
+// never does: a key keeps its number, not its display scale; an
+// included column's value is stored as the master row stores it.
 func covers(t *catalog.Table, idx *catalog.Index, needed map[int]bool) bool {
 	have := map[int]bool{}
 	for _, c := range idx.Columns {
@@ -262,6 +263,9 @@ func covers(t *catalog.Table, idx *catalog.Index, needed map[int]bool) bool {
 	}
 	for _, c := range t.PrimaryKey {
 		have[c] = t.Columns[c].Type.KeyExact()
+	}
+	for _, c := range idx.Include {
+		have[c] = true
 	}
 	for c := range needed {
 		if !have[c] {

@@ -276,11 +276,16 @@ func describeScan(s *Scan) string {
 	case UniqueGet:
 		fmt.Fprintf(&b, "unique index get %s (space %d)", s.Index.Name, s.Index.ID)
 	case IndexRange:
+		if s.IndexOnly {
+			// PostgreSQL's "Index Only Scan": no master row is read.
+			fmt.Fprintf(&b, "%s index only scan %s (space %d)", formName(s.Index), s.Index.Name, s.Index.ID)
+			break
+		}
 		fmt.Fprintf(&b, "%s index range scan %s (space %d)", formName(s.Index), s.Index.Name, s.Index.ID)
 	case InvertedGet:
 		fmt.Fprintf(&b, "inverted-list get %s (space %d)", s.Index.Name, s.Index.ID)
 	}
-	if s.Access != FullScan && s.Access != PKGet && s.Access != PKRange {
+	if s.Access != FullScan && s.Access != PKGet && s.Access != PKRange && !(s.Access == IndexRange && s.IndexOnly) {
 		if s.IndexOnly {
 			b.WriteString(" index-only")
 		} else {

@@ -63,9 +63,10 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 				}
 				pretty := constTrue(args[2])
 				// Column number 0 is the whole definition, n the n-th
-				// key column, anything else the empty string.
+				// column (key, then included), anything else the empty
+				// string.
 				byCol := &Case{Operand: col, Whens: []When{{Cond: intConst(0), Val: textConst(ix.def(pretty))}}, Else: textConst(""), T: tText}
-				for i, ord := range ix.cols {
+				for i, ord := range ix.allCols() {
 					byCol.Whens = append(byCol.Whens, When{Cond: intConst(int64(i + 1)), Val: textConst(ix.column(ord, pretty))})
 				}
 				val = byCol

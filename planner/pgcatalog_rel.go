@@ -23,6 +23,9 @@ type vindex struct {
 	nullsNotDistinct, deferrable bool
 	// pred is a partial index's WHERE predicate as written ("" for none).
 	pred string
+	// include are the INCLUDE columns (ordinals), after the key columns
+	// in pg_index.indkey and pg_attribute.
+	include []int
 }
 
 // indexes lists every table's primary key and indexes, tables in name
@@ -32,12 +35,12 @@ func (g *vgen) indexes() []vindex {
 	for _, t := range g.tables() {
 		if hasPrimaryKey(t) {
 			out = append(out, vindex{oid: oidPrimaryKey(t), name: pkName(t), t: t, cols: t.PrimaryKey,
-				desc: t.PrimaryKeyDesc, unique: true, primary: true, deferrable: t.PrimaryKeyDeferrable})
+				desc: t.PrimaryKeyDesc, unique: true, primary: true, deferrable: t.PrimaryKeyDeferrable, include: t.PrimaryKeyInclude})
 		}
 		for _, idx := range t.Indexes {
 			ix := vindex{oid: int64(idx.ID), name: idx.Name, t: t, cols: idx.Columns,
 				desc: idx.Desc, unique: idx.Unique, constraint: idx.Constraint,
-				nullsNotDistinct: idx.NullsNotDistinct, deferrable: idx.Deferrable}
+				nullsNotDistinct: idx.NullsNotDistinct, deferrable: idx.Deferrable, include: idx.Include}
 			if o := t.ColumnOrdinal(idx.Predicate); idx.Predicate != "" && o >= 0 {
 				ix.pred = t.Columns[o].Generated
 			}
@@ -57,6 +60,28 @@ func (ix vindex) columnList() string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// includeClause is " INCLUDE (b, c)", or "" for an index without
+// included columns.
+func (ix vindex) includeClause() string {
+	if len(ix.include) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ix.include))
+	for i, c := range ix.include {
+		parts[i] = quoteIdent(ix.t.Columns[c].Name)
+	}
+	return " INCLUDE (" + strings.Join(parts, ", ") + ")"
+}
+
+// allCols are the key columns then the included ones: pg_index.indkey's
+// and the index's pg_attribute rows.
+func (ix vindex) allCols() []int {
+	if len(ix.include) == 0 {
+		return ix.cols
+	}
+	return append(append([]int(nil), ix.cols...), ix.include...)
 }
 
 // column renders key column c: its name, or for an index over an
@@ -89,7 +114,7 @@ func (ix vindex) def(pretty bool) string {
 		}
 	}
 	out := "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON " + quoteIdent(catalog.SchemaName(ix.t.Schema)) + "." + quoteIdent(ix.t.Name) +
-		" USING btree (" + strings.Join(parts, ", ") + ")"
+		" USING btree (" + strings.Join(parts, ", ") + ")" + ix.includeClause()
 	if ix.nullsNotDistinct {
 		out += " NULLS NOT DISTINCT"
 	}
@@ -103,12 +128,16 @@ func (ix vindex) def(pretty bool) string {
 	return out
 }
 
-// attnums renders the index's attribute numbers space-separated, as
-// PostgreSQL prints an int2vector.
+// attnums renders the index's key attribute numbers space-separated, as
+// PostgreSQL prints an int2vector (indkey adds the included ones).
 func (ix vindex) attnums(sep string) string {
-	parts := make([]string, len(ix.cols))
-	for i, c := range ix.cols {
-		parts[i] = strconv.Itoa(attnum(ix.t, c))
+	return attnumList(ix.t, ix.cols, sep)
+}
+
+func attnumList(t *catalog.Table, cols []int, sep string) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = strconv.Itoa(attnum(t, c))
 	}
 	return strings.Join(parts, sep)
 }
@@ -149,7 +178,7 @@ func (g *vgen) constraints() []vconstraint {
 		switch {
 		case ix.primary:
 			out = append(out, vconstraint{oid: oidConstraintBase + int64(ix.t.ID), name: ix.name, kind: "p", t: ix.t,
-				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "PRIMARY KEY (" + ix.columnList() + ")" + deferrableText(ix.deferrable),
+				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "PRIMARY KEY (" + ix.columnList() + ")" + ix.includeClause() + deferrableText(ix.deferrable),
 				deferrable: ix.deferrable})
 		case ix.constraint:
 			nnd := ""
@@ -157,7 +186,7 @@ func (g *vgen) constraints() []vconstraint {
 				nnd = "NULLS NOT DISTINCT "
 			}
 			out = append(out, vconstraint{oid: oidConstraintBase + ix.oid, name: ix.name, kind: "u", t: ix.t,
-				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "UNIQUE " + nnd + "(" + ix.columnList() + ")" + deferrableText(ix.deferrable),
+				index: ix.oid, keys: "{" + ix.attnums(",") + "}", def: "UNIQUE " + nnd + "(" + ix.columnList() + ")" + ix.includeClause() + deferrableText(ix.deferrable),
 				deferrable: ix.deferrable})
 		}
 	}
@@ -405,7 +434,7 @@ func pgClass(g *vgen) [][]Expr {
 		}
 	}
 	for _, ix := range g.indexes() {
-		rel(ix.oid, ix.name, ix.t.Schema, "i", oidBtreeAM, len(ix.cols), false, 0)
+		rel(ix.oid, ix.name, ix.t.Schema, "i", oidBtreeAM, len(ix.cols)+len(ix.include), false, 0)
 	}
 	for _, v := range g.views() {
 		rel(oidView(v.Key()), v.Name, v.Schema, "v", 0, len(g.viewColumns(v)), false, 0)
@@ -451,7 +480,7 @@ func pgAttribute(g *vgen) [][]Expr {
 		}
 	}
 	for _, ix := range g.indexes() {
-		for i, c := range ix.cols {
+		for i, c := range ix.allCols() {
 			col := ix.t.Columns[c]
 			att(ix.oid, col.Name, columnTypeOID(col.Type), i+1, typmod(col.Type), false, false, "")
 		}
@@ -481,10 +510,12 @@ func pgTypeRows(g *vgen) [][]Expr {
 func pgIndex(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, ix := range g.indexes() {
+		// indcollation, indclass and indoption cover the key columns
+		// only; indkey the included ones too.
 		n := len(ix.cols)
 		zeros := strings.TrimSpace(strings.Repeat("0 ", n))
-		out = append(out, vrow(ix.oid, int64(ix.t.ID), n, n, ix.unique, ix.nullsNotDistinct, ix.primary, false,
-			!ix.deferrable, false, true, false, true, true, false, ix.attnums(" "), zeros, zeros, zeros, ix.exprs(), nilIfEmpty(ix.pred)))
+		out = append(out, vrow(ix.oid, int64(ix.t.ID), n+len(ix.include), n, ix.unique, ix.nullsNotDistinct, ix.primary, false,
+			!ix.deferrable, false, true, false, true, true, false, attnumList(ix.t, ix.allCols(), " "), zeros, zeros, zeros, ix.exprs(), nilIfEmpty(ix.pred)))
 	}
 	return out
 }

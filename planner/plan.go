@@ -76,8 +76,8 @@ type Span struct {
 
 // Scan reads rows of one table through one access path and produces
 // full-width rows (one value per table column, catalog order, hidden rowid
-// included; with IndexOnly only the index and primary-key columns are
-// filled). Filter, if set, is applied to each row before it is produced.
+// included; with IndexOnly only the index's key, INCLUDE and primary-key
+// columns are filled). Filter, if set, is applied to each row before it is produced.
 type Scan struct {
 	Table     *catalog.Table
 	Alias     string

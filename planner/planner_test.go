@@ -69,7 +69,7 @@ func TestAccessPaths(t *testing.T) {
 		{"SELECT * FROM t WHERE a > 5 AND a < 9", "master range scan"},
 		{"SELECT * FROM t WHERE c = 'x'", "unique index get t_c"},
 		{"SELECT * FROM t WHERE b = 7", "key+id index range scan t_b"},
-		{"SELECT a, b FROM t WHERE b BETWEEN 1 AND 2", "index-only"},
+		{"SELECT a, b FROM t WHERE b BETWEEN 1 AND 2", "key+id index only scan t_b"},
 		{"SELECT * FROM t WHERE b + 1 = 7", "master full scan"},
 		{"SELECT * FROM u WHERE x = 1", "master full scan"},
 	} {

@@ -83,7 +83,7 @@ func (td *tracedDB) refreshSpaces() {
 
 // formatValue renders a value by the kind of file its key lives in:
 // master rows as {colID:value}, unique-index values as the primary key
-// they point at, inverted lists as their op log (+pk / -pk).
+// they point at (and the INCLUDE columns' values), inverted lists as their op log (+pk / -pk).
 func (td *tracedDB) formatValue(key, value []byte) string {
 	_, space, err := encoding.DecodeUvarintAsc(key)
 	if err != nil {
@@ -100,6 +100,16 @@ func (td *tracedDB) formatValue(key, value []byte) string {
 		return kvtrace.DefaultFormatValue(key, value)
 	case info.index == nil:
 		return encoding.PrettyRow(value)
+	case info.index.Form == catalog.FormUnique && len(info.index.Include) > 0:
+		// The primary key, then the INCLUDE columns' row encoding.
+		rest := value
+		for range info.table.PrimaryKey {
+			if rest, _, _, err = encoding.DecodeKeyDatum(rest); err != nil {
+				return fmt.Sprintf("!bad:%x", value)
+			}
+		}
+		pk := value[:len(value)-len(rest)]
+		return "pk " + prettyPK(info.table.ID, pk) + " include " + encoding.PrettyRow(rest)
 	case info.index.Form == catalog.FormUnique:
 		return "pk " + prettyPK(info.table.ID, value)
 	case info.index.Form == catalog.FormInverted:

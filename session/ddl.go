@@ -371,13 +371,14 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 				return pgerror.Newf(pgerror.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", name)
 			}
 			def.PrimaryKey, def.PrimaryKeyDesc, def.PrimaryKeyDeferrable = cols, desc, attrs.Deferrable
+			def.PrimaryKeyInclude = attrs.Include
 		case sqlparser.IndexTypeUnique:
 			uname := id.Info.Name.String()
 			if uname == "" {
 				uname = id.Info.ConstraintName.String() // CONSTRAINT name UNIQUE (cols)
 			}
 			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: uname, Columns: cols,
-				NullsNotDistinct: attrs.NullsNotDistinct, Deferrable: attrs.Deferrable})
+				NullsNotDistinct: attrs.NullsNotDistinct, Deferrable: attrs.Deferrable, Include: attrs.Include})
 		default:
 			return pgerror.New(pgerror.FeatureNotSupported, "index definitions inside CREATE TABLE are not supported: use CREATE INDEX")
 		}
@@ -706,7 +707,7 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 				return "", err
 			}
 			if o.IndexDefinition.Info.Type == sqlparser.IndexTypePrimary {
-				if err := s.addPrimaryKey(t, tableName, o.IndexDefinition); err != nil {
+				if err := s.addPrimaryKey(t, tableName, o.IndexDefinition, attrs.Include); err != nil {
 					return "", err
 				}
 				if attrs.Deferrable {
@@ -834,7 +835,7 @@ func (s *Session) databaseStmt(d *parse.DatabaseStmt) (backend.Result, error) {
 // index key spaces are cleared, and each row is written again under the
 // new descriptor, which checks NOT NULL (23502) and uniqueness (23505
 // naming the new constraint) as it goes.
-func (s *Session) addPrimaryKey(t *txn, tableName string, def *sqlparser.IndexDefinition) error {
+func (s *Session) addPrimaryKey(t *txn, tableName string, def *sqlparser.IndexDefinition, include []string) error {
 	old, err := t.cat.Table(s.database, tableName)
 	if err != nil {
 		return err
@@ -846,7 +847,7 @@ func (s *Session) addPrimaryKey(t *txn, tableName string, def *sqlparser.IndexDe
 		}
 		cols = append(cols, c.Column.String())
 	}
-	next, err := t.cat.SetPrimaryKey(t.kv, s.database, tableName, def.Info.ConstraintName.String(), cols)
+	next, err := t.cat.SetPrimaryKey(t.kv, s.database, tableName, def.Info.ConstraintName.String(), cols, include)
 	if err != nil {
 		return err
 	}

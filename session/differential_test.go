@@ -296,7 +296,18 @@ func (g *schemaGen) indexes(tb *tableGen) []string {
 		if c2 != c1 && g.rng.Intn(2) == 0 {
 			cols += ", " + c2
 		}
-		switch g.rng.Intn(5) {
+		// Included columns: one or two of the others (the primary key's
+		// too), so index-only scans cover more queries, and the DML's
+		// updates of only an included column must rewrite the entry.
+		inc := tb.cols[g.rng.Intn(len(tb.cols))].name
+		if c := tb.cols[g.rng.Intn(len(tb.cols))].name; c != inc && g.rng.Intn(2) == 0 {
+			inc += ", " + c
+		}
+		switch g.rng.Intn(7) {
+		case 5:
+			out = append(out, fmt.Sprintf("CREATE INDEX %s ON %s (%s) INCLUDE (%s)", name, tb.name, cols, inc))
+		case 6:
+			out = append(out, fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (u) INCLUDE (%s)", name, tb.name, inc))
 		case 0:
 			out = append(out, fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (u)", name, tb.name))
 		case 1:

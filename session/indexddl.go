@@ -22,7 +22,7 @@ import (
 
 func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *sqlparser.IndexDefinition) error {
 	def := catalog.IndexDef{Name: id.Info.Name.String(), Table: tableName, Unique: id.Info.Type == sqlparser.IndexTypeUnique,
-		NullsNotDistinct: p.IndexNullsNotDistinct}
+		NullsNotDistinct: p.IndexNullsNotDistinct, Include: p.IndexInclude, Constraint: p.IndexConstraint}
 	if p.IndexNameGenerated {
 		def.Name = s.freeRelationName(t, def.Name)
 	}
@@ -51,6 +51,11 @@ func (s *Session) createIndex(t *txn, p *parse.Statement, tableName string, id *
 	case "", "btree", "keyid":
 		def.Form = catalog.FormKeyID
 	case "inverted", "gin":
+		if len(def.Include) > 0 {
+			// An inverted entry's value is the list of the rows' primary
+			// keys: there is no one row whose values it could carry.
+			return pgerror.Newf(pgerror.FeatureNotSupported, "access method %q does not support included columns", p.IndexMethod)
+		}
 		if def.Unique {
 			return pgerror.New(pgerror.FeatureNotSupported, "a unique index cannot use the inverted-list form")
 		}

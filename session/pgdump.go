@@ -296,11 +296,13 @@ func (s *Session) addUniqueConstraint(t *txn, p *parse.Statement, table string, 
 		for _, c := range id.Columns {
 			parts = append(parts, c.Column.String())
 		}
+		parts = append(parts, attrs.Include...) // PostgreSQL names the included columns too
 		name = strings.Join(append(parts, "key"), "_")
 	}
 	def.Info = &sqlparser.IndexInfo{Type: sqlparser.IndexTypeUnique, Name: sqlparser.NewIdentifierCI(name)}
 	pc := *p
 	pc.IndexNullsNotDistinct = attrs.NullsNotDistinct
+	pc.IndexInclude, pc.IndexConstraint = attrs.Include, true
 	if err := s.createIndex(t, &pc, table, &def); err != nil {
 		return err
 	}

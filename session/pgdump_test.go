@@ -127,6 +127,8 @@ func TestPgDump(t *testing.T) {
 		out := psqlFile(t, psql, target, facts, "-A")
 		for _, want := range []string{"books_author_id_fkey|f", "events_book_at|u", "books_price_check|c",
 			"books_title_idx|CREATE INDEX books_title_idx ON public.books USING btree (title)",
+			"books_price_cov|CREATE INDEX books_price_cov ON public.books USING btree (price) INCLUDE (title, tags)",
+			"authors_born_key|UNIQUE (born) INCLUDE (name)",
 			"counter|100|5|100", "cheap_books", "all the books|the title", "3|O'Neil|1980-12-31",
 			"2|-0.25", "events_id_seq|1|1|2",
 			"orders_book|CREATE INDEX orders_book ON shop.orders USING btree (book_id)", "orders_book_id_fkey|FOREIGN KEY (book_id) REFERENCES books(id)"} {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
-	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // columnConstraintWords end a column's type and a DEFAULT expression.
@@ -466,201 +465,6 @@ func parenDefault(toks []token) []token {
 	return toks
 }
 
-// createIndex handles CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS]
-// [name] ON [ONLY] table [USING method] (columns). The AST is vitess's
-// CREATE INDEX tree (a *sqlparser.AlterTable with an AddIndexDefinition);
-// a missing name is generated PostgreSQL's way: table_col1_col2_idx (or
-// _key for UNIQUE).
-func (r *rewriter) createIndex(toks []token) (Statement, error) {
-	var st Statement
-	c := &cursor{r: r, toks: toks, i: 1}
-	unique := c.accept("unique")
-	if err := c.expect("index"); err != nil {
-		return st, err
-	}
-	c.accept("concurrently")
-	if c.accept("if") {
-		if err := c.expect("not"); err != nil {
-			return st, err
-		}
-		if err := c.expect("exists"); err != nil {
-			return st, err
-		}
-		st.IfNotExists = true
-	}
-	var name []token
-	if !c.peek("on") {
-		if c.done() || (toks[c.i].kind != tkIdent && toks[c.i].kind != tkQIdent) {
-			return st, c.errHere()
-		}
-		name = []token{toks[c.i]}
-		c.i++
-	}
-	if err := c.expect("on"); err != nil {
-		return st, err
-	}
-	c.accept("only")
-	tableStart := c.i
-	tparts, err := c.qualifiedName()
-	if err != nil {
-		return st, err
-	}
-	table := toks[tableStart:c.i]
-	if c.accept("using") {
-		m, err := c.name()
-		if err != nil {
-			return st, err
-		}
-		st.IndexMethod = strings.ToLower(m)
-	}
-	if c.done() || !toks[c.i].isPunct("(") {
-		return st, c.errHere()
-	}
-	end := matchForward(toks, c.i)
-	if end < 0 {
-		return st, syntaxErr(r.sql, toks[c.i].pos, "unterminated index column list")
-	}
-	rest := end + 1
-	switch {
-	case rest+1 < len(toks) && toks[rest].is("nulls") && toks[rest+1].is("distinct"):
-		rest += 2 // the default
-	case rest+2 < len(toks) && toks[rest].is("nulls") && toks[rest+1].is("not") && toks[rest+2].is("distinct"):
-		st.IndexNullsNotDistinct = true
-		rest += 3
-	}
-	if rest < len(toks) && toks[rest].is("with") {
-		n, err := r.withParams(toks[rest:], indexParams, false)
-		if err != nil {
-			return st, err
-		}
-		rest += n
-	}
-	if rest < len(toks) {
-		if !toks[rest].is("where") || rest+1 >= len(toks) {
-			return st, unsupported(r.sql, toks[rest].pos, "CREATE INDEX options after the column list (INCLUDE) are not supported")
-		}
-		st.IndexWhere = r.sql[toks[rest+1].pos:toks[len(toks)-1].end]
-	}
-	items := splitTop(toks[c.i+1 : end])
-	for k, item := range items {
-		if cls, rest, ok := opclassOf(item); ok {
-			if st.IndexOpclasses == nil {
-				st.IndexOpclasses = map[int]string{}
-			}
-			st.IndexOpclasses[k] = cls
-			items[k] = rest
-		}
-	}
-	var colNames []string
-	exprs := map[int]string{} // item → expression text
-	for k, item := range items {
-		if n := len(item); n >= 2 && item[n-2].is("nulls") {
-			return st, unsupported(r.sql, item[n-2].pos, "NULLS FIRST/LAST in an index is not supported")
-		}
-		if len(item) == 0 {
-			continue
-		}
-		// An expression is parenthesized, or a function call: its index
-		// column is named "expr" or after the function, as PostgreSQL
-		// names it.
-		if close := exprItemEnd(item); close > 0 {
-			if item[0].isPunct("(") {
-				exprs[k] = r.sql[item[0].pos:item[close].end] // parenthesized, as PostgreSQL prints it
-				colNames = append(colNames, "expr")
-			} else {
-				exprs[k] = r.sql[item[0].pos:item[close].end]
-				colNames = append(colNames, item[0].val)
-			}
-			continue
-		}
-		colNames = append(colNames, item[0].val)
-	}
-	if name == nil {
-		gen := tparts[len(tparts)-1] + "_" + strings.Join(colNames, "_") + "_idx"
-		name = []token{{kind: tkQIdent, val: gen, pos: toks[0].pos}}
-		st.IndexNameGenerated = true
-	}
-	var cols []token
-	for k, item := range items {
-		if k > 0 {
-			cols = append(cols, raw(",", item0(item, toks[c.i]).pos))
-		}
-		if x, ok := exprs[k]; ok {
-			// The expression's value lives in a hidden column of the
-			// table; the AST names that column.
-			hidden := name[0].val + ".expr" + strconv.Itoa(k)
-			if st.IndexExprs == nil {
-				st.IndexExprs = map[string]string{}
-			}
-			st.IndexExprs[hidden] = x
-			cols = append(cols, token{kind: tkQIdent, val: hidden, pos: item[0].pos, end: item[0].end})
-			cols = append(cols, item[exprItemEnd(item)+1:]...)
-			continue
-		}
-		cols = append(cols, item...)
-	}
-	text := []token{raw("create", toks[0].pos)}
-	if unique {
-		text = append(text, raw("unique", toks[0].pos))
-	}
-	text = append(text, raw("index", toks[0].pos))
-	text = append(text, name...)
-	text = append(text, raw("on", toks[0].pos))
-	text = append(text, table...)
-	text = append(text, raw("(", toks[c.i].pos))
-	text = append(text, cols...)
-	text = append(text, raw(")", toks[end].pos))
-	ast, err := r.vitessParse(text)
-	if err != nil {
-		return st, err
-	}
-	if _, ok := ast.(*sqlparser.AlterTable); !ok {
-		return st, syntaxErr(r.sql, toks[0].pos, "syntax error in CREATE INDEX")
-	}
-	st.AST = ast
-	return st, nil
-}
-
-// opclassOf finds an operator class named after an index item's column
-// or expression — col int4_ops [DESC] — and returns it with the item
-// without it.
-func opclassOf(item []token) (string, []token, bool) {
-	n := len(item)
-	if n > 0 && (item[n-1].is("asc") || item[n-1].is("desc")) {
-		n--
-	}
-	if n < 2 || item[n-1].kind != tkIdent || !strings.HasSuffix(item[n-1].val, "_ops") {
-		return "", item, false
-	}
-	rest := append(append([]token(nil), item[:n-1]...), item[n:]...)
-	return item[n-1].val, rest, true
-}
-
-// exprItemEnd returns the position in item of the closing parenthesis of
-// an index expression item — (expr) or f(args), optionally followed by
-// ASC or DESC — or 0 when item names a column.
-func exprItemEnd(item []token) int {
-	at := 0
-	if !item[0].isPunct("(") {
-		if len(item) < 2 || !item[1].isPunct("(") || (item[0].kind != tkIdent && item[0].kind != tkQIdent) {
-			return 0
-		}
-		at = 1
-	}
-	close := matchForward(item, at)
-	if close < 0 {
-		return 0
-	}
-	return close
-}
-
-func item0(item []token, def token) token {
-	if len(item) > 0 {
-		return item[0]
-	}
-	return def
-}
-
 // CheckDef is a CHECK constraint of CREATE TABLE: its name if written,
 // the column it was written on ("" for a table constraint) and its
 // expression as the user wrote it.
@@ -784,7 +588,8 @@ var refWords = map[string]bool{
 // and MATCH FULL left for vitess, MATCH PARTIAL is 0A000 as in
 // PostgreSQL. What vitess has no grammar for — [NOT] DEFERRABLE,
 // INITIALLY DEFERRED | IMMEDIATE, ON DELETE SET NULL | SET DEFAULT's
-// column list and UNIQUE's NULLS [NOT] DISTINCT — goes to Statement.FKAttrs, and the marker column
+// column list, UNIQUE's NULLS [NOT] DISTINCT and the INCLUDE list of
+// UNIQUE and PRIMARY KEY — goes to Statement.FKAttrs, and the marker column
 // MarkerFKAttrs<i> at the end of the referenced column list says which
 // entry is this clause's. The same words after a UNIQUE or PRIMARY KEY
 // table constraint are read likewise (uniqueAttrs).
@@ -813,6 +618,14 @@ func (r *rewriter) refClause(toks []token) ([]token, error) {
 				j = close + 1
 			}
 			i = j - 1
+		case t.is("include") && !isRef && i+1 < len(toks) && toks[i+1].isPunct("("):
+			// UNIQUE (cols) INCLUDE (cols), PRIMARY KEY (cols) INCLUDE (cols)
+			inc, next, err := r.includeList(toks, i)
+			if err != nil {
+				return nil, err
+			}
+			attrs.Include = append(attrs.Include, inc...)
+			i = next - 1
 		case t.is("nulls") && !isRef && i+1 < len(toks) && toks[i+1].is("distinct"):
 			i++ // UNIQUE NULLS DISTINCT: the default
 		case t.is("nulls") && !isRef && i+2 < len(toks) && toks[i+1].is("not") && toks[i+2].is("distinct"):
@@ -879,7 +692,7 @@ func (r *rewriter) refClause(toks []token) ([]token, error) {
 	if attrs.InitiallyDeferred {
 		attrs.Deferrable = true
 	}
-	if !attrs.Deferrable && attrs.DeleteSetColumns == nil && !attrs.NullsNotDistinct {
+	if !attrs.Deferrable && attrs.DeleteSetColumns == nil && !attrs.NullsNotDistinct && attrs.Include == nil {
 		return out, nil
 	}
 	r.fkAttrs = append(r.fkAttrs, attrs)
@@ -923,4 +736,6 @@ type FKAttrs struct {
 	DeleteSetColumns []string
 	// NullsNotDistinct is UNIQUE NULLS NOT DISTINCT.
 	NullsNotDistinct bool
+	// Include is UNIQUE | PRIMARY KEY (cols) INCLUDE (cols)'s list.
+	Include []string
 }

@@ -24,7 +24,8 @@
 //     transaction statements are parsed here (session.go, copy.go).
 //     INTERSECT/EXCEPT queries are split into operands (compound.go);
 //     RETURNING is cut off and parsed as a select list; CREATE TABLE, ALTER
-//     TABLE ADD COLUMN and CREATE INDEX are reshaped (ddl.go). A
+//     TABLE ADD COLUMN and CREATE INDEX are reshaped (ddl.go,
+//     createindex.go, which also reads INCLUDE lists). A
 //     multi-row INSERT ... VALUES whose later rows are all plain
 //     literals parses its head and first row by the steps below and
 //     builds the other rows' literals straight from the tokens

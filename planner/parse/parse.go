@@ -38,6 +38,11 @@ type Statement struct {
 	// IndexNullsNotDistinct is CREATE UNIQUE INDEX ... NULLS NOT
 	// DISTINCT.
 	IndexNullsNotDistinct bool
+	// IndexInclude names CREATE INDEX ... INCLUDE (cols)'s columns.
+	IndexInclude []string
+	// IndexConstraint is set by the session for the index of a UNIQUE
+	// constraint it adds (errors are worded as for a constraint).
+	IndexConstraint bool
 	// IndexOpclasses are the operator classes named for index items (by
 	// their position), for the planner to check against the column's type.
 	IndexOpclasses map[int]string

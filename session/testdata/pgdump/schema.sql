@@ -22,6 +22,9 @@ CREATE TABLE "Mixed Case" ("Key" int PRIMARY KEY, val double precision);
 CREATE TABLE plain (a int, b text);
 CREATE INDEX books_title_idx ON books (title);
 CREATE UNIQUE INDEX books_author_title ON books (author_id, title DESC);
+-- Covering: INCLUDE on an index and on a unique constraint.
+CREATE INDEX books_price_cov ON books (price) INCLUDE (title, tags);
+ALTER TABLE authors ADD CONSTRAINT authors_born_key UNIQUE (born) INCLUDE (name);
 CREATE SEQUENCE counter START 100 INCREMENT 5;
 CREATE VIEW cheap_books AS SELECT id, title FROM books WHERE price < 10;
 COMMENT ON TABLE books IS 'all the books';
