@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/kvsql/kvsql/kv"
@@ -64,17 +63,7 @@ func TestIndexOnlyMatchesMasterReads(t *testing.T) {
 // reads (the plan without INCLUDE), and index-only through the same key
 // with INCLUDE (pad).
 func BenchmarkIndexOnlyRead(b *testing.B) {
-	e, err := kv.OpenPebble(b.TempDir(), kv.PebbleOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	tbl := batchTable(b, e, 200_000, rand.New(rand.NewPCG(1, 2)))
-	if err := e.Compact([]byte{0}, []byte{0xff}); err != nil {
-		b.Fatal(err)
-	}
-	ctx := testCtx(b, 0)
-	ctx.Read, ctx.ReadOnly = e, true
+	tbl, ctx := compactedBatchTable(b)
 	for _, c := range []struct {
 		name   string
 		ix     int

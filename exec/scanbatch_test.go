@@ -125,6 +125,23 @@ func TestBatchedMasterReadsMissingRow(t *testing.T) {
 	}
 }
 
+// compactedBatchTable returns batchTable's 200,000 rows in a compacted
+// Pebble store, closed when b ends, and a read-only Ctx reading it.
+func compactedBatchTable(b *testing.B) (*catalog.Table, *Ctx) {
+	e, err := kv.OpenPebble(b.TempDir(), kv.PebbleOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = e.Close() })
+	tbl := batchTable(b, e, 200_000, rand.New(rand.NewPCG(1, 2)))
+	if err := e.Compact([]byte{0}, []byte{0xff}); err != nil {
+		b.Fatal(err)
+	}
+	ctx := testCtx(b, 0)
+	ctx.Read, ctx.ReadOnly = e, true
+	return tbl, ctx
+}
+
 // BenchmarkIndexRangeRead reads 1% and 10% of 200,000 rows in a Pebble
 // store through a key+id index, with batched master reads and with one
 // master get per index entry: a range of a column scattered over the
@@ -132,17 +149,7 @@ func TestBatchedMasterReadsMissingRow(t *testing.T) {
 // rows are in key order (e = 7, 10%: the index lookup workload of kvsql
 // bench).
 func BenchmarkIndexRangeRead(b *testing.B) {
-	e, err := kv.OpenPebble(b.TempDir(), kv.PebbleOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	tbl := batchTable(b, e, 200_000, rand.New(rand.NewPCG(1, 2)))
-	if err := e.Compact([]byte{0}, []byte{0xff}); err != nil {
-		b.Fatal(err)
-	}
-	ctx := testCtx(b, 0)
-	ctx.Read, ctx.ReadOnly = e, true
+	tbl, ctx := compactedBatchTable(b)
 	for _, c := range []struct {
 		name   string
 		ix     int

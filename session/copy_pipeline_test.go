@@ -26,11 +26,6 @@ import (
 // (23505) and malformed fields (22P02) at random places, in text format
 // and in binary (pgx CopyFrom).
 func TestCopyPipelinedMatchesInline(t *testing.T) {
-	schemas := []string{
-		`CREATE TABLE t (id int PRIMARY KEY, a int, b text)`,
-		`CREATE TABLE t (id int PRIMARY KEY, a int, b text); CREATE INDEX t_a ON t (a)`,
-		`CREATE TABLE t (id int PRIMARY KEY, a int, b text); CREATE UNIQUE INDEX t_b ON t (b); CREATE INDEX t_a ON t (a, b)`,
-	}
 	open := func(inline bool) *pgx.Conn {
 		db, err := session.Open(session.Options{Dir: t.TempDir()})
 		if err != nil {
@@ -42,25 +37,14 @@ func TestCopyPipelinedMatchesInline(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(17, 2026))
 	for round := 0; round < 24; round++ {
-		schema := schemas[round%len(schemas)]
+		schema := copySchemas[round%len(copySchemas)]
 		n := 1 + rng.IntN(3500)
 		text, rows := randomCopyInput(rng, n, round)
 		binary := round%4 == 3
 		var results [2]string
 		for i, c := range []*pgx.Conn{inline, piped} {
-			mustExec(t, c, `DROP TABLE IF EXISTS t`)
-			for _, stmt := range strings.Split(schema, "; ") {
-				mustExec(t, c, stmt)
-			}
-			var tag int64
-			var err error
-			if binary {
-				tag, err = c.CopyFrom(ctx, pgx.Identifier{"t"}, []string{"id", "a", "b"}, pgx.CopyFromRows(rows))
-			} else {
-				var ct pgconn.CommandTag
-				ct, err = c.PgConn().CopyFrom(ctx, strings.NewReader(text), `COPY t FROM STDIN`)
-				tag = ct.RowsAffected()
-			}
+			resetCopyTable(t, c, schema)
+			tag, err := copyInto(ctx, c, text, rows, binary)
 			results[i] = fmt.Sprintf("tag %d, error %s\n", tag, describeErr(err)) + dumpCopied(t, c)
 		}
 		if results[0] != results[1] {
@@ -69,6 +53,34 @@ func TestCopyPipelinedMatchesInline(t *testing.T) {
 		}
 		t.Logf("round %d: %s", round, results[0][:strings.IndexByte(results[0], '\n')])
 	}
+}
+
+// copySchemas are the tables the COPY differential tests load into:
+// without and with secondary and unique indexes.
+var copySchemas = []string{
+	`CREATE TABLE t (id int PRIMARY KEY, a int, b text)`,
+	`CREATE TABLE t (id int PRIMARY KEY, a int, b text); CREATE INDEX t_a ON t (a)`,
+	`CREATE TABLE t (id int PRIMARY KEY, a int, b text); CREATE UNIQUE INDEX t_b ON t (b); CREATE INDEX t_a ON t (a, b)`,
+}
+
+// resetCopyTable drops table t and creates it as schema (statements
+// separated by "; ").
+func resetCopyTable(t *testing.T, c *pgx.Conn, schema string) {
+	t.Helper()
+	mustExec(t, c, `DROP TABLE IF EXISTS t`)
+	for _, stmt := range strings.Split(schema, "; ") {
+		mustExec(t, c, stmt)
+	}
+}
+
+// copyInto copies into t(id, a, b): rows through pgx's binary CopyFrom
+// when binary is set, else text in COPY's text format.
+func copyInto(ctx context.Context, c *pgx.Conn, text string, rows [][]any, binary bool) (int64, error) {
+	if binary {
+		return c.CopyFrom(ctx, pgx.Identifier{"t"}, []string{"id", "a", "b"}, pgx.CopyFromRows(rows))
+	}
+	ct, err := c.PgConn().CopyFrom(ctx, strings.NewReader(text), `COPY t FROM STDIN`)
+	return ct.RowsAffected(), err
 }
 
 // randomCopyInput returns n rows in COPY's text format and as values for

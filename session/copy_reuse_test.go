@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/session"
@@ -23,11 +22,6 @@ import (
 // rolls back, COPY with fresh constants per batch and COPY reusing them
 // give the same tag or error and leave the same rows and index entries.
 func TestCopyReuseMatchesFresh(t *testing.T) {
-	schemas := []string{
-		`CREATE TABLE t (id int PRIMARY KEY, a int, b text)`,
-		`CREATE TABLE t (id int PRIMARY KEY, a int, b text); CREATE INDEX t_a ON t (a)`,
-		`CREATE TABLE t (id int PRIMARY KEY, a int, b text); CREATE UNIQUE INDEX t_b ON t (b); CREATE INDEX t_a ON t (a, b)`,
-	}
 	db, err := session.Open(session.Options{Memory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +30,7 @@ func TestCopyReuseMatchesFresh(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(23, 2026))
 	for round := 0; round < 18; round++ {
-		schema := schemas[round%len(schemas)]
+		schema := copySchemas[round%len(copySchemas)]
 		n := 1 + rng.IntN(3500)
 		text, rows := randomCopyInput(rng, n, round)
 		binary := round%4 == 3
@@ -44,22 +38,11 @@ func TestCopyReuseMatchesFresh(t *testing.T) {
 		var results [2]string
 		for i, noReuse := range []bool{true, false} {
 			session.SetCopyNoReuse(t, noReuse)
-			mustExec(t, c, `DROP TABLE IF EXISTS t`)
-			for _, stmt := range strings.Split(schema, "; ") {
-				mustExec(t, c, stmt)
-			}
+			resetCopyTable(t, c, schema)
 			if inTxn {
 				mustExec(t, c, `BEGIN`)
 			}
-			var tag int64
-			var err error
-			if binary {
-				tag, err = c.CopyFrom(ctx, pgx.Identifier{"t"}, []string{"id", "a", "b"}, pgx.CopyFromRows(rows))
-			} else {
-				var ct pgconn.CommandTag
-				ct, err = c.PgConn().CopyFrom(ctx, strings.NewReader(text), `COPY t FROM STDIN`)
-				tag = ct.RowsAffected()
-			}
+			tag, err := copyInto(ctx, c, text, rows, binary)
 			results[i] = fmt.Sprintf("tag %d, error %s\n", tag, describeErr(err))
 			if inTxn {
 				if err == nil {
