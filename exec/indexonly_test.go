@@ -3,7 +3,6 @@ package exec
 import (
 	"testing"
 
-	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -16,46 +15,6 @@ func project(rows [][]types.Datum, cols []int) [][]types.Datum {
 		}
 	}
 	return out
-}
-
-// TestIndexOnlyMatchesMasterReads reads random ranges through the
-// covering indexes (INCLUDE (pad)) index-only and through the plain ones
-// with master reads (batched and one get per entry), ascending and
-// reverse, and wants the same rows in the same order.
-func TestIndexOnlyMatchesMasterReads(t *testing.T) {
-	r := testRand(t)
-	e := kv.NewMemory()
-	tbl := batchTable(t, e, 5000, r)
-	ctx := testCtx(t, 0)
-	ctx.Read, ctx.ReadOnly = e, true
-	for trial := range 100 {
-		ix := r.IntN(2)
-		top := int64(1000)
-		if ix == 1 {
-			top = 10
-		}
-		lo := r.Int64N(top)
-		hi := lo + r.Int64N(top/4+1)
-		needed := [][]int{{0, 3}, {3}, {0, 1 + ix, 3}}[r.IntN(3)]
-		rev := r.IntN(2) == 0
-		only := indexRangeScan(tbl, ix+2, lo, hi, rev, needed)
-		only.IndexOnly = true
-		got, err := runBatched(t, ctx, only, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, batched := range []bool{false, true} {
-			want, err := runBatched(t, ctx, indexRangeScan(tbl, ix, lo, hi, rev, needed), batched)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Both fill every needed column; the index-only scan fills
-			// the key column too, so compare the needed ones.
-			if g, w := render(project(got, needed)), render(project(want, needed)); g != w {
-				t.Fatalf("trial %d (index %d, %d..%d, reverse %v, needed %v, batched %v): index-only rows differ:\n%.500s\nwant\n%.500s", trial, ix, lo, hi, rev, needed, batched, g, w)
-			}
-		}
-	}
 }
 
 // BenchmarkIndexOnlyRead reads 1% and 10% of 200,000 rows of a compacted

@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -66,16 +67,19 @@ func runBatched(t testing.TB, ctx *Ctx, n planner.Node, batched bool) ([][]types
 	return tryCollect(ctx, n)
 }
 
-// TestBatchedMasterReadsMatchGets reads random index ranges (ascending and
-// reverse, every column or some) with batched master reads and with one
-// master get per entry, and wants the same rows in the same order.
-func TestBatchedMasterReadsMatchGets(t *testing.T) {
+// TestIndexReadsAgree reads random index ranges (ascending and reverse,
+// every column or some) three ways and wants the same rows in the same
+// order: with one master get per entry, with batched master reads, and,
+// when the covering index (INCLUDE (pad)) holds every needed column,
+// index-only.
+func TestIndexReadsAgree(t *testing.T) {
 	r := testRand(t)
 	e := kv.NewMemory()
 	tbl := batchTable(t, e, 5000, r)
 	ctx := testCtx(t, 0)
 	ctx.Read, ctx.ReadOnly = e, true
-	for trial := range 100 {
+	indexOnly := 0
+	for trial := range 150 {
 		ix := r.IntN(2)
 		top := int64(1000)
 		if ix == 1 {
@@ -83,23 +87,52 @@ func TestBatchedMasterReadsMatchGets(t *testing.T) {
 		}
 		lo := r.Int64N(top)
 		hi := lo + r.Int64N(top/4+1)
-		var needed []int
-		if r.IntN(2) == 0 {
-			needed = []int{0, 1 + r.IntN(3)}
-		}
-		scan := indexRangeScan(tbl, ix, lo, hi, r.IntN(2) == 0, needed)
-		got, err := runBatched(t, ctx, scan, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		needed := [][]int{nil, {0, 1 + r.IntN(3)}, {0, 3}, {3}, {0, 1 + ix, 3}}[r.IntN(5)]
+		rev := r.IntN(2) == 0
+		scan := indexRangeScan(tbl, ix, lo, hi, rev, needed)
 		want, err := runBatched(t, ctx, scan, false)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got, err := runBatched(t, ctx, scan, true)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if g, w := render(got), render(want); g != w {
-			t.Fatalf("trial %d (index %d, %d..%d, reverse %v, needed %v): batched reads differ:\n%.500s\nwant\n%.500s", trial, ix, lo, hi, scan.Reverse, needed, g, w)
+			t.Fatalf("trial %d (index %d, %d..%d, reverse %v, needed %v): batched reads differ:\n%.500s\nwant\n%.500s", trial, ix, lo, hi, rev, needed, g, w)
+		}
+		if !coveredBy(needed, 0, 1+ix, 3) {
+			continue
+		}
+		indexOnly++
+		only := indexRangeScan(tbl, ix+2, lo, hi, rev, needed)
+		only.IndexOnly = true
+		if got, err = runBatched(t, ctx, only, false); err != nil {
+			t.Fatal(err)
+		}
+		// The index-only scan fills the key column too: compare the
+		// needed ones.
+		if g, w := render(project(got, needed)), render(project(want, needed)); g != w {
+			t.Fatalf("trial %d (index %d, %d..%d, reverse %v, needed %v): index-only rows differ:\n%.500s\nwant\n%.500s", trial, ix, lo, hi, rev, needed, g, w)
 		}
 	}
+	if indexOnly < 30 {
+		t.Fatalf("only %d of 150 trials read index-only", indexOnly)
+	}
+}
+
+// coveredBy reports whether needed names only columns of cols (nil
+// needs every column).
+func coveredBy(needed []int, cols ...int) bool {
+	if needed == nil {
+		return false
+	}
+	for _, c := range needed {
+		if !slices.Contains(cols, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestBatchedMasterReadsMissingRow: an index entry without its master row
