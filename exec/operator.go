@@ -49,6 +49,9 @@ type Ctx struct {
 	// IntervalStyle is the IntervalStyle setting: how a cast to text
 	// shows an interval.
 	IntervalStyle types.IntervalStyle
+	// FloatDigits is the extra_float_digits setting as eval.Style's
+	// FloatDigits: how a cast to text shows a float.
+	FloatDigits int
 	// WorkMem is the memory budget of each memory-hungry operator (sort,
 	// hash join, hash aggregation, distinct, DML row buffers) in bytes.
 	// Past it they spill to temporary files. <= 0 means DefaultWorkMem.
@@ -285,7 +288,7 @@ func newRunState(ctx *Ctx) *runState {
 	if ctx.Analyze && ctx.Stats == nil {
 		ctx.Stats = newStats()
 	}
-	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, Subquery: rs.subquery,
+	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, FloatDigits: ctx.FloatDigits, Subquery: rs.subquery,
 		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
 		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines}
 	// Subqueries run under copies of env: made now, the caches are the

@@ -62,6 +62,9 @@ type Session struct {
 	loc atomic.Pointer[time.Location]
 	// intervalStyle is the IntervalStyle setting (types.IntervalStyle).
 	intervalStyle atomic.Uint32
+	// floatDigits is the extra_float_digits setting as eval.Style's
+	// FloatDigits.
+	floatDigits atomic.Int32
 	// triggers holds the parsed triggers this session has fired, with
 	// their prepared statements.
 	triggers map[*catalog.Trigger]*compiledTrigger
@@ -335,6 +338,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		StmtNow:       stmt,
 		Loc:           s.Location(),
 		IntervalStyle: s.IntervalStyle(),
+		FloatDigits:   s.FloatDigits(),
 		WorkMem:       s.workMem(),
 		MaxQueryMem:   s.queryMemLimit(),
 		MaxValueSize:  s.db.maxValueSize(),

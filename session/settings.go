@@ -1,11 +1,13 @@
 package session
 
 import (
-	"github.com/kvsql/kvsql/planner"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kvsql/kvsql/exec/eval"
+	"github.com/kvsql/kvsql/planner"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -206,6 +208,12 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 			return nil, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"IntervalStyle\": \"%s\"", v)
 		}
 		value = v // setLocked keeps s.intervalStyle
+	case "extra_float_digits":
+		n, err := parseIntSetting("extra_float_digits", value, -15, 3)
+		if err != nil {
+			return nil, err
+		}
+		value = strconv.Itoa(n) // setLocked keeps s.floatDigits
 	case "timezone":
 		loc, show, ok := parseTimeZoneSetting(value)
 		if !ok {
@@ -225,6 +233,10 @@ func (s *Session) setLocked(name, value string) {
 	if name == "intervalstyle" {
 		style, _ := types.ParseIntervalStyle(value)
 		s.intervalStyle.Store(uint32(style))
+	}
+	if name == "extra_float_digits" {
+		n, _ := strconv.Atoi(value)
+		s.floatDigits.Store(int32(eval.FloatDigitsFor(n)))
 	}
 	if r, ok := reported[name]; ok {
 		s.changed[r] = value
@@ -333,6 +345,25 @@ func (s *Session) lockOptions() lockOptions {
 // as text (the wire's text format and casts to text).
 func (s *Session) IntervalStyle() types.IntervalStyle {
 	return types.IntervalStyle(s.intervalStyle.Load())
+}
+
+// FloatDigits is the extra_float_digits setting as eval.Style's
+// FloatDigits: how many digits floats are shown with (the wire's text
+// format and casts to text).
+func (s *Session) FloatDigits() int { return int(s.floatDigits.Load()) }
+
+// parseIntSetting reads the value of the integer setting name as
+// PostgreSQL's parse_int does (a fraction rounds), within [lo, hi].
+func parseIntSetting(name, value string, lo, hi int) (int, error) {
+	v := strings.TrimSpace(strings.Trim(value, "'"))
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, pgerror.Newf(pgerror.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+	}
+	if f = math.RoundToEven(f); f < float64(lo) || f > float64(hi) {
+		return 0, pgerror.Newf(pgerror.InvalidParameterValue, "%s is outside the valid range for parameter \"%s\" (%d .. %d)", strconv.FormatFloat(f, 'f', -1, 64), name, lo, hi)
+	}
+	return int(f), nil
 }
 
 func (s *Session) Location() *time.Location {

@@ -74,7 +74,7 @@ func (c *inProcessConn) Query(ctx context.Context, sql string) ([][]any, error) 
 		for j, d := range r {
 			row[j] = goValue(d)
 			if j < len(last.Columns) && (d.Kind == types.KindArray || d.Kind == types.KindRecord || isDateTime(last.Columns[j].Type.Family)) && !d.IsNull() {
-				row[j] = string(eval.AppendTextStyle(nil, d, last.Columns[j].Type, c.s.Location(), c.s.IntervalStyle())) // as the wire sends it
+				row[j] = string(eval.AppendTextStyle(nil, d, last.Columns[j].Type, eval.Style{Loc: c.s.Location(), Interval: c.s.IntervalStyle(), FloatDigits: c.s.FloatDigits()})) // as the wire sends it
 			}
 		}
 		rows[i] = row

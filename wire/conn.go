@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 	"github.com/kvsql/kvsql/wire/backend"
@@ -289,13 +290,18 @@ func (c *conn) readFailed(err error) {
 // write or by kill.
 func (c *conn) closed() bool { return c.ctx.Err() != nil }
 
-// intervalStyle is the session's IntervalStyle when the session has one,
-// else PostgreSQL's default.
-func (c *conn) intervalStyle() types.IntervalStyle {
+// style is how the session's settings shape values' text (TimeZone,
+// IntervalStyle, extra_float_digits), each PostgreSQL's default when the
+// session does not say.
+func (c *conn) style() eval.Style {
+	st := eval.Style{Loc: c.location()}
 	if z, ok := c.sess.(interface{ IntervalStyle() types.IntervalStyle }); ok {
-		return z.IntervalStyle()
+		st.Interval = z.IntervalStyle()
 	}
-	return types.IntervalPostgres
+	if z, ok := c.sess.(interface{ FloatDigits() int }); ok {
+		st.FloatDigits = z.FloatDigits()
+	}
+	return st
 }
 
 // location is the session's time zone when the session has one

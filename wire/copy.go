@@ -19,7 +19,7 @@ func (c *conn) runCopy(ctx *stmtCtx, spec *backend.CopySpec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	codec.loc = c.location()
+	codec.style = c.style()
 	if spec.In {
 		return c.copyIn(ctx, spec, codec)
 	}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
-	"time"
 
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 	"github.com/kvsql/kvsql/wire/backend"
@@ -23,7 +23,7 @@ var binarySignature = []byte("PGCOPY\n\xff\r\n\x00")
 // incomplete tail of the stream between CopyData messages, since rows and
 // messages need not align.
 type copyCodec struct {
-	loc       *time.Location // the session's time zone, for timestamptz text
+	style     eval.Style // the session's TimeZone, IntervalStyle and extra_float_digits
 	format    string
 	delim     byte
 	null      string
@@ -236,7 +236,7 @@ func (k *copyCodec) record(rec []byte, emit func([]types.Datum) error) error {
 		if f.null {
 			continue
 		}
-		d, err := decodeText(k.cols[i].Type.OID(), f.text, k.loc)
+		d, err := decodeText(k.cols[i].Type.OID(), f.text, k.style.Loc)
 		if err != nil {
 			return pgerror.Newf(pgerror.CodeOf(err), "%s (COPY line %d, column %q)", err.Error(), k.line, k.cols[i].Name)
 		}
@@ -573,7 +573,7 @@ func (k *copyCodec) appendRow(b []byte, row []types.Datum) ([]byte, error) {
 			b = append(b, k.null...)
 			continue
 		}
-		tmp = appendText(tmp[:0], k.colType(i), d, k.loc)
+		tmp = appendText(tmp[:0], k.colType(i), d, k.style)
 		if k.format == "csv" {
 			b = k.appendCSV(b, string(tmp), forced(k.forceQuote, i))
 		} else {

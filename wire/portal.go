@@ -3,9 +3,9 @@ package wire
 import (
 	"encoding/binary"
 	"slices"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 	"github.com/kvsql/kvsql/wire/backend"
@@ -110,7 +110,7 @@ func resolveFormats(codes []int16, n int, what string) ([]int16, error) {
 
 // appendDataRow appends a DataRow message for row straight into the
 // output buffer, with no per-value allocation.
-func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types.Datum, loc *time.Location, ivs types.IntervalStyle) ([]byte, error) {
+func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types.Datum, st eval.Style) ([]byte, error) {
 	start := len(b)
 	b = append(b, 'D', 0, 0, 0, 0)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(row)))
@@ -131,7 +131,7 @@ func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types
 				return b[:start], err
 			}
 		} else {
-			b = appendTextStyle(b, t, d, loc, ivs)
+			b = appendText(b, t, d, st)
 		}
 		binary.BigEndian.PutUint32(b[lenPos:], uint32(len(b)-lenPos-4))
 	}
@@ -190,7 +190,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 	suspended := false
 	err := c.guard("Result", func() error {
 		cols := p.stmt.Columns()
-		loc, ivs := c.location(), c.intervalStyle()
+		st := c.style()
 		for n := 0; ; n++ {
 			if maxRows > 0 && n == maxRows {
 				suspended = true
@@ -203,7 +203,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 				return p.res.Err()
 			}
 			var err error
-			if c.wbuf, err = appendDataRow(c.wbuf, cols, p.formats, p.res.Row(), loc, ivs); err != nil {
+			if c.wbuf, err = appendDataRow(c.wbuf, cols, p.formats, p.res.Row(), st); err != nil {
 				return err
 			}
 			if err := c.maybeFlush(); err != nil {

@@ -56,26 +56,18 @@ func typeSize(f types.Family) int16 {
 // typeModifier is RowDescription's atttypmod (see types.T.Typmod).
 func typeModifier(t types.T) int32 { return t.Typmod() }
 
-// appendText appends d in PostgreSQL's text output format for type t:
-// the engine's own text rendering (eval.AppendText, which casts to text
-// use too), except that the output format writes booleans as t and f.
-func appendText(b []byte, t types.T, d types.Datum, loc *time.Location) []byte {
+// appendText appends d in PostgreSQL's text output format for type t
+// under the session's settings st: the engine's own text rendering
+// (eval.AppendTextStyle, which casts to text use too), except that the
+// output format writes booleans as t and f.
+func appendText(b []byte, t types.T, d types.Datum, st eval.Style) []byte {
 	if d.Kind == types.KindBool {
 		if d.Bool() {
 			return append(b, 't')
 		}
 		return append(b, 'f')
 	}
-	return eval.AppendTextIn(b, d, t, loc)
-}
-
-// appendTextStyle is appendText with intervals in the session's
-// IntervalStyle.
-func appendTextStyle(b []byte, t types.T, d types.Datum, loc *time.Location, ivs types.IntervalStyle) []byte {
-	if d.Kind == types.KindInterval {
-		return types.AppendIntervalStyle(b, d.Interval(), ivs)
-	}
-	return appendText(b, t, d, loc)
+	return eval.AppendTextStyle(b, d, t, st)
 }
 
 // appendBinary appends d in PostgreSQL's binary format for type t.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -27,7 +28,7 @@ func TestFloatText(t *testing.T) {
 		{1e6, types.Float4, "1e+06"},
 		{100000, types.Float4, "100000"},
 	} {
-		got := string(appendText(nil, types.T{Family: tc.fam}, types.NewFloat(tc.f), time.UTC))
+		got := string(appendText(nil, types.T{Family: tc.fam}, types.NewFloat(tc.f), eval.Style{}))
 		if got != tc.want {
 			t.Errorf("%v as %s: got %q want %q", tc.f, tc.fam, got, tc.want)
 		}

@@ -55,7 +55,7 @@ func evalBinOp(env *Env, e *planner.BinOp, row []types.Datum) (types.Datum, erro
 		if int64(len(l.S))+int64(len(r.S)) > env.maxValueSize() {
 			return types.Null, tooLarge()
 		}
-		return concat2(l, r, e.L.Type(), e.R.Type(), env.loc()), nil
+		return concat2(l, r, e.L.Type(), e.R.Type(), env.style()), nil
 	case "&", "|", "#", "<<", ">>":
 		return bitwise(e.Op, l, r, e.T)
 	case "~", "~*", "!~", "!~*":

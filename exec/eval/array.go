@@ -2,7 +2,6 @@ package eval
 
 import (
 	"strings"
-	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -78,7 +77,7 @@ func castToArray(d types.Datum, from, to types.T) (types.Datum, error) {
 // appendArrayText appends d in array_out's form: elements in their type's
 // output form (booleans as t and f), quoted where needed, NULL unquoted,
 // the bounds first when one is not 1.
-func appendArrayText(b []byte, d types.Datum, t types.T, loc *time.Location) []byte {
+func appendArrayText(b []byte, d types.Datum, t types.T, st Style) []byte {
 	xs, err := elems(d)
 	if err != nil {
 		return append(b, "{?}"...)
@@ -92,7 +91,7 @@ func appendArrayText(b []byte, d types.Datum, t types.T, loc *time.Location) []b
 		case x.Kind == types.KindBool:
 			return append(b, "ft"[x.I&1])
 		default:
-			tmp = AppendTextIn(tmp[:0], x, et, loc)
+			tmp = AppendTextStyle(tmp[:0], x, et, st)
 			return types.AppendArrayElemText(b, string(tmp))
 		}
 	})

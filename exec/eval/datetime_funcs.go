@@ -17,6 +17,30 @@ import (
 // isfinite and the clock functions. to_char and friends are in
 // tochar.go.
 
+// style is the session's settings that shape a value's text.
+func (env *Env) style() Style {
+	if env == nil {
+		return Style{}
+	}
+	return Style{Loc: env.loc(), Interval: env.IntervalStyle, FloatDigits: env.FloatDigits}
+}
+
+// styled reports whether the text of x, of type t, depends on a
+// setting other than the time zone that is not at its default
+// (IntervalStyle, extra_float_digits).
+func (env *Env) styled(x types.Datum, t types.T) bool {
+	intervals, floats := env.IntervalStyle != types.IntervalPostgres, env.FloatDigits != 0
+	switch x.Kind {
+	case types.KindInterval:
+		return intervals
+	case types.KindFloat, types.KindInt:
+		return floats && t.Kind() == types.KindFloat && t.Family != types.Numeric
+	case types.KindArray, types.KindRecord:
+		return intervals || floats
+	}
+	return false
+}
+
 // loc is the session's time zone (UTC when unset).
 func (env *Env) loc() *time.Location {
 	if env == nil || env.Loc == nil {

@@ -78,9 +78,10 @@
 //     BC, epoch, infinity, now, today, tomorrow and yesterday forms (the
 //     relative words read the clock, not the transaction's start), but
 //     no other DateStyles; dates are finite. Intervals print in the session's
-//     IntervalStyle (Env.IntervalStyle; inside arrays and COPY output
-//     always postgres), but are read as postgres input whatever the
-//     style (sql_standard's leading sign is not spread). to_char, to_date and to_timestamp cover the common
+//     IntervalStyle and floats with its extra_float_digits (Style, and
+//     Env.IntervalStyle and Env.FloatDigits for casts to text), inside
+//     arrays and records too, but intervals are read as postgres input
+//     whatever the style (sql_standard's leading sign is not spread). to_char, to_date and to_timestamp cover the common
 //     template patterns (tochar.go), not EEEE, V, L, PR or RN.
 //   - An Env is for one goroutine. A fresh Env per row would recompile
 //     LIKE patterns per row: reuse one per statement.

@@ -38,6 +38,9 @@ type Env struct {
 	// IntervalStyle is the IntervalStyle setting: how a cast to text
 	// shows an interval.
 	IntervalStyle types.IntervalStyle
+	// FloatDigits is the extra_float_digits setting as Style's
+	// FloatDigits: how a cast to text shows a float.
+	FloatDigits int
 	// Database, User and BackendPID answer current_database(),
 	// current_user/session_user and pg_backend_pid(); empty names read as
 	// "kvsql".
@@ -174,9 +177,10 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 		if err != nil {
 			return types.Null, err
 		}
-		if x.Kind == types.KindInterval && env != nil && env.IntervalStyle != types.IntervalPostgres && e.T.Kind() == types.KindText {
-			// An interval shown in the session's IntervalStyle.
-			return castToText(types.NewText(string(types.AppendIntervalStyle(nil, x.Interval(), env.IntervalStyle))), types.T{Family: types.Text}, e.T), nil
+		if env != nil && e.T.Kind() == types.KindText && env.styled(x, e.X.Type()) {
+			// A value shown in the session's IntervalStyle or with its
+			// extra_float_digits.
+			return castToText(types.NewText(string(AppendTextStyle(nil, x, e.X.Type(), env.style()))), types.T{Family: types.Text}, e.T), nil
 		}
 		if e.Domain != nil {
 			return checkDomain(env, e.Domain, x, e.X.Type(), e.T)

@@ -23,7 +23,7 @@ func FormatText(d types.Datum, t types.T) string {
 		return d.S
 	case types.KindInt:
 		if t.Kind() == types.KindFloat {
-			return string(appendFloat(nil, float64(d.I), t.Family))
+			return string(appendFloat(nil, float64(d.I), t.Family, 0))
 		}
 		return strconv.FormatInt(d.I, 10)
 	}
@@ -44,12 +44,37 @@ func FormatTextIn(d types.Datum, t types.T, loc *time.Location) string {
 
 // AppendTextIn is AppendText with timestamptz values shown in loc.
 func AppendTextIn(b []byte, d types.Datum, t types.T, loc *time.Location) []byte {
-	return AppendTextStyle(b, d, t, loc, types.IntervalPostgres)
+	return AppendTextStyle(b, d, t, Style{Loc: loc})
 }
 
-// AppendTextStyle is AppendTextIn with intervals shown in style (the
-// IntervalStyle setting).
-func AppendTextStyle(b []byte, d types.Datum, t types.T, loc *time.Location, style types.IntervalStyle) []byte {
+// Style is what a session's settings change in a value's text: the time
+// zone timestamptz values are shown in (TimeZone), how intervals read
+// (IntervalStyle) and how many digits floats get (extra_float_digits).
+// The zero Style is PostgreSQL's defaults with the time zone UTC.
+type Style struct {
+	// Loc is the session's time zone; nil means UTC.
+	Loc *time.Location
+	// Interval is the IntervalStyle setting.
+	Interval types.IntervalStyle
+	// FloatDigits is the significant digits a float8 gets when
+	// extra_float_digits is 0 or below, PostgreSQL's %g precision
+	// 15 + extra_float_digits (at least 1; a real gets 9 fewer, at least
+	// 1). 0 is the setting's default and every value above 0: the
+	// shortest digits that read back as the value.
+	FloatDigits int
+}
+
+// FloatDigitsFor is Style.FloatDigits for an extra_float_digits setting.
+func FloatDigitsFor(extraFloatDigits int) int {
+	if extraFloatDigits > 0 {
+		return 0
+	}
+	return max(1, 15+extraFloatDigits)
+}
+
+// AppendTextStyle is AppendText with the session's settings st.
+func AppendTextStyle(b []byte, d types.Datum, t types.T, st Style) []byte {
+	loc := st.Loc
 	if t.Family == types.TimeTZ {
 		if v, ok := types.TimeTZOf(d); ok {
 			return types.AppendTimeTZ(b, v)
@@ -68,24 +93,24 @@ func AppendTextStyle(b []byte, d types.Datum, t types.T, loc *time.Location, sty
 		return append(b, "false"...)
 	case types.KindInt:
 		if t.Kind() == types.KindFloat {
-			return appendFloat(b, float64(d.I), t.Family)
+			return appendFloat(b, float64(d.I), t.Family, st.FloatDigits)
 		}
 		return strconv.AppendInt(b, d.I, 10)
 	case types.KindFloat:
-		return appendFloat(b, d.F, t.Family)
+		return appendFloat(b, d.F, t.Family, st.FloatDigits)
 	case types.KindText, types.KindDecimal:
 		return append(b, d.S...)
 	case types.KindBytes:
 		b = append(b, '\\', 'x')
 		return hex.AppendEncode(b, []byte(d.S))
 	case types.KindArray:
-		return appendArrayText(b, d, t, loc)
+		return appendArrayText(b, d, t, st)
 	case types.KindRecord:
-		return appendRecordText(b, d, t, loc)
+		return appendRecordText(b, d, t, st)
 	case types.KindDate:
 		return append(b, types.FormatDate(d.I)...)
 	case types.KindInterval:
-		return types.AppendIntervalStyle(b, d.Interval(), style)
+		return types.AppendIntervalStyle(b, d.Interval(), st.Interval)
 	case types.KindTime:
 		return append(b, types.FormatTime(d.I)...)
 	case types.KindTimestamp:
@@ -100,12 +125,14 @@ func AppendTextStyle(b []byte, d types.Datum, t types.T, loc *time.Location, sty
 	return b
 }
 
-// appendFloat renders f as PostgreSQL 12+ does by default
-// (extra_float_digits = 1): the shortest digits that read back as f, in
-// exponent form when the decimal exponent is below -4 or at least the
-// type's precision (15 for double precision, 6 for real); see
-// appendShortestFloat. NUMERIC is plain decimal, never exponent form.
-func appendFloat(b []byte, f float64, fam types.Family) []byte {
+// appendFloat renders f as PostgreSQL 12+ does: with digits 0 (the
+// default, extra_float_digits above 0) the shortest digits that read
+// back as f, in exponent form when the decimal exponent is below -4 or
+// at least the type's precision (15 for double precision, 6 for real;
+// see appendShortestFloat); otherwise printf's %.*g with digits
+// significant digits for a float8 and 9 fewer for a real (see
+// Style.FloatDigits). NUMERIC is plain decimal, never exponent form.
+func appendFloat(b []byte, f float64, fam types.Family, digits int) []byte {
 	switch {
 	case math.IsNaN(f):
 		return append(b, "NaN"...)
@@ -125,15 +152,21 @@ func appendFloat(b []byte, f float64, fam types.Family) []byte {
 		return append(b, '0')
 	}
 	if fam == types.Float4 {
+		if digits > 0 {
+			return strconv.AppendFloat(b, float64(float32(f)), 'g', max(1, digits-9), 64)
+		}
 		return appendShortestFloat(b, float64(float32(f)), 32)
+	}
+	if digits > 0 {
+		return strconv.AppendFloat(b, f, 'g', digits, 64)
 	}
 	return appendShortestFloat(b, f, 64)
 }
 
 // concat2 is the || operator on non-NULL operands of types lt and rt:
 // bytea || bytea is bytea; otherwise both sides are rendered as text
-// (non-text operands as FormatText of their type).
-func concat2(l, r types.Datum, lt, rt types.T, loc *time.Location) types.Datum {
+// (non-text operands in their type's text under the session's settings).
+func concat2(l, r types.Datum, lt, rt types.T, st Style) types.Datum {
 	// CHAR(n) becomes text first, losing its trailing blanks.
 	if lt.Family == types.Char && l.Kind == types.KindText {
 		l.S = strings.TrimRight(l.S, " ")
@@ -148,8 +181,8 @@ func concat2(l, r types.Datum, lt, rt types.T, loc *time.Location) types.Datum {
 		return types.NewText(l.S + r.S)
 	}
 	b := make([]byte, 0, 32)
-	b = AppendTextIn(b, l, lt, loc)
-	b = AppendTextIn(b, r, rt, loc)
+	b = AppendTextStyle(b, l, lt, st)
+	b = AppendTextStyle(b, r, rt, st)
 	return types.NewText(string(b))
 }
 

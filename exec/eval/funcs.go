@@ -157,7 +157,7 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 			return jsonbConcat(args[0], args[1])
 		}
 		if len(args) == 2 {
-			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type(), env.loc()), nil
+			return concat2(args[0], args[1], e.Args[0].Type(), e.Args[1].Type(), env.style()), nil
 		}
 	case "~", "~*", "!~", "!~*":
 		if len(args) == 2 {

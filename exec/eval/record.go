@@ -16,7 +16,7 @@ import (
 // a NULL field empty, a field quoted when it is empty or holds a quote,
 // a backslash, a parenthesis, a comma or white space (quotes and
 // backslashes doubled inside).
-func appendRecordText(b []byte, d types.Datum, t types.T, loc *time.Location) []byte {
+func appendRecordText(b []byte, d types.Datum, t types.T, st Style) []byte {
 	fields, err := types.RecordFields(nil, d)
 	if err != nil {
 		return append(b, "(?)"...)
@@ -37,7 +37,7 @@ func appendRecordText(b []byte, d types.Datum, t types.T, loc *time.Location) []
 		if f.Kind == types.KindBool {
 			tmp = append(tmp[:0], "ft"[f.I&1])
 		} else {
-			tmp = AppendTextIn(tmp[:0], f, ft, loc)
+			tmp = AppendTextStyle(tmp[:0], f, ft, st)
 		}
 		b = appendRecordField(b, tmp)
 	}
