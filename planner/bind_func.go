@@ -714,12 +714,25 @@ func aggType(call *AggCall) error {
 		if len(call.Args) != 2 {
 			return pgerror.New(pgerror.UndefinedFunction, "function string_agg requires two arguments")
 		}
+		// string_agg(bytea, bytea) joins bytes, an untyped literal or NULL
+		// taking the other's type; bytea with anything else has no form.
+		// Every other value is text (kvsql also joins non-text values as
+		// text, for SQLite's group_concat, which is bound as string_agg).
+		t := tText
+		if call.Args[0].Type().Family == types.Bytea {
+			t = tBytea
+		}
+		for _, a := range call.Args {
+			if f := a.Type().Family; f != types.Unknown && (f == types.Bytea) != (t.Family == types.Bytea) {
+				return noFunction("string_agg", call.Args)
+			}
+		}
 		for i := range call.Args {
-			if call.Args[i], err = assign(call.Args[i], tText); err != nil {
+			if call.Args[i], err = assign(call.Args[i], t); err != nil {
 				return err
 			}
 		}
-		call.T = tText
+		call.T = t
 	case "bool_and", "bool_or":
 		if err := oneArg(*call); err != nil {
 			return err

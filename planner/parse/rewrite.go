@@ -814,11 +814,11 @@ var nativeDistinct = map[string]bool{"count": true, "sum": true, "avg": true, "m
 
 // aggModifiers reports whether toks[i] starts a call f(...) whose
 // arguments carry DISTINCT or a top-level ORDER BY that vitess cannot
-// read: ORDER BY in any call but string_agg's (which has its own form),
-// DISTINCT in any but vitess's own aggregates.
+// read: ORDER BY in any call but string_agg's with a literal separator
+// (which has its own form), DISTINCT in any but vitess's own aggregates.
 func aggModifiers(toks []token, i int) bool {
 	name := toks[i].val
-	if i+2 >= len(toks) || !toks[i+1].isPunct("(") || name == "string_agg" || name == "group_concat" {
+	if i+2 >= len(toks) || !toks[i+1].isPunct("(") || name == "group_concat" {
 		return false
 	}
 	end := matchForward(toks, i+1)
@@ -828,6 +828,15 @@ func aggModifiers(toks []token, i int) bool {
 	inner := toks[i+2 : end]
 	if len(inner) == 0 {
 		return false
+	}
+	if name == "string_agg" {
+		// Only a separator that is not a string literal: vitess reads
+		// string_agg(x, 'sep' ORDER BY y) in its own form.
+		ob := topLevelOrderBy(inner)
+		if ob < 0 && inner[0].is("distinct") {
+			ob = len(inner)
+		}
+		return ob >= 0 && !(ob >= 2 && inner[ob-2].isPunct(",") && inner[ob-1].kind == tkString)
 	}
 	if inner[0].is("distinct") {
 		return !nativeDistinct[name] || topLevelOrderBy(inner) > 0
