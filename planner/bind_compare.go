@@ -222,8 +222,13 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	}
 	if t.Family == types.Char {
 		// CHAR(n) values compare with trailing blanks insignificant:
-		// both sides padded to the wider width.
+		// both sides padded to the wider width, or, when a side is
+		// bpchar of no width (which padding could cut), both compared as
+		// text with their trailing blanks removed.
 		t.Width = max(x.Type().Width, y.Type().Width)
+		if unboundedChar(x.Type()) || unboundedChar(y.Type()) {
+			t = tText
+		}
 	}
 	var err error
 	if x, err = coerceCompare(x, t); err != nil {
@@ -262,6 +267,9 @@ func vectorOrder(op string, t types.T) error {
 // (integers among themselves, integers with numeric, numeric with the
 // floats: kvsql's numeric is a float64); an integer compared in float8 is
 // cast, so that it is rounded to float8 first as PostgreSQL does.
+// unboundedChar reports whether t is bpchar without a width.
+func unboundedChar(t types.T) bool { return t.Family == types.Char && t.Width <= 0 }
+
 func coerceCompare(x Expr, t types.T) (Expr, error) {
 	if isNumeric(x.Type().Family) && isNumeric(t.Family) {
 		if isInteger(x.Type().Family) && t.Family == types.Float8 {

@@ -95,7 +95,7 @@ func TestContract(t *testing.T) {
 		// Casts.
 		{`SELECT x::int, -1::int, a.b::text, f(x)::bigint, (a + b)::real`, "select cast(x as integer), -cast(1 as integer), cast(a.b as text), cast(f(x) as bigint), cast(a + b as real) from dual"},
 		{`SELECT CAST(x AS DOUBLE PRECISION), CAST(x AS SIGNED), CAST(x AS INT8), CAST(x AS VARCHAR(10)), CAST(x AS CHARACTER VARYING(3))`, "select cast(x as double precision), cast(x as bigint), cast(x as bigint), cast(x as varchar(10)), cast(x as varchar(3)) from dual"},
-		{`SELECT '1'::numeric(10,2), x::decimal, x::bpchar, x::char(2), x::bool, x::bytea, x::float4, x::float8, x::int2`, "select cast('1' as numeric(10, 2)), cast(x as numeric), cast(x as char), cast(x as char(2)), cast(x as boolean), cast(x as bytea), cast(x as real), cast(x as double precision), cast(x as smallint) from dual"},
+		{`SELECT '1'::numeric(10,2), x::decimal, x::bpchar, x::char(2), x::bool, x::bytea, x::float4, x::float8, x::int2`, "select cast('1' as numeric(10, 2)), cast(x as numeric), cast(x as bpchar), cast(x as char(2)), cast(x as boolean), cast(x as bytea), cast(x as real), cast(x as double precision), cast(x as smallint) from dual"},
 		{`SELECT x::timestamp with time zone, x::timestamp without time zone, x::timestamptz, x::date, 't'::regclass, x::regtype, x::oid, x::name, x::mytype`, "select cast(x as timestamptz), cast(x as timestamp), cast(x as timestamptz), cast(x as date), cast('t' as regclass), cast(x as regtype), cast(x as oid), cast(x as name), cast(x as mytype) from dual"},
 		{`SELECT DATE '2024-01-01', TIMESTAMP '2024-01-01 00:00:00', x::int::text`, "select cast('2024-01-01' as date), cast('2024-01-01 00:00:00' as timestamp), cast(cast(x as integer) as text) from dual"},
 		// Set operations.

@@ -33,7 +33,7 @@ var typeAliases = map[string]string{
 	"float8": "double precision", "double": "double precision", "float": "double precision",
 	"numeric": "numeric", "decimal": "numeric", "dec": "numeric",
 	"text": "text", "varchar": "varchar", "nvarchar": "varchar", "string": "text", "clob": "text",
-	"char": "char", "character": "char", "bpchar": "char", "nchar": "char",
+	"char": "char", "character": "char", "bpchar": "bpchar", "nchar": "char",
 	"boolean": "boolean", "bool": "boolean",
 	"bytea": "bytea", "blob": "bytea",
 	"date": "date", "timestamp": "timestamp", "timestamptz": "timestamptz", "datetime": "timestamp",
