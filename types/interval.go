@@ -298,10 +298,10 @@ func ParseInterval(s string) (IntervalValue, error) {
 		switch {
 		case strings.ContainsRune(f, ':'):
 			// A time field sets hours, minutes and seconds at once.
-			if seen["hour"] || seen["minute"] || seen["sec"] {
+			if seen["hour"] || seen["minute"] || seen["sec"] || seen["msec"] || seen["usec"] {
 				return IntervalValue{}, ErrIntervalSyntax
 			}
-			seen["hour"], seen["minute"], seen["sec"] = true, true, true
+			seen["hour"], seen["minute"], seen["sec"], seen["msec"], seen["usec"] = true, true, true, true, true
 			us, err := parseIntervalTime(f)
 			if err != nil {
 				return IntervalValue{}, err
@@ -354,8 +354,12 @@ func ParseInterval(s string) (IntervalValue, error) {
 				key = "hour"
 			case u.factor == MicrosPerMinute:
 				key = "minute"
-			default:
-				key = "sec" // seconds, milliseconds and microseconds are one field
+			case u.factor == MicrosPerSecond:
+				key = "sec"
+			case u.factor == 1000:
+				key = "msec" // seconds, milliseconds and microseconds are three fields
+			case u.factor == 1:
+				key = "usec"
 			}
 			if !ok || seen[key] {
 				return IntervalValue{}, ErrIntervalSyntax
@@ -628,25 +632,20 @@ func IntervalQualifier(name string) (from, to int, ok bool) {
 	return 0, 0, false
 }
 
-// ParseIntervalQualified reads interval text under a qualifier: bare
-// numbers take the qualifier's fields from the smallest up ('1 2' DAY TO
-// HOUR is 1 day 2 hours, '999' SECOND is 999 seconds), then the value is
-// truncated to the smallest field and seconds rounded to precision
-// (negative: none), as PostgreSQL's interval typmod does.
+// ParseIntervalQualified reads interval text under a qualifier as
+// PostgreSQL's DecodeInterval does with a typmod range, then truncates
+// the value to the smallest field and rounds seconds to precision
+// (negative: none). When the text is only bare numbers and times, the
+// fields are typed right to left: the rightmost bare number is the
+// qualifier's smallest field ('999' SECOND is 999 seconds), a bare
+// number left of hours or of a time is days ('1 2' DAY TO HOUR is 1 day 2
+// hours), and any other takes the type of the one to its right, so two
+// of them are the same field twice, a syntax error ('1 2' DAY TO MINUTE).
+// A time "m:s" is minutes and seconds under MINUTE TO SECOND.
 func ParseIntervalQualified(s string, from, to, precision int) (IntervalValue, error) {
 	if to > 0 {
-		fields := strings.Fields(strings.ToLower(strings.TrimSpace(s)))
-		plain := len(fields) > 0
-		for _, f := range fields {
-			if !isIntervalNumber(f) || strings.ContainsAny(f[1:], "-:abcdefghijklmnopqrstuvwxyz") {
-				plain = false
-			}
-		}
-		if plain && len(fields) <= to-max(from, 1)+1 {
-			for k := range fields {
-				fields[k] += " " + intervalQualFields[to-(len(fields)-1-k)]
-			}
-			s = strings.Join(fields, " ")
+		if typed, ok := typeQualifiedFields(strings.Fields(strings.ToLower(strings.TrimSpace(s))), from, to); ok {
+			s = typed
 		}
 	}
 	iv, err := ParseInterval(s)
@@ -654,6 +653,58 @@ func ParseIntervalQualified(s string, from, to, precision int) (IntervalValue, e
 		return iv, err
 	}
 	return TruncateInterval(iv, to, precision), nil
+}
+
+// typeQualifiedFields spells out the fields of ParseIntervalQualified's
+// text with their units; ok is false when a field is neither a bare
+// number nor a time (the text is then read as it is).
+func typeQualifiedFields(fields []string, from, to int) (string, bool) {
+	if len(fields) == 0 {
+		return "", false
+	}
+	out := make([]string, len(fields))
+	next := to
+	for k := len(fields) - 1; k >= 0; k-- {
+		f := fields[k]
+		switch {
+		case isIntervalTime(f):
+			if from == 5 && to == 6 && strings.Count(f, ":") == 1 && !strings.Contains(f, ".") {
+				// m:s, kept signed: "-2:03" is "-00:2:03".
+				sign := ""
+				if f[0] == '-' || f[0] == '+' {
+					sign, f = f[:1], f[1:]
+				}
+				f = sign + "00:" + f
+			}
+			out[k] = f
+			next = 3
+		case isIntervalNumber(f) && !strings.ContainsAny(f[1:], "-+:abcdefghijklmnopqrstuvwxyz"):
+			out[k] = f + " " + intervalQualFields[next]
+			if next == 4 {
+				next = 3
+			}
+		default:
+			return "", false
+		}
+	}
+	return strings.Join(out, " "), true
+}
+
+// isIntervalTime reports whether f is a signed or unsigned h:m[:s[.f]]
+// (or m:s.f) time field.
+func isIntervalTime(f string) bool {
+	if f != "" && (f[0] == '-' || f[0] == '+') {
+		f = f[1:]
+	}
+	if !strings.Contains(f, ":") || f[0] == ':' {
+		return false
+	}
+	for _, c := range f {
+		if c != ':' && c != '.' && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // TruncateInterval drops the fields below to (a qualifier's smallest
