@@ -141,7 +141,7 @@ func runTPCB(b *testing.B, db *session.DB, clients, branches, accounts int) {
 // (YCSB's update) on a Pebble store with synced commits, by 8 clients
 // choosing rows from a Zipf distribution, so they meet on hot rows'
 // locks: one op is one UPDATE. It reports updates per second, commits
-// per WAL sync and row-lock waits per update, and checks that no
+// per WAL sync, row-lock waits and statement restarts per update, and checks that no
 // increment was lost.
 //
 //	go test ./session -run '^$' -bench HotUpdate -count 5 -cpu 2
@@ -206,6 +206,7 @@ func BenchmarkHotUpdate(b *testing.B) {
 		b.ReportMetric(float64(after.Commits-before.Commits)/float64(syncs), "commits/sync")
 	}
 	b.ReportMetric(float64(db.LockStats().Waits-locks.Waits)/float64(b.N), "waits/op")
+	b.ReportMetric(float64(after.Restarts-before.Restarts)/float64(b.N), "restarts/op")
 	if got := testkit.Query(b, s, "SELECT sum(n) FROM usertable"); got != fmt.Sprint(b.N) {
 		b.Fatalf("sum(n) = %s after %d increments", got, b.N)
 	}
