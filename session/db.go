@@ -99,12 +99,15 @@ type DB struct {
 	// the store is reopened (recovery replays the WAL).
 	failed atomic.Pointer[error]
 
-	stats struct{ commits, conflicts, refreshes, lockWaits, deadlocks atomic.Uint64 }
+	stats struct {
+		commits, conflicts, refreshes, restarts, lockWaits, deadlocks atomic.Uint64
+	}
 
 	// executing counts the statements of writing (registered)
-	// transactions being executed (runRestarting), and lockWaiters those
-	// waiting for a row lock: what a group-commit leader's gathering wait
-	// counts (writersRunning).
+	// transactions being executed (runRestarting, restarts included), and
+	// lockWaiters those waiting for a row lock (a granted waiter stops
+	// counting at the grant, lockTable.grantLocked): what a group-commit
+	// leader's gathering wait counts (writersRunning).
 	executing, lockWaiters atomic.Int64
 
 	// locks are the row locks of open transactions (locks.go).
@@ -174,7 +177,7 @@ func Open(opts Options) (*DB, error) {
 	db.mu.cat = cat
 	db.cat.Store(cat)
 	db.mu.active = map[uint64]int{}
-	db.locks.init()
+	db.locks.init(&db.lockWaiters)
 	db.sync.init(eng, db.setFailed, db.syncSnapshot)
 	db.sync.busy = db.writersRunning
 	if err := db.dropOrphanTempSchemas(); err != nil {
@@ -217,6 +220,9 @@ type TxnStats struct {
 	// Refreshes is the number of times an explicit transaction moved its
 	// snapshot forward at a statement boundary (txn.refresh).
 	Refreshes uint64
+	// Restarts is the number of statements run again after meeting a row
+	// locked or changed by another transaction (runRestarting).
+	Restarts uint64
 }
 
 // TxnStats returns the counters of transaction outcomes.
@@ -226,6 +232,7 @@ func (db *DB) TxnStats() TxnStats {
 		Conflicts: db.stats.conflicts.Load(),
 		Syncs:     db.sync.count.Load(),
 		Refreshes: db.stats.refreshes.Load(),
+		Restarts:  db.stats.restarts.Load(),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -57,7 +58,12 @@ const maxStatementRestarts = 1000
 // lockTable maps each locked key to the transactions holding it and the
 // queue of those waiting for it.
 type lockTable struct {
-	mu struct {
+	// waiters counts the statements waiting for a lock that have not
+	// been granted it (DB.lockWaiters): a grant stops the count at once,
+	// so a group-commit leader gathering (groupSync.gather) counts the
+	// waiter as running from the moment it may run again.
+	waiters *atomic.Int64
+	mu      struct {
 		sync.Mutex
 		held map[string]*lockEntry
 		// waiting counts the statements waiting for a lock.
@@ -81,6 +87,9 @@ type lockWaiter struct {
 	t       *txn
 	shared  bool
 	granted chan struct{} // closed once the lock is t's
+	// counted: w is still counted in lockTable.waiters. REQUIRES:
+	// lockTable.mu.
+	counted bool
 }
 
 // holds reports whether t holds e in a mode at least as strong as asked.
@@ -147,6 +156,10 @@ func (lt *lockTable) grantLocked(k string, e *lockEntry) {
 		}
 		e.take(w.t, k, w.shared)
 		w.t.locks.waitingFor = nil
+		if w.counted {
+			w.counted = false
+			lt.waiters.Add(-1)
+		}
 		close(w.granted)
 		e.queue = e.queue[1:]
 	}
@@ -166,7 +179,10 @@ type txnLocks struct {
 	waitingFor []*txn
 }
 
-func (lt *lockTable) init() { lt.mu.held = map[string]*lockEntry{} }
+func (lt *lockTable) init(waiters *atomic.Int64) {
+	lt.waiters = waiters
+	lt.mu.held = map[string]*lockEntry{}
+}
 
 // lockOptions are a session's lock settings.
 type lockOptions struct {
@@ -222,14 +238,13 @@ func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key [
 		e.Hint = "See server log for query details."
 		return false, e
 	}
-	w := &lockWaiter{t: t, shared: mode.Shared, granted: make(chan struct{})}
+	w := &lockWaiter{t: t, shared: mode.Shared, granted: make(chan struct{}), counted: true}
 	e.queue = append(e.queue, w)
 	t.locks.waitingFor = blockers
 	lt.mu.waiting++
+	lt.waiters.Add(1)
 	lt.mu.Unlock()
 	db.stats.lockWaits.Add(1)
-	db.lockWaiters.Add(1)
-	defer db.lockWaiters.Add(-1)
 	db.sync.nudge() // no longer running (groupSync.gather)
 
 	var timeout <-chan time.Time
@@ -254,6 +269,10 @@ func (db *DB) acquireLock(ctx context.Context, t *txn, tbl *catalog.Table, key [
 	}
 	lt.mu.Lock()
 	lt.mu.waiting--
+	if w.counted {
+		w.counted = false
+		lt.waiters.Add(-1)
+	}
 	if i := slices.Index(e.queue, w); i >= 0 {
 		// Gave up before the grant: leave the queue; those behind may now
 		// be first. (Granted meanwhile: t holds the lock until it ends.)

@@ -493,10 +493,15 @@ func dmlTag(p *parse.Statement, n int64) string {
 //
 // A statement that met a row changed or locked by another transaction
 // (errRestart, see locks.go) runs again in the same transaction
-// (runRestarting).
+// (runRestarting), at the newest applied state; its outcome reaches the
+// client only once that state is durable (txn.awaitDurable): for an
+// autocommit statement after its own commit, so the restarted statement
+// can join the very group commit that syncs the commit it waited for.
 func (s *Session) inTxn(fn func(t *txn) error) error {
 	if s.cur != nil {
-		return runRestarting(s.cur, fn)
+		err := runRestarting(s.cur, fn)
+		s.cur.awaitDurable()
+		return err
 	}
 	for conflicts := 0; ; {
 		// A retry begins at the newest state (DB.beginNewest): the first
@@ -509,9 +514,11 @@ func (s *Session) inTxn(fn func(t *txn) error) error {
 		}
 		if err := runRestarting(t, fn); err != nil {
 			s.db.rollback(t)
+			t.awaitDurable()
 			return err
 		}
 		err := s.db.commit(t)
+		t.awaitDurable() // at once when the commit wrote and synced
 		if pgerror.HasCode(err, pgerror.SerializationFailure) && conflicts < 50 {
 			conflicts++
 			continue
@@ -525,25 +532,33 @@ func (s *Session) inTxn(fn func(t *txn) error) error {
 // writes and reads undone and t's snapshot moved forward (txn.restart);
 // the row locks the attempt took stay held, so the next attempt finds the
 // row it waited for already its own.
+//
+// The statement counts as executing (groupSync.gather) across its
+// restarts: a restart waits for no sync (txn.moveSnapshot), so a leader
+// about to sync the commit the statement waited for gives it the time
+// to commit into that same sync.
 func runRestarting(t *txn, fn func(t *txn) error) error {
-	for restarts := 0; ; restarts++ {
-		m := t.mark()
-		err := t.execute(fn)
-		if err == nil {
-			err = t.checkMixedWrites() // foreign.go
+	return t.execute(func(t *txn) error {
+		for restarts := 0; ; restarts++ {
+			m := t.mark()
+			err := fn(t)
+			if err == nil {
+				err = t.checkMixedWrites() // foreign.go
+			}
+			if err == nil {
+				return nil
+			}
+			_ = t.rollbackTo(m)
+			if !errors.Is(err, errRestart) || restarts == maxStatementRestarts {
+				return err
+			}
+			t.db.stats.restarts.Add(1)
+			t.kv.RollbackReads(m.reads)
+			if err := t.restart(); err != nil {
+				return err
+			}
 		}
-		if err == nil {
-			return nil
-		}
-		_ = t.rollbackTo(m)
-		if !errors.Is(err, errRestart) || restarts == maxStatementRestarts {
-			return err
-		}
-		t.kv.RollbackReads(m.reads)
-		if err := t.restart(); err != nil {
-			return err
-		}
-	}
+	})
 }
 
 // execute runs fn counted in DB.executing (see groupSync.gather) when t

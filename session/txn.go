@@ -82,6 +82,12 @@ type txn struct {
 	// settings records t's SETs, taken back when it rolls back
 	// (settings_txn.go).
 	settings txnSettings
+	// undurable is a seq t's snapshot holds that may not be durable yet
+	// (0: none): a restarted statement moves to the newest applied state
+	// without waiting for its sync (moveSnapshot), and nothing the
+	// statement shows may leave before that state is durable
+	// (awaitDurable).
+	undurable uint64
 }
 
 type savepoint struct {
@@ -259,7 +265,9 @@ func (t *txn) refresh() error { return t.moveSnapshot(false) }
 // (a restarted statement), so stale reads doom t even if it has written
 // nothing yet, and t moves to the newest state: the restart follows a
 // commit that wrote (or held) the row, which the durable snapshot may
-// not hold yet.
+// not hold yet. A restart does not wait for that state's sync; it
+// records it in t.undurable, which the statement's end waits for
+// (awaitDurable).
 func (t *txn) moveSnapshot(writing bool) error {
 	db := t.db
 	if !t.registered || t.kv.OpenIters() > 0 || db.sync.applied.Load() == t.snapSeq {
@@ -312,9 +320,30 @@ func (t *txn) moveSnapshot(writing bool) error {
 		t.kv.RollbackReads(0) // never validated: no need to keep them
 	}
 	if d == nil && !db.opts.NoSync {
-		_ = db.sync.wait(t.snapSeq) // an error is the sticky one commit reports
+		if writing {
+			// The restarted statement runs now, while the commit it waited
+			// for is still being synced, and may join that very sync with
+			// its own commit; its results wait instead (awaitDurable).
+			t.undurable = t.snapSeq
+		} else {
+			_ = db.sync.wait(t.snapSeq) // an error is the sticky one commit reports
+		}
 	}
 	return nil
+}
+
+// awaitDurable waits until the state a restart moved t to is durable
+// (see undurable): called once a statement ends, before anything it
+// produced (rows, a command tag, an error) reaches the client, so no
+// client sees a commit that a crash could still take away. An
+// autocommit statement calls it after its own commit, whose sync covers
+// that state anyway (WAL order), so its restart costs no sync of its
+// own. A sync error is the sticky one commit reports.
+func (t *txn) awaitDurable() {
+	if seq := t.undurable; seq != 0 {
+		t.undurable = 0
+		_ = t.db.sync.wait(seq)
+	}
 }
 
 // validationSpans are the key spans a commit after t's snapshot must not

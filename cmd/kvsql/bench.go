@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -29,11 +30,12 @@ import (
 // against SQLite), and write docs/benchmarks.md with its plots. It fails
 // when any workload fails, never because of speed.
 //
-// "kvsql bench serve-profiled FILE serve-args..." is the hidden child
-// mode --cpuprofile uses: it runs "kvsql serve" with a CPU profile.
+// "kvsql bench serve-profiled CPU BLOCK MUTEX serve-args..." is the
+// hidden child mode the profile flags use: it runs "kvsql serve" with the
+// profiles whose file is not "-".
 func runBench(args []string) error {
-	if len(args) >= 2 && args[0] == "serve-profiled" {
-		return serveProfiled(args[1], args[2:])
+	if len(args) >= 4 && args[0] == "serve-profiled" {
+		return serveProfiled(args[1], args[2], args[3], args[4:])
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "tiny scales and short runs: a smoke test of every workload")
@@ -45,6 +47,8 @@ func runBench(args []string) error {
 	only := fs.String("only", "", "run only the workloads whose name contains this")
 	seed := fs.Uint64("seed", 1, "seed of every random stream")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the kvsql server to this file")
+	blockprofile := fs.String("blockprofile", "", "write a block profile of the kvsql server to this file (every blocking event)")
+	mutexprofile := fs.String("mutexprofile", "", "write a mutex profile of the kvsql server to this file (every contention)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -80,12 +84,17 @@ func runBench(args []string) error {
 		return err
 	}
 	command := []string{exe, "serve"}
-	if *cpuprofile != "" {
-		abs, err := filepath.Abs(*cpuprofile)
-		if err != nil {
-			return err
+	if *cpuprofile != "" || *blockprofile != "" || *mutexprofile != "" {
+		command = []string{exe, "bench", "serve-profiled"}
+		for _, p := range []string{*cpuprofile, *blockprofile, *mutexprofile} {
+			abs := "-"
+			if p != "" {
+				if abs, err = filepath.Abs(p); err != nil {
+					return err
+				}
+			}
+			command = append(command, abs)
 		}
-		command = []string{exe, "bench", "serve-profiled", abs}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -97,7 +106,7 @@ func runBench(args []string) error {
 	// The report names the flags that shape the figures, not where files go.
 	invocation := "go run -tags bench ./cmd/kvsql bench"
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "out" && f.Name != "cpuprofile" {
+		if f.Name != "out" && !strings.HasSuffix(f.Name, "profile") {
 			invocation += " --" + f.Name + "=" + f.Value.String()
 		}
 	})
@@ -115,17 +124,42 @@ func runBench(args []string) error {
 	return nil
 }
 
-// serveProfiled runs "kvsql serve args" under a CPU profile written to
-// file when the server stops.
-func serveProfiled(file string, args []string) error {
-	f, err := os.Create(file)
-	if err != nil {
-		return err
+// serveProfiled runs "kvsql serve args" under the profiles whose file is
+// not "-": CPU, block and mutex, each written when the server stops.
+func serveProfiled(cpu, block, mutex string, args []string) error {
+	if cpu != "-" {
+		f, err := os.Create(cpu)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
-	defer f.Close()
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return err
+	if block != "-" {
+		runtime.SetBlockProfileRate(1)
+		defer writeProfile("block", block)
 	}
-	defer pprof.StopCPUProfile()
+	if mutex != "-" {
+		runtime.SetMutexProfileFraction(1)
+		defer writeProfile("mutex", mutex)
+	}
 	return runServe(args)
+}
+
+// writeProfile writes the named runtime profile to file, reporting a
+// failure on stderr (the server has already stopped).
+func writeProfile(name, file string) {
+	f, err := os.Create(file)
+	if err == nil {
+		err = pprof.Lookup(name).WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %s profile: %v\n", name, err)
+	}
 }
