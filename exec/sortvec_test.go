@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -150,31 +151,41 @@ func firstDiff(a, b [][]types.Datum) int {
 func BenchmarkSortBatches(b *testing.B) {
 	e, fact, _ := vecBenchTables(b)
 	for _, limit := range []bool{false, true} {
-		for _, mode := range []string{"rows", "batches", "parallel"} {
+		for _, mode := range []string{"rows", "batches", "parallel", "parallel/snapshot"} {
 			name := "all/" + mode
 			want := int64(vecBenchFact)
 			if limit {
 				name, want = "limit10/"+mode, 10
 			}
 			b.Run(name, func(b *testing.B) {
-				sc := &planner.Scan{Table: fact, Access: planner.FullScan, Needed: []int{0, 3}, Cols: tableCols(fact), Unordered: mode == "parallel"}
+				parallel := strings.HasPrefix(mode, "parallel")
+				sc := &planner.Scan{Table: fact, Access: planner.FullScan, Needed: []int{0, 3}, Cols: tableCols(fact), Unordered: parallel}
 				p := &planner.Project{Input: sc, Exprs: []planner.Expr{col(0), col(3)}, Cols: cols(2)}
 				keys := []planner.SortKey{{Expr: col(1)}, {Expr: col(0)}}
 				var n planner.Node = &planner.Sort{Input: p, Keys: keys}
 				if limit {
 					n = &planner.TopN{Input: p, Keys: keys, Count: cint(10)}
 				}
-				markVec(n, mode != "rows", mode == "parallel")
+				markVec(n, mode != "rows", parallel)
 				start := cpuTime(b)
 				for b.Loop() {
 					ctx := testCtx(b, 4<<20)
 					ctx.RW, ctx.ReadOnly = kv.NewTxn(e), true
+					var snap kv.Snapshot
+					if mode == "parallel/snapshot" {
+						// The autocommit query's path (wrappedReader).
+						snap = e.NewSnapshot()
+						ctx.Read = wrappedReader{snap}
+					}
 					op, err := Build(ctx, n)
 					if err != nil {
 						b.Fatal(err)
 					}
 					if got := drain(b, op); got != want {
 						b.Fatalf("%d rows, want %d", got, want)
+					}
+					if snap != nil {
+						_ = snap.Close()
 					}
 				}
 				reportCPU(b, start)

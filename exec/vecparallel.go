@@ -24,12 +24,18 @@ const scanWorkers = 2
 // opened on the statement's one read view (so every part sees the same
 // snapshot), and hand their batches over channels.
 //
-// Unordered (the planner asks for it only under aggregations, which need
-// no order: Scan.Unordered), each worker scans one half and batches come
-// in the order they are ready (run). A worker alternates two sets of
-// vectors: it fills one while the consumer holds the other, and reuses a
-// set only once the consumer has asked for the batch after it, keeping
-// the vecOp contract.
+// Unordered (the planner asks for it only under aggregations and sorts,
+// which need no order: Scan.Unordered), the range is cut into parts as
+// for an ordered scan, every part's iterator is opened up front, and each
+// worker takes the next part not taken until none is left; batches come
+// in the order they are ready (run), each tagged with its part
+// (batch.part), so a sort can still number rows in key order. Taking
+// parts as they go keeps both workers busy to the end: with one half
+// each, a worker slowed by anything else on its core (the consumer, the
+// garbage collector, another query) left the other idle while it
+// finished. A worker alternates two sets of vectors: it fills one while
+// the consumer holds the other, and reuses a set only once the consumer
+// has asked for the batch after it, keeping the vecOp contract.
 //
 // Ordered (everywhere else), rows must come in key order, so the range is
 // cut into many small parts that the workers take in key order, one after
@@ -71,7 +77,6 @@ type vecParallelScan struct {
 
 type scanWorker struct {
 	s    *vecScan
-	part int // the worker's part of the key range (batch.part), unordered
 	cols [2][]*vec
 	sels [2][]int
 	out  [2]batch
@@ -91,6 +96,9 @@ type scanResult struct {
 	w   *scanWorker
 	b   *batch
 	err error
+	// done: an unordered worker finished this part; the consumer closes
+	// its iterator.
+	done *scanPart
 }
 
 // Ordered parallel scans: a part spans about orderedPartKeys values of
@@ -124,17 +132,17 @@ func newVecParallelScan(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, er
 		return nil, nil
 	}
 	p := &vecParallelScan{rs: rs, node: n, quit: make(chan struct{}), ordered: !n.Unordered}
-	nparts := scanWorkers
+	nparts := int(min(max(width/orderedPartKeys, orderedMinParts), orderedMaxParts, width))
 	if p.ordered {
-		nparts = int(min(max(width/orderedPartKeys, orderedMinParts), orderedMaxParts, width))
 		p.work = make(chan *scanPart, partWindow)
 		p.free = make(chan *batch, partWindow*orderedQueue+2)
 	} else {
+		p.work = make(chan *scanPart, nparts)
 		p.results = make(chan scanResult, scanWorkers)
 	}
 	spans := splitSpans(lo, width, nparts)
-	for i := range scanWorkers {
-		w := &scanWorker{part: i, back: make(chan struct{}, 2)}
+	for range scanWorkers {
+		w := &scanWorker{back: make(chan struct{}, 2)}
 		s, err := newVecScan(rs, env, n)
 		if err != nil {
 			_ = p.Close()
@@ -145,7 +153,6 @@ func newVecParallelScan(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, er
 		if p.ordered {
 			continue
 		}
-		s.sp = spans[i]
 		w.cols[0] = s.b.cols
 		w.cols[1] = make([]*vec, len(s.b.cols))
 		for i, v := range s.b.cols {
@@ -153,19 +160,27 @@ func newVecParallelScan(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, er
 				w.cols[1][i] = newVec(t.Columns[i].Type)
 			}
 		}
-		// Open the iterator here, not in the goroutine: opening reads the
+	}
+	for i, sp := range spans {
+		part := &scanPart{idx: i, sp: sp}
+		p.parts = append(p.parts, part)
+		if p.ordered {
+			part.ch = make(chan scanResult, orderedQueue)
+			continue
+		}
+		// Open the iterators here, not in the workers: opening reads the
 		// transaction's state, which is not safe for concurrent use.
-		it, err := index.ScanMasterRaw(rs.reader(), t, s.sp)
+		it, err := index.ScanMasterRaw(rs.reader(), t, sp)
 		if err != nil {
 			_ = p.Close()
 			return nil, err
 		}
-		s.it, s.fresh = it, true
+		part.it = it
+		p.work <- part
 	}
-	if p.ordered {
-		for i, sp := range spans {
-			p.parts = append(p.parts, &scanPart{idx: i, sp: sp, ch: make(chan scanResult, orderedQueue)})
-		}
+	if !p.ordered {
+		close(p.work)
+		p.workClosed = true
 	}
 	return p, nil
 }
@@ -251,8 +266,8 @@ func (p *vecParallelScan) start() {
 	}
 }
 
-// run is a worker: it fills batches from its part until the end, an
-// error, or quit.
+// run is a worker of an unordered scan: it takes parts and fills batches
+// from them until no part is left, an error, or quit.
 func (p *vecParallelScan) run(w *scanWorker) {
 	defer p.wg.Done()
 	send := func(r scanResult) bool {
@@ -263,32 +278,59 @@ func (p *vecParallelScan) run(w *scanWorker) {
 			return false
 		}
 	}
+	s := w.s
 	defer func() {
+		s.it = nil // the consumer closes the parts' iterators
 		if r := recover(); r != nil {
 			send(scanResult{w: w, err: pgerror.Newf(pgerror.Internal, "exec: parallel scan worker: %v", r)})
 		}
 	}()
-	s := w.s
-	for i := 0; ; i++ {
-		k := i % 2
-		if i >= 2 {
-			// Batch i-2 used these vectors: wait until it is given back.
-			select {
-			case <-w.back:
-			case <-p.quit:
-				return
-			}
-		}
-		s.b.cols, s.sel = w.cols[k], w.sels[k]
-		b, err := s.NextBatch()
-		if err != nil || b == nil {
-			send(scanResult{w: w, err: err})
+	// i counts the batches sent; free: the set of vectors of batch i is
+	// not held by the consumer (its token was taken already).
+	i, free := 0, true
+	for {
+		var part *scanPart
+		select {
+		case part = <-p.work:
+		case <-p.quit:
 			return
 		}
-		w.sels[k] = s.sel
-		w.out[k] = *b
-		w.out[k].part = w.part
-		if !send(scanResult{w: w, b: &w.out[k]}) {
+		if part == nil {
+			send(scanResult{w: w}) // work closed: every part is taken
+			return
+		}
+		s.it, s.fresh, s.done = part.it, true, false
+		for {
+			k := i % 2
+			if !free {
+				// Batch i-2 used these vectors: wait until it is given back.
+				select {
+				case <-w.back:
+				case <-p.quit:
+					return
+				}
+				free = true
+			}
+			s.b.cols, s.sel = w.cols[k], w.sels[k]
+			b, err := s.NextBatch()
+			if err != nil {
+				send(scanResult{w: w, err: err})
+				return
+			}
+			if b == nil {
+				break // the part is done; set k stays free for the next
+			}
+			w.sels[k] = s.sel
+			w.out[k] = *b
+			w.out[k].part = part.idx
+			if !send(scanResult{w: w, b: &w.out[k]}) {
+				return
+			}
+			i++
+			free = i < 2
+		}
+		s.it = nil
+		if !send(scanResult{w: w, done: part}) {
 			return
 		}
 	}
@@ -309,6 +351,15 @@ func (p *vecParallelScan) NextBatch() (*batch, error) {
 		r := <-p.results
 		if r.err != nil {
 			return nil, r.err
+		}
+		if r.done != nil {
+			// Its worker is done with the iterator.
+			err := r.done.it.Close()
+			r.done.it = nil
+			if err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if r.b == nil {
 			p.live--

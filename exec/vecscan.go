@@ -51,6 +51,8 @@ type vecScan struct {
 	// noKey: nothing reads the primary-key columns (dropKeyColumns), so
 	// keys are not decoded at all.
 	noKey bool
+	// addRowFn is addRow as the func value Visit takes, made once.
+	addRowFn func(key, val []byte) error
 }
 
 // valueCols are value columns of a master value: table ordinals and their
@@ -167,72 +169,71 @@ func (s *vecScan) NextBatch() (*batch, error) {
 	return nil, nil
 }
 
-// fill reads up to batchSize records into the batch.
+// fill reads up to batchSize records into the batch: one Visit of the
+// iterator, which hands each record to addRow without an interface call
+// per Next, Key and Value. Visit leaves the iterator at the record after
+// the batch's last, where the next fill starts.
 func (s *vecScan) fill() error {
-	t := s.node.Table
 	s.b.n = 0
 	for _, v := range s.b.cols {
 		if v != nil {
 			v.arena = v.arena[:0]
+			v.clearNulls(batchSize)
 		}
 	}
-	keep := len(s.late.ords) > 0
-	if keep {
+	if len(s.late.ords) > 0 {
 		s.values, s.offs = s.values[:0], append(s.offs[:0], 0)
 	}
 	if s.lateKey {
 		s.keys, s.koffs = s.keys[:0], append(s.koffs[:0], 0)
 	}
-	var ok bool
 	if s.it == nil {
-		it, err := index.ScanMasterRaw(s.rs.reader(), t, s.sp)
+		it, err := index.ScanMasterRaw(s.rs.reader(), s.node.Table, s.sp)
 		if err != nil {
 			return err
 		}
 		s.it = it
-		ok = it.First()
+		it.First()
 	} else if s.fresh {
 		s.fresh = false
-		ok = s.it.First()
-	} else {
-		ok = s.it.Next()
+		s.it.First()
 	}
-	for k := 0; ; k++ {
-		if !ok {
-			s.done = true
-			return s.it.Error()
-		}
-		if k == 0 {
-			for _, v := range s.b.cols {
-				if v != nil {
-					v.clearNulls(batchSize)
-				}
-			}
-		}
-		switch {
-		case s.noKey:
-		case s.lateKey:
-			s.keys = append(s.keys, s.it.Key()...)
-			s.koffs = append(s.koffs, len(s.keys))
-		default:
-			if err := s.decodeKey(k, s.it.Key()); err != nil {
-				return err
-			}
-		}
-		val := s.it.Value()
-		if err := s.decodeValue(k, val, &s.early); err != nil {
+	if s.addRowFn == nil {
+		s.addRowFn = s.addRow
+	}
+	n, err := s.it.Visit(batchSize, s.addRowFn)
+	if err != nil {
+		return err
+	}
+	if n < batchSize {
+		s.done = true
+		return s.it.Error()
+	}
+	return nil
+}
+
+// addRow decodes one master record into the batch's next row.
+func (s *vecScan) addRow(key, val []byte) error {
+	k := s.b.n
+	switch {
+	case s.noKey:
+	case s.lateKey:
+		s.keys = append(s.keys, key...)
+		s.koffs = append(s.koffs, len(s.keys))
+	default:
+		if err := s.decodeKey(k, key); err != nil {
 			return err
 		}
-		if keep {
-			s.values = append(s.values, val...)
-			s.offs = append(s.offs, len(s.values))
-		}
-		s.b.n = k + 1
-		if s.b.n == batchSize {
-			return nil
-		}
-		ok = s.it.Next()
 	}
+	if err := s.decodeValue(k, val, &s.early); err != nil {
+		return err
+	}
+	if len(s.late.ords) > 0 {
+		s.values = append(s.values, val...)
+		s.offs = append(s.offs, len(s.values))
+	}
+	s.b.n = k + 1
+	return nil
 }
 
 // decodeKey fills row k's primary-key columns from a master key.

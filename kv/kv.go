@@ -175,9 +175,36 @@ type Iterator interface {
 	// The caller must not modify them.
 	Key() []byte
 	Value() []byte
+	// Visit calls fn with the current key and value and then with each
+	// following entry, moving forward, until fn has accepted limit
+	// entries, the iterator leaves its bounds or fails, or fn returns an
+	// error, which Visit returns. It reports how many entries fn
+	// accepted (returned nil for); the iterator is then at the entry
+	// after the last one accepted, or at the one fn refused. On an
+	// unpositioned or exhausted iterator fn is not called. key and value
+	// are valid only during the call. Fewer than limit entries and a nil
+	// error means the iterator is no longer valid: check Error. A batch
+	// scan steps through a range this way with one call per entry
+	// instead of Next, Key and Value through the interface (VisitEach is
+	// the plain form for engines with no faster one).
+	Visit(limit int, fn func(key, value []byte) error) (int, error)
 	// Error returns the error that stopped the iterator, if any.
 	Error() error
 	// Close releases the iterator. Closing twice returns ErrClosed;
 	// positioning a closed iterator returns false with Error ErrClosed.
 	Close() error
+}
+
+// VisitEach is Iterator.Visit through it's Valid, Key, Value and Next: the
+// implementation of an iterator with no faster way to step.
+func VisitEach(it Iterator, limit int, fn func(key, value []byte) error) (int, error) {
+	n := 0
+	for n < limit && it.Valid() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			return n, err
+		}
+		n++
+		it.Next()
+	}
+	return n, nil
 }

@@ -40,6 +40,11 @@ func (i *memIter) Next() bool  { return !i.closed && i.c.next() }
 func (i *memIter) Prev() bool  { return !i.closed && i.c.prev() }
 func (i *memIter) Valid() bool { return !i.closed && i.c.valid() }
 
+// Visit implements Iterator.
+func (i *memIter) Visit(limit int, fn func(key, value []byte) error) (int, error) {
+	return VisitEach(i, limit, fn)
+}
+
 func (i *memIter) Key() []byte {
 	if !i.Valid() {
 		return nil

@@ -90,6 +90,26 @@ func (i *pebbleIter) Value() []byte {
 	return v
 }
 
+// Visit implements Iterator, stepping Pebble's iterator directly. A value
+// Pebble fails to read stops the visit; Error reports it.
+func (i *pebbleIter) Visit(limit int, fn func(key, value []byte) error) (int, error) {
+	if i.closed {
+		return 0, nil
+	}
+	it, n := i.it, 0
+	for ok := it.Valid(); ok && n < limit; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return n, nil
+		}
+		if err := fn(it.Key(), v); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 func (i *pebbleIter) Error() error {
 	if i.closed {
 		return ErrClosed

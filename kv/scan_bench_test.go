@@ -149,6 +149,43 @@ func BenchmarkScanFloor(b *testing.B) {
 		}
 		reportRows(b, cpu0)
 	}
+	// visited is wrapped stepping with Visit, a batch at a time, as the
+	// batch scan does.
+	visited := func(b *testing.B, r Reader) {
+		cpu0 := cpuTime()
+		for b.Loop() {
+			it, err := r.NewIter(IterOptions{LowerBound: lo, UpperBound: hi})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, size := 0, 0
+			add := func(key, value []byte) error {
+				size += len(key) + len(value)
+				return nil
+			}
+			it.First()
+			for {
+				k, err := it.Visit(1024, add)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += k
+				if k < 1024 {
+					break
+				}
+			}
+			if err := it.Error(); err != nil {
+				b.Fatal(err)
+			}
+			if err := it.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if n != scanBenchRows || size == 0 {
+				b.Fatalf("%d rows", n)
+			}
+		}
+		reportRows(b, cpu0)
+	}
 	b.Run("raw", func(b *testing.B) { raw(b, e.db) })
 	b.Run("raw-snapshot", func(b *testing.B) {
 		s := e.db.NewSnapshot()
@@ -166,7 +203,40 @@ func BenchmarkScanFloor(b *testing.B) {
 		defer x.Rollback()
 		wrapped(b, x)
 	})
+	// An autocommit query reads the snapshot through the session's
+	// iterators, which embed kv.Iterator (session/snapread.go).
+	b.Run("snapshot-embedded", func(b *testing.B) {
+		s := e.NewSnapshot()
+		defer s.Close()
+		wrapped(b, embeddingReader{s})
+	})
+	b.Run("snapshot-embedded-visit", func(b *testing.B) {
+		s := e.NewSnapshot()
+		defer s.Close()
+		visited(b, embeddingReader{s})
+	})
+	b.Run("txn-visit", func(b *testing.B) {
+		x := NewTxn(e)
+		defer x.Rollback()
+		visited(b, x)
+	})
 }
+
+// embeddingReader hands out r's iterators wrapped in a type that embeds
+// Iterator, as the session's snapshot reader does.
+type embeddingReader struct{ r Reader }
+
+func (w embeddingReader) Get(key []byte) ([]byte, error) { return w.r.Get(key) }
+
+func (w embeddingReader) NewIter(opts IterOptions) (Iterator, error) {
+	it, err := w.r.NewIter(opts)
+	if err != nil {
+		return nil, err
+	}
+	return embeddingIter{it}, nil
+}
+
+type embeddingIter struct{ Iterator }
 
 // BenchmarkScanTableGet reads single rows of the scan benchmarks' table
 // by key, in a scattered order: what a change of block size or format

@@ -158,6 +158,24 @@ func (i *txnIter) nextRaw() bool {
 	return true
 }
 
+// Visit implements Iterator. A snapOnly iterator on Pebble steps the
+// Pebble iterator directly (nextRaw); any other through VisitEach.
+func (i *txnIter) Visit(limit int, fn func(key, value []byte) error) (int, error) {
+	if i.raw == nil || i.closed {
+		return VisitEach(i, limit, fn)
+	}
+	i.err = nil
+	n := 0
+	for n < limit && i.valid {
+		if err := fn(i.key, i.value); err != nil {
+			return n, err
+		}
+		n++
+		i.nextRaw()
+	}
+	return n, nil
+}
+
 // stepChildren moves each child that sits at the current key one step in
 // direction dir.
 func (i *txnIter) stepChildren(dir int) {

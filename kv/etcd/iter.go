@@ -223,6 +223,11 @@ func (it *iter) Value() []byte {
 func (it *iter) Error() error { return it.err }
 
 // Close implements kv.Iterator.
+// Visit implements kv.Iterator.
+func (it *iter) Visit(limit int, fn func(key, value []byte) error) (int, error) {
+	return kv.VisitEach(it, limit, fn)
+}
+
 func (it *iter) Close() error {
 	if it.closed {
 		return kv.ErrClosed

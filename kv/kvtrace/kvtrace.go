@@ -289,4 +289,10 @@ func (i *iter) Valid() bool   { return i.inner.Valid() }
 func (i *iter) Key() []byte   { return i.inner.Key() }
 func (i *iter) Value() []byte { return i.inner.Value() }
 func (i *iter) Error() error  { return i.inner.Error() }
-func (i *iter) Close() error  { return i.inner.Close() }
+
+// Visit implements kv.Iterator through the traced Next, so a visit is
+// traced as the steps it takes.
+func (i *iter) Visit(limit int, fn func(key, value []byte) error) (int, error) {
+	return kv.VisitEach(i, limit, fn)
+}
+func (i *iter) Close() error { return i.inner.Close() }

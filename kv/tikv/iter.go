@@ -204,6 +204,11 @@ func (it *iter) Error() error {
 }
 
 // Close implements kv.Iterator.
+// Visit implements kv.Iterator.
+func (it *iter) Visit(limit int, fn func(key, value []byte) error) (int, error) {
+	return kv.VisitEach(it, limit, fn)
+}
+
 func (it *iter) Close() error {
 	if it.closed {
 		return kv.ErrClosed
