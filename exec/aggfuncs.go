@@ -534,7 +534,7 @@ func (s *orderedSetState) result() (types.Datum, error) {
 			return types.Null, err
 		}
 	}
-	return types.NewArray(out), nil
+	return types.NewArrayShaped(out, types.ArrayShapeOf(frac)), nil // the fractions' dimensions
 }
 
 // percentile is percentile_cont's or percentile_disc's value at the
