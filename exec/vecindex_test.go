@@ -174,6 +174,11 @@ func TestVecIndexScanAgrees(t *testing.T) {
 			} else {
 				if _, ok := v.input.(*vecIndexParallel); ok {
 					parallel++
+					// Stopping after one row (a LIMIT) must stop the
+					// workers and close the parts' iterators.
+					if _, err := op.Next(); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if err := op.Close(); err != nil {
 					t.Fatal(err)

@@ -293,6 +293,11 @@ func (p *vecIndexParallel) NextBatch() (*batch, error) {
 }
 
 func (p *vecIndexParallel) Close() error {
+	select {
+	case <-p.quit:
+		return nil // closed before
+	default:
+	}
 	close(p.quit)
 	if !p.closed {
 		p.closed = true
