@@ -201,6 +201,15 @@ func indexSplits(n *Scan) bool {
 	return true
 }
 
+// parallelIndexScans turns parallel index-only scans on outside tests
+// (a negative VectorMinRows makes every splittable one parallel). Off:
+// in the bench's covering 10% lookup on the loaded 2-core test machine
+// (load average 11-15) the parallel scan took 236 ms against
+// PostgreSQL's 169, the serial batch scan 89 ms against 158; in
+// BenchmarkVecIndexScan it cost twice the CPU of the serial one (fresh
+// vectors for every queued batch, hand-offs) and was not faster.
+const parallelIndexScans = false
+
 // IndexParallelMinRows is the estimated rows from which a batch index
 // scan reads its range with parallel goroutines (exec/vecindexpar.go):
 // PostgreSQL plans a parallel index-only scan for an index range of
@@ -316,7 +325,7 @@ func (v *vectorizer) mark(n Node, unordered bool) {
 		n.Vectorized = true
 		n.Parallel = v.min < 0 || v.rows(n.Table) >= ParallelMinRows
 		if VecIndexScan(n) {
-			n.Parallel = (v.min < 0 || n.Rows >= IndexParallelMinRows) && indexSplits(n)
+			n.Parallel = (v.min < 0 || parallelIndexScans && n.Rows >= IndexParallelMinRows) && indexSplits(n)
 		}
 		n.Unordered = unordered
 	case *Filter:
