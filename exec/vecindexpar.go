@@ -22,7 +22,9 @@ import (
 // part after part, so rows come in exactly the serial scan's order.
 // As in vecParallelScan's ordered mode (vecparallel.go), iterators are
 // opened and closed on the consumer's goroutine only, and workers run at
-// most partWindow parts ahead of the part being delivered.
+// most partWindow parts ahead of the part being delivered. The planner
+// asks for it only in tests for now (planner.parallelIndexScans says
+// why).
 type vecIndexParallel struct {
 	rs      *runState
 	env     *eval.Env
