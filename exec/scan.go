@@ -70,6 +70,7 @@ func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
 	s := &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, cols: sh.cols, early: sh.early, late: sh.late, row: bufs[:nc:nc], pk: bufs[nc:]}
 	if rs.ctx.ReadOnly && s.usesIndex() && !n.IndexOnly && batchedMasterReads {
 		s.batch = newMasterBatch(n.Table, s.cols)
+		s.batch.split = splitMasterReads
 	}
 	return s, nil
 }
@@ -282,8 +283,13 @@ func isPoint(sp index.Span) bool {
 
 func (s *scanOp) Close() error {
 	var err error
+	if s.batch != nil {
+		err = s.batch.close()
+	}
 	if s.master != nil {
-		err = s.master.Close()
+		if cerr := s.master.Close(); err == nil {
+			err = cerr
+		}
 		s.master = nil
 	}
 	if s.it == nil {

@@ -62,14 +62,21 @@ func indexRangeScan(tbl *catalog.Table, ix int, lo, hi int64, reverse bool, need
 }
 
 func runBatched(t testing.TB, ctx *Ctx, n planner.Node, batched bool) ([][]types.Datum, error) {
-	defer func(v bool) { batchedMasterReads = v }(batchedMasterReads)
-	batchedMasterReads = batched
+	return runReads(t, ctx, n, batched, true)
+}
+
+// runReads runs n with batched master reads on or off, and their loads
+// split over two goroutines (masterBatch.split) or not.
+func runReads(t testing.TB, ctx *Ctx, n planner.Node, batched, split bool) ([][]types.Datum, error) {
+	defer func(v, s bool) { batchedMasterReads, splitMasterReads = v, s }(batchedMasterReads, splitMasterReads)
+	batchedMasterReads, splitMasterReads = batched, split
 	return tryCollect(ctx, n)
 }
 
 // TestIndexReadsAgree reads random index ranges (ascending and reverse,
-// every column or some) three ways and wants the same rows in the same
-// order: with one master get per entry, with batched master reads, and,
+// every column or some) four ways and wants the same rows in the same
+// order: with one master get per entry, with batched master reads on one
+// goroutine and split over two (masterBatch.split), and,
 // when the covering index (INCLUDE (pad)) holds every needed column,
 // index-only.
 func TestIndexReadsAgree(t *testing.T) {
@@ -78,7 +85,7 @@ func TestIndexReadsAgree(t *testing.T) {
 	tbl := batchTable(t, e, 5000, r)
 	ctx := testCtx(t, 0)
 	ctx.Read, ctx.ReadOnly = e, true
-	indexOnly := 0
+	indexOnly, split := 0, 0
 	for trial := range 150 {
 		ix := r.IntN(2)
 		top := int64(1000)
@@ -101,6 +108,15 @@ func TestIndexReadsAgree(t *testing.T) {
 		if g, w := render(got), render(want); g != w {
 			t.Fatalf("trial %d (index %d, %d..%d, reverse %v, needed %v): batched reads differ:\n%.500s\nwant\n%.500s", trial, ix, lo, hi, rev, needed, g, w)
 		}
+		if got, err = runReads(t, ctx, scan, true, false); err != nil {
+			t.Fatal(err)
+		}
+		if g, w := render(got), render(want); g != w {
+			t.Fatalf("trial %d (index %d, %d..%d, reverse %v, needed %v): batched reads on one goroutine differ:\n%.500s\nwant\n%.500s", trial, ix, lo, hi, rev, needed, g, w)
+		}
+		if len(want) >= splitMin {
+			split++
+		}
 		if !coveredBy(needed, 0, 1+ix, 3) {
 			continue
 		}
@@ -118,6 +134,9 @@ func TestIndexReadsAgree(t *testing.T) {
 	}
 	if indexOnly < 30 {
 		t.Fatalf("only %d of 150 trials read index-only", indexOnly)
+	}
+	if split < 30 {
+		t.Fatalf("only %d of 150 trials read enough rows to split the master reads", split)
 	}
 }
 
@@ -180,7 +199,7 @@ func compactedBatchTable(b *testing.B) (*catalog.Table, *Ctx) {
 // master get per index entry: a range of a column scattered over the
 // master file (c BETWEEN 0 AND 9 / 99), and one value of a column whose
 // rows are in key order (e = 7, 10%: the index lookup workload of kvsql
-// bench).
+// bench); batched reads load on one goroutine or split over two.
 func BenchmarkIndexRangeRead(b *testing.B) {
 	tbl, ctx := compactedBatchTable(b)
 	for _, c := range []struct {
@@ -189,16 +208,15 @@ func BenchmarkIndexRangeRead(b *testing.B) {
 		lo, hi int64
 		rows   int
 	}{{"scattered-1%", 0, 0, 9, 0}, {"scattered-10%", 0, 0, 99, 0}, {"ordered-10%", 1, 7, 7, 20_000}} {
-		for _, batched := range []bool{false, true} {
-			name := c.name + "/get-per-entry"
-			if batched {
-				name = c.name + "/batched"
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, m := range []struct {
+			name           string
+			batched, split bool
+		}{{"get-per-entry", false, false}, {"batched", true, false}, {"batched-split", true, true}} {
+			b.Run(c.name+"/"+m.name, func(b *testing.B) {
 				scan := indexRangeScan(tbl, c.ix, c.lo, c.hi, false, []int{0, 3})
 				defer reportCPU(b, cpuTime(b))
 				for b.Loop() {
-					rows, err := runBatched(b, ctx, scan, batched)
+					rows, err := runReads(b, ctx, scan, m.batched, m.split)
 					if err != nil {
 						b.Fatal(err)
 					}

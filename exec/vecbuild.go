@@ -62,6 +62,9 @@ func (a *analyzeVec) Close() error { return a.op.Close() }
 func (rs *runState) buildVecNode(env *eval.Env, n planner.Node) (vecOp, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
+		if planner.VecIndexScan(n) {
+			return newVecIndexScanOp(rs, env, n) // vecindex.go, vecindexpar.go
+		}
 		// A parallel scan needs a read view safe to iterate from two
 		// goroutines: read-only statements' (autocommit queries).
 		if n.Parallel && rs.ctx.ReadOnly {
