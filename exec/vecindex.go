@@ -101,30 +101,11 @@ func (s *vecIndexScan) NextBatch() (*batch, error) {
 			return nil, err
 		}
 	}
-	for !s.done {
-		if err := s.rs.canceled(); err != nil {
-			return nil, err
-		}
-		if err := s.fill(); err != nil {
-			return nil, err
-		}
-		if s.b.n == 0 {
-			break
-		}
-		s.b.sel = nil
-		if s.pred != nil {
-			sel, err := s.pred.filter(&s.b, s.sel[:0])
-			if err != nil {
-				return nil, err
-			}
-			s.sel, s.b.sel = sel, sel
-			if len(sel) == 0 {
-				continue
-			}
-		}
-		return &s.b, nil
+	ok, err := nextPassing(s.rs, &s.done, s.fill, &s.b, s.pred, &s.sel) // vecscan.go
+	if !ok || err != nil {
+		return nil, err
 	}
-	return nil, nil
+	return &s.b, nil
 }
 
 // step moves to the next entry in scan order, opening the next span's

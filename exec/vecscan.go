@@ -129,44 +129,56 @@ func (s *vecScan) colTypes() []types.T {
 }
 
 func (s *vecScan) NextBatch() (*batch, error) {
-	for !s.done {
-		if err := s.rs.canceled(); err != nil {
-			return nil, err
-		}
-		if err := s.fill(); err != nil {
-			return nil, err
-		}
-		if s.b.n == 0 {
-			break
-		}
-		s.b.sel = nil
-		if s.pred != nil {
-			sel, err := s.pred.filter(&s.b, s.sel[:0])
-			if err != nil {
+	ok, err := nextPassing(s.rs, &s.done, s.fill, &s.b, s.pred, &s.sel)
+	if !ok || err != nil {
+		return nil, err
+	}
+	if len(s.late.ords) > 0 {
+		for _, k := range s.b.sel {
+			if err := s.decodeValue(k, s.values[s.offs[k]:s.offs[k+1]], &s.late); err != nil {
 				return nil, err
 			}
-			s.sel, s.b.sel = sel, sel
-			if len(sel) == 0 {
-				continue
-			}
-			if len(s.late.ords) > 0 {
-				for _, k := range sel {
-					if err := s.decodeValue(k, s.values[s.offs[k]:s.offs[k+1]], &s.late); err != nil {
-						return nil, err
-					}
-				}
-			}
-			if s.lateKey {
-				for _, k := range sel {
-					if err := s.decodeKey(k, s.keys[s.koffs[k]:s.koffs[k+1]]); err != nil {
-						return nil, err
-					}
-				}
+		}
+	}
+	if s.lateKey {
+		for _, k := range s.b.sel {
+			if err := s.decodeKey(k, s.keys[s.koffs[k]:s.koffs[k+1]]); err != nil {
+				return nil, err
 			}
 		}
-		return &s.b, nil
 	}
-	return nil, nil
+	return &s.b, nil
+}
+
+// nextPassing fills a scan's batch b (fill, until it sets done) and
+// filters it by pred (nil: none) until a batch has rows left, their
+// positions in b.sel (and *sel, whose array it reuses); false when the
+// scan ends first.
+func nextPassing(rs *runState, done *bool, fill func() error, b *batch, pred *vecPred, sel *[]int) (bool, error) {
+	for !*done {
+		if err := rs.canceled(); err != nil {
+			return false, err
+		}
+		if err := fill(); err != nil {
+			return false, err
+		}
+		if b.n == 0 {
+			break
+		}
+		b.sel = nil
+		if pred != nil {
+			kept, err := pred.filter(b, (*sel)[:0])
+			if err != nil {
+				return false, err
+			}
+			*sel, b.sel = kept, kept
+			if len(kept) == 0 {
+				continue
+			}
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // fill reads up to batchSize records into the batch: one Visit of the
