@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
 )
@@ -180,4 +182,25 @@ func assertEmptyDir(t *testing.T, dir string) {
 	if len(ents) != 0 {
 		t.Errorf("%d files left in %s", len(ents), dir)
 	}
+}
+
+// testRNG is a randomized test's source: from seed (a test flag's
+// value) when set, else a fresh seed, logged so that a failure can be
+// rerun with -flag.
+func testRNG(t testing.TB, seed uint64, flag string, stream uint64) *rand.Rand {
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	t.Logf("seed %d (rerun with -%s %d)", seed, flag, seed)
+	return rand.New(rand.NewPCG(seed, stream))
+}
+
+// memPebble is a Pebble engine in memory, closed when the test ends.
+func memPebble(t testing.TB, name string) kv.Engine {
+	e, err := kv.OpenPebble(name, kv.PebbleOptions{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
 }

@@ -4,12 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/kv"
@@ -28,18 +26,8 @@ var floatT = types.T{Family: types.Float8}
 // same and in the same order (ties keep the serial scan's order in all
 // three). Small work memory makes some sorts spill.
 func TestSortBatchesDifferential(t *testing.T) {
-	seed := *sortVecSeed
-	if seed == 0 {
-		seed = rand.Uint64()
-	}
-	t.Logf("seed %d (rerun with -sortvec-seed %d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
-
-	e, err := kv.OpenPebble("sortvec", kv.PebbleOptions{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	rng := testRNG(t, *sortVecSeed, "sortvec-seed", 1)
+	e := memPebble(t, "sortvec")
 	tbl := &catalog.Table{ID: 70, Name: "r", PrimaryKey: []int{0}, PrimaryKeyDesc: []bool{false}, NextColumnID: 5,
 		Columns: []catalog.Column{{ID: 1, Name: "id", Type: intT}, {ID: 2, Name: "a", Type: intT},
 			{ID: 3, Name: "b", Type: floatT}, {ID: 4, Name: "c", Type: textT}}}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/kv"
@@ -19,11 +18,7 @@ import (
 // without lending; elsewhere (an expression, a row scan) it returns the
 // operator unchanged.
 func TestLendRows(t *testing.T) {
-	e, err := kv.OpenPebble("lend", kv.PebbleOptions{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := memPebble(t, "lend")
 	tbl := &catalog.Table{ID: 95, Name: "l", PrimaryKey: []int{0}, PrimaryKeyDesc: []bool{false}, NextColumnID: 4,
 		Columns: []catalog.Column{{ID: 1, Name: "id", Type: intT}, {ID: 2, Name: "a", Type: intT}, {ID: 3, Name: "s", Type: textT}}}
 	txn := kv.NewTxn(e)

@@ -4,11 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/kv"
@@ -26,17 +24,8 @@ var parallelSeed = flag.Uint64("parallel-seed", 0, "seed of TestOrderedParallelS
 // makes parts queue more batches than a part's queue holds, so workers
 // wait for the consumer; LIMIT stops the scan while workers are busy.
 func TestOrderedParallelScanDifferential(t *testing.T) {
-	seed := *parallelSeed
-	if seed == 0 {
-		seed = rand.Uint64()
-	}
-	t.Logf("seed %d (rerun with -parallel-seed %d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 2))
-	e, err := kv.OpenPebble("parallel", kv.PebbleOptions{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	rng := testRNG(t, *parallelSeed, "parallel-seed", 2)
+	e := memPebble(t, "parallel")
 	colTypes := []types.T{intT, intT, floatT, textT}
 	keys := map[string]func(i int64) int64{
 		"dense":    func(i int64) int64 { return i },
@@ -118,11 +107,7 @@ func TestOrderedParallelScanDifferential(t *testing.T) {
 // large table is built as one, with many parts of about orderedPartKeys
 // keys, and that it hands out no more than partWindow parts at a time.
 func TestOrderedParallelScanParts(t *testing.T) {
-	e, err := kv.OpenPebble("parts", kv.PebbleOptions{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := memPebble(t, "parts")
 	tbl := &catalog.Table{ID: 90, Name: "parts", PrimaryKey: []int{0}, PrimaryKeyDesc: []bool{false}, NextColumnID: 3,
 		Columns: []catalog.Column{{ID: 1, Name: "id", Type: intT}, {ID: 2, Name: "a", Type: intT}}}
 	txn := kv.NewTxn(e)

@@ -3,12 +3,10 @@ package exec
 import (
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/kv"
@@ -26,17 +24,8 @@ import (
 // (wrappedReader), and inside a transaction with its own uncommitted
 // inserts, updates and deletes. Unordered answers are compared sorted.
 func TestBatchScanReadersDifferential(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = rand.Uint64()
-	}
-	t.Logf("seed %d (rerun with -seed %d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 5))
-	e, err := kv.OpenPebble("readers", kv.PebbleOptions{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	rng := testRNG(t, *seedFlag, "seed", 5)
+	e := memPebble(t, "readers")
 	dateT, tsT := types.T{Family: types.Date}, types.T{Family: types.Timestamp}
 	byteaT := types.T{Family: types.Bytea}
 	colTypes := []types.T{intT, intT, floatT, textT, boolT, dateT, tsT, byteaT}
@@ -58,6 +47,7 @@ func TestBatchScanReadersDifferential(t *testing.T) {
 	}
 	live := map[int64][]types.Datum{}
 	write := func(rw kv.ReadWriter, id int64) {
+		var err error
 		old, ok := live[id]
 		switch {
 		case ok && rng.IntN(3) == 0:
