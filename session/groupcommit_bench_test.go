@@ -124,6 +124,13 @@ func runTPCB(b *testing.B, db *session.DB, clients, branches, accounts int) {
 			}
 		}()
 	}
+	endClients(b, db, &wg, errc, before, "tps")
+}
+
+// endClients waits for a benchmark's clients, fails with the first error
+// one sent, and reports b.N operations per second as unit and the
+// commits per sync since before; it returns the stats at the end.
+func endClients(b *testing.B, db *session.DB, wg *sync.WaitGroup, errc chan error, before session.TxnStats, unit string) session.TxnStats {
 	wg.Wait()
 	b.StopTimer()
 	close(errc)
@@ -131,10 +138,11 @@ func runTPCB(b *testing.B, db *session.DB, clients, branches, accounts int) {
 		b.Fatal(err)
 	}
 	after := db.TxnStats()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tps")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
 	if syncs := after.Syncs - before.Syncs; syncs > 0 {
 		b.ReportMetric(float64(after.Commits-before.Commits)/float64(syncs), "commits/sync")
 	}
+	return after
 }
 
 // BenchmarkHotUpdate runs autocommit single-row UPDATEs by primary key
@@ -194,17 +202,7 @@ func BenchmarkHotUpdate(b *testing.B) {
 			}
 		}()
 	}
-	wg.Wait()
-	b.StopTimer()
-	close(errc)
-	for err := range errc {
-		b.Fatal(err)
-	}
-	after := db.TxnStats()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "updates/s")
-	if syncs := after.Syncs - before.Syncs; syncs > 0 {
-		b.ReportMetric(float64(after.Commits-before.Commits)/float64(syncs), "commits/sync")
-	}
+	after := endClients(b, db, &wg, errc, before, "updates/s")
 	b.ReportMetric(float64(db.LockStats().Waits-locks.Waits)/float64(b.N), "waits/op")
 	b.ReportMetric(float64(after.Restarts-before.Restarts)/float64(b.N), "restarts/op")
 	if got := testkit.Query(b, s, "SELECT sum(n) FROM usertable"); got != fmt.Sprint(b.N) {
