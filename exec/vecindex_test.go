@@ -235,22 +235,7 @@ func BenchmarkVecIndexScan(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					op = LendRows(op)
-					n := 0
-					for {
-						row, err := op.Next()
-						if err != nil {
-							b.Fatal(err)
-						}
-						if row == nil {
-							break
-						}
-						n++
-					}
-					if err := op.Close(); err != nil {
-						b.Fatal(err)
-					}
-					if n == 0 {
+					if n := drain(b, LendRows(op)); n == 0 { // bench_test.go
 						b.Fatal("no rows")
 					}
 				}
