@@ -90,6 +90,20 @@ func scanBenchEngine(b *testing.B) *pebbleEngine {
 // reportRows reports the time per row of a benchmark that read
 // scanBenchRows rows per iteration, in wall time and in the process's CPU
 // time since cpu0 (steadier on a shared machine).
+// endScan closes a benchmark's scan of the whole table, failing on an
+// error or when n rows of size bytes are not all of it.
+func endScan(b *testing.B, it Iterator, n, size int) {
+	if err := it.Error(); err != nil {
+		b.Fatal(err)
+	}
+	if err := it.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if n != scanBenchRows || size == 0 {
+		b.Fatalf("%d rows", n)
+	}
+}
+
 func reportRows(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/scanBenchRows, "cpu-ns/row")
@@ -137,15 +151,7 @@ func BenchmarkScanFloor(b *testing.B) {
 				size += len(it.Key()) + len(it.Value())
 				n++
 			}
-			if err := it.Error(); err != nil {
-				b.Fatal(err)
-			}
-			if err := it.Close(); err != nil {
-				b.Fatal(err)
-			}
-			if n != scanBenchRows || size == 0 {
-				b.Fatalf("%d rows", n)
-			}
+			endScan(b, it, n, size)
 		}
 		reportRows(b, cpu0)
 	}
@@ -174,15 +180,7 @@ func BenchmarkScanFloor(b *testing.B) {
 					break
 				}
 			}
-			if err := it.Error(); err != nil {
-				b.Fatal(err)
-			}
-			if err := it.Close(); err != nil {
-				b.Fatal(err)
-			}
-			if n != scanBenchRows || size == 0 {
-				b.Fatalf("%d rows", n)
-			}
+			endScan(b, it, n, size)
 		}
 		reportRows(b, cpu0)
 	}
