@@ -284,9 +284,3 @@ func (j *lookupJoinOp) Close() error {
 	}
 	return err
 }
-
-// closerOp adapts a close function to closeAll.
-type closerOp func() error
-
-func (c closerOp) Next() ([]types.Datum, error) { return nil, nil }
-func (c closerOp) Close() error                 { return c() }
