@@ -25,6 +25,14 @@ import (
 // span is Lo = Hi, a get when it covers the key); ok is false when no key
 // can match (a NULL or an unmatched bound).
 func keySpan(env *eval.Env, sp planner.Span, t *catalog.Table, keyCols []int, desc []bool, row []types.Datum) (out index.Span, point, ok bool, err error) {
+	return keySpanInto(env, sp, t, keyCols, desc, row, nil, nil)
+}
+
+// keySpanInto is keySpan appending the bounds' values to loBuf[:0] and
+// hiBuf[:0] (either may be nil): a caller that probes once per row reuses
+// them. The returned span's Lo and Hi may share loBuf's and hiBuf's
+// arrays, so they hold until the buffers are passed in again.
+func keySpanInto(env *eval.Env, sp planner.Span, t *catalog.Table, keyCols []int, desc []bool, row []types.Datum, loBuf, hiBuf []types.Datum) (out index.Span, point, ok bool, err error) {
 	if len(sp.Lo) > len(keyCols) || len(sp.Hi) > len(keyCols) {
 		return out, false, false, pgerror.Newf(pgerror.Internal, "exec: span of %d values over %d key columns", max(len(sp.Lo), len(sp.Hi)), len(keyCols))
 	}
@@ -39,10 +47,14 @@ func keySpan(env *eval.Env, sp planner.Span, t *catalog.Table, keyCols []int, de
 	}
 	var lo, hi []types.Datum
 	if sp.Lo != nil {
-		lo = make([]types.Datum, 0, len(sp.Lo))
+		if lo = loBuf[:0]; cap(lo) < len(sp.Lo) {
+			lo = make([]types.Datum, 0, len(sp.Lo))
+		}
 	}
 	if sp.Hi != nil {
-		hi = make([]types.Datum, 0, len(sp.Hi))
+		if hi = hiBuf[:0]; cap(hi) < len(sp.Hi) {
+			hi = make([]types.Datum, 0, len(sp.Hi))
+		}
 	}
 	for i := 0; i < n; i++ {
 		e := sp.Lo[i]

@@ -36,7 +36,6 @@ type lookupBatch struct {
 	slots []int         // each left row's entry in mb; -1: a NULL key, or no get
 	gets  []bool        // the left row's lookup is a get (in mb)
 	pos   int
-	seen  int   // left rows joined a row at a time so far
 	err   error // met after the batch's rows: returned once they are used
 	done  bool  // the left is exhausted
 }
@@ -63,9 +62,6 @@ func newLookupBatch(t *catalog.Table, lw int) *lookupBatch {
 // lookupBatchAfter is how many left rows are joined a row at a time
 // before batches start.
 const lookupBatchAfter = 64
-
-// started reports whether the join has moved on to batches.
-func (b *lookupBatch) started() bool { return b.seen >= lookupBatchAfter }
 
 // nextBatched starts the lookup of the next left row of the batch,
 // filling a new batch when this one is used up; j.lrow stays nil at the

@@ -36,12 +36,20 @@ type lookupJoinOp struct {
 	keys   []types.Datum
 	// lb, in read-only statements whose lookups are master gets, reads
 	// the gets of a batch of left rows together (lookupbatch.go); slot
-	// is the current left row's entry in it, or -1.
-	lb   *lookupBatch
-	slot int
-	trow []types.Datum
-	pk   []types.Datum
-	out  []types.Datum
+	// is the current left row's entry in it, or -1. batchable says the
+	// join may batch: lb is made once seen left rows have been joined a
+	// row at a time (lookupBatchAfter), so a short left allocates none.
+	lb        *lookupBatch
+	batchable bool
+	seen      int
+	slot      int
+	trow      []types.Datum
+	pk        []types.Datum
+	out       []types.Datum
+	// lo and hi are the probe's key bounds, reused from one left row to
+	// the next: a span is used up (encoded or copied) before the next
+	// probe.
+	lo, hi []types.Datum
 }
 
 var _ Operator = (*lookupJoinOp)(nil)
@@ -72,8 +80,8 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 			left.Close()
 			return nil, err
 		}
-	} else if rs.ctx.ReadOnly && batchedLookups && n.Index == nil && len(n.Keys) == len(n.Table.PrimaryKey) {
-		j.lb = newLookupBatch(n.Table, lw)
+	} else {
+		j.batchable = rs.ctx.ReadOnly && batchedLookups && n.Index == nil && len(n.Keys) == len(n.Table.PrimaryKey)
 	}
 	return j, nil
 }
@@ -81,7 +89,10 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 func (j *lookupJoinOp) Next() ([]types.Datum, error) {
 	typ := j.node.Type
 	for {
-		if j.lrow == nil && j.lb != nil && j.lb.started() {
+		if j.lrow == nil && j.batchable && j.seen >= lookupBatchAfter {
+			if j.lb == nil {
+				j.lb = newLookupBatch(j.node.Table, j.lw)
+			}
 			if err := j.nextBatched(); err != nil || j.lrow == nil {
 				return nil, err
 			}
@@ -93,9 +104,7 @@ func (j *lookupJoinOp) Next() ([]types.Datum, error) {
 				}
 				return nil, err
 			}
-			if j.lb != nil {
-				j.lb.seen++
-			}
+			j.seen++
 			if err := j.startLookup(row); err != nil {
 				return nil, err
 			}
@@ -185,7 +194,13 @@ func (j *lookupJoinOp) probe(row []types.Datum) (sp index.Span, get, point, ok b
 	}
 	// The keys are the probe values as they are, not cast to the key
 	// columns' types: keySpan finds the key values that equal them.
-	sp, point, ok, err = keySpan(j.env, planner.Span{Lo: j.node.Keys, Hi: j.node.Keys}, t, j.keyCols, desc, row)
+	sp, point, ok, err = keySpanInto(j.env, planner.Span{Lo: j.node.Keys, Hi: j.node.Keys}, t, j.keyCols, desc, row, j.lo, j.hi)
+	if cap(sp.Lo) > cap(j.lo) {
+		j.lo = sp.Lo[:0]
+	}
+	if cap(sp.Hi) > cap(j.hi) {
+		j.hi = sp.Hi[:0]
+	}
 	if err != nil || !ok {
 		return sp, false, false, false, err
 	}
@@ -256,12 +271,16 @@ func (j *lookupJoinOp) closeIter() error {
 	return err
 }
 
+// Close closes the left, then the lookup's iterator and batch reader,
+// and returns the first error. (Not closeAll over closerOps: the method
+// values would be two allocations per statement.)
 func (j *lookupJoinOp) Close() error {
-	return closeAll(j.left, closerOp(j.closeIter), closerOp(j.closeBatch))
+	err := j.left.Close()
+	if e := j.closeIter(); err == nil {
+		err = e
+	}
+	if e := j.closeBatch(); err == nil {
+		err = e
+	}
+	return err
 }
-
-// closerOp adapts a close function to closeAll.
-type closerOp func() error
-
-func (c closerOp) Next() ([]types.Datum, error) { return nil, nil }
-func (c closerOp) Close() error                 { return c() }

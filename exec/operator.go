@@ -271,6 +271,10 @@ type runState struct {
 	// built: Build then roots the tree in a stmtOp that releases them.
 	holdsBuffers bool
 	foreign      *foreignBatch // a DML statement's writes to foreign stores (foreign_write.go)
+	// qmemOf and envOf are what qmem and env point at: one allocation
+	// per statement for the three.
+	qmemOf queryMem
+	envOf  eval.Env
 }
 
 func newRunState(ctx *Ctx) *runState {
@@ -281,14 +285,16 @@ func newRunState(ctx *Ctx) *runState {
 	if rs.workMem <= 0 {
 		rs.workMem = DefaultWorkMem
 	}
-	rs.qmem = &queryMem{limit: ctx.MaxQueryMem}
+	rs.qmemOf.limit = ctx.MaxQueryMem
+	rs.qmem = &rs.qmemOf
 	if rs.qmem.limit <= 0 {
 		rs.qmem.limit = DefaultMaxQueryMem
 	}
 	if ctx.Analyze && ctx.Stats == nil {
 		ctx.Stats = newStats()
 	}
-	rs.env = &eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, FloatDigits: ctx.FloatDigits, Subquery: rs.subquery,
+	rs.env = &rs.envOf
+	*rs.env = eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, FloatDigits: ctx.FloatDigits, Subquery: rs.subquery,
 		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
 		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines}
 	// Subqueries run under copies of env: made now, the caches are the

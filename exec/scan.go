@@ -37,12 +37,15 @@ type scanOp struct {
 	// An index scan of a read-only statement reads its master rows a
 	// batch at a time in key order (scanbatch.go); itDone: s.it is used
 	// up, only the batch's rows are left.
-	batch  *masterBatch
-	itDone bool
-	master *index.MasterReader // master gets after an index scan, read-only statements
-	gets   int                 // master gets so far
-	row    []types.Datum       // master row buffer for gets
-	pk     []types.Datum
+	// batch is made when the first index iterator opens (batchable): a
+	// unique get (chat's "find a user by name") never needs one.
+	batch     *masterBatch
+	batchable bool
+	itDone    bool
+	master    *index.MasterReader // master gets after an index scan, read-only statements
+	gets      int                 // master gets so far
+	row       []types.Datum       // master row buffer for gets
+	pk        []types.Datum
 }
 
 var _ Operator = (*scanOp)(nil)
@@ -68,10 +71,7 @@ func newScan(rs *runState, env *eval.Env, n *planner.Scan) (Operator, error) {
 	bufs := make([]types.Datum, nc+len(n.Table.PrimaryKey))
 	sh := rs.ctx.Shapes.shape(n)
 	s := &scanOp{rs: rs, env: env, node: n, t: ticker{rs: rs}, cols: sh.cols, early: sh.early, late: sh.late, row: bufs[:nc:nc], pk: bufs[nc:]}
-	if rs.ctx.ReadOnly && s.usesIndex() && !n.IndexOnly && batchedMasterReads {
-		s.batch = newMasterBatch(n.Table, s.cols)
-		s.batch.split = splitMasterReads
-	}
+	s.batchable = rs.ctx.ReadOnly && s.usesIndex() && !n.IndexOnly && batchedMasterReads
 	return s, nil
 }
 
@@ -254,6 +254,10 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 			continue
 		case s.usesIndex():
 			s.it, err = index.ScanIndex(s.rs.reader(), t, s.node.Index, sp, s.node.Reverse)
+			if s.batchable && s.batch == nil {
+				s.batch = newMasterBatch(t, s.cols)
+				s.batch.split = splitMasterReads
+			}
 		default:
 			cols := s.cols
 			if s.itEarly = s.early != nil; s.itEarly {

@@ -21,7 +21,7 @@ var benchRows = flag.Int("bench.rows", 1_000_000, "rows in the benchmark table")
 var benchCache = flag.Int64("bench.cache", 0, "block cache of the benchmark store in bytes (0: the default)")
 var benchStats = flag.Bool("bench.stats", false, "print the store's statistics (LSM shape, cache hit rates) after the benchmarks")
 
-// TestMain removes the shared benchmark store when the process ends.
+// TestMain removes the shared benchmark stores when the process ends.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if benchStore.dir != "" && *benchStats {
@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 	if benchStore.dir != "" {
 		_ = benchStore.db.Close()
 		_ = os.RemoveAll(benchStore.dir)
+	}
+	if chatStore.dir != "" {
+		_ = chatStore.db.Close()
+		_ = os.RemoveAll(chatStore.dir)
 	}
 	os.Exit(code)
 }
