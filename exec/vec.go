@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -80,6 +81,25 @@ func newVec(t types.T) *vec {
 
 func (v *vec) isNull(k int) bool { return v.null[k>>6]&(1<<(k&63)) != 0 }
 func (v *vec) setNull(k int)     { v.null[k>>6] |= 1 << (k & 63) }
+
+// setField stores the decoded non-NULL field f in row k, bytes copied
+// into the arena; false when f's kind is not the vector's.
+func (v *vec) setField(k int, f *encoding.RowField) bool {
+	if f.Kind != v.kind || f.JSONB {
+		return false
+	}
+	switch v.class {
+	case classInts:
+		v.i[k] = f.I
+	case classFloats:
+		v.f[k] = f.F
+	default:
+		start := len(v.arena)
+		v.arena = append(v.arena, f.B...)
+		v.b[k] = v.arena[start:len(v.arena):len(v.arena)]
+	}
+	return true
+}
 
 // clearNulls marks rows 0..n-1 not NULL.
 func (v *vec) clearNulls(n int) {

@@ -217,18 +217,8 @@ func (s *vecIndexScan) decode(k int, key, value []byte) error {
 			v.setNull(k) // an entry leaves a NULL out
 			continue
 		}
-		if f.Kind != v.kind || f.JSONB {
+		if !v.setField(k, f) {
 			return s.kindError(o, f.Kind)
-		}
-		switch v.class {
-		case classInts:
-			v.i[k] = f.I
-		case classFloats:
-			v.f[k] = f.F
-		default:
-			start := len(v.arena)
-			v.arena = append(v.arena, f.B...)
-			v.b[k] = v.arena[start:len(v.arena):len(v.arena)]
 		}
 	}
 	return nil

@@ -304,18 +304,8 @@ func (s *vecScan) decodeValue(k int, val []byte, cols *valueCols) error {
 			v.setNull(k)
 			continue
 		}
-		if f.Kind != v.kind || f.JSONB {
+		if !v.setField(k, f) {
 			return s.kindError(o, f.Kind)
-		}
-		switch v.class {
-		case classInts:
-			v.i[k] = f.I
-		case classFloats:
-			v.f[k] = f.F
-		default:
-			start := len(v.arena)
-			v.arena = append(v.arena, f.B...)
-			v.b[k] = v.arena[start:len(v.arena):len(v.arena)]
 		}
 	}
 	return nil
