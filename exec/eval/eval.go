@@ -180,7 +180,11 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 		if env != nil && e.T.Kind() == types.KindText && env.styled(x, e.X.Type()) {
 			// A value shown in the session's IntervalStyle or with its
 			// extra_float_digits.
-			return castToText(types.NewText(string(AppendTextStyle(nil, x, e.X.Type(), env.style()))), types.T{Family: types.Text}, e.T), nil
+			v := castToText(types.NewText(string(AppendTextStyle(nil, x, e.X.Type(), env.style()))), types.T{Family: types.Text}, e.T)
+			if e.Domain != nil {
+				return v, CheckDomainValue(env, e.Domain, v)
+			}
+			return v, nil
 		}
 		if e.Domain != nil {
 			return checkDomain(env, e.Domain, x, e.X.Type(), e.T)
