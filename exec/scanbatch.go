@@ -220,7 +220,16 @@ func (b *masterBatch) loadSplit(r kv.Reader, first *index.MasterReader) error {
 	}
 	h := len(b.order) / 2
 	done := make(chan error, 1)
-	go func() { done <- b.readInOrder(b.order[h:], getWith(b.second)) }()
+	go func() {
+		defer func() {
+			// A panic on this goroutine would end the process: it is
+			// the statement's internal error instead.
+			if r := recover(); r != nil {
+				done <- pgerror.Newf(pgerror.Internal, "exec: master read: %v", r)
+			}
+		}()
+		done <- b.readInOrder(b.order[h:], getWith(b.second))
+	}()
 	err := b.readInOrder(b.order[:h], getWith(first))
 	if herr := <-done; err == nil {
 		err = herr

@@ -8,6 +8,7 @@ import (
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/kv"
+	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
 )
@@ -209,6 +210,16 @@ func (p *vecIndexParallel) runWorker(s *vecIndexScan) {
 }
 
 func (p *vecIndexParallel) scanPart(s *vecIndexScan, part *indexPart) {
+	defer func() {
+		// A panic here would end the process: it is the statement's
+		// internal error instead, as in the table scan's workers.
+		if r := recover(); r != nil {
+			select {
+			case part.ch <- scanResult{err: pgerror.Newf(pgerror.Internal, "exec: parallel index scan worker: %v", r)}:
+			case <-p.quit:
+			}
+		}
+	}()
 	for {
 		s.b = *p.batchFor(s)
 		b, err := s.NextBatch()
