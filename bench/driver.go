@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -16,6 +17,9 @@ type Client struct {
 	ID   int // 0 ... clients-1
 	Conn *pgx.Conn
 	Rng  *rand.Rand
+	// Kind, if the op sets it (e.g. "read", "update"), files the
+	// operation's latency under that kind as well: DriveStats.Kinds.
+	Kind string
 }
 
 // Op is one client operation. It returns a retryable error (40001, 40P01)
@@ -31,16 +35,45 @@ type DriveStats struct {
 	Retries  int64
 	Elapsed  time.Duration
 	P50, P99 time.Duration
+	// Kinds holds the latencies of the operations that set Client.Kind,
+	// one entry per kind, in kind order.
+	Kinds []KindStats
 }
 
-// Measures returns the stats as report figures: ops/s, p50, p99, retries.
+// KindStats is the share of one kind of operation in a run.
+type KindStats struct {
+	Kind     string
+	Ops      int64
+	P50, P99 time.Duration
+}
+
+// Measures returns the stats as report figures: ops/s, p50, p99, retries,
+// then each kind's p50 and p99 ("read p50 ms").
 func (d DriveStats) Measures() []Measure {
-	return []Measure{
+	out := []Measure{
 		{Metric: "ops/s", Value: float64(d.Ops) / d.Elapsed.Seconds(), Higher: true},
 		{Metric: "p50 ms", Value: ms(d.P50)},
 		{Metric: "p99 ms", Value: ms(d.P99)},
 		{Metric: "retries", Value: float64(d.Retries), Info: true},
 	}
+	for _, k := range d.Kinds {
+		out = append(out,
+			Measure{Metric: k.Kind + " p50 ms", Value: ms(k.P50)},
+			Measure{Metric: k.Kind + " p99 ms", Value: ms(k.P99)})
+	}
+	return out
+}
+
+// kindStats sorts each kind's latencies and returns their stats in kind
+// order.
+func kindStats(byKind map[string][]time.Duration) []KindStats {
+	var out []KindStats
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
+		l := byKind[k]
+		slices.Sort(l)
+		out = append(out, KindStats{Kind: k, Ops: int64(len(l)), P50: Percentile(l, 50), P99: Percentile(l, 99)})
+	}
+	return out
 }
 
 // Drive runs op from clients goroutines, each on its own connection to s,
@@ -67,6 +100,7 @@ func Drive(ctx context.Context, s *Server, clients int, dur time.Duration, seed 
 		wg      sync.WaitGroup
 		mu      sync.Mutex
 		lats    []time.Duration
+		byKind  = map[string][]time.Duration{}
 		retries int64
 		first   error
 	)
@@ -78,10 +112,12 @@ func Drive(ctx context.Context, s *Server, clients int, dur time.Duration, seed 
 			defer wg.Done()
 			cl := &Client{ID: i, Conn: c, Rng: rand.New(rand.NewPCG(seed, uint64(i)))}
 			var mine []time.Duration
+			mineByKind := map[string][]time.Duration{}
 			var myRetries int64
 			var err error
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				t0 := time.Now()
+				cl.Kind = ""
 				tries := 0
 				for {
 					err = op(ctx, cl)
@@ -95,11 +131,18 @@ func Drive(ctx context.Context, s *Server, clients int, dur time.Duration, seed 
 					err = fmt.Errorf("after %d retries: %w", tries, err)
 					break
 				}
-				mine = append(mine, time.Since(t0))
+				lat := time.Since(t0)
+				mine = append(mine, lat)
+				if cl.Kind != "" {
+					mineByKind[cl.Kind] = append(mineByKind[cl.Kind], lat)
+				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			lats = append(lats, mine...)
+			for k, l := range mineByKind {
+				byKind[k] = append(byKind[k], l...)
+			}
 			retries += myRetries
 			if err != nil && first == nil {
 				first = err
@@ -116,7 +159,7 @@ func Drive(ctx context.Context, s *Server, clients int, dur time.Duration, seed 
 	}
 	slices.Sort(lats)
 	return DriveStats{Ops: int64(len(lats)), Retries: retries, Elapsed: elapsed,
-		P50: Percentile(lats, 50), P99: Percentile(lats, 99)}, nil
+		P50: Percentile(lats, 50), P99: Percentile(lats, 99), Kinds: kindStats(byKind)}, nil
 }
 
 // timeQuery runs sql on one connection repeatedly, at least once and at

@@ -81,6 +81,7 @@ func ycsbWorkloads(sc Scales, seed uint64) []Workload {
 							k = gens[cl.ID].Next()
 						}
 						if rng.Float64() < read {
+							cl.Kind = "read"
 							rows, err := c.Query(ctx, "SELECT * FROM usertable WHERE ycsb_key = $1", ycsbKey(k))
 							if err != nil {
 								return err
@@ -98,6 +99,7 @@ func ycsbWorkloads(sc Scales, seed uint64) []Workload {
 							}
 							return nil
 						}
+						cl.Kind = "update"
 						f := rng.IntN(ycsbFields)
 						tag, err := c.Exec(ctx, fmt.Sprintf("UPDATE usertable SET field%d = $1 WHERE ycsb_key = $2", f), ycsbValue(rng), ycsbKey(k))
 						if err != nil {
