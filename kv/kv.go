@@ -132,6 +132,18 @@ type Batch interface {
 	Close() error
 }
 
+// SyncLaterBatch is a Batch that can be applied with its sync started
+// but not awaited: CommitSyncLater applies the writes (readers of the
+// engine see them at once, as after Commit(false)) and starts making
+// them durable; wait returns once they are, or with the sync's error.
+// Close only after wait has returned. Engines whose syncs cannot be
+// split so do not implement it (Txn.CommitSyncLater then commits
+// unsynced).
+type SyncLaterBatch interface {
+	Batch
+	CommitSyncLater() (wait func() error, err error)
+}
+
 // Snapshot is a read-only, point-in-time view of the engine: later writes
 // are invisible to it. Close it when done.
 type Snapshot interface {

@@ -487,7 +487,10 @@ type pebbleBatch struct {
 	closed    bool
 }
 
-var _ Batch = (*pebbleBatch)(nil)
+var (
+	_ Batch          = (*pebbleBatch)(nil)
+	_ SyncLaterBatch = (*pebbleBatch)(nil)
+)
 
 func (b *pebbleBatch) usable() error {
 	if b.closed {
@@ -552,6 +555,31 @@ func (b *pebbleBatch) Commit(sync bool) error {
 		return fmt.Errorf("kv: commit: %w", err)
 	}
 	return nil
+}
+
+// CommitSyncLater implements SyncLaterBatch: the batch is applied with a
+// WAL sync requested, which Pebble's WAL writer starts at once; wait
+// returns once it is done. The batch must not be closed before wait
+// returns (Pebble reuses a closed batch).
+func (b *pebbleBatch) CommitSyncLater() (wait func() error, err error) {
+	if err := b.usable(); err != nil {
+		return nil, err
+	}
+	if err := b.eng.writable(b.b.Len()); err != nil {
+		return nil, err
+	}
+	b.committed = true
+	if err := b.eng.db.ApplyNoSyncWait(b.b, pebble.Sync); err != nil {
+		b.eng.failed.Store(true)
+		return nil, fmt.Errorf("kv: commit: %w", err)
+	}
+	return func() error {
+		if err := b.b.SyncWait(); err != nil {
+			b.eng.failed.Store(true)
+			return fmt.Errorf("kv: commit sync: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // Count implements Batch. Empty DeleteRanges are not counted.

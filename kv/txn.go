@@ -522,7 +522,58 @@ func (t *Txn) Commit(sync bool) error {
 	}
 	b := t.e.NewBatch()
 	defer b.Close()
-	// Ranges first: every buffered entry inside a range is newer than it.
+	if err := t.fill(b); err != nil {
+		return err
+	}
+	return b.Commit(sync)
+}
+
+// CommitSyncLater is Commit with the sync split off: it applies the
+// writes and, when the engine's batches are SyncLaterBatches, starts
+// their sync and returns wait, which returns once they are durable (or
+// with the sync's error). Otherwise (another engine, or a write set big
+// enough to be ingested) it commits unsynced and wait is nil: the caller
+// syncs (Engine.Flush) as after Commit(false). The transaction is
+// finished either way; wait must be called exactly once when not nil.
+func (t *Txn) CommitSyncLater() (wait func() error, err error) {
+	if t.done {
+		return nil, ErrClosed
+	}
+	defer t.finish()
+	if t.buf.Len() == 0 && len(t.tail) == 0 && len(t.dels) == 0 {
+		return nil, nil
+	}
+	if ing, ok := t.e.(Ingester); ok && len(t.dels) == 0 && t.size >= IngestThreshold {
+		return nil, ing.Ingest(t.ingestInto) // durable when it returns
+	}
+	b := t.e.NewBatch()
+	sb, ok := b.(SyncLaterBatch)
+	if !ok {
+		defer b.Close()
+		if err := t.fill(b); err != nil {
+			return nil, err
+		}
+		return nil, b.Commit(false)
+	}
+	if err := t.fill(b); err != nil {
+		b.Close()
+		return nil, err
+	}
+	w, err := sb.CommitSyncLater()
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return func() error {
+		err := w()
+		b.Close()
+		return err
+	}, nil
+}
+
+// fill writes the buffer into b: range deletions first (every buffered
+// entry inside a range is newer than it), then the entries in key order.
+func (t *Txn) fill(b Batch) error {
 	for _, s := range t.dels {
 		if err := b.DeleteRange(s.Start, s.End); err != nil {
 			return err
@@ -540,10 +591,7 @@ func (t *Txn) Commit(sync bool) error {
 		}
 		return err == nil
 	})
-	if err != nil {
-		return err
-	}
-	return b.Commit(sync)
+	return err
 }
 
 // ingestInto writes the buffer, in key order, into w (Commit by Ingest).
