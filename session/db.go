@@ -499,10 +499,20 @@ func (db *DB) commit(t *txn) error {
 	// Sorting is done before taking the mutex: it is t's own data.
 	writes, reads := t.commitSpans()
 
+	// A lone committer starts its own sync with its apply (see
+	// groupSync.alone); a catalog change takes the group's path, whose
+	// published snapshot is taken after the catalog is installed.
+	own := !db.opts.NoSync && !t.catChanged && db.sync.alone()
 	db.mu.Lock()
-	seq, err := db.applyLocked(t, reads, writes)
+	seq, ownWait, err := db.applyLocked(t, reads, writes, own)
+	var snap, stale *sharedSnap
+	if ownWait != nil {
+		// Exactly the commits up to seq: published once seq is durable.
+		snap, stale = db.sharedLocked()
+	}
 	db.finishLocked(t.snapSeq)
 	db.mu.Unlock()
+	stale.release()
 	// Applied (or refused): a waiter may now read what t wrote. It reads
 	// it only once durable (begin and refresh wait for the sync).
 	db.releaseLocks(t)
@@ -511,6 +521,12 @@ func (db *DB) commit(t *txn) error {
 		return err
 	}
 	if db.opts.NoSync {
+		return nil
+	}
+	if ownWait != nil {
+		if err := db.sync.waitOwn(seq, ownWait, snap); err != nil {
+			return db.failedErr()
+		}
 		return nil
 	}
 	if err := db.sync.wait(seq); err != nil {
@@ -522,8 +538,28 @@ func (db *DB) commit(t *txn) error {
 }
 
 // applyLocked validates t and applies its writes, returning its seq.
+// With own, the engine starts syncing t's writes at once when it can
+// (kv.Txn.CommitSyncLater) and ownWait, when not nil, waits for that
+// sync; otherwise the writes are applied unsynced, for groupSync.
 // REQUIRES: db.mu held.
-func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
+func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan, own bool) (seq uint64, ownWait func() error, err error) {
+	seq, err = db.applyWith(t, reads, writes, func() error {
+		if !own {
+			return t.kv.Commit(false)
+		}
+		var err error
+		ownWait, err = t.kv.CommitSyncLater()
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return seq, ownWait, nil
+}
+
+// applyWith is applyLocked with commit, the engine commit of t's writes.
+// REQUIRES: db.mu held.
+func (db *DB) applyWith(t *txn, reads, writes []kv.KeySpan, commit func() error) (uint64, error) {
 	if err := db.failedErr(); err != nil {
 		return 0, err
 	}
@@ -537,7 +573,7 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan) (uint64, error) {
 		db.stats.conflicts.Add(1)
 		return 0, errSerialization
 	}
-	if err := engineCall(func() error { return t.kv.Commit(false) }); err != nil {
+	if err := engineCall(commit); err != nil {
 		if refusedForSpace(err) {
 			return 0, ioError(err) // nothing was written
 		}

@@ -36,8 +36,9 @@ type groupSync struct {
 	// applied is the highest seq applied to the engine (written under
 	// DB.mu after the apply).
 	applied atomic.Uint64
-	// count is the number of syncs done.
-	count atomic.Uint64
+	// count is the number of syncs done; owns, those of lone committers
+	// (waitOwn).
+	count, owns atomic.Uint64
 	// durableSeq mirrors durable for readers that take no lock (written
 	// under mu, only ever increased).
 	durableSeq atomic.Uint64
@@ -75,6 +76,9 @@ type groupSync struct {
 	arrive chan struct{}
 	// lastSync is the duration of the last sync, in nanoseconds.
 	lastSync atomic.Int64
+	// noOwnSync turns lone committers' own syncs off (alone is false):
+	// set by tests that slow eng's Flush, which those syncs bypass.
+	noOwnSync bool
 }
 
 // maxGather bounds a leader's gathering wait whatever the syncs cost (a
@@ -168,16 +172,70 @@ func (g *groupSync) wait(seq uint64) error {
 			g.onFail(err)
 			snap.release()
 		} else {
-			// Leaders run one at a time and targets only grow, so snap is
-			// the state at the new durable seq. It is published first:
-			// whoever sees durableSeq >= s finds a snapshot at s or later.
-			g.durableSnap.Swap(snap).release()
-			g.durable = max(g.durable, target)
-			g.durableSeq.Store(g.durable)
+			g.publishLocked(target, snap)
 		}
 		g.cond.Broadcast()
 	}
 	return nil
+}
+
+// publishLocked makes seq the durable seq and snap, the state of
+// exactly the commits up to seq, the published snapshot, unless a later
+// seq is already durable (a lone committer's own sync, waitOwn, may end
+// after a leader's that began later); it takes over snap's reference.
+// snap is published first: whoever sees durableSeq >= s finds a snapshot
+// at s or later.
+// REQUIRES: g.mu held.
+func (g *groupSync) publishLocked(seq uint64, snap *sharedSnap) {
+	if seq <= g.durable {
+		snap.release()
+		return
+	}
+	g.durableSnap.Swap(snap).release()
+	g.durable = seq
+	g.durableSeq.Store(seq)
+}
+
+// alone reports whether a commit about to be applied would be synced by
+// itself anyway: nobody waits for a sync (no leader, no follower, no
+// other lone committer) and no other statement of a writing transaction
+// is running (the committer's own may count once). Such a commit asks the
+// engine to sync with its apply (DB.commit, kv.Txn.CommitSyncLater)
+// instead of applying unsynced and then leading a sync of its own: one
+// pass through the engine's commit pipeline and one wake-up of its WAL
+// writer instead of two, no gathering check. A wrong guess costs only
+// batching: both ways are durable before COMMIT answers.
+func (g *groupSync) alone() bool {
+	return !g.noOwnSync && g.waiting.Load() == 0 && (g.busy == nil || g.busy() <= 1)
+}
+
+// waitOwn waits for the sync a lone committer's apply started (syncWait)
+// and then publishes seq, its commit's, as durable with snap, the shared
+// snapshot of exactly the commits up to seq (taken under DB.mu right
+// after the apply). Since the WAL is written in apply order, the sync
+// covers every commit before seq too. It returns the sync's error, which
+// becomes the sticky one, as a leader's.
+func (g *groupSync) waitOwn(seq uint64, syncWait func() error, snap *sharedSnap) error {
+	// Counted as waiting: a commit applied meanwhile joins the group's
+	// path, whose sync the engine runs after this one.
+	g.waiting.Add(1)
+	began := time.Now()
+	err := engineCall(syncWait)
+	g.lastSync.Store(int64(time.Since(began)))
+	g.count.Add(1)
+	g.owns.Add(1)
+	g.waiting.Add(-1)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err != nil {
+		g.err = err
+		g.onFail(err)
+		snap.release()
+	} else {
+		g.publishLocked(seq, snap)
+	}
+	g.cond.Broadcast()
+	return err
 }
 
 // engineCall runs f, turning a panic into an error. Pebble reports a

@@ -37,6 +37,9 @@ func TestRestartShowsOnlyDurable(t *testing.T) {
 	}
 	defer db.Close()
 	db.sync.eng = slowSyncEngine{Engine: db.sync.eng, delay: 50 * time.Millisecond}
+	// Every sync must be the slow one: a lone commit's own sync (waitOwn)
+	// would bypass Flush.
+	db.sync.noOwnSync = true
 	ctx := context.Background()
 	// open's session closes (rolling back its transaction) when the
 	// (sub)test ends, so a failed case leaves no lock behind.
