@@ -198,15 +198,16 @@ func (g *groupSync) publishLocked(seq uint64, snap *sharedSnap) {
 
 // alone reports whether a commit about to be applied would be synced by
 // itself anyway: nobody waits for a sync (no leader, no follower, no
-// other lone committer) and no other statement of a writing transaction
-// is running (the committer's own may count once). Such a commit asks the
+// other lone committer) and no statement of a writing transaction is
+// running (a commit runs after its statement has left DB.executing), so
+// a leader would not gather anyone either. Such a commit asks the
 // engine to sync with its apply (DB.commit, kv.Txn.CommitSyncLater)
 // instead of applying unsynced and then leading a sync of its own: one
 // pass through the engine's commit pipeline and one wake-up of its WAL
 // writer instead of two, no gathering check. A wrong guess costs only
 // batching: both ways are durable before COMMIT answers.
 func (g *groupSync) alone() bool {
-	return !g.noOwnSync && g.waiting.Load() == 0 && (g.busy == nil || g.busy() <= 1)
+	return !g.noOwnSync && g.waiting.Load() == 0 && (g.busy == nil || g.busy() <= 0)
 }
 
 // waitOwn waits for the sync a lone committer's apply started (syncWait)
