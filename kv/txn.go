@@ -555,15 +555,22 @@ func (t *Txn) CommitSyncLater() (wait func() error, err error) {
 		}
 		return nil, b.Commit(false)
 	}
+	// b is closed here unless wait takes it over (also when the engine
+	// panics: Pebble reports a failed WAL write so).
+	handed := false
+	defer func() {
+		if !handed {
+			b.Close()
+		}
+	}()
 	if err := t.fill(b); err != nil {
-		b.Close()
 		return nil, err
 	}
 	w, err := sb.CommitSyncLater()
 	if err != nil {
-		b.Close()
 		return nil, err
 	}
+	handed = true
 	return func() error {
 		err := w()
 		b.Close()
