@@ -28,6 +28,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		err.Hint = `Ordering operators must be "<" or ">" members of btree operator families.`
 		return nil, err
 	}
+	if name == parse.MarkerRow {
+		return b.rowConstructor(sqlparser.ValTuple(e.Exprs), s) // usertype.go
+	}
 	if (name == parse.MarkerAny || name == parse.MarkerAll) && len(e.Exprs) == 1 {
 		return nil, b.anyAllMisused(e.Exprs[0], s) // array.go
 	}

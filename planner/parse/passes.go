@@ -189,7 +189,9 @@ var selectListEnd = map[string]bool{
 // / MarkerAll(array). x[i][j] nests two calls; the planner makes one
 // subscript of an array's.
 const (
-	MarkerArray     = "kvsql_array"
+	MarkerArray = "kvsql_array"
+	// MarkerRow is a row constructor of one field (or none): ROW(x).
+	MarkerRow       = "kvsql_row"
 	MarkerArraySub  = "kvsql_array_sub"
 	MarkerSubscript = "kvsql_subscript"
 	MarkerSlice     = "kvsql_slice"
