@@ -201,6 +201,11 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			e.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
 			return nil, e
 		}
+		for i := range bound {
+			if isOIDAlias(bound[i].Type().Family) {
+				bound[i] = b.regOutput(bound[i]) // an OID's text is its object's name
+			}
+		}
 	case "float4send", "float8send":
 		// The binary send form of real and double precision: the
 		// argument converts to its type implicitly, as PostgreSQL's
