@@ -3,10 +3,14 @@ package planner
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // oidCase is the CASE a catalog function becomes: its first argument, an
@@ -210,6 +214,11 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 		rt = types.T{Family: types.RegType}
 	}
 	oidOf := func(oid int64) Expr { return &Const{Value: types.NewInt(oid), T: rt} }
+	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() {
+		if oid, err := strconv.ParseUint(c.Value.S, 10, 32); err == nil {
+			return oidOf(int64(oid)), true, nil // '1259'::regclass: an OID's digits read as the OID
+		}
+	}
 	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() && typeName == "regclass" {
 		if oid, ok, err := b.regclassOID(c.Value.S); ok || err != nil {
 			return oidOf(oid), true, err
@@ -347,4 +356,53 @@ func (b *binder) showOIDNames(n Node) Node {
 		p.Exprs = append(p.Exprs, x)
 	}
 	return p
+}
+
+// partitionAncestors plans pg_partition_ancestors(rel): the relation and
+// the tables above it in its partition tree, nearest first; no rows for
+// a relation that is neither a partition nor partitioned (or none). It
+// is unnest of a CASE over the partition trees as they are when the
+// statement is planned.
+func (b *binder) partitionAncestors(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
+	if len(call.Exprs) != 1 {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function pg_partition_ancestors with %d arguments does not exist", len(call.Exprs))
+	}
+	x, err := b.expr(call.Exprs[0], &scope{parent: s.parent, owner: s, aggContext: "FROM"})
+	if err != nil {
+		return nil, err
+	}
+	rc := types.T{Family: types.RegClass}
+	if r, ok, err := b.regCast(x, "regclass"); err != nil {
+		return nil, err
+	} else if ok {
+		x = r
+	} else if x, err = coerce(x, rc); err != nil {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function pg_partition_ancestors(%s) does not exist", x.Type())
+	}
+	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+	tables := g.tables()
+	byKey := map[string]*catalog.Table{}
+	for _, t := range tables {
+		byKey[t.Key()] = t
+	}
+	at := types.ArrayOf(rc)
+	c := &Case{Operand: x, T: at, Else: &Const{Value: types.NewArray(nil), T: at}}
+	for _, t := range tables {
+		if t.PartitionOf == "" && !t.Partitioned() {
+			continue
+		}
+		var chain []types.Datum
+		for p := t; p != nil && len(chain) <= len(tables); p = byKey[p.PartitionOf] {
+			chain = append(chain, types.NewInt(int64(p.ID)))
+		}
+		c.Whens = append(c.Whens, When{Cond: &Const{Value: types.NewInt(int64(t.ID)), T: rc}, Val: &Const{Value: types.NewArray(chain), T: at}})
+	}
+	if column != parse.MarkerPrefix+"v" {
+		column = "relid" // in FROM, the function's OUT column, whatever the alias
+	}
+	n := &TableFunc{Name: "unnest", Args: []Expr{c}, Ordinality: ordinality, Cols: []Column{{Name: column, T: rc}}}
+	if ordinality {
+		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return n, nil
 }

@@ -255,7 +255,8 @@ func fromCallTail(toks []token, t token, next int) ([]token, int) {
 // binder plans itself in FROM (a Series or a TableFunc); any other call
 // there is a routine's.
 func builtinTableFunc(name string) bool {
-	return name == "generate_series" || name == "unnest" || name == "string_to_table" || name == "regexp_split_to_table" || jsonTableFuncs[name]
+	return name == "generate_series" || name == "unnest" || name == "string_to_table" || name == "regexp_split_to_table" ||
+		name == "pg_partition_ancestors" || jsonTableFuncs[name]
 }
 
 // jsonTableFuncs are the JSON set-returning functions seriesInFrom
