@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"unsafe"
 
@@ -194,6 +195,11 @@ type vecTopN struct {
 type vecTopItem struct {
 	key []byte
 	row []types.Datum
+	// first is the first sort key's value when that key's column is an
+	// integer-class vector and the value is not NULL (firstOK): a row is
+	// compared with the heap's worst on it before its key is encoded.
+	first   int64
+	firstOK bool
 }
 
 // consume reads the whole input and returns the kept rows in key order.
@@ -210,8 +216,24 @@ func (h *vecTopN) consume(rs *runState, src *batchSource) ([][]types.Datum, erro
 		if err := rs.canceled(); err != nil { // once per batch
 			return nil, err
 		}
+		v0 := src.b.cols[h.cols[0]]
+		ints := v0 != nil && v0.class == classInts
+		desc0 := h.keys[0].Desc
 		for _, k := range src.pos {
 			seq := src.seqOf()
+			first, firstOK := int64(0), ints && !v0.isNull(k)
+			if firstOK {
+				first = v0.i[k]
+				// The common case of a full heap: a row whose first key
+				// sorts after the worst kept row's (integer-class sort
+				// keys order as their int64 values) is dropped without
+				// encoding its key; a tie goes on to the full key.
+				if n := len(h.items); n > 0 && int64(n) >= h.limit && h.items[0].firstOK {
+					if c := cmp.Compare(first, h.items[0].first); (c > 0 && !desc0) || (c < 0 && desc0) {
+						continue
+					}
+				}
+			}
 			scratch = scratch[:0]
 			for i, c := range h.cols {
 				scratch = appendVecSortKey(scratch, src.b.cols[c], k, h.keys[i].Desc, h.keys[i].NullsFirst)
@@ -227,7 +249,7 @@ func (h *vecTopN) consume(rs *runState, src *batchSource) ([][]types.Datum, erro
 				if err := h.mem.grow(sz); err != nil {
 					return nil, err
 				}
-				h.items = append(h.items, vecTopItem{key: bytes.Clone(scratch), row: copyRow(row)})
+				h.items = append(h.items, vecTopItem{key: bytes.Clone(scratch), row: copyRow(row), first: first, firstOK: firstOK})
 				h.up(len(h.items) - 1)
 				continue
 			}
@@ -236,6 +258,7 @@ func (h *vecTopN) consume(rs *runState, src *batchSource) ([][]types.Datum, erro
 				return nil, err
 			}
 			top.key = append(top.key[:0], scratch...)
+			top.first, top.firstOK = first, firstOK
 			copy(top.row, row)
 			h.down(0)
 		}

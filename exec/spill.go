@@ -212,7 +212,7 @@ func appendRow(b []byte, row []types.Datum) []byte {
 		case types.KindNull:
 		case types.KindFloat:
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.F))
-		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray:
+		case types.KindText, types.KindBytes, types.KindDecimal, types.KindArray, types.KindRecord:
 			b = binary.AppendUvarint(b, uint64(len(d.S)))
 			b = append(b, d.S...)
 		case types.KindInterval:
@@ -255,7 +255,7 @@ func decodeRow(b []byte, row []types.Datum) ([]types.Datum, int, error) {
 			}
 			d.F = math.Float64frombits(binary.LittleEndian.Uint64(b[p:]))
 			p += 8
-		case types.KindText, types.KindBytes, types.KindDecimal, types.KindInterval, types.KindArray:
+		case types.KindText, types.KindBytes, types.KindDecimal, types.KindInterval, types.KindArray, types.KindRecord:
 			if d.Kind == types.KindInterval {
 				v, m := binary.Varint(b[p:])
 				if m <= 0 {

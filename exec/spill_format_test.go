@@ -11,7 +11,18 @@ import (
 
 func TestRowFormatRoundTrip(t *testing.T) {
 	row := []types.Datum{types.Null, types.NewBool(true), types.NewInt(math.MinInt64), types.NewFloat(-0.5),
-		types.NewFloat(math.Inf(1)), types.NewText("héllo"), types.NewBytes([]byte{0, 255}), types.NewDate(-3), types.NewTimestamp(1 << 50)}
+		types.NewFloat(math.Inf(1)), types.NewText("héllo"), types.NewBytes([]byte{0, 255}), types.NewDate(-3), types.NewTimestamp(1 << 50),
+		types.NewTime(3600e6), types.NewInterval(types.IntervalValue{Months: -1, Days: 2, Micros: 3}), {Kind: types.KindDecimal, S: "-101.50"},
+		types.NewArray([]types.Datum{types.NewInt(1), types.Null}), types.NewRecord([]types.Datum{types.NewInt(1), types.Null, types.NewText("a,b")})}
+	kinds := map[types.Kind]bool{}
+	for _, d := range row {
+		kinds[d.Kind] = true
+	}
+	for k := types.KindNull; k <= types.KindRecord; k++ {
+		if !kinds[k] {
+			t.Errorf("the row has no %s value: every kind must round-trip", k)
+		}
+	}
 	b := appendRow(nil, row)
 	got, n, err := decodeRow(append(b, 0xee), nil)
 	if err != nil {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/kvsql/kvsql/encoding"
@@ -21,7 +22,12 @@ import (
 // decodes the other columns only for the rows that passed (late
 // materialization, as scanOp does row by row); when the filter reads no
 // primary-key column, the key too is copied and decoded only for those
-// rows.
+// rows. When the filter begins with comparisons of integer value columns
+// with constants (preFilter), those are tested on each record as Visit
+// hands it over, before anything is copied: a record they reject never
+// enters the batch, and one they keep is decoded whole on the spot from
+// the iterator's own key and value, so nothing is copied to be decoded
+// later.
 type vecScan struct {
 	rs   *runState
 	env  *eval.Env
@@ -51,8 +57,20 @@ type vecScan struct {
 	// noKey: nothing reads the primary-key columns (dropKeyColumns), so
 	// keys are not decoded at all.
 	noKey bool
+	// pre: the filter's leading integer comparisons, tested per record
+	// in addRow (nil: none, and the batch holds every record).
+	pre []preCompare
 	// addRowFn is addRow as the func value Visit takes, made once.
 	addRowFn func(key, val []byte) error
+}
+
+// preCompare is a conjunct of a scan's filter tested on a record before it
+// enters the batch: value column early.ords[j] op x, both of kind kind.
+type preCompare struct {
+	j    int
+	op   cmpOp
+	x    int64
+	kind types.Kind
 }
 
 // valueCols are value columns of a master value: table ordinals and their
@@ -116,7 +134,51 @@ func newVecScan(rs *runState, env *eval.Env, n *planner.Scan) (*vecScan, error) 
 	}
 	s.early, s.late = newValueCols(eo, ei), newValueCols(lo, li)
 	s.lateKey = s.pred != nil && !slices.ContainsFunc(t.PrimaryKey, func(o int) bool { return slices.Contains(fcols, o) })
+	if s.pre = preFilterOf(s.pred, &s.early, s.b.cols); s.pre != nil {
+		// addRowPre decodes the key and the late columns of a record it
+		// keeps from the iterator's key and value, without copies.
+		s.lateKey = false
+	}
 	return s, nil
+}
+
+// preFilterOf returns the leading conjuncts of pred (a comparison, or a
+// filter's list of conjuncts) that compare an integer value column of
+// early with a constant of its kind: a record whose value fails one of
+// them is not selected whatever the rest says, and the row evaluator
+// would not evaluate the conjuncts after it. Only a prefix is taken, so a
+// later conjunct that fails (a constant whose evaluation failed) fails
+// at the same rows. Nil when the filter does not begin so.
+func preFilterOf(pred *vecPred, early *valueCols, cols []*vec) []preCompare {
+	if pred == nil {
+		return nil
+	}
+	var conj []vecBool
+	switch r := pred.root.(type) {
+	case *vecCompare:
+		conj = []vecBool{r}
+	case *vecLogic:
+		if !r.and {
+			return nil
+		}
+		conj = r.args
+	default:
+		return nil
+	}
+	var out []preCompare
+	for _, a := range conj {
+		c, ok := a.(*vecCompare)
+		if !ok || c.r >= 0 || c.kErr != nil || c.isNull {
+			break
+		}
+		j := slices.Index(early.ords, c.l)
+		v := cols[c.l]
+		if j < 0 || v == nil || v.class != classInts || v.kind != c.k.Kind {
+			break
+		}
+		out = append(out, preCompare{j: j, op: c.opc, x: c.k.I, kind: v.kind})
+	}
+	return out
 }
 
 // colTypes returns the types of the scan's row, for compiling the filter.
@@ -133,7 +195,7 @@ func (s *vecScan) NextBatch() (*batch, error) {
 	if !ok || err != nil {
 		return nil, err
 	}
-	if len(s.late.ords) > 0 {
+	if len(s.late.ords) > 0 && s.pre == nil {
 		for _, k := range s.b.sel {
 			if err := s.decodeValue(k, s.values[s.offs[k]:s.offs[k+1]], &s.late); err != nil {
 				return nil, err
@@ -193,7 +255,7 @@ func (s *vecScan) fill() error {
 			v.clearNulls(batchSize)
 		}
 	}
-	if len(s.late.ords) > 0 {
+	if len(s.late.ords) > 0 && s.pre == nil {
 		s.values, s.offs = s.values[:0], append(s.offs[:0], 0)
 	}
 	if s.lateKey {
@@ -212,15 +274,82 @@ func (s *vecScan) fill() error {
 	}
 	if s.addRowFn == nil {
 		s.addRowFn = s.addRow
+		if s.pre != nil {
+			s.addRowFn = s.addRowPre
+		}
 	}
-	n, err := s.it.Visit(batchSize, s.addRowFn)
-	if err != nil {
+	if s.pre == nil {
+		n, err := s.it.Visit(batchSize, s.addRowFn)
+		if err != nil {
+			return err
+		}
+		if n < batchSize {
+			s.done = true
+			return s.it.Error()
+		}
+		return nil
+	}
+	// Records the pre-filter rejects leave no row: visit on until the
+	// batch is a quarter full (a batch of none would end the scan).
+	for s.b.n < batchSize/4 {
+		if err := s.rs.canceled(); err != nil {
+			return err
+		}
+		limit := batchSize - s.b.n
+		n, err := s.it.Visit(limit, s.addRowFn)
+		if err != nil {
+			return err
+		}
+		if n < limit {
+			s.done = true
+			return s.it.Error()
+		}
+	}
+	return nil
+}
+
+// addRowPre is addRow behind the pre-filter: it decodes the record's early
+// (filter) columns, drops the record when a pre-filter conjunct is not
+// true of them, and otherwise decodes the whole row into the batch, key
+// and late columns straight from key and val (the vector filter then
+// runs over the rows kept, the pre-filter's conjuncts again with the
+// rest). A column the value lacks or whose kind is not the
+// column's is left to the batch path, which gives it its default or
+// reports it.
+func (s *vecScan) addRowPre(key, val []byte) error {
+	cols := &s.early
+	if err := encoding.DecodeRowFields(val, cols.ids, cols.fields, cols.present); err != nil {
 		return err
 	}
-	if n < batchSize {
-		s.done = true
-		return s.it.Error()
+	for i := range s.pre {
+		c := &s.pre[i]
+		if !cols.present[c.j] {
+			continue
+		}
+		f := &cols.fields[c.j]
+		if f.Kind == types.KindNull {
+			return nil // NULL: not selected
+		}
+		if f.Kind != c.kind {
+			continue
+		}
+		if opResult(c.op, cmp.Compare(f.I, c.x)) != vTrue {
+			return nil
+		}
 	}
+	k := s.b.n
+	if !s.noKey {
+		if err := s.decodeKey(k, key); err != nil {
+			return err
+		}
+	}
+	if err := s.storeFields(k, cols); err != nil {
+		return err
+	}
+	if err := s.decodeValue(k, val, &s.late); err != nil {
+		return err
+	}
+	s.b.n = k + 1
 	return nil
 }
 
@@ -293,6 +422,12 @@ func (s *vecScan) decodeValue(k int, val []byte, cols *valueCols) error {
 	if err := encoding.DecodeRowFields(val, cols.ids, cols.fields, cols.present); err != nil {
 		return err
 	}
+	return s.storeFields(k, cols)
+}
+
+// storeFields sets row k's columns of cols from the fields last decoded
+// into cols.
+func (s *vecScan) storeFields(k int, cols *valueCols) error {
 	for j, o := range cols.ords {
 		v := s.b.cols[o]
 		if !cols.present[j] {

@@ -136,35 +136,19 @@ func BenchmarkMasterReaderSorted(b *testing.B) {
 	}
 	cols := NewCols(tb, []int{0, 3})
 	out := make([]types.Datum, len(tb.Columns))
-	for _, stride := range []int{10, 100} {
+	for _, stride := range []int{1, 3, 10, 30, 100} {
 		var pks [][]types.Datum
 		var keys [][]byte
 		for i := 0; i < n; i += stride {
 			pk := []types.Datum{types.NewInt(int64(i)), types.NewText("k")}
 			pks, keys = append(pks, pk), append(keys, MasterKey(nil, tb, pk))
 		}
-		b.Run(fmt.Sprintf("every-%d/master-reader", stride), func(b *testing.B) {
-			var m *MasterReader
-			j := len(keys)
-			start := cpuTime()
-			for b.Loop() {
-				if j == len(keys) {
-					if m != nil {
-						m.Close()
-					}
-					if m, err = NewMasterReader(e, tb); err != nil {
-						b.Fatal(err)
-					}
-					j = 0
-				}
-				if ok, err := m.GetKey(keys[j], pks[j], out, cols); !ok || err != nil {
-					b.Fatal(ok, err)
-				}
-				j++
-			}
-			reportCPU(b, start)
-			m.Close()
-		})
+		for _, steps := range []int{0, masterSteps} {
+			b.Run(fmt.Sprintf("every-%d/master-reader-steps-%d", stride, steps), func(b *testing.B) {
+				defer SetMasterSteps(SetMasterSteps(steps))
+				benchMasterReader(b, e, tb, keys, pks, out, cols)
+			})
+		}
 		b.Run(fmt.Sprintf("every-%d/get-per-row", stride), func(b *testing.B) {
 			j := 0
 			start := cpuTime()
@@ -177,4 +161,30 @@ func BenchmarkMasterReaderSorted(b *testing.B) {
 			reportCPU(b, start)
 		})
 	}
+}
+
+// benchMasterReader reads keys in ascending order through a MasterReader,
+// starting over with a new reader at the end.
+func benchMasterReader(b *testing.B, e kv.Engine, tb *catalog.Table, keys [][]byte, pks [][]types.Datum, out []types.Datum, cols *Cols) {
+	var m *MasterReader
+	var err error
+	j := len(keys)
+	start := cpuTime()
+	for b.Loop() {
+		if j == len(keys) {
+			if m != nil {
+				m.Close()
+			}
+			if m, err = NewMasterReader(e, tb); err != nil {
+				b.Fatal(err)
+			}
+			j = 0
+		}
+		if ok, err := m.GetKey(keys[j], pks[j], out, cols); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+		j++
+	}
+	reportCPU(b, start)
+	m.Close()
 }

@@ -19,6 +19,9 @@ type pebbleIter struct {
 	// buffer, valid when sought): what a corruption error names as read.
 	lower, seek []byte
 	sought      bool
+	// home is the snapshot that takes the Pebble iterator back on Close
+	// for its next NewIter (pebble_snapiter.go); nil: Close closes it.
+	home *pebbleSnapshot
 }
 
 var _ Iterator = (*pebbleIter)(nil)
@@ -134,6 +137,9 @@ func (i *pebbleIter) Close() error {
 		return ErrClosed
 	}
 	i.closed = true
+	if i.home != nil && i.home.keepRange(i.it) {
+		return nil
+	}
 	if err := i.it.Close(); err != nil {
 		return fmt.Errorf("kv: close iterator: %w", err)
 	}

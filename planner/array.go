@@ -575,7 +575,7 @@ const unnestFunc = "kvsql_unnest"
 // tableFuncs are the set-returning functions a FROM item (or a select
 // item) may call, with their number of columns.
 var tableFuncs = map[string]int{
-	"unnest": 1, "generate_series": 1, "string_to_table": 1, "regexp_split_to_table": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
+	"unnest": 1, "generate_series": 1, "pg_partition_ancestors": 1, "string_to_table": 1, "regexp_split_to_table": 1, "jsonb_array_elements": 1, "jsonb_array_elements_text": 1, "json_array_elements": 1,
 	"json_array_elements_text": 1, "jsonb_object_keys": 1, "json_object_keys": 1,
 	"jsonb_each": 2, "jsonb_each_text": 2, "json_each": 2, "json_each_text": 2, "jsonb_path_query": 1,
 	"jsonb_to_record": -1, "jsonb_to_recordset": -1, "json_to_record": -1, "json_to_recordset": -1, // as declared

@@ -724,6 +724,9 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 	if e, err = castRow(e, t); err != nil {
 		return nil, err
 	}
+	if isOIDAlias(e.Type().Family) && isText(t.Family) {
+		e = b.regOutput(e) // 'pk'::regclass::text is pk (pgcatalog_funcs.go)
+	}
 	if dom != nil {
 		// A cast to a domain checks its constraints on every value.
 		if c, ok := e.(*Const); ok {

@@ -28,6 +28,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 		err.Hint = `Ordering operators must be "<" or ">" members of btree operator families.`
 		return nil, err
 	}
+	if name == parse.MarkerRow {
+		return b.rowConstructor(sqlparser.ValTuple(e.Exprs), s) // usertype.go
+	}
 	if (name == parse.MarkerAny || name == parse.MarkerAll) && len(e.Exprs) == 1 {
 		return nil, b.anyAllMisused(e.Exprs[0], s) // array.go
 	}
@@ -197,6 +200,11 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 			e := pgerror.Newf(pgerror.UndefinedFunction, "operator does not exist: %s || %s", argTypes[0], argTypes[1])
 			e.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
 			return nil, e
+		}
+		for i := range bound {
+			if isOIDAlias(bound[i].Type().Family) {
+				bound[i] = b.regOutput(bound[i]) // an OID's text is its object's name
+			}
 		}
 	case "float4send", "float8send":
 		// The binary send form of real and double precision: the

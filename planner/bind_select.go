@@ -43,6 +43,9 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 			if fn := strings.TrimPrefix(call.Name.Lowered(), parse.MarkerPrefix); splitTables[fn].array != "" {
 				return b.splitTable(fn, call, name, ord, s) // array.go
 			}
+			if call.Name.Lowered() == parse.MarkerPrefix+"pg_partition_ancestors" {
+				return b.partitionAncestors(call, name, ord, s) // pgcatalog_funcs.go
+			}
 			if call.Name.Lowered() != seriesFunc {
 				return b.jsonTableFunc(call, name, ord, s) // json.go
 			}

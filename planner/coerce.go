@@ -50,6 +50,8 @@ func coerce(x Expr, t types.T) (Expr, error) {
 		xt.Family == types.TimestampTZ && t.Family == types.Timestamp,
 		xt.Family == types.Time && t.Family == types.Interval,
 		xt.Family == types.Cidr && t.Family == types.Inet,
+		isOIDAlias(xt.Family) && (isInteger(t.Family) || isOIDAlias(t.Family)),
+		isInteger(xt.Family) && isOIDAlias(t.Family),
 		xt.Family == t.Family && isDatetime(t.Family):
 		if c, ok := x.(*Const); ok {
 			return castConst(c, t)
@@ -357,7 +359,11 @@ func typeFromName(name string, length, scale *int) (types.T, error) {
 			return types.T{}, pgerror.New(pgerror.FeatureNotSupported, "time with time zone with a precision is not supported")
 		}
 		return types.T{Family: types.TimeTZ}, nil
-	case "regclass", "regtype", "oid", "regproc", "regprocedure", "regnamespace":
+	case "regclass":
+		return types.T{Family: types.RegClass}, nil
+	case "regtype":
+		return types.T{Family: types.RegType}, nil
+	case "oid", "regproc", "regprocedure", "regnamespace":
 		return tInt8, nil
 	}
 	if from, to, ok := types.IntervalQualifier(n); ok {

@@ -37,6 +37,8 @@ func columnName(e sqlparser.Expr) string {
 			return "?column?" // an operator the dialect layer spells as a call
 		case parse.MarkerArray, parse.MarkerArraySub:
 			return "array"
+		case parse.MarkerRow:
+			return "row"
 		case parse.MarkerJSONObject:
 			return "json_object"
 		case parse.MarkerSubscript, parse.MarkerSlice, parse.MarkerAggFilter:

@@ -1,11 +1,16 @@
 package planner
 
 import (
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
+	"vitess.io/vitess/go/vt/sqlparser"
 )
 
 // oidCase is the CASE a catalog function becomes: its first argument, an
@@ -200,6 +205,61 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 	if k := x.Type().Kind(); k != types.KindText && x.Type().Family != types.Unknown {
 		return nil, false, nil
 	}
+	names := b.regNames(typeName)
+	rt := tInt8
+	switch typeName {
+	case "regclass":
+		rt = types.T{Family: types.RegClass}
+	case "regtype":
+		rt = types.T{Family: types.RegType}
+	}
+	oidOf := func(oid int64) Expr { return &Const{Value: types.NewInt(oid), T: rt} }
+	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() {
+		if oid, err := strconv.ParseUint(c.Value.S, 10, 32); err == nil {
+			return oidOf(int64(oid)), true, nil // '1259'::regclass: an OID's digits read as the OID
+		}
+	}
+	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() && typeName == "regclass" {
+		if oid, ok, err := b.regclassOID(c.Value.S); ok || err != nil {
+			return oidOf(oid), true, err
+		}
+	}
+	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() {
+		name := c.Value.S
+		for _, schema := range []string{"public.", "pg_catalog."} {
+			name = strings.TrimPrefix(name, schema)
+		}
+		if oid, found := names[name]; found {
+			return oidOf(oid), true, nil
+		}
+		switch typeName {
+		case "regclass":
+			return nil, true, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
+		case "regnamespace":
+			return nil, true, pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", c.Value.S)
+		}
+		return nil, true, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", c.Value.S)
+	}
+	if x.Type().Family == types.Unknown {
+		if x, err = coerce(x, tText); err != nil {
+			return nil, true, err
+		}
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	c := &Case{Operand: x, T: rt}
+	for _, k := range keys {
+		c.Whens = append(c.Whens, When{Cond: textConst(k), Val: oidOf(names[k])})
+	}
+	return finishCase(c), true, nil
+}
+
+// regNames maps the names a text cast to typeName (regclass, regtype,
+// regnamespace) reads to their OIDs.
+func (b *binder) regNames(typeName string) map[string]int64 {
 	names := map[string]int64{}
 	switch typeName {
 	case "regnamespace":
@@ -243,40 +303,106 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 			}
 		}
 	}
-	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() && typeName == "regclass" {
-		if oid, ok, err := b.regclassOID(c.Value.S); ok || err != nil {
-			return oidConst(oid), true, err
+	return names
+}
+
+// regOutput shows the OIDs x holds (regclass or regtype) as PostgreSQL's
+// output functions do: the object's name, the number for an OID no
+// object has.
+func (b *binder) regOutput(x Expr) Expr {
+	typeName, byOID := "regclass", map[int64]string{}
+	if x.Type().Family == types.RegType {
+		typeName = "regtype"
+		for _, t := range pgTypes {
+			byOID[t.oid] = t.format // format_type's name: integer, not int4
 		}
 	}
-	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() {
-		name := c.Value.S
-		for _, schema := range []string{"public.", "pg_catalog."} {
-			name = strings.TrimPrefix(name, schema)
-		}
-		if oid, found := names[name]; found {
-			return oidConst(oid), true, nil
-		}
-		switch typeName {
-		case "regclass":
-			return nil, true, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
-		case "regnamespace":
-			return nil, true, pgerror.Newf(pgerror.InvalidSchemaName, "schema %q does not exist", c.Value.S)
-		}
-		return nil, true, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", c.Value.S)
-	}
-	if x.Type().Family == types.Unknown {
-		if x, err = coerce(x, tText); err != nil {
-			return nil, true, err
+	for name, oid := range b.regNames(typeName) {
+		if cur, taken := byOID[oid]; !taken || typeName == "regclass" && name < cur {
+			byOID[oid] = name
 		}
 	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
+	oids := make([]int64, 0, len(byOID))
+	for oid := range byOID {
+		oids = append(oids, oid)
 	}
-	sort.Strings(keys)
-	c := &Case{Operand: x, T: tInt8}
-	for _, k := range keys {
-		c.Whens = append(c.Whens, When{Cond: textConst(k), Val: oidConst(names[k])})
+	slices.Sort(oids)
+	c := &Case{Operand: x, T: tText, Else: &Cast{X: x, T: tText}}
+	for _, oid := range oids {
+		c.Whens = append(c.Whens, When{Cond: &Const{Value: types.NewInt(oid), T: x.Type()}, Val: textConst(byOID[oid])})
 	}
-	return finishCase(c), true, nil
+	return c
+}
+
+// showOIDNames puts a projection on top of a query whose results hold
+// regclass or regtype values, showing each as its object's name. Below
+// it the values stay OIDs: they sort and compare as PostgreSQL's do.
+func (b *binder) showOIDNames(n Node) Node {
+	switch n.(type) {
+	case *Insert, *Update, *Delete, *TreeWrite:
+		return n
+	}
+	cols := n.Columns()
+	if !slices.ContainsFunc(cols, func(c Column) bool { return isOIDAlias(c.T.Family) }) {
+		return n
+	}
+	p := &Project{Input: n, Cols: slices.Clone(cols)}
+	for i, c := range cols {
+		var x Expr = &ColRef{Index: i, T: c.T, Name: c.Name}
+		if isOIDAlias(c.T.Family) {
+			x = b.regOutput(x)
+			p.Cols[i].T = tText
+		}
+		p.Exprs = append(p.Exprs, x)
+	}
+	return p
+}
+
+// partitionAncestors plans pg_partition_ancestors(rel): the relation and
+// the tables above it in its partition tree, nearest first; no rows for
+// a relation that is neither a partition nor partitioned (or none). It
+// is unnest of a CASE over the partition trees as they are when the
+// statement is planned.
+func (b *binder) partitionAncestors(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
+	if len(call.Exprs) != 1 {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function pg_partition_ancestors with %d arguments does not exist", len(call.Exprs))
+	}
+	x, err := b.expr(call.Exprs[0], &scope{parent: s.parent, owner: s, aggContext: "FROM"})
+	if err != nil {
+		return nil, err
+	}
+	rc := types.T{Family: types.RegClass}
+	if r, ok, err := b.regCast(x, "regclass"); err != nil {
+		return nil, err
+	} else if ok {
+		x = r
+	} else if x, err = coerce(x, rc); err != nil {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function pg_partition_ancestors(%s) does not exist", x.Type())
+	}
+	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+	tables := g.tables()
+	byKey := map[string]*catalog.Table{}
+	for _, t := range tables {
+		byKey[t.Key()] = t
+	}
+	at := types.ArrayOf(rc)
+	c := &Case{Operand: x, T: at, Else: &Const{Value: types.NewArray(nil), T: at}}
+	for _, t := range tables {
+		if t.PartitionOf == "" && !t.Partitioned() {
+			continue
+		}
+		var chain []types.Datum
+		for p := t; p != nil && len(chain) <= len(tables); p = byKey[p.PartitionOf] {
+			chain = append(chain, types.NewInt(int64(p.ID)))
+		}
+		c.Whens = append(c.Whens, When{Cond: &Const{Value: types.NewInt(int64(t.ID)), T: rc}, Val: &Const{Value: types.NewArray(chain), T: at}})
+	}
+	if column != parse.MarkerPrefix+"v" {
+		column = "relid" // in FROM, the function's OUT column, whatever the alias
+	}
+	n := &TableFunc{Name: "unnest", Args: []Expr{c}, Ordinality: ordinality, Cols: []Column{{Name: column, T: rc}}}
+	if ordinality {
+		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
+	}
+	return n, nil
 }

@@ -74,6 +74,7 @@ func (p *Planner) Plan(st *parse.Statement, paramTypes []types.T) (Node, []types
 		return nil, nil, err
 	}
 	inferParams(n, b.params)
+	n = b.showOIDNames(n)
 	for i, t := range b.params {
 		if t.Family == types.Unknown {
 			b.params[i] = tText

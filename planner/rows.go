@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -59,8 +60,11 @@ func (b *binder) rowComparison(e *sqlparser.ComparisonExpr, s *scope) (x Expr, o
 }
 
 // rowItems returns the values of a row constructor of two or more
-// values ((a, b) or ROW(a, b)).
+// values ((a, b) or ROW(a, b)), or of ROW(x).
 func rowItems(e sqlparser.Expr) (sqlparser.ValTuple, bool) {
+	if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == parse.MarkerRow && len(f.Exprs) == 1 {
+		return sqlparser.ValTuple(f.Exprs), true // ROW(x)
+	}
 	t, ok := e.(sqlparser.ValTuple)
 	return t, ok && len(t) > 1
 }

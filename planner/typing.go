@@ -52,6 +52,8 @@ func commonType(a, b types.T) types.T {
 			return types.T{Family: a.Family}
 		}
 		return a
+	case isOIDAlias(a.Family) && (isOIDAlias(b.Family) || isInteger(b.Family)), isInteger(a.Family) && isOIDAlias(b.Family):
+		return tInt8 // regclass = oid: OIDs compare as integers
 	case isNumeric(a.Family) && isNumeric(b.Family):
 		if numericRank(a.Family) >= numericRank(b.Family) {
 			return types.T{Family: a.Family}
@@ -167,3 +169,7 @@ func nullifType(a, b types.T) types.T {
 	}
 	return commonType(a, b)
 }
+
+// isOIDAlias reports whether f is an OID shown as an object's name
+// (regclass, regtype).
+func isOIDAlias(f types.Family) bool { return f == types.RegClass || f == types.RegType }

@@ -253,22 +253,34 @@ func BenchmarkIndexLookup10(b *testing.B) {
 		{"keyid", "SELECT id, payload FROM bench WHERE grp = $1", "key+id index range scan bench_grp"},
 		{"inverted", "SELECT id, payload FROM bench WHERE grp2 = $1", "inverted-list get bench_grp2"},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			s, err := db.Session("")
-			if err != nil {
-				b.Fatal(err)
-			}
-			st := prepare(b, s, c.sql, c.plan)
-			rng := rand.New(rand.NewSource(2))
-			params := []types.Datum{{}}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				params[0] = types.NewInt(rng.Int63n(groups))
-				if n := execCount(b, st, params); n != 10 {
-					b.Fatalf("%d rows", n)
+		// seek: the master reads seek every key (index.SetMasterSteps(0));
+		// step: they step to a key a few entries ahead.
+		steps := index.SetMasterSteps(0)
+		index.SetMasterSteps(steps)
+		for _, m := range []struct {
+			name  string
+			steps int
+		}{{"seek", 0}, {"step", steps}} {
+			b.Run(c.name+"/"+m.name, func(b *testing.B) {
+				defer index.SetMasterSteps(index.SetMasterSteps(m.steps))
+				s, err := db.Session("")
+				if err != nil {
+					b.Fatal(err)
 				}
-			}
-		})
+				st := prepare(b, s, c.sql, c.plan)
+				rng := rand.New(rand.NewSource(2))
+				params := []types.Datum{{}}
+				b.ResetTimer()
+				start := cpuTime()
+				for i := 0; i < b.N; i++ {
+					params[0] = types.NewInt(rng.Int63n(groups))
+					if n := execCount(b, st, params); n != 10 {
+						b.Fatalf("%d rows", n)
+					}
+				}
+				reportCPU(b, start)
+			})
+		}
 	}
 }
 

@@ -481,7 +481,7 @@ func TestWireCatalog(t *testing.T) {
 	}
 
 	var oid, indrelid int64
-	if err := conn.QueryRow(ctx, `SELECT 'orders'::regclass`).Scan(&oid); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT 'orders'::regclass::oid`).Scan(&oid); err != nil {
 		t.Fatal(err)
 	}
 	var relname, relkind string

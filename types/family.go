@@ -41,6 +41,11 @@ const (
 	// Record is a composite value (record.go): a user's composite type
 	// (CREATE TYPE ... AS, T.Comp) or the anonymous record.
 	Record
+	// RegClass and RegType are OIDs (KindInt) of a relation and of a
+	// type: they compare as integers, and a query's output shows the
+	// object's name (the planner maps them at the top of a plan).
+	RegClass
+	RegType
 )
 
 type familyInfo struct {
@@ -77,6 +82,8 @@ var families = [...]familyInfo{
 	OidVector:   {"oidvector", KindText, 30},
 	TimeTZ:      {"time with time zone", KindBytes, 1266},
 	Record:      {"record", KindRecord, 2249},
+	RegClass:    {"regclass", KindInt, 2205},
+	RegType:     {"regtype", KindInt, 2206},
 }
 
 // Kind is the physical form of the family's values.

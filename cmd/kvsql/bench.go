@@ -44,7 +44,7 @@ func runBench(args []string) error {
 	scale := fs.Float64("scale", 1, "multiply every row count by this factor")
 	series := fs.String("series", "", "comma-separated table sizes of the scaling series (default 1e4,1e5,1e6,1e7; quick 1e3,1e4)")
 	duration := fs.Duration("duration", 0, "length of one timed run (default 3s; quick 300ms, pgbench then runs 200 transactions per client)")
-	only := fs.String("only", "", "run only the workloads whose name contains this")
+	only := fs.String("only", "", "run only the workloads whose name matches this regular expression (a plain name: those containing it)")
 	seed := fs.Uint64("seed", 1, "seed of every random stream")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the kvsql server to this file")
 	blockprofile := fs.String("blockprofile", "", "write a block profile of the kvsql server to this file (every blocking event)")

@@ -130,6 +130,17 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 		return castToBool(d, from, to)
 	case types.Int2, types.Int4, types.Int8:
 		return castToInt(d, from, to)
+	case types.RegClass, types.RegType:
+		// An OID: from an integer, or a number's text (the planner
+		// looks names up: regCast).
+		r, err := castToInt(d, from, types.T{Family: types.Int8})
+		if err != nil && d.Kind == types.KindText {
+			if to.Family == types.RegClass {
+				return types.Null, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", d.S)
+			}
+			return types.Null, pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", d.S)
+		}
+		return r, err
 	case types.Numeric:
 		return castToNumeric(d, from, to)
 	case types.Float4, types.Float8:

@@ -189,7 +189,9 @@ var selectListEnd = map[string]bool{
 // / MarkerAll(array). x[i][j] nests two calls; the planner makes one
 // subscript of an array's.
 const (
-	MarkerArray     = "kvsql_array"
+	MarkerArray = "kvsql_array"
+	// MarkerRow is a row constructor of one field (or none): ROW(x).
+	MarkerRow       = "kvsql_row"
 	MarkerArraySub  = "kvsql_array_sub"
 	MarkerSubscript = "kvsql_subscript"
 	MarkerSlice     = "kvsql_slice"
@@ -253,7 +255,8 @@ func fromCallTail(toks []token, t token, next int) ([]token, int) {
 // binder plans itself in FROM (a Series or a TableFunc); any other call
 // there is a routine's.
 func builtinTableFunc(name string) bool {
-	return name == "generate_series" || name == "unnest" || name == "string_to_table" || name == "regexp_split_to_table" || jsonTableFuncs[name]
+	return name == "generate_series" || name == "unnest" || name == "string_to_table" || name == "regexp_split_to_table" ||
+		name == "pg_partition_ancestors" || jsonTableFuncs[name]
 }
 
 // jsonTableFuncs are the JSON set-returning functions seriesInFrom

@@ -277,6 +277,12 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, arg...)
 			out = append(out, raw(")", t.pos))
 			i = end - 1
+		case t.is("row") && singleFieldRow(toks, i) && rowContext(out):
+			// ROW(x): vitess reads a one-element tuple as x itself, so a
+			// one-field row constructor is a call of MarkerRow (ROW(x, y)
+			// stays a tuple, which vitess keeps).
+			toks = append(append(toks[:i:i], raw(MarkerRow, t.pos)), toks[i+1:]...)
+			i--
 		case t.is("array") && i+1 < len(toks) && (toks[i+1].isPunct("[") || toks[i+1].isPunct("(")):
 			// ARRAY[e, ...] is a call of MarkerArray, ARRAY(subquery) one
 			// of MarkerArraySub with the subquery as its argument.
@@ -881,4 +887,38 @@ func fieldSelectable(out []token) bool {
 		return exprKeywords[p.val] && !p.is("row") && !p.is("array")
 	}
 	return true
+}
+
+// singleFieldRow reports whether toks[i] is ROW opening a constructor of
+// at most one field: ROW(x) or ROW().
+func singleFieldRow(toks []token, i int) bool {
+	if i+1 >= len(toks) || !toks[i+1].isPunct("(") {
+		return false
+	}
+	end := matchForward(toks, i+1)
+	return end > 0 && !topLevelComma(toks[i+2:end])
+}
+
+// rowContext reports whether a ROW read after out starts an expression
+// (and not, say, a table named row: CREATE TABLE row (...)).
+func rowContext(out []token) bool {
+	if len(out) == 0 {
+		return false
+	}
+	switch p := out[len(out)-1]; p.kind {
+	case tkPunct:
+		return p.val == "(" || p.val == ","
+	case tkOp:
+		return true
+	case tkIdent:
+		return rowAfter[p.val]
+	}
+	return false
+}
+
+// rowAfter are the keywords after which ROW(...) is an expression.
+var rowAfter = map[string]bool{
+	"select": true, "where": true, "and": true, "or": true, "not": true, "when": true, "then": true,
+	"else": true, "by": true, "distinct": true, "all": true, "having": true, "on": true, "is": true,
+	"in": true, "between": true, "returning": true, "return": true, "case": true,
 }
