@@ -16,8 +16,16 @@ import (
 // a subquery.
 func (b *binder) rowComparison(e *sqlparser.ComparisonExpr, s *scope) (x Expr, ok bool, err error) {
 	left, isRow := rowItems(e.Left)
-	if !isRow {
+	_, sub := e.Right.(*sqlparser.Subquery)
+	if !isRow || oneFieldRow(e.Left) && !rowOperand(e.Right) && !sub {
+		// ROW(x) against anything but a row constructor or a subquery
+		// (a record column, say) compares record values.
 		return nil, false, nil
+	}
+	if sq, ok := e.Right.(*sqlparser.Subquery); ok && e.Operator == sqlparser.EqualOp && e.Modifier == sqlparser.Any {
+		// row = ANY (subquery) is row IN (subquery).
+		x, err := b.rowInSubquery(left, sq, false, s)
+		return x, true, err
 	}
 	switch e.Operator {
 	case sqlparser.InOp, sqlparser.NotInOp:
@@ -204,4 +212,28 @@ func (b *binder) rowIsNull(e *sqlparser.IsExpr, s *scope) (x Expr, ok bool, err 
 		parts = append(parts, &IsNull{X: v, Not: e.Right == sqlparser.IsNotNullOp})
 	}
 	return foldAnd(parts), true, nil
+}
+
+// oneFieldRow reports whether e is ROW(x).
+func oneFieldRow(e sqlparser.Expr) bool {
+	f, ok := e.(*sqlparser.FuncExpr)
+	return ok && f.Name.Lowered() == parse.MarkerRow && len(f.Exprs) == 1
+}
+
+// rowOperand reports whether e is a row constructor, or a list of them
+// (the right side of IN).
+func rowOperand(e sqlparser.Expr) bool {
+	if _, ok := rowItems(e); ok {
+		return true
+	}
+	t, ok := e.(sqlparser.ValTuple)
+	if !ok || len(t) == 0 {
+		return false
+	}
+	for _, item := range t {
+		if _, ok := rowItems(item); !ok {
+			return false
+		}
+	}
+	return true
 }
