@@ -27,24 +27,7 @@ func TestSnapshotGetMatchesPebble(t *testing.T) {
 	defer e.Close()
 	const keys = 400
 	key := func(i int) []byte { return fmt.Appendf(nil, "k%04d", i) }
-	write := func(n int) {
-		for range n {
-			k := key(rng.Intn(keys))
-			switch rng.Intn(5) {
-			case 0:
-				must(t, e.Delete(k))
-			case 4:
-				if rng.Intn(20) == 0 {
-					lo := rng.Intn(keys)
-					must(t, e.DeleteRange(key(lo), key(lo+1+rng.Intn(20))))
-				}
-			case 1:
-				must(t, e.Merge(k, fmt.Appendf(nil, "+%d", rng.Intn(100))))
-			default:
-				must(t, e.Set(k, bytes.Repeat([]byte{byte('a' + rng.Intn(26))}, rng.Intn(300))))
-			}
-		}
-	}
+	write := func(n int) { randomWrites(t, e, rng, keys, key, n) }
 	compare := func(s *pebbleSnapshot, readers int) {
 		t.Helper()
 		var wg sync.WaitGroup
@@ -85,6 +68,29 @@ func TestSnapshotGetMatchesPebble(t *testing.T) {
 		must(t, s.Close())
 		if _, err := s.Get(key(0)); err != ErrClosed {
 			t.Fatalf("Get after Close: %v, want ErrClosed", err)
+		}
+	}
+}
+
+// randomWrites makes n random writes to e over the keys key(0) ..
+// key(keys-1): sets of values up to 300 bytes, deletes, merges and now
+// and then a range delete, so a key's history spans kinds of records.
+func randomWrites(t *testing.T, e Engine, rng *rand.Rand, keys int, key func(int) []byte, n int) {
+	t.Helper()
+	for range n {
+		k := key(rng.Intn(keys))
+		switch rng.Intn(6) {
+		case 0:
+			must(t, e.Delete(k))
+		case 1:
+			must(t, e.Merge(k, fmt.Appendf(nil, "+%d", rng.Intn(100))))
+		case 2:
+			if rng.Intn(10) == 0 {
+				lo := rng.Intn(keys)
+				must(t, e.DeleteRange(key(lo), key(lo+1+rng.Intn(20))))
+			}
+		default:
+			must(t, e.Set(k, bytes.Repeat([]byte{byte('a' + rng.Intn(26))}, rng.Intn(300))))
 		}
 	}
 }

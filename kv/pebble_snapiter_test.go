@@ -32,24 +32,7 @@ func TestSnapshotIterReuseMatchesFresh(t *testing.T) {
 	defer e.Close()
 	const keys = 300
 	key := func(i int) []byte { return fmt.Appendf(nil, "k%03d", i) }
-	write := func(n int) {
-		for range n {
-			k := key(rng.Intn(keys))
-			switch rng.Intn(6) {
-			case 0:
-				must(t, e.Delete(k))
-			case 1:
-				must(t, e.Merge(k, fmt.Appendf(nil, "+%d", rng.Intn(100))))
-			case 2:
-				if rng.Intn(10) == 0 {
-					lo := rng.Intn(keys)
-					must(t, e.DeleteRange(key(lo), key(lo+1+rng.Intn(15))))
-				}
-			default:
-				must(t, e.Set(k, bytes.Repeat([]byte{byte('a' + rng.Intn(26))}, rng.Intn(200))))
-			}
-		}
-	}
+	write := func(n int) { randomWrites(t, e, rng, keys, key, n) }
 	var older *pebbleSnapshot
 	defer func() { // before the engine: a failed round leaves them open
 		if older != nil {

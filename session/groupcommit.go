@@ -161,20 +161,10 @@ func (g *groupSync) wait(seq uint64) error {
 		} else {
 			target = g.applied.Load()
 		}
-		began := time.Now()
-		err := engineCall(g.eng.Flush)
-		g.lastSync.Store(int64(time.Since(began)))
-		g.count.Add(1)
+		err := g.timedSync(g.eng.Flush)
 		g.mu.Lock()
 		g.syncing = false
-		if err != nil {
-			g.err = err
-			g.onFail(err)
-			snap.release()
-		} else {
-			g.publishLocked(target, snap)
-		}
-		g.cond.Broadcast()
+		g.endSyncLocked(target, snap, err)
 	}
 	return nil
 }
@@ -220,14 +210,29 @@ func (g *groupSync) waitOwn(seq uint64, syncWait func() error, snap *sharedSnap)
 	// Counted as waiting: a commit applied meanwhile joins the group's
 	// path, whose sync the engine runs after this one.
 	g.waiting.Add(1)
-	began := time.Now()
-	err := engineCall(syncWait)
-	g.lastSync.Store(int64(time.Since(began)))
-	g.count.Add(1)
+	err := g.timedSync(syncWait)
 	g.owns.Add(1)
 	g.waiting.Add(-1)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.endSyncLocked(seq, snap, err)
+	return err
+}
+
+// timedSync runs sync (engineCall), counting it and keeping its time.
+func (g *groupSync) timedSync(sync func() error) error {
+	began := time.Now()
+	err := engineCall(sync)
+	g.lastSync.Store(int64(time.Since(began)))
+	g.count.Add(1)
+	return err
+}
+
+// endSyncLocked ends a sync of the commits up to seq: its error becomes
+// the store's sticky one, or seq becomes durable with snap (taking over
+// its reference); then the waiters wake.
+// REQUIRES: g.mu held.
+func (g *groupSync) endSyncLocked(seq uint64, snap *sharedSnap, err error) {
 	if err != nil {
 		g.err = err
 		g.onFail(err)
@@ -236,7 +241,6 @@ func (g *groupSync) waitOwn(seq uint64, syncWait func() error, snap *sharedSnap)
 		g.publishLocked(seq, snap)
 	}
 	g.cond.Broadcast()
-	return err
 }
 
 // engineCall runs f, turning a panic into an error. Pebble reports a
