@@ -19,12 +19,7 @@ import (
 // before later writes still answering as of its time. Reproduce a failure
 // with the printed seed.
 func TestSnapshotGetMatchesPebble(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
-	e, err := OpenPebble("db", PebbleOptions{FS: vfs.NewMem(), CacheSize: 1 << 20, MemTableSize: 64 << 10})
-	must(t, err)
-	defer e.Close()
+	e, rng := openRandomStore(t)
 	const keys = 400
 	key := func(i int) []byte { return fmt.Appendf(nil, "k%04d", i) }
 	write := func(n int) { randomWrites(t, e, rng, keys, key, n) }
@@ -93,4 +88,16 @@ func randomWrites(t *testing.T, e Engine, rng *rand.Rand, keys int, key func(int
 			must(t, e.Set(k, bytes.Repeat([]byte{byte('a' + rng.Intn(26))}, rng.Intn(300))))
 		}
 	}
+}
+
+// openRandomStore opens a small in-memory Pebble store, closed when the
+// test ends, and a random source whose seed the test logs (reproduce a
+// failure with it).
+func openRandomStore(t *testing.T) (Engine, *rand.Rand) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	e, err := OpenPebble("db", PebbleOptions{FS: vfs.NewMem(), CacheSize: 1 << 20, MemTableSize: 64 << 10})
+	must(t, err)
+	t.Cleanup(func() { _ = e.Close() })
+	return e, rand.New(rand.NewSource(seed))
 }

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -24,12 +23,7 @@ import (
 // writes go on and an older snapshot still answers. Under -race Pebble's
 // invariant checks are on. Reproduce a failure with the printed seed.
 func TestSnapshotIterReuseMatchesFresh(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
-	e, err := OpenPebble("db", PebbleOptions{FS: vfs.NewMem(), CacheSize: 1 << 20, MemTableSize: 64 << 10})
-	must(t, err)
-	defer e.Close()
+	e, rng := openRandomStore(t)
 	const keys = 300
 	key := func(i int) []byte { return fmt.Appendf(nil, "k%03d", i) }
 	write := func(n int) { randomWrites(t, e, rng, keys, key, n) }
