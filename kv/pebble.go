@@ -82,6 +82,13 @@ type pebbleEngine struct {
 	space *spaceGuard
 	// ingest writes the sstables of Ingest (pebble_ingest.go).
 	ingest *pebbleIngest
+	// snaps are the snapshots not yet closed. Their idle iterators hold
+	// references to the store's files, which Pebble requires released
+	// before it closes: Close closes any a caller left open.
+	snaps struct {
+		sync.Mutex
+		live map[*pebbleSnapshot]struct{}
+	}
 }
 
 var _ Engine = (*pebbleEngine)(nil)
@@ -426,7 +433,14 @@ func (e *pebbleEngine) NewSnapshot() Snapshot {
 	if e.closed.Load() {
 		return closedSnapshot{}
 	}
-	return &pebbleSnapshot{s: e.db.NewSnapshot()}
+	s := &pebbleSnapshot{s: e.db.NewSnapshot(), eng: e}
+	e.snaps.Lock()
+	if e.snaps.live == nil {
+		e.snaps.live = map[*pebbleSnapshot]struct{}{}
+	}
+	e.snaps.live[s] = struct{}{}
+	e.snaps.Unlock()
+	return s
 }
 
 // Flush implements Engine by syncing the write-ahead log: an empty synced
@@ -466,6 +480,16 @@ func (e *pebbleEngine) Compact(start, end []byte) error {
 func (e *pebbleEngine) Close() error {
 	if e.closed.Swap(true) {
 		return ErrClosed
+	}
+	// A snapshot left open keeps iterators over the store's files.
+	e.snaps.Lock()
+	leaked := make([]*pebbleSnapshot, 0, len(e.snaps.live))
+	for s := range e.snaps.live {
+		leaked = append(leaked, s)
+	}
+	e.snaps.Unlock()
+	for _, s := range leaked {
+		_ = s.Close()
 	}
 	var flushErr error
 	if !e.readOnly && !e.failed.Load() {
@@ -611,6 +635,7 @@ func (b *pebbleBatch) Close() error {
 // (pebble_snapiter.go).
 type pebbleSnapshot struct {
 	s      *pebble.Snapshot
+	eng    *pebbleEngine
 	closed atomic.Bool
 	mu     struct {
 		sync.Mutex
@@ -680,6 +705,11 @@ func seekGet(it *pebble.Iterator, key []byte) ([]byte, error) {
 func (s *pebbleSnapshot) Close() error {
 	if s.closed.Swap(true) {
 		return ErrClosed
+	}
+	if s.eng != nil {
+		s.eng.snaps.Lock()
+		delete(s.eng.snaps.live, s)
+		s.eng.snaps.Unlock()
 	}
 	s.mu.Lock()
 	iters := append(s.mu.iters, s.mu.ranges...)

@@ -287,3 +287,35 @@ func BenchmarkSnapshotRangeRead(b *testing.B) {
 		})
 	}
 }
+
+// TestEngineCloseWithOpenSnapshot: a snapshot its user never closed keeps
+// idle iterators (a range iterator closed back to it, a point get's),
+// which hold references to the store's files; the engine's Close closes
+// the snapshot first instead of leaving Pebble to panic on them.
+func TestEngineCloseWithOpenSnapshot(t *testing.T) {
+	e, err := OpenPebble("db", PebbleOptions{FS: vfs.NewMem(), CacheSize: 1 << 20})
+	must(t, err)
+	for i := range 100 {
+		must(t, e.Set(fmt.Appendf(nil, "k%03d", i), []byte("v")))
+	}
+	must(t, e.Flush())
+	if err := e.(*pebbleEngine).db.Flush(); err != nil { // into an sstable
+		t.Fatal(err)
+	}
+	s := e.NewSnapshot()
+	it, err := s.NewIter(IterOptions{LowerBound: []byte("k010"), UpperBound: []byte("k020")})
+	must(t, err)
+	if !it.First() {
+		t.Fatal("no key in [k010, k020)")
+	}
+	must(t, it.Close()) // back to the snapshot, idle
+	if _, err := s.Get([]byte("k050")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close with a snapshot left open: %v", err)
+	}
+	if _, err := s.Get([]byte("k050")); err == nil {
+		t.Error("a snapshot of a closed engine still answers")
+	}
+}
