@@ -298,13 +298,10 @@ func (b *binder) aggregate(s *scope, call AggCall, args []sqlparser.Expr) (Expr,
 // aggregateOrdered binds an aggregate whose input is ordered (string_agg
 // with ORDER BY).
 func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr, orderBy sqlparser.OrderBy) (Expr, error) {
-	if s.agg == nil {
-		ctx := s.aggContext
-		if ctx == "" {
-			ctx = "this context"
-		}
-		return nil, pgerror.Newf(pgerror.GroupingError, "aggregate functions are not allowed in %s", ctx)
-	}
+	// The arguments are bound before the aggregate's level is known, as
+	// PostgreSQL does: an aggregate whose arguments read only enclosing
+	// queries' columns belongs to the nearest of those queries.
+	ctx := s.aggContext
 	filter := b.aggFilter
 	b.aggFilter = nil // not for the aggregates of a subquery in the arguments
 	collector, win := s.agg, s.win
@@ -346,7 +343,103 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 			return nil, err
 		}
 	}
+	level, err := aggLevel(&call)
+	if err != nil {
+		return nil, err
+	}
+	if level > 0 {
+		return outerAggregate(s, call, level)
+	}
+	if collector == nil {
+		return nil, aggNotAllowed(ctx)
+	}
 	return collector.add(call), nil
+}
+
+// aggNotAllowed is the error for an aggregate where ctx (a clause) has
+// none.
+func aggNotAllowed(ctx string) error {
+	if ctx == "aggregate function calls" {
+		return pgerror.New(pgerror.GroupingError, "aggregate function calls cannot be nested")
+	}
+	if ctx == "" {
+		ctx = "this context"
+	}
+	return pgerror.Newf(pgerror.GroupingError, "aggregate functions are not allowed in %s", ctx)
+}
+
+// aggLevel is the query level an aggregate call bound in a subquery
+// belongs to, as PostgreSQL decides it: the nearest enclosing query its
+// arguments (FILTER included) read a column or an aggregate of, 0 when
+// they read the subquery's own row or nothing at all. An aggregate of
+// that level inside the arguments is 42803.
+func aggLevel(call *AggCall) (int, error) {
+	exprs := append([]Expr{}, call.Args...)
+	for _, k := range call.OrderBy {
+		exprs = append(exprs, k.Expr)
+	}
+	varLevel, aggLevel := -1, -1
+	lower := func(cur, l int) int {
+		if cur < 0 || l < cur {
+			return l
+		}
+		return cur
+	}
+	visit := func(c *ColRef, depth int) (Expr, error) {
+		if c.Agg {
+			aggLevel = lower(aggLevel, c.Outer-depth)
+		} else {
+			varLevel = lower(varLevel, c.Outer-depth)
+		}
+		return c, nil
+	}
+	seen := map[Node]bool{}
+	for _, e := range exprs {
+		_, _ = mapExprRefs(e, 0, visit, seen)
+	}
+	level := varLevel
+	if aggLevel >= 0 {
+		level = lower(level, aggLevel)
+	}
+	level = max(level, 0)
+	if aggLevel == level {
+		return 0, pgerror.New(pgerror.GroupingError, "aggregate function calls cannot be nested")
+	}
+	return level, nil
+}
+
+// outerAggregate hands call, bound in s but reading only the columns of
+// the query level levels out, to that query's aggregates, as PostgreSQL
+// does: SELECT (SELECT max(o.x) FROM i) FROM o is one row, the maximum
+// over o. Inside s it reads as an outer reference to that aggregate,
+// which the enclosing query's grouping points at its Aggregate's output.
+func outerAggregate(s *scope, call AggCall, level int) (Expr, error) {
+	owner := s
+	for range level {
+		owner = owner.parent
+	}
+	if owner.agg == nil {
+		return nil, aggNotAllowed(owner.aggContext)
+	}
+	shift := func(c *ColRef, depth int) (Expr, error) {
+		moved := *c
+		moved.Outer -= level
+		return &moved, nil
+	}
+	seen := map[Node]bool{}
+	for i := range call.Args {
+		call.Args[i], _ = mapExprRefs(call.Args[i], 0, shift, seen)
+	}
+	for i := range call.OrderBy {
+		call.OrderBy[i].Expr, _ = mapExprRefs(call.OrderBy[i].Expr, 0, shift, seen)
+	}
+	for in := s; in != owner; in = in.parent {
+		for o := in; o != nil; o = o.owner {
+			o.correlated = true
+		}
+	}
+	ref := owner.agg.add(call)
+	return &ColRef{Index: ref.i, Outer: level, T: call.T, Name: aggString(call), Agg: true}, nil
 }
 
 // concatOperand reports whether a value of type t makes || text

@@ -45,6 +45,10 @@ func groupRewrite(e Expr, groupBy []Expr, calls []AggCall) (Expr, error) {
 // in PostgreSQL).
 func groupOuterRefs(e Expr, groupBy []Expr) (Expr, error) {
 	toGroup := func(c *ColRef) (Expr, error) {
+		if c.Agg {
+			// An outer-level aggregate of this query (outerAggregate).
+			return &ColRef{Index: len(groupBy) + c.Index, Outer: c.Outer, T: c.T, Name: c.Name}, nil
+		}
 		for i, g := range groupBy {
 			if ref, ok := g.(*ColRef); ok && ref.Outer == 0 && ref.Index == c.Index {
 				return &ColRef{Index: i, Outer: c.Outer, T: c.T, Name: c.Name}, nil

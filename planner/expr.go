@@ -28,6 +28,11 @@ type ColRef struct {
 	Outer int
 	T     types.T
 	Name  string // for EXPLAIN only
+	// Agg marks an outer-level aggregate while the enclosing query is
+	// bound: aggregate Index of the query Outer levels out, which its
+	// grouping turns into a reference to the Aggregate's output
+	// (outerAggregate, groupOuterRefs).
+	Agg bool
 }
 
 // Param is the query parameter $N (1-based).

@@ -109,7 +109,9 @@ func colRefsDeep(e Expr, into map[int]bool) {
 			// The callback only records: mapOuterRefs puts each
 			// reference back unchanged.
 			_ = mapOuterRefs(sq.Plan, 1, func(c *ColRef) (Expr, error) {
-				into[c.Index] = true
+				if !c.Agg {
+					into[c.Index] = true
+				}
 				return c, nil
 			})
 		}
@@ -128,20 +130,12 @@ func remapDeep(e Expr, position map[int]int) (Expr, error) {
 		}
 		return &ColRef{Index: p, Outer: c.Outer, T: c.T, Name: c.Name}, nil
 	}
-	seen := map[Node]bool{}
-	return mapExpr(e, func(x Expr) (Expr, error) {
-		switch x := x.(type) {
-		case *ColRef:
-			if x.Outer == 0 {
-				return move(x)
-			}
-		case *Subquery:
-			if x.Correlated {
-				return x, mapOuterRefsOnce(x.Plan, 1, func(c *ColRef) (Expr, error) { return move(c) }, seen)
-			}
+	return mapExprRefs(e, 0, func(c *ColRef, depth int) (Expr, error) {
+		if c.Outer != depth || c.Agg {
+			return c, nil
 		}
-		return x, nil
-	})
+		return move(c)
+	}, map[Node]bool{})
 }
 
 // hasCorrelatedSubquery reports whether e contains a correlated subquery.
@@ -342,28 +336,25 @@ func nodeExprSlots(n Node) []*Expr {
 // to where it stands). A subquery plan reached twice (BETWEEN binds its
 // operand twice) is rewritten once.
 func mapOuterRefs(plan Node, depth int, fn func(*ColRef) (Expr, error)) error {
-	return mapOuterRefsOnce(plan, depth, fn, map[Node]bool{})
+	return mapDeepRefs(plan, depth, func(c *ColRef, d int) (Expr, error) {
+		if c.Outer == d {
+			return fn(c)
+		}
+		return c, nil
+	}, map[Node]bool{})
 }
 
-func mapOuterRefsOnce(plan Node, depth int, fn func(*ColRef) (Expr, error), seen map[Node]bool) error {
+// mapDeepRefs applies fn to every column reference of plan that reads an
+// enclosing query at depth or further out (Outer >= depth at depth, one
+// more inside each correlated subquery and the right side of an Apply
+// join), giving fn the depth it was found at.
+func mapDeepRefs(plan Node, depth int, fn func(*ColRef, int) (Expr, error), seen map[Node]bool) error {
 	if seen[plan] {
 		return nil
 	}
 	seen[plan] = true
 	for _, slot := range nodeExprSlots(plan) {
-		e, err := mapExpr(*slot, func(x Expr) (Expr, error) {
-			switch x := x.(type) {
-			case *ColRef:
-				if x.Outer == depth {
-					return fn(x)
-				}
-			case *Subquery:
-				if x.Correlated {
-					return x, mapOuterRefsOnce(x.Plan, depth+1, fn, seen)
-				}
-			}
-			return x, nil
-		})
+		e, err := mapExprRefs(*slot, depth, fn, seen)
 		if err != nil {
 			return err
 		}
@@ -374,11 +365,28 @@ func mapOuterRefsOnce(plan Node, depth int, fn func(*ColRef) (Expr, error), seen
 		if j, ok := plan.(*Join); ok && j.Algo == Apply && i == 1 {
 			d++ // the right side has the left row as one more enclosing row
 		}
-		if err := mapOuterRefsOnce(c, d, fn, seen); err != nil {
+		if err := mapDeepRefs(c, d, fn, seen); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// mapExprRefs is mapDeepRefs for an expression evaluated at depth.
+func mapExprRefs(e Expr, depth int, fn func(*ColRef, int) (Expr, error), seen map[Node]bool) (Expr, error) {
+	return mapExpr(e, func(x Expr) (Expr, error) {
+		switch x := x.(type) {
+		case *ColRef:
+			if x.Outer >= depth {
+				return fn(x, depth)
+			}
+		case *Subquery:
+			if x.Correlated {
+				return x, mapDeepRefs(x.Plan, depth+1, fn, seen)
+			}
+		}
+		return x, nil
+	})
 }
 
 // ColumnsRead returns the columns of the current row (ordinals) that e
