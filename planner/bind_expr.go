@@ -35,6 +35,11 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			x, _ = b.schemaFunc(name, nil)
 			return x, nil
 		}
+		if pgerror.HasCode(err, pgerror.UndefinedColumn) && e.Qualifier.IsEmpty() {
+			if row, ok, err := s.wholeRow(name); ok {
+				return row, err
+			}
+		}
 		return x, err
 	case *sqlparser.Argument:
 		if n, ok := paramNumber(e.Name); ok {

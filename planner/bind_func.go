@@ -64,6 +64,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 	if name == parse.MarkerJSONObject {
 		name = "json_object"
 	}
+	if name == parse.MarkerWholeRow && len(e.Exprs) == 1 {
+		return b.wholeRowStar(e.Exprs[0], s) // usertype.go
+	}
 	if name == parse.MarkerVariadic && len(e.Exprs) == 1 {
 		x, err := b.expr(e.Exprs[0], s)
 		if err != nil {
@@ -433,11 +436,7 @@ func outerAggregate(s *scope, call AggCall, level int) (Expr, error) {
 	for i := range call.OrderBy {
 		call.OrderBy[i].Expr, _ = mapExprRefs(call.OrderBy[i].Expr, 0, shift, seen)
 	}
-	for in := s; in != owner; in = in.parent {
-		for o := in; o != nil; o = o.owner {
-			o.correlated = true
-		}
-	}
+	s.markCorrelated(owner)
 	ref := owner.agg.add(call)
 	return &ColRef{Index: ref.i, Outer: level, T: call.T, Name: aggString(call), Agg: true}, nil
 }

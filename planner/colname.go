@@ -41,7 +41,7 @@ func columnName(e sqlparser.Expr) string {
 			return "row"
 		case parse.MarkerJSONObject:
 			return "json_object"
-		case parse.MarkerSubscript, parse.MarkerSlice, parse.MarkerAggFilter:
+		case parse.MarkerSubscript, parse.MarkerSlice, parse.MarkerAggFilter, parse.MarkerWholeRow:
 			if len(e.Exprs) > 0 {
 				return columnName(e.Exprs[0]) // tags[1] is named tags
 			}

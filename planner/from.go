@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -410,6 +411,11 @@ func (b *binder) outerJoin(it *sqlparser.JoinTableExpr, s *scope) (*relation, er
 	}
 	both := &fromResult{}
 	both.cols = append(append([]Column{}, lf.cols...), rf.cols...)
+	for i := range both.cols {
+		if full || i >= len(lf.cols) {
+			both.cols[i].NullExtended = true
+		}
+	}
 	both.appendShifted(lf.star, lf.using, 0)
 	js := joinSides{colMid: len(lf.cols), starMid: len(both.star), usingMid: len(both.using), full: full, rightFirst: right, natural: natural}
 	both.appendShifted(rf.star, rf.using, len(lf.cols))
@@ -755,7 +761,7 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 		if terr == nil {
 			r := &relation{table: t, alias: alias}
 			for i, c := range t.Columns {
-				r.cols = append(r.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1)})
+				r.cols = append(r.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, Key: slices.Contains(t.PrimaryKey, i), TableID: uint32(t.ID), Attr: int16(i + 1)})
 			}
 			if members := b.inheritMembers(t); members != nil && !only {
 				r.cols = append(r.cols, tableoidColumn(alias))

@@ -283,6 +283,16 @@ func jsonCall(name string, args []Expr) (t types.T, ok bool, err error) {
 			}
 		}
 		return tJSONB, true, nil
+	case "row_to_json":
+		if len(args) < 1 || len(args) > 2 || args[0].Type().Family != types.Record {
+			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+		}
+		if len(args) == 2 {
+			if err := boolArg(1); err != nil {
+				return t, true, err
+			}
+		}
+		return tJSON, true, nil
 	case "array_to_json":
 		if len(args) < 1 || len(args) > 2 || !args[0].Type().IsArray() {
 			return t, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))

@@ -21,6 +21,13 @@ type Column struct {
 	Table  string // the table name or alias it comes from, "" if computed
 	T      types.T
 	Hidden bool // not expanded by *, e.g. a hidden rowid
+	// Key marks a base table's primary-key column (a hidden rowid too),
+	// which no stored row has NULL: wholeRow's test for a row an outer
+	// join made up.
+	Key bool
+	// NullExtended marks a column of an outer join's nullable side: a
+	// row the join makes up has it NULL.
+	NullExtended bool
 	// Merged marks a column a USING join merged with another: unqualified
 	// names and * see the merged column (scope.using) instead, qualified
 	// names and t.* still see this one.

@@ -82,11 +82,7 @@ func (s *scope) resolve(qualifier, name string) (Expr, error) {
 			if depth == 0 {
 				return found, nil
 			}
-			for in := s; in != sc; in = in.parent {
-				for o := in; o != nil; o = o.owner {
-					o.correlated = true
-				}
-			}
+			s.markCorrelated(sc)
 			return mapExpr(found, func(x Expr) (Expr, error) {
 				if c, ok := x.(*ColRef); ok && c.Outer == 0 {
 					return &ColRef{Index: c.Index, Outer: depth, T: c.T, Name: c.Name}, nil
@@ -103,6 +99,16 @@ func (s *scope) resolve(qualifier, name string) (Expr, error) {
 		return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %s.%s does not exist", qualifier, name)
 	}
 	return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q does not exist", name)
+}
+
+// markCorrelated records that s reads the columns of the enclosing scope
+// sc: every query between them is correlated.
+func (s *scope) markCorrelated(sc *scope) {
+	for in := s; in != sc; in = in.parent {
+		for o := in; o != nil; o = o.owner {
+			o.correlated = true
+		}
+	}
 }
 
 func (s *scope) hasTable(name string) bool {

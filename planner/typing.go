@@ -32,6 +32,21 @@ func isText(f types.Family) bool {
 // commonType is the type two values are compared or combined in, as
 // PostgreSQL resolves UNION, CASE and COALESCE; Unknown (an untyped
 // literal or NULL) takes the other side's type.
+// sameFields reports whether a and b are record types whose fields have
+// the same types: rows of one shape (ROW(1, 'x') and ROW(2, 'y')), which
+// keep a's field names.
+func sameFields(a, b types.T) bool {
+	if a.Family != types.Record || a.Comp == nil || b.Comp == nil || len(a.Comp.Fields) != len(b.Comp.Fields) {
+		return false
+	}
+	for i, f := range a.Comp.Fields {
+		if f.T != b.Comp.Fields[i].T {
+			return false
+		}
+	}
+	return true
+}
+
 func commonType(a, b types.T) types.T {
 	switch {
 	case a.Family == types.Unknown:
@@ -48,7 +63,7 @@ func commonType(a, b types.T) types.T {
 		}
 		return types.ArrayOf(e)
 	case a.Family == b.Family:
-		if a != b {
+		if a != b && !sameFields(a, b) {
 			return types.T{Family: a.Family}
 		}
 		return a

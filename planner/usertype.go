@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -365,9 +366,28 @@ const (
 // type whose fields have the arguments' types (an untyped literal is
 // text, as PostgreSQL resolves it).
 func (b *binder) rowConstructor(e sqlparser.ValTuple, s *scope) (Expr, error) {
-	args := make([]Expr, len(e))
+	args := make([]Expr, 0, len(e))
 	c := &types.Composite{Name: "record", OID: types.Record.OID()}
-	for i, x := range e {
+	for _, x := range e {
+		if f, ok := x.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == parse.MarkerWholeRow && len(f.Exprs) == 1 {
+			// ROW(t.*) is ROW of t's columns.
+			name, err := wholeRowName(f.Exprs[0])
+			if err != nil {
+				return nil, err
+			}
+			fields, comp, _, ok, err := s.wholeRowParts(name)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, pgerror.Newf(pgerror.UndefinedTable, "missing FROM-clause entry for table %q", name)
+			}
+			for i, f := range fields {
+				args = append(args, f)
+				c.Fields = append(c.Fields, types.Field{Name: "f" + strconv.Itoa(len(c.Fields)+1), T: comp.Fields[i].T})
+			}
+			continue
+		}
 		a, err := b.expr(x, s)
 		if err != nil {
 			return nil, err
@@ -377,10 +397,101 @@ func (b *binder) rowConstructor(e sqlparser.ValTuple, s *scope) (Expr, error) {
 				return nil, err
 			}
 		}
-		args[i] = a
-		c.Fields = append(c.Fields, types.Field{Name: "f" + strconv.Itoa(i+1), T: a.Type()})
+		args = append(args, a)
+		c.Fields = append(c.Fields, types.Field{Name: "f" + strconv.Itoa(len(c.Fields)+1), T: a.Type()})
 	}
 	return &Func{Name: RowFunc, Args: args, T: types.RecordOf(c)}, nil
+}
+
+// wholeRow binds a FROM item's name used as a value (SELECT t FROM t,
+// row_to_json(t), count(t.*)): the record of its columns, named as they
+// are. A row an outer join made up is the NULL record, as in PostgreSQL:
+// a base table's is told by its primary key being NULL, which a stored
+// row's never is; a derived table's on an outer join's nullable side by
+// all its columns being NULL. ok is false when no FROM item at any level
+// has the name.
+func (s *scope) wholeRow(name string) (x Expr, ok bool, err error) {
+	fields, comp, keys, ok, err := s.wholeRowParts(name)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	t := types.RecordOf(comp)
+	row := &Func{Name: RowFunc, Args: fields, T: t}
+	if len(keys) == 0 {
+		return row, true, nil
+	}
+	return &Case{Whens: []When{{Cond: &And{Args: keys}, Val: &Const{Value: types.Null, T: t}}}, Else: row, T: t}, true, nil
+}
+
+// wholeRowParts finds the nearest FROM item named name: references to its
+// visible columns, their record type, and the IS NULL tests that tell a
+// row an outer join made up: of its primary key's columns, or, for a
+// derived table on the nullable side, of all its columns.
+func (s *scope) wholeRowParts(name string) (fields []Expr, comp *types.Composite, keys []Expr, ok bool, err error) {
+	depth := 0
+	for sc := s; sc != nil; sc, depth = sc.parent, depth+1 {
+		comp = &types.Composite{Name: "record", OID: types.Record.OID()}
+		for i, c := range sc.cols {
+			if c.Table != name {
+				continue
+			}
+			if !ok && depth > 0 {
+				s.markCorrelated(sc)
+			}
+			ok = true
+			// By position: a derived table's columns may share a name.
+			ref := &ColRef{Index: i, Outer: depth, T: c.T, Name: qualifiedName(c)}
+			if c.Key {
+				keys = append(keys, &IsNull{X: ref})
+			}
+			if !c.Hidden {
+				fields = append(fields, ref)
+				comp.Fields = append(comp.Fields, types.Field{Name: c.Name, T: c.T})
+			}
+		}
+		if ok {
+			if len(keys) == 0 && len(fields) > 0 && outerSide(sc.cols, name) {
+				for _, f := range fields {
+					keys = append(keys, &IsNull{X: f})
+				}
+			}
+			return fields, comp, keys, true, nil
+		}
+	}
+	return nil, nil, nil, false, nil
+}
+
+// outerSide reports whether the columns of the FROM item name are on an
+// outer join's nullable side.
+func outerSide(cols []Column, name string) bool {
+	for _, c := range cols {
+		if c.Table == name && c.NullExtended {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeRowStar binds MarkerWholeRow(t), t.* inside an expression.
+func (b *binder) wholeRowStar(arg sqlparser.Expr, s *scope) (Expr, error) {
+	name, err := wholeRowName(arg)
+	if err != nil {
+		return nil, err
+	}
+	row, ok, err := s.wholeRow(name)
+	if !ok {
+		return nil, pgerror.Newf(pgerror.UndefinedTable, "missing FROM-clause entry for table %q", name)
+	}
+	return row, err
+}
+
+// wholeRowName is the table name MarkerWholeRow's argument carries.
+func wholeRowName(arg sqlparser.Expr) (string, error) {
+	c, ok := arg.(*sqlparser.ColName)
+	if !ok || !c.Qualifier.IsEmpty() {
+		return "", pgerror.New(pgerror.SyntaxError, "syntax error at or near \"*\"")
+	}
+	return c.Name.String(), nil
 }
 
 // castRow binds a cast of a row constructor to a composite type as

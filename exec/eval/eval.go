@@ -158,6 +158,9 @@ func Eval(env *Env, e planner.Expr, row []types.Datum) (types.Datum, error) {
 		if err != nil {
 			return types.Null, err
 		}
+		if x.Kind == types.KindRecord {
+			return recordIsNull(x, e.Not)
+		}
 		return types.NewBool(x.IsNull() != e.Not), nil
 	case *planner.IsBool:
 		x, err := Eval(env, e.X, row)
@@ -397,4 +400,20 @@ func promote(d types.Datum, t types.T) types.Datum {
 		return types.NewDecimal(&x)
 	}
 	return d
+}
+
+// recordIsNull is row IS NULL (not false) or IS NOT NULL (not true) as
+// the SQL standard has it: true when every field is NULL, or every field
+// is not NULL; ROW(1, NULL) is neither.
+func recordIsNull(x types.Datum, not bool) (types.Datum, error) {
+	fields, err := types.RecordFields(nil, x)
+	if err != nil {
+		return types.Null, pgerror.New(pgerror.Internal, "corrupt record")
+	}
+	for _, f := range fields {
+		if f.IsNull() == not {
+			return types.NewBool(false), nil
+		}
+	}
+	return types.NewBool(true), nil
 }

@@ -167,7 +167,7 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		"json_array_length", "jsonb_pretty", "to_jsonb", "to_json", "?", "?|", "?&", "-", "#-",
 		"jsonb_set", "jsonb_insert", "jsonb_strip_nulls", "json_strip_nulls", "jsonb_extract_path",
 		"json_extract_path", "jsonb_extract_path_text", "json_extract_path_text",
-		"jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first", "jsonb_path_query_array", "jsonb_object", "json_object", "array_to_json", "@?", "@@", "jsonb_contains",
+		"jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first", "jsonb_path_query_array", "jsonb_object", "json_object", "array_to_json", "row_to_json", "@?", "@@", "jsonb_contains",
 		"jsonb_contained", "jsonb_exists", "jsonb_exists_any", "jsonb_exists_all", "jsonb_delete",
 		"jsonb_delete_path", "jsonb_concat":
 		d, _, err := jsonFunc(e, args)

@@ -424,6 +424,22 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 			}
 		}
 		return nestJSON(flat, types.ArrayShapeOf(d).Lens), nil
+	case t.Family == types.Record && t.Comp != nil && d.Kind == types.KindRecord:
+		// A row is an object of its fields, named as its type names them
+		// (f1, f2, ... for ROW(...)), in their order.
+		fields, err := types.RecordFields(nil, d)
+		if err != nil || len(fields) != len(t.Comp.Fields) {
+			return nil, pgerror.New(pgerror.Internal, "corrupt record")
+		}
+		o := &jsonObject{}
+		for i, f := range fields {
+			v, err := toJSONValue(f, t.Comp.Fields[i].T)
+			if err != nil {
+				return nil, err
+			}
+			o.keys, o.vals = append(o.keys, t.Comp.Fields[i].Name), append(o.vals, v)
+		}
+		return o, nil
 	case d.Kind == types.KindTimestamp:
 		// JSON's timestamps are ISO 8601: a T, and a zone as +hh:mm.
 		s := strings.Replace(FormatText(d, t), " ", "T", 1)
@@ -756,6 +772,32 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		}
 		var b strings.Builder
 		writePretty(&b, v, 0)
+		return types.NewText(b.String()), true, nil
+	case "row_to_json":
+		// row_to_json's spacing: none, or with pretty a line break and a
+		// space before every field after the first.
+		v, err := toJSONValue(args[0], e.Args[0].Type())
+		o, ok := v.(*jsonObject)
+		if err != nil {
+			return types.Null, true, err
+		}
+		if !ok {
+			return types.Null, true, pgerror.Newf(pgerror.FeatureNotSupported, "row_to_json of a value of type %s is not supported: its fields have no names", e.Args[0].Type())
+		}
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, k := range o.keys {
+			if i > 0 {
+				b.WriteByte(',')
+				if len(args) == 2 && args[1].Bool() {
+					b.WriteString("\n ")
+				}
+			}
+			writeJSONString(&b, k)
+			b.WriteByte(':')
+			writeJSONCompact(&b, o.vals[i])
+		}
+		b.WriteByte('}')
 		return types.NewText(b.String()), true, nil
 	case "to_jsonb", "to_json":
 		if e.Name == "to_json" {

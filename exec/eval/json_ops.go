@@ -387,9 +387,9 @@ func jsonElemText(d types.Datum, t types.T) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if t.IsArray() {
+	if t.IsArray() || t.Family == types.Record {
 		var b strings.Builder
-		writeJSONCompact(&b, v) // array_to_json's spacing
+		writeJSONCompact(&b, v) // array_to_json's and row_to_json's spacing
 		return b.String(), nil
 	}
 	return jsonbText(v), nil
@@ -457,7 +457,7 @@ func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datu
 	for i, it := range items {
 		if i > 0 {
 			b.WriteString(", ")
-			if !it[0].IsNull() && argTypes[0].IsArray() {
+			if !it[0].IsNull() && (argTypes[0].IsArray() || argTypes[0].Family == types.Record) {
 				b.WriteString("\n ")
 			}
 		}

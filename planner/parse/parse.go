@@ -383,7 +383,7 @@ func (r *rewriter) nested(toks []token) (Statement, error) {
 // for goes through.
 func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
 	toks = expandArray(toks)                  // expandarray.go
-	toks = laterStars(inheritanceMarks(toks)) // partition.go, star.go
+	toks = wholeRowStars(laterStars(inheritanceMarks(toks))) // partition.go, star.go, wholerow.go
 	toks, err := r.clauses(toks)
 	if err != nil {
 		return nil, err
