@@ -382,7 +382,7 @@ func (r *rewriter) nested(toks []token) (Statement, error) {
 // applies the fix-ups. It is the path every statement vitess has grammar
 // for goes through.
 func (r *rewriter) vitessParse(toks []token) (sqlparser.Statement, error) {
-	toks = expandArray(toks)                  // expandarray.go
+	toks = expandArray(toks)                                 // expandarray.go
 	toks = wholeRowStars(laterStars(inheritanceMarks(toks))) // partition.go, star.go, wholerow.go
 	toks, err := r.clauses(toks)
 	if err != nil {
