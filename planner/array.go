@@ -696,13 +696,21 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	at, subs := -1, -1
 	plainOrd := false
 	var arg string
+	nested := map[int]*sqlparser.FuncExpr{} // items holding the call inside an expression
 	for i, se := range sel.SelectExprs.Exprs {
 		ae, isAliased := se.(*sqlparser.AliasedExpr)
 		if !isAliased {
 			continue
 		}
 		f, isFunc := ae.Expr.(*sqlparser.FuncExpr)
-		if !isFunc || !f.Qualifier.IsEmpty() {
+		if !isFunc || !selectListSRF(f.Name.Lowered()) {
+			// unnest(a) + 1: the call inside an expression.
+			if f = nestedSRF(ae.Expr); f == nil {
+				continue
+			}
+			nested[i] = f
+		}
+		if !f.Qualifier.IsEmpty() {
 			continue
 		}
 		switch name := f.Name.Lowered(); {
@@ -713,7 +721,14 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 				return nil, true, pgerror.Newf(pgerror.FeatureNotSupported, "%s in a select list is not supported (it returns records): call it in FROM", name)
 			}
 			if at >= 0 {
-				return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
+				prev := sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr).Expr
+				if g := nested[at]; g != nil {
+					prev = g
+				}
+				if sqlparser.String(prev) != sqlparser.String(f) {
+					return nil, true, pgerror.New(pgerror.FeatureNotSupported, "more than one set-returning function in a select list is not supported")
+				}
+				continue // the same call again reads the same column
 			}
 			at = i
 		case name == "generate_subscripts", name == parse.MarkerExpandN:
@@ -745,7 +760,13 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	if at < 0 && subs < 0 {
 		return nil, false, nil
 	}
-	if subs >= 0 && at >= 0 && sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr).Name.Lowered() != "unnest" {
+	callAt := func(i int) *sqlparser.FuncExpr {
+		if f := nested[i]; f != nil {
+			return f
+		}
+		return sel.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr)
+	}
+	if subs >= 0 && at >= 0 && callAt(at).Name.Lowered() != "unnest" {
 		return nil, true, pgerror.New(pgerror.FeatureNotSupported, "generate_subscripts goes only with unnest in a select list")
 	}
 	if sel.GroupBy != nil || sel.Having != nil {
@@ -753,9 +774,9 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	var call sqlparser.FuncExpr
 	if at >= 0 {
-		call = *sel.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr)
+		call = *callAt(at)
 	} else {
-		call = *sel.SelectExprs.Exprs[subs].(*sqlparser.AliasedExpr).Expr.(*sqlparser.FuncExpr)
+		call = *callAt(subs)
 		call.Name = sqlparser.NewIdentifierCI("unnest")
 		call.Exprs = call.Exprs[:1]
 	}
@@ -776,7 +797,36 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 		exprs[i] = &sqlparser.AliasedExpr{Expr: x, As: name}
 	}
 	if at >= 0 {
-		item(at, sqlparser.NewColNameWithQualifier(srfColumn, sqlparser.NewTableName(srfAlias)), fname)
+		col := sqlparser.NewColNameWithQualifier(srfColumn, sqlparser.NewTableName(srfAlias))
+		text := sqlparser.String(callAt(at))
+		for i, se := range sel.SelectExprs.Exprs {
+			ae, isAliased := se.(*sqlparser.AliasedExpr)
+			if !isAliased {
+				continue
+			}
+			f := nested[i]
+			if f == nil {
+				if g, ok := ae.Expr.(*sqlparser.FuncExpr); ok && i != at && sqlparser.String(g) == text {
+					item(i, col, fname) // the same call again
+				}
+				continue
+			}
+			if sqlparser.String(f) != text {
+				continue
+			}
+			x := sqlparser.Rewrite(sqlparser.Clone(ae.Expr), func(c *sqlparser.Cursor) bool {
+				if g, ok := c.Node().(*sqlparser.FuncExpr); ok && sqlparser.String(g) == text {
+					c.Replace(col)
+					return false
+				}
+				_, sub := c.Node().(*sqlparser.Subquery)
+				return !sub
+			}, nil)
+			item(i, x.(sqlparser.Expr), columnName(ae.Expr))
+		}
+		if nested[at] == nil {
+			item(at, col, fname)
+		}
 	}
 	if subs >= 0 {
 		// The subscripts start at the array's lower bound: ordinality -
@@ -795,6 +845,36 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	return &cp, true, nil
+}
+
+// selectListSRF reports whether name is a call srfSelect plans as a
+// select item of its own: a set-returning function, or
+// generate_subscripts beside unnest.
+func selectListSRF(name string) bool {
+	return tableFuncs[name] != 0 || name == "generate_subscripts" || name == parse.MarkerExpandN
+}
+
+// nestedSRF finds a one-column set-returning call inside the select item
+// e (unnest(a) + 1, 'x' || generate_series(1, 3)): not in a subquery, and
+// not under CASE or COALESCE, where PostgreSQL refuses it.
+func nestedSRF(e sqlparser.Expr) *sqlparser.FuncExpr {
+	var found *sqlparser.FuncExpr
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *sqlparser.Subquery, *sqlparser.CaseExpr:
+			return false, nil
+		case *sqlparser.FuncExpr:
+			name := n.Name.Lowered()
+			if name == "coalesce" || name == "nullif" {
+				return false, nil
+			}
+			if found == nil && n.Qualifier.IsEmpty() && tableFuncs[name] == 1 {
+				found = n
+			}
+		}
+		return found == nil, nil
+	}, e)
+	return found
 }
 
 // elementPreds are the conjuncts an element index over an array column
