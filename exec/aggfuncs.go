@@ -29,6 +29,16 @@ const aggStateSize = 64
 // newAggState returns an empty state for call.
 // maxValue caps the value string_agg builds (Env.MaxValueSize).
 func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
+	if call.Filtered {
+		// FILTER's condition rides as the last argument.
+		inner := *call
+		inner.Args, inner.Filtered = call.Args[:len(call.Args)-1], false
+		s, err := newAggState(&inner, maxValue)
+		if err != nil {
+			return nil, err
+		}
+		return &filterState{inner: s, at: len(inner.Args)}, nil
+	}
 	var s aggState
 	switch call.Func {
 	case "count_star", "count":
@@ -646,6 +656,24 @@ func (s *jsonAggState) result() (types.Datum, error) {
 	}
 	return eval.JSONAgg(s.name, s.items, s.argTypes)
 }
+
+// filterState feeds inner the rows whose FILTER condition, the argument
+// at position at, is true, without it.
+type filterState struct {
+	inner aggState
+	at    int
+	buf   []types.Datum
+}
+
+func (s *filterState) add(args []types.Datum) (int64, error) {
+	if c := args[s.at]; c.IsNull() || !c.Bool() {
+		return 0, nil
+	}
+	s.buf = append(append(s.buf[:0], args[:s.at]...), args[s.at+1:]...)
+	return s.inner.add(s.buf)
+}
+
+func (s *filterState) result() (types.Datum, error) { return s.inner.result() }
 
 // distinctState feeds inner only the first occurrence of each argument
 // list (DISTINCT aggregates).

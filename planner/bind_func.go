@@ -485,18 +485,21 @@ func (b *binder) filteredAggregate(call, cond sqlparser.Expr, s *scope) (Expr, e
 	return x, nil
 }
 
-// nonStrictAggs are the aggregates that collect NULL inputs, which
-// filterCall cannot stand for FILTER.
+// nonStrictAggs are the aggregates that collect NULL inputs, which a
+// NULL cannot filter.
 var nonStrictAggs = map[string]bool{"array_agg": true, "json_agg": true, "jsonb_agg": true,
 	"json_object_agg": true, "jsonb_object_agg": true, "percentile_cont": true, "percentile_disc": true, "mode": true}
 
-// filterCall applies FILTER (WHERE cond) to an aggregate that skips rows
-// with a NULL input: each input becomes CASE WHEN cond THEN input END, so
+// filterCall applies FILTER (WHERE cond) to an aggregate call. One that
+// skips rows with a NULL input reads CASE WHEN cond THEN input END, so
 // the rows cond does not accept are skipped (count(*) counts cond's TRUE
-// rows). The aggregates that keep NULLs are 0A000.
+// rows); one that keeps NULLs takes cond as a last argument the executor
+// tests (Filtered).
 func filterCall(call *AggCall, cond Expr) error {
 	if nonStrictAggs[call.Func] {
-		return pgerror.Newf(pgerror.FeatureNotSupported, "FILTER on %s is not supported", call.Func)
+		call.Args = append(call.Args, cond)
+		call.Filtered = true
+		return nil
 	}
 	guard := func(x Expr) Expr {
 		return &Case{Whens: []When{{Cond: cond, Val: x}}, T: x.Type()}

@@ -165,12 +165,19 @@ func aggString(a AggCall) string {
 	if a.Func == "count_star" {
 		b.WriteString("*")
 	}
-	b.WriteString(joinExprs(a.Args, ", "))
+	args := a.Args
+	if a.Filtered {
+		args = args[:len(args)-1]
+	}
+	b.WriteString(joinExprs(args, ", "))
 	if len(a.OrderBy) > 0 {
 		b.WriteString(" ORDER BY ")
 		b.WriteString(sortKeysString(a.OrderBy))
 	}
 	b.WriteString(")")
+	if a.Filtered {
+		b.WriteString(" FILTER (WHERE " + a.Args[len(a.Args)-1].String() + ")")
+	}
 	return b.String()
 }
 

@@ -283,6 +283,10 @@ type AggCall struct {
 	Distinct bool
 	OrderBy  []SortKey // string_agg(x, ',' ORDER BY y)
 	T        types.T
+	// Filtered: the last of Args is the condition of FILTER (WHERE ...)
+	// on an aggregate that keeps NULL inputs (array_agg, json_agg, ...);
+	// the rows it is not true for are skipped.
+	Filtered bool
 }
 
 // Aggregate groups its input by GroupBy and computes Aggs per group. Each
