@@ -184,6 +184,9 @@ func (u *tableFuncOp) open() error {
 	if strings.Contains(u.node.Name, "_populate_record") {
 		return u.openPopulate()
 	}
+	if u.node.Name == "unnest" && len(u.node.Args) > 1 {
+		return u.openZip()
+	}
 	args := make([]types.Datum, len(u.node.Args))
 	for i, a := range u.node.Args {
 		d, err := eval.Eval(u.env, a, nil)
@@ -214,6 +217,38 @@ func (u *tableFuncOp) open() error {
 	u.rows = make([][]types.Datum, len(elems))
 	for i := range elems {
 		u.rows[i] = elems[i : i+1 : i+1]
+	}
+	return nil
+}
+
+// openZip computes unnest(a, b, ...): the arrays' elements side by side,
+// as many rows as the longest has elements, the others padded with NULLs;
+// a NULL array has none.
+func (u *tableFuncOp) openZip() error {
+	cols := make([][]types.Datum, len(u.node.Args))
+	n := 0
+	for i, a := range u.node.Args {
+		d, err := eval.Eval(u.env, a, nil)
+		if err != nil {
+			return err
+		}
+		if d.IsNull() {
+			continue
+		}
+		if cols[i], err = types.ArrayElems(nil, d); err != nil {
+			return pgerror.New(pgerror.DataCorrupted, "malformed array value")
+		}
+		n = max(n, len(cols[i]))
+	}
+	u.rows = make([][]types.Datum, n)
+	for r := range u.rows {
+		row := make([]types.Datum, len(cols))
+		for i, c := range cols {
+			if r < len(c) {
+				row[i] = c[r]
+			}
+		}
+		u.rows[r] = row
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -583,25 +584,35 @@ var tableFuncs = map[string]int{
 }
 
 // unnest plans unnest(array) [WITH ORDINALITY] in FROM: one row per
-// element, in a column called column (and ordinality, bigint).
+// element, in a column called column (and ordinality, bigint). With more
+// than one array (FROM only, as in PostgreSQL) the arrays are read side
+// by side, each in a column called unnest, the shorter ones padded with
+// NULLs (a NULL array reads as empty).
 func (b *binder) unnest(call *sqlparser.FuncExpr, column string, ordinality bool, s *scope) (Node, error) {
-	if len(call.Exprs) != 1 {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "unnest of more than one array is not supported")
+	if len(call.Exprs) == 0 {
+		return nil, pgerror.New(pgerror.UndefinedFunction, "function unnest() does not exist")
 	}
-	x, err := b.expr(call.Exprs[0], &scope{parent: s.parent, owner: s, aggContext: "FROM"})
-	if err != nil {
-		return nil, err
+	n := &TableFunc{Name: "unnest", Ordinality: ordinality}
+	if len(call.Exprs) > 1 {
+		column = "unnest"
 	}
-	x = catalogVector(x)
-	if !x.Type().IsArray() {
-		if x.Type().Family != types.Unknown && !isText(x.Type().Family) {
-			return nil, pgerror.Newf(pgerror.UndefinedFunction, "function unnest(%s) does not exist", x.Type())
-		}
-		if x, err = coerceOrCast(x, types.ArrayOf(tText)); err != nil {
+	for _, a := range call.Exprs {
+		x, err := b.expr(a, &scope{parent: s.parent, owner: s, aggContext: "FROM"})
+		if err != nil {
 			return nil, err
 		}
+		x = catalogVector(x)
+		if !x.Type().IsArray() {
+			if x.Type().Family != types.Unknown && !isText(x.Type().Family) {
+				return nil, pgerror.Newf(pgerror.UndefinedFunction, "function unnest(%s) does not exist", x.Type())
+			}
+			if x, err = coerceOrCast(x, types.ArrayOf(tText)); err != nil {
+				return nil, err
+			}
+		}
+		n.Args = append(n.Args, x)
+		n.Cols = append(n.Cols, Column{Name: column, T: x.Type().ElemType()})
 	}
-	n := &TableFunc{Name: "unnest", Args: []Expr{x}, Ordinality: ordinality, Cols: []Column{{Name: column, T: x.Type().ElemType()}}}
 	if ordinality {
 		n.Cols = append(n.Cols, Column{Name: "ordinality", T: tInt8})
 	}
@@ -845,6 +856,98 @@ func srfSelect(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error
 	}
 	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	return &cp, true, nil
+}
+
+// zipUnnests rewrites a select list with two or more different
+// unnest(array) calls (SELECT unnest($1::int[]), unnest($2::text[]), a
+// common way to insert many rows) into the query over FROM ..., LATERAL
+// unnest(a1, a2, ...) AS kvsql_srf(kvsql_v0, kvsql_v1, ...), each call
+// reading its column: the arrays side by side, the shorter ones padded
+// with NULLs, as PostgreSQL runs set-returning functions of one select
+// list in step. ok is false when the list has fewer than two such calls
+// or other set-returning functions (srfSelect's cases).
+func zipUnnests(sel *sqlparser.Select) (out *sqlparser.Select, ok bool, err error) {
+	if sel.SelectExprs == nil {
+		return nil, false, nil
+	}
+	var calls []*sqlparser.FuncExpr
+	index := map[string]int{}
+	for _, se := range sel.SelectExprs.Exprs {
+		ae, isAliased := se.(*sqlparser.AliasedExpr)
+		if !isAliased {
+			continue
+		}
+		for _, f := range srfCalls(ae.Expr) {
+			if f.Name.Lowered() != "unnest" || len(f.Exprs) != 1 {
+				return nil, false, nil
+			}
+			if _, seen := index[sqlparser.String(f)]; !seen {
+				index[sqlparser.String(f)] = len(calls)
+				calls = append(calls, f)
+			}
+		}
+	}
+	if len(calls) < 2 {
+		return nil, false, nil
+	}
+	if sel.GroupBy != nil || sel.Having != nil {
+		return nil, true, pgerror.New(pgerror.FeatureNotSupported, "set-returning functions in a grouped query are not supported")
+	}
+	zip := &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI(unnestFunc)}
+	var names sqlparser.Columns
+	for i, f := range calls {
+		zip.Exprs = append(zip.Exprs, f.Exprs[0])
+		names = append(names, sqlparser.NewIdentifierCI(srfColumn+strconv.Itoa(i)))
+	}
+	cp := withLateralSRF(sel, []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: zip, As: sqlparser.NewIdentifierCI(srfColumn)}})
+	cp.From[len(cp.From)-1].(*sqlparser.AliasedTableExpr).Columns = names
+	exprs := append([]sqlparser.SelectExpr(nil), sel.SelectExprs.Exprs...)
+	for i, se := range exprs {
+		ae, isAliased := se.(*sqlparser.AliasedExpr)
+		if !isAliased {
+			continue
+		}
+		x := sqlparser.Rewrite(sqlparser.Clone(ae.Expr), func(c *sqlparser.Cursor) bool {
+			if f, isFunc := c.Node().(*sqlparser.FuncExpr); isFunc {
+				if k, found := index[sqlparser.String(f)]; found {
+					c.Replace(sqlparser.NewColNameWithQualifier(srfColumn+strconv.Itoa(k), sqlparser.NewTableName(srfAlias)))
+					return false
+				}
+			}
+			_, sub := c.Node().(*sqlparser.Subquery)
+			return !sub
+		}, nil)
+		name := ae.As
+		if name.IsEmpty() {
+			name = sqlparser.NewIdentifierCI(columnName(ae.Expr))
+		}
+		exprs[i] = &sqlparser.AliasedExpr{Expr: x.(sqlparser.Expr), As: name}
+	}
+	cp.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
+	return &cp, true, nil
+}
+
+// srfCalls are the set-returning calls in the select item e, whole or
+// inside its expression (not in a subquery, CASE or COALESCE).
+func srfCalls(e sqlparser.Expr) []*sqlparser.FuncExpr {
+	var out []*sqlparser.FuncExpr
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *sqlparser.Subquery, *sqlparser.CaseExpr:
+			return false, nil
+		case *sqlparser.FuncExpr:
+			name := n.Name.Lowered()
+			if name == "coalesce" || name == "nullif" {
+				return false, nil
+			}
+			if n.Qualifier.IsEmpty() && selectListSRF(name) && !(tableFuncs[name] == -2 && !strings.HasSuffix(name, "set")) {
+				out = append(out, n)
+				return false, nil
+			}
+		}
+		return true, nil
+	}, e)
+	return out
 }
 
 // selectListSRF reports whether name is a call srfSelect plans as a

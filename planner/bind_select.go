@@ -60,6 +60,12 @@ func (b *binder) selectStatement(st sqlparser.TableStatement, s *scope) (Node, e
 			}
 			st = rewritten
 		}
+		if rewritten, ok, err := zipUnnests(st); ok { // array.go
+			if err != nil {
+				return nil, err
+			}
+			st = rewritten
+		}
 		if rewritten, ok, err := srfSelect(st); ok { // array.go
 			if err != nil {
 				return nil, err
