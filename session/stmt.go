@@ -36,7 +36,11 @@ type stmt struct {
 	calls []uint64
 	// shapes keeps what building plan's scans derives from its nodes
 	// (exec.ScanShapes); made anew with every plan.
-	shapes  *exec.ScanShapes
+	shapes *exec.ScanShapes
+	// trees keeps the plan's operator tree between executions (reuse.go);
+	// like shapes it is made with the plan, and a query-cache copy of the
+	// statement shares its template's.
+	trees   *treeCache
 	params  []types.T
 	cols    []backend.Column
 	planErr error
@@ -154,6 +158,7 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	}
 	st.plan, st.params, st.calls = plan, params, planner.RoutineCalls(plan)
 	st.shapes = &exec.ScanShapes{}
+	st.trees = &treeCache{}
 	if !st.paramsFixed {
 		// The parameter types of the first plan are the statement's from
 		// now on (ParameterDescription told the client so): replans take
@@ -403,7 +408,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			ec.Read = &t.snapRead // the snapshot itself (snapread.go)
 		}
 		ec.Shapes = st.shapes
-		op, err := exec.Build(ec, st.plan)
+		op, err := st.trees.build(ec, st.plan, st.volatile)
 		if err != nil {
 			if auto {
 				s.db.rollback(t)
