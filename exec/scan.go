@@ -46,6 +46,9 @@ type scanOp struct {
 	gets      int                 // master gets so far
 	row       []types.Datum       // master row buffer for gets
 	pk        []types.Datum
+	// lo0 and hi0 hold the bound values of the first span, kept for the
+	// next open of a tree that reruns (reuse.go).
+	lo0, hi0 []types.Datum
 }
 
 var _ Operator = (*scanOp)(nil)
@@ -129,10 +132,22 @@ func (s *scanOp) open() error {
 	if err != nil {
 		return err
 	}
-	for _, sp := range spans {
-		ks, _, ok, err := keySpan(s.env, sp, s.node.Table, keyCols, desc, nil)
+	for i, sp := range spans {
+		var lo, hi []types.Datum
+		if i == 0 {
+			lo, hi = s.lo0, s.hi0
+		}
+		ks, _, ok, err := keySpanInto(s.env, sp, s.node.Table, keyCols, desc, nil, lo, hi)
 		if err != nil {
 			return err
+		}
+		if i == 0 {
+			if ks.Lo != nil {
+				s.lo0 = ks.Lo
+			}
+			if ks.Hi != nil {
+				s.hi0 = ks.Hi
+			}
 		}
 		if ok {
 			s.spans = append(s.spans, ks)

@@ -57,6 +57,9 @@ type Session struct {
 	// for exec.Ctx, made once (execCtx).
 	nextValFn func(t *catalog.Table, col int) (int64, error)
 	warnFn    func(format string, args ...any)
+	// fixErrFn is s.db.storageError as a func value, made once for the
+	// queryResults of the session's queries.
+	fixErrFn func(error) error
 	// loc is the timezone setting as a zone (nil: UTC); atomic so that
 	// statements read it without s.mu.
 	loc atomic.Pointer[time.Location]

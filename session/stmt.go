@@ -296,6 +296,12 @@ func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Resu
 		s.endStatement(id)
 		return res, s.db.storageError(err)
 	}
+	if qr, ok := res.(*queryResult); ok && !qr.active {
+		// A query's result ends the activity itself: one allocation
+		// fewer per statement than an activeResult around it.
+		qr.s, qr.id, qr.active = s, id, true
+		return qr, nil
+	}
 	return &activeResult{Result: res, s: s, id: id}, nil
 }
 
@@ -415,7 +421,10 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			}
 			return nil, err
 		}
-		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.db.storageError, ctx: ctx}
+		if s.fixErrFn == nil {
+			s.fixErrFn = s.db.storageError // a method value allocates: once per session
+		}
+		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.fixErrFn, ctx: ctx}
 		if auto {
 			r.auto = t // read-only: nothing to commit
 		}
