@@ -133,21 +133,22 @@ func (s *scanOp) open() error {
 		return err
 	}
 	for i, sp := range spans {
-		var lo, hi []types.Datum
+		var ks index.Span
+		var ok bool
+		var err error
 		if i == 0 {
-			lo, hi = s.lo0, s.hi0
-		}
-		ks, _, ok, err := keySpanInto(s.env, sp, s.node.Table, keyCols, desc, nil, lo, hi)
-		if err != nil {
-			return err
-		}
-		if i == 0 {
+			ks, _, ok, err = keySpanInto(s.env, sp, s.node.Table, keyCols, desc, nil, s.lo0, s.hi0)
 			if ks.Lo != nil {
 				s.lo0 = ks.Lo
 			}
 			if ks.Hi != nil {
 				s.hi0 = ks.Hi
 			}
+		} else {
+			ks, _, ok, err = keySpan(s.env, sp, s.node.Table, keyCols, desc, nil)
+		}
+		if err != nil {
+			return err
 		}
 		if ok {
 			s.spans = append(s.spans, ks)
