@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // TestFormatRulesMatchResolved checks checkFormats and formatOf, which
@@ -67,6 +70,31 @@ func TestFormatRulesMatchResolved(t *testing.T) {
 			if len(got) != n {
 				t.Fatalf("codes %v, %d items: %d result formats", codes, n, len(got))
 			}
+		}
+	}
+}
+
+// TestSendCommandCompleteMatchesPgproto3 checks that the hand-encoded
+// CommandComplete and ReadyForQuery are byte for byte pgproto3's.
+func TestSendCommandCompleteMatchesPgproto3(t *testing.T) {
+	for _, tag := range []string{"", "SELECT 1", "SELECT 1234567890", "INSERT 0 5", "UPDATE 0", "CREATE TABLE"} {
+		want, err := (&pgproto3.CommandComplete{CommandTag: []byte(tag)}).Encode([]byte("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &conn{wbuf: []byte("x")}
+		c.sendCommandComplete(tag)
+		if !bytes.Equal(c.wbuf, want) {
+			t.Errorf("%q: %x, want %x", tag, c.wbuf, want)
+		}
+	}
+	for _, status := range []byte{'I', 'T', 'E'} {
+		want, err := (&pgproto3.ReadyForQuery{TxStatus: status}).Encode([]byte("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendReadyForQuery([]byte("x"), status); !bytes.Equal(got, want) {
+			t.Errorf("%c: %x, want %x", status, got, want)
 		}
 	}
 }

@@ -181,7 +181,7 @@ func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types
 // is for the client; p is closed when it is not suspended.
 func (c *conn) runPortal(p *portal, maxRows int) error {
 	if p.done {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		c.sendCommandComplete(p.tag)
 		return nil
 	}
 	if p.stmt == nil {
@@ -198,7 +198,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			if err != nil {
 				return ctx.explain(err)
 			}
-			c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+			c.sendCommandComplete(tag)
 			return nil
 		}
 	}
@@ -260,7 +260,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 	}
 	if err == nil {
 		c.guard("Result.Tag", func() error { p.tag = p.res.Tag(); return nil })
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		c.sendCommandComplete(p.tag)
 	} else {
 		err = p.ctx.explain(err)
 	}
