@@ -99,6 +99,10 @@ func BuildReusable(ctx *Ctx, n planner.Node) (Operator, *Reusable, error) {
 	return &r.root, r, nil
 }
 
+// Busy reports whether the last run's root is still open: Rerun would
+// refuse.
+func (r *Reusable) Busy() bool { return r.busy }
+
 // Plan is the plan the tree was built for.
 func (r *Reusable) Plan() planner.Node { return r.plan }
 

@@ -14,6 +14,19 @@ type treeCache struct {
 	// result, nil when that plan's tree cannot rerun (then Build).
 	plan planner.Node
 	tree *exec.Reusable
+	// env is the executor context of the tree's runs (execCtxIn): free
+	// whenever the tree is.
+	env stmtEnv
+}
+
+// freeEnv returns the stmtEnv for the next execution of plan when that
+// execution will rerun the kept tree (so the previous run, which used
+// env, is closed), else nil: the execution makes its own.
+func (c *treeCache) freeEnv(plan planner.Node, volatile bool) *stmtEnv {
+	if c == nil || volatile || c.plan != plan || c.tree == nil || c.tree.Busy() {
+		return nil
+	}
+	return &c.env
 }
 
 // build returns the operator tree for one execution of plan under ec.

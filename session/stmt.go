@@ -408,7 +408,12 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			}
 			return nil, err
 		}
-		ec := s.execCtx(ctx, t, params)
+		var ec *exec.Ctx
+		if env := st.trees.freeEnv(st.plan, st.volatile); env != nil {
+			ec = s.execCtxIn(env, ctx, t, params)
+		} else {
+			ec = s.execCtx(ctx, t, params)
+		}
 		ec.ReadOnly = auto // an autocommit query: nothing to validate
 		if auto && !s.noSnapRead {
 			ec.Read = &t.snapRead // the snapshot itself (snapread.go)
