@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/planner"
 )
 
@@ -67,8 +68,19 @@ type reusedRoot struct {
 
 func (o *reusedRoot) Close() error {
 	err := o.Operator.Close()
+	o.r.rs.unbind()
 	o.r.busy = false
 	return err
+}
+
+// unbind drops what the runState holds of the execution that just ended
+// (its Ctx: the transaction, snapshot and parameters; the expression
+// caches' entries), so a kept tree idle between executions does not keep
+// a finished transaction's write buffer alive. The next run binds again.
+func (rs *runState) unbind() {
+	rs.ctx, rs.goctx = nil, nil
+	rs.cache, rs.subMemos, rs.memos, rs.works, rs.ctes = nil, nil, nil, nil, nil
+	rs.env.Rebind(eval.Env{})
 }
 
 // BuildReusable builds n like Build. When every operator of the tree can

@@ -58,6 +58,10 @@ type queryResult struct {
 	active bool
 	s      *Session
 	id     uint64
+	// env, if set, is the kept tree's executor context the query ran
+	// with (treeCache.env): Close clears it, so that the idle statement
+	// does not keep the finished transaction alive.
+	env *stmtEnv
 }
 
 var _ backend.Result = (*queryResult)(nil)
@@ -120,6 +124,9 @@ func (r *queryResult) Close() error {
 	err := r.op.Close()
 	if r.auto != nil {
 		r.auto.db.rollback(r.auto)
+	}
+	if r.env != nil {
+		*r.env, r.env = stmtEnv{}, nil
 	}
 	if r.active {
 		r.active = false

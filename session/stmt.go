@@ -409,7 +409,8 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			return nil, err
 		}
 		var ec *exec.Ctx
-		if env := st.trees.freeEnv(st.plan, st.volatile); env != nil {
+		env := st.trees.freeEnv(st.plan, st.volatile)
+		if env != nil {
 			ec = s.execCtxIn(env, ctx, t, params)
 		} else {
 			ec = s.execCtx(ctx, t, params)
@@ -429,7 +430,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 		if s.fixErrFn == nil {
 			s.fixErrFn = s.db.storageError // a method value allocates: once per session
 		}
-		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.fixErrFn, ctx: ctx}
+		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.fixErrFn, ctx: ctx, env: env}
 		if auto {
 			r.auto = t // read-only: nothing to commit
 		}
