@@ -24,6 +24,13 @@
 // builds the subquery's plan with the current row pushed on Env.Outer;
 // uncorrelated ones run once per execution and are cached.
 //
+// BuildReusable builds a tree that a prepared statement keeps between
+// executions (Reusable, reuse.go) when all its operators can rerun:
+// Rerun rebinds it to the next execution's Ctx and resets every
+// operator, and refuses while the previous run's root is open. Close
+// still happens once per run; a rerun operator is closed again only
+// after the reset.
+//
 // # The Operator protocol
 //
 // Like Pebble's iterators, an Operator's contract is about positioning,

@@ -275,17 +275,34 @@ type runState struct {
 	// per statement for the three.
 	qmemOf queryMem
 	envOf  eval.Env
+	// reuse, while BuildReusable builds the tree, collects its operators.
+	reuse *reuseCollector
+	// subqueryFn is rs.subquery as the func env.Subquery holds.
+	subqueryFn func(env *eval.Env, sq *planner.Subquery, row []types.Datum) (types.Datum, error)
 }
 
 func newRunState(ctx *Ctx) *runState {
-	rs := &runState{ctx: ctx, goctx: ctx.Context, workMem: ctx.WorkMem}
+	rs := &runState{}
+	rs.bind(ctx)
+	return rs
+}
+
+// bind makes rs the state of an execution under ctx, as newRunState
+// leaves it: a Reusable tree's runState is bound anew for each run, so
+// the operators, which hold rs and rs.env, see the new execution's
+// parameters, snapshot and context. The per-execution caches start
+// empty (the expression caches keep their maps, emptied).
+func (rs *runState) bind(ctx *Ctx) {
+	rs.ctx, rs.goctx, rs.workMem = ctx, ctx.Context, ctx.WorkMem
 	if rs.goctx == nil {
 		rs.goctx = context.Background()
 	}
 	if rs.workMem <= 0 {
 		rs.workMem = DefaultWorkMem
 	}
-	rs.qmemOf.limit = ctx.MaxQueryMem
+	rs.cache, rs.subMemos, rs.memos, rs.works, rs.ctes = nil, nil, nil, nil, nil
+	rs.holdsBuffers, rs.foreign = false, nil
+	rs.qmemOf = queryMem{limit: ctx.MaxQueryMem}
 	rs.qmem = &rs.qmemOf
 	if rs.qmem.limit <= 0 {
 		rs.qmem.limit = DefaultMaxQueryMem
@@ -293,15 +310,16 @@ func newRunState(ctx *Ctx) *runState {
 	if ctx.Analyze && ctx.Stats == nil {
 		ctx.Stats = newStats()
 	}
+	if rs.subqueryFn == nil {
+		rs.subqueryFn = rs.subquery // a method value allocates: once per runState
+	}
+	// Subqueries run under copies of env: with the caches made now
+	// (Rebind), the copies share them, so a constant IN list is sorted
+	// once per execution, not once per outer row.
 	rs.env = &rs.envOf
-	*rs.env = eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, FloatDigits: ctx.FloatDigits, Subquery: rs.subquery,
+	rs.env.Rebind(eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, FloatDigits: ctx.FloatDigits, Subquery: rs.subqueryFn,
 		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
-		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines}
-	// Subqueries run under copies of env: made now, the caches are the
-	// copies' too, so a constant IN list is sorted once per statement,
-	// not once per outer row.
-	rs.env.InitCaches()
-	return rs
+		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines})
 }
 
 // ticker counts rows so that long loops check for cancellation every 1024
@@ -358,6 +376,9 @@ func (rs *runState) build(env *eval.Env, n planner.Node) (Operator, error) {
 	}
 	if rs.ctx.Analyze {
 		op = rs.ctx.Stats.wrap(n, op)
+	}
+	if rs.reuse != nil {
+		rs.reuse.note(n, op)
 	}
 	return op, nil
 }

@@ -46,6 +46,9 @@ type scanOp struct {
 	gets      int                 // master gets so far
 	row       []types.Datum       // master row buffer for gets
 	pk        []types.Datum
+	// lo0 and hi0 hold the bound values of the first span, kept for the
+	// next open of a tree that reruns (reuse.go).
+	lo0, hi0 []types.Datum
 }
 
 var _ Operator = (*scanOp)(nil)
@@ -129,8 +132,21 @@ func (s *scanOp) open() error {
 	if err != nil {
 		return err
 	}
-	for _, sp := range spans {
-		ks, _, ok, err := keySpan(s.env, sp, s.node.Table, keyCols, desc, nil)
+	for i, sp := range spans {
+		var ks index.Span
+		var ok bool
+		var err error
+		if i == 0 {
+			ks, _, ok, err = keySpanInto(s.env, sp, s.node.Table, keyCols, desc, nil, s.lo0, s.hi0)
+			if ks.Lo != nil {
+				s.lo0 = ks.Lo
+			}
+			if ks.Hi != nil {
+				s.hi0 = ks.Hi
+			}
+		} else {
+			ks, _, ok, err = keySpan(s.env, sp, s.node.Table, keyCols, desc, nil)
+		}
 		if err != nil {
 			return err
 		}

@@ -29,3 +29,10 @@ func SetCopyNoReuse(t testing.TB, on bool) {
 // autocommit queries (snapread.go) on or off: off, they read through
 // their read-only kv.Txn.
 func (s *Session) SetSnapshotReads(on bool) { s.noSnapRead = !on }
+
+// HoldsTree reports whether the prepared statement st keeps an operator
+// tree between executions (treeCache, reuse.go).
+func HoldsTree(st interface{}) bool {
+	s, ok := st.(*stmt)
+	return ok && s.trees != nil && s.trees.tree != nil
+}

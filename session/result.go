@@ -53,6 +53,15 @@ type queryResult struct {
 	// pg_cancel_backend(pg_backend_pid())). A query commits nothing, so
 	// failing it at its end loses nothing.
 	ctx context.Context
+	// active: the result is its statement's (Execute): Close ends the
+	// session's activity for statement id, as activeResult does.
+	active bool
+	s      *Session
+	id     uint64
+	// env, if set, is the kept tree's executor context the query ran
+	// with (treeCache.env): Close clears it, so that the idle statement
+	// does not keep the finished transaction alive.
+	env *stmtEnv
 }
 
 var _ backend.Result = (*queryResult)(nil)
@@ -89,7 +98,23 @@ func (r *queryResult) Next() bool {
 
 func (r *queryResult) Row() []types.Datum { return r.row }
 func (r *queryResult) Err() error         { return r.err }
-func (r *queryResult) Tag() string        { return "SELECT " + itoa(r.n) }
+func (r *queryResult) Tag() string        { return selectTag(r.n) }
+
+// selectTags are the command tags of queries returning few rows, made
+// once: most OLTP queries return one.
+var selectTags = func() (tags [64]string) {
+	for i := range tags {
+		tags[i] = "SELECT " + itoa(int64(i))
+	}
+	return tags
+}()
+
+func selectTag(n int64) string {
+	if n >= 0 && n < int64(len(selectTags)) {
+		return selectTags[n]
+	}
+	return "SELECT " + itoa(n)
+}
 
 func (r *queryResult) Close() error {
 	if r.closed {
@@ -99,6 +124,13 @@ func (r *queryResult) Close() error {
 	err := r.op.Close()
 	if r.auto != nil {
 		r.auto.db.rollback(r.auto)
+	}
+	if r.env != nil {
+		*r.env, r.env = stmtEnv{}, nil
+	}
+	if r.active {
+		r.active = false
+		r.s.endStatement(r.id)
 	}
 	return err
 }

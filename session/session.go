@@ -57,6 +57,9 @@ type Session struct {
 	// for exec.Ctx, made once (execCtx).
 	nextValFn func(t *catalog.Table, col int) (int64, error)
 	warnFn    func(format string, args ...any)
+	// fixErrFn is s.db.storageError as a func value, made once for the
+	// queryResults of the session's queries.
+	fixErrFn func(error) error
 	// loc is the timezone setting as a zone (nil: UTC); atomic so that
 	// statements read it without s.mu.
 	loc atomic.Pointer[time.Location]
@@ -313,6 +316,13 @@ func (h *stmtHooks) ForeignWrite(name string) (foreign.Store, error) {
 
 // execCtx is the executor context for one statement in t.
 func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *exec.Ctx {
+	return s.execCtxIn(&stmtEnv{}, ctx, t, params)
+}
+
+// execCtxIn is execCtx made in env, which it overwrites: a kept operator
+// tree's execution reuses the stmtEnv of the tree's previous one, done
+// with since that execution's result closed (treeCache.env).
+func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []types.Datum) *exec.Ctx {
 	var read kv.Reader
 	if t.registered {
 		// A transaction that may write: the statement reads the state at
@@ -327,7 +337,7 @@ func (s *Session) execCtx(ctx context.Context, t *txn, params []types.Datum) *ex
 		// Method values allocate: made once per session.
 		s.nextValFn, s.warnFn = s.db.nextVal, s.warn
 	}
-	env := &stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}, hooks: stmtHooks{s: s, t: t, ctx: ctx}}
+	*env = stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}, hooks: stmtHooks{s: s, t: t, ctx: ctx}}
 	env.ec = exec.Ctx{
 		Context:       ctx,
 		RW:            t.kv,

@@ -36,7 +36,11 @@ type stmt struct {
 	calls []uint64
 	// shapes keeps what building plan's scans derives from its nodes
 	// (exec.ScanShapes); made anew with every plan.
-	shapes  *exec.ScanShapes
+	shapes *exec.ScanShapes
+	// trees keeps the plan's operator tree between executions (reuse.go);
+	// like shapes it is made with the plan, and a query-cache copy of the
+	// statement shares its template's.
+	trees   *treeCache
 	params  []types.T
 	cols    []backend.Column
 	planErr error
@@ -154,6 +158,7 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	}
 	st.plan, st.params, st.calls = plan, params, planner.RoutineCalls(plan)
 	st.shapes = &exec.ScanShapes{}
+	st.trees = &treeCache{}
 	if !st.paramsFixed {
 		// The parameter types of the first plan are the statement's from
 		// now on (ParameterDescription told the client so): replans take
@@ -291,6 +296,12 @@ func (st *stmt) Execute(ctx context.Context, params []types.Datum) (backend.Resu
 		s.endStatement(id)
 		return res, s.db.storageError(err)
 	}
+	if qr, ok := res.(*queryResult); ok && !qr.active {
+		// A query's result ends the activity itself: one allocation
+		// fewer per statement than an activeResult around it.
+		qr.s, qr.id, qr.active = s, id, true
+		return qr, nil
+	}
 	return &activeResult{Result: res, s: s, id: id}, nil
 }
 
@@ -397,20 +408,29 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			}
 			return nil, err
 		}
-		ec := s.execCtx(ctx, t, params)
+		var ec *exec.Ctx
+		env := st.trees.freeEnv(st.plan, st.volatile)
+		if env != nil {
+			ec = s.execCtxIn(env, ctx, t, params)
+		} else {
+			ec = s.execCtx(ctx, t, params)
+		}
 		ec.ReadOnly = auto // an autocommit query: nothing to validate
 		if auto && !s.noSnapRead {
 			ec.Read = &t.snapRead // the snapshot itself (snapread.go)
 		}
 		ec.Shapes = st.shapes
-		op, err := exec.Build(ec, st.plan)
+		op, err := st.trees.build(ec, st.plan, st.volatile)
 		if err != nil {
 			if auto {
 				s.db.rollback(t)
 			}
 			return nil, err
 		}
-		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.db.storageError, ctx: ctx}
+		if s.fixErrFn == nil {
+			s.fixErrFn = s.db.storageError // a method value allocates: once per session
+		}
+		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.fixErrFn, ctx: ctx, env: env}
 		if auto {
 			r.auto = t // read-only: nothing to commit
 		}

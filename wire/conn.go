@@ -267,7 +267,7 @@ func (c *conn) readyForQuery() {
 			return nil
 		})
 	}
-	c.send(&pgproto3.ReadyForQuery{TxStatus: status})
+	c.wbuf = appendReadyForQuery(c.wbuf, status)
 	c.flush()
 }
 

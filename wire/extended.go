@@ -73,13 +73,12 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if len(m.Parameters) != len(ps.paramOIDs) {
 		return pgerror.Newf(pgerror.ProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d", len(m.Parameters), m.PreparedStatement, len(ps.paramOIDs))
 	}
-	pformats, err := resolveFormats(m.ParameterFormatCodes, len(m.Parameters), "parameter")
-	if err != nil {
+	if err := checkFormats(m.ParameterFormatCodes, len(m.Parameters), "parameter"); err != nil {
 		return err
 	}
 	params := make([]types.Datum, len(m.Parameters))
 	for i, raw := range m.Parameters {
-		d, err := decodeParam(ps.paramOIDs[i], pformats[i], raw, c.location())
+		d, err := decodeParam(ps.paramOIDs[i], formatOf(m.ParameterFormatCodes, i), raw, c.location())
 		if err != nil {
 			return pgerror.Wrap(err, pgerror.InvalidTextRepresentation)
 		}
@@ -91,7 +90,8 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		if err := c.guard("Statement.Columns", func() error { cols = ps.stmt.Columns(); return nil }); err != nil {
 			return err
 		}
-		if p.formats, err = resolveFormats(m.ResultFormatCodes, len(cols), "result"); err != nil {
+		var err error
+		if p.formats, err = ps.resultFormats(m.ResultFormatCodes, len(cols)); err != nil {
 			return err
 		}
 	}

@@ -142,6 +142,22 @@ func (c *conn) send(msg pgproto3.BackendMessage) {
 	c.wbuf = out
 }
 
+// sendCommandComplete appends CommandComplete with tag, encoded as
+// pgproto3 encodes it, without the message value and the []byte copy of
+// the tag that send would make (two allocations per statement).
+func (c *conn) sendCommandComplete(tag string) {
+	c.wbuf = append(c.wbuf, 'C')
+	c.wbuf = binary.BigEndian.AppendUint32(c.wbuf, uint32(4+len(tag)+1))
+	c.wbuf = append(c.wbuf, tag...)
+	c.wbuf = append(c.wbuf, 0)
+}
+
+// appendReadyForQuery appends ReadyForQuery with the transaction status
+// (pgproto3's encoding, without a message value per round trip).
+func appendReadyForQuery(b []byte, status byte) []byte {
+	return append(b, 'Z', 0, 0, 0, 5, status)
+}
+
 // flush writes the buffered output. A write that fails or exceeds
 // WriteTimeout marks the connection dead: nothing more can be said to the
 // client.

@@ -21,6 +21,9 @@ type prepared struct {
 	// statement, encoded: a client that describes every portal it binds
 	// (libpq's PQexecPrepared, pgx) gets the same bytes each time.
 	desc describedRows
+	// formats are the result formats of the last portal bound, made
+	// from formatCodes (prepared.resultFormats).
+	formats, formatCodes []int16
 }
 
 // describedRows is an encoded RowDescription with what it was made from:
@@ -88,23 +91,57 @@ func rowDescription(cols []backend.Column, formats []int16) *pgproto3.RowDescrip
 // resolveFormats applies Bind's format-code rules to n items: no codes
 // means all text, one code applies to all, otherwise one per item.
 func resolveFormats(codes []int16, n int, what string) ([]int16, error) {
+	if err := checkFormats(codes, n, what); err != nil {
+		return nil, err
+	}
 	out := make([]int16, n)
-	switch {
-	case len(codes) == 0:
-	case len(codes) == 1:
-		for i := range out {
-			out[i] = codes[0]
-		}
-	case len(codes) == n:
-		copy(out, codes)
-	default:
-		return nil, pgerror.Newf(pgerror.ProtocolViolation, "bind message has %d %s formats but %d %ss", len(codes), what, n, what)
+	for i := range out {
+		out[i] = formatOf(codes, i)
 	}
-	for _, f := range out {
+	return out, nil
+}
+
+// checkFormats reports what resolveFormats would refuse in codes for n
+// items, without making the per-item slice.
+func checkFormats(codes []int16, n int, what string) error {
+	if len(codes) > 1 && len(codes) != n {
+		return pgerror.Newf(pgerror.ProtocolViolation, "bind message has %d %s formats but %d %ss", len(codes), what, n, what)
+	}
+	if n == 0 {
+		return nil // one code for no items: never applied, never checked
+	}
+	for _, f := range codes {
 		if f != formatText && f != formatBinary {
-			return nil, pgerror.Newf(pgerror.ProtocolViolation, "unsupported format code: %d", f)
+			return pgerror.Newf(pgerror.ProtocolViolation, "unsupported format code: %d", f)
 		}
 	}
+	return nil
+}
+
+// formatOf is item i's format under codes that checkFormats accepted.
+func formatOf(codes []int16, i int) int16 {
+	switch len(codes) {
+	case 0:
+		return formatText
+	case 1:
+		return codes[0]
+	}
+	return codes[i]
+}
+
+// resultFormats is resolveFormats for a portal's result columns, reusing
+// the slice the statement's previous Bind made when the codes and the
+// column count are the same (a portal never changes its formats, so
+// portals may share them).
+func (ps *prepared) resultFormats(codes []int16, n int) ([]int16, error) {
+	if ps.formats != nil && len(ps.formats) == n && slices.Equal(codes, ps.formatCodes) {
+		return ps.formats, nil
+	}
+	out, err := resolveFormats(codes, n, "result")
+	if err != nil {
+		return nil, err
+	}
+	ps.formats, ps.formatCodes = out, slices.Clone(codes)
 	return out, nil
 }
 
@@ -144,7 +181,7 @@ func appendDataRow(b []byte, cols []backend.Column, formats []int16, row []types
 // is for the client; p is closed when it is not suspended.
 func (c *conn) runPortal(p *portal, maxRows int) error {
 	if p.done {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		c.sendCommandComplete(p.tag)
 		return nil
 	}
 	if p.stmt == nil {
@@ -161,7 +198,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			if err != nil {
 				return ctx.explain(err)
 			}
-			c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+			c.sendCommandComplete(tag)
 			return nil
 		}
 	}
@@ -223,7 +260,7 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 	}
 	if err == nil {
 		c.guard("Result.Tag", func() error { p.tag = p.res.Tag(); return nil })
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		c.sendCommandComplete(p.tag)
 	} else {
 		err = p.ctx.explain(err)
 	}

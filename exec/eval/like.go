@@ -46,6 +46,22 @@ type likeEntry struct {
 // so that copies of env made afterwards share them.
 func (env *Env) InitCaches() { env.patterns() }
 
+// Rebind sets env to fresh for a new execution of the same plan, keeping
+// the caches env made (InitCaches) but emptied: a LIKE or IN list whose
+// pattern is a parameter must not see the previous execution's entries,
+// and reusing the maps spares their allocation.
+func (env *Env) Rebind(fresh Env) {
+	c := env.cache
+	*env = fresh
+	if c != nil {
+		clear(c.like)
+		clear(c.re)
+		clear(c.in)
+	}
+	env.cache = c
+	env.InitCaches()
+}
+
 func (env *Env) patterns() *patternCache {
 	if env.cache == nil {
 		env.cache = &patternCache{}
