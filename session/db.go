@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/kv"
@@ -217,6 +218,12 @@ type TxnStats struct {
 	// Syncs is the number of WAL syncs; Commits/Syncs is the average
 	// group-commit size.
 	Syncs uint64
+	// SyncTime is the time spent in those syncs, summed (syncs of lone
+	// committers may overlap a leader's). Over a busy interval, the wall
+	// time minus SyncTime, per sync, is the hand-over between one sync
+	// and the next (waking the next leader, its gathering wait, its
+	// snapshot and the engine's commit pipeline).
+	SyncTime time.Duration
 	// Refreshes is the number of times an explicit transaction moved its
 	// snapshot forward at a statement boundary (txn.refresh).
 	Refreshes uint64
@@ -231,6 +238,7 @@ func (db *DB) TxnStats() TxnStats {
 		Commits:   db.stats.commits.Load(),
 		Conflicts: db.stats.conflicts.Load(),
 		Syncs:     db.sync.count.Load(),
+		SyncTime:  time.Duration(db.sync.syncNanos.Load()),
 		Refreshes: db.stats.refreshes.Load(),
 		Restarts:  db.stats.restarts.Load(),
 	}

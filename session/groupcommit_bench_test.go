@@ -141,6 +141,12 @@ func endClients(b *testing.B, db *session.DB, wg *sync.WaitGroup, errc chan erro
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
 	if syncs := after.Syncs - before.Syncs; syncs > 0 {
 		b.ReportMetric(float64(after.Commits-before.Commits)/float64(syncs), "commits/sync")
+		// The mean sync, and the mean time between the end of one sync
+		// and the start of the next (the leader hand-over and its
+		// gathering wait): the two add up to the cycle of group commit.
+		synced := after.SyncTime - before.SyncTime
+		b.ReportMetric(float64(synced.Microseconds())/float64(syncs), "sync-µs")
+		b.ReportMetric(float64((b.Elapsed()-synced).Microseconds())/float64(syncs), "between-µs")
 	}
 	return after
 }
