@@ -146,7 +146,9 @@ func decodeValue(t *catalog.Table, v []byte, out []types.Datum, cols *Cols) erro
 	for _, o := range ords {
 		out[o] = t.Columns[o].DefaultValue
 	}
-	return encoding.DecodeRowInto(v, ids, ords, out)
+	// DecodeRowCols: a scan that reads a few columns of a wide row skips
+	// the others by length instead of building their Datums.
+	return encoding.DecodeRowCols(v, ids, ords, out)
 }
 
 // MasterReader reads master rows by primary key through one iterator it
