@@ -43,7 +43,7 @@ func (s *Session) attachPartition(ctx context.Context, t *txn, as *parse.AttachS
 		if err := s.detachReferenced(ctx, t, part); err != nil {
 			return err
 		}
-		next, err := t.cat.AlterTable(t.kv, s.database, part.Name, func(nt *catalog.Table) error {
+		next, err := t.cat.AlterTable(t.kv, s.database, part.Key(), func(nt *catalog.Table) error {
 			nt.PartitionOf, nt.Bound = "", nil
 			return nil
 		})
@@ -65,7 +65,7 @@ func (s *Session) attachPartition(ctx context.Context, t *txn, as *parse.AttachS
 	if err != nil {
 		return err
 	}
-	if err := s.validateBound(ctx, t, parent, part.Name, bound, nil); err != nil {
+	if err := s.validateBound(ctx, t, parent, part.Key(), bound, nil); err != nil {
 		return pgerror.Newf(pgerror.CheckViolation, "partition constraint of relation %q is violated by some row", part.Name)
 	}
 	if err := s.checkDefaultRows(ctx, t, parent, bound); err != nil {
@@ -74,7 +74,7 @@ func (s *Session) attachPartition(ctx context.Context, t *txn, as *parse.AttachS
 	if err := s.conformPartition(ctx, t, parent, part); err != nil {
 		return err
 	}
-	next, err := t.cat.AlterTable(t.kv, s.database, part.Name, func(nt *catalog.Table) error {
+	next, err := t.cat.AlterTable(t.kv, s.database, part.Key(), func(nt *catalog.Table) error {
 		nt.PartitionOf, nt.Bound = parent.Key(), bound
 		return nil
 	})
@@ -110,11 +110,11 @@ func partitionColumnsMatch(parent, part *catalog.Table) error {
 	return nil
 }
 
-// validateBound fails when some row of table name (and its partitions)
+// validateBound fails when some row of the table whose key is key (and its partitions)
 // has a partition key outside bound (others: the siblings' bounds, for a
 // default partition).
-func (s *Session) validateBound(ctx context.Context, t *txn, parent *catalog.Table, name string, bound *catalog.PartitionBound, others []*catalog.PartitionBound) error {
-	rows, err := s.queryRows(ctx, t, "SELECT "+strings.Join(parent.PartitionBy.Keys, ", ")+" FROM "+quoteIdent(name))
+func (s *Session) validateBound(ctx context.Context, t *txn, parent *catalog.Table, key string, bound *catalog.PartitionBound, others []*catalog.PartitionBound) error {
+	rows, err := s.queryRows(ctx, t, "SELECT "+strings.Join(parent.PartitionBy.Keys, ", ")+" FROM "+keySQL(key))
 	if err != nil {
 		return err
 	}
@@ -202,8 +202,8 @@ func (s *Session) detachReferenced(ctx context.Context, t *txn, part *catalog.Ta
 				on = append(on, "p."+quoteIdent(refCols[i])+" = c."+quoteIdent(c))
 				cols = append(cols, "c."+quoteIdent(c))
 			}
-			rows, err := s.queryRows(ctx, t, "SELECT "+strings.Join(cols, ", ")+" FROM "+quoteIdent(child.Name)+" c JOIN "+
-				quoteIdent(part.Name)+" p ON "+strings.Join(on, " AND ")+" LIMIT 1")
+			rows, err := s.queryRows(ctx, t, "SELECT "+strings.Join(cols, ", ")+" FROM "+keySQL(child.Key())+" c JOIN "+
+				keySQL(part.Key())+" p ON "+strings.Join(on, " AND ")+" LIMIT 1")
 			if err != nil {
 				return err
 			}

@@ -762,7 +762,7 @@ func (s *Session) alterInherit(t *txn, parent, child *catalog.Table, remove bool
 		return pgerror.Newf(pgerror.UndefinedTable, "relation %q is not a parent of relation %q", parent.Name, child.Name)
 	case remove:
 		for _, p := range child.Inherits {
-			if p != parent.Name {
+			if p != parent.Key() {
 				next = append(next, p)
 			}
 		}
@@ -772,7 +772,7 @@ func (s *Session) alterInherit(t *txn, parent, child *catalog.Table, remove bool
 		}
 		next = append(append(next, child.Inherits...), parent.Key())
 	}
-	cat, err := t.cat.AlterTable(t.kv, s.database, child.Name, func(nt *catalog.Table) error {
+	cat, err := t.cat.AlterTable(t.kv, s.database, child.Key(), func(nt *catalog.Table) error {
 		nt.Inherits = next
 		return nil
 	})
