@@ -315,7 +315,7 @@ func (b *binder) tableoidName(c *ColRef) Expr {
 	k := &Case{Operand: c, T: tText}
 	tables, _ := b.p.Catalog.Tables(b.p.DB)
 	for _, t := range tables {
-		k.Whens = append(k.Whens, When{Cond: oidConst(int64(t.ID)), Val: textConst(t.Name)})
+		k.Whens = append(k.Whens, When{Cond: oidConst(int64(t.ID)), Val: textConst(b.visibleName(t.Key(), t.Name))})
 	}
 	return finishCase(k)
 }

@@ -322,6 +322,14 @@ func (b *binder) regOutput(x Expr) Expr {
 			byOID[oid] = name
 		}
 	}
+	if typeName == "regclass" {
+		// A table the search path does not find by its name alone shows
+		// qualified, as regclass_out does.
+		tables, _ := b.p.Catalog.Tables(b.p.DB)
+		for _, t := range tables {
+			byOID[int64(t.ID)] = b.visibleName(t.Key(), t.Name)
+		}
+	}
 	oids := make([]int64, 0, len(byOID))
 	for oid := range byOID {
 		oids = append(oids, oid)
@@ -332,6 +340,17 @@ func (b *binder) regOutput(x Expr) Expr {
 		c.Whens = append(c.Whens, When{Cond: &Const{Value: types.NewInt(oid), T: x.Type()}, Val: textConst(byOID[oid])})
 	}
 	return c
+}
+
+// visibleName is how regclass_out names the relation whose key is key:
+// its name when the search path finds it by that name, else qualified by
+// its schema (both quoted where needed).
+func (b *binder) visibleName(key, name string) string {
+	if found, err := b.p.LookupKey("", name); err == nil && found == key {
+		return quoteIdent(name)
+	}
+	schema, _ := catalog.SplitRelKey(key)
+	return quoteIdent(schema) + "." + quoteIdent(name)
 }
 
 // showOIDNames puts a projection on top of a query whose results hold

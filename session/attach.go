@@ -178,7 +178,7 @@ func (s *Session) detachReferenced(ctx context.Context, t *txn, part *catalog.Ta
 		if err != nil {
 			break
 		}
-		above[parent.Name] = parent
+		above[parent.Key()] = parent
 		p = parent
 	}
 	tables, err := t.cat.Tables(s.database)

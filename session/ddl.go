@@ -433,8 +433,9 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 }
 
 // dropReferences lets DROP TABLE name go ahead of the foreign keys of
-// other tables that reference it: refused (2BP01) unless CASCADE, which
-// drops those constraints, as PostgreSQL does.
+// other tables that reference it, or, for a partition, a partitioned
+// table it belongs to: refused (2BP01) unless CASCADE, which drops those
+// constraints, as PostgreSQL does.
 //
 // name is a table key; dropping holds the keys of the tables the same
 // statement drops, whose own references go with them.
@@ -443,12 +444,23 @@ func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool,
 	if err != nil {
 		return cat, err
 	}
+	// A partition holds rows of its partitioned ancestors: a foreign key
+	// that references one of them (not dropped too) depends on it.
+	referenced := map[string]bool{name: true}
+	for key := name; ; {
+		tbl, err := cat.Table(db, key)
+		if err != nil || tbl.PartitionOf == "" || dropping[tbl.PartitionOf] {
+			break
+		}
+		key = tbl.PartitionOf
+		referenced[key] = true
+	}
 	for _, child := range tables {
 		if child.Key() == name || dropping[child.Key()] {
 			continue
 		}
 		for _, fk := range child.ForeignKeys {
-			if fk.RefTable != name {
+			if !referenced[fk.RefTable] {
 				continue
 			}
 			fkName := fk.Name
