@@ -961,23 +961,12 @@ func selectListSRF(name string) bool {
 // e (unnest(a) + 1, 'x' || generate_series(1, 3)): not in a subquery, and
 // not under CASE or COALESCE, where PostgreSQL refuses it.
 func nestedSRF(e sqlparser.Expr) *sqlparser.FuncExpr {
-	var found *sqlparser.FuncExpr
-	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-		switch n := n.(type) {
-		case *sqlparser.Subquery, *sqlparser.CaseExpr:
-			return false, nil
-		case *sqlparser.FuncExpr:
-			name := n.Name.Lowered()
-			if name == "coalesce" || name == "nullif" {
-				return false, nil
-			}
-			if found == nil && n.Qualifier.IsEmpty() && tableFuncs[name] == 1 {
-				found = n
-			}
+	for _, f := range srfCalls(e) {
+		if tableFuncs[f.Name.Lowered()] == 1 {
+			return f
 		}
-		return found == nil, nil
-	}, e)
-	return found
+	}
+	return nil
 }
 
 // elementPreds are the conjuncts an element index over an array column
