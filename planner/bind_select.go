@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -981,39 +980,4 @@ func leadingKeys(keys []SortKey, cols []int) bool {
 		}
 	}
 	return true
-}
-
-// postponeVolatile moves the select items that call a volatile function
-// (nextval, random(), ...) above the sort and the limit, as PostgreSQL
-// does: SELECT nextval('s'), x FROM t ORDER BY x LIMIT 10 takes ten
-// numbers, handed out in the sorted order. Such an item's column in proj
-// becomes a NULL; the columns it reads ride along hidden; the returned
-// map gives its expression over proj's row for the final projection. Not
-// when ok is false (no sort, DISTINCT, locking), for an item the sort
-// keys read or one with a subquery.
-func postponeVolatile(proj *Project, items []selectItem, sortedItems []int, ok bool) map[int]Expr {
-	if !ok {
-		return nil
-	}
-	var late map[int]Expr
-	for i, it := range items {
-		if !readsVolatile(it.expr) || hasSubquery(it.expr) || slices.Contains(sortedItems, i) {
-			continue
-		}
-		reads := map[int]bool{}
-		colRefs(it.expr, reads)
-		position := map[int]int{}
-		for c := range reads {
-			position[c] = len(proj.Exprs)
-			ref := &ColRef{Index: c, T: proj.Input.Columns()[c].T, Name: proj.Input.Columns()[c].Name}
-			proj.Exprs = append(proj.Exprs, ref)
-			proj.Cols = append(proj.Cols, Column{Name: ref.Name, T: ref.T, Hidden: true})
-		}
-		if late == nil {
-			late = map[int]Expr{}
-		}
-		late[i] = remap(it.expr, position)
-		proj.Exprs[i] = &Const{Value: types.Null, T: it.expr.Type()}
-	}
-	return late
 }

@@ -416,34 +416,6 @@ func ColumnsRead(e Expr) (cols []int, ok bool) {
 	return cols, true
 }
 
-// volatileFunc reports whether a function may answer differently on each
-// call within one statement (PostgreSQL's VOLATILE), so a call must not be
-// evaluated once for many rows.
-func volatileFunc(name string) bool {
-	if _, ok := RoutineName(name); ok {
-		return true // a SQL function's body may write, or be volatile
-	}
-	switch name {
-	case "random", "nextval", "setval", "set_config", "currval", "lastval", "gen_random_uuid", "clock_timestamp", "timeofday",
-		"pg_cancel_backend", "pg_terminate_backend":
-		return true
-	}
-	return false
-}
-
-// readsVolatile reports whether e calls a volatile function outside its
-// subqueries.
-func readsVolatile(e Expr) bool {
-	found := false
-	walkExpr(e, func(x Expr) bool {
-		if f, ok := x.(*Func); ok && volatileFunc(f.Name) {
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
 // OuterRef is a column of an enclosing row that a subquery's plan reads:
 // Level 1 is the row the subquery runs for, 2 the one enclosing that, and
 // so on; Index is the column.
