@@ -919,6 +919,8 @@ func derived(n Node, alias string, names sqlparser.Columns) (*relation, error) {
 	r := &relation{node: n, alias: alias}
 	for _, c := range n.Columns() {
 		c.Table, c.Merged = alias, false
+		// Not a base table: its columns may be NULL in any row (wholeRow).
+		c.Key, c.NullExtended = false, false
 		if c.T.Family == types.Unknown {
 			c.T = tText
 		}
