@@ -136,6 +136,18 @@ func BenchmarkMasterReaderSorted(b *testing.B) {
 	}
 	cols := NewCols(tb, []int{0, 3})
 	out := make([]types.Datum, len(tb.Columns))
+	// next-all: one step of the master file's iterator, the unit a
+	// MasterReader's stepping costs.
+	b.Run("next-all", func(b *testing.B) {
+		m, _ := NewMasterReader(e, tb)
+		m.it.First()
+		for b.Loop() {
+			if !m.it.Next() {
+				m.it.First()
+			}
+		}
+		m.Close()
+	})
 	for _, stride := range []int{1, 3, 10, 30, 100} {
 		var pks [][]types.Datum
 		var keys [][]byte
@@ -143,7 +155,7 @@ func BenchmarkMasterReaderSorted(b *testing.B) {
 			pk := []types.Datum{types.NewInt(int64(i)), types.NewText("k")}
 			pks, keys = append(pks, pk), append(keys, MasterKey(nil, tb, pk))
 		}
-		for _, steps := range []int{0, masterSteps} {
+		for _, steps := range []int{0, masterSteps, 2 * masterSteps} {
 			b.Run(fmt.Sprintf("every-%d/master-reader-steps-%d", stride, steps), func(b *testing.B) {
 				defer SetMasterSteps(SetMasterSteps(steps))
 				benchMasterReader(b, e, tb, keys, pks, out, cols)

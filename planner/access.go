@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"slices"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/index"
@@ -24,6 +25,9 @@ type keyPred struct {
 	col  int
 	op   string // "=", "<", "<=", ">", ">=", "in", "isnull", "notnull"
 	vals []Expr
+	// src is the filter conjunct the predicate came from (its index in
+	// keyPreds' filters).
+	src int
 }
 
 // keyPreds extracts the index-usable conjuncts of filters (over the
@@ -31,7 +35,8 @@ type keyPred struct {
 func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
 	var out []keyPred
 	flip := map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
-	for _, f := range filters {
+	for i, f := range filters {
+		n := len(out)
 		switch e := f.(type) {
 		case *BinOp:
 			op, ok := flip[e.Op]
@@ -80,8 +85,34 @@ func keyPreds(t *catalog.Table, filters []Expr) []keyPred {
 				out = append(out, keyPred{col: col, op: "in", vals: vals})
 			}
 		}
+		for j := n; j < len(out); j++ {
+			out[j].src = i
+		}
 	}
 	return out
+}
+
+// exactEquality reports whether the key span of p (an equality of a key
+// column with one value) holds exactly the rows where p's conjunct is
+// true, so the scan need not test the conjunct again: the value has the
+// column's own type, whose key encoding keeps equal values equal and
+// unequal ones apart (not float, where -0 = 0; not numeric, bpchar,
+// arrays, jsonb or intervals, whose equality is not their keys'), and a
+// NULL value matches no key (keySpan makes the span empty).
+func exactEquality(t *catalog.Table, p keyPred) bool {
+	if p.op != "=" || len(p.vals) != 1 || p.vals[0] == nil {
+		return false
+	}
+	ct := t.Columns[p.col].Type
+	if p.vals[0].Type().Family != ct.Family {
+		return false
+	}
+	switch ct.Family {
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.Text, types.Varchar,
+		types.Date, types.Timestamp, types.TimestampTZ, types.UUID:
+		return true
+	}
+	return false
 }
 
 // keyOperand matches a comparison between colSide, a column of t, and
@@ -165,6 +196,9 @@ type accessCandidate struct {
 	keyCols   []int // the key columns in order, for ordering
 	eqPrefix  int   // leading key columns fixed by equality
 	desc      []bool
+	// exact holds the filter conjuncts (keyPred.src) the spans decide
+	// exactly: equalities of the key prefix (exactEquality).
+	exact []int
 }
 
 // chooseScan picks the cheapest access path for a table given its local
@@ -201,6 +235,7 @@ func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filte
 				}
 				if c, ok := b.keyAccess(t, idx, idx.Columns, idx.Desc, elemPreds, total); ok {
 					c.keyCols, c.desc = nil, nil // entries are in element order, not the array's
+					c.exact = nil                // an element's key is not the column's
 					try(c)
 				}
 				continue
@@ -215,6 +250,22 @@ func (b *binder) chooseScan(t *catalog.Table, alias string, cols []Column, filte
 		}
 	}
 	sc.Access, sc.Index, sc.Spans, sc.IndexOnly = best.access, best.index, best.spans, best.indexOnly
+	if len(best.exact) > 0 {
+		// The spans already hold only the rows these conjuncts accept:
+		// the scan does not decode their columns to test them again.
+		var rest, decided []Expr
+		for i, f := range filters {
+			if slices.Contains(best.exact, i) {
+				decided = append(decided, f)
+			} else {
+				rest = append(rest, f)
+			}
+		}
+		sc.Filter, sc.SpanFilter = nil, andOf(decided)
+		if len(rest) > 0 {
+			sc.Filter = andOf(rest)
+		}
+	}
 	sc.Needed = scanNeeded(t, needed, sc.Filter)
 	sel := 1.0
 	for range filters {
@@ -304,6 +355,9 @@ func (b *binder) keyAccess(t *catalog.Table, idx *catalog.Index, keyCols []int, 
 		}
 		prefixes = next
 		c.eqPrefix++
+		if exactEquality(t, *eq) {
+			c.exact = append(c.exact, eq.src)
+		}
 		if eq.op == "isnull" {
 			nullKey = true
 			sel *= 0.1

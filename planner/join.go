@@ -668,7 +668,7 @@ func (b *binder) lookupJoin(left Node, leftRows float64, right Node, rel *relati
 		onExpr = andOf(extra)
 	}
 	return &LookupJoin{Type: InnerJoin, Left: left, Table: t, Alias: rel.alias, Index: bestIdx, Keys: best,
-		Filter: sc.Filter, On: onExpr, Cols: cols, Rows: est}
+		Filter: sc.WholeFilter(), On: onExpr, Cols: cols, Rows: est}
 }
 
 // offsetMap maps columns 0..n-1 to offset..offset+n-1.

@@ -94,6 +94,13 @@ type Scan struct {
 	IndexOnly bool
 	Reverse   bool
 	Filter    Expr
+	// SpanFilter holds the conjuncts of the WHERE that Spans decide
+	// exactly (an equality of a key column with a value of its own type),
+	// left out of Filter so the scan does not test them on every row. A
+	// plan that reads the table some other way (a lookup join, a new
+	// access path after more filters are pushed down) tests
+	// WholeFilter.
+	SpanFilter Expr
 	// Needed lists the table columns (ordinals, ascending) that are
 	// decoded; the others are NULL in the produced full-width row. Nil
 	// means every column. It holds every column Filter or any node above
@@ -170,6 +177,18 @@ type TableFunc struct {
 	// domain each record must satisfy when the base's type is one.
 	AsRecord     bool
 	RecordDomain *DomainConstraint
+}
+
+// WholeFilter is the scan's filter with the conjuncts its spans decide:
+// every condition its rows meet, whichever way the table is read.
+func (s *Scan) WholeFilter() Expr {
+	switch {
+	case s.SpanFilter == nil:
+		return s.Filter
+	case s.Filter == nil:
+		return s.SpanFilter
+	}
+	return andOf(append(splitAnd(s.Filter), splitAnd(s.SpanFilter)...))
 }
 
 // Filter passes the rows for which Pred is true.

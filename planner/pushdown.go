@@ -109,8 +109,8 @@ func (b *binder) pushInto(n Node, filters []Expr) (Node, []Expr) {
 			}
 		}
 		var all []Expr
-		if v.Filter != nil {
-			all = splitAnd(v.Filter)
+		if f := v.WholeFilter(); f != nil {
+			all = splitAnd(f)
 		}
 		return b.chooseScan(v.Table, v.Alias, v.Cols, append(all, filters...), needed), nil
 	}

@@ -254,7 +254,7 @@ func nodeExprSlots(n Node) []*Expr {
 	}
 	switch v := n.(type) {
 	case *Scan:
-		each(&v.Filter)
+		each(&v.Filter, &v.SpanFilter)
 		for i := range v.Spans {
 			list(v.Spans[i].Lo)
 			list(v.Spans[i].Hi)
