@@ -1,7 +1,10 @@
 package session
 
 import (
+	"hash/maphash"
+
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
@@ -36,10 +39,14 @@ func (s *Session) analyze(t *txn, names []string) error {
 			a.analyze = &planner.AnalyzeProgress{RelID: int64(tbl.ID), Phase: "acquiring sample rows"}
 		})
 		st := catalog.Stats{TableID: tbl.ID, Distinct: map[uint32]int64{}}
-		distinct := make([]map[string]struct{}, len(tbl.Columns))
+		// Distinct values are counted by their hash (eval.Hash: equal
+		// values hash alike, so 1.0 and 1.00 are one numeric value), not
+		// by their text, which quoted every value to key a map.
+		distinct := make([]map[uint64]struct{}, len(tbl.Columns))
 		for i := range distinct {
-			distinct[i] = map[string]struct{}{}
+			distinct[i] = map[uint64]struct{}{}
 		}
+		var h maphash.Hash
 		it, err := index.ScanMaster(t.kv, tbl, index.Span{}, false)
 		if err != nil {
 			return err
@@ -48,7 +55,9 @@ func (s *Session) analyze(t *txn, names []string) error {
 			st.RowCount++
 			for i, d := range it.Row() {
 				if len(distinct[i]) < 100000 {
-					distinct[i][d.String()] = struct{}{}
+					h.Reset()
+					eval.Hash(&h, d)
+					distinct[i][h.Sum64()] = struct{}{}
 				}
 			}
 		}
