@@ -190,9 +190,7 @@ func inList(x Expr, list []Expr, not bool) (Expr, error) {
 	if t.Family == types.Unknown {
 		t = tText
 	}
-	if t.Family == types.Varchar {
-		t.Width = 0 // compared as text: a literal is not truncated to the width
-	}
+	t = comparedWithoutTypmod(t)
 	x, err := coerceCompare(x, t)
 	if err != nil {
 		return nil, err
@@ -217,9 +215,7 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 	if err := vectorOrder(op, t); err != nil {
 		return nil, err
 	}
-	if t.Family == types.Varchar {
-		t.Width = 0 // compared as text: a literal is not truncated to the width
-	}
+	t = comparedWithoutTypmod(t)
 	if t.Family == types.Char {
 		// CHAR(n) values compare with trailing blanks insignificant:
 		// both sides padded to the wider width, or, when a side is
@@ -243,6 +239,20 @@ func compareExprs(op string, x, y Expr) (Expr, error) {
 		}
 	}
 	return &BinOp{Op: op, L: x, R: y, T: tBool}, nil
+}
+
+// comparedWithoutTypmod is t, the type a comparison is done in, without
+// its modifier, as PostgreSQL resolves an untyped literal compared with a
+// column to the column's base type: numeric(20,3) = '1.1234' is false
+// (the literal is not rounded to 1.123), varchar(3) = 'abcd' is not cut
+// to 'abc', timestamp(0) = '... 00:00:00.5' is not rounded. CHAR(n)
+// keeps its width, which compareExprs pads both sides to; arrays keep
+// theirs.
+func comparedWithoutTypmod(t types.T) types.T {
+	if t.Family == types.Char || t.IsArray() {
+		return t
+	}
+	return withoutTypmod(t)
 }
 
 // vectorOrder refuses an ordering comparison of int2vector and oidvector

@@ -575,7 +575,7 @@ func arith(op string, l, r Expr) (Expr, error) {
 // the other operand's numeric type, or what the literal's text looks like.
 func numericLiteralType(x Expr, other types.T) types.T {
 	if isNumeric(other.Family) {
-		return other
+		return withoutTypmod(other) // v + '0.0001' over numeric(20,3) keeps the 0.0001
 	}
 	if c, ok := x.(*Const); ok && c.Value.Kind == types.KindText {
 		if _, err := strconv.ParseInt(strings.TrimSpace(c.Value.S), 10, 64); err == nil {

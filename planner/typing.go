@@ -138,8 +138,16 @@ func comparableTypes(a, b types.T) bool {
 	return commonType(a, b).Family != types.Unknown
 }
 
-// arithType is the result type of an arithmetic operator over a and b.
+// arithType is the result type of an arithmetic operator over a and b,
+// without a modifier (an operator's result has none in PostgreSQL: the
+// product of two numeric(20,3) values keeps its six decimals until it
+// is stored in a numeric(20,3) column, which rounds it).
 func arithType(a, b types.T) types.T {
+	return withoutTypmod(arithFamily(a, b))
+}
+
+// arithFamily is arithType keeping the operands' modifier.
+func arithFamily(a, b types.T) types.T {
 	if a.Family == types.Unknown {
 		a = b
 	}
