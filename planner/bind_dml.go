@@ -128,6 +128,12 @@ func generatedAlways(c catalog.Column, update bool) error {
 	return e
 }
 
+// fewerExpressions is PostgreSQL's error for an INSERT with a column
+// list that its rows do not fill.
+func fewerExpressions() error {
+	return pgerror.New(pgerror.SyntaxError, "INSERT has more target columns than expressions")
+}
+
 // insert plans INSERT. overriding is "system" or "user" for OVERRIDING
 // SYSTEM VALUE / OVERRIDING USER VALUE: a GENERATED ALWAYS identity column
 // takes a given value only with the first; the second replaces given
@@ -183,6 +189,11 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 		for k, r := range rows {
 			if len(r) > len(targets) {
 				return nil, pgerror.New(pgerror.SyntaxError, "INSERT has more expressions than target columns")
+			}
+			if len(r) < len(targets) && len(ins.Columns) > 0 {
+				// Only a row without a column list is filled with
+				// defaults.
+				return nil, fewerExpressions()
 			}
 			row := exprs[k*w : (k+1)*w : (k+1)*w]
 			for i := range targets {
@@ -240,6 +251,9 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 		qc := q.Columns()
 		if len(qc) > len(targets) {
 			return nil, pgerror.New(pgerror.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		if len(qc) < len(targets) && len(ins.Columns) > 0 {
+			return nil, fewerExpressions()
 		}
 		p := &Project{Input: q}
 		for i, ti := range targets {
