@@ -57,8 +57,12 @@ type groupSync struct {
 	// newest state that may be shown to readers without waiting for a sync.
 	durableSnap atomic.Pointer[sharedSnap]
 
-	mu   sync.Mutex
-	cond sync.Cond
+	mu sync.Mutex
+	// round is closed when the sync under way ends (each end makes a new
+	// one): its waiters wake without taking mu, and only those whose seq
+	// it did not cover take mu again, one of them to lead the next sync.
+	// REQUIRES: mu.
+	round chan struct{}
 	// durable: every commit with seq <= durable is synced. REQUIRES: mu.
 	durable uint64
 	// syncing is set while a leader runs a sync. REQUIRES: mu.
@@ -83,7 +87,20 @@ type groupSync struct {
 	// noOwnSync turns lone committers' own syncs off (alone is false):
 	// set by tests that slow eng's Flush, which those syncs bypass.
 	noOwnSync bool
+
+	// retired holds the published snapshots that a newer one replaced,
+	// each with the reference durableSnap held (see retire).
+	retired struct {
+		sync.Mutex
+		snaps []*sharedSnap
+		// timer releases them when no sync starts for retireIdle.
+		timer *time.Timer
+	}
 }
+
+// retireIdle is how long retired snapshots wait for the next sync to
+// start before the timer releases them (a variable for tests).
+var retireIdle = 20 * time.Millisecond
 
 // maxGather bounds a leader's gathering wait whatever the syncs cost (a
 // variable for tests).
@@ -93,7 +110,7 @@ func (g *groupSync) init(eng kv.Engine, onFail func(error), snapshot func() (uin
 	g.eng = eng
 	g.onFail = onFail
 	g.snapshot = snapshot
-	g.cond.L = &g.mu
+	g.round = make(chan struct{})
 	g.arrive = make(chan struct{}, 1)
 }
 
@@ -128,9 +145,49 @@ func (g *groupSync) gather() {
 	}
 }
 
-// close releases the published snapshot.
+// close releases the published snapshot and the retired ones.
 func (g *groupSync) close() {
 	g.durableSnap.Swap(nil).release()
+	g.releaseRetired()
+	g.retired.Lock()
+	if g.retired.timer != nil {
+		g.retired.timer.Stop()
+	}
+	g.retired.Unlock()
+}
+
+// retire takes over the reference to s, a published snapshot a newer one
+// replaced (nil does nothing), and releases it later: the last reference
+// to a snapshot closes it (Pebble's snapshot and the iterators it keeps,
+// tens of microseconds), which would otherwise happen between the end of
+// a sync and the wake-up of its waiters. The next sync's starter releases
+// it once the disk is syncing (releaseRetired), when the CPU has nothing
+// better to do; a timer does if no sync starts for retireIdle.
+func (g *groupSync) retire(s *sharedSnap) {
+	if s == nil {
+		return
+	}
+	g.retired.Lock()
+	g.retired.snaps = append(g.retired.snaps, s)
+	if len(g.retired.snaps) == 1 {
+		if g.retired.timer == nil {
+			g.retired.timer = time.AfterFunc(retireIdle, g.releaseRetired)
+		} else {
+			g.retired.timer.Reset(retireIdle)
+		}
+	}
+	g.retired.Unlock()
+}
+
+// releaseRetired releases the retired snapshots.
+func (g *groupSync) releaseRetired() {
+	g.retired.Lock()
+	snaps := g.retired.snaps
+	g.retired.snaps = nil
+	g.retired.Unlock()
+	for _, s := range snaps {
+		s.release()
+	}
 }
 
 // wait returns once every commit with seq <= seq is durable, syncing the
@@ -144,13 +201,22 @@ func (g *groupSync) wait(seq uint64) error {
 	defer g.waiting.Add(-1)
 	g.nudge()
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	for g.durable < seq {
 		if g.err != nil {
-			return g.err
+			err := g.err
+			g.mu.Unlock()
+			return err
 		}
 		if g.syncing {
-			g.cond.Wait()
+			// Wait for the sync under way without holding mu: the durable
+			// seq it published tells, without mu, whether it covered seq.
+			round := g.round
+			g.mu.Unlock()
+			<-round
+			if g.durableSeq.Load() >= seq {
+				return nil
+			}
+			g.mu.Lock()
 			continue
 		}
 		// Become the leader. target is read before the sync starts, so
@@ -165,12 +231,30 @@ func (g *groupSync) wait(seq uint64) error {
 		} else {
 			target = g.applied.Load()
 		}
-		err := g.timedSync(g.eng.Flush)
+		err := g.timedSync(g.startSync)
 		g.mu.Lock()
 		g.syncing = false
 		g.endSyncLocked(target, snap, err)
 	}
+	g.mu.Unlock()
 	return nil
+}
+
+// startSync syncs the engine's WAL for a leader. With a kv.SyncStarter
+// it starts the sync, releases the retired snapshots while the disk
+// syncs (nobody waits for this goroutine's CPU then), and waits; other
+// engines release them first and Flush.
+func (g *groupSync) startSync() error {
+	wait := g.eng.Flush
+	if ss, ok := g.eng.(kv.SyncStarter); ok {
+		w, err := ss.StartSync()
+		if err != nil {
+			return err
+		}
+		wait = w
+	}
+	g.releaseRetired()
+	return wait()
 }
 
 // publishLocked makes seq the durable seq and snap, the state of
@@ -182,10 +266,10 @@ func (g *groupSync) wait(seq uint64) error {
 // REQUIRES: g.mu held.
 func (g *groupSync) publishLocked(seq uint64, snap *sharedSnap) {
 	if seq <= g.durable {
-		snap.release()
+		g.retire(snap)
 		return
 	}
-	g.durableSnap.Swap(snap).release()
+	g.retire(g.durableSnap.Swap(snap))
 	g.durable = seq
 	g.durableSeq.Store(seq)
 }
@@ -214,6 +298,8 @@ func (g *groupSync) waitOwn(seq uint64, syncWait func() error, snap *sharedSnap)
 	// Counted as waiting: a commit applied meanwhile joins the group's
 	// path, whose sync the engine runs after this one.
 	g.waiting.Add(1)
+	// The engine is syncing since the apply: a good moment for this.
+	g.releaseRetired()
 	err := g.timedSync(syncWait)
 	g.owns.Add(1)
 	g.waiting.Add(-1)
@@ -246,7 +332,8 @@ func (g *groupSync) endSyncLocked(seq uint64, snap *sharedSnap, err error) {
 	} else {
 		g.publishLocked(seq, snap)
 	}
-	g.cond.Broadcast()
+	close(g.round)
+	g.round = make(chan struct{})
 }
 
 // engineCall runs f, turning a panic into an error. Pebble reports a
