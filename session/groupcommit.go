@@ -58,9 +58,10 @@ type groupSync struct {
 	durableSnap atomic.Pointer[sharedSnap]
 
 	mu sync.Mutex
-	// round is closed when the sync under way ends (each end makes a new
-	// one): its waiters wake without taking mu, and only those whose seq
-	// it did not cover take mu again, one of them to lead the next sync.
+	// round, when not nil, is closed when the sync under way ends: its
+	// waiters wake without taking mu, and only those whose seq it did not
+	// cover take mu again, one of them to lead the next sync. The first
+	// waiter of a sync makes it (a lone committer's sync has none).
 	// REQUIRES: mu.
 	round chan struct{}
 	// durable: every commit with seq <= durable is synced. REQUIRES: mu.
@@ -92,9 +93,13 @@ type groupSync struct {
 	// each with the reference durableSnap held (see retire).
 	retired struct {
 		sync.Mutex
-		snaps []*sharedSnap
-		// timer releases them when no sync starts for retireIdle.
+		// spare is an emptied snaps kept for its array.
+		snaps, spare []*sharedSnap
+		// timer releases them when no sync started since it was armed
+		// retireIdle ago (armed: it is pending). It is not moved at each
+		// retire: a timer's Reset per commit cost more than the release.
 		timer *time.Timer
+		armed bool
 	}
 }
 
@@ -110,7 +115,6 @@ func (g *groupSync) init(eng kv.Engine, onFail func(error), snapshot func() (uin
 	g.eng = eng
 	g.onFail = onFail
 	g.snapshot = snapshot
-	g.round = make(chan struct{})
 	g.arrive = make(chan struct{}, 1)
 }
 
@@ -169,9 +173,10 @@ func (g *groupSync) retire(s *sharedSnap) {
 	}
 	g.retired.Lock()
 	g.retired.snaps = append(g.retired.snaps, s)
-	if len(g.retired.snaps) == 1 {
+	if !g.retired.armed {
+		g.retired.armed = true
 		if g.retired.timer == nil {
-			g.retired.timer = time.AfterFunc(retireIdle, g.releaseRetired)
+			g.retired.timer = time.AfterFunc(retireIdle, g.idleRelease)
 		} else {
 			g.retired.timer.Reset(retireIdle)
 		}
@@ -179,15 +184,31 @@ func (g *groupSync) retire(s *sharedSnap) {
 	g.retired.Unlock()
 }
 
+// idleRelease is the timer's releaseRetired.
+func (g *groupSync) idleRelease() {
+	g.retired.Lock()
+	g.retired.armed = false
+	g.retired.Unlock()
+	g.releaseRetired()
+}
+
 // releaseRetired releases the retired snapshots.
 func (g *groupSync) releaseRetired() {
 	g.retired.Lock()
 	snaps := g.retired.snaps
-	g.retired.snaps = nil
-	g.retired.Unlock()
-	for _, s := range snaps {
-		s.release()
+	if len(snaps) == 0 {
+		g.retired.Unlock()
+		return
 	}
+	g.retired.snaps, g.retired.spare = g.retired.spare[:0], nil
+	g.retired.Unlock()
+	for i, s := range snaps {
+		s.release()
+		snaps[i] = nil
+	}
+	g.retired.Lock()
+	g.retired.spare = snaps[:0]
+	g.retired.Unlock()
 }
 
 // wait returns once every commit with seq <= seq is durable, syncing the
@@ -210,6 +231,9 @@ func (g *groupSync) wait(seq uint64) error {
 		if g.syncing {
 			// Wait for the sync under way without holding mu: the durable
 			// seq it published tells, without mu, whether it covered seq.
+			if g.round == nil {
+				g.round = make(chan struct{})
+			}
 			round := g.round
 			g.mu.Unlock()
 			<-round
@@ -332,8 +356,10 @@ func (g *groupSync) endSyncLocked(seq uint64, snap *sharedSnap, err error) {
 	} else {
 		g.publishLocked(seq, snap)
 	}
-	close(g.round)
-	g.round = make(chan struct{})
+	if g.round != nil {
+		close(g.round)
+		g.round = nil
+	}
 }
 
 // engineCall runs f, turning a panic into an error. Pebble reports a
