@@ -144,6 +144,16 @@ type SyncLaterBatch interface {
 	CommitSyncLater() (wait func() error, err error)
 }
 
+// SyncStarter is an Engine whose WAL sync can be started without being
+// awaited: StartSync requests a sync of every write so far (what Flush
+// makes durable) and returns at once; wait returns once it is done, or
+// with its error, and must be called exactly once. The caller can do
+// other work while the disk syncs (group commit releases old snapshots
+// there). Engines that cannot split a sync so do not implement it.
+type SyncStarter interface {
+	StartSync() (wait func() error, err error)
+}
+
 // Snapshot is a read-only, point-in-time view of the engine: later writes
 // are invisible to it. Close it when done.
 type Snapshot interface {

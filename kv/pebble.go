@@ -459,6 +459,34 @@ func (e *pebbleEngine) Flush() error {
 	return nil
 }
 
+var _ SyncStarter = (*pebbleEngine)(nil)
+
+// StartSync implements SyncStarter: Flush's empty synced record, applied
+// with Pebble's ApplyNoSyncWait, so the WAL writer starts the sync and
+// the caller waits for it later (Batch.SyncWait).
+func (e *pebbleEngine) StartSync() (wait func() error, err error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	if e.readOnly {
+		return func() error { return nil }, nil
+	}
+	b := e.db.NewBatch()
+	_ = b.LogData(nil, nil)
+	if err := e.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		e.failed.Store(true)
+		return nil, fmt.Errorf("kv: flush: %w", err)
+	}
+	return func() error {
+		if err := b.SyncWait(); err != nil {
+			e.failed.Store(true)
+			return fmt.Errorf("kv: flush: %w", err)
+		}
+		// Only a batch whose sync is over may be closed (Pebble reuses it).
+		return b.Close()
+	}, nil
+}
+
 // Compact implements Engine with a manual Pebble compaction of the range.
 func (e *pebbleEngine) Compact(start, end []byte) error {
 	if e.closed.Load() {

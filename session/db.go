@@ -111,6 +111,12 @@ type DB struct {
 	// leader's gathering wait counts (writersRunning).
 	executing, lockWaiters atomic.Int64
 
+	// applying is non-zero while a commit's writes may be in the engine
+	// without its seq in sync.applied or its catalog in cat (applyWith,
+	// under mu): what lets a group-commit leader take its snapshot
+	// without mu (syncSnapshot).
+	applying atomic.Int32
+
 	// locks are the row locks of open transactions (locks.go).
 	locks lockTable
 
@@ -418,13 +424,50 @@ func (db *DB) sharedLocked() (c, stale *sharedSnap) {
 }
 
 // syncSnapshot is groupSync's snapshot hook: the applied seq and the
-// shared snapshot at it, with a reference for the caller.
+// shared snapshot at it, with a reference for the caller. It first tries
+// without db.mu (unlockedSnapshot), which the leader would otherwise
+// wait for behind beginning and committing transactions.
 func (db *DB) syncSnapshot() (uint64, *sharedSnap) {
+	if c := db.unlockedSnapshot(); c != nil {
+		return c.seq, c
+	}
 	db.mu.Lock()
 	c, stale := db.sharedLocked()
 	db.mu.Unlock()
 	stale.release()
 	return c.seq, c
+}
+
+// unlockedSnapshot returns, without db.mu, a shared snapshot of exactly
+// the commits up to the applied seq with a reference for the caller, or
+// nil when a commit was being applied meanwhile (the caller then takes
+// db.mu). It is exact because applyWith raises db.applying before the
+// engine sees a commit's writes and lowers it only after the seq and the
+// catalog moved: if applying was zero before and after the engine
+// snapshot and the applied seq did not move, no commit's writes were in
+// the engine without being counted in seq, and none was added. The
+// snapshot is not installed as db.snap (that is replaced only under mu).
+func (db *DB) unlockedSnapshot() *sharedSnap {
+	if db.applying.Load() != 0 {
+		return nil
+	}
+	seq := db.sync.applied.Load()
+	cat := db.cat.Load()
+	if c := db.snap.Load(); c != nil && c.seq == seq && c.cat == cat && c.acquire() {
+		if db.applying.Load() == 0 && db.sync.applied.Load() == seq {
+			return c
+		}
+		c.release()
+		return nil
+	}
+	snap := db.eng.NewSnapshot()
+	if db.applying.Load() != 0 || db.sync.applied.Load() != seq || db.cat.Load() != cat {
+		_ = snap.Close()
+		return nil
+	}
+	c := &sharedSnap{snap: snap, seq: seq, cat: cat}
+	c.refs.Store(1)
+	return c
 }
 
 // snapshotLocked is sharedLocked as a kv.Snapshot for a kv.Txn.
@@ -568,6 +611,8 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan, own bool) (seq uin
 // applyWith is applyLocked with commit, the engine commit of t's writes.
 // REQUIRES: db.mu held.
 func (db *DB) applyWith(t *txn, reads, writes []kv.KeySpan, commit func() error) (uint64, error) {
+	db.applying.Add(1)
+	defer db.applying.Add(-1)
 	if err := db.failedErr(); err != nil {
 		return 0, err
 	}

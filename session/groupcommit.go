@@ -57,8 +57,13 @@ type groupSync struct {
 	// newest state that may be shown to readers without waiting for a sync.
 	durableSnap atomic.Pointer[sharedSnap]
 
-	mu   sync.Mutex
-	cond sync.Cond
+	mu sync.Mutex
+	// round, when not nil, is closed when the sync under way ends: its
+	// waiters wake without taking mu, and only those whose seq it did not
+	// cover take mu again, one of them to lead the next sync. The first
+	// waiter of a sync makes it (a lone committer's sync has none).
+	// REQUIRES: mu.
+	round chan struct{}
 	// durable: every commit with seq <= durable is synced. REQUIRES: mu.
 	durable uint64
 	// syncing is set while a leader runs a sync. REQUIRES: mu.
@@ -83,7 +88,24 @@ type groupSync struct {
 	// noOwnSync turns lone committers' own syncs off (alone is false):
 	// set by tests that slow eng's Flush, which those syncs bypass.
 	noOwnSync bool
+
+	// retired holds the published snapshots that a newer one replaced,
+	// each with the reference durableSnap held (see retire).
+	retired struct {
+		sync.Mutex
+		// spare is an emptied snaps kept for its array.
+		snaps, spare []*sharedSnap
+		// timer releases them when no sync started since it was armed
+		// retireIdle ago (armed: it is pending). It is not moved at each
+		// retire: a timer's Reset per commit cost more than the release.
+		timer *time.Timer
+		armed bool
+	}
 }
+
+// retireIdle is how long retired snapshots wait for the next sync to
+// start before the timer releases them (a variable for tests).
+var retireIdle = 20 * time.Millisecond
 
 // maxGather bounds a leader's gathering wait whatever the syncs cost (a
 // variable for tests).
@@ -93,7 +115,6 @@ func (g *groupSync) init(eng kv.Engine, onFail func(error), snapshot func() (uin
 	g.eng = eng
 	g.onFail = onFail
 	g.snapshot = snapshot
-	g.cond.L = &g.mu
 	g.arrive = make(chan struct{}, 1)
 }
 
@@ -128,9 +149,66 @@ func (g *groupSync) gather() {
 	}
 }
 
-// close releases the published snapshot.
+// close releases the published snapshot and the retired ones.
 func (g *groupSync) close() {
 	g.durableSnap.Swap(nil).release()
+	g.releaseRetired()
+	g.retired.Lock()
+	if g.retired.timer != nil {
+		g.retired.timer.Stop()
+	}
+	g.retired.Unlock()
+}
+
+// retire takes over the reference to s, a published snapshot a newer one
+// replaced (nil does nothing), and releases it later: the last reference
+// to a snapshot closes it (Pebble's snapshot and the iterators it keeps,
+// tens of microseconds), which would otherwise happen between the end of
+// a sync and the wake-up of its waiters. The next sync's starter releases
+// it once the disk is syncing (releaseRetired), when the CPU has nothing
+// better to do; a timer does if no sync starts for retireIdle.
+func (g *groupSync) retire(s *sharedSnap) {
+	if s == nil {
+		return
+	}
+	g.retired.Lock()
+	g.retired.snaps = append(g.retired.snaps, s)
+	if !g.retired.armed {
+		g.retired.armed = true
+		if g.retired.timer == nil {
+			g.retired.timer = time.AfterFunc(retireIdle, g.idleRelease)
+		} else {
+			g.retired.timer.Reset(retireIdle)
+		}
+	}
+	g.retired.Unlock()
+}
+
+// idleRelease is the timer's releaseRetired.
+func (g *groupSync) idleRelease() {
+	g.retired.Lock()
+	g.retired.armed = false
+	g.retired.Unlock()
+	g.releaseRetired()
+}
+
+// releaseRetired releases the retired snapshots.
+func (g *groupSync) releaseRetired() {
+	g.retired.Lock()
+	snaps := g.retired.snaps
+	if len(snaps) == 0 {
+		g.retired.Unlock()
+		return
+	}
+	g.retired.snaps, g.retired.spare = g.retired.spare[:0], nil
+	g.retired.Unlock()
+	for i, s := range snaps {
+		s.release()
+		snaps[i] = nil
+	}
+	g.retired.Lock()
+	g.retired.spare = snaps[:0]
+	g.retired.Unlock()
 }
 
 // wait returns once every commit with seq <= seq is durable, syncing the
@@ -144,13 +222,25 @@ func (g *groupSync) wait(seq uint64) error {
 	defer g.waiting.Add(-1)
 	g.nudge()
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	for g.durable < seq {
 		if g.err != nil {
-			return g.err
+			err := g.err
+			g.mu.Unlock()
+			return err
 		}
 		if g.syncing {
-			g.cond.Wait()
+			// Wait for the sync under way without holding mu: the durable
+			// seq it published tells, without mu, whether it covered seq.
+			if g.round == nil {
+				g.round = make(chan struct{})
+			}
+			round := g.round
+			g.mu.Unlock()
+			<-round
+			if g.durableSeq.Load() >= seq {
+				return nil
+			}
+			g.mu.Lock()
 			continue
 		}
 		// Become the leader. target is read before the sync starts, so
@@ -165,12 +255,30 @@ func (g *groupSync) wait(seq uint64) error {
 		} else {
 			target = g.applied.Load()
 		}
-		err := g.timedSync(g.eng.Flush)
+		err := g.timedSync(g.startSync)
 		g.mu.Lock()
 		g.syncing = false
 		g.endSyncLocked(target, snap, err)
 	}
+	g.mu.Unlock()
 	return nil
+}
+
+// startSync syncs the engine's WAL for a leader. With a kv.SyncStarter
+// it starts the sync, releases the retired snapshots while the disk
+// syncs (nobody waits for this goroutine's CPU then), and waits; other
+// engines release them first and Flush.
+func (g *groupSync) startSync() error {
+	wait := g.eng.Flush
+	if ss, ok := g.eng.(kv.SyncStarter); ok {
+		w, err := ss.StartSync()
+		if err != nil {
+			return err
+		}
+		wait = w
+	}
+	g.releaseRetired()
+	return wait()
 }
 
 // publishLocked makes seq the durable seq and snap, the state of
@@ -182,10 +290,10 @@ func (g *groupSync) wait(seq uint64) error {
 // REQUIRES: g.mu held.
 func (g *groupSync) publishLocked(seq uint64, snap *sharedSnap) {
 	if seq <= g.durable {
-		snap.release()
+		g.retire(snap)
 		return
 	}
-	g.durableSnap.Swap(snap).release()
+	g.retire(g.durableSnap.Swap(snap))
 	g.durable = seq
 	g.durableSeq.Store(seq)
 }
@@ -214,6 +322,8 @@ func (g *groupSync) waitOwn(seq uint64, syncWait func() error, snap *sharedSnap)
 	// Counted as waiting: a commit applied meanwhile joins the group's
 	// path, whose sync the engine runs after this one.
 	g.waiting.Add(1)
+	// The engine is syncing since the apply: a good moment for this.
+	g.releaseRetired()
 	err := g.timedSync(syncWait)
 	g.owns.Add(1)
 	g.waiting.Add(-1)
@@ -246,7 +356,10 @@ func (g *groupSync) endSyncLocked(seq uint64, snap *sharedSnap, err error) {
 	} else {
 		g.publishLocked(seq, snap)
 	}
-	g.cond.Broadcast()
+	if g.round != nil {
+		close(g.round)
+		g.round = nil
+	}
 }
 
 // engineCall runs f, turning a panic into an error. Pebble reports a
