@@ -81,9 +81,17 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 			return nil, err
 		}
 	} else {
-		j.batchable = rs.ctx.ReadOnly && batchedLookups && n.Index == nil && len(n.Keys) == len(n.Table.PrimaryKey)
+		j.batchable = j.mayBatch()
 	}
 	return j, nil
+}
+
+// mayBatch reports whether the join may read its master gets in batches
+// (lookupbatch.go): in a read-only execution, when Keys fix the whole
+// primary key.
+func (j *lookupJoinOp) mayBatch() bool {
+	n := j.node
+	return j.rs.ctx.ReadOnly && batchedLookups && n.Index == nil && len(n.Keys) == len(n.Table.PrimaryKey)
 }
 
 func (j *lookupJoinOp) Next() ([]types.Datum, error) {
