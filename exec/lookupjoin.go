@@ -50,6 +50,7 @@ type lookupJoinOp struct {
 	// the next: a span is used up (encoded or copied) before the next
 	// probe.
 	lo, hi []types.Datum
+	key    []byte // the master key of the last get (index.GetColsKey)
 }
 
 var _ Operator = (*lookupJoinOp)(nil)
@@ -81,9 +82,17 @@ func newLookupJoin(rs *runState, env *eval.Env, n *planner.LookupJoin) (Operator
 			return nil, err
 		}
 	} else {
-		j.batchable = rs.ctx.ReadOnly && batchedLookups && n.Index == nil && len(n.Keys) == len(n.Table.PrimaryKey)
+		j.batchable = j.mayBatch()
 	}
 	return j, nil
+}
+
+// mayBatch reports whether the join may read its master gets in batches
+// (lookupbatch.go): in a read-only execution, when Keys fix the whole
+// primary key.
+func (j *lookupJoinOp) mayBatch() bool {
+	n := j.node
+	return j.rs.ctx.ReadOnly && batchedLookups && n.Index == nil && len(n.Keys) == len(n.Table.PrimaryKey)
 }
 
 func (j *lookupJoinOp) Next() ([]types.Datum, error) {
@@ -229,7 +238,7 @@ func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
 		if j.unique {
 			found, err = index.GetUnique(j.rs.reader(), t, j.node.Index, j.keys, j.trow)
 		} else {
-			found, err = index.Get(j.rs.reader(), t, j.keys, j.trow)
+			j.key, found, err = index.GetColsKey(j.rs.reader(), t, j.keys, j.trow, nil, j.key)
 		}
 		if err != nil || !found {
 			return nil, err
@@ -249,7 +258,9 @@ func (j *lookupJoinOp) nextMatch() ([]types.Datum, error) {
 	for i, o := range t.PrimaryKey {
 		j.pk[i] = row[o]
 	}
-	found, err := index.Get(j.rs.reader(), t, j.pk, j.trow)
+	var found bool
+	var err error
+	j.key, found, err = index.GetColsKey(j.rs.reader(), t, j.pk, j.trow, nil, j.key)
 	if err != nil {
 		return nil, err
 	}

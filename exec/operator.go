@@ -431,7 +431,7 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &topNOp{rs: rs, env: env, input: in, node: n, width: len(n.Input.Columns()), mem: rs.heldAccount()}, nil
+		return &topNOp{rs: rs, env: env, input: in, src: in, node: n, width: len(n.Input.Columns()), mem: rs.heldAccount()}, nil
 	case *planner.LockRows:
 		in, err := rs.build(env, n.Input)
 		if err != nil {

@@ -12,10 +12,12 @@ import (
 // once instead of at every execution.
 //
 // Only trees made entirely of operators that can be rerun are reusable
-// (rerunner: scans of the table's own files, projections, filters and
-// limits — the operators of OLTP point and short range reads); for any
-// other plan BuildReusable returns no Reusable and the tree is used once,
-// as Build's.
+// (rerunner: scans of the table's own files, projections, filters,
+// limits, sorts and top-N sorts over row inputs, and lookup joins into
+// the table's own files — the operators of OLTP point and short range
+// reads and of a sorted lookup join such as the chat bench's chat list);
+// for any other plan BuildReusable returns no Reusable and the tree is
+// used once, as Build's.
 //
 // One Reusable runs one execution at a time: Rerun refuses (nil) while
 // the root of the previous run is not closed, so a second portal of the
@@ -47,16 +49,37 @@ type reuseCollector struct {
 	ok  bool
 }
 
-// note records op, built for node n of the tree. A memoized scan's
-// operator depends on the rows its memo read at build time (memo.go):
-// never rerun.
+// note records op, built for node n of the tree.
 func (c *reuseCollector) note(n planner.Node, op Operator) {
 	r, ok := op.(rerunner)
-	if sc, scan := n.(*planner.Scan); !ok || scan && sc.Memo != nil {
+	if !ok || !rerunnable(n, op) {
 		c.ok = false
 		return
 	}
 	c.ops = append(c.ops, r)
+}
+
+// rerunnable reports whether op, a rerunner built for n, can rerun as
+// built. A memoized scan's operator depends on the rows its memo read at
+// build time (memo.go). A sort over a batch input (buildSortInput) reads
+// a vectorized subtree that rs.build never noted, so nothing would
+// rerun it. A lookup join into a foreign table keeps the foreign
+// reader's per-execution state (foreign_lookup.go).
+func rerunnable(n planner.Node, op Operator) bool {
+	switch op := op.(type) {
+	case *scanOp:
+		sc, ok := n.(*planner.Scan)
+		return ok && sc.Memo == nil
+	case *sortOp:
+		_, rows := op.input.(*rowOpSource)
+		return rows
+	case *topNOp:
+		_, rows := op.src.(*rowOpSource)
+		return rows
+	case *lookupJoinOp:
+		return op.fl == nil
+	}
+	return true
 }
 
 // reusedRoot is a Reusable's root as its runs hand it out: closing it
@@ -141,6 +164,9 @@ var (
 	_ rerunner = (*filterOp)(nil)
 	_ rerunner = (*gateOp)(nil)
 	_ rerunner = (*limitOp)(nil)
+	_ rerunner = (*sortOp)(nil)
+	_ rerunner = (*topNOp)(nil)
+	_ rerunner = (*lookupJoinOp)(nil)
 )
 
 // rerun keeps the row buffers, the first span's bound buffers and the
@@ -163,4 +189,41 @@ func (g *gateOp) rerun() { g.judged, g.closed = false, false }
 // may be parameters).
 func (l *limitOp) rerun() {
 	l.opened, l.count, l.offset, l.last, l.ties = false, 0, 0, nil, false
+}
+
+// rerun numbers the input's rows from 0 again and starts empty, with the
+// budget of this execution's work_mem; a small sort keeps its record
+// arena, entries, scratch and output rows (encSorter.release), and the
+// normalized keys keep their kinds slice. Spill files were closed and
+// dropped by Close.
+func (s *sortOp) rerun() {
+	s.input.(*rowOpSource).seq = 0 // rerunnable: a row input
+	s.opened, s.pos = false, 0
+	s.mem = s.rs.memAccount(s.rs.workMem)
+	kinds := s.norm.kinds
+	clear(kinds)
+	s.norm = normKeys{sk: &s.sk, kinds: kinds, off: !normalizedSort}
+	if s.enc != nil {
+		s.enc.release()
+		clear(s.enc.kinds)
+		s.encOn = true
+	}
+}
+
+// rerun takes its input back from the full sort an unbounded run made
+// (consume); the count and offset are evaluated again (parameters).
+func (t *topNOp) rerun() {
+	t.input = t.src
+	t.input.(*rowOpSource).seq = 0 // rerunnable: a row input
+	t.mem = t.rs.heldAccount()
+	t.opened, t.pos, t.out, t.h.items = false, 0, nil, nil
+}
+
+// rerun keeps the table row, primary key, output and key-bound buffers;
+// the batch reader of a long left is made again when a run needs it, and
+// whether the join may batch depends on the execution (Ctx.ReadOnly).
+func (j *lookupJoinOp) rerun() {
+	j.lrow, j.matched, j.it, j.getDone, j.keys = nil, false, nil, false, nil
+	j.lb, j.seen, j.slot = nil, 0, -1
+	j.batchable = j.mayBatch()
 }

@@ -194,7 +194,7 @@ func (s *sortOp) Next() ([]types.Datum, error) {
 			row = r
 		} else {
 			if s.pos >= len(s.enc.ents) {
-				s.enc.ents, s.enc.arena = nil, nil
+				s.enc.release()
 				return nil, nil
 			}
 			row = s.enc.row(s.enc.ents[s.pos])
@@ -459,7 +459,7 @@ func (s *sortOp) Close() error {
 		}
 	}
 	s.runs, s.rows, s.merge, s.emerge = nil, nil, nil, nil
-	s.norm = normKeys{off: true}
+	s.norm = normKeys{off: true, kinds: s.norm.kinds}
 	s.mem.reset()
 	return err
 }

@@ -428,6 +428,23 @@ func (e *encSorter) close() error {
 			err = cerr
 		}
 	}
-	e.runs, e.ents, e.arena = nil, nil, nil
+	e.runs = nil
+	e.release()
 	return err
+}
+
+// keptSortBytes bounds the record arena a sort keeps when its records
+// are used up: a kept operator tree (reuse.go) sorting a few rows per
+// execution reuses it, a large sort's memory goes back at once.
+const keptSortBytes = 16 << 10
+
+// release drops the records held, keeping the arena and entries of a
+// small sort. (Decoded rows copy their strings: nothing handed out
+// points into the arena.)
+func (e *encSorter) release() {
+	if cap(e.arena) > keptSortBytes || cap(e.ents)*encEntrySize > keptSortBytes {
+		e.ents, e.arena = nil, nil
+		return
+	}
+	e.ents, e.arena = e.ents[:0], e.arena[:0]
 }

@@ -17,6 +17,7 @@ type topNOp struct {
 	rs    *runState
 	env   *eval.Env
 	input sortSource // nil once a sort owns it
+	src   sortSource // the input as built, for a rerun (reuse.go)
 	node  *planner.TopN
 	width int
 

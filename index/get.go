@@ -23,21 +23,31 @@ func Get(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum) (bo
 // (nil: every column) into out; the other entries of out are left as they
 // are, so a caller that reuses out for one read set keeps them NULL.
 func GetCols(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum, cols *Cols) (bool, error) {
+	_, found, err := GetColsKey(r, t, pk, out, cols, nil)
+	return found, err
+}
+
+// GetColsKey is GetCols encoding the master key into key[:0] and
+// returning that buffer for the next call: a caller making many gets
+// (a lookup join) keeps one, where a buffer of GetCols's own would move
+// to the heap at every call (the key goes through the kv.Reader
+// interface).
+func GetColsKey(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Datum, cols *Cols, key []byte) ([]byte, bool, error) {
 	if len(pk) != len(t.PrimaryKey) || len(out) != len(t.Columns) {
-		return false, pgerror.Newf(pgerror.Internal, "index.Get: %d key values and %d outputs for table %q", len(pk), len(out), t.Name)
+		return key, false, pgerror.Newf(pgerror.Internal, "index.Get: %d key values and %d outputs for table %q", len(pk), len(out), t.Name)
 	}
-	var buf [64]byte
-	v, err := r.Get(MasterKey(buf[:0], t, pk))
+	key = MasterKey(key[:0], t, pk)
+	v, err := r.Get(key)
 	if errors.Is(err, kv.ErrNotFound) {
-		return false, nil
+		return key, false, nil
 	}
 	if err != nil {
-		return false, err
+		return key, false, err
 	}
 	for i, o := range t.PrimaryKey {
 		out[o] = pk[i]
 	}
-	return true, decodeValue(t, v, out, cols)
+	return key, true, decodeValue(t, v, out, cols)
 }
 
 // GetUnique reads the row whose values in the unique index idx are vals

@@ -14,7 +14,8 @@ import (
 
 // TestReusedTreeMatchesFresh runs prepared statements whose operator
 // trees are kept between executions (exec.Reusable: scans of every
-// access path, projections, filters, one-time gates, limits) with random
+// access path, projections, filters, one-time gates, limits, sorts,
+// top-N sorts, lookup joins of every kind) with random
 // parameters, and compares every outcome — rows and tag, or the error's
 // SQLSTATE and message — with the same statement prepared afresh. The
 // executions vary the way a tree is left between runs: read to the end,
@@ -23,7 +24,9 @@ import (
 // then closed), run while another result of the same statement is still
 // open (which must build its own tree), and run inside a transaction block
 // after a write of its own. Between rounds indexes are created and
-// dropped, so plans change under the kept statements. Reproduce a failure
+// dropped, so plans change under the kept statements. A sort key that is
+// NULL (encodable) for some rows and an array (no sort-key encoding) for
+// others turns a kept sort from encoded records to Datums mid-run. Reproduce a failure
 // with the printed -seed.
 func TestReusedTreeMatchesFresh(t *testing.T) {
 	rng := seededRand(t)
@@ -51,26 +54,68 @@ func TestReusedTreeMatchesFresh(t *testing.T) {
 		}
 		mustExec(fmt.Sprintf("INSERT INTO q VALUES (%d, %s, 'b%d', %d)", id, a, rng.Intn(6), id*2))
 	}
-	// Each query takes three int parameters; $3 is small.
+	// r points at q's rows (qid, sometimes at none or NULL): lookup joins.
+	mustExec("CREATE TABLE r (k INT PRIMARY KEY, qid INT, v TEXT, w INT); CREATE INDEX r_qid ON r (qid)")
+	for k := 0; k < 120; k++ {
+		qid := fmt.Sprint(rng.Intn(100))
+		if rng.Intn(10) == 0 {
+			qid = "NULL"
+		}
+		mustExec(fmt.Sprintf("INSERT INTO r VALUES (%d, %s, 'v%d', %d)", k, qid, rng.Intn(5), rng.Intn(4)))
+	}
+	mustExec("ANALYZE q, r")
+	// Each query takes three int parameters; $3 is small. plan, when
+	// set, is a node the plan must have (EXPLAIN with parameters 1, 1, 1).
 	queries := []struct {
 		sql  string
 		tree bool // the plan's tree must be kept
+		plan string
 	}{
-		{"SELECT b FROM q WHERE id = $1 AND $2 >= -100 AND $3 >= -100", true},
-		{"SELECT id, b FROM q WHERE id >= $1 AND id < $2 + 20 ORDER BY id LIMIT $3", true},
-		{"SELECT id, 100 / (a - $3) FROM q WHERE id >= $1 AND id <= $2 + 30 ORDER BY id", true},
-		{"SELECT id, b FROM q WHERE c = $1 * 2 AND $2 = $2 AND $3 = $3", true},
-		{"SELECT id, a FROM q WHERE a = $3 AND id >= $1 AND $2 = $2", true},
-		{"SELECT a FROM q WHERE a >= $3 AND a < $3 + 2 AND $1 = $1 AND $2 = $2", true},
-		{"SELECT id FROM q WHERE id IN ($1, $2, $3) ORDER BY id", false}, // a Sort
-		{"SELECT id, b FROM q WHERE b LIKE concat('b', $3, '%') AND id < $1 + $2 ORDER BY id", true},
-		{"SELECT id FROM q WHERE id > $1 ORDER BY id LIMIT 5 OFFSET $3 - 2", true},
-		{"SELECT id FROM q WHERE $3 > 2 AND id < $1 ORDER BY id", true},
-		{"SELECT count(*) FROM q WHERE id < $1 + $2 + $3", false},
-		{"SELECT id, b FROM q WHERE a = $3 ORDER BY b, id LIMIT $1", false},
+		{"SELECT b FROM q WHERE id = $1 AND $2 >= -100 AND $3 >= -100", true, ""},
+		{"SELECT id, b FROM q WHERE id >= $1 AND id < $2 + 20 ORDER BY id LIMIT $3", true, ""},
+		{"SELECT id, 100 / (a - $3) FROM q WHERE id >= $1 AND id <= $2 + 30 ORDER BY id", true, ""},
+		{"SELECT id, b FROM q WHERE c = $1 * 2 AND $2 = $2 AND $3 = $3", true, ""},
+		{"SELECT id, a FROM q WHERE a = $3 AND id >= $1 AND $2 = $2", true, ""},
+		{"SELECT a FROM q WHERE a >= $3 AND a < $3 + 2 AND $1 = $1 AND $2 = $2", true, ""},
+		{"SELECT id FROM q WHERE id IN ($1, $2, $3) ORDER BY id", true, "Sort"},
+		{"SELECT id, b FROM q WHERE b LIKE concat('b', $3, '%') AND id < $1 + $2 ORDER BY id", true, ""},
+		{"SELECT id FROM q WHERE id > $1 ORDER BY id LIMIT 5 OFFSET $3 - 2", true, ""},
+		{"SELECT id FROM q WHERE $3 > 2 AND id < $1 ORDER BY id", true, ""},
+		{"SELECT count(*) FROM q WHERE id < $1 + $2 + $3", false, ""},
+		{"SELECT id, b FROM q WHERE a = $3 ORDER BY b, id LIMIT $1", true, "TopN"},
+		// Sorts: text and int keys, a key failing at some row, a key
+		// without an encoding for some rows (demoted), a bound that may be NULL (no bound:
+		// the top-N sort becomes a full sort that owns its input).
+		{"SELECT id, b FROM q WHERE id >= $1 AND id < $1 + $2 ORDER BY b DESC, a NULLS FIRST", true, "Sort"},
+		{"SELECT id FROM q WHERE id < $1 + 10 ORDER BY 100 / (id - $2), id", true, "Sort"},
+		{"SELECT id FROM q WHERE id BETWEEN $1 AND $1 + $2 ORDER BY CASE WHEN id % 3 = $3 THEN ARRAY[id % 4] END NULLS FIRST, id DESC", true, "Sort"},
+		{"SELECT id, b FROM q WHERE id < $1 ORDER BY b, id DESC LIMIT CASE WHEN $3 > 6 THEN NULL ELSE $2::bigint END OFFSET $3 % 3", true, "TopN"},
+		// Lookup joins: master gets by primary key, an index scan then
+		// master gets, a unique-index get; inner and left; EXISTS and NOT
+		// EXISTS as subplans run per row of a kept tree.
+		{"SELECT r.k, q.id, q.b FROM r JOIN q ON q.id = r.qid WHERE r.k >= $1 AND r.k < $1 + $2 ORDER BY q.b, r.k DESC", true, "LookupJoin"},
+		{"SELECT q.id, r.k, r.v FROM q JOIN r ON r.qid = q.id WHERE q.id BETWEEN $1 AND $1 + $3 ORDER BY r.v, r.k", true, "LookupJoin"},
+		{"SELECT r.k, q.id FROM r JOIN q ON q.c = r.qid * 2 WHERE r.k BETWEEN $1 AND $1 + $2 AND q.a <> $3", true, "LookupJoin"},
+		{"SELECT r.k, q.b FROM r LEFT JOIN q ON q.id = r.qid AND q.a > $3 WHERE r.k BETWEEN $1 AND $1 + $2 ORDER BY r.k", true, "LookupJoin"},
+		{"SELECT r.k FROM r WHERE r.k < $1 + $2 AND EXISTS (SELECT 1 FROM q WHERE q.id = r.qid AND q.a = $3)", true, "SubPlan"},
+		{"SELECT r.k FROM r WHERE r.k < $1 + $2 AND NOT EXISTS (SELECT 1 FROM q WHERE q.id = r.qid AND q.a = $3) ORDER BY r.k", true, "SubPlan"},
+		{"SELECT r.k, 10 / (q.a - $3) FROM r JOIN q ON q.id = r.qid WHERE r.k BETWEEN $1 AND $1 + $2", true, "LookupJoin"},
 	}
 	prepared := make([]backend.Statement, len(queries))
 	for i, q := range queries {
+		if q.plan != "" {
+			res, err := s.Exec(ctx, "EXPLAIN "+q.sql, types.NewInt(1), types.NewInt(1), types.NewInt(1))
+			if err != nil {
+				t.Fatalf("EXPLAIN %s: %v", q.sql, err)
+			}
+			var plan []string
+			for _, row := range res[0].Rows {
+				plan = append(plan, row[0].S)
+			}
+			if !strings.Contains(strings.Join(plan, "\n"), q.plan) {
+				t.Fatalf("plan of %s has no %s:\n%s", q.sql, q.plan, strings.Join(plan, "\n"))
+			}
+		}
 		sts, err := s.Prepare(ctx, q.sql, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", q.sql, err)
@@ -122,7 +167,7 @@ func TestReusedTreeMatchesFresh(t *testing.T) {
 		case 3:
 			mustExec("CREATE INDEX q_ab ON q (a, b)")
 		}
-		for n := 0; n < 200; n++ {
+		for n := 0; n < 400; n++ {
 			i := rng.Intn(len(queries))
 			q, st := queries[i], prepared[i]
 			params := []types.Datum{types.NewInt(int64(rng.Intn(90) - 5)), types.NewInt(int64(rng.Intn(40))), types.NewInt(int64(rng.Intn(12) - 2))}
