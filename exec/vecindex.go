@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
@@ -39,6 +41,9 @@ type vecIndexScan struct {
 	pred *vecPred
 	sel  []int
 	inc  valueCols // the included columns read (ordinals, IDs)
+	// intKey marks, by table ordinal, the key columns holding integers:
+	// their key values are decoded (or skipped) without a Datum.
+	intKey []bool
 }
 
 // newVecIndexScan builds the batch index-only scan of n.
@@ -74,6 +79,10 @@ func newVecIndexScan(rs *runState, env *eval.Env, n *planner.Scan) (*vecIndexSca
 		}
 	}
 	s.inc = newValueCols(io, ii)
+	s.intKey = make([]bool, len(t.Columns))
+	for _, o := range slices.Concat(n.Index.Columns, t.PrimaryKey) {
+		s.intKey[o] = t.Columns[o].Type.Kind() == types.KindInt
+	}
 	if n.Filter != nil {
 		p, err := compileVecPred(env, n.Filter, columnTypes(n.Cols))
 		if err != nil {
@@ -228,14 +237,17 @@ func (s *vecIndexScan) decode(k int, key, value []byte) error {
 // row k (skipping it when nothing reads o) and returns what follows.
 func (s *vecIndexScan) decodeKeyCol(k, o int, b []byte) ([]byte, error) {
 	v := s.b.cols[o]
-	if v != nil && v.kind == types.KindInt {
-		// The common integer key: no Datum.
+	if s.intKey[o] && (v == nil || v.kind == types.KindInt) {
+		// The common integer key, read or skipped: no Datum. A NULL
+		// key value is not an integer's and takes the general path.
 		rest, x, ok, err := encoding.DecodeKeyInt(b)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			v.i[k] = x
+			if v != nil {
+				v.i[k] = x
+			}
 			return rest, nil
 		}
 	}
