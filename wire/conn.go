@@ -50,7 +50,10 @@ type conn struct {
 	// watch is the connection's client watch (watch.go), made by the
 	// first statement and rearmed by each.
 	watch *clientWatch
-	start time.Time // accepted (pg_stat_activity.backend_start)
+	// spareCtx is the uncancelled context of the last statement, which
+	// the next one reuses (startStatement).
+	spareCtx *stmtCtx
+	start    time.Time // accepted (pg_stat_activity.backend_start)
 	// terminating is set by terminate (pg_terminate_backend), from any
 	// goroutine: the connection ends with FATAL 57P01 at its next step.
 	terminating atomic.Bool
