@@ -28,6 +28,7 @@ type conn struct {
 
 	rd   *bufio.Reader // over the (possibly TLS) connection, after startup
 	body []byte        // the last message body, reused
+	hdr  [5]byte       // the last message header (readFrame)
 	in   inbox         // the last Bind, Describe, Execute or Sync, reused
 	wbuf []byte        // output not yet flushed
 
