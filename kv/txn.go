@@ -69,6 +69,9 @@ type Txn struct {
 	marked bool
 	// slab is the block SetIfNew cuts keys and values from (cut).
 	slab []byte
+	// spare is the empty write buffer of an ended Txn, which Reopen
+	// reuses.
+	spare *btree.BTreeG[txnEntry]
 	// size is the bytes (keys and values) of the point writes buffered so
 	// far, writes undone by RollbackTo included: Commit's estimate of the
 	// buffer's size against IngestThreshold.
@@ -633,6 +636,12 @@ func (t *Txn) finish() {
 		_ = it.Close()
 	}
 	_ = t.snap.Close()
+	if t.buf.Len() == 0 {
+		// Nothing to free: kept for Reopen. Cleared, an empty tree
+		// shares no node with the clones iterators read.
+		t.buf.Clear(false)
+		t.spare = t.buf
+	}
 	t.buf = nil
 	t.tail, t.next = nil, nil
 	t.marked, t.slab = false, nil

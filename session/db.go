@@ -327,7 +327,10 @@ func (db *DB) durableShared() *sharedSnap {
 // newest shared snapshot without taking db.mu when that snapshot already
 // holds every acknowledged commit, and it does not register in the
 // commit-log bookkeeping (mu.active), since it is never validated.
-func (db *DB) beginRead() *txn {
+//
+// reuse, if not nil, is an ended transaction of an earlier beginRead
+// that nothing uses any more (Session.endRead): its memory is reused.
+func (db *DB) beginRead(reuse *txn) *txn {
 	// Every commit acknowledged before this call has seq <= floor: with
 	// sync, a commit is acknowledged once durable; without, once applied.
 	var floor uint64
@@ -341,7 +344,7 @@ func (db *DB) beginRead() *txn {
 	// last WAL sync published: it is durable, so no wait.
 	cat := db.cat.Load()
 	if d := db.sync.durableSnap.Load(); d != nil && d.seq >= floor && d.cat == cat && d.acquire() {
-		return newReadTxn(db, d)
+		return newReadTxn(db, d, reuse)
 	}
 	c := db.snap.Load()
 	if c == nil || c.seq < floor || c.cat != cat || !c.acquire() {
@@ -351,7 +354,7 @@ func (db *DB) beginRead() *txn {
 		db.mu.Unlock()
 		stale.release()
 	}
-	t := newReadTxn(db, c)
+	t := newReadTxn(db, c, reuse)
 	if !db.opts.NoSync {
 		// Immediate unless c was just taken above while its newest commits
 		// were still being synced. An error is the sticky db.failed one.
@@ -361,11 +364,20 @@ func (db *DB) beginRead() *txn {
 }
 
 // newReadTxn is beginRead's transaction over s, whose reference it takes
-// over.
-func newReadTxn(db *DB, s *sharedSnap) *txn {
-	ref := &snapRef{s: s}
-	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, ref), snapSeq: s.seq, cat: s.cat}
-	t.snapRead.snap = ref
+// over: reuse made new, or a new one.
+func newReadTxn(db *DB, s *sharedSnap, reuse *txn) *txn {
+	t, k := reuse, (*kv.Txn)(nil)
+	if t == nil {
+		t = &txn{}
+	} else {
+		k = t.kv // ended: Reopen below
+	}
+	*t = txn{db: db, snapSeq: s.seq, cat: s.cat, ref: snapRef{s: s}}
+	if k == nil || k.Reopen(&t.ref) != nil {
+		k = kv.NewTxnOn(db.eng, &t.ref)
+	}
+	t.kv = k
+	t.snapRead.snap = &t.ref
 	return t
 }
 

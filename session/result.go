@@ -43,8 +43,10 @@ type queryResult struct {
 	err    error
 	closed bool
 	// auto, if set, is the read-only transaction of an autocommit query:
-	// Close ends it (a rollback: it has nothing to commit).
-	auto *txn
+	// Close ends it (a rollback: it has nothing to commit) and gives it
+	// back to autoOf, the session that began it, for reuse.
+	auto   *txn
+	autoOf *Session
 	// fixErr, if set, rewrites the error that stops the rows (damaged
 	// storage: DB.storageError).
 	fixErr func(error) error
@@ -123,7 +125,7 @@ func (r *queryResult) Close() error {
 	r.closed = true
 	err := r.op.Close()
 	if r.auto != nil {
-		r.auto.db.rollback(r.auto)
+		r.autoOf.endRead(r.auto)
 	}
 	if r.env != nil {
 		*r.env, r.env = stmtEnv{}, nil

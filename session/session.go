@@ -30,10 +30,13 @@ type Session struct {
 	inQuery  bool
 	cursors  map[string]*cursorState
 	prepared map[string]*stmt // PREPARE's statements
-	// noSnapRead makes autocommit queries read through their kv.Txn, as
-	// before snapread.go: the reference path of the differential test
-	// (SetSnapshotReads).
+	// noSnapRead makes autocommit queries read through their kv.Txn, a
+	// new one each, as before snapread.go: the reference path of the
+	// differential test (SetSnapshotReads).
 	noSnapRead bool
+	// spareRead is the ended transaction of the session's last
+	// autocommit query, which the next one reuses (snapread.go).
+	spareRead *txn
 
 	settings map[string]string
 	// settingsGen counts changes of settings (setLocked); queries is the

@@ -400,11 +400,11 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 	if !dml {
 		t, auto := s.cur, false
 		if t == nil {
-			t, auto = s.db.beginRead(), true // read-only: a shared snapshot, no commit
+			t, auto = s.beginRead(), true // read-only: a shared snapshot, no commit
 		}
 		if err := st.ensurePlan(t.cat); err != nil {
 			if auto {
-				s.db.rollback(t)
+				s.endRead(t)
 			}
 			return nil, err
 		}
@@ -423,7 +423,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 		op, err := st.trees.build(ec, st.plan, st.volatile)
 		if err != nil {
 			if auto {
-				s.db.rollback(t)
+				s.endRead(t)
 			}
 			return nil, err
 		}
@@ -432,7 +432,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 		}
 		r := &queryResult{op: op, width: len(st.cols), maxRow: s.db.maxValueSize(), fixErr: s.fixErrFn, ctx: ctx, env: env}
 		if auto {
-			r.auto = t // read-only: nothing to commit
+			r.auto, r.autoOf = t, s // read-only: nothing to commit
 		}
 		return r, nil
 	}

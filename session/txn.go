@@ -44,7 +44,11 @@ type txn struct {
 	// directly, bypassing kv's write buffer (snapread.go); its snap is
 	// nil in every other transaction.
 	snapRead snapReader
-	failed   bool
+	// ref is the reference to its shared snapshot that a transaction
+	// from beginRead reads through, kept here so that a reused one
+	// (Session.endRead) allocates none.
+	ref    snapRef
+	failed bool
 	// readOnly refuses every write with 25006 (BEGIN READ ONLY,
 	// SET TRANSACTION READ ONLY, default_transaction_read_only).
 	readOnly bool

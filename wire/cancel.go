@@ -30,10 +30,14 @@ type stmtCtx struct {
 	c      *conn
 	id     int
 	cancel context.CancelCauseFunc
-	timer  *time.Timer
+	// timer runs timeout after the statement timeout; armed: it is set
+	// for the running statement. Made by the first statement with a
+	// timeout and reset by the next ones.
+	timer *time.Timer
+	armed bool
 }
 
-// startStatement makes a statement context and registers it for
+// startStatement returns a statement context registered for
 // CancelRequest. Call done when the statement ends.
 //
 // It is not derived from the connection's context: a child would cost a
@@ -42,31 +46,59 @@ type stmtCtx struct {
 // context (conn.stop) cancels the registered statements first, with the
 // cause a child would have had (context.Canceled) unless one was given
 // before.
+//
+// A context that ended its statement uncancelled is reused by the next
+// (conn.spareCtx): a context, its cancel function and a stmtCtx are
+// three allocations, and nearly every statement ends uncancelled. Reuse
+// is safe because nothing can cancel a context once done has
+// unregistered it and stopped its timer before it fired; one that was
+// cancelled, or whose timer fired, is released and never reused.
 func (c *conn) startStatement() *stmtCtx {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	s := &stmtCtx{Context: ctx, c: c, cancel: cancel}
+	s := c.spareCtx
+	c.spareCtx = nil
+	if s == nil {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		s = &stmtCtx{Context: ctx, c: c, cancel: cancel}
+	}
 	if d := c.statementTimeout(); d > 0 {
-		s.timer = time.AfterFunc(d, func() { cancel(errStatementTimout) })
+		if s.timer == nil {
+			s.timer = time.AfterFunc(d, s.timeout)
+		} else {
+			s.timer.Reset(d)
+		}
+		s.armed = true
 	}
 	c.mu.Lock()
 	c.mu.nextID++
 	s.id = c.mu.nextID
-	c.mu.running[s.id] = cancel
+	c.mu.running[s.id] = s.cancel
 	c.mu.Unlock()
 	if c.ctx.Err() != nil {
-		cancel(context.Canceled) // the connection ended before: as a child of it
+		s.cancel(context.Canceled) // the connection ended before: as a child of it
 	}
 	return s
 }
 
-// done unregisters and releases the context.
+// timeout cancels s for its statement timeout (timer's function).
+func (s *stmtCtx) timeout() { s.cancel(errStatementTimout) }
+
+// done unregisters s, then keeps it for the connection's next statement
+// if it was never cancelled, else releases it.
 func (s *stmtCtx) done() {
-	if s.timer != nil {
-		s.timer.Stop()
+	reuse := true
+	if s.armed {
+		s.armed = false
+		// A timer that fired may be cancelling s right now, after the
+		// check below: such a context is not reused.
+		reuse = s.timer.Stop()
 	}
 	s.c.mu.Lock()
 	delete(s.c.mu.running, s.id)
 	s.c.mu.Unlock()
+	if reuse && s.Err() == nil {
+		s.c.spareCtx = s
+		return
+	}
 	s.cancel(nil)
 }
 

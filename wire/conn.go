@@ -28,6 +28,7 @@ type conn struct {
 
 	rd   *bufio.Reader // over the (possibly TLS) connection, after startup
 	body []byte        // the last message body, reused
+	hdr  [5]byte       // the last message header (readFrame)
 	in   inbox         // the last Bind, Describe, Execute or Sync, reused
 	wbuf []byte        // output not yet flushed
 
@@ -50,7 +51,10 @@ type conn struct {
 	// watch is the connection's client watch (watch.go), made by the
 	// first statement and rearmed by each.
 	watch *clientWatch
-	start time.Time // accepted (pg_stat_activity.backend_start)
+	// spareCtx is the uncancelled context of the last statement, which
+	// the next one reuses (startStatement).
+	spareCtx *stmtCtx
+	start    time.Time // accepted (pg_stat_activity.backend_start)
 	// terminating is set by terminate (pg_terminate_backend), from any
 	// goroutine: the connection ends with FATAL 57P01 at its next step.
 	terminating atomic.Bool

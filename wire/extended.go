@@ -63,12 +63,18 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if !ok {
 		return pgerror.Newf(codeInvalidSQLStatementName, "prepared statement %q does not exist", m.PreparedStatement)
 	}
+	// p is the portal's: the closed unnamed portal it replaces, if any
+	// (nothing else refers to a portal once it left c.portals), so that
+	// a client binding the unnamed portal per statement, as pgx and
+	// pgbench -M prepared do, makes no new one.
+	var p *portal
 	if old, ok := c.portals[m.DestinationPortal]; ok {
 		if m.DestinationPortal != "" {
 			return pgerror.Newf(codeDuplicateCursor, "portal %q already exists", m.DestinationPortal)
 		}
 		c.closePortal(old)
 		delete(c.portals, "")
+		p = old
 	}
 	if len(m.Parameters) != len(ps.paramOIDs) {
 		return pgerror.Newf(pgerror.ProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d", len(m.Parameters), m.PreparedStatement, len(ps.paramOIDs))
@@ -76,6 +82,8 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if err := checkFormats(m.ParameterFormatCodes, len(m.Parameters), "parameter"); err != nil {
 		return err
 	}
+	// A new slice each time: the session may keep it past the portal
+	// (a cursor DECLAREd with parameters reads them at each FETCH).
 	params := make([]types.Datum, len(m.Parameters))
 	for i, raw := range m.Parameters {
 		d, err := decodeParam(ps.paramOIDs[i], formatOf(m.ParameterFormatCodes, i), raw, c.location())
@@ -84,7 +92,10 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		}
 		params[i] = d
 	}
-	p := &portal{stmt: ps.stmt, ps: ps, params: params}
+	if p == nil {
+		p = new(portal)
+	}
+	*p = portal{stmt: ps.stmt, ps: ps, params: params}
 	if ps.stmt != nil {
 		var cols []backend.Column
 		if err := c.guard("Statement.Columns", func() error { cols = ps.stmt.Columns(); return nil }); err != nil {

@@ -26,9 +26,11 @@ const flushThreshold = 64 << 10
 // twice the limit is read and dropped first, so the client sees the
 // error); both end the
 // connection because the byte stream can no longer be trusted. The
-// returned body aliases buf and is valid until the next call.
-func readFrame(r io.Reader, buf []byte, limit int) (typ byte, body []byte, err error) {
-	var hdr [5]byte
+// returned body aliases buf and is valid until the next call. hdr is
+// where the 5-byte header is read (the connection's: a local array
+// would escape to the heap through io.ReadFull, an allocation per
+// message).
+func readFrame(r io.Reader, hdr *[5]byte, buf []byte, limit int) (typ byte, body []byte, err error) {
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return 0, buf, err
 	}
@@ -122,7 +124,7 @@ func (c *conn) receive() (pgproto3.FrontendMessage, error) {
 }
 
 func (c *conn) receiveRaw() (byte, []byte, error) {
-	typ, body, err := readFrame(c.rd, c.body, c.srv.cfg.MaxMessageSize)
+	typ, body, err := readFrame(c.rd, &c.hdr, c.body, c.srv.cfg.MaxMessageSize)
 	if cap(body) <= 1<<20 {
 		c.body = body[:0] // keep small buffers; let big ones go
 	} else {

@@ -231,6 +231,9 @@ func decodeParam(oid uint32, format int16, raw []byte, loc *time.Location) (type
 		return types.Null, nil
 	}
 	if format == formatText {
+		if d, ok := decodeTextInt(oid, raw); ok {
+			return d, nil
+		}
 		// Text arrives in the client encoding, UTF8, whatever the type.
 		if err := pgerror.CheckUTF8(string(raw)); err != nil {
 			return types.Null, err
@@ -245,6 +248,39 @@ func decodeParam(oid uint32, format int16, raw []byte, loc *time.Location) (type
 
 // decodeText parses the text form s of a value of type oid. Unknown OIDs
 // (0, 705, or a type kvsql does not have) keep the raw text.
+// decodeTextInt is decodeText of an int2, int4 or int8 value written as
+// plain decimal digits (at most 18, an optional minus sign) that fits
+// the type: the key parameters of pgbench and pgx, parsed from the bytes
+// without the string decodeText converts them to. Anything else (spaces,
+// a plus sign, more digits, out of range, not a number) reports !ok and
+// goes decodeText's way, with its errors.
+func decodeTextInt(oid uint32, raw []byte) (types.Datum, bool) {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return types.Null, false
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return types.Null, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if len(digits) < len(raw) {
+		v = -v
+	}
+	switch {
+	case oid == types.Int8.OID(),
+		oid == types.Int4.OID() && v >= math.MinInt32 && v <= math.MaxInt32,
+		oid == types.Int2.OID() && v >= math.MinInt16 && v <= math.MaxInt16:
+		return types.NewInt(v), true
+	}
+	return types.Null, false
+}
+
 func decodeText(oid uint32, s string, loc *time.Location) (types.Datum, error) {
 	if t, ok := types.TypeByOID(oid); ok && t.IsArray() {
 		return eval.CastFrom(types.NewText(s), types.T{Family: types.Unknown}, t)
