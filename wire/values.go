@@ -246,8 +246,6 @@ func decodeParam(oid uint32, format int16, raw []byte, loc *time.Location) (type
 	return decodeBinary(oid, raw)
 }
 
-// decodeText parses the text form s of a value of type oid. Unknown OIDs
-// (0, 705, or a type kvsql does not have) keep the raw text.
 // decodeTextInt is decodeText of an int2, int4 or int8 value written as
 // plain decimal digits (at most 18, an optional minus sign) that fits
 // the type: the key parameters of pgbench and pgx, parsed from the bytes
@@ -281,6 +279,8 @@ func decodeTextInt(oid uint32, raw []byte) (types.Datum, bool) {
 	return types.Null, false
 }
 
+// decodeText parses the text form s of a value of type oid. Unknown OIDs
+// (0, 705, or a type kvsql does not have) keep the raw text.
 func decodeText(oid uint32, s string, loc *time.Location) (types.Datum, error) {
 	if t, ok := types.TypeByOID(oid); ok && t.IsArray() {
 		return eval.CastFrom(types.NewText(s), types.T{Family: types.Unknown}, t)
