@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/kvsql/kvsql/exec/eval"
@@ -26,14 +27,15 @@ type aggState interface {
 // aggStateSize is the estimated fixed memory of one aggregate state.
 const aggStateSize = 64
 
-// newAggState returns an empty state for call.
-// maxValue caps the value string_agg builds (Env.MaxValueSize).
-func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
+// newAggState returns an empty state for call. The session's env gives
+// the cap on the value string_agg builds (Env.MaxValueSize) and the time
+// zone the JSON aggregates show timestamptz values in.
+func newAggState(call *planner.AggCall, env *eval.Env) (aggState, error) {
 	if call.Filtered {
 		// FILTER's condition rides as the last argument.
 		inner := *call
 		inner.Args, inner.Filtered = call.Args[:len(call.Args)-1], false
-		s, err := newAggState(&inner, maxValue)
+		s, err := newAggState(&inner, env)
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +66,7 @@ func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
 	case "bool_or":
 		s = &boolState{}
 	case "string_agg":
-		s = &stringAggState{orderBy: call.OrderBy, limit: maxValue}
+		s = &stringAggState{orderBy: call.OrderBy, limit: env.MaxValueSize}
 	case "array_agg":
 		s = &arrayAggState{orderBy: call.OrderBy, ofArrays: call.Args[0].Type().IsArray()}
 	case "percentile_cont", "percentile_disc", "mode":
@@ -76,7 +78,7 @@ func newAggState(call *planner.AggCall, maxValue int64) (aggState, error) {
 		for i, a := range call.Args {
 			argTypes[i] = a.Type()
 		}
-		s = &jsonAggState{arrayAggState: arrayAggState{orderBy: call.OrderBy}, name: call.Func, argTypes: argTypes, width: len(call.Args)}
+		s = &jsonAggState{arrayAggState: arrayAggState{orderBy: call.OrderBy}, name: call.Func, argTypes: argTypes, width: len(call.Args), loc: env.Loc}
 	default:
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", call.Func)
 	}
@@ -646,7 +648,8 @@ type jsonAggState struct {
 	arrayAggState
 	name     string
 	argTypes []types.T
-	width    int // arguments per item before the ORDER BY keys
+	width    int            // arguments per item before the ORDER BY keys
+	loc      *time.Location // the session's TimeZone, for timestamptz values
 }
 
 func (s *jsonAggState) result() (types.Datum, error) {
@@ -654,7 +657,7 @@ func (s *jsonAggState) result() (types.Datum, error) {
 		sk := sortKeys{keys: s.orderBy, width: s.width}
 		slices.SortStableFunc(s.items, sk.compare)
 	}
-	return eval.JSONAgg(s.name, s.items, s.argTypes)
+	return eval.JSONAgg(s.name, s.items, s.argTypes, s.loc)
 }
 
 // filterState feeds inner the rows whose FILTER condition, the argument

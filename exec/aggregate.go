@@ -67,7 +67,7 @@ var _ Operator = (*aggregateOp)(nil)
 func newAggregate(rs *runState, env *eval.Env, n *planner.Aggregate) (Operator, error) {
 	for i := range n.Aggs {
 		// Reject unknown aggregates before running anything.
-		if _, err := newAggState(&n.Aggs[i], env.MaxValueSize); err != nil {
+		if _, err := newAggState(&n.Aggs[i], env); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +96,7 @@ func (a *aggregateOp) Next() ([]types.Datum, error) {
 func (a *aggregateOp) newGroup(key []types.Datum) *aggGroup {
 	g := &aggGroup{key: key, states: make([]aggState, len(a.node.Aggs))}
 	for i := range a.node.Aggs {
-		g.states[i], _ = newAggState(&a.node.Aggs[i], a.env.MaxValueSize) // validated in newAggregate
+		g.states[i], _ = newAggState(&a.node.Aggs[i], a.env) // validated in newAggregate
 	}
 	return g
 }

@@ -449,7 +449,7 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, p *peers) 
 		return finalizeAgg(d, fn.T)
 	}
 	if fn.Frame.Start.Kind == planner.UnboundedPreceding && fn.Frame.Exclude == parse.ExcludeNoOthers {
-		st, err := newAggState(call, o.env.MaxValueSize)
+		st, err := newAggState(call, o.env)
 		if err != nil {
 			return err
 		}
@@ -470,7 +470,7 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, p *peers) 
 		return nil
 	}
 	for i := range vals {
-		st, err := newAggState(call, o.env.MaxValueSize)
+		st, err := newAggState(call, o.env)
 		if err != nil {
 			return err
 		}

@@ -128,14 +128,14 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	case "format":
 		return formatFunc(e, args)
 	case "jsonb_build_object", "json_build_object", "jsonb_build_array", "json_build_array":
-		d, _, err := jsonFunc(e, args)
+		d, _, err := jsonFunc(env.loc(), e, args)
 		return d, err
 	case parse.MarkerVariadic:
 		if len(args) == 1 {
 			return args[0], nil // the array written after VARIADIC
 		}
 	case "jsonb_set_lax", parse.MarkerSubscriptAssign:
-		d, _, err := jsonFunc(e, args)
+		d, _, err := jsonFunc(env.loc(), e, args)
 		return d, err
 	}
 	if anyNull {
@@ -170,7 +170,7 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		"jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_first", "jsonb_path_query_array", "jsonb_object", "json_object", "array_to_json", "row_to_json", "@?", "@@", "jsonb_contains",
 		"jsonb_contained", "jsonb_exists", "jsonb_exists_any", "jsonb_exists_all", "jsonb_delete",
 		"jsonb_delete_path", "jsonb_concat":
-		d, _, err := jsonFunc(e, args)
+		d, _, err := jsonFunc(env.loc(), e, args)
 		return d, err
 	}
 	if d, ok, err := datetimeFunc(env, e, args); ok { // datetime_funcs.go

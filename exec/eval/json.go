@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/kvsql/kvsql/pgerror"
@@ -406,7 +407,7 @@ func nestJSON(flat []any, lens []int) []any {
 // toJSONValue is a SQL value as a JSON value (to_jsonb and the build
 // functions): numbers stay numbers, booleans booleans, json documents
 // documents, everything else its text.
-func toJSONValue(d types.Datum, t types.T) (any, error) {
+func toJSONValue(d types.Datum, t types.T, loc *time.Location) (any, error) {
 	switch {
 	case d.IsNull():
 		return nil, nil
@@ -419,7 +420,7 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 		}
 		flat := make([]any, len(elems))
 		for i, e := range elems {
-			if flat[i], err = toJSONValue(e, t.ElemType()); err != nil {
+			if flat[i], err = toJSONValue(e, t.ElemType(), loc); err != nil {
 				return nil, err
 			}
 		}
@@ -433,7 +434,7 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 		}
 		o := &jsonObject{}
 		for i, f := range fields {
-			v, err := toJSONValue(f, t.Comp.Fields[i].T)
+			v, err := toJSONValue(f, t.Comp.Fields[i].T, loc)
 			if err != nil {
 				return nil, err
 			}
@@ -442,7 +443,7 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 		return o, nil
 	case d.Kind == types.KindTimestamp:
 		// JSON's timestamps are ISO 8601: a T, and a zone as +hh:mm.
-		s := strings.Replace(FormatText(d, t), " ", "T", 1)
+		s := strings.Replace(string(AppendTextIn(nil, d, t, loc)), " ", "T", 1)
 		if t.Family == types.TimestampTZ {
 			if i := strings.LastIndexAny(s, "+-"); i > 10 && len(s)-i == 3 {
 				s += ":00"
@@ -466,13 +467,13 @@ func toJSONValue(d types.Datum, t types.T) (any, error) {
 // jsonFunc runs the JSON operators and functions; ok is false for other
 // names. Arguments are non-NULL except for the build functions. A jsonb
 // result carries the jsonb mark (types.TextJSONB).
-func jsonFunc(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+func jsonFunc(loc *time.Location, e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 	if op, ok := planner.JSONOpFunc(e.Name); ok {
 		f := *e
 		f.Name = op
 		e = &f
 	}
-	d, ok, err := jsonFunc1(e, args)
+	d, ok, err := jsonFunc1(loc, e, args)
 	if e.T.Family == types.JSONB && d.Kind == types.KindText {
 		d.I = types.TextJSONB
 	}
@@ -519,7 +520,7 @@ func writeJSONCompact(b *strings.Builder, v any) {
 	}
 }
 
-func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
+func jsonFunc1(loc *time.Location, e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 	doc := func(i int) (any, error) { return parseJSON(args[i].S) }
 	switch e.Name {
 	case "?", "?|", "?&":
@@ -563,7 +564,7 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		set := &planner.Func{Name: "jsonb_set", T: e.T}
 		setArgs := []types.Datum{args[0], args[1], args[2], types.NewBool(create)}
 		if !args[2].IsNull() {
-			return jsonFunc1(set, setArgs)
+			return jsonFunc1(loc, set, setArgs)
 		}
 		switch treatment {
 		case "raise_exception":
@@ -573,9 +574,9 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			return types.Null, true, err
 		case "use_json_null":
 			setArgs[2] = types.NewJSONB("null")
-			return jsonFunc1(set, setArgs)
+			return jsonFunc1(loc, set, setArgs)
 		case "delete_key":
-			return jsonFunc1(&planner.Func{Name: "#-", T: e.T}, args[:2])
+			return jsonFunc1(loc, &planner.Func{Name: "#-", T: e.T}, args[:2])
 		case "return_target":
 			return args[0], true, nil
 		}
@@ -647,7 +648,7 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 					}
 					continue
 				}
-				s, err := jsonElemText(elems[next], e.Args[0].Type().ElemType())
+				s, err := jsonElemText(elems[next], e.Args[0].Type().ElemType(), loc)
 				if err != nil {
 					return err
 				}
@@ -776,7 +777,7 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 	case "row_to_json":
 		// row_to_json's spacing: none, or with pretty a line break and a
 		// space before every field after the first.
-		v, err := toJSONValue(args[0], e.Args[0].Type())
+		v, err := toJSONValue(args[0], e.Args[0].Type(), loc)
 		o, ok := v.(*jsonObject)
 		if err != nil {
 			return types.Null, true, err
@@ -801,10 +802,10 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 		return types.NewText(b.String()), true, nil
 	case "to_jsonb", "to_json":
 		if e.Name == "to_json" {
-			s, err := jsonElemText(args[0], e.Args[0].Type())
+			s, err := jsonElemText(args[0], e.Args[0].Type(), loc)
 			return types.NewText(s), true, err
 		}
-		v, err := toJSONValue(args[0], e.Args[0].Type())
+		v, err := toJSONValue(args[0], e.Args[0].Type(), loc)
 		if err != nil {
 			return types.Null, true, err
 		}
@@ -829,7 +830,7 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 					err.Hint = "The arguments of " + e.Name + "() must consist of alternating keys and values."
 					return types.Null, true, err
 				}
-				return jsonFunc1(f, elems)
+				return jsonFunc1(loc, f, elems)
 			}
 		}
 		vals := make([]any, len(args))
@@ -838,10 +839,10 @@ func jsonFunc1(e *planner.Func, args []types.Datum) (types.Datum, bool, error) {
 			var err error
 			if e.Name[:5] == "json_" {
 				var s string
-				s, err = jsonElemText(args[i], e.Args[i].Type())
+				s, err = jsonElemText(args[i], e.Args[i].Type(), loc)
 				v = jsonRaw(s)
 			} else {
-				v, err = toJSONValue(args[i], e.Args[i].Type())
+				v, err = toJSONValue(args[i], e.Args[i].Type(), loc)
 			}
 			if err != nil {
 				return types.Null, true, err

@@ -2,13 +2,13 @@ package eval
 
 import (
 	"math"
-
-	"github.com/kvsql/kvsql/planner"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -379,11 +379,11 @@ func jsonStripNulls(v any) any {
 
 // jsonElemText is a SQL value as json_agg and json_object_agg write it:
 // a json value's own text, anything else as to_json makes it.
-func jsonElemText(d types.Datum, t types.T) (string, error) {
+func jsonElemText(d types.Datum, t types.T, loc *time.Location) (string, error) {
 	if !d.IsNull() && t.Family == types.JSON {
 		return d.S, nil
 	}
-	v, err := toJSONValue(d, t)
+	v, err := toJSONValue(d, t, loc)
 	if err != nil {
 		return "", err
 	}
@@ -398,7 +398,7 @@ func jsonElemText(d types.Datum, t types.T) (string, error) {
 // JSONAgg is the result of the aggregate name (jsonb_agg, json_agg,
 // jsonb_object_agg, json_object_agg) over items, each the call's
 // argument values (a value, or a key and a value) in aggregation order.
-func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datum, error) {
+func JSONAgg(name string, items [][]types.Datum, argTypes []types.T, loc *time.Location) (types.Datum, error) {
 	if len(items) == 0 {
 		return types.Null, nil
 	}
@@ -415,7 +415,7 @@ func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datu
 		if object {
 			o := &jsonObject{}
 			for _, it := range items {
-				v, err := toJSONValue(it[1], argTypes[1])
+				v, err := toJSONValue(it[1], argTypes[1], loc)
 				if err != nil {
 					return types.Null, err
 				}
@@ -425,7 +425,7 @@ func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datu
 		} else {
 			arr := make([]any, len(items))
 			for i, it := range items {
-				v, err := toJSONValue(it[0], argTypes[0])
+				v, err := toJSONValue(it[0], argTypes[0], loc)
 				if err != nil {
 					return types.Null, err
 				}
@@ -444,7 +444,7 @@ func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datu
 			}
 			writeJSONString(&b, FormatText(it[0], argTypes[0]))
 			b.WriteString(" : ")
-			s, err := jsonElemText(it[1], argTypes[1])
+			s, err := jsonElemText(it[1], argTypes[1], loc)
 			if err != nil {
 				return types.Null, err
 			}
@@ -461,7 +461,7 @@ func JSONAgg(name string, items [][]types.Datum, argTypes []types.T) (types.Datu
 				b.WriteString("\n ")
 			}
 		}
-		s, err := jsonElemText(it[0], argTypes[0])
+		s, err := jsonElemText(it[0], argTypes[0], loc)
 		if err != nil {
 			return types.Null, err
 		}
