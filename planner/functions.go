@@ -76,6 +76,8 @@ func CommonType(args []types.T) types.T {
 			res = types.T{Family: widerNumber(a.Family, res.Family)}
 		case a.Kind() == types.KindTimestamp && res.Family == types.Date:
 			res = a
+		case isText(a.Family) && isText(res.Family) && res.Family != types.Char:
+			res = withoutTypmod(res) // the first string type wins, as in resultType
 		case a.Kind() == types.KindText && res.Kind() == types.KindText && a != res:
 			res = types.T{Family: types.Text}
 		}
@@ -287,17 +289,52 @@ func modType(args []types.T) types.T {
 func FuncReturnType(name string, args []types.T) (types.T, error) {
 	sig, ok := funcs[strings.ToLower(name)]
 	if !ok || len(args) < sig.minArgs || (sig.maxArgs >= 0 && len(args) > sig.maxArgs) {
-		names := make([]string, len(args))
+		return types.T{}, noSuchFunction(name, args)
+	}
+	if marks, ok := textParams[strings.ToLower(name)]; ok {
 		for i, a := range args {
-			names[i] = a.String()
-		}
-		return types.T{}, &pgerror.Error{
-			Code:    pgerror.UndefinedFunction,
-			Message: "function " + name + "(" + strings.Join(names, ", ") + ") does not exist",
-			Hint:    "No function matches the given name and argument types. You might need to add explicit type casts.",
+			if i < len(marks) && marks[i] == 't' && notText(a) {
+				return types.T{}, noSuchFunction(name, args)
+			}
 		}
 	}
 	return sig.result(args), nil
+}
+
+// noSuchFunction is PostgreSQL's 42883 for a call no function matches.
+func noSuchFunction(name string, args []types.T) *pgerror.Error {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.String()
+	}
+	return &pgerror.Error{
+		Code:    pgerror.UndefinedFunction,
+		Message: "function " + name + "(" + strings.Join(names, ", ") + ") does not exist",
+		Hint:    "No function matches the given name and argument types. You might need to add explicit type casts.",
+	}
+}
+
+// textParams marks ('t') the parameters of string functions that no
+// overload declares as a number, boolean or date/time. PostgreSQL has no
+// implicit cast from those types to text, so length(42) or upper(true)
+// match no function there, and must not here either.
+var textParams = map[string]string{
+	"length": "t", "char_length": "t", "character_length": "t",
+	"upper": "t", "lower": "t", "initcap": "t", "reverse": "t", "ascii": "t", "md5": "t",
+	"ltrim": "tt", "rtrim": "tt", "btrim": "tt", "lpad": "t-t", "rpad": "t-t",
+	"repeat": "t", "left": "t", "right": "t", "replace": "ttt", "translate": "ttt",
+	"strpos": "tt", "split_part": "tt", "starts_with": "tt",
+}
+
+// notText reports whether t is a scalar number, boolean or date/time:
+// a type that reaches text only through an explicit cast.
+func notText(t types.T) bool {
+	switch t.Kind() {
+	case types.KindInt, types.KindFloat, types.KindDecimal, types.KindBool,
+		types.KindDate, types.KindTime, types.KindTimestamp, types.KindInterval:
+		return !t.IsArray()
+	}
+	return false
 }
 
 // IsFunc reports whether name (lower case) is a known scalar function.
