@@ -628,6 +628,9 @@ func (b *binder) caseExpr(e *sqlparser.CaseExpr, s *scope) (Expr, error) {
 			return nil, err
 		}
 		t = caseType(t, c.Else.Type())
+		if et := c.Else.Type(); isText(et.Family) && isText(t.Family) {
+			t = resultType(et, t) // PostgreSQL resolves CASE's type with its ELSE first
+		}
 	}
 	if t.Family == types.Unknown {
 		t = tText
@@ -656,7 +659,7 @@ func (b *binder) caseExpr(e *sqlparser.CaseExpr, s *scope) (Expr, error) {
 }
 
 func caseType(acc, t types.T) types.T {
-	c := commonType(acc, t)
+	c := resultType(acc, t)
 	if c.Family == types.Unknown && acc.Family != types.Unknown && t.Family != types.Unknown {
 		return acc // reported when coercing
 	}
@@ -665,7 +668,13 @@ func caseType(acc, t types.T) types.T {
 
 // coerceResult converts a branch of CASE/COALESCE/UNION to the common type.
 func coerceResult(x Expr, t types.T) (Expr, error) {
-	if x.Type() == t || (isText(x.Type().Family) && isText(t.Family)) {
+	if x.Type() == t {
+		return x, nil
+	}
+	if xt := x.Type(); isText(xt.Family) && isText(t.Family) {
+		if xt.Family == types.Char && t.Family != types.Char {
+			return &Cast{X: x, T: t}, nil // bpchar to text drops trailing blanks
+		}
 		return x, nil
 	}
 	if isNumeric(x.Type().Family) && isNumeric(t.Family) {

@@ -125,7 +125,7 @@ func (b *binder) values(rows sqlparser.Values, s *scope) (Node, error) {
 				return nil, err
 			}
 			row[i] = x
-			colTypes[i] = commonType(colTypes[i], x.Type())
+			colTypes[i] = resultType(colTypes[i], x.Type())
 		}
 		n.Rows = append(n.Rows, row)
 	}
@@ -163,7 +163,7 @@ func setOp(op SetOpKind, all bool, left, right Node) (Node, error) {
 	lx, rx := make([]Expr, len(lc)), make([]Expr, len(lc))
 	needL, needR := false, false
 	for i := range lc {
-		t := commonType(lc[i].T, rc[i].T)
+		t := resultType(lc[i].T, rc[i].T)
 		if t.Family == types.Unknown {
 			if lc[i].T.Family != types.Unknown && rc[i].T.Family != types.Unknown {
 				return nil, mismatch("UNION", lc[i].T, rc[i].T)

@@ -88,6 +88,20 @@ func commonType(a, b types.T) types.T {
 	return types.T{} // no common type; callers report 42804
 }
 
+// resultType is commonType for where PostgreSQL's select_common_type
+// decides a result's type: UNION, VALUES, CASE (whose ELSE comes first).
+// Each string type (text, varchar, char) converts implicitly to the
+// others, so among them the first input's type wins: varchar UNION text
+// is character varying, text UNION varchar is text. A first char keeps
+// commonType's text: PostgreSQL's answer there is bpchar, whose trailing
+// blanks DISTINCT and UNION would have to ignore, which they do not here.
+func resultType(a, b types.T) types.T {
+	if isText(a.Family) && isText(b.Family) && a.Family != b.Family && a.Family != types.Char {
+		return withoutTypmod(a)
+	}
+	return commonType(a, b)
+}
+
 // withoutTypmod is t without its modifier: no length, precision or scale
 // (PostgreSQL's typmod -1).
 func withoutTypmod(t types.T) types.T {
