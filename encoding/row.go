@@ -152,10 +152,10 @@ func decodeRow(b []byte, colIDs []uint32, ords []int, out []types.Datum) error {
 			if ords != nil {
 				dst = &out[ords[j]]
 			}
-			b, err = decodeRowBody(rest, tag, dst)
+			b, err = decodeRowBody(rest, tag, dst, "")
 			j++
 		} else {
-			b, err = decodeRowBody(rest, tag, nil)
+			b, err = decodeRowBody(rest, tag, nil, "")
 		}
 		if err != nil {
 			return err
@@ -176,7 +176,7 @@ func DecodeRowAll(b []byte) (colIDs []uint32, vals []types.Datum, err error) {
 		}
 		next = id + 1
 		var d types.Datum
-		b, err = decodeRowBody(rest, tag, &d)
+		b, err = decodeRowBody(rest, tag, &d, "")
 		if err != nil {
 			return colIDs, vals, err
 		}
@@ -202,8 +202,11 @@ func decodeRowHeader(b []byte, next uint64) (rest []byte, id uint64, tag uint8, 
 
 // decodeRowBody reads the body of a column with the given tag into *dst,
 // or only skips it (no allocation) when dst is nil. On error *dst is left
-// unchanged.
-func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err error) {
+// unchanged. A string-like value (text, bytes, numeric, array, record,
+// jsonb) is a copy of its bytes, or, when src is not empty, a substring
+// of src: src is then the whole buffer b is a suffix of, as a string
+// (DecodeRowColsShared).
+func decodeRowBody(b []byte, tag uint8, dst *types.Datum, src string) (rest []byte, err error) {
 	var d types.Datum
 	switch tag {
 	case rowNull:
@@ -266,7 +269,12 @@ func decodeRowBody(b []byte, tag uint8, dst *types.Datum) (rest []byte, err erro
 			case rowJSONB:
 				d.I = types.TextJSONB
 			}
-			d.S = string(b[n:end])
+			if src != "" {
+				off := len(src) - len(b)
+				d.S = src[off+n : off+end]
+			} else {
+				d.S = string(b[n:end])
+			}
 			if tag == rowDecimal && !types.IsDecimalText(d.S) {
 				return nil, corruptf("row: bad decimal %q", d.S)
 			}

@@ -4,37 +4,87 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
 
-// checkRowColsAgrees decodes b with DecodeRowInto and DecodeRowCols into
-// rows pre-filled with a marker (so an absent column must stay untouched)
-// and fails unless both give the same verdict, the same error code and
-// the same row.
+// checkRowColsAgrees decodes b with DecodeRowInto, DecodeRowCols and
+// DecodeRowColsShared (of a copy of b) into rows pre-filled with a marker
+// (so an absent column must stay untouched) and fails unless all give the
+// same verdict, the same error code and the same row.
 func checkRowColsAgrees(t testing.TB, b []byte, ids []uint32, ords []int, width int) {
+	checkRowDecoderAgrees(t, b, ids, ords, width, "DecodeRowCols", DecodeRowCols)
+	checkRowDecoderAgrees(t, b, ids, ords, width, "DecodeRowColsShared", func(b []byte, ids []uint32, ords []int, out []types.Datum) error {
+		return DecodeRowColsShared(slices.Clone(b), ids, ords, out)
+	})
+}
+
+// checkRowDecoderAgrees is checkRowColsAgrees for one decoder.
+func checkRowDecoderAgrees(t testing.TB, b []byte, ids []uint32, ords []int, width int, name string, decode func([]byte, []uint32, []int, []types.Datum) error) {
 	marker := types.NewText("untouched")
 	want, got := make([]types.Datum, width), make([]types.Datum, width)
 	for i := range want {
 		want[i], got[i] = marker, marker
 	}
 	wantErr := DecodeRowInto(b, ids, ords, want)
-	gotErr := DecodeRowCols(b, ids, ords, got)
+	gotErr := decode(b, ids, ords, got)
 	if (wantErr == nil) != (gotErr == nil) {
-		t.Fatalf("row %x, columns %v: DecodeRowCols = %v, DecodeRowInto = %v", b, ids, gotErr, wantErr)
+		t.Fatalf("row %x, columns %v: %s = %v, DecodeRowInto = %v", b, ids, name, gotErr, wantErr)
 	}
 	if wantErr != nil {
 		if !errors.Is(gotErr, ErrCorrupt) || pgerror.CodeOf(gotErr) != pgerror.CodeOf(wantErr) {
-			t.Fatalf("row %x: DecodeRowCols error %v, DecodeRowInto %v", b, gotErr, wantErr)
+			t.Fatalf("row %x: %s error %v, DecodeRowInto %v", b, name, gotErr, wantErr)
 		}
 		return
 	}
 	for i := range want {
 		if !sameDatum(want[i], got[i]) {
-			t.Fatalf("row %x, columns %v: out[%d] = %v, DecodeRowInto gives %v", b, ids, i, got[i], want[i])
+			t.Fatalf("row %x, columns %v: %s out[%d] = %v, DecodeRowInto gives %v", b, ids, name, i, got[i], want[i])
 		}
+	}
+}
+
+// TestDecodeRowColsShared: DecodeRowColsShared's string-like values are
+// substrings of the buffer it was given, not copies, and decoding a row
+// of text columns allocates nothing.
+func TestDecodeRowColsShared(t *testing.T) {
+	ids := []uint32{1, 2, 3, 4, 5}
+	vals := []types.Datum{types.NewText(strings.Repeat("a", 100)), types.NewInt(7), types.NewBytes([]byte{0, 1, 2}),
+		types.NewText(""), types.NewText(strings.Repeat("é", 60))}
+	b := EncodeRow(nil, ids, vals)
+	ords := []int{0, 1, 2, 3, 4}
+	out := make([]types.Datum, len(ids))
+	if err := DecodeRowColsShared(b, ids, ords, out); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&b[0]))+uintptr(len(b))
+	for i, d := range out {
+		if !sameDatum(d, vals[i]) {
+			t.Fatalf("out[%d] = %v, want %v", i, d, vals[i])
+		}
+		if d.Kind == types.KindInt || d.S == "" {
+			continue
+		}
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(d.S))); p < lo || p+uintptr(len(d.S)) > hi {
+			t.Errorf("out[%d] (%v) is a copy, not a substring of the value", i, d)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := DecodeRowColsShared(b, ids, ords, out); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("DecodeRowColsShared: %v allocations per row, want 0", n)
+	}
+	// An empty value decodes to nothing, as DecodeRowCols does.
+	out[0] = types.Null
+	if err := DecodeRowColsShared(nil, ids, ords, out); err != nil || !out[0].IsNull() {
+		t.Errorf("empty value: %v, out[0] = %v", err, out[0])
 	}
 }
 
@@ -167,6 +217,34 @@ func BenchmarkDecodeLookupPad(b *testing.B) {
 			for b.Loop() {
 				if err := c.dec(row, ids, ords, out); err != nil || out[13].S != "padding twenty bytes" {
 					b.Fatal(err, out[13])
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeRowYCSB decodes every column of a YCSB usertable value
+// (ten 100-byte text fields, IDs 2–11) as a SELECT * master get does:
+// DecodeRowCols copies each value into a string of its own,
+// DecodeRowColsShared makes them substrings of the value.
+func BenchmarkDecodeRowYCSB(b *testing.B) {
+	var ids []uint32
+	var vals []types.Datum
+	var ords []int
+	for f := range 10 {
+		ids, vals, ords = append(ids, uint32(2+f)), append(vals, types.NewText(strings.Repeat(string(rune('a'+f)), 100))), append(ords, 1+f)
+	}
+	row := EncodeRow(nil, ids, vals)
+	out := make([]types.Datum, 11)
+	for _, c := range []struct {
+		name   string
+		decode func([]byte, []uint32, []int, []types.Datum) error
+	}{{"DecodeRowCols", DecodeRowCols}, {"DecodeRowColsShared", DecodeRowColsShared}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.decode(row, ids, ords, out); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -64,7 +64,7 @@ func DecodeRowFields(b []byte, colIDs []uint32, out []RowField, present []bool) 
 }
 
 // skipRowBody returns b past the body of a column with the given tag, as
-// decodeRowBody(b, tag, nil) does, without building the value: a column
+// decodeRowBody(b, tag, nil, "") does, without building the value: a column
 // the reader does not want costs a length read.
 func skipRowBody(b []byte, tag uint8) ([]byte, error) {
 	switch tag {
@@ -97,7 +97,7 @@ func skipRowBody(b []byte, tag uint8) ([]byte, error) {
 		}
 		return b[n+int(l):], nil
 	}
-	return decodeRowBody(b, tag, nil) // intervals; unknown tags fail there
+	return decodeRowBody(b, tag, nil, "") // intervals; unknown tags fail there
 }
 
 // decodeRowField reads the body of a column with the given tag into *f.
@@ -134,7 +134,7 @@ func decodeRowField(b []byte, tag uint8, f *RowField) ([]byte, error) {
 		b = b[8:]
 	case rowInterval:
 		f.Kind = types.KindInterval
-		return decodeRowBody(b, tag, nil)
+		return decodeRowBody(b, tag, nil, "")
 	case rowText, rowBytes, rowDecimal, rowArray, rowRecord, rowJSONB:
 		l, n := readUvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) {

@@ -169,12 +169,12 @@ var (
 	_ rerunner = (*lookupJoinOp)(nil)
 )
 
-// rerun keeps the row buffers, the first span's bound buffers and the
-// read sets (from the plan alone);
+// rerun keeps the row buffers, the master key buffer of its gets, the
+// first span's bound buffers and the read sets (from the plan alone);
 // whether index scans batch their master reads depends on the execution
 // (Ctx.ReadOnly) and is decided again.
 func (s *scanOp) rerun() {
-	*s = scanOp{rs: s.rs, env: s.env, node: s.node, t: ticker{rs: s.rs}, cols: s.cols, early: s.early, late: s.late, row: s.row, pk: s.pk, lo0: s.lo0, hi0: s.hi0}
+	*s = scanOp{rs: s.rs, env: s.env, node: s.node, t: ticker{rs: s.rs}, cols: s.cols, early: s.early, late: s.late, row: s.row, pk: s.pk, getKey: s.getKey, lo0: s.lo0, hi0: s.hi0}
 	s.batchable = s.rs.ctx.ReadOnly && s.usesIndex() && !s.node.IndexOnly && batchedMasterReads
 }
 

@@ -46,6 +46,7 @@ type scanOp struct {
 	gets      int                 // master gets so far
 	row       []types.Datum       // master row buffer for gets
 	pk        []types.Datum
+	getKey    []byte // master key buffer for gets, kept across reruns
 	// lo0 and hi0 hold the bound values of the first span, kept for the
 	// next open of a tree that reruns (reuse.go).
 	lo0, hi0 []types.Datum
@@ -244,7 +245,8 @@ func (s *scanOp) nextRow() ([]types.Datum, error) {
 		var err error
 		switch {
 		case s.node.Access == planner.PKGet && len(sp.Lo) == len(t.PrimaryKey) && isPoint(sp):
-			found, err := index.GetCols(s.rs.reader(), t, sp.Lo, s.row, s.cols)
+			var found bool
+			s.getKey, found, err = index.GetColsKey(s.rs.reader(), t, sp.Lo, s.row, s.cols, s.getKey)
 			if err != nil {
 				return nil, err
 			}
@@ -329,7 +331,10 @@ func (s *scanOp) masterGet(t *catalog.Table) (bool, error) {
 	// The first get of a scan stays a Get: a lookup that finds one row
 	// would pay more for opening an iterator than it saves.
 	if s.gets++; !s.rs.ctx.ReadOnly || s.gets < 2 {
-		return index.GetCols(s.rs.reader(), t, s.pk, s.row, s.cols)
+		var found bool
+		var err error
+		s.getKey, found, err = index.GetColsKey(s.rs.reader(), t, s.pk, s.row, s.cols, s.getKey)
+		return found, err
 	}
 	if s.master == nil {
 		m, err := index.NewMasterReader(s.rs.reader(), t)

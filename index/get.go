@@ -47,7 +47,7 @@ func GetColsKey(r kv.Reader, t *catalog.Table, pk []types.Datum, out []types.Dat
 	for i, o := range t.PrimaryKey {
 		out[o] = pk[i]
 	}
-	return key, true, decodeValue(t, v, out, cols)
+	return key, true, decodeOwnedValue(t, v, out, cols)
 }
 
 // GetUnique reads the row whose values in the unique index idx are vals
@@ -89,7 +89,7 @@ func GetUniqueCols(r kv.Reader, t *catalog.Table, idx *catalog.Index, vals []typ
 	if err := decodePKInto(t, pk, out); err != nil {
 		return false, err
 	}
-	return true, decodeValue(t, mv, out, cols)
+	return true, decodeOwnedValue(t, mv, out, cols)
 }
 
 // GetUniqueEntry is GetUnique without the master get: it fills only the
@@ -159,6 +159,23 @@ func decodeValue(t *catalog.Table, v []byte, out []types.Datum, cols *Cols) erro
 	// DecodeRowCols: a scan that reads a few columns of a wide row skips
 	// the others by length instead of building their Datums.
 	return encoding.DecodeRowCols(v, ids, ords, out)
+}
+
+// decodeOwnedValue is decodeValue for a value the caller owns and drops
+// (kv.Reader.Get's copy): when every value column is read, as SELECT *
+// does, its text and other string-like values are substrings of v
+// (encoding.DecodeRowColsShared) instead of a copy and an allocation
+// each. A read of a few columns copies them, so that a value it keeps
+// (a sort's, a hash table's) does not hold the whole row.
+func decodeOwnedValue(t *catalog.Table, v []byte, out []types.Datum, cols *Cols) error {
+	ords, ids := valueCols(t, cols)
+	if len(ords) == 0 || len(ords) < len(layoutOf(t).valueOrds) {
+		return decodeValue(t, v, out, cols)
+	}
+	for _, o := range ords {
+		out[o] = t.Columns[o].DefaultValue
+	}
+	return encoding.DecodeRowColsShared(v, ids, ords, out)
 }
 
 // MasterReader reads master rows by primary key through one iterator it

@@ -61,3 +61,45 @@ func TestGetUnique(t *testing.T) {
 }
 
 func sameDatum(a, b types.Datum) bool { return a.Kind == b.Kind && a.String() == b.String() }
+
+// TestGetColsSharesValue: a master get that reads every value column
+// takes its text values from the value Get returned (no allocation per
+// column, encoding.DecodeRowColsShared); one that reads a few copies
+// them, so that a kept value does not hold the whole row. Both read the
+// same row.
+func TestGetColsSharesValue(t *testing.T) {
+	e := kv.NewMemory()
+	defer e.Close()
+	_, tb := newTable(t, e)
+	txn := kv.NewTxn(e)
+	r := row(1, "x", 7, "a text value of the row")
+	if err := Insert(txn, tb, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(true); err != nil {
+		t.Fatal(err)
+	}
+	snap := e.NewSnapshot()
+	defer snap.Close()
+	var err error
+	pk := []types.Datum{r[0], r[1]}
+	some := NewCols(tb, []int{0, 1, 3}) // d only of the value columns c, d
+	out := make([]types.Datum, len(tb.Columns))
+	var key []byte
+	get := func(cols *Cols) {
+		out[3] = types.Null
+		var found bool
+		if key, found, err = GetColsKey(snap, tb, pk, out, cols, key); err != nil || !found || !sameDatum(out[3], r[3]) {
+			t.Fatalf("GetColsKey = %v, %v, d = %v", found, err, out[3])
+		}
+	}
+	all := testing.AllocsPerRun(50, func() { get(nil) })
+	few := testing.AllocsPerRun(50, func() { get(some) })
+	if few != all+1 {
+		t.Errorf("allocations per get: %v reading every column, %v reading d: want one more (d's copy)", all, few)
+	}
+	get(nil)
+	if !slices.EqualFunc(out, r, sameDatum) {
+		t.Errorf("GetColsKey = %v, want %v", out, r)
+	}
+}

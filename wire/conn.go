@@ -54,7 +54,11 @@ type conn struct {
 	// spareCtx is the uncancelled context of the last statement, which
 	// the next one reuses (startStatement).
 	spareCtx *stmtCtx
-	start    time.Time // accepted (pg_stat_activity.backend_start)
+	// sparePortal is the unnamed portal the last Sync closed, which the
+	// next Bind reuses (a pgx or pgbench -M prepared client binds one per
+	// statement); nothing else refers to it.
+	sparePortal *portal
+	start       time.Time // accepted (pg_stat_activity.backend_start)
 	// terminating is set by terminate (pg_terminate_backend), from any
 	// goroutine: the connection ends with FATAL 57P01 at its next step.
 	terminating atomic.Bool

@@ -63,10 +63,11 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if !ok {
 		return pgerror.Newf(codeInvalidSQLStatementName, "prepared statement %q does not exist", m.PreparedStatement)
 	}
-	// p is the portal's: the closed unnamed portal it replaces, if any
-	// (nothing else refers to a portal once it left c.portals), so that
-	// a client binding the unnamed portal per statement, as pgx and
-	// pgbench -M prepared do, makes no new one.
+	// p is the portal's: the closed unnamed portal it replaces, if any,
+	// or the one the last Sync closed (nothing else refers to a portal
+	// once it left c.portals), so that a client binding the unnamed
+	// portal per statement, as pgx and pgbench -M prepared do, makes no
+	// new one.
 	var p *portal
 	if old, ok := c.portals[m.DestinationPortal]; ok {
 		if m.DestinationPortal != "" {
@@ -93,7 +94,10 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		params[i] = d
 	}
 	if p == nil {
-		p = new(portal)
+		if p = c.sparePortal; p == nil {
+			p = new(portal)
+		}
+		c.sparePortal = nil
 	}
 	*p = portal{stmt: ps.stmt, ps: ps, params: params}
 	if ps.stmt != nil {
@@ -213,5 +217,8 @@ func (c *conn) sync() {
 	for name, p := range c.portals {
 		c.closePortal(p)
 		delete(c.portals, name)
+		if name == "" {
+			c.sparePortal = p
+		}
 	}
 }
