@@ -15,7 +15,9 @@ import (
 // (rerunner: scans of the table's own files, projections, filters,
 // limits, sorts and top-N sorts over row inputs, and lookup joins into
 // the table's own files — the operators of OLTP point and short range
-// reads and of a sorted lookup join such as the chat bench's chat list);
+// reads and of a sorted lookup join such as the chat bench's chat list —
+// and UPDATE and DELETE of a table of the store's own, such as YCSB's
+// update by primary key);
 // for any other plan BuildReusable returns no Reusable and the tree is
 // used once, as Build's.
 //
@@ -64,7 +66,10 @@ func (c *reuseCollector) note(n planner.Node, op Operator) {
 // build time (memo.go). A sort over a batch input (buildSortInput) reads
 // a vectorized subtree that rs.build never noted, so nothing would
 // rerun it. A lookup join into a foreign table keeps the foreign
-// reader's per-execution state (foreign_lookup.go).
+// reader's per-execution state (foreign_lookup.go). An UPDATE that may
+// move rows to another partition keeps its mover's inserters between
+// rows (partition.go), and a write to a foreign table goes through the
+// execution's foreign batch: both are built per execution.
 func rerunnable(n planner.Node, op Operator) bool {
 	switch op := op.(type) {
 	case *scanOp:
@@ -78,6 +83,10 @@ func rerunnable(n planner.Node, op Operator) bool {
 		return rows
 	case *lookupJoinOp:
 		return op.fl == nil
+	case *updateOp:
+		return op.node.Move == nil && op.table.Foreign == nil
+	case *deleteOp:
+		return op.table.Foreign == nil
 	}
 	return true
 }
@@ -167,6 +176,8 @@ var (
 	_ rerunner = (*sortOp)(nil)
 	_ rerunner = (*topNOp)(nil)
 	_ rerunner = (*lookupJoinOp)(nil)
+	_ rerunner = (*updateOp)(nil)
+	_ rerunner = (*deleteOp)(nil)
 )
 
 // rerun keeps the row buffers, the first span's bound buffers and the
@@ -227,3 +238,20 @@ func (j *lookupJoinOp) rerun() {
 	j.lb, j.seen, j.slot = nil, 0, -1
 	j.batchable = j.mayBatch()
 }
+
+// again starts the statement over (UPDATE's and DELETE's rerun; not
+// named rerun, which INSERT would inherit): nothing written or counted, its input
+// not yet collected; whether it must collect depends on the execution
+// (Ctx.Read). The written row, RETURNING's rows and the key scratch keep
+// their buffers.
+func (b *dmlBase) again() {
+	b.t = ticker{rs: b.rs}
+	b.collect = mustCollect(b.rs, b.table)
+	b.buf, b.it, b.seen = nil, nil, nil // Close closed buf
+	b.affected, b.done = 0, false
+}
+
+// rerun: newRow is overwritten by every row.
+func (o *updateOp) rerun() { o.again() }
+
+func (o *deleteOp) rerun() { o.again() }
