@@ -251,7 +251,7 @@ func (b *dmlBase) again() {
 	b.affected, b.done = 0, false
 }
 
-// rerun: newRow is overwritten by every row.
+// rerun: newRow is overwritten by every row, kbuf by every write.
 func (o *updateOp) rerun() { o.again() }
 
 func (o *deleteOp) rerun() { o.again() }
