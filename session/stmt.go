@@ -502,6 +502,18 @@ func locksRows(p *parse.Statement) bool {
 }
 
 func dmlTag(p *parse.Statement, n int64) string {
+	if n == 1 {
+		// The OLTP case, without building the string.
+		switch p.AST.(type) {
+		case *sqlparser.Insert:
+			return "INSERT 0 1"
+		case *sqlparser.Update:
+			return "UPDATE 1"
+		case *sqlparser.Delete:
+			return "DELETE 1"
+		}
+		return "SELECT 1"
+	}
 	switch p.AST.(type) {
 	case *sqlparser.Insert:
 		return "INSERT 0 " + itoa(n)
