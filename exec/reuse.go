@@ -16,8 +16,8 @@ import (
 // limits, sorts and top-N sorts over row inputs, and lookup joins into
 // the table's own files — the operators of OLTP point and short range
 // reads and of a sorted lookup join such as the chat bench's chat list —
-// and UPDATE and DELETE of a table of the store's own, such as YCSB's
-// update by primary key);
+// VALUES lists, and INSERT, UPDATE and DELETE of a table of the store's
+// own, such as YCSB's update by primary key and TPC-B's history insert);
 // for any other plan BuildReusable returns no Reusable and the tree is
 // used once, as Build's.
 //
@@ -68,8 +68,9 @@ func (c *reuseCollector) note(n planner.Node, op Operator) {
 // rerun it. A lookup join into a foreign table keeps the foreign
 // reader's per-execution state (foreign_lookup.go). An UPDATE that may
 // move rows to another partition keeps its mover's inserters between
-// rows (partition.go), and a write to a foreign table goes through the
-// execution's foreign batch: both are built per execution.
+// rows (partition.go), as an INSERT into a partitioned table keeps one
+// per partition, and a write to a foreign table goes through the
+// execution's foreign batch: those are built per execution.
 func rerunnable(n planner.Node, op Operator) bool {
 	switch op := op.(type) {
 	case *scanOp:
@@ -87,6 +88,8 @@ func rerunnable(n planner.Node, op Operator) bool {
 		return op.node.Move == nil && op.table.Foreign == nil
 	case *deleteOp:
 		return op.table.Foreign == nil
+	case *insertOp:
+		return op.node.Route == nil && op.table.Foreign == nil
 	}
 	return true
 }
@@ -178,6 +181,8 @@ var (
 	_ rerunner = (*lookupJoinOp)(nil)
 	_ rerunner = (*updateOp)(nil)
 	_ rerunner = (*deleteOp)(nil)
+	_ rerunner = (*insertOp)(nil)
+	_ rerunner = (*valuesOp)(nil)
 )
 
 // rerun keeps the row buffers, the first span's bound buffers and the
@@ -239,19 +244,30 @@ func (j *lookupJoinOp) rerun() {
 	j.batchable = j.mayBatch()
 }
 
-// again starts the statement over (UPDATE's and DELETE's rerun; not
-// named rerun, which INSERT would inherit): nothing written or counted, its input
-// not yet collected; whether it must collect depends on the execution
-// (Ctx.Read). The written row, RETURNING's rows and the key scratch keep
-// their buffers.
-func (b *dmlBase) again() {
+// again starts the statement over (the operators' rerun): nothing
+// written or counted, its input not yet collected; collect is whether
+// this execution must collect it. The written row, RETURNING's rows and
+// the key scratch keep their buffers.
+func (b *dmlBase) again(collect bool) {
 	b.t = ticker{rs: b.rs}
-	b.collect = mustCollect(b.rs, b.table)
+	b.collect = collect
 	b.buf, b.it, b.seen = nil, nil, nil // Close closed buf
 	b.affected, b.done = 0, false
 }
 
-// rerun: newRow is overwritten by every row, kbuf by every write.
-func (o *updateOp) rerun() { o.again() }
+// rerun: whether to collect depends on the execution (Ctx.Read); newRow
+// is overwritten by every row, kbuf by every write.
+func (o *updateOp) rerun() { o.again(mustCollect(o.rs, o.table)) }
 
-func (o *deleteOp) rerun() { o.again() }
+func (o *deleteOp) rerun() { o.again(mustCollect(o.rs, o.table)) }
+
+// rerun takes a new index.Inserter (it learns the key spaces of one
+// statement) and forgets the keys ON CONFLICT DO UPDATE touched; row and
+// newRow keep their buffers.
+func (o *insertOp) rerun() {
+	o.again(insertCollects(o.node))
+	o.ins, o.touched = nil, nil
+}
+
+// rerun starts at the first row again; out keeps its buffer.
+func (v *valuesOp) rerun() { v.i = 0 }

@@ -12,14 +12,16 @@ import (
 	"github.com/kvsql/kvsql/wire/backend"
 )
 
-// TestReusedDMLTreeMatchesFresh runs prepared UPDATEs and DELETEs, whose
+// TestReusedDMLTreeMatchesFresh runs prepared INSERTs, UPDATEs and
+// DELETEs, whose
 // operator trees are kept between executions, against table ka, and the
 // same statements prepared afresh for every execution against kb, a twin
 // of ka; after each execution the two outcomes (RETURNING rows and tag,
 // or the error's SQLSTATE and message) and then the two tables must be
 // the same. The statements change one row by primary key, ranges of rows
-// by an index, fail mid-statement (division by zero, a unique
-// violation) or change no row; some run in a transaction block after a
+// by an index, insert rows from VALUES (ON CONFLICT DO NOTHING and DO
+// UPDATE too) or from the table itself, fail mid-statement (division by
+// zero, a unique violation) or change no row; some run in a transaction block after a
 // write of its own, and some in one that is then rolled back. The
 // tables have a trigger for a while (it makes the statements collect
 // their input first) and an index is created in the middle, so plans
@@ -65,6 +67,10 @@ func TestReusedDMLTreeMatchesFresh(t *testing.T) {
 		"UPDATE TBL SET a = (a + $3) % 8 WHERE id BETWEEN $1 AND $1 + $2 % 5",
 		"DELETE FROM TBL WHERE id = $1 AND a <> $3 AND $2 = $2 RETURNING id, a",
 		"DELETE FROM TBL WHERE id >= $1 + 60 AND id < $1 + 60 + $2 AND $3 = $3",
+		"INSERT INTO TBL VALUES ($1 + 100, $3 % 8, concat('i', $2::int), NULL) RETURNING id, b",
+		"INSERT INTO TBL VALUES ($1 + 170, 1, concat('x', $3::int), NULL), ($2 + 190, 2, 'y', NULL) ON CONFLICT DO NOTHING",
+		"INSERT INTO TBL (id, a, b, c) VALUES ($1 + 100, $2 % 8, 'v', $3 * 2 + 1000) ON CONFLICT (id) DO UPDATE SET n = TBL.n + $3 RETURNING id, n",
+		"INSERT INTO TBL SELECT id + 300, a, b, c + 1000, n FROM TBL WHERE id BETWEEN $1 AND $1 + $2 % 4 AND $3 = $3",
 	}
 	kept := make([]backend.Statement, len(stmts))
 	for i, sql := range stmts {
