@@ -100,10 +100,14 @@ func (a *analyzeOp) RowsAffected() int64 {
 	return -1
 }
 
-// unwrapAnalyze returns the operator inside an analyze wrapper.
+// unwrapAnalyze returns the operator inside an analyze wrapper, a
+// statement root or a kept tree's root.
 func unwrapAnalyze(op Operator) Operator {
 	if r, ok := op.(*stmtOp); ok {
 		op = r.Operator
+	}
+	if r, ok := op.(*reusedRoot); ok {
+		op = r.Operator // a kept tree's DML root (reuse.go)
 	}
 	if a, ok := op.(*analyzeOp); ok {
 		return a.op

@@ -39,9 +39,14 @@ func newInsert(rs *runState, env *eval.Env, n *planner.Insert) (Operator, error)
 		return nil, err
 	}
 	return &insertOp{node: n, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
-		returning: n.Returning, t: ticker{rs: rs},
-		// A trigger's statements may write what the input reads.
-		collect: readsTable(n.Input, n.Table) || len(n.Table.Triggers) > 0}}, nil
+		returning: n.Returning, t: ticker{rs: rs}, collect: insertCollects(n)}}, nil
+}
+
+// insertCollects reports whether an INSERT must collect its input before
+// writing: when the input reads the table, or the table has triggers
+// (a trigger's statements may write what the input reads).
+func insertCollects(n *planner.Insert) bool {
+	return readsTable(n.Input, n.Table) || len(n.Table.Triggers) > 0
 }
 
 func (o *insertOp) Next() ([]types.Datum, error) { return o.run(o.insert) }

@@ -15,7 +15,9 @@ import (
 // (rerunner: scans of the table's own files, projections, filters,
 // limits, sorts and top-N sorts over row inputs, and lookup joins into
 // the table's own files — the operators of OLTP point and short range
-// reads and of a sorted lookup join such as the chat bench's chat list);
+// reads and of a sorted lookup join such as the chat bench's chat list —
+// VALUES lists, and INSERT, UPDATE and DELETE of a table of the store's
+// own, such as YCSB's update by primary key and TPC-B's history insert);
 // for any other plan BuildReusable returns no Reusable and the tree is
 // used once, as Build's.
 //
@@ -64,7 +66,11 @@ func (c *reuseCollector) note(n planner.Node, op Operator) {
 // build time (memo.go). A sort over a batch input (buildSortInput) reads
 // a vectorized subtree that rs.build never noted, so nothing would
 // rerun it. A lookup join into a foreign table keeps the foreign
-// reader's per-execution state (foreign_lookup.go).
+// reader's per-execution state (foreign_lookup.go). An UPDATE that may
+// move rows to another partition keeps its mover's inserters between
+// rows (partition.go), as an INSERT into a partitioned table keeps one
+// per partition, and a write to a foreign table goes through the
+// execution's foreign batch: those are built per execution.
 func rerunnable(n planner.Node, op Operator) bool {
 	switch op := op.(type) {
 	case *scanOp:
@@ -78,6 +84,12 @@ func rerunnable(n planner.Node, op Operator) bool {
 		return rows
 	case *lookupJoinOp:
 		return op.fl == nil
+	case *updateOp:
+		return op.node.Move == nil && op.table.Foreign == nil
+	case *deleteOp:
+		return op.table.Foreign == nil
+	case *insertOp:
+		return op.node.Route == nil && op.table.Foreign == nil
 	}
 	return true
 }
@@ -167,6 +179,10 @@ var (
 	_ rerunner = (*sortOp)(nil)
 	_ rerunner = (*topNOp)(nil)
 	_ rerunner = (*lookupJoinOp)(nil)
+	_ rerunner = (*updateOp)(nil)
+	_ rerunner = (*deleteOp)(nil)
+	_ rerunner = (*insertOp)(nil)
+	_ rerunner = (*valuesOp)(nil)
 )
 
 // rerun keeps the row buffers, the master key buffer of its gets, the
@@ -227,3 +243,31 @@ func (j *lookupJoinOp) rerun() {
 	j.lb, j.seen, j.slot = nil, 0, -1
 	j.batchable = j.mayBatch()
 }
+
+// again starts the statement over (the operators' rerun): nothing
+// written or counted, its input not yet collected; collect is whether
+// this execution must collect it. The written row, RETURNING's rows and
+// the key scratch keep their buffers.
+func (b *dmlBase) again(collect bool) {
+	b.t = ticker{rs: b.rs}
+	b.collect = collect
+	b.buf, b.it, b.seen = nil, nil, nil // Close closed buf
+	b.affected, b.done = 0, false
+}
+
+// rerun: whether to collect depends on the execution (Ctx.Read); newRow
+// is overwritten by every row, kbuf by every write.
+func (o *updateOp) rerun() { o.again(mustCollect(o.rs, o.table)) }
+
+func (o *deleteOp) rerun() { o.again(mustCollect(o.rs, o.table)) }
+
+// rerun takes a new index.Inserter (it learns the key spaces of one
+// statement) and forgets the keys ON CONFLICT DO UPDATE touched; row and
+// newRow keep their buffers.
+func (o *insertOp) rerun() {
+	o.again(insertCollects(o.node))
+	o.ins, o.touched = nil, nil
+}
+
+// rerun starts at the first row again; out keeps its buffer.
+func (v *valuesOp) rerun() { v.i = 0 }

@@ -22,6 +22,7 @@ type updateOp struct {
 	newRow []types.Datum
 	set    []int     // the ordinals SET assigns, for UPDATE OF triggers
 	mover  *insertOp // routes the rows moved to another partition (see moveRow)
+	kbuf   []byte    // index.UpdateBuf's keys and value, kept across rows and reruns
 }
 
 var _ DMLOperator = (*updateOp)(nil)
@@ -99,8 +100,11 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 		if err := o.rs.foreignWrite(o.table, old, o.newRow); err != nil {
 			return nil, err
 		}
-	} else if err := index.Update(o.rs.ctx.RW, o.table, old, o.newRow); err != nil {
-		return nil, err
+	} else {
+		var err error
+		if o.kbuf, err = index.UpdateBuf(o.rs.ctx.RW, o.table, old, o.newRow, o.kbuf); err != nil {
+			return nil, err
+		}
 	}
 	return o.newRow, o.fire("after", "update", old, o.newRow, o.set)
 }

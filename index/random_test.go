@@ -21,9 +21,10 @@ type pkey struct {
 	b string
 }
 
-// TestRandomOps applies random inserts, updates and deletes to the test
-// table (every index form), mirrors them in a map, and then checks that
-// Check finds nothing and every read path agrees with the model.
+// TestRandomOps applies random inserts, updates (UpdateBuf, reusing one
+// buffer) and deletes to the test table (every index form), mirrors them
+// in a map, and then checks that Check finds nothing and every read path
+// agrees with the model.
 func TestRandomOps(t *testing.T) {
 	s := *seed
 	if s == 0 {
@@ -59,6 +60,7 @@ func TestRandomOps(t *testing.T) {
 				return false
 			}
 			const ops = 1500
+			var buf []byte // UpdateBuf's, kept across the updates
 			for i := 0; i < ops; i++ {
 				txn := kv.NewTxn(e)
 				nr := randRow()
@@ -85,7 +87,7 @@ func TestRandomOps(t *testing.T) {
 					}
 					_, dup := model[nk]
 					wantErr = (nk != k && dup) || uniqueTaken(nr[3], k)
-					if err = Update(txn, tb, old, nr); err == nil {
+					if buf, err = UpdateBuf(txn, tb, old, nr, buf); err == nil {
 						delete(model, k)
 						model[nk] = nr
 					}

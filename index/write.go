@@ -314,13 +314,35 @@ func Delete(rw kv.ReadWriter, t *catalog.Table, row []types.Datum) error {
 // master record and every index entry move, and every unique index is
 // checked.
 func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
+	_, err := UpdateBuf(rw, t, old, new, nil)
+	return err
+}
+
+// UpdateBuf is Update building the master keys, the row's primary key
+// and the new master value in buf, which it returns, grown, for the next
+// call: an UPDATE run again and again (a prepared statement's kept
+// tree) or over many rows allocates them once. rw copies what it is
+// given (kv.Writer), so nothing keeps pointing into buf.
+func UpdateBuf(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum, buf []byte) ([]byte, error) {
 	if err := checkRow(t, new); err != nil {
-		return err
+		return buf, err
 	}
 	if len(old) != len(new) {
-		return checkRow(t, old)
+		return buf, checkRow(t, old)
 	}
-	oldMK, newMK := masterKeyOfRow(nil, t, old), masterKeyOfRow(nil, t, new)
+	// Each piece is a full slice expression of buf: appending the next
+	// one writes past it (or into a new array), never over it.
+	buf = masterKeyOfRow(buf[:0], t, old)
+	oldMK := buf[:len(buf):len(buf)]
+	buf = masterKeyOfRow(buf, t, new)
+	newMK := buf[len(oldMK):len(buf):len(buf)]
+	err := update(rw, t, old, new, oldMK, newMK, &buf)
+	return buf, err
+}
+
+// update is UpdateBuf's work once the master keys are built; *buf holds
+// them, and what it builds next is appended after them.
+func update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum, oldMK, newMK []byte, buf *[]byte) error {
 	pkChanged := !sameKey(oldMK, newMK)
 	if pkChanged {
 		dup, err := exists(rw, newMK)
@@ -351,10 +373,15 @@ func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
 		}
 		moved = append(moved, m)
 	}
-	self := appendRowPK(nil, t, old)
+	var self []byte
 	for i, idx := range t.Indexes {
 		if !moved[i] {
 			continue
+		}
+		if self == nil {
+			n := len(*buf)
+			*buf = appendRowPK(*buf, t, old)
+			self = (*buf)[n:len(*buf):len(*buf)]
 		}
 		if err := checkUnique(rw, t, idx, new, self); err != nil {
 			return err
@@ -374,7 +401,9 @@ func Update(rw kv.ReadWriter, t *catalog.Table, old, new []types.Datum) error {
 		}
 		return nil
 	}
-	if err := rw.Set(newMK, masterValue(nil, t, new)); err != nil {
+	n := len(*buf)
+	*buf = masterValue(*buf, t, new)
+	if err := rw.Set(newMK, (*buf)[n:]); err != nil {
 		return err
 	}
 	for i, idx := range t.Indexes {

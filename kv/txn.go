@@ -253,11 +253,17 @@ func (t *Txn) newIter(buf *btree.BTreeG[txnEntry], dels spanList, opts IterOptio
 	if err != nil {
 		return nil, err
 	}
+	var tree *btree.BTreeG[txnEntry]
+	if buf != nil {
+		tree = buf.Clone()
+	} else { // a view of an empty buffer (View)
+		tree = btree.NewWithFreeListG(btreeDegree, txnEntryLess, txnFreeList)
+	}
 	it := &txnIter{
 		t:    t,
 		snap: si,
 		buf: treeCursor[txnEntry]{
-			tree:  buf.Clone(),
+			tree:  tree,
 			key:   txnEntryKey,
 			pivot: txnPivot,
 			lower: lower,
@@ -325,6 +331,9 @@ func (t *Txn) put(ent txnEntry) error {
 func lookup(buf *btree.BTreeG[txnEntry], tail []txnEntry, key []byte) (txnEntry, bool) {
 	if i, ok := tailFind(tail, key); ok {
 		return tail[i], true
+	}
+	if buf == nil { // a view of an empty buffer (View)
+		return txnEntry{}, false
 	}
 	return buf.Get(txnPivot(key))
 }
@@ -920,10 +929,15 @@ type TxnView struct {
 var _ Reader = (*TxnView)(nil)
 
 // View returns a TxnView of t as it is now. It costs a copy-on-write
-// clone of the write buffer (constant time).
+// clone of the write buffer (constant time), or nothing when the buffer
+// is empty, as at the first statement of every transaction: the view's
+// nil buffer reads as empty (lookup, newIter).
 func (t *Txn) View() *TxnView {
 	if !t.done {
 		t.spill()
+	}
+	if t.buf == nil || t.buf.Len() == 0 {
+		return &TxnView{t: t, dels: t.dels}
 	}
 	return &TxnView{t: t, buf: t.buf.Clone(), dels: t.dels}
 }

@@ -118,3 +118,32 @@ func BenchmarkReadTxn(b *testing.B) {
 type nopCloseSnap struct{ Snapshot }
 
 func (nopCloseSnap) Close() error { return nil }
+
+// TestTxnViewOfEmptyBuffer: a view taken before the Txn wrote anything
+// (it holds no buffer) reads the snapshot and nothing the Txn writes
+// after it, through Get and through iterators; a view taken after the
+// writes sees them.
+func TestTxnViewOfEmptyBuffer(t *testing.T) {
+	e := NewMemory()
+	defer e.Close()
+	mustWrite(t, e, []kvPair{{"k1", "v1"}, {"k3", "v3"}})
+	x := NewTxn(e)
+	v := x.View()
+	must(t, x.Set([]byte("k2"), []byte("w")))
+	must(t, x.Delete([]byte("k1")))
+	must(t, x.DeleteRange([]byte("k3"), []byte("k4")))
+	wantGet(t, v, "k1", sp("v1"))
+	wantGet(t, v, "k2", nil)
+	wantGet(t, v, "k3", sp("v3"))
+	if got, want := fmt.Sprint(scan(t, v, nil, nil)), "[k1=v1 k3=v3]"; got != want {
+		t.Fatalf("the early view scans %s, want %s", got, want)
+	}
+	w := x.View()
+	wantGet(t, w, "k1", nil)
+	wantGet(t, w, "k2", sp("w"))
+	wantGet(t, w, "k3", nil)
+	if got, want := fmt.Sprint(scan(t, w, nil, nil)), "[k2=w]"; got != want {
+		t.Fatalf("the later view scans %s, want %s", got, want)
+	}
+	x.Rollback()
+}

@@ -441,9 +441,16 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 		if err := st.ensurePlan(t.cat); err != nil {
 			return err
 		}
-		ec := s.execCtx(ctx, t, params)
+		// A prepared UPDATE or DELETE reruns its kept tree, as a query
+		// does (treeCache); a restarted statement's earlier run is closed.
+		var ec *exec.Ctx
+		if env := st.trees.freeEnv(st.plan, st.volatile); env != nil {
+			ec = s.execCtxIn(env, ctx, t, params)
+		} else {
+			ec = s.execCtx(ctx, t, params)
+		}
 		ec.Shapes = st.shapes
-		op, err := exec.Build(ec, st.plan)
+		op, err := st.trees.build(ec, st.plan, st.volatile)
 		if err != nil {
 			return err
 		}
@@ -495,6 +502,18 @@ func locksRows(p *parse.Statement) bool {
 }
 
 func dmlTag(p *parse.Statement, n int64) string {
+	if n == 1 {
+		// The OLTP case, without building the string.
+		switch p.AST.(type) {
+		case *sqlparser.Insert:
+			return "INSERT 0 1"
+		case *sqlparser.Update:
+			return "UPDATE 1"
+		case *sqlparser.Delete:
+			return "DELETE 1"
+		}
+		return "SELECT 1"
+	}
 	switch p.AST.(type) {
 	case *sqlparser.Insert:
 		return "INSERT 0 " + itoa(n)

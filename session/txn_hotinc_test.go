@@ -12,6 +12,8 @@ import (
 	"github.com/kvsql/kvsql/internal/testkit"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/session"
+	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // TestHotIncrementsExact: 8 sessions increment Zipf-chosen rows of a
@@ -24,8 +26,18 @@ import (
 // and the values the committed statements returned for a row are exactly
 // 1..n, each once (each increment saw the one before it, PostgreSQL's
 // READ COMMITTED re-check). SERIALIZABLE transactions may fail with
-// 40001 (not counted); nothing else may fail.
+// 40001 (not counted); nothing else may fail. The statements are sent as
+// literal text, and prepared, whose UPDATE keeps its operator tree
+// between executions and reruns it when a statement restarts.
 func TestHotIncrementsExact(t *testing.T) {
+	for _, prepared := range []bool{false, true} {
+		t.Run(map[bool]string{false: "literal", true: "prepared"}[prepared], func(t *testing.T) {
+			testHotIncrements(t, prepared)
+		})
+	}
+}
+
+func testHotIncrements(t *testing.T, prepared bool) {
 	const rows, clients = 20, 8
 	ops := 400
 	if testing.Short() {
@@ -42,15 +54,25 @@ func TestHotIncrementsExact(t *testing.T) {
 	seen := map[int][]int{} // row → the values committed increments returned
 	var wg sync.WaitGroup
 	errc := make(chan error, clients)
+	var incs []backend.Statement
 	for c := 0; c < clients; c++ {
 		s := testkit.NewSession(t, db)
+		var inc backend.Statement
+		if prepared {
+			sts, err := s.Prepare(context.Background(), "UPDATE hot SET n = n + 1 WHERE id = $1 RETURNING n", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inc = sts[0]
+			incs = append(incs, inc)
+		}
 		r := rand.New(rand.NewSource(seed + int64(c)))
 		zipf := rand.NewZipf(r, 1.2, 1, rows-1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < ops; i++ {
-				got, err := hotIncrement(s, r.Intn(3), 1+int(zipf.Uint64()), 1+int(zipf.Uint64()))
+				got, err := hotIncrement(s, inc, r.Intn(3), 1+int(zipf.Uint64()), 1+int(zipf.Uint64()))
 				if pgerror.HasCode(err, pgerror.SerializationFailure) {
 					continue
 				}
@@ -87,14 +109,38 @@ func TestHotIncrementsExact(t *testing.T) {
 	if after.Restarts == before.Restarts {
 		t.Error("no statement restarted: the test did not meet hot rows")
 	}
+	for _, st := range incs {
+		if !session.HoldsTree(st) {
+			t.Error("the prepared UPDATE keeps no operator tree")
+		}
+	}
 }
 
 // hotIncrement increments row x (mode 0: autocommit) or rows x then y in
 // one transaction (1: READ COMMITTED, 2: SERIALIZABLE) and returns, once
-// committed, the values each row's UPDATE returned.
-func hotIncrement(s *session.Session, mode, x, y int) (map[int][]int, error) {
+// committed, the values each row's UPDATE returned. The UPDATE is st
+// (prepared, taking the row's id) when not nil, else literal text.
+func hotIncrement(s *session.Session, st backend.Statement, mode, x, y int) (map[int][]int, error) {
 	ctx := context.Background()
 	inc := func(id int) (int, error) {
+		if st != nil {
+			res, err := st.Execute(ctx, []types.Datum{types.NewInt(int64(id))})
+			if err != nil {
+				return 0, err
+			}
+			defer res.Close()
+			var vals []string
+			for res.Next() {
+				vals = append(vals, res.Row()[0].String())
+			}
+			if err := res.Err(); err != nil {
+				return 0, err
+			}
+			if len(vals) != 1 || res.Tag() != "UPDATE 1" {
+				return 0, fmt.Errorf("UPDATE of row %d: %v (%s), want one row", id, vals, res.Tag())
+			}
+			return strconv.Atoi(vals[0])
+		}
 		res, err := s.Exec(ctx, "UPDATE hot SET n = n + 1 WHERE id = "+strconv.Itoa(id)+" RETURNING n")
 		if err != nil {
 			return 0, err
