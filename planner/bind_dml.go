@@ -95,10 +95,15 @@ func (b *binder) returning(list []sqlparser.SelectExpr, s *scope) ([]Expr, []Col
 	return exprs, cols, nil
 }
 
-// defaultExpr binds a column's DEFAULT; serial and hidden row-id columns
-// get NULL, which the Insert operator replaces with the next sequence
-// value.
+// defaultExpr binds a column's DEFAULT. A serial or identity column's is
+// types.SerialDefault, the marked NULL the Insert and Update operators
+// replace with the column's next sequence value (a NULL written
+// explicitly stays NULL); a hidden row-id column's is NULL, which Insert
+// fills the same way.
 func (b *binder) defaultExpr(c catalog.Column) (Expr, error) {
+	if c.Serial && !c.Hidden {
+		return &Const{T: c.Type, Value: types.SerialDefault}, nil
+	}
 	if c.Default == "" || c.Serial {
 		return &Const{T: c.Type}, nil
 	}
