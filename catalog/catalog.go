@@ -333,6 +333,10 @@ type View struct {
 	SQL        string   `json:"sql"`
 	Columns    []string `json:"columns,omitempty"`
 	Comment    string   `json:"comment,omitempty"` // COMMENT ON VIEW's text
+	// CheckOption is WITH [CASCADED | LOCAL] CHECK OPTION: "cascaded",
+	// "local" or "" (none). Rows written through the view must then pass
+	// its WHERE (planner/viewdml.go).
+	CheckOption string `json:"checkOption,omitempty"`
 }
 
 // Stats are a table's statistics as last computed by ANALYZE.

@@ -200,6 +200,14 @@ func checkRow(env *eval.Env, t *catalog.Table, checks []planner.CheckExpr, row [
 		if err != nil {
 			return err
 		}
+		if c.View {
+			if !d.IsNull() && d.Bool() {
+				continue
+			}
+			e := pgerror.Newf(pgerror.WithCheckOptionViolation, "new row violates check option for view %q", c.Name)
+			e.Detail = "Failing row contains (" + formatRow(t, row) + ")."
+			return e
+		}
 		if d.IsNull() || d.Bool() {
 			continue
 		}

@@ -229,7 +229,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if !ok {
 			text = sqlparser.String(ast.Select)
 		}
-		v := catalog.View{Name: name, SQL: text, SearchPath: slices.Clone(s.searchPath())}
+		v := catalog.View{Name: name, SQL: text, SearchPath: slices.Clone(s.searchPath()), CheckOption: strings.ToLower(ast.CheckOption)}
 		for _, c := range ast.Columns {
 			v.Columns = append(v.Columns, c.String())
 		}

@@ -6,7 +6,8 @@ import "strings"
 // [(columns)] AS query, exactly as written, so a view is stored in the
 // user's own dialect and re-parsed by Parse when used (vitess's printer
 // would write MySQL quoting). ok is false when sql is not such a
-// statement.
+// statement. A trailing WITH [CASCADED | LOCAL] CHECK OPTION is not part
+// of the query (vitess's CreateView.CheckOption carries it).
 func ViewQuery(sql string) (query string, ok bool) {
 	toks, err := lex(sql)
 	if err != nil {
@@ -28,6 +29,20 @@ func ViewQuery(sql string) (query string, ok bool) {
 	if i >= len(toks) || !toks[i].is("as") {
 		return "", false
 	}
-	q := strings.TrimSpace(sql[toks[i].end:])
+	end := len(sql)
+	rest := toks[i+1:]
+	if n := len(rest); n > 0 && rest[n-1].isPunct(";") {
+		end, rest = rest[n-1].pos, rest[:n-1]
+	}
+	if n := len(rest); n >= 3 && rest[n-1].is("option") && rest[n-2].is("check") {
+		w := n - 3
+		if rest[w].is("cascaded") || rest[w].is("local") {
+			w--
+		}
+		if w >= 0 && rest[w].is("with") {
+			end = rest[w].pos
+		}
+	}
+	q := strings.TrimSpace(sql[toks[i].end:end])
 	return strings.TrimSpace(strings.TrimSuffix(q, ";")), q != ""
 }
