@@ -454,7 +454,7 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, err
 	}
 	n := &Update{Table: t, Input: input}
-	if n.Set, err = b.assignments(up.Exprs, t, s, uv, nil); err != nil {
+	if n.Set, err = b.assignments(up.Exprs, t, s, uv, nil, viewUpdate); err != nil {
 		return nil, err
 	}
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
@@ -489,8 +489,8 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 // with 42601; the corpus expects SQLite's answer: docs/conformance.md).
 // Through an updatable view (uv not nil) the names are the view's
 // columns and the values are lowered onto t's row through lowered (the
-// view's columns when nil).
-func (b *binder) assignments(exprs sqlparser.UpdateExprs, t *catalog.Table, s *scope, uv *updatableView, lowered []Expr) ([]Assignment, error) {
+// view's columns when nil); errors are worded for cmd.
+func (b *binder) assignments(exprs sqlparser.UpdateExprs, t *catalog.Table, s *scope, uv *updatableView, lowered []Expr, cmd viewCommand) ([]Assignment, error) {
 	var set []Assignment
 	var err error
 	seen := map[int]int{} // column ordinal -> its entry in set
@@ -501,7 +501,7 @@ func (b *binder) assignments(exprs sqlparser.UpdateExprs, t *catalog.Table, s *s
 		name := ue.Name.Name.String()
 		i := t.ColumnOrdinal(name)
 		if uv != nil {
-			vi, err := uv.column(name, viewUpdate)
+			vi, err := uv.column(name, cmd)
 			if err != nil {
 				return nil, err
 			}
@@ -671,7 +671,7 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string,
 		}
 	}
 	var err error
-	if n.Set, err = b.assignments(oc.Set, t, s, uv, lowered); err != nil {
+	if n.Set, err = b.assignments(oc.Set, t, s, uv, lowered, viewInsert); err != nil {
 		return err
 	}
 	if oc.Where != nil {

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"errors"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -486,4 +488,35 @@ func (uv *updatableView) shifted(n int) map[int]int {
 		m[i] = i + n
 	}
 	return m
+}
+
+// viewWritable is what information_schema reports of view v, as
+// PostgreSQL's pg_relation_is_updatable and pg_column_is_updatable do:
+// whether rows can be inserted and updated through it (it is
+// automatically updatable and has a column that can be written), and
+// which of its columns can be.
+func (b *binder) viewWritable(v *catalog.View) (writable bool, cols []bool) {
+	uv, err := b.updatableView(v, viewDelete, false, 0)
+	if err != nil {
+		return false, nil
+	}
+	for _, c := range uv.cols {
+		cols = append(cols, c.base >= 0)
+		writable = writable || c.base >= 0
+	}
+	return writable, cols
+}
+
+// CheckViewOption refuses WITH CHECK OPTION on a view that is not
+// automatically updatable, as CREATE VIEW does in PostgreSQL (0A000, the
+// reason in the hint).
+func (p *Planner) CheckViewOption(v *catalog.View) error {
+	_, err := (&binder{p: p}).updatableView(v, viewInsert, false, 0)
+	var pe *pgerror.Error
+	if errors.As(err, &pe) && pe.Code == pgerror.ObjectNotInPrerequisiteState {
+		e := pgerror.New(pgerror.FeatureNotSupported, "WITH CHECK OPTION is supported only on automatically updatable views")
+		e.Hint = pe.Detail
+		return e
+	}
+	return err
 }

@@ -233,6 +233,11 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		for _, c := range ast.Columns {
 			v.Columns = append(v.Columns, c.String())
 		}
+		if v.CheckOption != "" {
+			if err := s.planner(cat).CheckViewOption(&v); err != nil {
+				return "", err
+			}
+		}
 		next, err := cat.CreateView(t.kv, db, v)
 		if err != nil {
 			return "", err
