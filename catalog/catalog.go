@@ -337,6 +337,9 @@ type View struct {
 	// "local" or "" (none). Rows written through the view must then pass
 	// its WHERE (planner/viewdml.go).
 	CheckOption string `json:"checkOption,omitempty"`
+	// Defaults are ALTER VIEW ... ALTER COLUMN c SET DEFAULT's
+	// expressions (PostgreSQL text) by view column name.
+	Defaults map[string]string `json:"defaults,omitempty"`
 }
 
 // Stats are a table's statistics as last computed by ANALYZE.

@@ -219,7 +219,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 					}
 				}
 				if i >= len(r) {
-					if row[i], err = b.defaultExpr(*c); err != nil {
+					if row[i], err = b.dmlDefault(t, uv, targets[i]); err != nil {
 						return nil, err
 					}
 					continue
@@ -237,7 +237,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 					isDefault = true // OVERRIDING USER VALUE: any identity column's value is ignored
 				}
 				if isDefault {
-					if row[i], err = b.defaultExpr(*c); err != nil {
+					if row[i], err = b.dmlDefault(t, uv, targets[i]); err != nil {
 						return nil, err
 					}
 					continue
@@ -285,7 +285,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 				if err != nil {
 					return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", c.Name, c.Type, qc[i].T)
 				}
-			} else if x, err = b.defaultExpr(c); err != nil {
+			} else if x, err = b.dmlDefault(t, uv, ti); err != nil {
 				return nil, err
 			}
 			p.Exprs = append(p.Exprs, x)
@@ -305,7 +305,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 		if p, ok := pos[i]; ok {
 			full.Exprs = append(full.Exprs, &ColRef{Index: p, T: c.Type, Name: c.Name})
 		} else {
-			d, err := b.defaultExpr(c)
+			d, err := b.dmlDefault(t, uv, i)
 			if err != nil {
 				return nil, err
 			}
@@ -511,7 +511,7 @@ func (b *binder) assignments(exprs sqlparser.UpdateExprs, t *catalog.Table, s *s
 		}
 		var x Expr
 		if _, ok := ue.Expr.(*sqlparser.Default); ok {
-			x, err = b.defaultExpr(t.Columns[i])
+			x, err = b.dmlDefault(t, uv, i)
 		} else if t.Columns[i].IdentityAlways {
 			return nil, generatedAlways(t.Columns[i], true)
 		} else {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"maps"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
@@ -32,6 +33,10 @@ type updatableView struct {
 	// checks are the CHECK OPTION conditions (CheckExpr.View), innermost
 	// view first, as PostgreSQL evaluates them.
 	checks []CheckExpr
+	// defaults are the views' column defaults (ALTER VIEW ... SET
+	// DEFAULT) by table column, the outermost view's winning: what an
+	// INSERT or UPDATE through the view writes for DEFAULT.
+	defaults map[int]string
 }
 
 // viewColumn is one column of an updatable view.
@@ -250,7 +255,7 @@ func (b *binder) updatableView(v *catalog.View, cmd viewCommand, cascaded bool, 
 		if err != nil {
 			return nil, err
 		}
-		out.table, out.where, out.checks = in.table, in.where, in.checks
+		out.table, out.where, out.checks, out.defaults = in.table, in.where, in.checks, in.defaults
 		innerCols = in.cols
 		for _, c := range in.cols {
 			s.cols = append(s.cols, Column{Name: c.name, Table: alias, T: c.t})
@@ -308,9 +313,20 @@ func (b *binder) updatableView(v *catalog.View, cmd viewCommand, cascaded bool, 
 			out.cols[i].name = name
 		}
 	}
+	cloned := false
 	for i := range out.cols {
-		if c := &out.cols[i]; c.base < 0 && c.errView == "" {
+		c := &out.cols[i]
+		if c.base < 0 && c.errView == "" {
 			c.errView, c.errCol = v.Name, c.name
+		}
+		if c.base >= 0 && v.Defaults[c.name] != "" {
+			if !cloned { // the inner view's map stays its own
+				out.defaults, cloned = maps.Clone(out.defaults), true
+				if out.defaults == nil {
+					out.defaults = map[int]string{}
+				}
+			}
+			out.defaults[c.base] = v.Defaults[c.name]
 		}
 	}
 	if cmd != viewDelete {
@@ -519,4 +535,59 @@ func (p *Planner) CheckViewOption(v *catalog.View) error {
 		return e
 	}
 	return err
+}
+
+// dmlDefault binds the DEFAULT an INSERT or UPDATE writes to column i of
+// t: through an updatable view (uv not nil), the view's default for the
+// view column that is i when it has one, else the table's.
+func (b *binder) dmlDefault(t *catalog.Table, uv *updatableView, i int) (Expr, error) {
+	text, ok := "", false
+	if uv != nil {
+		text, ok = uv.defaults[i]
+	}
+	if !ok {
+		return b.defaultExpr(t.Columns[i])
+	}
+	return b.viewDefault(text, t.Columns[i].Name, t.Columns[i].Type)
+}
+
+// viewDefault binds a view column's default expression for a column of
+// type ct.
+func (b *binder) viewDefault(text, col string, ct types.T) (Expr, error) {
+	e, err := exprText(text, "DEFAULT expression")
+	if err != nil {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "default of view column %q: %v", col, err)
+	}
+	x, err := b.expr(e, &scope{aggContext: "DEFAULT expressions"})
+	if err != nil {
+		return nil, err
+	}
+	xt := x.Type()
+	if x, err = assign(x, ct); err != nil {
+		e := pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but default expression is of type %s", col, ct, xt)
+		e.Hint = "You will need to rewrite or cast the expression."
+		return nil, e
+	}
+	return x, nil
+}
+
+// BindViewDefault checks ALTER VIEW v ALTER COLUMN col SET DEFAULT text
+// (text "" for DROP DEFAULT): the column exists (42703) and the
+// expression is one of its type.
+func (p *Planner) BindViewDefault(v *catalog.View, col, text string) error {
+	b := &binder{p: p}
+	n, err := b.view(v)
+	if err != nil {
+		return err
+	}
+	for _, c := range n.Columns() {
+		if c.Name == col && !c.Hidden {
+			if text == "" {
+				return nil
+			}
+			_, err := b.viewDefault(text, col, c.T)
+			return err
+		}
+	}
+	return pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", col, v.Name)
 }

@@ -79,6 +79,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return s.matView(ctx, t, p.MatView)
 	case p.CreateAs != nil:
 		return s.createAs(ctx, t, p.CreateAs)
+	case p.ViewDefault != nil:
+		return "ALTER VIEW", s.viewDefault(t, p.ViewDefault) // alter.go
 	case p.AlterColumn != nil && p.AlterColumn.Constraint != nil:
 		return "ALTER TABLE", s.alterConstraint(t, p.AlterColumn.Table, p.AlterColumn.Constraint)
 	case p.AlterColumn != nil && p.AlterColumn.Type != "":
