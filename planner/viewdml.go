@@ -273,7 +273,10 @@ func (b *binder) updatableView(v *catalog.View, cmd viewCommand, cascaded bool, 
 	}
 
 	// The view's columns.
-	exprs, _ := splitDistinctOn(sel.SelectExprs.Exprs)
+	var exprs []sqlparser.SelectExpr
+	if sel.SelectExprs != nil {
+		exprs, _ = splitDistinctOn(sel.SelectExprs.Exprs)
+	}
 	for _, se := range exprs {
 		switch se := se.(type) {
 		case *sqlparser.StarExpr:
