@@ -333,6 +333,13 @@ type View struct {
 	SQL        string   `json:"sql"`
 	Columns    []string `json:"columns,omitempty"`
 	Comment    string   `json:"comment,omitempty"` // COMMENT ON VIEW's text
+	// CheckOption is WITH [CASCADED | LOCAL] CHECK OPTION: "cascaded",
+	// "local" or "" (none). Rows written through the view must then pass
+	// its WHERE (planner/viewdml.go).
+	CheckOption string `json:"checkOption,omitempty"`
+	// Defaults are ALTER VIEW ... ALTER COLUMN c SET DEFAULT's
+	// expressions (PostgreSQL text) by view column name.
+	Defaults map[string]string `json:"defaults,omitempty"`
 }
 
 // Stats are a table's statistics as last computed by ANALYZE.

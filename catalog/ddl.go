@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -540,6 +541,31 @@ func (c *Catalog) SetViewComment(w kv.Writer, db, name, comment string) (*Catalo
 	nv := *v
 	nv.Columns = append([]string(nil), v.Columns...)
 	nv.Comment = comment
+	if err := writeView(w, db, &nv); err != nil {
+		return nil, err
+	}
+	n := c.clone()
+	n.cloneDB(db).Views[name] = &nv
+	return n, nil
+}
+
+// SetViewDefault sets (def "" drops) the default of view column col;
+// 42P01 if there is no such view.
+func (c *Catalog) SetViewDefault(w kv.Writer, db, name, col, def string) (*Catalog, error) {
+	v, err := c.View(db, name)
+	if err != nil {
+		return nil, err
+	}
+	nv := *v
+	nv.Defaults = maps.Clone(v.Defaults)
+	if def == "" {
+		delete(nv.Defaults, col)
+	} else {
+		if nv.Defaults == nil {
+			nv.Defaults = map[string]string{}
+		}
+		nv.Defaults[col] = def
+	}
 	if err := writeView(w, db, &nv); err != nil {
 		return nil, err
 	}

@@ -59,6 +59,18 @@ func serialSequence(t *Table, col Column, attnum int) *Sequence {
 	}
 }
 
+// SerialSequenceID is the ID of the synthetic sequence of column col of
+// t (a serial or identity column, not hidden).
+func SerialSequenceID(t *Table, col int) uint64 {
+	attnum := 0
+	for i := 0; i <= col; i++ {
+		if !t.Columns[i].Hidden {
+			attnum++
+		}
+	}
+	return serialSeqOIDBase + t.ID*1024 + uint64(attnum)
+}
+
 // SerialSequenceName is PostgreSQL's name for the sequence of a serial
 // column: table_column_seq.
 func SerialSequenceName(table, column string) string { return table + "_" + column + "_seq" }

@@ -15,18 +15,20 @@ import (
 
 // coerceRow converts a full-width row, in place, to what t stores: each
 // value assigned to its column's type (as PostgreSQL's assignment casts
-// do), sequences drawn for NULL serial and hidden-rowid columns when
-// fillSeq, then NOT NULL checked. Without widths, VARCHAR(n) and CHAR(n)
+// do), sequences drawn for serial and identity columns holding their
+// DEFAULT (types.SerialDefault) and, when fillSeq, for a NULL hidden
+// row id, then NOT NULL checked. Without widths, VARCHAR(n) and CHAR(n)
 // take strings of any length (SQLite's REPLACE, see insertOp).
 func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq, widths bool) error {
 	if len(row) != len(t.Columns) {
 		return pgerror.Newf(pgerror.Internal, "exec: row of %d values for table %q with %d columns", len(row), t.Name, len(t.Columns))
 	}
+	null := -1 // the first NOT NULL column holding NULL
 	for i := range t.Columns {
 		col := &t.Columns[i]
 		d := row[i]
 		if d.IsNull() {
-			if fillSeq && (col.Serial || (t.HiddenRowID && col.Hidden)) {
+			if d.I == types.NullSerial || fillSeq && t.HiddenRowID && col.Hidden {
 				if rs.ctx.NextVal == nil {
 					return pgerror.Newf(pgerror.Internal, "exec: no sequence source for column %q of %q", col.Name, t.Name)
 				}
@@ -37,8 +39,8 @@ func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq, width
 				row[i] = types.NewInt(v)
 				continue
 			}
-			if col.NotNull {
-				return index.NotNullViolation(t, i)
+			if col.NotNull && null < 0 {
+				null = i
 			}
 			continue
 		}
@@ -51,6 +53,15 @@ func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq, width
 			return err
 		}
 		row[i] = v
+	}
+	if null >= 0 {
+		// Reported once the whole row is converted, so that its detail
+		// shows the row as it would be stored, as PostgreSQL's does.
+		err := index.NotNullViolation(t, null)
+		if e, ok := err.(*pgerror.Error); ok {
+			e.Detail = "Failing row contains (" + formatRow(t, row) + ")." // partition.go
+		}
+		return err
 	}
 	return nil
 }
@@ -188,6 +199,14 @@ func checkRow(env *eval.Env, t *catalog.Table, checks []planner.CheckExpr, row [
 		d, err := eval.Eval(env, c.Expr, row)
 		if err != nil {
 			return err
+		}
+		if c.View {
+			if !d.IsNull() && d.Bool() {
+				continue
+			}
+			e := pgerror.Newf(pgerror.WithCheckOptionViolation, "new row violates check option for view %q", c.Name)
+			e.Detail = "Failing row contains (" + formatRow(t, row) + ")."
+			return e
 		}
 		if d.IsNull() || d.Bool() {
 			continue

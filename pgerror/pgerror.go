@@ -111,6 +111,9 @@ const (
 	// COMMIT, so whether it committed is not known (CockroachDB reports
 	// its "result is ambiguous" with the same code).
 	StatementCompletionUnknown Code = "40003"
+	// WithCheckOptionViolation is a row written through a view that its
+	// CHECK OPTION refuses.
+	WithCheckOptionViolation Code = "44000"
 )
 
 // Error is an error with a SQLSTATE. Detail and Hint are optional and are

@@ -95,10 +95,15 @@ func (b *binder) returning(list []sqlparser.SelectExpr, s *scope) ([]Expr, []Col
 	return exprs, cols, nil
 }
 
-// defaultExpr binds a column's DEFAULT; serial and hidden row-id columns
-// get NULL, which the Insert operator replaces with the next sequence
-// value.
+// defaultExpr binds a column's DEFAULT. A serial or identity column's is
+// types.SerialDefault, the marked NULL the Insert and Update operators
+// replace with the column's next sequence value (a NULL written
+// explicitly stays NULL); a hidden row-id column's is NULL, which Insert
+// fills the same way.
 func (b *binder) defaultExpr(c catalog.Column) (Expr, error) {
+	if c.Serial && !c.Hidden {
+		return &Const{T: c.Type, Value: types.SerialDefault}, nil
+	}
 	if c.Default == "" || c.Serial {
 		return &Const{T: c.Type}, nil
 	}
@@ -139,7 +144,7 @@ func fewerExpressions() error {
 // takes a given value only with the first; the second replaces given
 // values of such columns by their sequence's.
 func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overriding string, oc *parse.OnConflictClause, as string) (Node, error) {
-	t, alias, err := b.targetTable(ins.Table)
+	t, alias, uv, err := b.dmlTarget(ins.Table, viewInsert) // viewdml.go
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +153,15 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 	}
 	// The target columns.
 	var targets []int
-	if len(ins.Columns) == 0 {
+	if uv != nil {
+		// Without a column list, the view's first columns take the
+		// values: for a query, once its width is known (below).
+		if given := insertWidth(ins.Rows); given >= 0 || len(ins.Columns) > 0 {
+			if targets, err = uv.insertTargets(ins.Columns, given); err != nil {
+				return nil, err
+			}
+		}
+	} else if len(ins.Columns) == 0 {
 		for i, c := range t.Columns {
 			if !c.Hidden {
 				targets = append(targets, i)
@@ -206,7 +219,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 					}
 				}
 				if i >= len(r) {
-					if row[i], err = b.defaultExpr(*c); err != nil {
+					if row[i], err = b.dmlDefault(t, uv, targets[i]); err != nil {
 						return nil, err
 					}
 					continue
@@ -224,7 +237,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 					isDefault = true // OVERRIDING USER VALUE: any identity column's value is ignored
 				}
 				if isDefault {
-					if row[i], err = b.defaultExpr(*c); err != nil {
+					if row[i], err = b.dmlDefault(t, uv, targets[i]); err != nil {
 						return nil, err
 					}
 					continue
@@ -249,6 +262,11 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 			return nil, err
 		}
 		qc := q.Columns()
+		if uv != nil && len(ins.Columns) == 0 {
+			if targets, err = uv.insertTargets(nil, len(qc)); err != nil {
+				return nil, err
+			}
+		}
 		if len(qc) > len(targets) {
 			return nil, pgerror.New(pgerror.SyntaxError, "INSERT has more expressions than target columns")
 		}
@@ -267,7 +285,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 				if err != nil {
 					return nil, pgerror.Newf(pgerror.DatatypeMismatch, "column %q is of type %s but expression is of type %s", c.Name, c.Type, qc[i].T)
 				}
-			} else if x, err = b.defaultExpr(c); err != nil {
+			} else if x, err = b.dmlDefault(t, uv, ti); err != nil {
 				return nil, err
 			}
 			p.Exprs = append(p.Exprs, x)
@@ -287,7 +305,7 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 		if p, ok := pos[i]; ok {
 			full.Exprs = append(full.Exprs, &ColRef{Index: p, T: c.Type, Name: c.Name})
 		} else {
-			d, err := b.defaultExpr(c)
+			d, err := b.dmlDefault(t, uv, i)
 			if err != nil {
 				return nil, err
 			}
@@ -308,12 +326,15 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "ON DUPLICATE KEY UPDATE is not supported")
 	}
 	if oc != nil {
-		if err := b.onConflict(n, oc, alias); err != nil {
+		if err := b.onConflict(n, oc, alias, uv); err != nil {
 			return nil, err
 		}
 	}
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
 		return nil, err
+	}
+	if uv != nil {
+		n.Checks = append(n.Checks, uv.checks...)
 	}
 	if n.Generated, err = b.generated(t); err != nil {
 		return nil, err
@@ -325,8 +346,17 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "ON CONFLICT is not supported on foreign table %q", t.Name)
 	}
 	if ret != nil {
-		if n.Returning, n.Cols, err = b.returning(ret, tableScope(t, alias)); err != nil {
+		rs := tableScope(t, alias)
+		if uv != nil {
+			rs = uv.scope(alias)
+		}
+		if n.Returning, n.Cols, err = b.returning(ret, rs); err != nil {
 			return nil, err
+		}
+		if uv != nil {
+			if err := uv.lowerAll(n.Returning); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return n, nil
@@ -354,7 +384,12 @@ func (b *binder) partitionWrites(n *Insert) error {
 // that pass where, joined (UPDATE ... FROM, DELETE ... USING) with the
 // from items, whose columns follow t's. s, t's scope, gains the from
 // items' columns for the SET list.
-func (b *binder) dmlInput(t *catalog.Table, alias string, from []sqlparser.TableExpr, where *sqlparser.Where, s *scope) (Node, error) {
+//
+// Through an updatable view (uv not nil), s becomes the view's columns
+// followed by the from items': the statement's expressions bound over it
+// are lowered onto t's row (viewdml.go), and only the rows the view's
+// WHERE admits are changed.
+func (b *binder) dmlInput(t *catalog.Table, alias string, from []sqlparser.TableExpr, where *sqlparser.Where, s *scope, uv *updatableView) (Node, error) {
 	f := &fromResult{}
 	r := &relation{table: t, alias: alias, cols: s.cols}
 	f.add(r)
@@ -365,11 +400,21 @@ func (b *binder) dmlInput(t *catalog.Table, alias string, from []sqlparser.Table
 	}
 	s.cols, s.star, s.using = f.cols, f.star, f.using
 	filters := append([]Expr{}, f.conds...)
+	if uv != nil {
+		vs := uv.scope(alias)
+		s.cols, s.star, s.using = append(vs.cols, f.cols[len(t.Columns):]...), nil, nil
+		filters = append(filters, uv.where...)
+	}
 	if where != nil {
 		s.aggContext = "WHERE"
 		w, err := b.boolExpr(where.Expr, s)
 		if err != nil {
 			return nil, err
+		}
+		if uv != nil {
+			if w, err = lower(w, uv.exprs(), len(t.Columns)); err != nil {
+				return nil, err
+			}
 		}
 		filters = append(filters, splitAnd(w)...)
 	}
@@ -387,11 +432,13 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 	if up.Limit != nil || len(up.OrderBy) > 0 {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
 	}
-	t, alias, err := b.targetTable(up.TableExprs[0])
+	t, alias, uv, err := b.dmlTarget(up.TableExprs[0], viewUpdate) // viewdml.go
 	if err != nil {
 		return nil, err
 	}
-	if tw, err := b.treeWrite(t, alias, up.TableExprs[0], func(te sqlparser.TableExpr) (Node, error) {
+	if uv != nil {
+		// (The view's table has no partitions or children: viewdml.go.)
+	} else if tw, err := b.treeWrite(t, alias, up.TableExprs[0], func(te sqlparser.TableExpr) (Node, error) {
 		c := *up
 		c.TableExprs = append(sqlparser.TableExprs{te}, up.TableExprs[1:]...)
 		return b.update(&c, rootStars(ret, t, alias, up.TableExprs[1:])) // inherit.go
@@ -402,16 +449,19 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return tw, err
 	}
 	s := tableScope(t, alias)
-	input, err := b.dmlInput(t, alias, up.TableExprs[1:], up.Where, s)
+	input, err := b.dmlInput(t, alias, up.TableExprs[1:], up.Where, s, uv)
 	if err != nil {
 		return nil, err
 	}
 	n := &Update{Table: t, Input: input}
-	if n.Set, err = b.assignments(up.Exprs, t, s); err != nil {
+	if n.Set, err = b.assignments(up.Exprs, t, s, uv, nil, viewUpdate); err != nil {
 		return nil, err
 	}
 	if n.Checks, n.FKs, n.Referenced, err = b.constraints(t); err != nil {
 		return nil, err
+	}
+	if uv != nil {
+		n.Checks = append(n.Checks, uv.checks...)
 	}
 	if n.Generated, err = b.generated(t); err != nil {
 		return nil, err
@@ -425,6 +475,11 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		if n.Returning, n.Cols, err = b.returning(ret, s); err != nil {
 			return nil, err
 		}
+		if uv != nil {
+			if err := uv.lowerAll(n.Returning); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return n, nil
 }
@@ -432,24 +487,38 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 // assignments binds a SET list over scope s. A column assigned twice
 // takes its rightmost value, as in SQLite and MySQL (PostgreSQL refuses
 // with 42601; the corpus expects SQLite's answer: docs/conformance.md).
-func (b *binder) assignments(exprs sqlparser.UpdateExprs, t *catalog.Table, s *scope) ([]Assignment, error) {
+// Through an updatable view (uv not nil) the names are the view's
+// columns and the values are lowered onto t's row through lowered (the
+// view's columns when nil); errors are worded for cmd.
+func (b *binder) assignments(exprs sqlparser.UpdateExprs, t *catalog.Table, s *scope, uv *updatableView, lowered []Expr, cmd viewCommand) ([]Assignment, error) {
 	var set []Assignment
 	var err error
 	seen := map[int]int{} // column ordinal -> its entry in set
+	if uv != nil && lowered == nil {
+		lowered = uv.exprs()
+	}
 	for _, ue := range exprs {
 		name := ue.Name.Name.String()
 		i := t.ColumnOrdinal(name)
-		if i < 0 || t.Columns[i].Hidden {
+		if uv != nil {
+			vi, err := uv.column(name, cmd)
+			if err != nil {
+				return nil, err
+			}
+			i = uv.cols[vi].base
+		} else if i < 0 || t.Columns[i].Hidden {
 			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
 		}
 		var x Expr
 		if _, ok := ue.Expr.(*sqlparser.Default); ok {
-			x, err = b.defaultExpr(t.Columns[i])
+			x, err = b.dmlDefault(t, uv, i)
 		} else if t.Columns[i].IdentityAlways {
 			return nil, generatedAlways(t.Columns[i], true)
 		} else {
 			s.aggContext = "UPDATE"
-			x, err = b.expr(ue.Expr, s)
+			if x, err = b.expr(ue.Expr, s); err == nil && uv != nil {
+				x, err = lower(x, lowered, len(t.Columns))
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -479,14 +548,16 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 		target = &sqlparser.AliasedTableExpr{Expr: del.Targets[0]}
 		using = del.TableExprs
 	}
-	t, alias, err := b.targetTable(target)
+	t, alias, uv, err := b.dmlTarget(target, viewDelete) // viewdml.go
 	if err != nil {
 		return nil, err
 	}
 	if as != "" {
 		alias = as
 	}
-	if tw, err := b.treeWrite(t, alias, target, func(te sqlparser.TableExpr) (Node, error) {
+	if uv != nil {
+		// (The view's table has no partitions or children: viewdml.go.)
+	} else if tw, err := b.treeWrite(t, alias, target, func(te sqlparser.TableExpr) (Node, error) {
 		c := *del
 		if len(del.Targets) == 1 {
 			c.Targets = sqlparser.TableNames{te.(*sqlparser.AliasedTableExpr).Expr.(sqlparser.TableName)}
@@ -498,7 +569,7 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 		return tw, err
 	}
 	s := tableScope(t, alias)
-	input, err := b.dmlInput(t, alias, using, del.Where, s)
+	input, err := b.dmlInput(t, alias, using, del.Where, s, uv)
 	if err != nil {
 		return nil, err
 	}
@@ -512,14 +583,20 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 		if n.Returning, n.Cols, err = b.returning(ret, s); err != nil {
 			return nil, err
 		}
+		if uv != nil {
+			if err := uv.lowerAll(n.Returning); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return n, nil
 }
 
 // onConflict binds INSERT's ON CONFLICT clause into n: the arbiter key
 // the target names, and DO UPDATE's SET and WHERE over the existing row
-// (as the table or its alias) and the proposed one (as EXCLUDED).
-func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string) error {
+// (as the table or its alias) and the proposed one (as EXCLUDED). Through
+// an updatable view (uv not nil) both rows are seen as the view's.
+func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string, uv *updatableView) error {
 	t := n.Table
 	if n.Conflict != ConflictError {
 		return pgerror.New(pgerror.SyntaxError, "ON CONFLICT with INSERT OR REPLACE / IGNORE")
@@ -529,6 +606,9 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string)
 		want := map[int]bool{}
 		for _, name := range oc.Columns {
 			i := t.ColumnOrdinal(name)
+			if uv != nil {
+				i = uv.inferenceColumn(name)
+			}
 			if i < 0 || t.Columns[i].Hidden {
 				return pgerror.Newf(pgerror.UndefinedColumn, "column %q does not exist", name)
 			}
@@ -579,14 +659,30 @@ func (b *binder) onConflict(n *Insert, oc *parse.OnConflictClause, alias string)
 		// reads the target row's f1.
 		s.cols = append(s.cols, Column{Name: c.Name, Table: "excluded", T: c.Type, Hidden: c.Hidden, Merged: true, TableID: uint32(t.ID), Attr: int16(i + 1)})
 	}
+	var lowered []Expr // through a view: its columns over the existing row, then over excluded's
+	if uv != nil {
+		s = uv.scope(alias)
+		for _, c := range uv.cols {
+			s.cols = append(s.cols, Column{Name: c.name, Table: "excluded", T: c.t, Merged: true})
+		}
+		lowered = uv.exprs()
+		for _, x := range uv.exprs() {
+			lowered = append(lowered, remap(x, uv.shifted(len(t.Columns))))
+		}
+	}
 	var err error
-	if n.Set, err = b.assignments(oc.Set, t, s); err != nil {
+	if n.Set, err = b.assignments(oc.Set, t, s, uv, lowered, viewInsert); err != nil {
 		return err
 	}
 	if oc.Where != nil {
 		s.aggContext = "WHERE"
 		if n.UpdateWhere, err = b.boolExpr(oc.Where, s); err != nil {
 			return err
+		}
+		if uv != nil {
+			if n.UpdateWhere, err = lower(n.UpdateWhere, lowered, len(t.Columns)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

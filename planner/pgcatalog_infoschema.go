@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/types"
 )
@@ -67,7 +69,8 @@ func isTables(g *vgen) [][]Expr {
 		out = append(out, vrow(g.db, catalog.SchemaName(t.Schema), t.Name, "BASE TABLE", "YES", "NO"))
 	}
 	for _, v := range g.views() {
-		out = append(out, vrow(g.db, catalog.SchemaName(v.Schema), v.Name, "VIEW", "NO", "NO"))
+		writable, _ := g.b.viewWritable(v) // viewdml.go
+		out = append(out, vrow(g.db, catalog.SchemaName(v.Schema), v.Name, "VIEW", yesNo(writable), "NO"))
 	}
 	return out
 }
@@ -75,9 +78,22 @@ func isTables(g *vgen) [][]Expr {
 func isViews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, v := range g.views() {
-		out = append(out, vrow(g.db, catalog.SchemaName(v.Schema), v.Name, v.SQL, "NONE", "NO", "NO"))
+		check := "NONE"
+		if v.CheckOption != "" {
+			check = strings.ToUpper(v.CheckOption)
+		}
+		writable, _ := g.b.viewWritable(v) // viewdml.go
+		out = append(out, vrow(g.db, catalog.SchemaName(v.Schema), v.Name, v.SQL, check, yesNo(writable), yesNo(writable)))
 	}
 	return out
+}
+
+// yesNo is information_schema's yes_or_no.
+func yesNo(b bool) string {
+	if b {
+		return "YES"
+	}
+	return "NO"
 }
 
 func isColumns(g *vgen) [][]Expr {
@@ -143,8 +159,9 @@ func isColumns(g *vgen) [][]Expr {
 		}
 	}
 	for _, v := range g.views() {
+		_, writable := g.b.viewWritable(v) // viewdml.go
 		for i, c := range g.viewColumns(v) {
-			add(v.Schema, v.Name, c.Name, i+1, c.T, nil, true, "NO", columnIdentity(nil))
+			add(v.Schema, v.Name, c.Name, i+1, c.T, nil, true, yesNo(i < len(writable) && writable[i]), columnIdentity(nil))
 		}
 	}
 	return out

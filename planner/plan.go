@@ -569,10 +569,13 @@ type FKPart struct {
 }
 
 // CheckExpr is a bound CHECK constraint: a row for which Expr is false
-// is refused (23514); NULL passes.
+// is refused (23514); NULL passes. With View set it is the WHERE of the
+// view Name, whose CHECK OPTION a row written through it must pass
+// (44000); NULL fails it, as PostgreSQL's ExecWithCheckOptions has it.
 type CheckExpr struct {
 	Name string
 	Expr Expr
+	View bool
 }
 
 // Arbiter is the primary key (Index nil) or a unique index of a table.

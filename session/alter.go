@@ -7,6 +7,7 @@ import (
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -52,6 +53,30 @@ func (s *Session) alterDefault(ctx context.Context, t *txn, table string, o *sql
 		nt.Columns[i].Default = def
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	t.setCatalog(next)
+	return nil
+}
+
+// viewDefault is ALTER VIEW v ALTER [COLUMN] c SET DEFAULT expr / DROP
+// DEFAULT: what an INSERT or UPDATE through the view writes for c when it
+// gives none or DEFAULT (planner/viewdml.go).
+func (s *Session) viewDefault(t *txn, a *parse.ViewDefaultStmt) error {
+	v, err := t.cat.View(s.database, a.View)
+	if err != nil {
+		if a.IfExists && pgerror.HasCode(err, pgerror.UndefinedTable) {
+			_, _, name := planner.SplitRef(a.View)
+			s.notice(pgerror.Newf(pgerror.SuccessfulCompletion, "relation %q does not exist, skipping", name))
+			return nil
+		}
+		return err
+	}
+	if err := s.planner(t.cat).BindViewDefault(v, a.Column, a.Default); err != nil {
+		return err
+	}
+	next, err := t.cat.SetViewDefault(t.kv, s.database, a.View, a.Column, a.Default)
 	if err != nil {
 		return err
 	}

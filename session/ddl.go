@@ -79,6 +79,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return s.matView(ctx, t, p.MatView)
 	case p.CreateAs != nil:
 		return s.createAs(ctx, t, p.CreateAs)
+	case p.ViewDefault != nil:
+		return "ALTER VIEW", s.viewDefault(t, p.ViewDefault) // alter.go
 	case p.AlterColumn != nil && p.AlterColumn.Constraint != nil:
 		return "ALTER TABLE", s.alterConstraint(t, p.AlterColumn.Table, p.AlterColumn.Constraint)
 	case p.AlterColumn != nil && p.AlterColumn.Type != "":
@@ -229,9 +231,14 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if !ok {
 			text = sqlparser.String(ast.Select)
 		}
-		v := catalog.View{Name: name, SQL: text, SearchPath: slices.Clone(s.searchPath())}
+		v := catalog.View{Name: name, SQL: text, SearchPath: slices.Clone(s.searchPath()), CheckOption: strings.ToLower(ast.CheckOption)}
 		for _, c := range ast.Columns {
 			v.Columns = append(v.Columns, c.String())
+		}
+		if v.CheckOption != "" {
+			if err := s.planner(cat).CheckViewOption(&v); err != nil {
+				return "", err
+			}
 		}
 		next, err := cat.CreateView(t.kv, db, v)
 		if err != nil {

@@ -194,6 +194,13 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 		ri := *p.Reindex
 		ri.Name = all([]string{ri.Name})[0]
 		q.Reindex = &ri
+	case p.ViewDefault != nil:
+		vd := *p.ViewDefault
+		_, schema, name := planner.SplitRef(vd.View)
+		if vd.View, err = pl.LookupKey(schema, name); err != nil && vd.IfExists {
+			vd.View, err = p.ViewDefault.View, nil // refused with a NOTICE (alter.go)
+		}
+		q.ViewDefault = &vd
 	case p.AlterColumn != nil:
 		a := *p.AlterColumn
 		a.Table = all([]string{a.Table})[0]

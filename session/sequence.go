@@ -26,6 +26,21 @@ type seqBlock struct{ next, end int64 }
 
 const seqBlockSize = 64
 
+// serialNextVal is the session's exec.Ctx.NextVal: db.nextVal, whose
+// value currval and lastval then report for the column's serial sequence
+// (table_column_seq), as after PostgreSQL's nextval in the column's
+// DEFAULT.
+func (s *Session) serialNextVal(t *catalog.Table, col int) (int64, error) {
+	v, err := s.db.nextVal(t, col)
+	if err != nil || t.Columns[col].Hidden {
+		return v, err
+	}
+	id := catalog.SerialSequenceID(t, col)
+	s.currvals[id] = v
+	s.lastSeq = id
+	return v, nil
+}
+
 // nextVal returns the next value of column col of table t.
 func (db *DB) nextVal(t *catalog.Table, col int) (int64, error) {
 	k := seqKey{t.ID, t.Columns[col].ID}
@@ -316,7 +331,7 @@ func (o seqOps) LastVal() (int64, error) {
 	if o.s.lastSeq == 0 {
 		return 0, notYet
 	}
-	if o.cat.SequenceByID(o.s.database, o.s.lastSeq) == nil {
+	if o.cat.SequenceByID(o.s.database, o.s.lastSeq) == nil && o.cat.SerialSequenceByID(o.s.database, o.s.lastSeq) == nil {
 		return 0, notYet
 	}
 	return o.s.currvals[o.s.lastSeq], nil

@@ -56,7 +56,7 @@ type Session struct {
 		key   string   // names joined by NUL: what a plan records (stmt.planPath)
 	}
 	changed map[string]string
-	// nextValFn and warnFn are s.db.nextVal and s.warn as func values
+	// nextValFn and warnFn are s.serialNextVal and s.warn as func values
 	// for exec.Ctx, made once (execCtx).
 	nextValFn func(t *catalog.Table, col int) (int64, error)
 	warnFn    func(format string, args ...any)
@@ -338,7 +338,7 @@ func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []
 	}
 	if s.nextValFn == nil {
 		// Method values allocate: made once per session.
-		s.nextValFn, s.warnFn = s.db.nextVal, s.warn
+		s.nextValFn, s.warnFn = s.serialNextVal, s.warn // sequence.go
 	}
 	*env = stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}, hooks: stmtHooks{s: s, t: t, ctx: ctx}}
 	env.ec = exec.Ctx{

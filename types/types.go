@@ -64,6 +64,20 @@ type Datum struct {
 // Null is the NULL datum.
 var Null = Datum{}
 
+// NullSerial in a KindNull datum's I marks the DEFAULT of a serial or
+// identity column (SerialDefault): the NULL an INSERT or UPDATE writes
+// there is replaced by the column's next sequence value, while a NULL the
+// statement gives (or COPY's \N) stays NULL and fails NOT NULL, as in
+// PostgreSQL. The mark never reaches storage or a client.
+const NullSerial = 1
+
+// SerialDefault is the value a serial or identity column's DEFAULT binds
+// to (see NullSerial).
+var SerialDefault = Datum{I: NullSerial}
+
+// IsSerialDefault reports whether d is SerialDefault.
+func (d Datum) IsSerialDefault() bool { return d.Kind == KindNull && d.I == NullSerial }
+
 func NewBool(b bool) Datum {
 	if b {
 		return Datum{Kind: KindBool, I: 1}

@@ -136,6 +136,8 @@ type Statement struct {
 	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL
 	// or TYPE.
 	AlterColumn *AlterColumnStmt
+	// ViewDefault is ALTER VIEW ... ALTER COLUMN ... SET / DROP DEFAULT.
+	ViewDefault *ViewDefaultStmt
 	Comment     *CommentStmt
 	MatView     *MatViewStmt
 	CreateAs    *CreateAsStmt

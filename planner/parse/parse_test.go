@@ -371,6 +371,10 @@ func TestViewQuery(t *testing.T) {
 		{`CREATE VIEW v AS SELECT "name" FROM t WHERE a || 'x' = 'yx'`, `SELECT "name" FROM t WHERE a || 'x' = 'yx'`},
 		{`create or replace temp view s.v (a, b) as select 1, 2;`, `select 1, 2`},
 		{`CREATE VIEW "As" AS SELECT 1`, `SELECT 1`},
+		{`CREATE VIEW v AS SELECT a FROM t WHERE a > 0 WITH CHECK OPTION;`, `SELECT a FROM t WHERE a > 0`},
+		{`create view v as select a from t with local check option`, `select a from t`},
+		{`CREATE VIEW v AS SELECT a FROM t WITH CASCADED CHECK OPTION`, `SELECT a FROM t`},
+		{`CREATE VIEW v AS WITH option AS (SELECT 1 AS check) SELECT * FROM option`, `WITH option AS (SELECT 1 AS check) SELECT * FROM option`},
 	} {
 		got, ok := ViewQuery(c.sql)
 		if !ok || got != c.want {
@@ -379,6 +383,26 @@ func TestViewQuery(t *testing.T) {
 	}
 	if _, ok := ViewQuery("SELECT 1"); ok {
 		t.Error("ViewQuery(SELECT 1) succeeded")
+	}
+}
+
+// TestViewDefault checks ALTER VIEW ... ALTER COLUMN ... SET / DROP
+// DEFAULT: the expression is kept as written, up to its last token.
+func TestViewDefault(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		want ViewDefaultStmt
+	}{
+		{`ALTER VIEW v ALTER COLUMN b SET DEFAULT 'x' || "B" ;`, ViewDefaultStmt{View: "v", Column: "b", Default: `'x' || "B"`}},
+		{`alter view if exists s.v alter c drop default`, ViewDefaultStmt{View: QualifiedRef([]string{"s", "v"}), IfExists: true, Column: "c"}},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil || st.ViewDefault == nil || *st.ViewDefault != c.want {
+			t.Errorf("%s: %+v, %v; want %+v", c.sql, st.ViewDefault, err, c.want)
+		}
+	}
+	if _, err := ParseOne(`ALTER VIEW v ALTER COLUMN b SET DEFAULT`); err == nil {
+		t.Error("SET DEFAULT without an expression parsed")
 	}
 }
 

@@ -66,6 +66,10 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		if st, ok, err := r.alterOwner(toks); ok {
 			return st, err
 		}
+	case first.is("alter") && second.is("view"):
+		if st, ok, err := r.viewDefault(toks); ok { // view.go
+			return st, err
+		}
 	case first.is("alter") && second.is("index") && toks[len(toks)-1].isPunct(")"):
 		if st, ok, err := r.alterOptions(toks); ok {
 			return st, err
