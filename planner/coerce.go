@@ -134,6 +134,8 @@ func constValue(v types.Datum, t types.T) (_ types.Datum, ok bool, _ error) {
 		return types.Datum{}, true, nil
 	}
 	switch {
+	case t.Family == types.Enum:
+		return enumConst(v, t)
 	case t.Family == types.Numeric && t.Width > 0:
 		return types.Datum{}, false, nil // NUMERIC(p, s) rounds and checks at run time
 	case v.Kind == types.KindText && t.Family == types.UUID:

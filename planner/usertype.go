@@ -110,6 +110,9 @@ func (b *binder) resolveType(name string, length, scale *int, depth int) (types.
 
 // userType resolves the catalog's type u.
 func (b *binder) userType(u *catalog.UserType, depth int) (types.T, *DomainConstraint, error) {
+	if u.Kind == "e" {
+		return types.EnumOf(u.Enum()), nil, nil
+	}
 	if u.Kind == "d" {
 		base, baseDom, err := b.resolveType(u.Base, nil, nil, depth)
 		if err != nil {
