@@ -73,7 +73,7 @@ func assign(x Expr, t types.T) (Expr, error) {
 	if isText(t.Family) {
 		t = types.T{Family: t.Family}
 	}
-	if t.IsArray() {
+	if t.IsArray() && t.Elem != types.Enum {
 		// So are its elements' widths, scales and ranges (exec's
 		// assignValue), never cut by a cast here.
 		t = types.T{Family: types.Array, Elem: t.Elem}

@@ -1,6 +1,10 @@
 package planner
 
 import (
+	"slices"
+	"strings"
+
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
@@ -46,4 +50,125 @@ func enumCastAllowed(from, to types.T) error {
 		return nil
 	}
 	return pgerror.Newf("42846", "cannot cast type %s to %s", from, to)
+}
+
+// EnumRangeFunc is the function enum_range(lo, hi) binds to: its
+// arguments are lo, hi and the array of all the type's values.
+const EnumRangeFunc = "kvsql_enum_range"
+
+// enumFunc binds enum_first, enum_last and enum_range over the enum
+// type of their arguments (whose values they ignore, but for the
+// bounds of enum_range(lo, hi)); ok is false for other names.
+func enumFunc(name string, args []Expr) (Expr, bool, error) {
+	switch name {
+	case "enum_first", "enum_last", "enum_range":
+	default:
+		return nil, false, nil
+	}
+	var t types.T
+	for _, a := range args {
+		if a.Type().Family == types.Enum {
+			t = a.Type()
+			break
+		}
+	}
+	if t.Enum == nil || len(args) > 2 || len(args) == 2 && name != "enum_range" ||
+		len(args) == 2 && args[0].Type().Family != types.Unknown && args[1].Type().Family != types.Unknown && args[0].Type().Width != args[1].Type().Width {
+		var ts []string
+		for _, a := range args {
+			ts = append(ts, a.Type().String())
+		}
+		e := pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", "))
+		e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+		return nil, true, e
+	}
+	keys := t.Enum.Keys
+	switch {
+	case name == "enum_first" || name == "enum_last":
+		if len(keys) == 0 {
+			return nil, true, pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "enum %s contains no values", t)
+		}
+		k := keys[0]
+		if name == "enum_last" {
+			k = keys[len(keys)-1]
+		}
+		return &Const{Value: types.NewEnum(k), T: t}, true, nil
+	}
+	all := make([]types.Datum, len(keys))
+	for i, k := range keys {
+		all[i] = types.NewEnum(k)
+	}
+	at := types.ArrayOf(t)
+	allConst := &Const{Value: types.NewArray(all), T: at}
+	if len(args) == 1 {
+		return allConst, true, nil
+	}
+	bounds := make([]Expr, 2)
+	for i, a := range args {
+		x, err := coerce(a, t)
+		if err != nil {
+			return nil, true, err
+		}
+		bounds[i] = x
+	}
+	return &Func{Name: EnumRangeFunc, Args: []Expr{bounds[0], bounds[1], allConst}, T: at}, true, nil
+}
+
+// userTypeNames maps the OIDs of the database's user types and of
+// their array types to the names format_type and regtype show.
+func (b *binder) userTypeNames() map[int64]string {
+	names := map[int64]string{}
+	for _, u := range b.p.Catalog.UserTypes(b.p.DB) {
+		n := catalog.DisplayName(u.Key())
+		names[int64(u.ID)] = n
+		if u.Kind != "d" {
+			names[int64(u.ArrayOID())] = n + "[]"
+		}
+	}
+	return names
+}
+
+// formatTypeCall binds format_type(oid, typmod) when the database has
+// user types: a CASE naming them (the catalog is the planner's), else
+// eval's format_type.
+func (b *binder) formatTypeCall(args []Expr) (Expr, bool, error) {
+	names := b.userTypeNames()
+	if len(args) != 2 || len(names) == 0 {
+		return nil, false, nil
+	}
+	c, err := newOIDCase(args[0], tText)
+	if err != nil {
+		return nil, false, nil
+	}
+	oids := make([]int64, 0, len(names))
+	for oid := range names {
+		oids = append(oids, oid)
+	}
+	slices.Sort(oids)
+	for _, oid := range oids {
+		c.add(oid, textConst(names[oid]))
+	}
+	c.c.Else = &Func{Name: "format_type", Args: args, T: tText}
+	return c.expr(), true, nil
+}
+
+// pgEnumOIDBase numbers pg_enum's rows: label i (in the order added) of
+// the type with OID t is pgEnumOIDBase + t*1024 + i. kvsql's own OIDs
+// (key space ids) stay far below it.
+const pgEnumOIDBase = 1 << 30
+
+// pgEnum lists the labels of the database's enum types (pg_enum: oid,
+// enumtypid, enumsortorder, enumlabel), which drivers and psql's \dT+
+// join to pg_type.
+func pgEnum(g *vgen) [][]Expr {
+	var out [][]Expr
+	for _, u := range g.cat.UserTypes(g.db) {
+		if u.Kind != "e" {
+			continue
+		}
+		for i, l := range u.Labels {
+			out = append(out, vrow(int64(pgEnumOIDBase+u.ID*1024+uint64(i)), int64(u.ID), l.Sort, l.Label))
+		}
+	}
+	return out
 }

@@ -337,7 +337,7 @@ func init() {
 		"pg_publication": {vcols("oid", "o", "pubname", "t", "pubowner", "o", "puballtables", "b",
 			"pubinsert", "b", "pubupdate", "b", "pubdelete", "b", "pubtruncate", "b", "pubviaroot", "b"), vempty},
 		"pg_publication_namespace": {vcols("oid", "o", "pnpubid", "o", "pnnspid", "o"), vempty},
-		"pg_enum":                  {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), vempty},
+		"pg_enum":                  {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), pgEnum},
 		"pg_range":                 {vcols("rngtypid", "o", "rngsubtype", "o", "rngmultitypid", "o"), vempty},
 		"pg_sequence": {vcols("seqrelid", "o", "seqtypid", "o", "seqstart", "i8", "seqincrement", "i8",
 			"seqmax", "i8", "seqmin", "i8", "seqcache", "i8", "seqcycle", "b"), pgSequence},

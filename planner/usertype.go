@@ -576,6 +576,15 @@ func (g *vgen) userTypeRows() [][]Expr {
 				false, true, ",", 0, 0, elem, array, "record_in", "record_out", "record_recv", "record_send",
 				"d", "x", notNull, base, -1, 0, 0, deflt, nil)
 		}
+		if u.Kind == "e" {
+			out = append(out, vrow(int64(u.ID), u.Name, nsp, oidBootstrapRole, 4, true, "e", "E",
+				false, true, ",", 0, 0, 0, int64(u.ArrayOID()), "enum_in", "enum_out", "enum_recv", "enum_send",
+				"i", "p", false, 0, -1, 0, 0, nil, nil),
+				vrow(int64(u.ArrayOID()), "_"+u.Name, nsp, oidBootstrapRole, -1, false, "b", "A",
+					false, true, ",", 0, 0, int64(u.ID), 0, "array_in", "array_out", "array_recv", "array_send",
+					"i", "x", false, 0, -1, 0, 0, nil, nil))
+			continue
+		}
 		if u.Kind == "d" {
 			var deflt any
 			if u.Default != "" {

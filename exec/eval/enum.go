@@ -51,3 +51,21 @@ func EnumIn(s string, t types.T) (types.Datum, error) {
 	}
 	return types.Null, pgerror.Newf(pgerror.InvalidTextRepresentation, "invalid input value for enum %s: %q", t, s)
 }
+
+// enumRange is enum_range(lo, hi) (planner.EnumRangeFunc): args are lo,
+// hi and the array of all the type's values in order; it returns those
+// from lo to hi inclusive, a NULL bound meaning the first or last.
+func enumRange(args []types.Datum) (types.Datum, error) {
+	all, err := types.ArrayElems(nil, args[2])
+	if err != nil {
+		return types.Null, err
+	}
+	out := make([]types.Datum, 0, len(all))
+	for _, v := range all {
+		if !args[0].IsNull() && v.S < args[0].S || !args[1].IsNull() && v.S > args[1].S {
+			continue
+		}
+		out = append(out, v)
+	}
+	return types.NewArray(out), nil
+}
