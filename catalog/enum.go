@@ -45,7 +45,7 @@ func (u *UserType) buildEnum() {
 	}
 	ls := append([]EnumLabel(nil), u.Labels...)
 	sort.Slice(ls, func(i, j int) bool { return string(ls[i].Key) < string(ls[j].Key) })
-	e := &types.EnumType{Name: DisplayName(u.Key()), OID: uint32(u.ID), ArrayOID: uint32(u.ArrayOID())}
+	e := &types.EnumType{Name: DisplayName(u.Key()), OID: uint32(u.OID()), ArrayOID: uint32(u.ArrayOID())}
 	for _, l := range ls {
 		e.Labels = append(e.Labels, l.Label)
 		e.Keys = append(e.Keys, string(l.Key))
@@ -204,7 +204,7 @@ func resolveEnums(d *Database, oid uint64, inPlace bool) {
 	byOID := map[uint64]*types.EnumType{}
 	for _, u := range d.Types {
 		if u.enum != nil {
-			byOID[u.ID] = u.enum
+			byOID[u.OID()] = u.enum
 		}
 	}
 	for key, t := range d.Tables {
@@ -254,7 +254,7 @@ func (c *Catalog) RenameUserType(w kv.Writer, db, key, name string) (*Catalog, e
 	delete(nd.Types, key)
 	nd.Types[nk] = &nu
 	if nu.Kind == "e" {
-		resolveEnums(nd, nu.ID, false)
+		resolveEnums(nd, nu.OID(), false)
 	}
 	return n, nil
 }
@@ -268,17 +268,28 @@ type docEnumLabel struct {
 	Sort  float64 `xml:"sort,attr" json:"sort"`
 }
 
-func enumLabelDocs(ls []EnumLabel) []docEnumLabel {
-	var out []docEnumLabel
-	for _, l := range ls {
-		out = append(out, docEnumLabel{Label: l.Label, Key: hex.EncodeToString(l.Key), Sort: l.Sort})
+// docEnumLabels holds an enum's labels (nil for other kinds of type).
+type docEnumLabels struct {
+	Labels []docEnumLabel `xml:"Label" json:"Label"`
+}
+
+func enumLabelDocs(u *UserType) *docEnumLabels {
+	if u.Kind != "e" {
+		return nil
+	}
+	out := &docEnumLabels{Labels: []docEnumLabel{}}
+	for _, l := range u.Labels {
+		out.Labels = append(out.Labels, docEnumLabel{Label: l.Label, Key: hex.EncodeToString(l.Key), Sort: l.Sort})
 	}
 	return out
 }
 
-func enumLabelsFromDoc(ds []docEnumLabel) ([]EnumLabel, error) {
+func enumLabelsFromDoc(ds *docEnumLabels) ([]EnumLabel, error) {
+	if ds == nil {
+		return nil, nil
+	}
 	var out []EnumLabel
-	for _, d := range ds {
+	for _, d := range ds.Labels {
 		k, err := hex.DecodeString(d.Key)
 		if err != nil || len(k) == 0 {
 			return nil, docError("enum label %q: bad key %q", d.Label, d.Key)

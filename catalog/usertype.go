@@ -20,8 +20,9 @@ import (
 // "jbpop"), which the planner resolves when the type is used, so a
 // UserType holds no key space and no resolved types.
 type UserType struct {
-	// ID is allocated from the key space counter and is the type's OID;
-	// the OID of its array type is ID+1 (also allocated).
+	// ID is allocated from the key space counter; the type's OID is
+	// ID+UserTypeOIDBase (OID) and its array type's the next (ID+1 is
+	// allocated too).
 	ID     uint64 `json:"id"`
 	Name   string `json:"name"`
 	Schema string `json:"schema,omitempty"` // "" is public
@@ -52,8 +53,17 @@ type TypeAttr struct {
 // Key is the type's key in its database (RelKey).
 func (u *UserType) Key() string { return RelKey(u.Schema, u.Name) }
 
+// UserTypeOIDBase is added to a user type's ID to make its OID: above
+// every built-in type's OID (PostgreSQL's FirstNormalObjectId), so a
+// client that maps type OIDs to decoders never takes an enum or a
+// composite for json or int4[].
+const UserTypeOIDBase = 16384
+
+// OID is the type's OID (pg_type.oid, RowDescription's type).
+func (u *UserType) OID() uint64 { return u.ID + UserTypeOIDBase }
+
 // ArrayOID is the OID of the type's array type.
-func (u *UserType) ArrayOID() uint64 { return u.ID + 1 }
+func (u *UserType) ArrayOID() uint64 { return u.OID() + 1 }
 
 const tagType = "type" // /1/"type"/db/key → JSON UserType
 
@@ -87,7 +97,7 @@ func (c *Catalog) UserType(db, key string) *UserType {
 func (c *Catalog) UserTypeByOID(db string, oid uint64) *UserType {
 	if d, ok := c.dbs[db]; ok {
 		for _, u := range d.Types {
-			if u.ID == oid || u.ArrayOID() == oid {
+			if u.OID() == oid || u.ArrayOID() == oid {
 				return u
 			}
 		}
@@ -138,7 +148,7 @@ func (c *Catalog) ReplaceUserType(w kv.Writer, db string, u UserType) (*Catalog,
 	nd := n.cloneDB(db)
 	nd.Types[nu.Key()] = &nu
 	if nu.Kind == "e" {
-		resolveEnums(nd, nu.ID, false)
+		resolveEnums(nd, nu.OID(), false)
 	}
 	return n, nil
 }
@@ -187,7 +197,7 @@ type docType struct {
 	Default string         `xml:"default,attr,omitempty" json:"default,omitempty"`
 	Attrs   []docTypeAttr  `xml:"Attributes>Attribute,omitempty" json:"Attributes,omitempty"`
 	Checks  []docCheck     `xml:"Checks>Check,omitempty" json:"Checks,omitempty"`
-	Labels  []docEnumLabel `xml:"Labels>Label,omitempty" json:"Labels,omitempty"`
+	Labels  *docEnumLabels `xml:"Labels,omitempty" json:"Labels,omitempty"`
 	Comment string         `xml:"Comment,omitempty" json:"Comment,omitempty"`
 }
 
@@ -198,7 +208,7 @@ type docTypeAttr struct {
 
 func userTypeDoc(u *UserType) docType {
 	dt := docType{Name: u.Name, Schema: u.Schema, ID: num(u.ID), Kind: u.Kind, Base: u.Base,
-		NotNull: flagNum(u.NotNull), Default: u.Default, Comment: u.Comment, Labels: enumLabelDocs(u.Labels)}
+		NotNull: flagNum(u.NotNull), Default: u.Default, Comment: u.Comment, Labels: enumLabelDocs(u)}
 	for _, a := range u.Attrs {
 		dt.Attrs = append(dt.Attrs, docTypeAttr(a))
 	}

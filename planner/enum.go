@@ -120,7 +120,7 @@ func (b *binder) userTypeNames() map[int64]string {
 	names := map[int64]string{}
 	for _, u := range b.p.Catalog.UserTypes(b.p.DB) {
 		n := catalog.DisplayName(u.Key())
-		names[int64(u.ID)] = n
+		names[int64(u.OID())] = n
 		if u.Kind != "d" {
 			names[int64(u.ArrayOID())] = n + "[]"
 		}
@@ -167,7 +167,7 @@ func pgEnum(g *vgen) [][]Expr {
 			continue
 		}
 		for i, l := range u.Labels {
-			out = append(out, vrow(int64(pgEnumOIDBase+u.ID*1024+uint64(i)), int64(u.ID), l.Sort, l.Label))
+			out = append(out, vrow(int64(pgEnumOIDBase+u.ID*1024+uint64(i)), int64(u.OID()), l.Sort, l.Label))
 		}
 	}
 	return out

@@ -297,8 +297,8 @@ func (b *binder) regNames(typeName string) map[string]int64 {
 			names[t.format] = t.oid
 		}
 		for _, u := range b.p.Catalog.UserTypes(b.p.DB) {
-			names[catalog.DisplayName(u.Key())] = int64(u.ID)
-			names[u.Name] = int64(u.ID)
+			names[catalog.DisplayName(u.Key())] = int64(u.OID())
+			names[u.Name] = int64(u.OID())
 			if u.Kind != "d" {
 				names[u.Name+"[]"] = int64(u.ArrayOID())
 				names["_"+u.Name] = int64(u.ArrayOID())

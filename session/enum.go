@@ -86,7 +86,7 @@ func (s *Session) enumColumnDependents(t *txn, u *catalog.UserType, cascade bool
 	var lines []string
 	for _, tbl := range tables {
 		for _, c := range tbl.Columns {
-			if col, ok := catalog.UsesEnum(&catalog.Table{Columns: []catalog.Column{c}}, u.ID); ok {
+			if col, ok := catalog.UsesEnum(&catalog.Table{Columns: []catalog.Column{c}}, u.OID()); ok {
 				lines = append(lines, fmt.Sprintf("column %s of table %s depends on type %s", col, tbl.Name, u.Name))
 			}
 		}
