@@ -114,12 +114,34 @@ func enumFunc(name string, args []Expr) (Expr, bool, error) {
 	return &Func{Name: EnumRangeFunc, Args: []Expr{bounds[0], bounds[1], allConst}, T: at}, true, nil
 }
 
+// userPgType describes the user type (or array of one) with OID oid as
+// pg_attribute's columns need it: an enum is 4 bytes by value, as
+// PostgreSQL stores its OID; arrays and composites vary in length.
+func (g *vgen) userPgType(oid int64) pgType {
+	u := g.cat.UserTypeByOID(g.db, uint64(oid))
+	switch {
+	case u == nil:
+		return pgType{oid: oid}
+	case uint64(oid) == u.ArrayOID():
+		return pgType{oid: oid, name: "_" + u.Name, len: -1, category: "A", elem: int64(u.OID()), align: "i"}
+	case u.Kind == "e":
+		return pgType{oid: oid, name: u.Name, len: 4, byval: true, category: "E", array: int64(u.ArrayOID()), align: "i"}
+	}
+	return pgType{oid: oid, name: u.Name, len: -1, category: "C", array: int64(u.ArrayOID()), align: "d"}
+}
+
 // userTypeNames maps the OIDs of the database's user types and of
-// their array types to the names format_type and regtype show.
+// their array types to the names format_type and regtype show: the bare
+// name when the search path finds the type by it, else qualified by
+// its schema (pg_dump, which empties the search path, reads
+// public.mood).
 func (b *binder) userTypeNames() map[int64]string {
 	names := map[int64]string{}
 	for _, u := range b.p.Catalog.UserTypes(b.p.DB) {
-		n := catalog.DisplayName(u.Key())
+		n := quoteIdent(u.Name)
+		if key, ok := b.p.LookupTypeKey(u.Name); !ok || key != u.Key() {
+			n = quoteIdent(catalog.SchemaName(u.Schema)) + "." + n
+		}
 		names[int64(u.OID())] = n
 		if u.Kind != "d" {
 			names[int64(u.ArrayOID())] = n + "[]"

@@ -35,6 +35,8 @@ func (s *Session) createEnum(t *txn, ts *parse.TypeStmt) error {
 // rewritten.
 func (s *Session) alterEnum(t *txn, u *catalog.UserType, ts *parse.TypeStmt) (ok bool, err error) {
 	switch ts.Alter {
+	case "owner":
+		return true, nil
 	case "add value", "rename value":
 		if u.Kind != "e" {
 			return true, pgerror.Newf(pgerror.WrongObjectType, "%s is not an enum", u.Name)

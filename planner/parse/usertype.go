@@ -213,6 +213,13 @@ func (c *cursor) alterEnumOrName(ts *TypeStmt) (ok bool, err error) {
 			return true, err
 		}
 		ts.Alter = "rename value"
+	case c.peek("owner") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("to"):
+		// pg_dump's ALTER TYPE ... OWNER TO: kvsql has one owner.
+		c.i += 2
+		if _, err := c.name(); err != nil {
+			return true, err
+		}
+		ts.Alter = "owner"
 	case c.peek("rename") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("to"):
 		c.i += 2
 		if ts.NewName, err = c.name(); err != nil {
