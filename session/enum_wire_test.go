@@ -88,6 +88,21 @@ func TestWireEnum(t *testing.T) {
 		t.Errorf("array: got %q", ms)
 	}
 
+	// COPY FROM in binary (pgx's CopyFrom): labels in, and a label the
+	// type lacks refused.
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"feel"}, []string{"id", "m", "ms"},
+		pgx.CopyFromRows([][]any{{100, "ok", []string{"meh"}}, {101, "sad", nil}}))
+	if err != nil || n != 2 {
+		t.Fatalf("CopyFrom: %d %v", n, err)
+	}
+	var got string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(m::text || ':' || coalesce(ms::text, '-'), ',' ORDER BY m) FROM feel WHERE id >= 100`).Scan(&got); err != nil || got != "sad:-,ok:{meh}" {
+		t.Errorf("copied rows: %q %v", got, err)
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"feel"}, []string{"id", "m"}, pgx.CopyFromRows([][]any{{102, "nope"}})); err == nil {
+		t.Errorf("CopyFrom of a label mood lacks succeeded")
+	}
+
 	// Asked for in binary, an enum value is its label's bytes.
 	res := conn.PgConn().ExecParams(ctx, `SELECT m FROM feel WHERE id = 0`, nil, nil, nil, []int16{1}).Read()
 	if res.Err != nil || len(res.Rows) != 1 || string(res.Rows[0][0]) != "happy" || res.FieldDescriptions[0].Format != 1 {
