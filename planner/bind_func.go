@@ -105,6 +105,10 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		if x, ok, err := b.formatTypeCall(bound); ok { // enum.go
 			return x, err
 		}
+	case "pg_type_is_visible":
+		if x, ok, err := b.typeVisibleCall(bound); ok { // enum.go
+			return x, err
+		}
 	case "pg_cancel_backend", "pg_terminate_backend":
 		return bindSignal(name, bound) // pgcatalog_stat.go
 	case "current_database", "current_user", "session_user", "version":

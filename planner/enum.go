@@ -194,3 +194,25 @@ func pgEnum(g *vgen) [][]Expr {
 	}
 	return out
 }
+
+// typeVisibleCall binds pg_type_is_visible(oid) when the database has
+// user types: false for one the search path does not find by its bare
+// name (psql's \dT lists only visible types), else eval's answer.
+func (b *binder) typeVisibleCall(args []Expr) (Expr, bool, error) {
+	us := b.p.Catalog.UserTypes(b.p.DB)
+	if len(args) != 1 || len(us) == 0 {
+		return nil, false, nil
+	}
+	c, err := newOIDCase(args[0], tBool)
+	if err != nil {
+		return nil, false, nil
+	}
+	for _, u := range us {
+		key, ok := b.p.LookupTypeKey(u.Name)
+		visible := &Const{Value: types.NewBool(ok && key == u.Key()), T: tBool}
+		c.add(int64(u.OID()), visible)
+		c.add(int64(u.ArrayOID()), visible)
+	}
+	c.c.Else = &Func{Name: "pg_type_is_visible", Args: args, T: tBool}
+	return c.expr(), true, nil
+}
