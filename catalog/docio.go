@@ -158,8 +158,8 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			if dt.Name == "" {
 				return nil, docError("%s / Type: typeName is missing", where)
 			}
-			if dt.Kind != "c" && dt.Kind != "d" {
-				return nil, docError("%s: kind must be c or d", tw)
+			if dt.Kind != "c" && dt.Kind != "d" && dt.Kind != "e" {
+				return nil, docError("%s: kind must be c, d or e", tw)
 			}
 			if err := im.claim(dt.ID, tw); err != nil {
 				return nil, err
@@ -167,12 +167,16 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			if err := im.claim(dt.ID+1, tw+" (its array type)"); err != nil {
 				return nil, err
 			}
-			u := userTypeFromDoc(dt)
+			u, err := userTypeFromDoc(dt)
+			if err != nil {
+				return nil, err
+			}
 			if d.Types[u.Key()] != nil {
 				return nil, docError("%s: defined twice", tw)
 			}
 			d.Types[u.Key()] = u
 		}
+		resolveEnums(d, 0, true)
 	}
 	c.nextID = im.nextID // foreign tables may have taken ids past nextID
 	return c, nil

@@ -227,6 +227,9 @@ func Load(r kv.Reader) (*Catalog, error) {
 			return nil, err
 		}
 	}
+	for _, d := range c.dbs {
+		resolveEnums(d, 0, true)
+	}
 	return c, nil
 }
 

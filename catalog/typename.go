@@ -37,6 +37,7 @@ var docTypeNames = map[types.Family]string{
 	types.Int2Vector:  "int2vector",
 	types.OidVector:   "oidvector",
 	types.TimeTZ:      "timetz",
+	types.Enum:        "enum", // length holds the enum type's OID
 }
 
 func typeName(f types.Family) string {

@@ -20,13 +20,17 @@ import (
 // "jbpop"), which the planner resolves when the type is used, so a
 // UserType holds no key space and no resolved types.
 type UserType struct {
-	// ID is allocated from the key space counter and is the type's OID;
-	// the OID of its array type is ID+1 (also allocated).
+	// ID is allocated from the key space counter; the type's OID is
+	// ID+UserTypeOIDBase (OID) and its array type's the next (ID+1 is
+	// allocated too).
 	ID     uint64 `json:"id"`
 	Name   string `json:"name"`
 	Schema string `json:"schema,omitempty"` // "" is public
-	// Kind is pg_type.typtype: "c" composite, "d" domain.
+	// Kind is pg_type.typtype: "c" composite, "d" domain, "e" enum.
 	Kind string `json:"kind"`
+	// Labels are an enum's labels, in the order they were added
+	// (enum.go).
+	Labels []EnumLabel `json:"labels,omitempty"`
 	// Attrs are a composite type's fields, in order.
 	Attrs []TypeAttr `json:"attrs,omitempty"`
 	// Base is a domain's underlying type; NotNull, Default and Checks
@@ -36,6 +40,8 @@ type UserType struct {
 	Default string  `json:"default,omitempty"`
 	Checks  []Check `json:"checks,omitempty"`
 	Comment string  `json:"comment,omitempty"`
+
+	enum *types.EnumType // built from Labels (buildEnum)
 }
 
 // TypeAttr is one field of a composite type.
@@ -47,8 +53,17 @@ type TypeAttr struct {
 // Key is the type's key in its database (RelKey).
 func (u *UserType) Key() string { return RelKey(u.Schema, u.Name) }
 
+// UserTypeOIDBase is added to a user type's ID to make its OID: above
+// every built-in type's OID (PostgreSQL's FirstNormalObjectId), so a
+// client that maps type OIDs to decoders never takes an enum or a
+// composite for json or int4[].
+const UserTypeOIDBase = 16384
+
+// OID is the type's OID (pg_type.oid, RowDescription's type).
+func (u *UserType) OID() uint64 { return u.ID + UserTypeOIDBase }
+
 // ArrayOID is the OID of the type's array type.
-func (u *UserType) ArrayOID() uint64 { return u.ID + 1 }
+func (u *UserType) ArrayOID() uint64 { return u.OID() + 1 }
 
 const tagType = "type" // /1/"type"/db/key → JSON UserType
 
@@ -82,7 +97,7 @@ func (c *Catalog) UserType(db, key string) *UserType {
 func (c *Catalog) UserTypeByOID(db string, oid uint64) *UserType {
 	if d, ok := c.dbs[db]; ok {
 		for _, u := range d.Types {
-			if u.ID == oid || u.ArrayOID() == oid {
+			if u.OID() == oid || u.ArrayOID() == oid {
 				return u
 			}
 		}
@@ -107,6 +122,7 @@ func (c *Catalog) CreateUserType(w kv.Writer, db string, u UserType) (*Catalog, 
 	nu := u
 	nu.ID = n.allocID()
 	n.allocID() // the array type's OID
+	nu.buildEnum()
 	if err := writeJSON(w, TypeKey(db, key), &nu); err != nil {
 		return nil, nil, err
 	}
@@ -127,8 +143,13 @@ func (c *Catalog) ReplaceUserType(w kv.Writer, db string, u UserType) (*Catalog,
 	if err := writeJSON(w, TypeKey(db, nu.Key()), &nu); err != nil {
 		return nil, err
 	}
+	nu.buildEnum()
 	n := c.clone()
-	n.cloneDB(db).Types[nu.Key()] = &nu
+	nd := n.cloneDB(db)
+	nd.Types[nu.Key()] = &nu
+	if nu.Kind == "e" {
+		resolveEnums(nd, nu.OID(), false)
+	}
 	return n, nil
 }
 
@@ -159,6 +180,7 @@ func loadUserType(c *Catalog, key []byte, parts []types.Datum, value []byte) err
 	if !ok {
 		return pgerror.Newf(pgerror.DataCorrupted, "catalog: type %q belongs to missing database %q at %s", u.Name, parts[1].S, encoding.Pretty(key))
 	}
+	u.buildEnum()
 	d.Types[u.Key()] = u
 	return nil
 }
@@ -166,16 +188,17 @@ func loadUserType(c *Catalog, key []byte, parts []types.Datum, value []byte) err
 // docType is a user type in the catalog document: composite types list
 // their fields, domains their base type and constraints.
 type docType struct {
-	Name    string        `xml:"typeName,attr" json:"typeName"`
-	Schema  string        `xml:"schema,attr,omitempty" json:"schema,omitempty"`
-	ID      num           `xml:"id,attr" json:"id"`
-	Kind    string        `xml:"kind,attr" json:"kind"`
-	Base    string        `xml:"base,attr,omitempty" json:"base,omitempty"`
-	NotNull num           `xml:"notNull,attr" json:"notNull"`
-	Default string        `xml:"default,attr,omitempty" json:"default,omitempty"`
-	Attrs   []docTypeAttr `xml:"Attributes>Attribute,omitempty" json:"Attributes,omitempty"`
-	Checks  []docCheck    `xml:"Checks>Check,omitempty" json:"Checks,omitempty"`
-	Comment string        `xml:"Comment,omitempty" json:"Comment,omitempty"`
+	Name    string         `xml:"typeName,attr" json:"typeName"`
+	Schema  string         `xml:"schema,attr,omitempty" json:"schema,omitempty"`
+	ID      num            `xml:"id,attr" json:"id"`
+	Kind    string         `xml:"kind,attr" json:"kind"`
+	Base    string         `xml:"base,attr,omitempty" json:"base,omitempty"`
+	NotNull num            `xml:"notNull,attr" json:"notNull"`
+	Default string         `xml:"default,attr,omitempty" json:"default,omitempty"`
+	Attrs   []docTypeAttr  `xml:"Attributes>Attribute,omitempty" json:"Attributes,omitempty"`
+	Checks  []docCheck     `xml:"Checks>Check,omitempty" json:"Checks,omitempty"`
+	Labels  *docEnumLabels `xml:"Labels,omitempty" json:"Labels,omitempty"`
+	Comment string         `xml:"Comment,omitempty" json:"Comment,omitempty"`
 }
 
 type docTypeAttr struct {
@@ -185,7 +208,7 @@ type docTypeAttr struct {
 
 func userTypeDoc(u *UserType) docType {
 	dt := docType{Name: u.Name, Schema: u.Schema, ID: num(u.ID), Kind: u.Kind, Base: u.Base,
-		NotNull: flagNum(u.NotNull), Default: u.Default, Comment: u.Comment}
+		NotNull: flagNum(u.NotNull), Default: u.Default, Comment: u.Comment, Labels: enumLabelDocs(u)}
 	for _, a := range u.Attrs {
 		dt.Attrs = append(dt.Attrs, docTypeAttr(a))
 	}
@@ -195,7 +218,7 @@ func userTypeDoc(u *UserType) docType {
 	return dt
 }
 
-func userTypeFromDoc(dt *docType) *UserType {
+func userTypeFromDoc(dt *docType) (*UserType, error) {
 	u := &UserType{ID: uint64(dt.ID), Name: dt.Name, Schema: dt.Schema, Kind: dt.Kind, Base: dt.Base,
 		NotNull: dt.NotNull != 0, Default: dt.Default, Comment: dt.Comment}
 	if u.Schema == PublicSchema {
@@ -207,5 +230,10 @@ func userTypeFromDoc(dt *docType) *UserType {
 	for _, c := range dt.Checks {
 		u.Checks = append(u.Checks, Check{Name: c.Name, Expr: c.Expr})
 	}
-	return u
+	var err error
+	if u.Labels, err = enumLabelsFromDoc(dt.Labels); err != nil {
+		return nil, err
+	}
+	u.buildEnum()
+	return u, nil
 }

@@ -85,6 +85,9 @@ func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
 		if ct.IsArray() {
 			to = types.T{Family: types.Array, Elem: ct.Elem}
 		}
+		if ct.Family == types.Enum || ct.Elem == types.Enum {
+			to = ct // the labels; an enum has no width to check
+		}
 		if d, err = eval.Cast(d, to); err != nil {
 			return d, err
 		}
@@ -94,7 +97,7 @@ func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
 		// Each element is stored as a value of the element type would be:
 		// too long for varchar(n) is 22001, char(n) is padded, int2
 		// range-checked, real rounded, numeric(p, s) rounded.
-		if ct.Width == 0 && ct.Scale == 0 && ct.Elem != types.Int2 && ct.Elem != types.Int4 && ct.Elem != types.Float4 {
+		if (ct.Width == 0 && ct.Scale == 0 && ct.Elem != types.Int2 && ct.Elem != types.Int4 && ct.Elem != types.Float4) || ct.Elem == types.Enum {
 			break
 		}
 		elems, err := types.ArrayElems(nil, d)

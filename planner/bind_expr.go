@@ -738,6 +738,9 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 	if e, err = castRow(e, t); err != nil {
 		return nil, err
 	}
+	if err := enumCastAllowed(e.Type(), t); err != nil {
+		return nil, err
+	}
 	if isOIDAlias(e.Type().Family) && isText(t.Family) {
 		e = b.regOutput(e) // 'pk'::regclass::text is pk (pgcatalog_funcs.go)
 	}

@@ -96,7 +96,18 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		if len(bound) == 1 {
 			t := argTypes[0]
 			// A regtype: the type's OID, no modifier.
+			if t.Enum != nil || t.Comp != nil && t.Comp.OID != types.Record.OID() {
+				return &Const{Value: types.NewText(t.String()), T: tText}, nil
+			}
 			return &Const{Value: types.NewText(FormatTypeName(columnTypeOID(t))), T: tText}, nil
+		}
+	case "format_type":
+		if x, ok, err := b.formatTypeCall(bound); ok { // enum.go
+			return x, err
+		}
+	case "pg_type_is_visible":
+		if x, ok, err := b.typeVisibleCall(bound); ok { // enum.go
+			return x, err
 		}
 	case "pg_cancel_backend", "pg_terminate_backend":
 		return bindSignal(name, bound) // pgcatalog_stat.go
@@ -107,6 +118,9 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 	}
 	if x, ok := b.schemaFunc(name, bound); ok { // names.go
 		return x, nil
+	}
+	if x, ok, err := enumFunc(name, bound); ok { // enum.go
+		return x, err
 	}
 	if x, ok, err := b.catalogFunc(name, bound); ok { // pgcatalog_funcs.go
 		return x, err

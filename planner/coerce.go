@@ -73,7 +73,7 @@ func assign(x Expr, t types.T) (Expr, error) {
 	if isText(t.Family) {
 		t = types.T{Family: t.Family}
 	}
-	if t.IsArray() {
+	if t.IsArray() && t.Elem != types.Enum {
 		// So are its elements' widths, scales and ranges (exec's
 		// assignValue), never cut by a cast here.
 		t = types.T{Family: types.Array, Elem: t.Elem}
@@ -134,6 +134,8 @@ func constValue(v types.Datum, t types.T) (_ types.Datum, ok bool, _ error) {
 		return types.Datum{}, true, nil
 	}
 	switch {
+	case t.Family == types.Enum:
+		return enumConst(v, t)
 	case t.Family == types.Numeric && t.Width > 0:
 		return types.Datum{}, false, nil // NUMERIC(p, s) rounds and checks at run time
 	case v.Kind == types.KindText && t.Family == types.UUID:

@@ -11,6 +11,11 @@ import (
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func (e *Const) String() string {
+	if e.T.Family == types.Enum && e.T.Enum != nil && e.Value.Kind == types.KindBytes {
+		if l, ok := e.T.Enum.Label(e.Value.S); ok {
+			return "'" + strings.ReplaceAll(l, "'", "''") + "'::" + e.T.String()
+		}
+	}
 	if e.Value.Kind == types.KindText && e.T.Family != types.Text && e.T.Family != types.Unknown {
 		return "'" + e.Value.S + "'::" + e.T.String()
 	}

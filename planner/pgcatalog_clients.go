@@ -68,7 +68,7 @@ func checkConstraint(t *catalog.Table, i int, ck catalog.Check) vconstraint {
 // typedLiteralDefault is a column default as PostgreSQL prints it
 // (pg_get_expr of pg_attrdef.adbin): a string literal default of a text
 // or varchar column carries its cast, 'acme'::text.
-func typedLiteralDefault(c catalog.Column, def string) string {
+func (g *vgen) typedLiteralDefault(c catalog.Column, def string) string {
 	if len(def) < 2 || def[0] != '\'' || def[len(def)-1] != '\'' || strings.Contains(def[1:len(def)-1], "'") {
 		return def
 	}
@@ -77,6 +77,11 @@ func typedLiteralDefault(c catalog.Column, def string) string {
 		return def + "::text"
 	case types.Varchar:
 		return def + "::character varying"
+	case types.Enum:
+		if name, ok := g.b.userTypeNames()[int64(c.Type.OID())]; ok {
+			return def + "::" + name // qualified where the search path misses it
+		}
+		return def + "::" + c.Type.String()
 	}
 	return def
 }

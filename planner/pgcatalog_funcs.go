@@ -296,6 +296,14 @@ func (b *binder) regNames(typeName string) map[string]int64 {
 			names[t.name] = t.oid
 			names[t.format] = t.oid
 		}
+		for _, u := range b.p.Catalog.UserTypes(b.p.DB) {
+			names[catalog.DisplayName(u.Key())] = int64(u.OID())
+			names[u.Name] = int64(u.OID())
+			if u.Kind != "d" {
+				names[u.Name+"[]"] = int64(u.ArrayOID())
+				names["_"+u.Name] = int64(u.ArrayOID())
+			}
+		}
 		for _, alias := range []string{"int", "integer", "smallint", "bigint", "real", "double precision",
 			"boolean", "varchar", "character varying", "character", "char", "timestamp", "timestamptz", "decimal"} {
 			if t, err := typeFromName(alias, nil, nil); err == nil {
@@ -315,6 +323,9 @@ func (b *binder) regOutput(x Expr) Expr {
 		typeName = "regtype"
 		for _, t := range pgTypes {
 			byOID[t.oid] = t.format // format_type's name: integer, not int4
+		}
+		for oid, name := range b.userTypeNames() {
+			byOID[oid] = name
 		}
 	}
 	for name, oid := range b.regNames(typeName) {

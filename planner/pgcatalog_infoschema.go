@@ -133,11 +133,18 @@ func isColumns(g *vgen) [][]Expr {
 			isNull = "NO"
 		}
 		dataType := FormatTypeName(ty.oid) // format_type(oid, NULL): bpchar is "character"
+		udtSchema, udtName := "pg_catalog", ty.name
+		if u := g.cat.UserTypeByOID(g.db, uint64(columnTypeOID(t))); u != nil {
+			dataType, udtSchema, udtName = "USER-DEFINED", catalog.SchemaName(u.Schema), u.Name
+			if t.IsArray() {
+				udtName = "_" + u.Name
+			}
+		}
 		if t.IsArray() {
 			dataType = "ARRAY" // the SQL standard's name; udt_name says which (_int4)
 		}
 		row := vrow(g.db, catalog.SchemaName(schema), table, name, pos, def, isNull, dataType, charMax, octetMax,
-			prec, radix, scale, dtPrec, g.db, "pg_catalog", ty.name)
+			prec, radix, scale, dtPrec, g.db, udtSchema, udtName)
 		row = append(row, vrow(identity...)...)
 		out = append(out, append(row, vrow("NEVER", updatable)...))
 	}
@@ -149,7 +156,7 @@ func isColumns(g *vgen) [][]Expr {
 		for i, c := range cols {
 			var def any
 			if c.Default != "" {
-				def = typedLiteralDefault(c, c.Default)
+				def = g.typedLiteralDefault(c, c.Default)
 			}
 			identity := columnIdentity(&c) // pgcatalog_clients.go
 			if c.Serial && !c.IdentityAlways && !c.IdentityByDefault {

@@ -337,7 +337,7 @@ func init() {
 		"pg_publication": {vcols("oid", "o", "pubname", "t", "pubowner", "o", "puballtables", "b",
 			"pubinsert", "b", "pubupdate", "b", "pubdelete", "b", "pubtruncate", "b", "pubviaroot", "b"), vempty},
 		"pg_publication_namespace": {vcols("oid", "o", "pnpubid", "o", "pnnspid", "o"), vempty},
-		"pg_enum":                  {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), vempty},
+		"pg_enum":                  {vcols("oid", "o", "enumtypid", "o", "enumsortorder", "f4", "enumlabel", "t"), pgEnum},
 		"pg_range":                 {vcols("rngtypid", "o", "rngsubtype", "o", "rngmultitypid", "o"), vempty},
 		"pg_sequence": {vcols("seqrelid", "o", "seqtypid", "o", "seqstart", "i8", "seqincrement", "i8",
 			"seqmax", "i8", "seqmin", "i8", "seqcache", "i8", "seqcycle", "b"), pgSequence},
@@ -451,7 +451,10 @@ func pgClass(g *vgen) [][]Expr {
 func pgAttribute(g *vgen) [][]Expr {
 	var out [][]Expr
 	att := func(rel int64, name string, typ int64, num int, mod int64, notNull, hasDef bool, identity string) {
-		t, _ := pgTypeByOID(typ)
+		t, ok := pgTypeByOID(typ)
+		if !ok {
+			t = g.userPgType(typ) // enum.go
+		}
 		coll := 0
 		if t.category == "S" {
 			coll = 100
@@ -569,7 +572,7 @@ func pgAttrdef(g *vgen) [][]Expr {
 			if def == "" {
 				continue
 			}
-			def = typedLiteralDefault(c, def) // pgcatalog_clients.go
+			def = g.typedLiteralDefault(c, def) // pgcatalog_clients.go
 			out = append(out, vrow(oidAttrDefBase+int64(t.ID)*1024+int64(nums[i]), int64(t.ID), nums[i], def))
 		}
 	}

@@ -62,6 +62,11 @@ func commonType(a, b types.T) types.T {
 			return types.T{}
 		}
 		return types.ArrayOf(e)
+	case a.Family == types.Enum || b.Family == types.Enum:
+		if a.Family == b.Family && a.Width == b.Width {
+			return a // one enum type: no other converts to it implicitly
+		}
+		return types.T{}
 	case a.Family == b.Family:
 		if a != b && !sameFields(a, b) {
 			return types.T{Family: a.Family}
@@ -105,6 +110,9 @@ func resultType(a, b types.T) types.T {
 // withoutTypmod is t without its modifier: no length, precision or scale
 // (PostgreSQL's typmod -1).
 func withoutTypmod(t types.T) types.T {
+	if t.Family == types.Enum || t.Elem == types.Enum {
+		return t // Width is the enum's OID, no modifier
+	}
 	t.Width, t.Scale = 0, 0
 	return t
 }

@@ -110,6 +110,9 @@ func (b *binder) resolveType(name string, length, scale *int, depth int) (types.
 
 // userType resolves the catalog's type u.
 func (b *binder) userType(u *catalog.UserType, depth int) (types.T, *DomainConstraint, error) {
+	if u.Kind == "e" {
+		return types.EnumOf(u.Enum()), nil, nil
+	}
 	if u.Kind == "d" {
 		base, baseDom, err := b.resolveType(u.Base, nil, nil, depth)
 		if err != nil {
@@ -124,7 +127,7 @@ func (b *binder) userType(u *catalog.UserType, depth int) (types.T, *DomainConst
 	if c, ok := b.p.comps[u.Key()]; ok {
 		return types.RecordOf(c), nil, nil
 	}
-	c := &types.Composite{Name: catalog.DisplayName(u.Key()), OID: uint32(u.ID), ArrayOID: uint32(u.ArrayOID())}
+	c := &types.Composite{Name: catalog.DisplayName(u.Key()), OID: uint32(u.OID()), ArrayOID: uint32(u.ArrayOID())}
 	for _, a := range u.Attrs {
 		ft, _, err := b.resolveType(a.Type, nil, nil, depth)
 		if err != nil {
@@ -573,6 +576,15 @@ func (g *vgen) userTypeRows() [][]Expr {
 				false, true, ",", 0, 0, elem, array, "record_in", "record_out", "record_recv", "record_send",
 				"d", "x", notNull, base, -1, 0, 0, deflt, nil)
 		}
+		if u.Kind == "e" {
+			out = append(out, vrow(int64(u.OID()), u.Name, nsp, oidBootstrapRole, 4, true, "e", "E",
+				false, true, ",", 0, 0, 0, int64(u.ArrayOID()), "enum_in", "enum_out", "enum_recv", "enum_send",
+				"i", "p", false, 0, -1, 0, 0, nil, nil),
+				vrow(int64(u.ArrayOID()), "_"+u.Name, nsp, oidBootstrapRole, -1, false, "b", "A",
+					false, true, ",", 0, 0, int64(u.OID()), 0, "array_in", "array_out", "array_recv", "array_send",
+					"i", "x", false, 0, -1, 0, 0, nil, nil))
+			continue
+		}
 		if u.Kind == "d" {
 			var deflt any
 			if u.Default != "" {
@@ -582,11 +594,11 @@ func (g *vgen) userTypeRows() [][]Expr {
 			if bt, ok := pgTypeByOID(columnTypeOID(t)); ok {
 				cat = bt.category
 			}
-			out = append(out, row(int64(u.ID), u.Name, "d", cat, 0, 0, columnTypeOID(t), u.NotNull, deflt))
+			out = append(out, row(int64(u.OID()), u.Name, "d", cat, 0, 0, columnTypeOID(t), u.NotNull, deflt))
 			continue
 		}
-		out = append(out, row(int64(u.ID), u.Name, "c", "C", 0, int64(u.ArrayOID()), 0, false, nil),
-			row(int64(u.ArrayOID()), "_"+u.Name, "b", "A", int64(u.ID), 0, 0, false, nil))
+		out = append(out, row(int64(u.OID()), u.Name, "c", "C", 0, int64(u.ArrayOID()), 0, false, nil),
+			row(int64(u.ArrayOID()), "_"+u.Name, "b", "A", int64(u.OID()), 0, 0, false, nil))
 	}
 	return out
 }

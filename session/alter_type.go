@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -10,7 +11,6 @@ import (
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
 	"github.com/kvsql/kvsql/pgerror"
-	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
@@ -35,9 +35,12 @@ func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStm
 	if len(a.TypeArgs) > 1 {
 		scale = &a.TypeArgs[1]
 	}
-	to, err := planner.TypeFromName(a.Type, length, scale)
+	to, dom, err := s.planner(t.cat).ResolveType(strings.ToLower(a.Type), length, scale)
 	if err != nil {
 		return err
+	}
+	if to.Family == types.Record || to.Elem == types.Record || dom != nil && (dom.NotNull || len(dom.Checks) > 0) {
+		return pgerror.Newf(pgerror.FeatureNotSupported, "cannot change column %q to type %s: table columns of composite types and of domains with constraints are not supported", a.Column, a.Type)
 	}
 	if tbl.Columns[i].Serial || tbl.Columns[i].IdentityAlways {
 		if to.Kind() != types.KindInt {
@@ -50,6 +53,11 @@ func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStm
 	conv, err := s.planner(t.cat).BindConversion(tbl, i, a.Using, to)
 	if err != nil {
 		return err
+	}
+	if old := tbl.Columns[i]; old.Default != "" && (to.Family == types.Enum || to.Elem == types.Enum) && !old.Type.Same(to) {
+		// The default is a typed value of the old type, which converts
+		// to an enum only explicitly (PostgreSQL checks it by assignment).
+		return pgerror.Newf(pgerror.DatatypeMismatch, "default for column %q cannot be cast automatically to type %s", a.Column, to)
 	}
 	env := &eval.Env{Ctx: ctx, Now: time.Now(), Database: s.database}
 

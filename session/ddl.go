@@ -670,6 +670,13 @@ func columnDef(pl *planner.Planner, cd *sqlparser.ColumnDefinition) (catalog.Col
 		}
 		if o.Default != nil {
 			col.Default = sqlparser.String(o.Default)
+			if c, ok := o.Default.(*sqlparser.CastExpr); ok && t.Family == types.Enum {
+				if lit, ok := c.Expr.(*sqlparser.Literal); ok && lit.Type == sqlparser.StrVal {
+					// pg_dump's DEFAULT 'ok'::public.mood: the label,
+					// which the column's type reads.
+					col.Default = sqlparser.String(lit)
+				}
+			}
 			if _, isNull := o.Default.(*sqlparser.NullVal); isNull {
 				col.Default = ""
 			}

@@ -131,7 +131,8 @@ func TestPgDump(t *testing.T) {
 			"authors_born_key|UNIQUE (born) INCLUDE (name)",
 			"counter|100|5|100", "cheap_books", "all the books|the title", "3|O'Neil|1980-12-31",
 			"2|-0.25", "events_id_seq|1|1|2",
-			"orders_book|CREATE INDEX orders_book ON shop.orders USING btree (book_id)", "orders_book_id_fkey|FOREIGN KEY (book_id) REFERENCES books(id)"} {
+			"orders_book|CREATE INDEX orders_book ON shop.orders USING btree (book_id)", "orders_book_id_fkey|FOREIGN KEY (book_id) REFERENCES books(id)",
+			"feelings|m|USER-DEFINED", "2|sad|\n3|ok|{}\n1|happy|{sad,ok}"} {
 			if !strings.Contains(out, want) {
 				t.Fatalf("facts of %s lack %q:\n%s", target.name, want, out)
 			}

@@ -23,6 +23,8 @@ func (s *Session) typeStmt(t *txn, ts *parse.TypeStmt) (string, error) {
 	case "create":
 		if ts.Domain {
 			err = s.createDomain(t, ts)
+		} else if ts.Enum {
+			err = s.createEnum(t, ts)
 		} else {
 			err = s.createType(t, ts)
 		}
@@ -208,6 +210,9 @@ func (s *Session) dropTypes(t *txn, ts *parse.TypeStmt) error {
 func (s *Session) dropType(t *txn, u *catalog.UserType, cascade bool) error {
 	pl := s.planner(t.cat)
 	deps := typeDependents(pl, t.cat, s.database, u.Key())
+	if err := s.enumColumnDependents(t, u, cascade); err != nil {
+		return err
+	}
 	if len(deps) > 0 && !cascade {
 		e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", u.Name)
 		var lines []string
@@ -252,6 +257,9 @@ func (s *Session) alterUserType(t *txn, ts *parse.TypeStmt) error {
 	_, _, name := planner.SplitRef(ts.Names[0])
 	if u == nil {
 		return pgerror.Newf(pgerror.UndefinedObject, "type %q does not exist", name)
+	}
+	if ok, err := s.alterEnum(t, u, ts); ok {
+		return err
 	}
 	if ts.Domain != (u.Kind == "d") {
 		if ts.Domain {

@@ -89,10 +89,10 @@ func (c *inProcessConn) Close() error {
 
 // isDateTime reports whether f's values reach the runner as PostgreSQL's
 // text (as over the wire), not as Go times or bytes: date and time types,
-// and inet, cidr and timetz (bytes in a datum, text on the wire).
+// and inet, cidr, timetz and enums (bytes in a datum, text on the wire).
 func isDateTime(f types.Family) bool {
 	switch f {
-	case types.Date, types.Timestamp, types.TimestampTZ, types.Interval, types.Time, types.Inet, types.Cidr, types.TimeTZ:
+	case types.Date, types.Timestamp, types.TimestampTZ, types.Interval, types.Time, types.Inet, types.Cidr, types.TimeTZ, types.Enum:
 		return true
 	}
 	return false

@@ -30,11 +30,13 @@ import (
 
 // ArrayOf is the type of arrays of elem.
 func ArrayOf(elem T) T {
-	return T{Family: Array, Elem: elem.Family, Width: elem.Width, Scale: elem.Scale, Comp: elem.Comp}
+	return T{Family: Array, Elem: elem.Family, Width: elem.Width, Scale: elem.Scale, Comp: elem.Comp, Enum: elem.Enum}
 }
 
 // ElemType is the element type of the array type t.
-func (t T) ElemType() T { return T{Family: t.Elem, Width: t.Width, Scale: t.Scale, Comp: t.Comp} }
+func (t T) ElemType() T {
+	return T{Family: t.Elem, Width: t.Width, Scale: t.Scale, Comp: t.Comp, Enum: t.Enum}
+}
 
 // IsArray reports whether t is an array type.
 func (t T) IsArray() bool { return t.Family == Array }
@@ -56,6 +58,12 @@ func (t T) OID() uint32 {
 			return t.Comp.ArrayOID
 		}
 		return t.Comp.OID
+	}
+	if t.Enum != nil {
+		if t.Family == Array {
+			return t.Enum.ArrayOID
+		}
+		return t.Enum.OID
 	}
 	if t.Family == Array {
 		return arrayOIDs[t.Elem]

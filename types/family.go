@@ -46,6 +46,9 @@ const (
 	// object's name (the planner maps them at the top of a plan).
 	RegClass
 	RegType
+	// Enum is a value of an enum type (CREATE TYPE ... AS ENUM, enum.go):
+	// KindBytes holding its label's sort key; T.Enum describes the type.
+	Enum
 )
 
 type familyInfo struct {
@@ -84,6 +87,7 @@ var families = [...]familyInfo{
 	Record:      {"record", KindRecord, 2249},
 	RegClass:    {"regclass", KindInt, 2205},
 	RegType:     {"regtype", KindInt, 2206},
+	Enum:        {"anyenum", KindBytes, 3500},
 }
 
 // Kind is the physical form of the family's values.
@@ -112,8 +116,10 @@ func FamilyByOID(oid uint32) (Family, bool) {
 
 // T is a SQL type: a family and, for VARCHAR(n) and CHAR(n), a width
 // (0 means unbounded); for NUMERIC(p, s), Width is the precision p (0:
-// unconstrained) and Scale the scale s. An array type has Family Array,
-// its elements' family in Elem, and their Width and Scale.
+// unconstrained) and Scale the scale s; for an enum, Width is the enum
+// type's OID (which a stored catalog keeps: Enum is not serialized). An
+// array type has Family Array, its elements' family in Elem, and their
+// Width and Scale.
 type T struct {
 	Family Family
 	Elem   Family `json:",omitempty"`
@@ -123,11 +129,18 @@ type T struct {
 	// Elem is Record); nil for the anonymous record. It is shared and
 	// read-only; the catalog owns the type, so it is never serialized.
 	Comp *Composite `json:"-"`
+	// Enum describes an enum type (Family Enum, or an array whose Elem
+	// is Enum): shared and read-only like Comp; the catalog attaches it
+	// to the columns of the type (catalog.Catalog resolves Width).
+	Enum *EnumType `json:"-"`
 }
 
 func (t T) String() string {
 	if t.Family == Record && t.Comp != nil {
 		return t.Comp.Name
+	}
+	if t.Family == Enum && t.Enum != nil {
+		return t.Enum.Name
 	}
 	if t.Family == Array {
 		return t.ElemType().String() + "[]"

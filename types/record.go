@@ -52,6 +52,11 @@ func (t T) Same(u T) bool {
 	if t == u {
 		return true
 	}
+	if t.Enum != nil && u.Enum != nil {
+		// Two versions of one enum type (ALTER TYPE ... ADD VALUE made
+		// the newer): the same type.
+		return t.Family == u.Family && t.Enum.OID == u.Enum.OID
+	}
 	if t.Comp == nil || u.Comp == nil || t.Comp.OID != u.Comp.OID || len(t.Comp.Fields) != len(u.Comp.Fields) {
 		return false
 	}

@@ -116,6 +116,9 @@ func appendBinary(b []byte, t types.T, d types.Datum) ([]byte, error) {
 			break
 		}
 		return append(b, d.S...), nil
+	case types.Enum:
+		// enum_send: the label's bytes, as its text.
+		return eval.AppendTextStyle(b, d, t, eval.Style{}), nil
 	case types.JSON, types.JSONB:
 		if d.Kind != types.KindText {
 			break
@@ -414,9 +417,32 @@ func decodeBinary(oid uint32, raw []byte) (types.Datum, error) {
 		if oid == 0 || oid == oidUnknown {
 			return types.NewText(string(raw)), nil
 		}
+		if oid >= oidFirstUser {
+			return decodeUserBinary(oid, raw)
+		}
 		return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "binary format for parameters of type OID %d is not supported", oid)
 	}
 	return decodeBinaryFamily(fam, raw)
+}
+
+// oidFirstUser is the first OID of a user type (catalog.UserTypeOIDBase,
+// PostgreSQL's FirstNormalObjectId).
+const oidFirstUser = 16384
+
+// decodeUserBinary reads a parameter of a user type in binary: an
+// enum's binary form is its label's bytes, which the planner's cast to
+// the parameter's type reads as text; an array of the type (OID one
+// above the element's, as catalog.UserType.ArrayOID) is an array of
+// such labels.
+func decodeUserBinary(oid uint32, raw []byte) (types.Datum, error) {
+	if len(raw) >= 12 && binary.BigEndian.Uint32(raw[8:12]) == oid-1 {
+		elem := types.EnumOf(&types.EnumType{OID: oid - 1, ArrayOID: oid})
+		return decodeArrayBinary(types.ArrayOf(elem), raw)
+	}
+	if err := pgerror.CheckUTF8(string(raw)); err != nil {
+		return types.Null, err
+	}
+	return types.NewText(string(raw)), nil
 }
 
 // decodeBinaryFamily parses the binary form of a value of a scalar family (not

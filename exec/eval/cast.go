@@ -126,6 +126,8 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 		return castToArray(d, from, to)
 	case types.Record:
 		return castToRecord(d, from, to, loc)
+	case types.Enum:
+		return castToEnum(d, from, to)
 	case types.Bool:
 		return castToBool(d, from, to)
 	case types.Int2, types.Int4, types.Int8:

@@ -85,6 +85,9 @@ func AppendTextStyle(b []byte, d types.Datum, t types.T, st Style) []byte {
 			return types.AppendInet(b, v, t.Family == types.Cidr)
 		}
 	}
+	if t.Family == types.Enum && d.Kind == types.KindBytes {
+		return appendEnumLabel(b, d, t)
+	}
 	switch d.Kind {
 	case types.KindBool:
 		if d.Bool() {

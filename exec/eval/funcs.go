@@ -106,6 +106,8 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		}
 	}
 	switch e.Name {
+	case planner.EnumRangeFunc:
+		return enumRange(args)
 	case "concat", "concat_ws":
 		// concat(VARIADIC NULL) is NULL; its elements otherwise.
 		vals, ts, null, err := variadicArgs(e, args)

@@ -72,7 +72,12 @@ func parseType(sql string, toks []token, i int) (tn typeName, next int, ok bool,
 	word := t.val
 	i++
 	peek := func(kw string) bool { return i < len(toks) && toks[i].is(kw) }
-	if t.kind == tkQIdent {
+	if i+1 < len(toks) && toks[i].isPunct(".") && (toks[i+1].kind == tkIdent || toks[i+1].kind == tkQIdent) &&
+		!(i+2 < len(toks) && toks[i+2].isOp("%")) {
+		// schema.name: a user type in a schema (the binder looks it up).
+		tn.Name = word + "." + toks[i+1].val
+		i += 2
+	} else if t.kind == tkQIdent {
 		tn.Name = t.val
 	} else {
 		switch word {

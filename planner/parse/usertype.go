@@ -35,6 +35,18 @@ type TypeStmt struct {
 	Constraint string
 	Attr       TypeAttrDef // ALTER TYPE ... ADD ATTRIBUTE
 	IfExistsIn bool        // ... DROP CONSTRAINT / ATTRIBUTE IF EXISTS
+	// Enum marks CREATE TYPE name AS ENUM (Labels...), the labels in
+	// their declared order (none is allowed).
+	Enum   bool
+	Labels []string
+	// ALTER TYPE's enum and naming actions: "add value" (Label, placed
+	// BEFORE or AFTER Neighbor when Neighbor is set; IfNotExists),
+	// "rename value" (Label to NewName), "rename" (the type to NewName).
+	Label       string
+	Neighbor    string
+	Before      bool
+	IfNotExists bool
+	NewName     string
 }
 
 // TypeAttrDef is one field of CREATE TYPE name AS (...).
@@ -53,8 +65,9 @@ type DomainCheck struct {
 // name [AS] type [DEFAULT expr] [[CONSTRAINT n] {NOT NULL | NULL |
 // CHECK (expr)}]..., DROP TYPE / DOMAIN [IF EXISTS] name [, ...]
 // [CASCADE | RESTRICT] and ALTER DOMAIN / TYPE's constraint and
-// attribute actions. Other CREATE TYPE forms (ENUM, RANGE, base types)
-// are refused with 0A000.
+// attribute actions, CREATE TYPE name AS ENUM ('label', ...) and ALTER
+// TYPE's enum actions (ADD VALUE, RENAME VALUE) and RENAME TO. Other
+// CREATE TYPE forms (RANGE, base types) are refused with 0A000.
 func (r *rewriter) userType(toks []token) (Statement, error) {
 	var st Statement
 	c := &cursor{r: r, toks: toks, i: 1}
@@ -100,7 +113,10 @@ func (r *rewriter) userType(toks []token) (Statement, error) {
 	if !c.accept("as") {
 		return st, unsupported(r.sql, toks[0].pos, "CREATE TYPE is supported only for composite types (CREATE TYPE name AS (...))")
 	}
-	if c.peek("enum") || c.peek("range") {
+	if c.accept("enum") {
+		return st, c.enumLabels(ts)
+	}
+	if c.peek("range") {
 		return st, unsupported(r.sql, c.toks[c.i].pos, "%s types are not supported", strings.ToUpper(c.toks[c.i].val))
 	}
 	if c.done() || !c.toks[c.i].isPunct("(") {
@@ -122,6 +138,98 @@ func (r *rewriter) userType(toks []token) (Statement, error) {
 		}
 	}
 	return st, c.end()
+}
+
+// enumLabels reads an enum's ('label', ...) list.
+func (c *cursor) enumLabels(ts *TypeStmt) error {
+	ts.Enum = true
+	if c.done() || !c.toks[c.i].isPunct("(") {
+		return c.errHere()
+	}
+	c.i++
+	for !c.done() && !c.toks[c.i].isPunct(")") {
+		if len(ts.Labels) > 0 {
+			if !c.toks[c.i].isPunct(",") {
+				return c.errHere()
+			}
+			c.i++
+		}
+		l, err := c.stringLit()
+		if err != nil {
+			return err
+		}
+		ts.Labels = append(ts.Labels, l)
+	}
+	if c.done() {
+		return c.errHere()
+	}
+	c.i++
+	return c.end()
+}
+
+// stringLit reads a string literal.
+func (c *cursor) stringLit() (string, error) {
+	if c.done() || c.toks[c.i].kind != tkString {
+		return "", c.errHere()
+	}
+	c.i++
+	return c.toks[c.i-1].val, nil
+}
+
+// alterEnumOrName reads ALTER TYPE's ADD VALUE [IF NOT EXISTS] 'x'
+// [{BEFORE | AFTER} 'y'], RENAME VALUE 'a' TO 'b' and RENAME TO name;
+// ok is false when the action is none of them.
+func (c *cursor) alterEnumOrName(ts *TypeStmt) (ok bool, err error) {
+	switch {
+	case c.peek("add") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("value"):
+		c.i += 2
+		if c.accept("if") {
+			if err := c.words("not", "exists"); err != nil {
+				return true, err
+			}
+			ts.IfNotExists = true
+		}
+		if ts.Label, err = c.stringLit(); err != nil {
+			return true, err
+		}
+		ts.Alter = "add value"
+		if c.accept("before") {
+			ts.Before = true
+		} else if !c.accept("after") {
+			return true, c.end()
+		}
+		if ts.Neighbor, err = c.stringLit(); err != nil {
+			return true, err
+		}
+	case c.peek("rename") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("value"):
+		c.i += 2
+		if ts.Label, err = c.stringLit(); err != nil {
+			return true, err
+		}
+		if err := c.expect("to"); err != nil {
+			return true, err
+		}
+		if ts.NewName, err = c.stringLit(); err != nil {
+			return true, err
+		}
+		ts.Alter = "rename value"
+	case c.peek("owner") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("to"):
+		// pg_dump's ALTER TYPE ... OWNER TO: kvsql has one owner.
+		c.i += 2
+		if _, err := c.name(); err != nil {
+			return true, err
+		}
+		ts.Alter = "owner"
+	case c.peek("rename") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("to"):
+		c.i += 2
+		if ts.NewName, err = c.name(); err != nil {
+			return true, err
+		}
+		ts.Alter = "rename"
+	default:
+		return false, nil
+	}
+	return true, c.end()
 }
 
 // typeAttr reads one "name type" of a composite type's field list.
@@ -253,6 +361,9 @@ func (c *cursor) domainCheck(name string) (DomainCheck, error) {
 // DEFAULT expr | DROP DEFAULT} and ALTER TYPE name {ADD ATTRIBUTE n t |
 // DROP ATTRIBUTE [IF EXISTS] n}.
 func (c *cursor) alterUserType(ts *TypeStmt) error {
+	if ok, err := c.alterEnumOrName(ts); ok {
+		return err
+	}
 	switch {
 	case !ts.Domain && c.accept("add"):
 		if err := c.expect("attribute"); err != nil {

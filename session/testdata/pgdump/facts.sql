@@ -26,3 +26,6 @@ SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'shop' ORDER BY in
 SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'shop'::regnamespace ORDER BY conname;
 SELECT * FROM shop.orders ORDER BY id;
 INSERT INTO shop.orders (qty) VALUES (9) RETURNING id;
+SELECT enumlabel FROM pg_enum WHERE enumtypid = 'mood'::regtype ORDER BY enumsortorder;
+SELECT id, m, ms FROM feelings ORDER BY m;
+SELECT id FROM feelings WHERE m < 'happy' ORDER BY m DESC;

@@ -45,3 +45,11 @@ CREATE SCHEMA shop;
 CREATE TABLE shop.orders (id serial PRIMARY KEY, book_id int REFERENCES books, qty int);
 CREATE INDEX orders_book ON shop.orders (book_id);
 INSERT INTO shop.orders (book_id, qty) VALUES (1, 2), (3, 1);
+-- An enum type with a label added BEFORE another, a column of it (with a
+-- default and an index) and an array of it: the dump writes the labels
+-- in their order and the rows as labels.
+CREATE TYPE mood AS ENUM ('sad', 'happy');
+ALTER TYPE mood ADD VALUE 'ok' BEFORE 'happy';
+CREATE TABLE feelings (id int PRIMARY KEY, m mood NOT NULL DEFAULT 'ok', ms mood[]);
+CREATE INDEX feelings_m ON feelings (m);
+INSERT INTO feelings VALUES (1, 'happy', '{sad,ok}'), (2, 'sad', NULL), (3, 'ok', '{}');
