@@ -480,7 +480,10 @@ func (x *plExec) returnStmt(st *parse.PLStmt) error {
 		}
 		return nil
 	}
-	if pv := x.lookup(strings.TrimSpace(st.Expr)); pv != nil && pv.rec {
+	if pv := x.lookup(identOf(st.Expr)); pv != nil && pv.rec {
+		if pv.fields == nil && x.fn.Returns == "trigger" {
+			return nil // OLD of an INSERT, NEW of a DELETE: NULL
+		}
 		if pv.fields == nil {
 			return pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "record \"%s\" is not assigned yet", pv.name)
 		}
@@ -511,7 +514,7 @@ func (x *plExec) returnNext(st *parse.PLStmt) error {
 		x.rows = append(x.rows, row)
 		return nil
 	}
-	if pv := x.lookup(strings.TrimSpace(st.Expr)); pv != nil && pv.rec {
+	if pv := x.lookup(identOf(st.Expr)); pv != nil && pv.rec {
 		x.rows = append(x.rows, append([]types.Datum(nil), pv.fvals...))
 		if x.retTypes == nil {
 			x.retTypes = append([]types.T(nil), pv.ftypes...)
@@ -848,4 +851,16 @@ func (x *plExec) dynamic(expr string, using []string, each func([]types.Datum) e
 // plUtility runs a statement that is no query (DDL) from EXECUTE.
 func (s *Session) plUtility(ctx context.Context, t *txn, p *parse.Statement) error {
 	return fmt.Errorf("%w", pgerror.Newf(pgerror.FeatureNotSupported, "EXECUTE of this statement is not supported: %s", p.SQL))
+}
+
+// identOf is expr as a variable name when it is one unquoted identifier
+// (folded to lower case), else "".
+func identOf(expr string) string {
+	e := strings.TrimSpace(expr)
+	for i, c := range e {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return ""
+		}
+	}
+	return strings.ToLower(e)
 }

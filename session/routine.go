@@ -39,7 +39,13 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := planner.RoutineType(fn.Returns); err != nil && planner.RowTypeColumns(t.cat, s.database, fn.Returns) == nil {
+	if fn.Returns == "trigger" && fn.Language == "plpgsql" {
+		if len(fn.InputArgs()) > 0 {
+			e := pgerror.New(pgerror.InvalidFunctionDefinition, "trigger functions cannot have declared arguments")
+			e.Hint = "The arguments of the trigger can be accessed through TG_NARGS and TG_ARGV instead."
+			return e
+		}
+	} else if _, _, err := planner.RoutineType(fn.Returns); err != nil && planner.RowTypeColumns(t.cat, s.database, fn.Returns) == nil {
 		return err
 	}
 	for _, a := range fn.InputArgs() {
