@@ -116,7 +116,11 @@ func ParsePL(body string) (*PLBlock, error) {
 		return nil, err
 	}
 	p := &plParser{src: body, toks: splitDots(toks)}
-	b, err := p.block("")
+	label, _, err := p.label()
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.block(label)
 	if err != nil {
 		return nil, err
 	}

@@ -567,7 +567,7 @@ func (p *plParser) sqlStmt(st *PLStmt) error {
 		return err
 	}
 	after := p.i
-	text := p.src[first.pos:p.toks[into].pos]
+	text := strings.TrimSpace(p.src[first.pos:p.toks[into].pos])
 	if after < end {
 		text += " " + p.src[p.toks[after].pos:p.toks[end-1].end]
 	}
