@@ -113,10 +113,10 @@ func (o routineOps) runPL(fn *catalog.Function, argTypes []types.T, args []types
 	var top []*plVar
 	in := fn.InputArgs()
 	for i, a := range in {
-		v := &plVar{name: a.Name, t: argTypes[i], val: args[i]}
-		if i >= len(argTypes) {
+		if i >= len(argTypes) || i >= len(args) {
 			break
 		}
+		v := &plVar{name: a.Name, t: argTypes[i], val: args[i]}
 		if v.t.Family == types.Unknown {
 			v.t = tText
 		}
@@ -356,6 +356,14 @@ func (x *plExec) runStmt(st *stmt, vals []types.Datum, each func(row []types.Dat
 	s, t := x.s, x.t
 	switch st.kind() {
 	case kindPlan:
+	case kindDDL:
+		if st.p.Database == nil && st.p.Vacuum == nil {
+			// CREATE TABLE, DROP ... in a body: in the caller's
+			// transaction, as the session runs DDL in a block.
+			_, err := s.ddlIn(x.ctx, t, st.p)
+			return nil, 0, err
+		}
+		fallthrough
 	default:
 		return nil, 0, pgerror.Newf(pgerror.FeatureNotSupported, "statement in a PL/pgSQL function is not supported: %s", st.sql)
 	}

@@ -1,9 +1,7 @@
 package session
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -509,7 +507,11 @@ func (x *plExec) returnNext(st *parse.PLStmt) error {
 	if st.Expr == "" {
 		var row []types.Datum
 		for _, a := range x.fn.OutputArgs() {
-			row = append(row, x.lookup(a.Name).val)
+			v := types.Null
+			if pv := x.lookup(a.Name); pv != nil && a.Name != "" {
+				v = pv.val
+			}
+			row = append(row, v)
 		}
 		x.rows = append(x.rows, row)
 		return nil
@@ -840,17 +842,7 @@ func (x *plExec) dynamic(expr string, using []string, each func([]types.Datum) e
 		return nil, 0, pgerror.Newf(pgerror.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	p := &stmts[0]
-	st := &stmt{s: x.s, p: p, sql: text, declared: ts}
-	if st.kind() != kindPlan {
-		// DDL and the like: run as the session runs a statement.
-		return nil, 0, x.s.plUtility(x.ctx, x.t, p)
-	}
-	return x.runStmt(st, vals, each)
-}
-
-// plUtility runs a statement that is no query (DDL) from EXECUTE.
-func (s *Session) plUtility(ctx context.Context, t *txn, p *parse.Statement) error {
-	return fmt.Errorf("%w", pgerror.Newf(pgerror.FeatureNotSupported, "EXECUTE of this statement is not supported: %s", p.SQL))
+	return x.runStmt(&stmt{s: x.s, p: p, sql: text, declared: ts}, vals, each)
 }
 
 // identOf is expr as a variable name when it is one unquoted identifier
