@@ -156,10 +156,6 @@ func (p *plParser) done() bool { return p.i >= len(p.toks) }
 
 func (p *plParser) peek(kw string) bool { return p.i < len(p.toks) && p.toks[p.i].is(kw) }
 
-func (p *plParser) peekAt(k int, kw string) bool {
-	return p.i+k < len(p.toks) && p.toks[p.i+k].is(kw)
-}
-
 func (p *plParser) accept(kw string) bool {
 	if p.peek(kw) {
 		p.i++
