@@ -49,7 +49,7 @@ func (s *Session) createFunctionTrigger(t *txn, tr *parse.TriggerStmt) error {
 		e := pgerror.Newf(pgerror.WrongObjectType, "\"%s\" is a table", tr.Table)
 		e.Detail = "Tables cannot have INSTEAD OF triggers."
 		return e
-	case slices.Contains(tr.Events, "truncate"):
+	case tr.Event == "truncate" || slices.Contains(tr.Events, "truncate"):
 		return pgerror.New(pgerror.FeatureNotSupported, "TRUNCATE triggers are not supported")
 	case tr.Statement && tr.When != "" && strings.Contains(strings.ToLower(tr.When), "new.") || tr.Statement && strings.Contains(strings.ToLower(tr.When), "old."):
 		return pgerror.New(pgerror.Code("42P17"), "statement trigger's WHEN condition cannot reference column values")

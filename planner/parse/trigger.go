@@ -168,6 +168,9 @@ func (tr *TriggerStmt) header(c *cursor) error {
 		}
 	}
 	tr.Event = tr.Events[0]
+	if len(tr.Events) == 1 {
+		tr.Events = nil // one event: Event says it
+	}
 	if err := c.expect("on"); err != nil {
 		return err
 	}
