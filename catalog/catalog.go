@@ -177,6 +177,28 @@ type Trigger struct {
 	Columns []string `json:"columns,omitempty"`
 	When    string   `json:"when,omitempty"`
 	Body    []string `json:"body"`
+	// Function names the trigger function of PostgreSQL's form (EXECUTE
+	// FUNCTION f(args)), whose Body is empty; Args are its TG_ARGV.
+	Function string   `json:"function,omitempty"`
+	Args     []string `json:"args,omitempty"`
+	// Events lists every event of a trigger on several (INSERT OR
+	// UPDATE); Event is the first.
+	Events []string `json:"events,omitempty"`
+	// Statement: FOR EACH STATEMENT (once per statement, no rows).
+	Statement bool `json:"statement,omitempty"`
+}
+
+// On reports whether tr fires on event.
+func (tr *Trigger) On(event string) bool {
+	if len(tr.Events) == 0 {
+		return tr.Event == event
+	}
+	for _, e := range tr.Events {
+		if e == event {
+			return true
+		}
+	}
+	return false
 }
 
 // Column is one column of a table.

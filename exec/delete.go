@@ -28,7 +28,7 @@ func newDelete(rs *runState, env *eval.Env, n *planner.Delete) (Operator, error)
 	if err != nil {
 		return nil, err
 	}
-	return &deleteOp{node: n, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
+	return &deleteOp{node: n, dmlBase: dmlBase{event: "delete", rs: rs, env: env, table: n.Table, input: in,
 		returning: n.Returning, joined: true, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
 }
 
@@ -41,7 +41,7 @@ func (o *deleteOp) Next() ([]types.Datum, error) {
 		if err := o.lockRow(row); err != nil {
 			return nil, err
 		}
-		if err := o.fire("before", "delete", row, nil, nil); err != nil {
+		if skip, err := o.fireBefore("delete", row, nil, nil); skip || err != nil {
 			return nil, err
 		}
 		if err := releaseReferences(o.fkEnv(), o.node.Referenced, row, nil); err != nil {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -244,6 +245,10 @@ type dmlBase struct {
 	// USING items' columns after the table's: RETURNING reads them there.
 	joined bool
 	t      ticker
+	// event is the statement's ("insert", "update" or "delete") for its
+	// statement-level triggers; started: the BEFORE ones have fired.
+	event   string
+	started bool
 
 	collect  bool
 	buf      *rowBuffer
@@ -299,6 +304,20 @@ func (b *dmlBase) fire(timing, event string, old, new []types.Datum, set []int) 
 	return b.rs.ctx.Hooks.Fire(b.table, timing, event, old, new, set)
 }
 
+// ErrSkipRow is what Hooks.Fire returns when a BEFORE trigger's function
+// returned NULL: the statement leaves that row alone.
+var ErrSkipRow = errors.New("exec: a BEFORE trigger skipped the row")
+
+// fireBefore runs the BEFORE triggers of one row: skip reports that one
+// of them skipped it (ErrSkipRow). They may change new in place.
+func (b *dmlBase) fireBefore(event string, old, new []types.Datum, set []int) (skip bool, err error) {
+	err = b.fire("before", event, old, new, set)
+	if err == ErrSkipRow {
+		return true, nil
+	}
+	return false, err
+}
+
 // nextInput returns the next input row, collecting the whole input first
 // when required.
 func (b *dmlBase) nextInput() ([]types.Datum, error) {
@@ -334,6 +353,13 @@ func (b *dmlBase) nextInput() ([]types.Datum, error) {
 // RETURNING each written row's values are produced, otherwise everything
 // is written on the first call and no row is produced.
 func (b *dmlBase) run(write func(row []types.Datum) ([]types.Datum, error)) ([]types.Datum, error) {
+	if !b.started {
+		// FOR EACH STATEMENT triggers: a firing with no rows.
+		b.started = true
+		if err := b.fire("before", b.event, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
 	for !b.done {
 		row, err := b.nextInput()
 		if err != nil {
@@ -342,6 +368,9 @@ func (b *dmlBase) run(write func(row []types.Datum) ([]types.Datum, error)) ([]t
 		if row == nil {
 			b.done = true
 			if err := b.rs.flushForeign(); err != nil {
+				return nil, err
+			}
+			if err := b.fire("after", b.event, nil, nil, nil); err != nil {
 				return nil, err
 			}
 			break

@@ -38,7 +38,7 @@ func newInsert(rs *runState, env *eval.Env, n *planner.Insert) (Operator, error)
 	if err != nil {
 		return nil, err
 	}
-	return &insertOp{node: n, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
+	return &insertOp{node: n, dmlBase: dmlBase{event: "insert", rs: rs, env: env, table: n.Table, input: in,
 		returning: n.Returning, t: ticker{rs: rs}, collect: insertCollects(n)}}, nil
 }
 
@@ -67,6 +67,11 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 	if err := coerceRow(o.rs, t, o.row, true, widths); err != nil {
 		return nil, err
 	}
+	// BEFORE triggers see the row before generated columns and checks,
+	// and may change or skip it, as in PostgreSQL.
+	if skip, err := o.fireBefore("insert", nil, o.row, nil); skip || err != nil {
+		return nil, err
+	}
 	if err := computeGenerated(o.env, o.node.Generated, o.row); err != nil {
 		return nil, err
 	}
@@ -74,9 +79,6 @@ func (o *insertOp) insert(in []types.Datum) ([]types.Datum, error) {
 		return nil, err
 	}
 	if err := checkBounds(o.env, t, o.node.Bounds, o.row); err != nil {
-		return nil, err
-	}
-	if err := o.fire("before", "insert", nil, o.row, nil); err != nil {
 		return nil, err
 	}
 	if o.node.Conflict == planner.ConflictReplace {
@@ -258,7 +260,7 @@ func (o *insertOp) onConflict(row []types.Datum) (written []types.Datum, handled
 	if err := releaseReferences(o.fkEnv(), o.node.Referenced, old, o.newRow); err != nil {
 		return nil, true, err
 	}
-	if err := o.fire("before", "update", old, o.newRow, nil); err != nil {
+	if skip, err := o.fireBefore("update", old, o.newRow, nil); skip || err != nil {
 		return nil, true, err
 	}
 	if err := CheckRowSize(o.newRow, o.rs.ctx.MaxValueSize); err != nil {

@@ -44,7 +44,7 @@ func newUpdate(rs *runState, env *eval.Env, n *planner.Update) (Operator, error)
 	for i, a := range n.Set {
 		set[i] = a.Col
 	}
-	return &updateOp{node: n, set: set, dmlBase: dmlBase{rs: rs, env: env, table: n.Table, input: in,
+	return &updateOp{node: n, set: set, dmlBase: dmlBase{event: "update", rs: rs, env: env, table: n.Table, input: in,
 		returning: n.Returning, joined: true, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
 }
 
@@ -72,6 +72,9 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 	if err := coerceRow(o.rs, o.table, o.newRow, false, true); err != nil {
 		return nil, err
 	}
+	if skip, err := o.fireBefore("update", old, o.newRow, o.set); skip || err != nil {
+		return nil, err
+	}
 	if err := computeGenerated(o.env, o.node.Generated, o.newRow); err != nil {
 		return nil, err
 	}
@@ -88,9 +91,6 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 		return nil, err
 	}
 	if err := releaseReferences(o.fkEnv(), o.node.Referenced, old, o.newRow); err != nil {
-		return nil, err
-	}
-	if err := o.fire("before", "update", old, o.newRow, o.set); err != nil {
 		return nil, err
 	}
 	if err := CheckRowSize(o.newRow, o.rs.ctx.MaxValueSize); err != nil {

@@ -20,7 +20,7 @@ const oidLanguageSQL = 14
 
 // pseudoTypeOIDs are the OIDs of the pseudo-types a routine may name.
 var pseudoTypeOIDs = map[string]int64{"anyelement": 2283, "anyarray": 2277, "anynonarray": 2776,
-	"anycompatible": 5077, "anycompatiblearray": 5078, "anycompatiblenonarray": 5079, "record": 2249, "void": 2278}
+	"anycompatible": 5077, "anycompatiblearray": 5078, "anycompatiblenonarray": 5079, "record": 2249, "void": 2278, "trigger": 2279}
 
 // functions returns the current database's routines by name, then OID.
 func (g *vgen) functions() []*catalog.Function {

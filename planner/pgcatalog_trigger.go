@@ -9,8 +9,9 @@ import (
 
 // kvsql's triggers (CREATE TRIGGER ... BEGIN statements END, run for each
 // row) as pg_trigger shows them, so psql's \d lists them under
-// "Triggers:" and pg_dump dumps them. They call no function: tgfoid is 0,
-// and pg_get_triggerdef gives the statement kvsql reads back.
+// "Triggers:" and pg_dump dumps them. SQLite's call no function: tgfoid is
+// 0, and pg_get_triggerdef gives the statement kvsql reads back;
+// PostgreSQL's (EXECUTE FUNCTION) show their function.
 
 // oidTriggerBase + table id * 64 + ordinal is a trigger's oid.
 const oidTriggerBase = 0x60000000
@@ -36,25 +37,46 @@ func (g *vgen) triggers() []vtrigger {
 // INSERT 4, DELETE 8, UPDATE 16.
 func (v vtrigger) tgtype() int64 {
 	typ := int64(1)
+	if v.tr.Statement {
+		typ = 0
+	}
 	if v.tr.Timing == "before" {
 		typ |= 2
 	}
-	switch v.tr.Event {
-	case "insert":
-		typ |= 4
-	case "delete":
-		typ |= 8
-	case "update":
-		typ |= 16
+	events := v.tr.Events
+	if len(events) == 0 {
+		events = []string{v.tr.Event}
+	}
+	for _, e := range events {
+		switch e {
+		case "insert":
+			typ |= 4
+		case "delete":
+			typ |= 8
+		case "update":
+			typ |= 16
+		}
 	}
 	return typ
+}
+
+// events spells the trigger's events as pg_get_triggerdef does: INSERT,
+// DELETE, UPDATE, in that order, joined by OR.
+func (v vtrigger) events() string {
+	var out []string
+	for _, e := range []string{"insert", "delete", "update"} {
+		if v.tr.On(e) {
+			out = append(out, strings.ToUpper(e))
+		}
+	}
+	return strings.Join(out, " OR ")
 }
 
 // def is pg_get_triggerdef: the CREATE TRIGGER statement that makes the
 // trigger again (pretty: the table's name unqualified, as psql shows it).
 func (v vtrigger) def(pretty bool) string {
 	var b strings.Builder
-	b.WriteString("CREATE TRIGGER " + quoteIdent(v.tr.Name) + " " + strings.ToUpper(v.tr.Timing) + " " + strings.ToUpper(v.tr.Event))
+	b.WriteString("CREATE TRIGGER " + quoteIdent(v.tr.Name) + " " + strings.ToUpper(v.tr.Timing) + " " + v.events())
 	if len(v.tr.Columns) > 0 {
 		b.WriteString(" OF " + quoteIdents(v.tr.Columns))
 	}
@@ -62,9 +84,21 @@ func (v vtrigger) def(pretty bool) string {
 	if pretty {
 		table = quoteIdent(v.t.Name)
 	}
-	b.WriteString(" ON " + table + " FOR EACH ROW")
+	level := " FOR EACH ROW"
+	if v.tr.Statement {
+		level = " FOR EACH STATEMENT"
+	}
+	b.WriteString(" ON " + table + level)
 	if v.tr.When != "" {
-		b.WriteString(" WHEN (" + v.tr.When + ")")
+		b.WriteString(" WHEN (" + strings.TrimSuffix(strings.TrimPrefix(v.tr.When, "("), ")") + ")")
+	}
+	if v.tr.Function != "" {
+		args := make([]string, len(v.tr.Args))
+		for i, a := range v.tr.Args {
+			args[i] = "'" + strings.ReplaceAll(a, "'", "''") + "'"
+		}
+		b.WriteString(" EXECUTE FUNCTION " + quoteIdent(v.tr.Function) + "(" + strings.Join(args, ", ") + ")")
+		return b.String()
 	}
 	b.WriteString(" BEGIN")
 	for _, st := range v.tr.Body {
@@ -87,8 +121,20 @@ func pgTrigger(g *vgen) [][]Expr {
 		if v.tr.When != "" {
 			qual = v.tr.When
 		}
-		out = append(out, vrow(v.oid, int64(v.t.ID), 0, v.tr.Name, 0, v.tgtype(), "O", false, 0, 0, 0,
-			false, false, 0, int2Array("{"+strings.Join(attrs, ",")+"}"), "", qual, nil, nil))
+		var foid int64
+		if v.tr.Function != "" {
+			for _, f := range g.cat.FunctionsNamed(g.db, v.tr.Function) {
+				if f.Returns == "trigger" {
+					foid = int64(f.ID)
+				}
+			}
+		}
+		var args []string
+		for _, a := range v.tr.Args {
+			args = append(args, a+`\000`)
+		}
+		out = append(out, vrow(v.oid, int64(v.t.ID), 0, v.tr.Name, foid, v.tgtype(), "O", false, 0, 0, 0,
+			false, false, int64(len(v.tr.Args)), int2Array("{"+strings.Join(attrs, ",")+"}"), strings.Join(args, ""), qual, nil, nil))
 	}
 	return out
 }

@@ -475,6 +475,13 @@ func (b *binder) scalarInFrom(name string, args []sqlparser.Expr, column string,
 // after the query's own columns: PostgreSQL's rule for SQL functions.
 func (b *binder) routineArgParam(qualifier, name string) (Expr, bool) {
 	if qualifier != "" && qualifier != b.p.RoutineName {
+		// A PL/pgSQL record's field travels as a parameter named
+		// rec.field.
+		for i, a := range b.p.ArgNames {
+			if len(a) == len(qualifier)+1+len(name) && a == qualifier+"."+name {
+				return b.param(i + 1), true
+			}
+		}
 		return nil, false
 	}
 	for i, a := range b.p.ArgNames {

@@ -39,7 +39,13 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := planner.RoutineType(fn.Returns); err != nil && planner.RowTypeColumns(t.cat, s.database, fn.Returns) == nil {
+	if fn.Returns == "trigger" && fn.Language == "plpgsql" {
+		if len(fn.InputArgs()) > 0 {
+			e := pgerror.New(pgerror.InvalidFunctionDefinition, "trigger functions cannot have declared arguments")
+			e.Hint = "The arguments of the trigger can be accessed through TG_NARGS and TG_ARGV instead."
+			return e
+		}
+	} else if _, _, err := planner.RoutineType(fn.Returns); err != nil && planner.RowTypeColumns(t.cat, s.database, fn.Returns) == nil {
 		return err
 	}
 	for _, a := range fn.InputArgs() {
@@ -79,7 +85,9 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 	// The body is checked against the catalog that has the function, so
 	// it may call itself; SET check_function_bodies = off (pg_dump's
 	// scripts) leaves only its syntax checked, as in PostgreSQL.
-	if s.checkFunctionBodies() {
+	if fn.Language == "plpgsql" {
+		err = checkPLBody(fn)
+	} else if s.checkFunctionBodies() {
 		err = s.validateRoutine(next, fn)
 	} else {
 		_, err = routineBody(fn)
@@ -103,9 +111,9 @@ func kindWord(procedure bool) string {
 // 0A000, as DO is, and other names do not exist (42704).
 func checkLanguage(lang string) error {
 	switch lang {
-	case "sql":
+	case "sql", "plpgsql":
 		return nil
-	case "plpgsql", "c", "internal", "plperl", "plpython3u", "pltcl":
+	case "c", "internal", "plperl", "plpython3u", "pltcl":
 		return pgerror.Newf(pgerror.FeatureNotSupported, "language %q is not supported", lang)
 	}
 	return pgerror.Newf(pgerror.UndefinedObject, "language %q does not exist", lang)
@@ -665,6 +673,9 @@ func (o routineOps) run(id uint64, argTypes []types.T, args []types.Datum, all b
 			return routineResult{fn: fn}, err
 		}
 	}
+	if fn.Language == "plpgsql" {
+		return o.runPL(fn, argTypes, args) // plpgsql.go
+	}
 	c, err := s.compiledRoutine(fn, argTypes)
 	if err != nil {
 		return routineResult{fn: fn}, err
@@ -817,6 +828,8 @@ func (s *Session) routineStmt(ctx context.Context, t *txn, p *parse.Statement) (
 		return "DROP " + kind, s.dropRoutines(t, rs)
 	case "alter":
 		return "ALTER " + kind, s.alterRoutine(t, rs)
+	case "do":
+		return "DO", s.doStmt(ctx, t, rs) // plpgsql.go
 	}
 	return "CALL", s.callProcedure(ctx, t, p)
 }

@@ -78,6 +78,7 @@ type Session struct {
 	// bodies prepared (routine.go); routineDepth counts the calls under
 	// way, nested.
 	routines     map[routineKey]*compiledRoutine
+	plFuncs      map[*catalog.Function]*plCode // plpgsql.go
 	routineDepth int
 	// currvals are the values nextval (and setval) last gave each
 	// sequence in this session, by sequence ID; lastSeq is the sequence

@@ -22,6 +22,9 @@ import (
 // createTrigger checks a CREATE TRIGGER (the table, the event's columns,
 // every statement's syntax and NEW/OLD references) and records it.
 func (s *Session) createTrigger(t *txn, tr *parse.TriggerStmt) error {
+	if tr.Function != "" {
+		return s.createFunctionTrigger(t, tr) // plpgsql_trigger.go
+	}
 	cat, db := t.cat, s.database
 	tbl, err := cat.Table(db, tr.Table)
 	if _, verr := cat.View(db, tr.Table); err != nil && verr == nil {
@@ -159,8 +162,11 @@ func (s *Session) compiled(tbl *catalog.Table, tr *catalog.Trigger) (*compiledTr
 // exec.Ctx.Fire contract); active holds the triggers whose statements are
 // running, which do not fire again.
 func (s *Session) fire(ctx context.Context, t *txn, active []*catalog.Trigger, tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
-	for _, tr := range tbl.Triggers {
-		if tr.Timing != timing || tr.Event != event || slices.Contains(active, tr) || !assigns(tbl, tr, set) {
+	// A statement-level firing has no rows (exec's DML operators fire
+	// one before their first row and one after their last).
+	stmtLevel := old == nil && new == nil
+	for _, tr := range triggerOrder(tbl.Triggers) {
+		if tr.Statement != stmtLevel || tr.Timing != timing || !tr.On(event) || slices.Contains(active, tr) || !stmtLevel && !assigns(tbl, tr, set) {
 			continue
 		}
 		c, err := s.compiled(tbl, tr)
@@ -168,7 +174,7 @@ func (s *Session) fire(ctx context.Context, t *txn, active []*catalog.Trigger, t
 			return err
 		}
 		nested := append(active[:len(active):len(active)], tr)
-		if c.when != nil {
+		if c.when != nil && !stmtLevel {
 			n, err := s.runStep(ctx, t, nested, tbl, tr, c.when, old, new)
 			if err != nil {
 				return err
@@ -176,6 +182,12 @@ func (s *Session) fire(ctx context.Context, t *txn, active []*catalog.Trigger, t
 			if n == 0 {
 				continue
 			}
+		}
+		if tr.Function != "" {
+			if err := s.fireFunction(ctx, t, tbl, tr, timing, event, old, new); err != nil { // plpgsql_trigger.go
+				return err
+			}
+			continue
 		}
 		for _, st := range c.steps {
 			if _, err := s.runStep(ctx, t, nested, tbl, tr, st, old, new); err != nil {

@@ -650,19 +650,28 @@ func inAtomicBody(toks []token) bool {
 	return depth > 0
 }
 
-// doBlock answers DO: its code is PL/pgSQL (or another procedural
-// language's), which kvsql does not run.
-func doBlock(sql string, toks []token) error {
-	lang := "plpgsql"
-	for k := 1; k+1 < len(toks); k++ {
-		if toks[k].is("language") {
-			lang = strings.ToLower(toks[k+1].val)
+// doBlock parses DO [LANGUAGE lang] 'code' (either order): a
+// RoutineStmt of Op "do" whose Body is the code.
+func doBlock(sql string, toks []token) (Statement, error) {
+	var st Statement
+	rs := &RoutineStmt{Op: "do", Language: "plpgsql", Form: "as"}
+	seenCode := false
+	for k := 1; k < len(toks); k++ {
+		switch t := toks[k]; {
+		case t.is("language") && k+1 < len(toks) && (toks[k+1].kind == tkIdent || toks[k+1].kind == tkQIdent || toks[k+1].kind == tkString):
+			rs.Language = strings.ToLower(toks[k+1].val)
+			k++
+		case t.kind == tkString && !seenCode:
+			rs.Body, seenCode = t.val, true
+		default:
+			return st, syntaxErr(sql, t.pos, "syntax error at or near %q", tokText(sql, t))
 		}
 	}
-	if lang == "sql" {
-		return unsupported(sql, toks[0].pos, "language %q does not support inline code execution", lang)
+	if !seenCode {
+		return st, pgerror.New(pgerror.SyntaxError, "no inline code specified")
 	}
-	return unsupported(sql, toks[0].pos, "DO is not supported: language %q is not supported", lang)
+	st.Routine = rs
+	return st, nil
 }
 
 // notFromFunc are the words that, followed by a parenthesis, start a FROM

@@ -70,7 +70,8 @@ func TestCreateFunctionErrors(t *testing.T) {
 		{`CREATE FUNCTION f(int int int) RETURNS int RETURN 1`, pgerror.SyntaxError},
 		{`CREATE FUNCTION f() RETURNS int WINDOW LANGUAGE sql AS 'x'`, pgerror.FeatureNotSupported},
 		{`CREATE FUNCTION nosuch.f() RETURNS int RETURN 1`, pgerror.InvalidSchemaName},
-		{`DO $$ BEGIN END $$`, pgerror.FeatureNotSupported},
+		{`DO 1`, pgerror.SyntaxError},
+		{`DO LANGUAGE plpgsql`, pgerror.SyntaxError},
 		{`DROP FUNCTION f(a int DEFAULT 1)`, pgerror.SyntaxError},
 	}
 	for _, c := range cases {

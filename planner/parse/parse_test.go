@@ -464,7 +464,7 @@ END`)
 	tr := st.Trigger
 	want := TriggerStmt{Create: true, Name: "t_upd", Table: QualifiedRef([]string{"main", "t"}), IfNotExists: true, Timing: "after", Event: "update",
 		Columns: []string{"a", "B"}, When: "NEW.a > OLD.a AND ';' <> 'end'",
-		Body: []string{"INSERT INTO log VALUES (NEW.a, 'x;y')", "UPDATE t2 SET n = n + 1 WHERE id = OLD.a"}}
+		Body: []string{"INSERT INTO log VALUES (NEW.a, 'x;y')", "UPDATE t2 SET n = n + 1 WHERE id = OLD.a"}, eachRow: true}
 	if tr == nil || !reflect.DeepEqual(*tr, want) {
 		t.Fatalf("got %+v\nwant %+v", tr, want)
 	}

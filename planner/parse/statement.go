@@ -58,7 +58,7 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 	case first.is("call"):
 		return r.call(toks)
 	case first.is("do"):
-		return st, doBlock(r.sql, toks)
+		return doBlock(r.sql, toks)
 	case (first.is("create") || first.is("drop")) && second.is("schema"),
 		first.is("alter") && second.is("schema") && len(toks) > 3 && toks[3].is("rename"):
 		return r.schema(toks)

@@ -29,6 +29,14 @@ type TriggerStmt struct {
 	Columns     []string
 	When        string   // the WHEN condition's text, "" for none
 	Body        []string // the statements between BEGIN and END
+	// PostgreSQL's form: EXECUTE {FUNCTION | PROCEDURE} Function(Args),
+	// Events every event (INSERT OR UPDATE ...), Statement for FOR EACH
+	// STATEMENT.
+	Function  string
+	Args      []string
+	Events    []string
+	Statement bool
+	eachRow   bool // FOR EACH ROW was written
 }
 
 // trigger parses CREATE TRIGGER and DROP TRIGGER.
@@ -69,13 +77,22 @@ func (r *rewriter) trigger(toks []token) (Statement, error) {
 		c.accept("restrict")
 		return Statement{Trigger: tr}, c.end()
 	}
-	for _, t := range toks {
-		if t.is("execute") {
-			return Statement{}, unsupported(r.sql, t.pos, "triggers that execute a function are not supported: write the action as BEGIN statement; ... END")
-		}
-	}
 	if err := tr.header(c); err != nil {
 		return Statement{}, err
+	}
+	if c.accept("execute") {
+		// PostgreSQL's trigger is FOR EACH STATEMENT unless it says ROW.
+		tr.Statement = !tr.eachRow
+		if err := tr.execute(c); err != nil {
+			return Statement{}, err
+		}
+		return Statement{Trigger: tr}, c.end()
+	}
+	if tr.Statement {
+		return Statement{}, unsupported(r.sql, toks[0].pos, "FOR EACH STATEMENT triggers must execute a function")
+	}
+	if len(tr.Events) > 1 {
+		return Statement{}, unsupported(r.sql, toks[0].pos, "a trigger with a BEGIN ... END body fires on one event: create one trigger per event")
 	}
 	if err := tr.body(c); err != nil {
 		return Statement{}, err
@@ -118,31 +135,41 @@ func (tr *TriggerStmt) header(c *cursor) error {
 	default:
 		tr.Timing = "before"
 	}
-	switch {
-	case c.accept("insert"):
-		tr.Event = "insert"
-	case c.accept("delete"):
-		tr.Event = "delete"
-	case c.accept("update"):
-		tr.Event = "update"
-		if c.accept("of") {
-			for {
-				col, err := c.name()
-				if err != nil {
-					return err
+	for {
+		var ev string
+		switch {
+		case c.accept("insert"):
+			ev = "insert"
+		case c.accept("delete"):
+			ev = "delete"
+		case c.accept("truncate"):
+			ev = "truncate"
+		case c.accept("update"):
+			ev = "update"
+			if c.accept("of") {
+				for {
+					col, err := c.name()
+					if err != nil {
+						return err
+					}
+					tr.Columns = append(tr.Columns, col)
+					if c.done() || !c.toks[c.i].isPunct(",") {
+						break
+					}
+					c.i++
 				}
-				tr.Columns = append(tr.Columns, col)
-				if c.done() || !c.toks[c.i].isPunct(",") {
-					break
-				}
-				c.i++
 			}
+		default:
+			return c.errHere()
 		}
-	default:
-		return c.errHere()
+		tr.Events = append(tr.Events, ev)
+		if !c.accept("or") {
+			break
+		}
 	}
-	if c.peek("or") {
-		return unsupported(c.r.sql, c.toks[c.i].pos, "a trigger fires on one event: create one trigger per event")
+	tr.Event = tr.Events[0]
+	if len(tr.Events) == 1 {
+		tr.Events = nil // one event: Event says it
 	}
 	if err := c.expect("on"); err != nil {
 		return err
@@ -156,16 +183,16 @@ func (tr *TriggerStmt) header(c *cursor) error {
 		if err := c.expect("each"); err != nil {
 			return err
 		}
-		if c.peek("statement") {
-			return unsupported(c.r.sql, c.toks[c.i].pos, "FOR EACH STATEMENT triggers are not supported")
-		}
-		if err := c.expect("row"); err != nil {
+		if c.accept("statement") {
+			tr.Statement = true
+		} else if err := c.expect("row"); err != nil {
 			return err
 		}
+		tr.eachRow = !tr.Statement
 	}
 	if c.accept("when") {
 		from := c.i
-		for !c.done() && !c.peek("begin") {
+		for !c.done() && !c.peek("begin") && !c.peek("execute") {
 			c.i++
 		}
 		if c.i == from || c.done() {
@@ -173,6 +200,48 @@ func (tr *TriggerStmt) header(c *cursor) error {
 		}
 		tr.When = c.r.sql[c.toks[from].pos:c.toks[c.i-1].end]
 	}
+	return nil
+}
+
+// execute reads PostgreSQL's action after EXECUTE: {FUNCTION |
+// PROCEDURE} name ( [arg, ...] ), each argument a literal or a name kept
+// as text (TG_ARGV).
+func (tr *TriggerStmt) execute(c *cursor) error {
+	if !c.accept("function") && !c.accept("procedure") {
+		return c.errHere()
+	}
+	name, err := c.routineName()
+	if err != nil {
+		return err
+	}
+	tr.Function = name
+	if c.done() || !c.toks[c.i].isPunct("(") {
+		return c.errHere()
+	}
+	c.i++
+	for !c.done() && !c.toks[c.i].isPunct(")") {
+		t := c.toks[c.i]
+		switch t.kind {
+		case tkString, tkNumber, tkIdent, tkQIdent:
+			tr.Args = append(tr.Args, t.val)
+		case tkOp:
+			if t.val != "-" || c.i+1 >= len(c.toks) || c.toks[c.i+1].kind != tkNumber {
+				return c.errHere()
+			}
+			c.i++
+			tr.Args = append(tr.Args, "-"+c.toks[c.i].val)
+		default:
+			return c.errHere()
+		}
+		c.i++
+		if !c.done() && c.toks[c.i].isPunct(",") {
+			c.i++
+		}
+	}
+	if c.done() {
+		return c.errHere()
+	}
+	c.i++
 	return nil
 }
 
