@@ -50,6 +50,9 @@ type docRoot struct {
 	FormatVersion num      `xml:"formatVersion,attr" json:"formatVersion"`
 	NextID        num      `xml:"nextID,attr" json:"nextID"`
 	DataBases     []docDB  `xml:"DataBase" json:"DataBase"`
+	// Roles are the cluster's roles (role.go); the bootstrap superuser
+	// is not among them.
+	Roles []docRole `xml:"Roles>Role,omitempty" json:"Roles,omitempty"`
 }
 
 type jsonDoc struct {
@@ -421,6 +424,7 @@ func toDoc(c *Catalog) docRoot {
 		}
 		root.DataBases = append(root.DataBases, ddb)
 	}
+	root.Roles = roleDocs(c)
 	return root
 }
 

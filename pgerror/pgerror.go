@@ -91,6 +91,10 @@ const (
 	DuplicateSchema             Code = "42P06"
 	InvalidSchemaDefinition     Code = "42P15"
 	ReservedName                Code = "42939"
+	// InsufficientPrivilege is "permission denied" and "must be owner";
+	// InvalidGrantOperation a GRANT of a role to itself or in a cycle.
+	InsufficientPrivilege Code = "42501"
+	InvalidGrantOperation Code = "0LP01"
 	ProgramLimitExceeded        Code = "54000"
 	StatementTooComplex         Code = "54001"
 	NameTooLong                 Code = "42622"

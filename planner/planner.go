@@ -13,6 +13,9 @@ import (
 type Planner struct {
 	Catalog *catalog.Catalog
 	DB      string
+	// Bootstrap names the bootstrap superuser (OID 10) in pg_roles and
+	// ACLs: the session's login user unless that is a stored role.
+	Bootstrap string
 	// SearchPath is the session's search_path, parsed (SearchPath):
 	// unqualified relation names are looked up in these schemas; nil
 	// means public alone.

@@ -73,6 +73,10 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ALTER TABLE", s.dropConstraint(t, p.DropConstraint)
 	case p.Owner != nil:
 		return "ALTER " + strings.ToUpper(p.Owner.Kind), s.alterOwner(t, p.Owner)
+	case p.Role != nil:
+		return s.roleStmt(t, p.Role) // role.go
+	case p.Grant != nil:
+		return s.grantStmt(t, p.Grant) // grant.go
 	case p.AddIdentity != nil:
 		return "ALTER TABLE", s.addIdentity(t, p.AddIdentity)
 	case p.MatView != nil:

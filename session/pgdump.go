@@ -101,15 +101,8 @@ func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 	if o.Options {
 		return nil // storage parameters: nothing kvsql keeps
 	}
-	user := s.user
-	if user == "" {
-		user = "kvsql"
-	}
-	switch o.Role {
-	case user, "current_user", "current_role", "session_user":
-		return nil
-	}
-	return pgerror.Newf(pgerror.UndefinedObject, "role %q does not exist", o.Role)
+	_, err := s.resolveRole(t.cat, o.Role) // role.go
+	return err
 }
 
 // addIdentity is ALTER TABLE t ALTER COLUMN c ADD GENERATED ... AS

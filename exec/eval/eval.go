@@ -46,6 +46,10 @@ type Env struct {
 	// "kvsql".
 	Database, User string
 	BackendPID     int32
+	// SessionUser answers session_user ("" reads as User); RoleName
+	// names a role's OID for pg_get_userbyid (nil: OID 10 is User).
+	SessionUser string
+	RoleName    func(oid int64) string
 	// Seq runs nextval, currval, setval and lastval and reads a
 	// sequence's state; nil makes them fail (0A000).
 	Seq Sequences

@@ -245,6 +245,9 @@ func quoteLiteral(s string) string {
 // userByID is pg_get_userbyid: the role with that OID (10, the bootstrap
 // role, is the session's user; 6171 is pg_database_owner).
 func userByID(env *Env, oid int64) string {
+	if env.RoleName != nil && oid != 6171 {
+		return env.RoleName(oid)
+	}
 	switch oid {
 	case 10:
 		return orDefault(env.User, "kvsql")
