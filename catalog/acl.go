@@ -171,15 +171,16 @@ func ACLMentions(acl []ACLItem, id uint64) bool {
 	return false
 }
 
-// SetViewACL replaces a view's ACL; 42P01 if there is no such view.
-func (c *Catalog) SetViewACL(w kv.Writer, db, key string, acl []ACLItem) (*Catalog, error) {
+// AlterView stores a view changed by change (its ACL, its owner); 42P01
+// if there is no such view.
+func (c *Catalog) AlterView(w kv.Writer, db, key string, change func(*View)) (*Catalog, error) {
 	v, err := c.View(db, key)
 	if err != nil {
 		return nil, err
 	}
 	nv := *v
 	nv.Columns = append([]string(nil), v.Columns...)
-	nv.ACL = acl
+	change(&nv)
 	if err := writeView(w, db, &nv); err != nil {
 		return nil, err
 	}
@@ -188,21 +189,43 @@ func (c *Catalog) SetViewACL(w kv.Writer, db, key string, acl []ACLItem) (*Catal
 	return n, nil
 }
 
-// SetSchemaACL replaces a schema's ACL; 3F000.
-func (c *Catalog) SetSchemaACL(w kv.Writer, db, name string, acl []ACLItem) (*Catalog, error) {
+// AlterSchema stores a schema changed by change (its ACL, its owner);
+// 3F000.
+func (c *Catalog) AlterSchema(w kv.Writer, db, name string, change func(*Schema)) (*Catalog, error) {
 	s, err := c.Schema(db, name)
 	if err != nil {
 		return nil, err
 	}
 	ns := *s
-	ns.ACL = acl
+	change(&ns)
 	return c.putSchema(w, db, ns)
 }
 
-// aclDependents lists the objects whose ACLs name role id, as DROP
-// ROLE's detail does ("privileges for table t").
+// aclDependents lists the relations role id owns and the objects whose
+// ACLs name it, as DROP ROLE's detail does ("owner of table t",
+// "privileges for table t").
 func (c *Catalog) aclDependents(id uint64) []string {
 	var out []string
+	for _, db := range c.Databases() {
+		ts, _ := c.Tables(db)
+		for _, t := range ts {
+			if t.Owner == id {
+				out = append(out, "owner of table "+DisplayName(t.Key()))
+			}
+		}
+		vs, _ := c.Views(db)
+		for _, v := range vs {
+			if v.Owner == id {
+				out = append(out, "owner of view "+DisplayName(v.Key()))
+			}
+		}
+		ss, _ := c.Sequences(db)
+		for _, s := range ss {
+			if s.Owner == id {
+				out = append(out, "owner of sequence "+DisplayName(s.Key()))
+			}
+		}
+	}
 	for _, db := range c.Databases() {
 		for _, s := range c.Schemas(db) {
 			if ACLMentions(s.ACL, id) {
@@ -234,4 +257,13 @@ func (c *Catalog) aclDependents(id uint64) []string {
 // errNoACL is for objects kvsql keeps no ACL on.
 func errNoACL(kind string) error {
 	return pgerror.Newf(pgerror.FeatureNotSupported, "GRANT and REVOKE on %s are not supported", kind)
+}
+
+// OwnerID is a descriptor's Owner field as a role OID: 0 is the
+// bootstrap superuser.
+func OwnerID(owner uint64) uint64 {
+	if owner == 0 {
+		return BootstrapRoleID
+	}
+	return owner
 }

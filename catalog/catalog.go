@@ -130,8 +130,10 @@ type Table struct {
 	// Comment is COMMENT ON TABLE's text, "" for none.
 	Comment string `json:"comment,omitempty"`
 	// ACL is GRANT's privileges on the table (acl.go); nil is the
-	// default, the owner's alone.
-	ACL []ACLItem `json:"acl,omitempty"`
+	// default, the owner's alone. Owner is the owning role's OID, 0 for
+	// the bootstrap superuser (OwnerID).
+	ACL   []ACLItem `json:"acl,omitempty"`
+	Owner uint64    `json:"owner,omitempty"`
 	// ConstraintComments are COMMENT ON CONSTRAINT's texts by constraint
 	// name (primary key, unique, check or foreign key).
 	ConstraintComments map[string]string `json:"constraintComments,omitempty"`
@@ -338,6 +340,7 @@ type View struct {
 	Columns    []string  `json:"columns,omitempty"`
 	Comment    string    `json:"comment,omitempty"` // COMMENT ON VIEW's text
 	ACL        []ACLItem `json:"acl,omitempty"`     // GRANT's privileges (acl.go); nil is the default
+	Owner      uint64    `json:"owner,omitempty"`   // the owning role's OID, 0 for the bootstrap superuser
 }
 
 // Stats are a table's statistics as last computed by ANALYZE.

@@ -44,6 +44,7 @@ type Sequence struct {
 	OwnedColumn string    `json:"ownedColumn,omitempty"`
 	Comment     string    `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text
 	ACL         []ACLItem `json:"acl,omitempty"`     // GRANT's privileges (acl.go); nil is the default
+	Owner       uint64    `json:"owner,omitempty"`   // the owning role's OID, 0 for the bootstrap superuser
 	// Foreign, set on a sequence of a foreign database, is the
 	// application's counter key the sequence reads and advances
 	// (catalog/foreign.go); such a sequence has no SeqState of its own.

@@ -140,6 +140,9 @@ func fewerExpressions() error {
 // values of such columns by their sequence's.
 func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overriding string, oc *parse.OnConflictClause, as string) (Node, error) {
 	t, alias, err := b.targetTable(ins.Table)
+	if err == nil {
+		err = b.checkTable(t, 'a') // privilege.go
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -388,6 +391,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
 	}
 	t, alias, err := b.targetTable(up.TableExprs[0])
+	if err == nil {
+		err = b.checkTable(t, 'w')
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -480,6 +486,9 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 		using = del.TableExprs
 	}
 	t, alias, err := b.targetTable(target)
+	if err == nil {
+		err = b.checkTable(t, 'd')
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -418,8 +418,8 @@ func pgClass(g *vgen) [][]Expr {
 			fkTables[t.Name] = true // and on a table with triggers
 		}
 	}
-	rel := func(oid int64, name, schema, kind string, am int64, natts int, hasIndex bool, checks int) {
-		out = append(out, vrow(oid, name, g.nsp(schema), 0, 0, oidBootstrapRole, am, oid, 0, 0,
+	rel := func(oid int64, name, schema, kind string, am int64, natts int, hasIndex bool, checks int, owner uint64) {
+		out = append(out, vrow(oid, name, g.nsp(schema), 0, 0, int64(catalog.OwnerID(owner)), am, oid, 0, 0,
 			-1, 0, 0, hasIndex, false, "p", kind, natts, checks, false,
 			kind == "r" && fkTables[name], false, false, false, true, "d", false, 0, nil, nil, nil, 0, 0))
 	}
@@ -432,7 +432,7 @@ func pgClass(g *vgen) [][]Expr {
 		case t.Partitioned():
 			kind, am = "p", 0
 		}
-		rel(int64(t.ID), t.Name, t.Schema, kind, am, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks))
+		rel(int64(t.ID), t.Name, t.Schema, kind, am, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks), t.Owner)
 		g.setRelACL(out, t.ACL) // pgcatalog_roles.go
 		if t.Bound != nil {
 			// relispartition and relpartbound (pg_get_expr prints the
@@ -443,18 +443,18 @@ func pgClass(g *vgen) [][]Expr {
 		}
 	}
 	for _, ix := range g.indexes() {
-		rel(ix.oid, ix.name, ix.t.Schema, "i", oidBtreeAM, len(ix.cols)+len(ix.include), false, 0)
+		rel(ix.oid, ix.name, ix.t.Schema, "i", oidBtreeAM, len(ix.cols)+len(ix.include), false, 0, ix.t.Owner)
 	}
 	for _, v := range g.views() {
-		rel(oidView(v.Key()), v.Name, v.Schema, "v", 0, len(g.viewColumns(v)), false, 0)
+		rel(oidView(v.Key()), v.Name, v.Schema, "v", 0, len(g.viewColumns(v)), false, 0, v.Owner)
 		g.setRelACL(out, v.ACL)
 	}
 	for _, s := range g.sequences() {
-		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0)
+		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0, s.Owner)
 		g.setRelACL(out, s.ACL)
 	}
 	for _, s := range g.serialSequences() {
-		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0)
+		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0, 0)
 	}
 	return out
 }
@@ -613,7 +613,7 @@ func pgTables(g *vgen) [][]Expr {
 		if t.MatView != "" {
 			continue
 		}
-		out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, currentUser(), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
+		out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, g.roleName(catalog.OwnerID(t.Owner)), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
 	}
 	return out
 }
@@ -622,7 +622,7 @@ func pgMatviews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range g.tables() {
 		if t.MatView != "" {
-			out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
+			out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, g.roleName(catalog.OwnerID(t.Owner)), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
 		}
 	}
 	return out
@@ -631,7 +631,7 @@ func pgMatviews(g *vgen) [][]Expr {
 func pgViews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, v := range g.views() {
-		out = append(out, vrow(catalog.SchemaName(v.Schema), v.Name, currentUser(), g.viewDef(v)))
+		out = append(out, vrow(catalog.SchemaName(v.Schema), v.Name, g.roleName(catalog.OwnerID(v.Owner)), g.viewDef(v)))
 	}
 	return out
 }

@@ -179,7 +179,7 @@ func pgSequences(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, s := range append(g.sequences(), g.serialSequences()...) {
 		last := &Func{Name: "pg_sequence_last_value", Args: []Expr{&Const{Value: types.NewInt(int64(s.ID)), T: tInt8}}, T: tInt8}
-		out = append(out, vrow(catalog.SchemaName(s.Schema), s.Name, currentUser(), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
+		out = append(out, vrow(catalog.SchemaName(s.Schema), s.Name, g.roleName(catalog.OwnerID(s.Owner)), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
 	}
 	return out
 }

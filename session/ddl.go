@@ -233,7 +233,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if !ok {
 			text = sqlparser.String(ast.Select)
 		}
-		v := catalog.View{Name: name, SQL: text, SearchPath: slices.Clone(s.searchPath())}
+		v := catalog.View{Name: name, SQL: text, SearchPath: slices.Clone(s.searchPath()), Owner: s.newOwner(cat)}
 		for _, c := range ast.Columns {
 			v.Columns = append(v.Columns, c.String())
 		}
@@ -305,6 +305,7 @@ func (s *Session) createTableLike(t *txn, name, src string) error {
 			def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull})
 		}
 	}
+	def.Owner = s.newOwner(t.cat)
 	next, err := t.cat.CreateTable(t.kv, s.database, def)
 	if err != nil {
 		return err
@@ -414,6 +415,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			}
 		}
 	}
+	def.Owner = s.newOwner(t.cat)
 	next, err := t.cat.CreateTable(t.kv, s.database, def)
 	if err != nil {
 		return err
@@ -591,6 +593,7 @@ func (s *Session) createFromQuery(ctx context.Context, t *txn, name string, name
 	if len(names) > len(def.Columns) {
 		return "", pgerror.New(pgerror.SyntaxError, "too many column names were specified")
 	}
+	def.Owner = s.newOwner(t.cat)
 	next, err := t.cat.CreateTable(t.kv, s.database, def)
 	if err != nil {
 		return "", err

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -174,7 +175,7 @@ func (s *Session) grantObjects(t *txn, g *parse.GrantStmt) ([]grantObject, error
 			}
 			out = append(out, grantObject{kind: "schema", name: name, owner: owner, acl: acl,
 				set: func(acl []catalog.ACLItem) (*catalog.Catalog, error) {
-					return t.cat.SetSchemaACL(t.kv, db, name, acl)
+					return t.cat.AlterSchema(t.kv, db, name, func(s *catalog.Schema) { s.ACL = acl })
 				}})
 		}
 	default:
@@ -189,17 +190,19 @@ func (s *Session) relationObject(t *txn, kind, key string) (grantObject, error) 
 	db := s.database
 	name := catalog.DisplayName(key)
 	if tb, err := t.cat.Table(db, key); err == nil && kind == "table" {
-		return grantObject{kind: "table", name: name, owner: catalog.BootstrapRoleID, acl: tb.ACL,
+		return grantObject{kind: "table", name: name, owner: catalog.OwnerID(tb.Owner), acl: tb.ACL,
 			set: func(acl []catalog.ACLItem) (*catalog.Catalog, error) {
 				return t.cat.AlterTable(t.kv, db, key, func(nt *catalog.Table) error { nt.ACL = acl; return nil })
 			}}, nil
 	}
 	if v, err := t.cat.View(db, key); err == nil && kind == "table" {
-		return grantObject{kind: "table", name: name, owner: catalog.BootstrapRoleID, acl: v.ACL,
-			set: func(acl []catalog.ACLItem) (*catalog.Catalog, error) { return t.cat.SetViewACL(t.kv, db, key, acl) }}, nil
+		return grantObject{kind: "table", name: name, owner: catalog.OwnerID(v.Owner), acl: v.ACL,
+			set: func(acl []catalog.ACLItem) (*catalog.Catalog, error) {
+				return t.cat.AlterView(t.kv, db, key, func(v *catalog.View) { v.ACL = acl })
+			}}, nil
 	}
 	if sq, err := t.cat.Sequence(db, key); err == nil {
-		return grantObject{kind: "sequence", name: name, owner: catalog.BootstrapRoleID, acl: sq.ACL,
+		return grantObject{kind: "sequence", name: name, owner: catalog.OwnerID(sq.Owner), acl: sq.ACL,
 			set: func(acl []catalog.ACLItem) (*catalog.Catalog, error) {
 				ns := *sq
 				ns.ACL = acl
@@ -215,4 +218,69 @@ func (s *Session) relationObject(t *txn, kind, key string) (grantObject, error) 
 		}
 	}
 	return grantObject{}, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", name)
+}
+
+// privilegeCheck is the planner's PrivilegeCheck for this session
+// (planner/privilege.go), nil when the current user is a superuser.
+func (s *Session) privilegeCheck(cat *catalog.Catalog) planner.PrivilegeCheck {
+	me := s.currentRole()
+	if s.isSuperuser(cat, me) {
+		return nil
+	}
+	return func(role uint64, kind, name string, owner uint64, acl []catalog.ACLItem, priv byte) error {
+		who := me
+		if role != 0 {
+			who = s.roleNameByID(cat, role)
+		}
+		if s.hasPrivilege(cat, who, owner, acl, kind, priv) {
+			return nil
+		}
+		return pgerror.Newf(pgerror.InsufficientPrivilege, "permission denied for %s %s", kind, name)
+	}
+}
+
+// hasPrivilege reports whether role (a name) holds priv on an object of
+// kind owned by owner with ACL acl (nil: the default): a superuser
+// does, the owner (or a role inheriting it) does, else the ACL must give
+// it to the role, to a role it inherits from, or to PUBLIC.
+func (s *Session) hasPrivilege(cat *catalog.Catalog, role string, owner uint64, acl []catalog.ACLItem, kind string, priv byte) bool {
+	if s.isSuperuser(cat, role) {
+		return true
+	}
+	roles := s.inheritedRoles(cat, role)
+	for _, id := range roles {
+		if id == owner {
+			return true
+		}
+	}
+	if acl == nil {
+		k := kind
+		if k == "view" || k == "materialized view" {
+			k = "table"
+		}
+		acl = catalog.DefaultACL(k, owner)
+	}
+	return catalog.ACLHas(acl, roles, priv)
+}
+
+// inheritedRoles are the OIDs of role and of every role whose privileges
+// it inherits (memberships through INHERIT roles).
+func (s *Session) inheritedRoles(cat *catalog.Catalog, role string) []uint64 {
+	r, err := cat.Role(role)
+	if err != nil {
+		return []uint64{catalog.BootstrapRoleID}
+	}
+	out := []uint64{r.ID}
+	for i := 0; i < len(out); i++ {
+		cur := cat.RoleByID(out[i])
+		if cur == nil || cur.NoInherit {
+			continue
+		}
+		for _, m := range cur.MemberOf {
+			if !slices.Contains(out, m.RoleID) {
+				out = append(out, m.RoleID)
+			}
+		}
+	}
+	return out
 }

@@ -46,12 +46,9 @@ func (s *Session) lockTables(t *txn, l *parse.LockStmt) error {
 	return nil
 }
 
-// alterOwner is ALTER TABLE / SEQUENCE / VIEW / DATABASE ... OWNER TO
-// role (pg_dump -C writes the last). kvsql has
-// one role per session, which owns every object: the statement checks
-// that the object exists and that the role is that one (42704 for any
-// other, as PostgreSQL answers for a role that does not exist), and
-// changes nothing.
+// alterOwner is ALTER TABLE / SEQUENCE / VIEW / SCHEMA / DATABASE ...
+// OWNER TO role (pg_dump -C writes the last): the object must exist,
+// then setOwner checks the role and records it.
 func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 	exists := false
 	switch o.Kind {
@@ -101,8 +98,7 @@ func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 	if o.Options {
 		return nil // storage parameters: nothing kvsql keeps
 	}
-	_, err := s.resolveRole(t.cat, o.Role) // role.go
-	return err
+	return s.setOwner(t, o) // role.go
 }
 
 // addIdentity is ALTER TABLE t ALTER COLUMN c ADD GENERATED ... AS

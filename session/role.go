@@ -619,3 +619,95 @@ func (s *Session) roleNameOf(oid int64) string {
 	}
 	return "unknown (OID=" + strconv.FormatInt(oid, 10) + ")"
 }
+
+// newOwner is the Owner field of a relation the current user creates: 0
+// for the bootstrap superuser, else the role's OID.
+func (s *Session) newOwner(cat *catalog.Catalog) uint64 {
+	if r, err := cat.Role(s.currentRole()); err == nil {
+		return r.ID
+	}
+	return 0
+}
+
+// setOwner is ALTER ... OWNER TO's change once the object is known to
+// exist: the new owner must be a role (42704); a non-superuser must own
+// the object and be a member of the new owner (42501); tables, views,
+// sequences and schemas record the owner.
+func (s *Session) setOwner(t *txn, o *parse.OwnerStmt) error {
+	cat, db := t.cat, s.database
+	role, err := s.resolveRole(cat, o.Role)
+	if err != nil {
+		return err
+	}
+	id := s.newOwnerOf(cat, role)
+	me := s.currentRole()
+	check := func(kind, name string, owner uint64) error {
+		if s.isSuperuser(cat, me) {
+			return nil
+		}
+		if !s.memberOf(cat, me, s.roleNameByID(cat, catalog.OwnerID(owner)), true) {
+			return pgerror.Newf(pgerror.InsufficientPrivilege, "must be owner of %s %s", kind, name)
+		}
+		if !s.memberOf(cat, me, role, false) {
+			return pgerror.Newf(pgerror.InsufficientPrivilege, "must be able to SET ROLE %q", role)
+		}
+		return nil
+	}
+	var next *catalog.Catalog
+	switch o.Kind {
+	case "schema":
+		sc, err := cat.Schema(db, o.Name)
+		if err != nil {
+			return err
+		}
+		if err := check("schema", o.Name, s.roleID(cat, sc.Owner)); err != nil {
+			return err
+		}
+		next, err = cat.AlterSchema(t.kv, db, o.Name, func(sc *catalog.Schema) { sc.Owner = role })
+		if err != nil {
+			return err
+		}
+	case "database", "index":
+		return nil // kvsql keeps no owner of these
+	default:
+		key := o.Name
+		name := catalog.DisplayName(key)
+		if tb, err := cat.Table(db, key); err == nil {
+			if err := check("table", name, tb.Owner); err != nil {
+				return err
+			}
+			next, err = cat.AlterTable(t.kv, db, key, func(nt *catalog.Table) error { nt.Owner = id; return nil })
+			if err != nil {
+				return err
+			}
+		} else if v, err := cat.View(db, key); err == nil {
+			if err := check("view", name, v.Owner); err != nil {
+				return err
+			}
+			if next, err = cat.AlterView(t.kv, db, key, func(v *catalog.View) { v.Owner = id }); err != nil {
+				return err
+			}
+		} else if sq, err := cat.Sequence(db, key); err == nil {
+			if err := check("sequence", name, sq.Owner); err != nil {
+				return err
+			}
+			ns := *sq
+			ns.Owner = id
+			if next, err = cat.AlterSequence(t.kv, db, ns); err != nil {
+				return err
+			}
+		} else {
+			return nil // a serial column's sequence: its table's owner's
+		}
+	}
+	t.setCatalog(next)
+	return nil
+}
+
+// newOwnerOf is the Owner field for role (a resolved name).
+func (s *Session) newOwnerOf(cat *catalog.Catalog, role string) uint64 {
+	if r, err := cat.Role(role); err == nil {
+		return r.ID
+	}
+	return 0
+}

@@ -276,7 +276,7 @@ func (s *Session) catalog() *catalog.Catalog {
 }
 
 func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
-	return &planner.Planner{Catalog: cat, DB: s.database, Bootstrap: s.bootstrapName(cat), SearchPath: s.searchPath(), TempSchema: s.tempSchema(), Disabled: s.db.opts.DisabledRules, VectorMinRows: s.db.opts.VectorMinRows, RowCount: func(t *catalog.Table) float64 {
+	return &planner.Planner{Catalog: cat, DB: s.database, Bootstrap: s.bootstrapName(cat), Privilege: s.privilegeCheck(cat), SearchPath: s.searchPath(), TempSchema: s.tempSchema(), Disabled: s.db.opts.DisabledRules, VectorMinRows: s.db.opts.VectorMinRows, RowCount: func(t *catalog.Table) float64 {
 		return float64(s.db.rowCounter(t.ID).Load())
 	}, Activity: s.db.Activity, Cursors: s.cursorList, CurrentOf: s.currentRowKey}
 }

@@ -1,0 +1,53 @@
+package planner
+
+import (
+	"github.com/kvsql/kvsql/catalog"
+)
+
+// Privilege checks (docs/architecture.md, "Roles and privileges"). The
+// session sets Planner.Privilege when the current user is not a
+// superuser; binding a relation then checks USAGE on its schema and the
+// privilege the statement needs on it: SELECT to read, INSERT, UPDATE or
+// DELETE on a DML target. A view's query is checked as the view's owner
+// (Planner.AsRole), as PostgreSQL does.
+
+// PrivilegeCheck reports whether role (0: the current user) holds
+// privilege letter priv (catalog.ACLLetters) on an object of kind
+// ("table", "view", "sequence", "schema") owned by owner with ACL acl
+// (nil: the default); its error is PostgreSQL's 42501.
+type PrivilegeCheck func(role uint64, kind, name string, owner uint64, acl []catalog.ACLItem, priv byte) error
+
+// checkRelation checks priv on a relation of schema and USAGE on the
+// schema.
+func (b *binder) checkRelation(kind, key string, owner uint64, acl []catalog.ACLItem, priv byte) error {
+	check := b.p.Privilege
+	if check == nil {
+		return nil
+	}
+	schema, _ := catalog.SplitRelKey(key)
+	if sc, err := b.p.Catalog.Schema(b.p.DB, schema); err == nil && !sc.Temp {
+		sacl := sc.ACL
+		owner := uint64(catalog.BootstrapRoleID)
+		if sc.Name == catalog.PublicSchema && sc.Owner == "pg_database_owner" {
+			owner = catalog.DatabaseOwnerRoleID
+			if sacl == nil {
+				sacl = []catalog.ACLItem{{Grantee: owner, Grantor: owner, Privs: "UC"}, {Grantee: 0, Grantor: owner, Privs: "U"}}
+			}
+		} else if r, err := b.p.Catalog.Role(sc.Owner); err == nil {
+			owner = r.ID
+		}
+		if err := check(b.p.AsRole, "schema", sc.Name, owner, sacl, 'U'); err != nil {
+			return err
+		}
+	}
+	return check(b.p.AsRole, kind, catalog.DisplayName(key), catalog.OwnerID(owner), acl, priv)
+}
+
+// checkTable checks priv on table t.
+func (b *binder) checkTable(t *catalog.Table, priv byte) error {
+	kind := "table"
+	if t.MatView != "" {
+		kind = "materialized view"
+	}
+	return b.checkRelation(kind, t.Key(), t.Owner, t.ACL, priv)
+}
