@@ -26,3 +26,6 @@ SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'shop' ORDER BY in
 SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'shop'::regnamespace ORDER BY conname;
 SELECT * FROM shop.orders ORDER BY id;
 INSERT INTO shop.orders (qty) VALUES (9) RETURNING id;
+SELECT c.relname, pg_get_userbyid(c.relowner), array_to_string(c.relacl, ' ') FROM pg_class c WHERE c.relnamespace IN ('public'::regnamespace, 'shop'::regnamespace) AND c.relkind IN ('r', 'v', 'm') ORDER BY 1;
+SELECT c.relname, array_to_string(c.relacl, ' ') FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'S' ORDER BY 1;
+SELECT nspname, pg_get_userbyid(nspowner), array_to_string(nspacl, ' ') FROM pg_namespace WHERE nspname IN ('public', 'shop') ORDER BY 1;

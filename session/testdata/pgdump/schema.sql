@@ -45,3 +45,15 @@ CREATE SCHEMA shop;
 CREATE TABLE shop.orders (id serial PRIMARY KEY, book_id int REFERENCES books, qty int);
 CREATE INDEX orders_book ON shop.orders (book_id);
 INSERT INTO shop.orders (book_id, qty) VALUES (1, 2), (3, 1);
+-- Roles, owners and privileges: pg_dump writes ALTER ... OWNER TO, GRANT
+-- and REVOKE lines for them.
+CREATE ROLE dump_owner;
+CREATE ROLE dump_reader;
+ALTER TABLE plain OWNER TO dump_owner;
+ALTER SCHEMA shop OWNER TO dump_owner;
+GRANT SELECT ON books, cheap_books TO dump_reader;
+GRANT INSERT, UPDATE ON authors TO dump_reader WITH GRANT OPTION;
+GRANT USAGE ON SEQUENCE counter TO dump_reader;
+GRANT USAGE ON SCHEMA shop TO PUBLIC;
+GRANT SELECT ON plain TO PUBLIC;
+REVOKE TRUNCATE ON plain FROM dump_owner;
