@@ -52,7 +52,7 @@ type docRoot struct {
 	DataBases     []docDB  `xml:"DataBase" json:"DataBase"`
 	// Roles are the cluster's roles (role.go); the bootstrap superuser
 	// is not among them.
-	Roles []docRole `xml:"Roles>Role,omitempty" json:"Roles,omitempty"`
+	Roles *docRoles `xml:"Roles,omitempty" json:"Roles,omitempty"`
 }
 
 type jsonDoc struct {
@@ -424,7 +424,9 @@ func toDoc(c *Catalog) docRoot {
 		}
 		root.DataBases = append(root.DataBases, ddb)
 	}
-	root.Roles = roleDocs(c)
+	if roles := roleDocs(c); roles != nil {
+		root.Roles = &docRoles{Role: roles}
+	}
 	return root
 }
 

@@ -215,6 +215,12 @@ func loadRole(c *Catalog, key []byte, parts []types.Datum, value []byte) error {
 
 var errBadRoleKey = errors.New("want /role/name")
 
+// docRoles wraps the Role elements, so that a catalog without roles has
+// no Roles element at all.
+type docRoles struct {
+	Role []docRole `xml:"Role" json:"Role"`
+}
+
 // docRole is a role in the catalog document: its attributes as
 // attributes, its memberships as MemberOf elements naming the granted
 // role.
