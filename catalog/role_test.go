@@ -31,7 +31,9 @@ func TestRoles(t *testing.T) {
 	if _, err := c.CreateRole(e.NewBatch(), Role{Name: "pg_x"}); !pgerror.HasCode(err, pgerror.ReservedName) {
 		t.Fatalf("pg_x: %v", err)
 	}
-	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.CreateSchema(w, DefaultDatabase, Schema{Name: "s", Owner: "readers"}) })
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		return c.CreateSchema(w, DefaultDatabase, Schema{Name: "s", Owner: "readers"})
+	})
 	if deps := c.RoleDependents("readers"); len(deps) != 1 || deps[0] != "owner of schema s" {
 		t.Fatalf("dependents of readers: %q", deps)
 	}
