@@ -267,3 +267,23 @@ func OwnerID(owner uint64) uint64 {
 	}
 	return owner
 }
+
+// SchemaOwnerACL is a schema's owner (a role OID) and ACL: public, owned
+// by pg_database_owner, has initdb's ACL (its owner may use and create,
+// everyone may use) until a GRANT changes it; another schema's nil ACL
+// is the default (DefaultACL).
+func (c *Catalog) SchemaOwnerACL(s *Schema) (owner uint64, acl []ACLItem) {
+	owner, acl = BootstrapRoleID, s.ACL
+	switch {
+	case s.Name == PublicSchema && s.Owner == "pg_database_owner":
+		owner = DatabaseOwnerRoleID
+		if acl == nil {
+			acl = []ACLItem{{Grantee: owner, Grantor: owner, Privs: "UC"}, {Grantee: 0, Grantor: owner, Privs: "U"}}
+		}
+	case s.Owner != "":
+		if r, err := c.Role(s.Owner); err == nil {
+			owner = r.ID
+		}
+	}
+	return owner, acl
+}

@@ -26,16 +26,7 @@ func (b *binder) checkRelation(kind, key string, owner uint64, acl []catalog.ACL
 	}
 	schema, _ := catalog.SplitRelKey(key)
 	if sc, err := b.p.Catalog.Schema(b.p.DB, schema); err == nil && !sc.Temp {
-		sacl := sc.ACL
-		owner := uint64(catalog.BootstrapRoleID)
-		if sc.Name == catalog.PublicSchema && sc.Owner == "pg_database_owner" {
-			owner = catalog.DatabaseOwnerRoleID
-			if sacl == nil {
-				sacl = []catalog.ACLItem{{Grantee: owner, Grantor: owner, Privs: "UC"}, {Grantee: 0, Grantor: owner, Privs: "U"}}
-			}
-		} else if r, err := b.p.Catalog.Role(sc.Owner); err == nil {
-			owner = r.ID
-		}
+		owner, sacl := b.p.Catalog.SchemaOwnerACL(sc)
 		if err := check(b.p.AsRole, "schema", sc.Name, owner, sacl, 'U'); err != nil {
 			return err
 		}

@@ -45,6 +45,9 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "", err
 	}
 	cat, db := t.cat, s.database
+	if err := s.checkDDL(t, p); err != nil { // ownercheck.go
+		return "", err
+	}
 	p, err = resolveRefs(s.planner(cat), p)
 	if err != nil {
 		return "", err

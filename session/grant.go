@@ -73,16 +73,45 @@ func (s *Session) grantStmt(t *txn, g *parse.GrantStmt) (string, error) {
 				privs += string(l)
 			}
 		}
-		// The grantor: the owner when the owner or a superuser grants.
-		grantor := o.owner
-		if !s.isSuperuser(cat, me) && s.roleID(cat, me) != o.owner {
-			if !s.memberOf(cat, me, s.roleNameByID(cat, o.owner), true) {
-				return "", pgerror.Newf(pgerror.InsufficientPrivilege, "permission denied for %s %s", o.kind, o.name)
-			}
-		}
 		acl := o.acl
 		if acl == nil {
 			acl = catalog.DefaultACL(o.kind, o.owner)
+		}
+		// The grantor: the owner when the owner or a superuser grants;
+		// another role grants what it holds with the grant option, as
+		// itself, and is warned of the rest.
+		grantor := o.owner
+		if !s.memberOf(cat, me, s.roleNameByID(cat, o.owner), true) {
+			var held, grantable string
+			roles := s.inheritedRoles(cat, me)
+			for _, a := range acl {
+				if a.Grantee == 0 || slices.Contains(roles, a.Grantee) {
+					held += a.Privs
+					grantable += a.Grant
+				}
+			}
+			if held == "" {
+				return "", pgerror.Newf(pgerror.InsufficientPrivilege, "permission denied for %s %s", o.kind, o.name)
+			}
+			grantor = s.roleID(cat, me)
+			want := privs
+			privs = ""
+			for i := 0; i < len(want); i++ {
+				if strings.IndexByte(grantable, want[i]) >= 0 {
+					privs += want[i : i+1]
+				}
+			}
+			verb := "were granted"
+			if g.Revoke {
+				verb = "could be revoked"
+			}
+			if privs == "" {
+				s.warn("no privileges %s for %q", verb, o.name)
+				continue
+			}
+			if privs != want {
+				s.warn("not all privileges %s for %q", verb, o.name)
+			}
 		}
 		for _, id := range grantees {
 			if g.Revoke {
@@ -162,17 +191,7 @@ func (s *Session) grantObjects(t *txn, g *parse.GrantStmt) ([]grantObject, error
 			if err != nil {
 				return nil, err
 			}
-			owner := uint64(catalog.BootstrapRoleID)
-			acl := sc.ACL
-			switch {
-			case sc.Name == catalog.PublicSchema && sc.Owner == "pg_database_owner":
-				owner = catalog.DatabaseOwnerRoleID
-				if acl == nil {
-					acl = []catalog.ACLItem{{Grantee: owner, Grantor: owner, Privs: "UC"}, {Grantee: 0, Grantor: owner, Privs: "U"}}
-				}
-			case sc.Owner != "":
-				owner = s.roleID(t.cat, sc.Owner)
-			}
+			owner, acl := t.cat.SchemaOwnerACL(sc)
 			out = append(out, grantObject{kind: "schema", name: name, owner: owner, acl: acl,
 				set: func(acl []catalog.ACLItem) (*catalog.Catalog, error) {
 					return t.cat.AlterSchema(t.kv, db, name, func(s *catalog.Schema) { s.ACL = acl })
