@@ -89,6 +89,7 @@ type Ctx struct {
 	// bootstrap superuser is User).
 	SessionUser string
 	RoleName    func(oid int64) string
+	Privilege   func(fn string, args []types.Datum) (bool, error)
 	// Seq runs the sequence functions (nextval, ...); nil: they fail.
 	Seq eval.Sequences
 	// Backends runs pg_cancel_backend and pg_terminate_backend; nil: they
@@ -323,7 +324,7 @@ func (rs *runState) bind(ctx *Ctx) {
 	// once per execution, not once per outer row.
 	rs.env = &rs.envOf
 	rs.env.Rebind(eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, FloatDigits: ctx.FloatDigits, Subquery: rs.subqueryFn,
-		Database: ctx.Database, User: ctx.User, SessionUser: ctx.SessionUser, RoleName: ctx.RoleName, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
+		Database: ctx.Database, User: ctx.User, SessionUser: ctx.SessionUser, RoleName: ctx.RoleName, Privilege: ctx.Privilege, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
 		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines})
 }
 

@@ -62,6 +62,8 @@ type Session struct {
 	warnFn    func(format string, args ...any)
 	// roleNameFn is s.roleNameOf (role.go).
 	roleNameFn func(oid int64) string
+	// privilegeFn is s.privilegeFunc (privfuncs.go).
+	privilegeFn func(fn string, args []types.Datum) (bool, error)
 	// fixErrFn is s.db.storageError as a func value, made once for the
 	// queryResults of the session's queries.
 	fixErrFn func(error) error
@@ -344,7 +346,7 @@ func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []
 	}
 	if s.nextValFn == nil {
 		// Method values allocate: made once per session.
-		s.nextValFn, s.warnFn, s.roleNameFn = s.db.nextVal, s.warn, s.roleNameOf
+		s.nextValFn, s.warnFn, s.roleNameFn, s.privilegeFn = s.db.nextVal, s.warn, s.roleNameOf, s.privilegeFunc
 	}
 	*env = stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}, hooks: stmtHooks{s: s, t: t, ctx: ctx}}
 	env.ec = exec.Ctx{
@@ -369,6 +371,7 @@ func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []
 		User:        s.currentRole(),
 		SessionUser: s.sessionUser(),
 		RoleName:    s.roleNameFn,
+		Privilege:   s.privilegeFn,
 		BackendPID:  int32(s.pid),
 		Seq:         &env.seq,
 		Backends:    &env.backends,
