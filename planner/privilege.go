@@ -42,3 +42,29 @@ func (b *binder) checkTable(t *catalog.Table, priv byte) error {
 	}
 	return b.checkRelation(kind, t.Key(), t.Owner, t.ACL, priv)
 }
+
+// checkSequenceUse checks a sequence function's privilege on a sequence
+// named by a constant: nextval needs USAGE or UPDATE, currval SELECT or
+// USAGE, setval UPDATE. (A serial column's sequence, which cannot be
+// granted on, is left unchecked.)
+func (b *binder) checkSequenceUse(fn, key string, seq *catalog.Sequence) error {
+	if b.p.Privilege == nil {
+		return nil
+	}
+	privs := ""
+	switch fn {
+	case "nextval":
+		privs = "Uw"
+	case "currval":
+		privs = "rU"
+	case "setval":
+		privs = "w"
+	}
+	var err error
+	for i := 0; i < len(privs); i++ {
+		if err = b.checkRelation("sequence", key, seq.Owner, seq.ACL, privs[i]); err == nil {
+			return nil
+		}
+	}
+	return err
+}

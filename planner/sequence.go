@@ -34,6 +34,11 @@ func (b *binder) bindSeqArgs(name string, args []Expr) error {
 			return err
 		}
 		seq, err := b.p.Catalog.Sequence(b.p.DB, rel)
+		if err == nil {
+			if err := b.checkSequenceUse(name, rel, seq); err != nil { // privilege.go
+				return err
+			}
+		}
 		if err != nil {
 			if seq = b.p.Catalog.SerialSequence(b.p.DB, rel); seq == nil {
 				if pgerror.HasCode(err, pgerror.UndefinedTable) {

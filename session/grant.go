@@ -259,19 +259,16 @@ func (s *Session) privilegeCheck(cat *catalog.Catalog) planner.PrivilegeCheck {
 }
 
 // hasPrivilege reports whether role (a name) holds priv on an object of
-// kind owned by owner with ACL acl (nil: the default): a superuser
-// does, the owner (or a role inheriting it) does, else the ACL must give
-// it to the role, to a role it inherits from, or to PUBLIC.
+// kind owned by owner with ACL acl (nil: the default, which gives the
+// owner everything): a superuser does, else the ACL must give it to the
+// role, to a role it inherits from, or to PUBLIC. An owner may revoke
+// its own privileges, as in PostgreSQL (it keeps the right to grant
+// them back and to alter and drop the object).
 func (s *Session) hasPrivilege(cat *catalog.Catalog, role string, owner uint64, acl []catalog.ACLItem, kind string, priv byte) bool {
 	if s.isSuperuser(cat, role) {
 		return true
 	}
 	roles := s.inheritedRoles(cat, role)
-	for _, id := range roles {
-		if id == owner {
-			return true
-		}
-	}
 	if acl == nil {
 		k := kind
 		if k == "view" || k == "materialized view" {

@@ -278,6 +278,9 @@ func (r *rewriter) set(toks []token) (Statement, error) {
 	c.i++ // SET
 	if c.accept("local") {
 		s.Local = true
+		if c.peek("session") && c.i+1 < len(toks) && toks[c.i+1].is("authorization") {
+			c.i++ // SET LOCAL SESSION AUTHORIZATION
+		}
 	} else {
 		c.accept("session")
 	}
