@@ -59,6 +59,7 @@ type Catalog struct {
 	dbs    map[string]*Database
 	stats  map[uint64]*Stats // by table ID
 	nextID uint64            // next unused key space id
+	roles  map[string]*Role  // by name (role.go)
 }
 
 // Database is a named set of tables and views.
@@ -128,6 +129,11 @@ type Table struct {
 	NextColumnID uint32 `json:"nextColumnID"`
 	// Comment is COMMENT ON TABLE's text, "" for none.
 	Comment string `json:"comment,omitempty"`
+	// ACL is GRANT's privileges on the table (acl.go); nil is the
+	// default, the owner's alone. Owner is the owning role's OID, 0 for
+	// the bootstrap superuser (OwnerID).
+	ACL   []ACLItem `json:"acl,omitempty"`
+	Owner uint64    `json:"owner,omitempty"`
 	// ConstraintComments are COMMENT ON CONSTRAINT's texts by constraint
 	// name (primary key, unique, check or foreign key).
 	ConstraintComments map[string]string `json:"constraintComments,omitempty"`
@@ -362,6 +368,8 @@ type View struct {
 	// Defaults are ALTER VIEW ... ALTER COLUMN c SET DEFAULT's
 	// expressions (PostgreSQL text) by view column name.
 	Defaults map[string]string `json:"defaults,omitempty"`
+	ACL      []ACLItem         `json:"acl,omitempty"`   // GRANT's privileges (acl.go); nil is the default
+	Owner    uint64            `json:"owner,omitempty"` // the owning role's OID, 0 for the bootstrap superuser
 }
 
 // Stats are a table's statistics as last computed by ANALYZE.
@@ -531,7 +539,11 @@ func (c *Catalog) NextID() uint64 { return c.nextID }
 // clone returns a shallow copy of c whose maps may be modified; the
 // databases themselves are still shared (use cloneDB before changing one).
 func (c *Catalog) clone() *Catalog {
-	n := &Catalog{dbs: make(map[string]*Database, len(c.dbs)), stats: make(map[uint64]*Stats, len(c.stats)), nextID: c.nextID}
+	n := &Catalog{dbs: make(map[string]*Database, len(c.dbs)), stats: make(map[uint64]*Stats, len(c.stats)), nextID: c.nextID,
+		roles: make(map[string]*Role, len(c.roles))}
+	for k, v := range c.roles {
+		n.roles[k] = v
+	}
 	for k, v := range c.dbs {
 		n.dbs[k] = v
 	}
@@ -588,7 +600,7 @@ func cloneTable(t *Table) *Table {
 
 // empty returns a catalog with no databases.
 func empty(nextID uint64) *Catalog {
-	return &Catalog{dbs: map[string]*Database{}, stats: map[uint64]*Stats{}, nextID: nextID}
+	return &Catalog{dbs: map[string]*Database{}, stats: map[uint64]*Stats{}, nextID: nextID, roles: map[string]*Role{}}
 }
 
 func newDatabase(name string) *Database {

@@ -15,6 +15,7 @@ import (
 // ignored and assigned by CreateTable.
 type TableDef struct {
 	Name           string
+	Owner          uint64 // the owning role's OID; 0 is the bootstrap superuser
 	Columns        []Column
 	PrimaryKey     []string // column names; empty means a hidden row id
 	PrimaryKeyDesc []bool   // optional, one per PrimaryKey entry
@@ -155,7 +156,7 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 	}
 	n := c.clone()
 	schema, name := schemaField(def.Name)
-	t := &Table{ID: n.allocID(), DB: db, Name: name, Schema: schema, PrimaryKeyName: name + "_pkey", NextColumnID: 1}
+	t := &Table{ID: n.allocID(), DB: db, Name: name, Schema: schema, PrimaryKeyName: name + "_pkey", NextColumnID: 1, Owner: def.Owner}
 	for _, col := range def.Columns {
 		if t.ColumnOrdinal(col.Name) >= 0 {
 			return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", col.Name)

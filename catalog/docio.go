@@ -80,6 +80,11 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 	}
 	im := &importer{nextID: uint64(root.NextID), spaces: map[uint64]string{}}
 	c := empty(im.nextID)
+	if root.Roles != nil {
+		if err := im.importRoles(c, root.Roles.Role); err != nil {
+			return nil, err
+		}
+	}
 	for _, ddb := range root.DataBases {
 		where := fmt.Sprintf("DataBase %q", ddb.Name)
 		if ddb.Name == "" {

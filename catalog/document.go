@@ -50,6 +50,9 @@ type docRoot struct {
 	FormatVersion num      `xml:"formatVersion,attr" json:"formatVersion"`
 	NextID        num      `xml:"nextID,attr" json:"nextID"`
 	DataBases     []docDB  `xml:"DataBase" json:"DataBase"`
+	// Roles are the cluster's roles (role.go); the bootstrap superuser
+	// is not among them.
+	Roles *docRoles `xml:"Roles,omitempty" json:"Roles,omitempty"`
 }
 
 type jsonDoc struct {
@@ -420,6 +423,9 @@ func toDoc(c *Catalog) docRoot {
 			ddb.Types = append(ddb.Types, userTypeDoc(u))
 		}
 		root.DataBases = append(root.DataBases, ddb)
+	}
+	if roles := roleDocs(c); roles != nil {
+		root.Roles = &docRoles{Role: roles}
 	}
 	return root
 }

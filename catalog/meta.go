@@ -133,7 +133,7 @@ func Load(r kv.Reader) (*Catalog, error) {
 		key, value []byte
 		parts      []types.Datum
 	}
-	var seqs, funcs, schemas, utypes []seqDesc
+	var seqs, funcs, schemas, utypes, roles []seqDesc
 	for ok := it.First(); ok; ok = it.Next() {
 		_, parts, err := encoding.DecodeKey(it.Key())
 		if err != nil {
@@ -171,6 +171,8 @@ func Load(r kv.Reader) (*Catalog, error) {
 				return nil, corrupt(it.Key(), errors.New("want /schema/db/name"))
 			}
 			schemas = append(schemas, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
+		case tagRole:
+			roles = append(roles, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagSeqDef:
 			seqs = append(seqs, seqDesc{key: append([]byte(nil), it.Key()...), value: append([]byte(nil), it.Value()...), parts: parts})
 		case tagType:
@@ -230,6 +232,11 @@ func Load(r kv.Reader) (*Catalog, error) {
 	for _, d := range c.dbs {
 		resolveEnums(d, 0, true)
 	}
+	for _, r := range roles {
+		if err := loadRole(c, r.key, r.parts, r.value); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -247,6 +254,11 @@ func Install(w kv.Writer, c *Catalog) error {
 	}
 	if err := w.Set(NextIDKey(), putUint64(c.nextID)); err != nil {
 		return err
+	}
+	for _, r := range c.roles {
+		if err := writeJSON(w, RoleKey(r.Name), r); err != nil {
+			return err
+		}
 	}
 	for _, db := range c.Databases() {
 		d := c.dbs[db]
@@ -296,7 +308,7 @@ func Install(w kv.Writer, c *Catalog) error {
 // stats, sequence definitions) but keeps the format version, the id
 // counter and the counters of serial columns and sequences.
 func ClearMeta(w kv.Writer) error {
-	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef, tagFunction, tagSchema, tagType} {
+	for _, tag := range []string{tagDatabase, tagTable, tagView, tagStats, tagSeqDef, tagFunction, tagSchema, tagType, tagRole} {
 		p := metaKey(text(tag))
 		if err := w.DeleteRange(p, encoding.PrefixEnd(p)); err != nil {
 			return err

@@ -42,6 +42,9 @@ type Schema struct {
 	Name    string `json:"name"`
 	Owner   string `json:"owner,omitempty"`   // AUTHORIZATION role; "" is the bootstrap superuser
 	Comment string `json:"comment,omitempty"` // COMMENT ON SCHEMA's text
+	// ACL is GRANT's privileges on the schema (acl.go); nil is the
+	// default.
+	ACL []ACLItem `json:"acl,omitempty"`
 	// Temp marks a session's schema of temporary relations
 	// (TempSchemaPrefix), the only schema whose name may begin with pg_.
 	Temp bool `json:"temp,omitempty"`

@@ -40,9 +40,11 @@ type Sequence struct {
 	// OwnedTable and OwnedColumn name the column the sequence is OWNED BY
 	// (dropped with its table), or are empty; OwnedTable is the table's
 	// key (RelKey).
-	OwnedTable  string `json:"ownedTable,omitempty"`
-	OwnedColumn string `json:"ownedColumn,omitempty"`
-	Comment     string `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text
+	OwnedTable  string    `json:"ownedTable,omitempty"`
+	OwnedColumn string    `json:"ownedColumn,omitempty"`
+	Comment     string    `json:"comment,omitempty"` // COMMENT ON SEQUENCE's text
+	ACL         []ACLItem `json:"acl,omitempty"`     // GRANT's privileges (acl.go); nil is the default
+	Owner       uint64    `json:"owner,omitempty"`   // the owning role's OID, 0 for the bootstrap superuser
 	// Foreign, set on a sequence of a foreign database, is the
 	// application's counter key the sequence reads and advances
 	// (catalog/foreign.go); such a sequence has no SeqState of its own.

@@ -84,6 +84,12 @@ type Ctx struct {
 	// current_database(), current_user and pg_backend_pid().
 	Database, User string
 	BackendPID     int32
+	// SessionUser is session_user (User is current_user, which SET ROLE
+	// changes); RoleName names a role's OID for pg_get_userbyid (nil: the
+	// bootstrap superuser is User).
+	SessionUser string
+	RoleName    func(oid int64) string
+	Privilege   func(fn string, args []types.Datum) (bool, error)
 	// Seq runs the sequence functions (nextval, ...); nil: they fail.
 	Seq eval.Sequences
 	// Backends runs pg_cancel_backend and pg_terminate_backend; nil: they
@@ -318,7 +324,7 @@ func (rs *runState) bind(ctx *Ctx) {
 	// once per execution, not once per outer row.
 	rs.env = &rs.envOf
 	rs.env.Rebind(eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, FloatDigits: ctx.FloatDigits, Subquery: rs.subqueryFn,
-		Database: ctx.Database, User: ctx.User, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
+		Database: ctx.Database, User: ctx.User, SessionUser: ctx.SessionUser, RoleName: ctx.RoleName, Privilege: ctx.Privilege, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
 		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines})
 }
 

@@ -91,13 +91,17 @@ const (
 	DuplicateSchema             Code = "42P06"
 	InvalidSchemaDefinition     Code = "42P15"
 	ReservedName                Code = "42939"
-	ProgramLimitExceeded        Code = "54000"
-	StatementTooComplex         Code = "54001"
-	NameTooLong                 Code = "42622"
-	DataCorrupted               Code = "XX001"
-	IOError                     Code = "58030"
-	SnapshotTooOld              Code = "72000"
-	Internal                    Code = "XX000"
+	// InsufficientPrivilege is "permission denied" and "must be owner";
+	// InvalidGrantOperation a GRANT of a role to itself or in a cycle.
+	InsufficientPrivilege Code = "42501"
+	InvalidGrantOperation Code = "0LP01"
+	ProgramLimitExceeded  Code = "54000"
+	StatementTooComplex   Code = "54001"
+	NameTooLong           Code = "42622"
+	DataCorrupted         Code = "XX001"
+	IOError               Code = "58030"
+	SnapshotTooOld        Code = "72000"
+	Internal              Code = "XX000"
 	// ObjectNotInPrerequisiteState is currval/lastval before nextval.
 	ObjectNotInPrerequisiteState Code = "55000"
 	// SequenceGeneratorLimitExceeded is nextval past a sequence's bound.

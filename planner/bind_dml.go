@@ -145,6 +145,9 @@ func fewerExpressions() error {
 // values of such columns by their sequence's.
 func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overriding string, oc *parse.OnConflictClause, as string) (Node, error) {
 	t, alias, uv, err := b.dmlTarget(ins.Table, viewInsert) // viewdml.go
+	if err == nil {
+		err = b.checkTarget(t, uv, 'a') // privilege.go
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -433,6 +436,9 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
 	}
 	t, alias, uv, err := b.dmlTarget(up.TableExprs[0], viewUpdate) // viewdml.go
+	if err == nil {
+		err = b.checkTarget(t, uv, 'w') // privilege.go
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -549,6 +555,9 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 		using = del.TableExprs
 	}
 	t, alias, uv, err := b.dmlTarget(target, viewDelete) // viewdml.go
+	if err == nil {
+		err = b.checkTarget(t, uv, 'd') // privilege.go
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,18 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 			return x, nil
 		}
 		if pgerror.HasCode(err, pgerror.UndefinedColumn) && e.Qualifier.IsEmpty() {
+			// SESSION_USER, CURRENT_ROLE and CURRENT_CATALOG (keywords
+			// vitess reads as column names).
+			switch name {
+			case "session_user":
+				return &Func{Name: "session_user", T: tText}, nil
+			case "current_role":
+				return &Func{Name: "current_user", T: tText}, nil
+			case "current_catalog":
+				return &Func{Name: "current_database", T: tText}, nil
+			}
+		}
+		if pgerror.HasCode(err, pgerror.UndefinedColumn) && e.Qualifier.IsEmpty() {
 			if row, ok, err := s.wholeRow(name); ok {
 				return row, err
 			}

@@ -759,6 +759,9 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			return nil, e
 		}
 		if terr == nil {
+			if err := b.checkTable(t, 'r'); err != nil { // privilege.go
+				return nil, err
+			}
 			r := &relation{table: t, alias: alias}
 			for i, c := range t.Columns {
 				r.cols = append(r.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, Key: slices.Contains(t.PrimaryKey, i), TableID: uint32(t.ID), Attr: int16(i + 1)})
@@ -771,6 +774,9 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			return renameColumns(r, it.Columns)
 		}
 		if v, verr := b.p.Catalog.View(b.p.DB, key); verr == nil {
+			if err := b.checkRelation("view", key, v.Owner, v.ACL, 'r'); err != nil {
+				return nil, err
+			}
 			n, err := b.view(v)
 			if err != nil {
 				return nil, err
@@ -778,6 +784,9 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			return derived(n, alias, it.Columns)
 		}
 		if seq, serr := b.p.Catalog.Sequence(b.p.DB, key); serr == nil {
+			if err := b.checkRelation("sequence", key, seq.Owner, seq.ACL, 'r'); err != nil {
+				return nil, err
+			}
 			return derived(sequenceRelation(seq), alias, it.Columns)
 		}
 		if seq := b.p.Catalog.SerialSequence(b.p.DB, key); seq != nil {
@@ -823,6 +832,7 @@ func (b *binder) view(v *catalog.View) (Node, error) {
 		return nil, pgerror.Newf(pgerror.DataCorrupted, "view %q: %v", v.Name, err)
 	}
 	vp := *b.p
+	vp.AsRole = catalog.OwnerID(v.Owner) // privilege.go
 	if v.SearchPath != nil {
 		vp.SearchPath = v.SearchPath
 	}

@@ -235,6 +235,8 @@ var funcs = map[string]funcSig{
 	"has_schema_privilege":            {2, 3, fixed(types.Bool)},
 	"has_database_privilege":          {2, 3, fixed(types.Bool)},
 	"has_column_privilege":            {3, 4, fixed(types.Bool)},
+	"has_sequence_privilege":          {2, 3, fixed(types.Bool)},
+	"pg_has_role":                     {2, 3, fixed(types.Bool)},
 	"pg_is_in_recovery":               {0, 0, fixed(types.Bool)},
 	"pg_get_expr":                     {2, 3, fixed(types.Text)},
 	"pg_get_partkeydef":               {1, 1, fixed(types.Text)},

@@ -278,7 +278,7 @@ const (
 // hiddenRelations lists the OIDs of the tables, views and sequences an
 // unqualified name does not reach.
 func (p *Planner) hiddenRelations() []int64 {
-	g := &vgen{cat: p.Catalog, db: p.DB}
+	g := &vgen{cat: p.Catalog, db: p.DB, boot: p.Bootstrap}
 	var out []int64
 	check := func(oid int64, schema, name string) {
 		if key, _ := p.LookupKey("", name); key != catalog.RelKey(schema, name) {

@@ -73,9 +73,10 @@ type vrel struct {
 // snapshot, the current database and the binder (to plan views for their
 // column types).
 type vgen struct {
-	b   *binder
-	cat *catalog.Catalog
-	db  string
+	b    *binder
+	cat  *catalog.Catalog
+	db   string
+	boot string // the bootstrap superuser's name (Planner.Bootstrap)
 }
 
 // isVirtualSchema reports whether schema holds virtual relations.
@@ -99,7 +100,7 @@ func (b *binder) virtualRelation(schema, name string) (Node, bool, error) {
 	if rel == nil {
 		return nil, false, nil
 	}
-	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB, boot: b.p.Bootstrap}
 	n := &Values{Rows: rel.rows(g)}
 	for _, c := range rel.cols {
 		n.Cols = append(n.Cols, Column{Name: c.name, T: c.t})
@@ -241,8 +242,11 @@ func retype(rows [][]Expr, cols []vcol) {
 	}
 }
 
-// currentUser is the session user, known only when the statement runs.
-func currentUser() Expr { return &Func{Name: "current_user", T: tText} }
+// currentUser is the owner of every relation, the bootstrap superuser
+// (OID 10), named when the statement runs.
+func currentUser() Expr {
+	return &Func{Name: "pg_get_userbyid", Args: []Expr{&Const{Value: types.NewInt(oidBootstrapRole), T: tInt8}}, T: tText}
+}
 
 // tables returns the current database's tables sorted by name (none if
 // the database is gone).

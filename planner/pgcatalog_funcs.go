@@ -46,7 +46,7 @@ func constTrue(x Expr) bool {
 // END). ok is false for any other function name. Functions that need no
 // catalog (format_type, pg_get_userbyid, ...) are eval's (funcs_pg.go).
 func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
-	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB, boot: b.p.Bootstrap}
 	if x, ok, err := g.routineCatalogCall(name, args); ok { // pgcatalog_proc.go
 		return x, true, err
 	}
@@ -268,7 +268,7 @@ func (b *binder) regNames(typeName string) map[string]int64 {
 			names[s.Name] = int64(s.ID)
 		}
 	case "regclass":
-		g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+		g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB, boot: b.p.Bootstrap}
 		for _, t := range g.tables() {
 			names[t.Name] = int64(t.ID)
 		}
@@ -409,7 +409,7 @@ func (b *binder) partitionAncestors(call *sqlparser.FuncExpr, column string, ord
 	} else if x, err = coerce(x, rc); err != nil {
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function pg_partition_ancestors(%s) does not exist", x.Type())
 	}
-	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB}
+	g := &vgen{b: b, cat: b.p.Catalog, db: b.p.DB, boot: b.p.Bootstrap}
 	tables := g.tables()
 	byKey := map[string]*catalog.Table{}
 	for _, t := range tables {

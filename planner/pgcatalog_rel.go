@@ -323,7 +323,7 @@ func init() {
 			"rolconnlimit", "i4", "rolpassword", "t", "rolvaliduntil", "tz"), pgAuthid},
 		"pg_user": {vcols("usename", "t", "usesysid", "o", "usecreatedb", "b", "usesuper", "b", "userepl", "b",
 			"usebypassrls", "b", "passwd", "t", "valuntil", "tz", "useconfig", "t"), pgUser},
-		"pg_auth_members": {vcols("roleid", "o", "member", "o", "grantor", "o", "admin_option", "b"), vempty},
+		"pg_auth_members": {vcols("roleid", "o", "member", "o", "grantor", "o", "admin_option", "b"), pgAuthMembers},
 		"pg_am":           {vcols("oid", "o", "amname", "t", "amhandler", "t", "amtype", "t"), pgAm},
 		"pg_attrdef":      {vcols("oid", "o", "adrelid", "o", "adnum", "i2", "adbin", "t"), pgAttrdef},
 		"pg_constraint": {vcols("oid", "o", "conname", "t", "connamespace", "o", "contype", "t",
@@ -364,15 +364,23 @@ func init() {
 var publicACL = []string{"pg_database_owner=UC/pg_database_owner", "=U/pg_database_owner"}
 
 func pgNamespace(g *vgen) [][]Expr {
+	pub := any(publicACL)
+	if s, err := g.cat.Schema(g.db, catalog.PublicSchema); err == nil && s.ACL != nil {
+		pub = g.acl(s.ACL)
+	}
 	out := [][]Expr{
 		vrow(oidPgCatalog, "pg_catalog", oidBootstrapRole, nil),
-		vrow(oidPublic, "public", oidDatabaseOwnerRole, publicACL),
+		vrow(oidPublic, "public", oidDatabaseOwnerRole, pub),
 		vrow(oidInformationSchema, "information_schema", oidBootstrapRole, nil),
 		vrow(oidPgToast, "pg_toast", oidBootstrapRole, nil),
 	}
 	for _, s := range g.cat.Schemas(g.db) {
 		if s.Name != catalog.PublicSchema {
-			out = append(out, vrow(int64(s.ID), s.Name, oidBootstrapRole, nil))
+			owner := int64(oidBootstrapRole)
+			if r, err := g.cat.Role(s.Owner); err == nil {
+				owner = int64(r.ID)
+			}
+			out = append(out, vrow(int64(s.ID), s.Name, owner, g.acl(s.ACL)))
 		}
 	}
 	return out
@@ -410,8 +418,8 @@ func pgClass(g *vgen) [][]Expr {
 			fkTables[t.Name] = true // and on a table with triggers
 		}
 	}
-	rel := func(oid int64, name, schema, kind string, am int64, natts int, hasIndex bool, checks int) {
-		out = append(out, vrow(oid, name, g.nsp(schema), 0, 0, oidBootstrapRole, am, oid, 0, 0,
+	rel := func(oid int64, name, schema, kind string, am int64, natts int, hasIndex bool, checks int, owner uint64) {
+		out = append(out, vrow(oid, name, g.nsp(schema), 0, 0, int64(catalog.OwnerID(owner)), am, oid, 0, 0,
 			-1, 0, 0, hasIndex, false, "p", kind, natts, checks, false,
 			kind == "r" && fkTables[name], false, false, false, true, "d", false, 0, nil, nil, nil, 0, 0))
 	}
@@ -424,7 +432,8 @@ func pgClass(g *vgen) [][]Expr {
 		case t.Partitioned():
 			kind, am = "p", 0
 		}
-		rel(int64(t.ID), t.Name, t.Schema, kind, am, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks))
+		rel(int64(t.ID), t.Name, t.Schema, kind, am, len(cols), hasPrimaryKey(t) || len(t.Indexes) > 0, len(t.Checks), t.Owner)
+		g.setRelACL(out, t.ACL) // pgcatalog_roles.go
 		if t.Bound != nil {
 			// relispartition and relpartbound (pg_get_expr prints the
 			// bound's text as it is).
@@ -434,16 +443,18 @@ func pgClass(g *vgen) [][]Expr {
 		}
 	}
 	for _, ix := range g.indexes() {
-		rel(ix.oid, ix.name, ix.t.Schema, "i", oidBtreeAM, len(ix.cols)+len(ix.include), false, 0)
+		rel(ix.oid, ix.name, ix.t.Schema, "i", oidBtreeAM, len(ix.cols)+len(ix.include), false, 0, ix.t.Owner)
 	}
 	for _, v := range g.views() {
-		rel(oidView(v.Key()), v.Name, v.Schema, "v", 0, len(g.viewColumns(v)), false, 0)
+		rel(oidView(v.Key()), v.Name, v.Schema, "v", 0, len(g.viewColumns(v)), false, 0, v.Owner)
+		g.setRelACL(out, v.ACL)
 	}
 	for _, s := range g.sequences() {
-		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0)
+		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0, s.Owner)
+		g.setRelACL(out, s.ACL)
 	}
 	for _, s := range g.serialSequences() {
-		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0)
+		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0, 0)
 	}
 	return out
 }
@@ -532,26 +543,6 @@ func pgDatabase(g *vgen) [][]Expr {
 	return out
 }
 
-// pgRoles has the session's role and pg_database_owner, the predefined
-// role owning schema public (psql's \du leaves out pg_ roles).
-func pgRoles(*vgen) [][]Expr {
-	return [][]Expr{
-		vrow(currentUser(), true, true, true, true, true, true, -1, "********", nil, true, nil, oidBootstrapRole),
-		vrow("pg_database_owner", false, true, false, false, false, false, -1, "********", nil, false, nil, oidDatabaseOwnerRole),
-	}
-}
-
-func pgAuthid(*vgen) [][]Expr {
-	return [][]Expr{
-		vrow(oidBootstrapRole, currentUser(), true, true, true, true, true, true, true, -1, nil, nil),
-		vrow(oidDatabaseOwnerRole, "pg_database_owner", false, true, false, false, false, false, false, -1, nil, nil),
-	}
-}
-
-func pgUser(*vgen) [][]Expr {
-	return [][]Expr{vrow(currentUser(), oidBootstrapRole, true, true, true, true, "********", nil, nil)}
-}
-
 func pgAm(*vgen) [][]Expr {
 	return [][]Expr{
 		vrow(oidHeapAM, "heap", "heap_tableam_handler", "t"),
@@ -625,7 +616,7 @@ func pgTables(g *vgen) [][]Expr {
 		if t.MatView != "" {
 			continue
 		}
-		out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, currentUser(), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
+		out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, g.roleName(catalog.OwnerID(t.Owner)), nil, hasPrimaryKey(t) || len(t.Indexes) > 0, false, false, false))
 	}
 	return out
 }
@@ -634,7 +625,7 @@ func pgMatviews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, t := range g.tables() {
 		if t.MatView != "" {
-			out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, currentUser(), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
+			out = append(out, vrow(catalog.SchemaName(t.Schema), t.Name, g.roleName(catalog.OwnerID(t.Owner)), nil, len(t.Indexes) > 0, !t.MatViewEmpty, g.queryDef(t.MatView)))
 		}
 	}
 	return out
@@ -643,7 +634,7 @@ func pgMatviews(g *vgen) [][]Expr {
 func pgViews(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, v := range g.views() {
-		out = append(out, vrow(catalog.SchemaName(v.Schema), v.Name, currentUser(), g.viewDef(v)))
+		out = append(out, vrow(catalog.SchemaName(v.Schema), v.Name, g.roleName(catalog.OwnerID(v.Owner)), g.viewDef(v)))
 	}
 	return out
 }

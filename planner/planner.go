@@ -13,6 +13,15 @@ import (
 type Planner struct {
 	Catalog *catalog.Catalog
 	DB      string
+	// Privilege checks the current user's privileges on the relations a
+	// statement uses (privilege.go); nil checks nothing (a superuser).
+	// AsRole is the role checked, 0 for the current user (a view's
+	// owner while its query is bound).
+	Privilege PrivilegeCheck
+	AsRole    uint64
+	// Bootstrap names the bootstrap superuser (OID 10) in pg_roles and
+	// ACLs: the session's login user unless that is a stored role.
+	Bootstrap string
 	// SearchPath is the session's search_path, parsed (SearchPath):
 	// unqualified relation names are looked up in these schemas; nil
 	// means public alone.

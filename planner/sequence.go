@@ -34,6 +34,11 @@ func (b *binder) bindSeqArgs(name string, args []Expr) error {
 			return err
 		}
 		seq, err := b.p.Catalog.Sequence(b.p.DB, rel)
+		if err == nil {
+			if err := b.checkSequenceUse(name, rel, seq); err != nil { // privilege.go
+				return err
+			}
+		}
 		if err != nil {
 			if seq = b.p.Catalog.SerialSequence(b.p.DB, rel); seq == nil {
 				if pgerror.HasCode(err, pgerror.UndefinedTable) {
@@ -179,7 +184,7 @@ func pgSequences(g *vgen) [][]Expr {
 	var out [][]Expr
 	for _, s := range append(g.sequences(), g.serialSequences()...) {
 		last := &Func{Name: "pg_sequence_last_value", Args: []Expr{&Const{Value: types.NewInt(int64(s.ID)), T: tInt8}}, T: tInt8}
-		out = append(out, vrow(catalog.SchemaName(s.Schema), s.Name, currentUser(), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
+		out = append(out, vrow(catalog.SchemaName(s.Schema), s.Name, g.roleName(catalog.OwnerID(s.Owner)), s.Type, s.Start, s.Min, s.Max, s.Increment, s.Cycle, s.Cache, last))
 	}
 	return out
 }

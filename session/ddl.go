@@ -45,6 +45,9 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "", err
 	}
 	cat, db := t.cat, s.database
+	if err := s.checkDDL(t, p); err != nil { // ownercheck.go
+		return "", err
+	}
 	p, err = resolveRefs(s.planner(cat), p)
 	if err != nil {
 		return "", err
@@ -73,6 +76,10 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ALTER TABLE", s.dropConstraint(t, p.DropConstraint)
 	case p.Owner != nil:
 		return "ALTER " + strings.ToUpper(p.Owner.Kind), s.alterOwner(t, p.Owner)
+	case p.Role != nil:
+		return s.roleStmt(t, p.Role) // role.go
+	case p.Grant != nil:
+		return s.grantStmt(t, p.Grant) // grant.go
 	case p.AddIdentity != nil:
 		return "ALTER TABLE", s.addIdentity(t, p.AddIdentity)
 	case p.MatView != nil:
@@ -231,7 +238,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		if !ok {
 			text = sqlparser.String(ast.Select)
 		}
-		v := catalog.View{Name: name, SQL: text, SearchPath: slices.Clone(s.searchPath()), CheckOption: strings.ToLower(ast.CheckOption)}
+		v := catalog.View{Name: name, SQL: text, SearchPath: slices.Clone(s.searchPath()), CheckOption: strings.ToLower(ast.CheckOption), Owner: s.newOwner(cat)}
 		for _, c := range ast.Columns {
 			v.Columns = append(v.Columns, c.String())
 		}
@@ -308,6 +315,7 @@ func (s *Session) createTableLike(t *txn, name, src string) error {
 			def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull})
 		}
 	}
+	def.Owner = s.newOwner(t.cat)
 	next, err := t.cat.CreateTable(t.kv, s.database, def)
 	if err != nil {
 		return err
@@ -417,6 +425,7 @@ func (s *Session) createTable(ctx context.Context, t *txn, ct *sqlparser.CreateT
 			}
 		}
 	}
+	def.Owner = s.newOwner(t.cat)
 	next, err := t.cat.CreateTable(t.kv, s.database, def)
 	if err != nil {
 		return err
@@ -594,6 +603,7 @@ func (s *Session) createFromQuery(ctx context.Context, t *txn, name string, name
 	if len(names) > len(def.Columns) {
 		return "", pgerror.New(pgerror.SyntaxError, "too many column names were specified")
 	}
+	def.Owner = s.newOwner(t.cat)
 	next, err := t.cat.CreateTable(t.kv, s.database, def)
 	if err != nil {
 		return "", err

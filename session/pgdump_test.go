@@ -132,7 +132,9 @@ func TestPgDump(t *testing.T) {
 			"counter|100|5|100", "cheap_books", "all the books|the title", "3|O'Neil|1980-12-31",
 			"2|-0.25", "events_id_seq|1|1|2",
 			"orders_book|CREATE INDEX orders_book ON shop.orders USING btree (book_id)", "orders_book_id_fkey|FOREIGN KEY (book_id) REFERENCES books(id)",
-			"feelings|m|USER-DEFINED", "2|sad|\n3|ok|{}\n1|happy|{sad,ok}"} {
+			"feelings|m|USER-DEFINED", "2|sad|\n3|ok|{}\n1|happy|{sad,ok}",
+			"plain|dump_owner|dump_owner=arwdxt/dump_owner =r/dump_owner", "counter|postgres=rwU/postgres dump_reader=U/postgres",
+			"shop|dump_owner|dump_owner=UC/dump_owner =U/dump_owner"} {
 			if !strings.Contains(out, want) {
 				t.Fatalf("facts of %s lack %q:\n%s", target.name, want, out)
 			}

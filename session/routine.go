@@ -534,12 +534,8 @@ func (s *Session) alterRoutine(t *txn, rs *parse.RoutineStmt) error {
 		}
 		nf.Name = rs.NewName
 	case rs.NewOwner != "":
-		switch rs.NewOwner {
-		case s.userName(), "current_user", "current_role", "session_user", "postgres":
-		default:
-			return pgerror.Newf(pgerror.UndefinedObject, "role %q does not exist", rs.NewOwner)
-		}
-		return nil
+		_, err := s.resolveRole(t.cat, rs.NewOwner) // role.go
+		return err
 	case rs.NewSchema != "":
 		if rs.NewSchema == "public" {
 			return nil

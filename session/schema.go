@@ -32,27 +32,13 @@ func (s *Session) schemaStmt(ctx context.Context, t *txn, ss *parse.SchemaStmt) 
 	return "ALTER SCHEMA", nil
 }
 
-// knownRole checks a role name against the roles kvsql has: the session
-// user, by name or as current_user and its synonyms (42704 otherwise).
-func (s *Session) knownRole(role string) (string, error) {
-	user := s.user
-	if user == "" {
-		user = "kvsql"
-	}
-	switch role {
-	case user, "current_user", "current_role", "session_user":
-		return user, nil
-	}
-	return "", pgerror.Newf(pgerror.UndefinedObject, "role %q does not exist", role)
-}
-
 // createSchema adds the schema, then runs its schema elements with the
 // new schema first on the search path, as PostgreSQL creates them in it.
 func (s *Session) createSchema(ctx context.Context, t *txn, ss *parse.SchemaStmt) error {
 	name := ss.Names[0]
 	owner := ""
 	if ss.Owner != "" {
-		role, err := s.knownRole(ss.Owner)
+		role, err := s.resolveRole(t.cat, ss.Owner) // role.go
 		if err != nil {
 			return err
 		}

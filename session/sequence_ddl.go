@@ -59,6 +59,7 @@ func (s *Session) createSequence(t *txn, ss *parse.SequenceStmt) error {
 	if err := s.applySequenceOptions(t, &seq, &ss.Options, true); err != nil {
 		return err
 	}
+	seq.Owner = s.newOwner(t.cat)
 	next, _, err := t.cat.CreateSequence(t.kv, s.database, seq)
 	if err != nil {
 		return err

@@ -60,6 +60,10 @@ type Session struct {
 	// for exec.Ctx, made once (execCtx).
 	nextValFn func(t *catalog.Table, col int) (int64, error)
 	warnFn    func(format string, args ...any)
+	// roleNameFn is s.roleNameOf (role.go).
+	roleNameFn func(oid int64) string
+	// privilegeFn is s.privilegeFunc (privfuncs.go).
+	privilegeFn func(fn string, args []types.Datum) (bool, error)
 	// fixErrFn is s.db.storageError as a func value, made once for the
 	// queryResults of the session's queries.
 	fixErrFn func(error) error
@@ -153,6 +157,10 @@ func (db *DB) openSession(database string, conn *backend.ConnInfo, params map[st
 	}
 	if u := params["user"]; u != "" {
 		s.user = u
+	}
+	s.settings["role"], s.settings["session_authorization"] = "none", s.user
+	if !s.isSuperuser(db.Catalog(), s.user) {
+		s.settings["is_superuser"] = "off"
 	}
 	if app, ok := params["application_name"]; ok {
 		s.settings["application_name"] = app
@@ -271,7 +279,7 @@ func (s *Session) catalog() *catalog.Catalog {
 }
 
 func (s *Session) planner(cat *catalog.Catalog) *planner.Planner {
-	return &planner.Planner{Catalog: cat, DB: s.database, SearchPath: s.searchPath(), TempSchema: s.tempSchema(), Disabled: s.db.opts.DisabledRules, VectorMinRows: s.db.opts.VectorMinRows, RowCount: func(t *catalog.Table) float64 {
+	return &planner.Planner{Catalog: cat, DB: s.database, Bootstrap: s.bootstrapName(cat), Privilege: s.privilegeCheck(cat), SearchPath: s.searchPath(), TempSchema: s.tempSchema(), Disabled: s.db.opts.DisabledRules, VectorMinRows: s.db.opts.VectorMinRows, RowCount: func(t *catalog.Table) float64 {
 		return float64(s.db.rowCounter(t.ID).Load())
 	}, Activity: s.db.Activity, Cursors: s.cursorList, CurrentOf: s.currentRowKey}
 }
@@ -339,7 +347,7 @@ func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []
 	}
 	if s.nextValFn == nil {
 		// Method values allocate: made once per session.
-		s.nextValFn, s.warnFn = s.serialNextVal, s.warn // sequence.go
+		s.nextValFn, s.warnFn, s.roleNameFn, s.privilegeFn = s.serialNextVal, s.warn, s.roleNameOf, s.privilegeFunc // sequence.go, role.go
 	}
 	*env = stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}, hooks: stmtHooks{s: s, t: t, ctx: ctx}}
 	env.ec = exec.Ctx{
@@ -360,14 +368,17 @@ func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []
 		NextVal:       s.nextValFn,
 		Hooks:         &env.hooks,
 
-		Database:   s.database,
-		User:       s.user,
-		BackendPID: int32(s.pid),
-		Seq:        &env.seq,
-		Backends:   &env.backends,
-		Settings:   settingOps{s: s},
-		Routines:   &env.routines,
-		Warn:       s.warnFn,
+		Database:    s.database,
+		User:        s.currentRole(),
+		SessionUser: s.sessionUser(),
+		RoleName:    s.roleNameFn,
+		Privilege:   s.privilegeFn,
+		BackendPID:  int32(s.pid),
+		Seq:         &env.seq,
+		Backends:    &env.backends,
+		Settings:    settingOps{s: s},
+		Routines:    &env.routines,
+		Warn:        s.warnFn,
 	}
 	return &env.ec
 }

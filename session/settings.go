@@ -115,12 +115,18 @@ func (s *Session) set(st *parse.SetStmt) (backend.Result, error) {
 	if name == "constraints" {
 		return s.setConstraints(st.Value)
 	}
+	if name == "role" || name == "session_authorization" {
+		return s.setRole(st) // role.go
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st.Reset {
 		def := s.db.defaultSettings()
 		if name == "all" {
 			for k, v := range def {
+				if k == "is_superuser" {
+					continue // follows the role, which RESET ALL leaves
+				}
 				s.changeSettingLocked(k, settingVal{text: v}, false)
 			}
 			return &staticResult{tag: "RESET"}, nil

@@ -30,6 +30,9 @@ type stmt struct {
 	planCat *catalog.Catalog
 	// planPath is the search path the plan was made under.
 	planPath string
+	// planRole is the current user the plan was made for (its
+	// privileges were checked then).
+	planRole string
 	plan     planner.Node
 	// calls are the user-defined functions plan calls
 	// (planner.RoutineCalls), found once per plan.
@@ -102,7 +105,7 @@ func (st *stmt) kind() kind {
 	case p.Discard != "":
 		return kindDiscard
 	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Schema != nil, p.SetSchema != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil, p.CreateAs != nil,
-		p.Lock != nil, p.Owner != nil, p.AddIdentity != nil, p.Routine != nil, p.DropConstraint != nil, p.UserType != nil,
+		p.Lock != nil, p.Owner != nil, p.Role != nil, p.Grant != nil, p.AddIdentity != nil, p.Routine != nil, p.DropConstraint != nil, p.UserType != nil,
 		p.ViewDefault != nil:
 		return kindDDL
 	}
@@ -125,7 +128,8 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	// A plan holds the relations its names resolved to, so a changed
 	// search_path replans too.
 	path := st.s.searchPathKey()
-	if st.planCat == cat && st.planPath == path && !st.volatile && (st.plan != nil || st.planErr != nil) {
+	role := st.s.currentRole() // a plan checked the role's privileges
+	if st.planCat == cat && st.planPath == path && st.planRole == role && !st.volatile && (st.plan != nil || st.planErr != nil) {
 		return st.planErr
 	}
 	target := st.p
@@ -138,7 +142,7 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	pl := st.s.planner(cat)
 	pl.ArgNames, pl.RoutineName = st.argNames, st.routine
 	plan, params, err := pl.Plan(target, st.declared)
-	st.planCat, st.planPath, st.planErr, st.volatile = cat, path, err, pl.Volatile
+	st.planCat, st.planPath, st.planRole, st.planErr, st.volatile = cat, path, role, err, pl.Volatile
 	if err != nil {
 		st.plan = nil
 		return err

@@ -46,6 +46,14 @@ type Env struct {
 	// "kvsql".
 	Database, User string
 	BackendPID     int32
+	// SessionUser answers session_user ("" reads as User); RoleName
+	// names a role's OID for pg_get_userbyid (nil: OID 10 is User).
+	SessionUser string
+	RoleName    func(oid int64) string
+	// Privilege answers has_table_privilege, has_schema_privilege,
+	// has_sequence_privilege and pg_has_role from their arguments (nil:
+	// true).
+	Privilege func(fn string, args []types.Datum) (bool, error)
 	// Seq runs nextval, currval, setval and lastval and reads a
 	// sequence's state; nil makes them fail (0A000).
 	Seq Sequences

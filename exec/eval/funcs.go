@@ -49,8 +49,10 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return types.NewText(orDefault(env.Database, "kvsql")), nil
 	case "current_schema":
 		return types.NewText("public"), nil
-	case "current_user", "session_user":
+	case "current_user":
 		return types.NewText(orDefault(env.User, "kvsql")), nil
+	case "session_user":
+		return types.NewText(orDefault(env.SessionUser, orDefault(env.User, "kvsql"))), nil
 	case "pg_backend_pid":
 		return types.NewInt(int64(env.BackendPID)), nil
 	case planner.RowFunc:

@@ -33,10 +33,16 @@ func pgFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bo
 		}
 	case "pg_get_userbyid":
 		return types.NewText(userByID(env, datumInt(args[0]))), true, nil
+	case "has_table_privilege", "has_schema_privilege", "has_sequence_privilege", "pg_has_role":
+		if env.Privilege != nil {
+			ok, err := env.Privilege(e.Name, args)
+			return types.NewBool(ok), true, err
+		}
+		return types.NewBool(true), true, nil
 	case "pg_table_is_visible", "pg_type_is_visible", "pg_relation_is_publishable",
-		"has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege":
+		"has_database_privilege", "has_column_privilege":
 		// Every relation lives in public or pg_catalog, both on the
-		// search path; the one user may do anything.
+		// search path; databases and columns carry no privileges.
 		return types.NewBool(true), true, nil
 	case "pg_is_in_recovery":
 		return types.NewBool(false), true, nil
@@ -245,6 +251,9 @@ func quoteLiteral(s string) string {
 // userByID is pg_get_userbyid: the role with that OID (10, the bootstrap
 // role, is the session's user; 6171 is pg_database_owner).
 func userByID(env *Env, oid int64) string {
+	if env.RoleName != nil && oid != 6171 {
+		return env.RoleName(oid)
+	}
 	switch oid {
 	case 10:
 		return orDefault(env.User, "kvsql")

@@ -133,6 +133,10 @@ type Statement struct {
 	Schema     *SchemaStmt
 	SetSchema  *SetSchemaStmt
 	Sequence   *SequenceStmt
+	// Role is CREATE / ALTER / DROP ROLE and GRANT / REVOKE of roles;
+	// Grant is GRANT / REVOKE of privileges (role.go, grant.go).
+	Role  *RoleStmt
+	Grant *GrantStmt
 	// AlterColumn is ALTER TABLE ... ALTER COLUMN ... SET/DROP NOT NULL
 	// or TYPE.
 	AlterColumn *AlterColumnStmt

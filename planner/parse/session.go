@@ -261,6 +261,13 @@ func (r *rewriter) set(toks []token) (Statement, error) {
 			s.Name = "all"
 			return st, c.end()
 		}
+		if c.accept("session") {
+			if err := c.expect("authorization"); err != nil {
+				return st, err
+			}
+			s.Name = "session_authorization"
+			return st, c.end()
+		}
 		parts, err := c.qualifiedName()
 		if err != nil {
 			return st, err
@@ -271,6 +278,9 @@ func (r *rewriter) set(toks []token) (Statement, error) {
 	c.i++ // SET
 	if c.accept("local") {
 		s.Local = true
+		if c.peek("session") && c.i+1 < len(toks) && toks[c.i+1].is("authorization") {
+			c.i++ // SET LOCAL SESSION AUTHORIZATION
+		}
 	} else {
 		c.accept("session")
 	}
@@ -290,6 +300,25 @@ func (r *rewriter) set(toks []token) (Statement, error) {
 			return st, err
 		}
 		s.Value = []string{v}
+		return st, c.end()
+	case c.peek("role") && c.i+1 < len(toks) && !toks[c.i+1].is("to") && !toks[c.i+1].isOp("="),
+		c.peek("authorization") && c.i > 1 && toks[c.i-1].is("session"):
+		// SET ROLE name | NONE and SET SESSION AUTHORIZATION name |
+		// DEFAULT: a role name (or string), no TO.
+		s.Name = "role"
+		if toks[c.i].is("authorization") {
+			s.Name = "session_authorization"
+		}
+		c.i++
+		if c.done() || c.toks[c.i].kind != tkIdent && c.toks[c.i].kind != tkQIdent && c.toks[c.i].kind != tkString {
+			return st, c.errHere()
+		}
+		v := c.toks[c.i].val
+		if c.toks[c.i].kind != tkIdent && (v == "none" || v == "default") {
+			v = "\"" + v + "\"" // a quoted role of that name
+		}
+		s.Value = []string{v}
+		c.i++
 		return st, c.end()
 	case c.peek("names"):
 		c.i++

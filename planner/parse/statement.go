@@ -38,6 +38,10 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.truncate(toks)
 	case first.is("comment"):
 		return r.comment(toks)
+	case (first.is("create") || first.is("alter") || first.is("drop")) && (second.is("role") || second.is("user") || second.is("group")) && len(toks) > 2:
+		return r.role(toks) // role.go
+	case first.is("grant") || first.is("revoke"):
+		return r.grantOrRevoke(toks) // grant.go
 	case (first.is("create") || first.is("refresh") || first.is("drop")) && second.is("materialized") && len(toks) > 2 && toks[2].is("view"):
 		return r.matView(toks)
 	case first.is("create") && (second.is("trigger") || (second.is("temp") || second.is("temporary")) && len(toks) > 2 && toks[2].is("trigger")),

@@ -29,3 +29,6 @@ INSERT INTO shop.orders (qty) VALUES (9) RETURNING id;
 SELECT enumlabel FROM pg_enum WHERE enumtypid = 'mood'::regtype ORDER BY enumsortorder;
 SELECT id, m, ms FROM feelings ORDER BY m;
 SELECT id FROM feelings WHERE m < 'happy' ORDER BY m DESC;
+SELECT c.relname, pg_get_userbyid(c.relowner), array_to_string(c.relacl, ' ') FROM pg_class c WHERE c.relnamespace IN ('public'::regnamespace, 'shop'::regnamespace) AND c.relkind IN ('r', 'v', 'm') ORDER BY 1;
+SELECT c.relname, array_to_string(c.relacl, ' ') FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'S' ORDER BY 1;
+SELECT nspname, pg_get_userbyid(nspowner), array_to_string(nspacl, ' ') FROM pg_namespace WHERE nspname IN ('public', 'shop') ORDER BY 1;

@@ -53,3 +53,16 @@ ALTER TYPE mood ADD VALUE 'ok' BEFORE 'happy';
 CREATE TABLE feelings (id int PRIMARY KEY, m mood NOT NULL DEFAULT 'ok', ms mood[]);
 CREATE INDEX feelings_m ON feelings (m);
 INSERT INTO feelings VALUES (1, 'happy', '{sad,ok}'), (2, 'sad', NULL), (3, 'ok', '{}');
+
+-- Roles, owners and privileges: pg_dump writes ALTER ... OWNER TO, GRANT
+-- and REVOKE lines for them.
+CREATE ROLE dump_owner;
+CREATE ROLE dump_reader;
+ALTER TABLE plain OWNER TO dump_owner;
+ALTER SCHEMA shop OWNER TO dump_owner;
+GRANT SELECT ON books, cheap_books TO dump_reader;
+GRANT INSERT, UPDATE ON authors TO dump_reader WITH GRANT OPTION;
+GRANT USAGE ON SEQUENCE counter TO dump_reader;
+GRANT USAGE ON SCHEMA shop TO PUBLIC;
+GRANT SELECT ON plain TO PUBLIC;
+REVOKE TRUNCATE ON plain FROM dump_owner;
