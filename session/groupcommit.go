@@ -100,6 +100,10 @@ type groupSync struct {
 		// retire: a timer's Reset per commit cost more than the release.
 		timer *time.Timer
 		armed bool
+		// releasing is held while snapshots are released, so that close
+		// waits for a release the timer or a sync starter has begun: the
+		// engine must not close under a snapshot's open iterators.
+		releasing sync.Mutex
 	}
 }
 
@@ -149,15 +153,16 @@ func (g *groupSync) gather() {
 	}
 }
 
-// close releases the published snapshot and the retired ones.
+// close releases the published snapshot and the retired ones, once a
+// release under way on another goroutine (the timer's) has finished.
 func (g *groupSync) close() {
 	g.durableSnap.Swap(nil).release()
-	g.releaseRetired()
 	g.retired.Lock()
 	if g.retired.timer != nil {
 		g.retired.timer.Stop()
 	}
 	g.retired.Unlock()
+	g.releaseRetired()
 }
 
 // retire takes over the reference to s, a published snapshot a newer one
@@ -194,6 +199,8 @@ func (g *groupSync) idleRelease() {
 
 // releaseRetired releases the retired snapshots.
 func (g *groupSync) releaseRetired() {
+	g.retired.releasing.Lock()
+	defer g.retired.releasing.Unlock()
 	g.retired.Lock()
 	snaps := g.retired.snaps
 	if len(snaps) == 0 {
