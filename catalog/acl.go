@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/kv"
-	"github.com/kvsql/kvsql/pgerror"
 )
 
 // Access control lists, PostgreSQL's aclitem[]: each item gives one
@@ -252,11 +251,6 @@ func (c *Catalog) aclDependents(id uint64) []string {
 		}
 	}
 	return out
-}
-
-// errNoACL is for objects kvsql keeps no ACL on.
-func errNoACL(kind string) error {
-	return pgerror.Newf(pgerror.FeatureNotSupported, "GRANT and REVOKE on %s are not supported", kind)
 }
 
 // OwnerID is a descriptor's Owner field as a role OID: 0 is the
