@@ -263,8 +263,24 @@ func (db *DB) TxnStats() TxnStats {
 // (acquireLock), which is where waiting for their sync belongs. Without
 // a published snapshot (NoSync, the first commits, a catalog change not
 // yet durable) it is beginNewest.
-func (db *DB) begin() *txn {
+func (db *DB) begin() *txn { return db.beginFrom(0) }
+
+// beginFrom is begin at a snapshot that holds at least the commits up to
+// seq floor: the durable one if it does, else the newest (beginNewest,
+// which waits for their sync).
+//
+// A session's retry after a serialization failure begins here with the
+// seq applied at the failure (Session.Fail): the commit it lost to is
+// then in its snapshot, as PostgreSQL's safe-retry rule promises. At the
+// durable snapshot instead, a retry started before that commit's sync
+// ended would read the same stale row and fail again, as often as it can
+// retry in one sync cycle.
+func (db *DB) beginFrom(floor uint64) *txn {
 	d := db.durableShared()
+	if d != nil && d.seq < floor {
+		d.release()
+		d = nil
+	}
 	if d == nil {
 		return db.beginNewest()
 	}

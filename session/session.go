@@ -25,6 +25,11 @@ type Session struct {
 	user     string
 	pid      uint32
 	cur      *txn // the explicit transaction (or the implicit block of a Query), or nil
+	// retryFloor is the applied seq when the session's last transaction
+	// failed with a serialization failure (Fail), else 0: the next
+	// transaction begins at a snapshot holding it (DB.beginFrom), so a
+	// retry does not meet again the commits its last attempt lost to.
+	retryFloor uint64
 	// inQuery is set while the statements of a multi-statement Query run
 	// (BeginQuery): they share an implicit transaction block.
 	inQuery  bool
@@ -208,6 +213,9 @@ func (s *Session) TxnStatus() byte {
 // layer, fails the open transaction block; until ROLLBACK (or ROLLBACK TO
 // a savepoint) every statement gets 25P02 and COMMIT rolls back.
 func (s *Session) Fail(err error) {
+	if pgerror.HasCode(err, pgerror.SerializationFailure) {
+		s.retryFloor = s.db.sync.applied.Load()
+	}
 	if s.cur != nil {
 		s.cur.failed = true
 		s.failedIdle()
@@ -441,8 +449,13 @@ func (s *Session) exec(ctx context.Context, sql string, params []types.Datum) ([
 }
 
 // begin starts a writing transaction in the session's database, at the
-// durable state (DB.begin).
-func (s *Session) begin() *txn { return s.setupTxn(s.db.begin()) }
+// durable state (DB.begin), or after a serialization failure at one
+// holding every commit applied when it failed (DB.beginFrom).
+func (s *Session) begin() *txn {
+	floor := s.retryFloor
+	s.retryFloor = 0
+	return s.setupTxn(s.db.beginFrom(floor))
+}
 
 // setupTxn gives a new transaction the session's database, process ID
 // and transaction defaults.
