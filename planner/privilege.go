@@ -4,7 +4,7 @@ import (
 	"github.com/kvsql/kvsql/catalog"
 )
 
-// Privilege checks (docs/architecture.md, "Roles and privileges"). The
+// Privilege checks (docs/privileges.md, "Roles and privileges"). The
 // session sets Planner.Privilege when the current user is not a
 // superuser; binding a relation then checks USAGE on its schema and the
 // privilege the statement needs on it: SELECT to read, INSERT, UPDATE or

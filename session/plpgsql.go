@@ -14,7 +14,7 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
-// PL/pgSQL (docs/architecture.md, "PL/pgSQL"). A LANGUAGE plpgsql
+// PL/pgSQL (docs/routines.md, "PL/pgSQL"). A LANGUAGE plpgsql
 // function's body is parsed at CREATE (parse.ParsePL) and again, once per
 // function descriptor, at its first call in a session; a DO block's at
 // DO. The interpreter (plpgsql_exec.go) walks the tree. Every expression

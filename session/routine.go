@@ -18,7 +18,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
-// User-defined SQL functions and procedures (docs/architecture.md,
+// User-defined SQL functions and procedures (docs/routines.md,
 // "SQL functions"). The catalog keeps each one's signature and body text;
 // a call plans to a planner.Func that eval hands to routineOps.Call with
 // the argument values, and the body's statements run here, in the

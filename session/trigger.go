@@ -11,7 +11,7 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
-// Triggers are SQLite's row triggers (docs/architecture.md, "Triggers"):
+// Triggers are SQLite's row triggers (docs/routines.md, "Triggers"):
 // the catalog keeps each one's statements as text; the executor calls
 // Ctx.Fire before and after every row an INSERT, UPDATE or DELETE writes;
 // fire runs the matching triggers' statements in the writing statement's
