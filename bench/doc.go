@@ -18,7 +18,7 @@
 //     does not link SQLite.
 //   - Workload: a name, a Setup that loads its data into a Target once
 //     (workloads that share tables share a dataset), and a Run that
-//     measures once and returns Measures (TPS, ops/s, rows/s, p50/p99 ms,
+//     measures once and returns Measures (TPS, ops/s, rows/s, p50/p99/mean ms,
 //     ms). Workloads are built at a Scales (Full, Quick, Scaled).
 //   - Results: Run's output, one Row per workload and figure with the
 //     median over rounds on each system; Row.Ratio is kvsql / reference.

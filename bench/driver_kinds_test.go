@@ -22,12 +22,15 @@ func TestKindStatsMeasures(t *testing.T) {
 	if kinds[1].P50 != ms(8) || kinds[1].P99 != ms(9) {
 		t.Fatalf("update p50/p99 = %v/%v, want 8ms/9ms", kinds[1].P50, kinds[1].P99)
 	}
+	if kinds[0].Mean != 1500*time.Microsecond || kinds[1].Mean != ms(8) {
+		t.Fatalf("means = %v, %v, want 1.5ms, 8ms", kinds[0].Mean, kinds[1].Mean)
+	}
 	m := DriveStats{Ops: 5, Elapsed: time.Second, Kinds: kinds}.Measures()
 	var names []string
 	for _, x := range m {
 		names = append(names, x.Metric)
 	}
-	want := []string{"ops/s", "p50 ms", "p99 ms", "retries", "read p50 ms", "read p99 ms", "update p50 ms", "update p99 ms"}
+	want := []string{"ops/s", "p50 ms", "p99 ms", "mean ms", "retries", "read p50 ms", "read p99 ms", "read mean ms", "update p50 ms", "update p99 ms", "update mean ms"}
 	if len(names) != len(want) {
 		t.Fatalf("metrics = %q, want %q", names, want)
 	}
@@ -36,7 +39,7 @@ func TestKindStatsMeasures(t *testing.T) {
 			t.Fatalf("metrics = %q, want %q", names, want)
 		}
 	}
-	if m[6].Value != 8 {
-		t.Fatalf("update p50 ms = %v, want 8", m[6].Value)
+	if m[8].Value != 8 || m[7].Value != 1.5 {
+		t.Fatalf("update p50 ms = %v, read mean ms = %v, want 8, 1.5", m[8].Value, m[7].Value)
 	}
 }

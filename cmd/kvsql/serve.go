@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,7 @@ func runServe(args []string) error {
 	maxQueryMem := fs.String("max-query-memory", "", "memory one statement may hold before it fails with 53200 (default a quarter of the machine's memory)")
 	maxValueSize := fs.String("max-value-size", "256MB", "largest value a statement may build or receive (54000 past it)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (for benchmarks)")
+	traceFile := fs.String("trace", "", "write a runtime execution trace of the whole run to `FILE` (scheduler latency: go tool trace -pprof=sched FILE)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -94,6 +96,19 @@ func runServe(args []string) error {
 		}
 		defer func() {
 			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			return err
+		}
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer func() {
+			trace.Stop()
 			f.Close()
 		}()
 	}

@@ -51,4 +51,10 @@ func TestLoadUsers(t *testing.T) {
 	if err := runServe([]string{"--memory", "--listen", "127.0.0.1:5599", "--require-tls"}); err == nil || !strings.Contains(err.Error(), "--require-tls needs") {
 		t.Errorf("serve --require-tls without a certificate: got %v", err)
 	}
+	// --trace opens its file before the store: a path that cannot be
+	// created fails at once.
+	noDir := filepath.Join(t.TempDir(), "missing", "trace.out")
+	if err := runServe([]string{"--memory", "--listen", "127.0.0.1:0", "--trace", noDir}); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("serve --trace into a missing directory: got %v", err)
+	}
 }
