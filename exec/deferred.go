@@ -27,6 +27,19 @@ type Deferred struct {
 	// true deferred.
 	named   map[string]bool
 	pending []pendingCheck
+	// stmt holds the NO ACTION checks of the statements running now
+	// (BeginStatement), run when each ends (exec/fk.go); depth counts
+	// those statements (a routine's statement runs inside its caller's).
+	stmt  []stmtCheck
+	depth int
+}
+
+// stmtCheck is a check waiting for its statement's end: pendingCheck
+// with the plan's foreign key, which outlives the statement, by pointer.
+type stmtCheck struct {
+	fk    *planner.FKRef
+	vals  []types.Datum
+	child bool
 }
 
 // pendingCheck is one deferred foreign-key check: child, a referencing
@@ -115,7 +128,7 @@ func (d *Deferred) run(rw kv.ReadWriter, due func(pendingCheck) bool) error {
 			keep = append(keep, p)
 			continue
 		}
-		if err := runPending(rw, p); err != nil {
+		if err := recheck(rw, &p.fk, p.vals, p.child); err != nil {
 			d.pending = append(keep, d.pending[i:]...)
 			return err
 		}
@@ -124,18 +137,38 @@ func (d *Deferred) run(rw kv.ReadWriter, due func(pendingCheck) bool) error {
 	return nil
 }
 
-// runPending runs one deferred check against the rows as they are now.
-func runPending(rw kv.ReadWriter, p pendingCheck) error {
-	found, err := referenced(rw, p.fk, p.vals)
-	if err != nil || found {
-		return err
+// BeginStatement opens a statement's scope: the NO ACTION foreign-key
+// checks of its writes wait for EndStatement. It returns the mark to end
+// it with.
+func (d *Deferred) BeginStatement() int {
+	d.depth++
+	return len(d.stmt)
+}
+
+// EndStatement closes the scope BeginStatement opened at mark: when the
+// statement succeeded (ok), it runs the checks the statement queued
+// against the rows as they are now (through rw) and returns the first
+// failure; otherwise it drops them.
+func (d *Deferred) EndStatement(rw kv.ReadWriter, mark int, ok bool) error {
+	d.depth--
+	var err error
+	for i := mark; ok && i < len(d.stmt); i++ {
+		c := d.stmt[i]
+		if err = recheck(rw, c.fk, c.vals, c.child); err != nil {
+			break
+		}
 	}
-	rows, err := referencing(rw, p.fk, p.vals)
-	if err != nil || len(rows) == 0 {
-		return err
+	clear(d.stmt[mark:])
+	d.stmt = d.stmt[:mark]
+	return err
+}
+
+// queue adds a check for the running statement's end and reports true,
+// or false outside a statement scope (the caller checks at once).
+func (d *Deferred) queue(fk *planner.FKRef, vals []types.Datum, child bool) bool {
+	if d == nil || d.depth == 0 {
+		return false
 	}
-	if p.child {
-		return missingReference(p.fk, p.vals)
-	}
-	return stillReferenced(p.fk, p.vals)
+	d.stmt = append(d.stmt, stmtCheck{fk: fk, vals: vals, child: child})
+	return true
 }

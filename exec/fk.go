@@ -12,12 +12,24 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
-// Foreign keys are checked row by row as the statement writes, through
-// the transaction as it is (it sees the statement's own earlier writes):
-// a referencing row's key must exist in the referenced table (MATCH
+// Foreign keys are checked for each row the statement writes: a
+// referencing row's key must exist in the referenced table (MATCH
 // SIMPLE: a NULL in the key skips the check), and a referenced row that
 // is deleted or loses its key must not be referenced, unless ON DELETE
 // CASCADE or SET NULL says what happens to the referencing rows.
+//
+// As PostgreSQL's foreign-key triggers, the checks of NO ACTION
+// constraints run when the statement ends (Deferred.BeginStatement), not
+// as each row is written: a row may reference itself or a row the same
+// statement writes later, a SET DEFAULT may point at a key the same
+// UPDATE creates, and a key an UPDATE moves away and another row takes
+// back is still there. RESTRICT refuses at once, and CASCADE, SET NULL
+// and SET DEFAULT act at once. A write outside a statement scope checks
+// at once.
+//
+// The two sides' columns may differ in type where PostgreSQL allows it
+// (an integer column referencing a numeric key): a key is cast to the
+// other side's types before it is looked up there (toParent, toChild).
 
 func pick(row []types.Datum, cols []int) []types.Datum {
 	out := make([]types.Datum, len(cols))
@@ -58,7 +70,8 @@ func (o *dmlBase) fkEnv() fkEnv {
 // checkReferences checks that row's foreign keys exist; with old (an
 // UPDATE), keys that did not change are not looked up.
 func checkReferences(fe fkEnv, fks []planner.FKRef, row, old []types.Datum) error {
-	for _, fk := range fks {
+	for i := range fks {
+		fk := &fks[i]
 		vals := pick(row, fk.ChildCols)
 		if old != nil && rowsIdentical(vals, pick(old, fk.ChildCols)) {
 			continue
@@ -74,7 +87,7 @@ func checkReferences(fe fkEnv, fks []planner.FKRef, row, old []types.Datum) erro
 // partly NULL passes under MATCH SIMPLE and is refused under MATCH FULL;
 // a complete key must exist in the referenced table, now or, when the
 // constraint is deferred, when the deferred checks run.
-func checkReference(fe fkEnv, fk planner.FKRef, vals []types.Datum) error {
+func checkReference(fe fkEnv, fk *planner.FKRef, vals []types.Datum) error {
 	if n := nullCount(vals); n > 0 {
 		if fk.MatchFull && n < len(vals) {
 			e := childViolation(fk)
@@ -84,14 +97,89 @@ func checkReference(fe fkEnv, fk planner.FKRef, vals []types.Datum) error {
 		return nil
 	}
 	if fe.deferred.defers(fk.Name, fk.Deferrable, fk.InitiallyDeferred) {
-		fe.deferred.add(pendingCheck{fk: fk, vals: vals, child: true})
+		fe.deferred.add(pendingCheck{fk: *fk, vals: vals, child: true})
 		return nil
 	}
-	found, err := referenced(fe.rw, fk, vals)
+	if fe.deferred.queue(fk, vals, true) {
+		return nil
+	}
+	found, err := referenced(fe.rw, fk, toParent(fk, vals))
 	if err != nil || found {
 		return err
 	}
 	return missingReference(fk, vals)
+}
+
+// recheck is a check that waited (for the statement's end, or deferred):
+// with child, the referencing key vals must be in the referenced table
+// unless no row holds it any more; otherwise the referenced key vals,
+// deleted or changed, must be back in its table or referenced no more.
+// It looks at the rows as they are now.
+func recheck(rw kv.ReadWriter, fk *planner.FKRef, vals []types.Datum, child bool) error {
+	pvals, cvals := vals, vals
+	if child {
+		pvals = toParent(fk, vals)
+	} else {
+		var ok bool
+		if cvals, ok = toChild(fk, vals); !ok {
+			return nil // no referencing row can hold it
+		}
+	}
+	found, err := referenced(rw, fk, pvals)
+	if err != nil || found {
+		return err
+	}
+	rows, err := referencing(rw, fk, cvals)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	if child {
+		return missingReference(fk, vals)
+	}
+	return stillReferenced(fk, vals)
+}
+
+// toParent casts a referencing key to the referenced columns' types
+// where the two differ (an integer referencing a numeric key; PostgreSQL
+// allows a foreign key only where the cast is implicit, so it cannot
+// fail); vals itself where they agree.
+func toParent(fk *planner.FKRef, vals []types.Datum) []types.Datum {
+	out, _ := castKey(vals, fk.Child, fk.ChildCols, fk.Parent, fk.ParentCols)
+	return out
+}
+
+// toChild casts a referenced key to the referencing columns' types; ok
+// false when a value has none there (a numeric 1.5 for an integer
+// column), so no referencing row can hold it.
+func toChild(fk *planner.FKRef, vals []types.Datum) ([]types.Datum, bool) {
+	return castKey(vals, fk.Parent, fk.ParentCols, fk.Child, fk.ChildCols)
+}
+
+// castKey casts vals, the columns fromCols of from, to the types of the
+// columns toCols of to where the families differ.
+func castKey(vals []types.Datum, from *catalog.Table, fromCols []int, to *catalog.Table, toCols []int) ([]types.Datum, bool) {
+	var out []types.Datum
+	for i, v := range vals {
+		ft, tt := from.Columns[fromCols[i]].Type, to.Columns[toCols[i]].Type
+		if ft.Family == tt.Family || v.IsNull() {
+			continue
+		}
+		if out == nil {
+			out = append([]types.Datum(nil), vals...)
+		}
+		c, err := eval.CastFrom(v, ft, tt)
+		if err != nil {
+			return vals, false
+		}
+		if back, err := eval.CastFrom(c, tt, ft); err != nil || !eval.Equal(back, v) {
+			return vals, false // 1.5 is no integer
+		}
+		out[i] = c
+	}
+	if out == nil {
+		return vals, true
+	}
+	return out, true
 }
 
 func nullCount(vals []types.Datum) int {
@@ -105,7 +193,7 @@ func nullCount(vals []types.Datum) int {
 }
 
 // childViolation is the 23503 of a referencing row, without its detail.
-func childViolation(fk planner.FKRef) *pgerror.Error {
+func childViolation(fk *planner.FKRef) *pgerror.Error {
 	e := pgerror.Newf(pgerror.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", fk.Child.Name, fk.Name)
 	e.Schema, e.Table, e.Constraint = catalog.SchemaName(fk.Child.Schema), fk.Child.Name, fk.Name
 	return e
@@ -113,7 +201,7 @@ func childViolation(fk planner.FKRef) *pgerror.Error {
 
 // missingReference is the 23503 of a referencing key vals that is not in
 // the referenced table.
-func missingReference(fk planner.FKRef, vals []types.Datum) error {
+func missingReference(fk *planner.FKRef, vals []types.Datum) error {
 	e := childViolation(fk)
 	e.Detail = keyText(fk.Child, fk.ChildCols, vals) + " is not present in table \"" + fk.Parent.Name + "\"."
 	return e
@@ -121,7 +209,7 @@ func missingReference(fk planner.FKRef, vals []types.Datum) error {
 
 // stillReferenced is the 23503 of a referenced key vals that rows of the
 // referencing table still hold.
-func stillReferenced(fk planner.FKRef, vals []types.Datum) error {
+func stillReferenced(fk *planner.FKRef, vals []types.Datum) error {
 	e := pgerror.Newf(pgerror.ForeignKeyViolation, "update or delete on table %q violates foreign key constraint %q on table %q", fk.Parent.Name, fk.Name, fk.Child.Name)
 	e.Detail = keyText(fk.Parent, fk.ParentCols, vals) + " is still referenced from table \"" + fk.Child.Name + "\"."
 	e.Schema, e.Table, e.Constraint = catalog.SchemaName(fk.Child.Schema), fk.Child.Name, fk.Name
@@ -131,7 +219,7 @@ func stillReferenced(fk planner.FKRef, vals []types.Datum) error {
 // referenced reports whether the row a foreign key's values vals
 // reference exists: in its table, or, for a partitioned table, in one of
 // its partitions.
-func referenced(rw kv.ReadWriter, fk planner.FKRef, vals []types.Datum) (bool, error) {
+func referenced(rw kv.ReadWriter, fk *planner.FKRef, vals []types.Datum) (bool, error) {
 	if len(fk.Parts) == 0 {
 		return lookupKey(rw, fk.Parent, fk.ParentIndex, vals)
 	}
@@ -155,7 +243,7 @@ func lookupKey(rw kv.ReadWriter, t *catalog.Table, idx *catalog.Index, vals []ty
 // referencing returns the rows of fk's child table whose key is vals:
 // through an index that starts with the key's columns, else by reading
 // the whole table.
-func referencing(rw kv.ReadWriter, fk planner.FKRef, vals []types.Datum) ([][]types.Datum, error) {
+func referencing(rw kv.ReadWriter, fk *planner.FKRef, vals []types.Datum) ([][]types.Datum, error) {
 	child := fk.Child
 	var it index.RowIter
 	var err error
@@ -228,7 +316,8 @@ func indexOf(xs []int, x int) int {
 // columns (ON DELETE: those its column list names), SET DEFAULT gives
 // them their defaults, which must then be referenced in turn.
 func releaseReferences(fe fkEnv, refs []planner.FKRef, old, newRow []types.Datum) error {
-	for _, fk := range refs {
+	for i := range refs {
+		fk := &refs[i]
 		vals := pick(old, fk.ParentCols)
 		if hasNull(vals) || newRow != nil && rowsIdentical(vals, pick(newRow, fk.ParentCols)) {
 			continue
@@ -238,10 +327,17 @@ func releaseReferences(fe fkEnv, refs []planner.FKRef, old, newRow []types.Datum
 			action = fk.OnUpdate
 		}
 		if action == "" && fe.deferred.defers(fk.Name, fk.Deferrable, fk.InitiallyDeferred) {
-			fe.deferred.add(pendingCheck{fk: fk, vals: vals})
+			fe.deferred.add(pendingCheck{fk: *fk, vals: vals})
 			continue
 		}
-		rows, err := referencing(fe.rw, fk, vals)
+		if action == "" && fe.deferred.queue(fk, vals, false) {
+			continue
+		}
+		cvals, ok := toChild(fk, vals)
+		if !ok {
+			continue // no referencing row can hold it
+		}
+		rows, err := referencing(fe.rw, fk, cvals)
 		if err != nil || len(rows) == 0 {
 			if err != nil {
 				return err
@@ -258,7 +354,10 @@ func releaseReferences(fe fkEnv, refs []planner.FKRef, old, newRow []types.Datum
 		}
 		switch {
 		case action == "cascade" && newRow != nil:
-			key := pick(newRow, fk.ParentCols)
+			key, ok := toChild(fk, pick(newRow, fk.ParentCols))
+			if !ok {
+				return missingReference(fk, pick(newRow, fk.ParentCols))
+			}
 			for _, r := range rows {
 				nr := append([]types.Datum(nil), r...)
 				for i, c := range fk.ChildCols {
@@ -281,7 +380,7 @@ func releaseReferences(fe fkEnv, refs []planner.FKRef, old, newRow []types.Datum
 				}
 			}
 		case action == "set null" || action == "set default":
-			if err := setReferences(fe, fk, action, rows, vals, newRow == nil); err != nil {
+			if err := setReferences(fe, fk, action, rows, cvals, newRow == nil); err != nil {
 				return err
 			}
 		default:
@@ -296,7 +395,7 @@ func releaseReferences(fe fkEnv, refs []planner.FKRef, old, newRow []types.Datum
 // rows changed this way are written like an UPDATE of them: their keys
 // (a default one) must be referenced, and a default key equal to vals
 // still references the row going away (23503, as PostgreSQL rechecks).
-func setReferences(fe fkEnv, fk planner.FKRef, action string, rows [][]types.Datum, vals []types.Datum, onDelete bool) error {
+func setReferences(fe fkEnv, fk *planner.FKRef, action string, rows [][]types.Datum, vals []types.Datum, onDelete bool) error {
 	cols := fk.ChildCols
 	if onDelete {
 		cols = fk.SetCols

@@ -202,8 +202,9 @@ func TestVecIndexScanAgrees(t *testing.T) {
 		}
 		// A point of a key+id index over the integer primary key splits
 		// into parts (splitIndexSpan); the composite key (g DESC, id)
-		// never does.
-		if composite != (parallel == 0) || !composite && parallel < 5 {
+		// never does. How many of the random scans are such points
+		// depends on the seed (3 of 300 with one): at least one must be.
+		if composite != (parallel == 0) {
 			t.Fatalf("primary key composite %v: %d of 300 trials read in parallel", composite, parallel)
 		}
 	}

@@ -18,9 +18,6 @@ func (b *binder) expr(e sqlparser.Expr, s *scope) (Expr, error) {
 	switch e := e.(type) {
 	case *sqlparser.ColName:
 		name := e.Name.String()
-		if n, ok := paramNumber(name); ok && e.Qualifier.IsEmpty() {
-			return b.param(n), nil
-		}
 		if ref, ok := s.aliasRef(e); ok {
 			return ref, nil
 		}

@@ -585,7 +585,12 @@ func runRestarting(t *txn, fn func(t *txn) error) error {
 	return t.execute(func(t *txn) error {
 		for restarts := 0; ; restarts++ {
 			m := t.mark()
+			sm := t.deferred.BeginStatement()
 			err := fn(t)
+			// The statement's NO ACTION foreign-key checks (exec/fk.go).
+			if ferr := t.deferred.EndStatement(t.kv, sm, err == nil); err == nil {
+				err = ferr
+			}
 			if err == nil {
 				err = t.checkMixedWrites() // foreign.go
 			}
