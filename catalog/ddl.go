@@ -457,13 +457,14 @@ func (c *Catalog) SetPrimaryKey(w kv.Writer, db, table, name string, cols, inclu
 		return nil, pgerror.Newf(pgerror.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", table)
 	}
 	if name == "" {
-		name = table + "_pkey"
+		// table may be a key (schema.name): the name is the table's own.
+		name = t.Name + "_pkey"
 	}
 	if t.IndexByName(name) != nil {
 		return nil, pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
 	}
 	if name != t.PrimaryKeyName { // t_pkey is reserved for t from its creation
-		if err := c.relationExists(d, name); err != nil {
+		if err := c.relationExists(d, RelKey(t.Schema, name)); err != nil {
 			return nil, err
 		}
 	}

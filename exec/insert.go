@@ -257,9 +257,6 @@ func (o *insertOp) onConflict(row []types.Datum) (written []types.Datum, handled
 	if err := checkReferences(o.fkEnv(), o.node.FKs, o.newRow, old); err != nil {
 		return nil, true, err
 	}
-	if err := releaseReferences(o.fkEnv(), o.node.Referenced, old, o.newRow); err != nil {
-		return nil, true, err
-	}
 	if skip, err := o.fireBefore("update", old, o.newRow, nil); skip || err != nil {
 		return nil, true, err
 	}
@@ -267,6 +264,10 @@ func (o *insertOp) onConflict(row []types.Datum) (written []types.Datum, handled
 		return nil, true, err
 	}
 	if err := index.Update(o.rs.ctx.RW, t, old, o.newRow); err != nil {
+		return nil, true, err
+	}
+	// After the write, as in UPDATE (updateOp.update).
+	if err := releaseReferences(o.fkEnv(), o.node.Referenced, old, o.newRow); err != nil {
 		return nil, true, err
 	}
 	o.touch(o.newRow)

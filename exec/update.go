@@ -90,9 +90,6 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 	if err := checkReferences(o.fkEnv(), o.node.FKs, o.newRow, old); err != nil {
 		return nil, err
 	}
-	if err := releaseReferences(o.fkEnv(), o.node.Referenced, old, o.newRow); err != nil {
-		return nil, err
-	}
 	if err := CheckRowSize(o.newRow, o.rs.ctx.MaxValueSize); err != nil {
 		return nil, err
 	}
@@ -105,6 +102,11 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 		if o.kbuf, err = index.UpdateBuf(o.rs.ctx.RW, o.table, old, o.newRow, o.kbuf); err != nil {
 			return nil, err
 		}
+	}
+	// After the write, as PostgreSQL's triggers: in a table that
+	// references itself, a cascade then finds the row as it is now.
+	if err := releaseReferences(o.fkEnv(), o.node.Referenced, old, o.newRow); err != nil {
+		return nil, err
 	}
 	return o.newRow, o.fire("after", "update", old, o.newRow, o.set)
 }

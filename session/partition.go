@@ -622,7 +622,7 @@ func childOption(parent, ch *catalog.Table, opt sqlparser.AlterOption) sqlparser
 // primary key, unique constraints, plain indexes and foreign keys.
 func (s *Session) conformPartition(ctx context.Context, t *txn, parent, part *catalog.Table) error {
 	var stmts []string
-	name := quoteIdent(part.Name)
+	name := keySQL(part.Key()) // qualified: the search path may find another
 	if !parent.HiddenRowID && part.HiddenRowID {
 		stmts = append(stmts, "ALTER TABLE "+name+" ADD PRIMARY KEY ("+columnList(parent, parent.PrimaryKey)+")")
 	}
