@@ -39,6 +39,12 @@ func (s *sortKeys) extendedWidth() int {
 func (s *sortKeys) extendInto(env *eval.Env, row []types.Datum, ext []types.Datum) error {
 	copy(ext[:s.width], row)
 	for i, k := range s.keys {
+		// A plain column (the common key) is copied without the
+		// evaluator's dispatch: evalColRef's answer.
+		if c, ok := k.Expr.(*planner.ColRef); ok && c.Outer == 0 && c.Index >= 0 && c.Index < len(row) {
+			ext[s.width+i] = row[c.Index]
+			continue
+		}
 		d, err := eval.Eval(env, k.Expr, row)
 		if err != nil {
 			return err
@@ -196,6 +202,9 @@ func (s *sortOp) Next() ([]types.Datum, error) {
 			if s.pos >= len(s.enc.ents) {
 				s.enc.release()
 				return nil, nil
+			}
+			if s.pos%touchBatch == 0 {
+				s.enc.touch(s.enc.ents[s.pos:min(s.pos+touchBatch, len(s.enc.ents))])
 			}
 			row = s.enc.row(s.enc.ents[s.pos])
 			s.pos++
