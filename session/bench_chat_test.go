@@ -11,6 +11,7 @@ import (
 
 	"github.com/kvsql/kvsql/session"
 	"github.com/kvsql/kvsql/types"
+	"github.com/kvsql/kvsql/wire/backend"
 )
 
 // chatStore is a Pebble store holding the chat application of bench/chat.go
@@ -172,5 +173,74 @@ func BenchmarkChat(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The chat application's send (bench/chat.go's "chat: send a message"):
+// one transaction per message.
+const (
+	chatNextID     = `UPDATE chats SET next_message_id = next_message_id + 1, last_activity = $2 WHERE chat_id = $1`
+	chatReadID     = `SELECT next_message_id FROM chats WHERE chat_id = $1`
+	chatAddMessage = `INSERT INTO messages (chat_id, message_id, sender_id, sent_at, body) VALUES ($1, $2, $3, $4, $5)`
+)
+
+// BenchmarkChatSend runs the chat application's send as pgx sends it
+// (BEGIN, the UPDATE taking the chat's next message id, the SELECT
+// reading it, the INSERT of the message, COMMIT; each a prepared
+// statement executed as the wire server executes a portal) by one client
+// on the chat store (commits unsynced): the CPU and allocations of the
+// write path per message, without the WAL sync. It checks every
+// statement's command tag and the id read.
+//
+//	go test ./session -run '^$' -bench ChatSend -benchmem -count 5
+func BenchmarkChatSend(b *testing.B) {
+	db := openChatStore(b)
+	s, err := db.Session("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	sts := map[string]backend.Statement{}
+	for _, sql := range []string{"BEGIN", chatNextID, chatReadID, chatAddMessage, "COMMIT"} {
+		p, err := s.Prepare(ctx, sql, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sts[sql] = p[0]
+	}
+	// run executes one statement, drains it and returns its last row's
+	// first column (-1 without rows), checking the tag.
+	run := func(sql, tag string, params ...types.Datum) int64 {
+		res, err := sts[sql].Execute(ctx, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v := int64(-1)
+		for res.Next() {
+			v = res.Row()[0].I
+		}
+		if err := res.Err(); err != nil || res.Tag() != tag {
+			b.Fatalf("%s: %q, %v", sql, res.Tag(), err)
+		}
+		if err := res.Close(); err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}
+	rng := rand.New(rand.NewSource(5))
+	body := types.NewText("hello from the benchmark")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		chat := types.NewInt(rng.Int63n(chatUsers))
+		now := types.NewInt(int64(i))
+		run("BEGIN", "BEGIN")
+		run(chatNextID, "UPDATE 1", chat, now)
+		id := run(chatReadID, "SELECT 1", chat)
+		if id < chatMsgs+1 {
+			b.Fatalf("chat %d: next id %d", chat.I, id)
+		}
+		run(chatAddMessage, "INSERT 0 1", chat, types.NewInt(id-1), types.NewInt(chat.I%chatUsers), now, body)
+		run("COMMIT", "COMMIT")
 	}
 }
