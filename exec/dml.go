@@ -27,7 +27,11 @@ func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq, width
 	null := -1 // the first NOT NULL column holding NULL
 	for i := range t.Columns {
 		col := &t.Columns[i]
-		d := row[i]
+		d := &row[i]
+		if d.Kind == col.Type.Kind() && (!assignChecks(col.Type.Family) ||
+			col.Type.Family == types.Int4 && d.I == int64(int32(d.I))) {
+			continue // stored as it is (COPY's rows, mostly: no copy of the Datum)
+		}
 		if d.IsNull() {
 			if d.I == types.NullSerial || fillSeq && t.HiddenRowID && col.Hidden {
 				if rs.ctx.NextVal == nil {
@@ -49,7 +53,7 @@ func coerceRow(rs *runState, t *catalog.Table, row []types.Datum, fillSeq, width
 		if !widths && (ct.Family == types.Varchar || ct.Family == types.Char) {
 			ct.Width = 0
 		}
-		v, err := assignValue(d, ct)
+		v, err := assignValue(*d, ct)
 		if err != nil {
 			return err
 		}
@@ -149,6 +153,17 @@ func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
 		}
 	}
 	return d, nil
+}
+
+// assignChecks reports whether assignValue may change or refuse a value
+// of a column of family f that already has the column's kind (the cases
+// of its switch).
+func assignChecks(f types.Family) bool {
+	switch f {
+	case types.Array, types.Varchar, types.Char, types.Int2, types.Int4, types.Float4:
+		return true
+	}
+	return false
 }
 
 func truncateRunes(s string, n int) string {

@@ -200,3 +200,27 @@ func benchMasterReader(b *testing.B, e kv.Engine, tb *catalog.Table, keys [][]by
 	reportCPU(b, start)
 	m.Close()
 }
+
+// BenchmarkMasterValue: a row's master value with the table's layout
+// looked up per row (masterValue) and kept, as an Inserter keeps it.
+func BenchmarkMasterValue(b *testing.B) {
+	_, tb := newTable(b, kv.NewMemory())
+	r := row(7, "k", 3, "u7")
+	var buf []byte
+	b.Run("lookup", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			buf = masterValue(buf[:0], tb, r)
+		}
+	})
+	b.Run("kept", func(b *testing.B) {
+		l := layoutOf(tb)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			buf = masterValueOf(buf[:0], l, r)
+		}
+	})
+	if len(buf) == 0 {
+		b.Fatal("empty master value")
+	}
+}

@@ -143,7 +143,12 @@ func masterKeyOfRow(b []byte, t *catalog.Table, row []types.Datum) []byte {
 
 // masterValue encodes the row's non-key columns.
 func masterValue(b []byte, t *catalog.Table, row []types.Datum) []byte {
-	l := layoutOf(t)
+	return masterValueOf(b, layoutOf(t), row)
+}
+
+// masterValueOf is masterValue with t's layout already looked up (an
+// Inserter keeps it: the lookup was 2% of a COPY's server CPU).
+func masterValueOf(b []byte, l *layout, row []types.Datum) []byte {
 	var stack [16]types.Datum
 	vals := stack[:0]
 	for _, o := range l.valueOrds {

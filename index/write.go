@@ -74,13 +74,14 @@ type Inserter struct {
 	masterLast []byte
 	uniqueLast [][]byte
 
-	key, val []byte // scratch encodings
-	rows     int    // Insert calls so far
+	l        *layout // t's, looked up once
+	key, val []byte  // scratch encodings
+	rows     int     // Insert calls so far
 }
 
 // NewInserter returns an Inserter writing rows of t through rw.
 func NewInserter(rw kv.ReadWriter, t *catalog.Table) *Inserter {
-	in := &Inserter{rw: rw, t: t}
+	in := &Inserter{rw: rw, t: t, l: layoutOf(t)}
 	in.fast, _ = rw.(newKeyWriter)
 	return in
 }
@@ -117,7 +118,7 @@ func (in *Inserter) Insert(row []types.Datum) error {
 			return err
 		}
 	}
-	in.val = masterValue(in.val[:0], t, row)
+	in.val = masterValueOf(in.val[:0], in.l, row)
 	if in.fast != nil && !t.HiddenRowID {
 		// SetIfNew, not Set: the key is known new, and a Set would be a
 		// B-tree write above the kv.Txn's ascending tail that stops the
@@ -180,7 +181,7 @@ func (in *Inserter) insertFast(row []types.Datum) (err error) {
 		}
 	}()
 	in.key = masterKeyOfRow(in.key[:0], t, row)
-	in.val = masterValue(in.val[:0], t, row)
+	in.val = masterValueOf(in.val[:0], in.l, row)
 	if dup, err := in.putNew(in.key, in.val, !t.HiddenRowID, in.masterLast); err != nil || dup {
 		if dup {
 			err = uniqueViolation(t, t.PrimaryKeyName, t.PrimaryKey, row)
