@@ -141,6 +141,10 @@ type committed struct {
 	// whose objects it changed (or created or dropped; "" for all).
 	ddl   bool
 	ddlDB string
+	// db is the database of the transaction that committed ("": none
+	// set): a catalog change conflicts with every commit in its own
+	// database (validToLocked).
+	db string
 }
 
 // Open opens (or creates) a store.
@@ -687,7 +691,7 @@ func (db *DB) applyWith(t *txn, reads, writes []kv.KeySpan, commit func() error)
 		return 0, db.failedErr()
 	}
 	db.mu.seq++
-	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: writes, ddl: t.catChanged, ddlDB: t.ddlDB()})
+	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: writes, ddl: t.catChanged, ddlDB: t.ddlDB(), db: t.database})
 	if len(db.mu.log) > maxCommitLog {
 		drop := len(db.mu.log) / 2
 		db.mu.horizon = db.mu.log[drop-1].seq
@@ -739,9 +743,12 @@ func (db *DB) lateCommitLocked() error {
 
 // validLocked reports whether no commit after t's snapshot wrote into
 // reads (t's read set, merged) and, if t changed the catalog, whether
-// nothing committed after its snapshot at all; a commit that changed the
-// catalog of t's database (or created or dropped it) invalidates every
-// transaction of that database whose snapshot precedes it.
+// no other catalog change and nothing in t's database committed after
+// its snapshot (a commit in another database writes only that
+// database's key spaces, which t's reads would show, and leaves the
+// catalog t installs alone); a commit that changed the catalog of t's
+// database (or created or dropped it) invalidates every transaction of
+// that database whose snapshot precedes it.
 // REQUIRES: db.mu held, t registered (its snapshot pins the log).
 func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
 	return db.validToLocked(t, reads, db.mu.seq)
@@ -761,7 +768,8 @@ func (db *DB) validToLocked(t *txn, reads []kv.KeySpan, upto uint64) bool {
 		if c.seq > upto {
 			break
 		}
-		if t.catChanged || (c.ddl && (c.ddlDB == "" || t.database == "" || c.ddlDB == t.database)) || t.conflicts(c.writes, reads) {
+		if t.catChanged && (c.ddl || c.db == "" || t.database == "" || c.db == t.database) ||
+			c.ddl && (c.ddlDB == "" || t.database == "" || c.ddlDB == t.database) || t.conflicts(c.writes, reads) {
 			return false
 		}
 	}

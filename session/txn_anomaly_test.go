@@ -200,3 +200,39 @@ func TestTxnPhantom(t *testing.T) {
 	testkit.Must(t, s1, "COMMIT")
 	testkit.Want(t, s1, "SELECT count(*) FROM p", "8")
 }
+
+// TestTxnDDLAndOtherDatabases: a transaction that changed the catalog
+// fails at COMMIT if anything committed in its database after its
+// snapshot (rows planned against the old catalog may have been written),
+// or another catalog change did; a commit in another database, which
+// writes only that database's key spaces, does not stop it (the own
+// files run in parallel, one database each, and a slow engine's DDL could
+// lose every retry to the others' inserts).
+func TestTxnDDLAndOtherDatabases(t *testing.T) {
+	db := testkit.OpenMem(t)
+	a, same := serializableSession(t, db), serializableSession(t, db)
+	testkit.Must(t, a, "CREATE DATABASE other")
+	other, err := db.Session("other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	testkit.Must(t, other, "CREATE TABLE u (id INT PRIMARY KEY)")
+	testkit.Must(t, a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+
+	testkit.Must(t, a, "BEGIN")
+	testkit.Must(t, a, "CREATE INDEX t_v ON t (v)")
+	testkit.Must(t, other, "INSERT INTO u VALUES (1)")
+	testkit.Must(t, a, "COMMIT")
+
+	testkit.Must(t, a, "BEGIN")
+	testkit.Must(t, a, "CREATE TABLE t2 (id INT PRIMARY KEY)")
+	testkit.Must(t, same, "INSERT INTO t VALUES (1, 1)")
+	testkit.WantCode(t, a, "COMMIT", pgerror.SerializationFailure)
+
+	testkit.Must(t, a, "BEGIN")
+	testkit.Must(t, a, "CREATE TABLE t3 (id INT PRIMARY KEY)")
+	testkit.Must(t, other, "CREATE TABLE u2 (id INT PRIMARY KEY)")
+	testkit.WantCode(t, a, "COMMIT", pgerror.SerializationFailure)
+	testkit.Want(t, same, "SELECT count(*) FROM t WHERE v = 1", "1")
+}
