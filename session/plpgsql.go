@@ -378,19 +378,26 @@ func (x *plExec) runStmt(st *stmt, vals []types.Datum, each func(row []types.Dat
 			return nil, 0, pgerror.Newf(pgerror.FeatureNotSupported, "%s is not allowed in a non-volatile function", dmlVerb(st.p))
 		}
 	}
-	op, err := exec.Build(s.execCtx(x.ctx, t, vals), st.plan)
-	if err != nil {
-		return nil, 0, err
-	}
+	// The statement's NO ACTION foreign-key checks run when it ends, as
+	// PostgreSQL runs them after each statement of a body (so an
+	// EXCEPTION block around it catches their 23503).
+	sm := t.deferred.BeginStatement()
 	cols := visibleColumns(st.plan)
 	var rowErr error
-	n, err := exec.Drain(op, func(row []types.Datum) {
-		if rowErr == nil && each != nil {
-			rowErr = each(row[:len(cols)])
-		}
-	})
+	var n int64
+	op, err := exec.Build(s.execCtx(x.ctx, t, vals), st.plan)
+	if err == nil {
+		n, err = exec.Drain(op, func(row []types.Datum) {
+			if rowErr == nil && each != nil {
+				rowErr = each(row[:len(cols)])
+			}
+		})
+	}
 	if err == nil {
 		err = rowErr
+	}
+	if ferr := t.deferred.EndStatement(t.kv, sm, err == nil); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return nil, 0, err

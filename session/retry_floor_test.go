@@ -75,8 +75,10 @@ func TestRetryBeginsAfterLostConflict(t *testing.T) {
 		_, err := a.Exec(ctx, "UPDATE acct SET balance = balance - 10 WHERE id = 1")
 		done <- err
 	}()
-	for db.sync.applied.Load() == applied {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); db.sync.applied.Load() == applied; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a's UPDATE was not applied within 10s")
+		}
 	}
 
 	if _, err := b.Exec(ctx, "UPDATE acct SET balance = balance - 1 WHERE id = 1"); !pgerror.HasCode(err, pgerror.SerializationFailure) {

@@ -105,6 +105,7 @@ func runServe(args []string) error {
 			return err
 		}
 		if err := trace.Start(f); err != nil {
+			f.Close()
 			return err
 		}
 		defer func() {
