@@ -132,6 +132,10 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 	var t *txn
 	auto := false
 	var mark savepoint
+	// The COPY is one statement: its NO ACTION foreign-key checks wait
+	// for its end (Finish), as runRestarting's do, so a row may reference
+	// a row later in the same COPY, as on PostgreSQL.
+	var stmtMark int
 	begin := func() {
 		if t != nil {
 			return
@@ -142,6 +146,7 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		} else {
 			t, auto = s.begin(), true
 		}
+		stmtMark = t.deferred.BeginStatement()
 	}
 	// One executor context for the whole COPY: its batches are one
 	// statement, so they share one statement snapshot (kv.Txn.View) as
@@ -220,6 +225,9 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 	spec.Finish = func(ctx context.Context, err error) error {
 		if t == nil {
 			return err
+		}
+		if ferr := t.deferred.EndStatement(t.kv, stmtMark, err == nil); err == nil {
+			err = ferr
 		}
 		switch {
 		case auto && err == nil:
