@@ -163,12 +163,22 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 	var consts []planner.Const
 	var exprs []planner.Expr
 	var batchRows [][]planner.Expr
-	spec.Insert = func(ctx context.Context, rows [][]types.Datum) (int64, error) {
-		begin()
+	// The batches' INSERTs fire the table's statement-level triggers
+	// through hooks: BEFORE STATEMENT with the first batch only, AFTER
+	// STATEMENT never (Finish fires it once).
+	hooks := &copyHooks{}
+	execCtx := func(ctx context.Context) {
 		if ectx == nil {
 			ectx = s.execCtx(ctx, t, nil)
+			hooks.Hooks, hooks.before = ectx.Hooks, true
+			ectx.Hooks = hooks
 		}
 		ectx.Context = ctx
+	}
+	spec.Insert = func(ctx context.Context, rows [][]types.Datum) (int64, error) {
+		begin()
+		execCtx(ctx)
+		defer func() { hooks.before = false }()
 		plan, _, err := s.planner(t.cat).Plan(&ins, declared)
 		if err != nil {
 			return 0, err
@@ -223,11 +233,24 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		return n, nil
 	}
 	spec.Finish = func(ctx context.Context, err error) error {
+		stmtTriggers := len(tbl.Triggers) > 0
 		if t == nil {
-			return err
+			if err != nil || !stmtTriggers {
+				return err
+			}
+			// No rows: the statement-level triggers fire all the same.
+			begin()
+			execCtx(ctx)
+			err = hooks.Hooks.Fire(tbl, "before", "insert", nil, nil, nil)
 		}
+		// As PostgreSQL's after-trigger queue: the rows' foreign-key
+		// checks, then the AFTER STATEMENT triggers.
 		if ferr := t.deferred.EndStatement(t.kv, stmtMark, err == nil); err == nil {
 			err = ferr
+		}
+		if err == nil && stmtTriggers {
+			execCtx(ctx)
+			err = hooks.Hooks.Fire(tbl, "after", "insert", nil, nil, nil)
 		}
 		switch {
 		case auto && err == nil:
@@ -241,6 +264,24 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		return err
 	}
 	return spec, nil
+}
+
+// copyHooks are the hooks of a COPY's batches: they pass every firing to
+// the statement's hooks but the statement-level ones (no old or new
+// row), of which only a BEFORE while before is set. A COPY is one
+// statement, whose BEFORE STATEMENT triggers fire once before its first
+// row and AFTER STATEMENT ones once after its last, as in PostgreSQL;
+// each batch's INSERT would fire both.
+type copyHooks struct {
+	exec.Hooks
+	before bool
+}
+
+func (h *copyHooks) Fire(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
+	if old == nil && new == nil && (timing != "before" || !h.before) {
+		return nil
+	}
+	return h.Hooks.Fire(tbl, timing, event, old, new, set)
 }
 
 // copyNoReuse stops a plain COPY FROM from reusing one batch's constant
