@@ -19,7 +19,13 @@ var _ Operator = (*valuesOp)(nil)
 
 func (v *valuesOp) Next() ([]types.Datum, error) {
 	if v.i >= len(v.node.Rows) {
+		if v.node.Pos != nil {
+			*v.node.Pos = -1
+		}
 		return nil, nil
+	}
+	if v.node.Pos != nil {
+		*v.node.Pos = v.i
 	}
 	exprs := v.node.Rows[v.i]
 	v.i++

@@ -17,43 +17,45 @@ type Code string
 
 // The codes kvsql raises. Names follow PostgreSQL's errcodes.txt.
 const (
-	SuccessfulCompletion        Code = "00000"
-	Warning                     Code = "01000"
-	FeatureNotSupported         Code = "0A000"
-	InvalidTransactionState     Code = "25000"
-	ActiveSQLTransaction        Code = "25001"
-	NoActiveSQLTransaction      Code = "25P01"
-	IdleInTransactionTimeout    Code = "25P03"
-	DuplicateCursor             Code = "42P03"
-	DuplicatePreparedStatement  Code = "42P05"
-	InvalidSQLStatementName     Code = "26000"
-	InvalidCursorName           Code = "34000"
-	InvalidCursorState          Code = "24000"
-	InFailedSQLTransaction      Code = "25P02"
-	ReadOnlySQLTransaction      Code = "25006"
-	SerializationFailure        Code = "40001"
-	DeadlockDetected            Code = "40P01"
-	SyntaxError                 Code = "42601"
-	UndefinedTable              Code = "42P01"
-	UndefinedColumn             Code = "42703"
-	UndefinedFunction           Code = "42883"
-	UndefinedObject             Code = "42704"
-	WindowingError              Code = "42P20"
-	AmbiguousColumn             Code = "42702"
-	DuplicateTable              Code = "42P07"
-	DuplicateObject             Code = "42710"
-	DuplicateAlias              Code = "42712"
-	DuplicateColumn             Code = "42701"
-	DuplicateDatabase           Code = "42P04"
-	InvalidTableDefinition      Code = "42P16"
-	InvalidObjectDefinition     Code = "42P17"
-	InvalidCatalogName          Code = "3D000"
-	DatatypeMismatch            Code = "42804"
-	GroupingError               Code = "42803"
-	InvalidColumnReference      Code = "42P10"
-	InvalidParameterValue       Code = "22023"
-	CharacterNotInRepertoire    Code = "22021"
-	UniqueViolation             Code = "23505"
+	SuccessfulCompletion       Code = "00000"
+	Warning                    Code = "01000"
+	FeatureNotSupported        Code = "0A000"
+	InvalidTransactionState    Code = "25000"
+	ActiveSQLTransaction       Code = "25001"
+	NoActiveSQLTransaction     Code = "25P01"
+	IdleInTransactionTimeout   Code = "25P03"
+	DuplicateCursor            Code = "42P03"
+	DuplicatePreparedStatement Code = "42P05"
+	InvalidSQLStatementName    Code = "26000"
+	InvalidCursorName          Code = "34000"
+	InvalidCursorState         Code = "24000"
+	InFailedSQLTransaction     Code = "25P02"
+	ReadOnlySQLTransaction     Code = "25006"
+	SerializationFailure       Code = "40001"
+	DeadlockDetected           Code = "40P01"
+	SyntaxError                Code = "42601"
+	UndefinedTable             Code = "42P01"
+	UndefinedColumn            Code = "42703"
+	UndefinedFunction          Code = "42883"
+	UndefinedObject            Code = "42704"
+	WindowingError             Code = "42P20"
+	AmbiguousColumn            Code = "42702"
+	DuplicateTable             Code = "42P07"
+	DuplicateObject            Code = "42710"
+	DuplicateAlias             Code = "42712"
+	DuplicateColumn            Code = "42701"
+	DuplicateDatabase          Code = "42P04"
+	InvalidTableDefinition     Code = "42P16"
+	InvalidObjectDefinition    Code = "42P17"
+	InvalidCatalogName         Code = "3D000"
+	DatatypeMismatch           Code = "42804"
+	GroupingError              Code = "42803"
+	InvalidColumnReference     Code = "42P10"
+	InvalidParameterValue      Code = "22023"
+	CharacterNotInRepertoire   Code = "22021"
+	UniqueViolation            Code = "23505"
+	// ExclusionViolation is a row an exclusion constraint refuses.
+	ExclusionViolation          Code = "23P01"
 	NotNullViolation            Code = "23502"
 	ForeignKeyViolation         Code = "23503"
 	InvalidForeignKey           Code = "42830"
@@ -134,7 +136,36 @@ type Error struct {
 	// pgconn.PgError.ConstraintName, psycopg2's e.diag.constraint_name,
 	// node-postgres's e.constraint). Empty when not applicable.
 	Schema, Table, Column, Constraint, DataType string
-	cause                                       error
+	// Where is the context the error arose in, one line per level,
+	// innermost first (PostgreSQL's CONTEXT, ErrorResponse field W):
+	// "COPY t, line 3, column a: \"x\"".
+	Where string
+	cause error
+}
+
+// WithContext returns err with line added as its outermost context
+// (Where): a copy of err's *Error, whose code, message and fields it
+// keeps, or a new internal error (XX000) wrapping an error without a
+// code. err itself is not changed.
+func WithContext(err error, line string) error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if !errors.As(err, &pe) {
+		return &Error{Code: Internal, Message: err.Error(), Where: line, cause: err}
+	}
+	c := *pe
+	if pe.Message != err.Error() {
+		// An outer wrapper's text is the message the client sees.
+		c.Message = err.Error()
+	}
+	if c.Where != "" {
+		line = c.Where + "\n" + line
+	}
+	c.Where = line
+	c.cause = err
+	return &c
 }
 
 // OnTable records the schema and table err is about (kvsql's tables are

@@ -146,6 +146,10 @@ type ScanMemo struct {
 type Values struct {
 	Rows [][]Expr
 	Cols []Column
+	// Pos, if set, is where the operator keeps the position of the row
+	// it produced last, -1 once it has produced them all: COPY names
+	// the input line of a row whose write failed.
+	Pos *int
 }
 
 // Series produces one row per value Start, Start+Step, ... while not past

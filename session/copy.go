@@ -55,6 +55,7 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 	if err != nil {
 		return nil, copyViewError(cat, s.database, c, err)
 	}
+	spec.Table = tbl.Name
 	if c.Freeze && c.From && (s.cur == nil || !s.cur.isFresh(tbl.ID)) {
 		// PostgreSQL writes FREEZE rows frozen, which is safe only in a
 		// table no other transaction can have seen. kvsql's rows need no
@@ -183,7 +184,8 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		if err != nil {
 			return 0, err
 		}
-		batch := &planner.Values{Cols: make([]planner.Column, len(spec.Columns))}
+		pos := -1
+		batch := &planner.Values{Cols: make([]planner.Column, len(spec.Columns)), Pos: &pos}
 		for i, col := range spec.Columns {
 			batch.Cols[i] = planner.Column{Name: col.Name, T: col.Type}
 		}
@@ -227,6 +229,9 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		}
 		n, err := exec.Run(ectx, plan)
 		if err != nil {
+			if pos >= 0 {
+				err = &backend.CopyRowError{Row: pos, NoText: writeError(err, tbl), Err: err}
+			}
 			return 0, err
 		}
 		t.addRows(tbl.ID, n)
@@ -264,6 +269,23 @@ func (s *Session) copySpec(c *parse.CopyStmt) (*backend.CopySpec, error) {
 		return err
 	}
 	return spec, nil
+}
+
+// writeError reports whether err, a COPY row's, is one PostgreSQL meets
+// when it writes a buffer of rows rather than while it reads the row —
+// a unique or exclusion violation, unless a BEFORE ROW trigger makes it
+// write each row as it reads it — so that its CONTEXT names the line
+// without its text.
+func writeError(err error, tbl *catalog.Table) bool {
+	if c := pgerror.CodeOf(err); c != pgerror.UniqueViolation && c != pgerror.ExclusionViolation {
+		return false
+	}
+	for _, tr := range tbl.Triggers {
+		if tr.Timing == "before" && !tr.Statement {
+			return false
+		}
+	}
+	return true
 }
 
 // copyHooks are the hooks of a COPY's batches: they pass every firing to

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -69,14 +70,21 @@ func (c *conn) copyIn(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (t
 		}
 		cur.slab = codec.swapSlab(spare.slab)
 		w.start(cur)
-		cur = copyBatch{rows: spare.rows}
+		cur = copyBatch{rows: spare.rows, text: spare.text, ends: spare.ends}
 		if cur.rows == nil {
 			cur.rows = make([][]types.Datum, 0, backend.CopyBatchRows)
 		}
 		return nil
 	}
-	emit := func(row []types.Datum) error {
+	emit := func(row []types.Datum, raw []byte) error {
+		if len(cur.rows) == 0 {
+			cur.first = codec.line
+		}
 		cur.rows = append(cur.rows, row)
+		if codec.format != "binary" {
+			cur.text = append(cur.text, raw...)
+			cur.ends = append(cur.ends, len(cur.text))
+		}
 		if len(cur.rows) >= backend.CopyBatchRows {
 			return flush()
 		}
@@ -151,12 +159,37 @@ type copyWriter struct {
 }
 
 // copyBatch is one batch of decoded rows and the slab they were cut from
-// (copyCodec.newRow); the writer hands both back for reuse.
+// (copyCodec.newRow); the writer hands both back for reuse. first is
+// the input line of the first row, and the rows' lines follow it; text
+// holds the rows' lines (text and csv), row i's ending at ends[i], for
+// the CONTEXT of an error in a row (rowContext).
 type copyBatch struct {
-	rows [][]types.Datum
-	slab []types.Datum
-	n    int64 // rows Insert stored
-	err  error
+	rows  [][]types.Datum
+	slab  []types.Datum
+	first int
+	text  []byte
+	ends  []int
+	n     int64 // rows Insert stored
+	err   error
+}
+
+// rowContext gives an error of Insert that names its row
+// (backend.CopyRowError) PostgreSQL's CONTEXT line for the row's line
+// of input; other errors are returned as they are.
+func (b *copyBatch) rowContext(err error, table string) error {
+	var re *backend.CopyRowError
+	if !errors.As(err, &re) || re.Row < 0 || re.Row >= len(b.rows) {
+		return err
+	}
+	detail := ""
+	if !re.NoText && re.Row < len(b.ends) {
+		start := 0
+		if re.Row > 0 {
+			start = b.ends[re.Row-1]
+		}
+		detail = lineText(b.text[start:b.ends[re.Row]])
+	}
+	return pgerror.WithContext(re.Err, copyContext(table, b.first+re.Row, detail))
 }
 
 // start runs Insert on b on a new goroutine.
@@ -187,10 +220,10 @@ func (w *copyWriter) wait() (copyBatch, error) {
 	w.busy = false
 	w.total += b.n
 	if b.err != nil && w.err == nil {
-		w.err = b.err
+		w.err = b.rowContext(b.err, w.spec.Table)
 	}
 	clear(b.rows)
-	return copyBatch{rows: b.rows[:0], slab: b.slab[:0]}, w.err
+	return copyBatch{rows: b.rows[:0], slab: b.slab[:0], text: b.text[:0], ends: b.ends[:0]}, w.err
 }
 
 func (c *conn) copyOut(ctx *stmtCtx, spec *backend.CopySpec, codec *copyCodec) (string, error) {

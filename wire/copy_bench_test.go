@@ -56,7 +56,7 @@ func BenchmarkCopyDecodeBinary(b *testing.B) {
 			batch = batch[:0]
 			k.recycle()
 		}
-		emit := func(r []types.Datum) error {
+		emit := func(r []types.Datum, _ []byte) error {
 			batch = append(batch, r)
 			if len(batch) >= backend.CopyBatchRows {
 				flush()

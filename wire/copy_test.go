@@ -3,10 +3,12 @@ package wire
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/kvsql/kvsql/types"
 	"github.com/kvsql/kvsql/wire/backend"
 )
@@ -58,11 +60,13 @@ func TestCopyTextCSVAndOut(t *testing.T) {
 			t.Errorf("row %d: %s, want %s", i, s, w)
 		}
 	}
-	// A malformed row: 22P02 naming the line, and nothing from the COPY stored.
+	// A malformed row: 22P02 whose CONTEXT names the line, column and
+	// value, and nothing from the COPY stored.
 	bad := "7\tok\t1\n8\tok\tnotanumber\n"
 	_, err = pc.CopyFrom(ctx, strings.NewReader(bad), "copy c from stdin")
-	if codeOf(err) != "22P02" || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("malformed: got %v, want 22P02 naming line 2", err)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "22P02" || pe.Where != `COPY c, line 2, column f: "notanumber"` {
+		t.Errorf("malformed: got %v, want 22P02 with CONTEXT naming line 2, column f", err)
 	}
 	if n := len(fb.snapshot()); n != 6 {
 		t.Errorf("after failed COPY %d rows stored, want 6", n)
@@ -95,7 +99,7 @@ func TestCopyTextCSVAndOut(t *testing.T) {
 	}
 	k, _ := newCopyCodec(&backend.CopySpec{Format: "binary", Columns: colsC})
 	var back [][]types.Datum
-	if err := k.feed(out.Bytes(), 1<<20, func(r []types.Datum) error { back = append(back, r); return nil }); err != nil || !k.ended || len(back) != 6 {
+	if err := k.feed(out.Bytes(), 1<<20, func(r []types.Datum, _ []byte) error { back = append(back, r); return nil }); err != nil || !k.ended || len(back) != 6 {
 		t.Fatalf("binary out: %d rows ended=%v err=%v", len(back), k.ended, err)
 	}
 	if back[3][1] != got[3][1] {

@@ -3,7 +3,9 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
@@ -34,6 +36,8 @@ type copyCodec struct {
 	quote, escape                       byte
 	forceQuote, forceNotNull, forceNull []bool
 	headerMatch                         bool
+	// table names the table of a COPY FROM in its errors' CONTEXT.
+	table string
 
 	buf     []byte // undecoded input
 	scan    int    // csv: how far buf has been scanned for a record end
@@ -82,7 +86,7 @@ func (k *copyCodec) swapSlab(spare []types.Datum) []types.Datum {
 func newCopyCodec(spec *backend.CopySpec) (*copyCodec, error) {
 	k := &copyCodec{format: strings.ToLower(spec.Format), null: spec.Null, hasHeader: spec.Header, cols: spec.Columns,
 		quote: '"', forceQuote: spec.ForceQuote, forceNotNull: spec.ForceNotNull, forceNull: spec.ForceNull,
-		headerMatch: spec.HeaderMatch}
+		headerMatch: spec.HeaderMatch, table: spec.Table}
 	if spec.Quote != "" {
 		k.quote = spec.Quote[0]
 	}
@@ -118,7 +122,7 @@ func newCopyCodec(spec *backend.CopySpec) (*copyCodec, error) {
 }
 
 // feed consumes one CopyData payload, calling emit for every complete row.
-func (k *copyCodec) feed(data []byte, max int, emit func([]types.Datum) error) error {
+func (k *copyCodec) feed(data []byte, max int, emit func(row []types.Datum, raw []byte) error) error {
 	if k.ended {
 		return nil // PostgreSQL ignores data after the end marker
 	}
@@ -137,7 +141,7 @@ func (k *copyCodec) feed(data []byte, max int, emit func([]types.Datum) error) e
 
 // finish handles the end of input (CopyDone): a last line without a
 // newline, or a binary stream cut short.
-func (k *copyCodec) finish(emit func([]types.Datum) error) error {
+func (k *copyCodec) finish(emit func(row []types.Datum, raw []byte) error) error {
 	if k.ended {
 		return nil
 	}
@@ -151,7 +155,7 @@ func (k *copyCodec) finish(emit func([]types.Datum) error) error {
 }
 
 // lines splits buf into text or CSV records.
-func (k *copyCodec) lines(atEOF bool, emit func([]types.Datum) error) error {
+func (k *copyCodec) lines(atEOF bool, emit func(row []types.Datum, raw []byte) error) error {
 	for !k.ended {
 		end := k.recordEnd()
 		if end < 0 {
@@ -159,7 +163,7 @@ func (k *copyCodec) lines(atEOF bool, emit func([]types.Datum) error) error {
 				return nil
 			}
 			if k.inQuote {
-				return pgerror.Newf(codeBadCopyFileFormat, "unterminated CSV quoted field (COPY line %d)", k.line+1)
+				return k.context(pgerror.New(codeBadCopyFileFormat, "unterminated CSV quoted field"), k.line+1, lineText(k.buf))
 			}
 			end = len(k.buf)
 		}
@@ -203,7 +207,7 @@ func (k *copyCodec) recordEnd() int {
 }
 
 // record decodes one line.
-func (k *copyCodec) record(rec []byte, emit func([]types.Datum) error) error {
+func (k *copyCodec) record(rec []byte, emit func(row []types.Datum, raw []byte) error) error {
 	if string(rec) == `\.` {
 		k.ended = true
 		return nil
@@ -216,21 +220,24 @@ func (k *copyCodec) record(rec []byte, emit func([]types.Datum) error) error {
 		fields, err = k.splitCSV(rec)
 	}
 	if err != nil {
-		return pgerror.Newf(pgerror.CodeOf(err), "%s (COPY line %d)", err.Error(), k.line)
+		return k.context(err, k.line, lineText(rec))
 	}
 	if k.hasHeader && !k.started {
 		k.started = true
-		return k.checkHeader(fields)
+		if err := k.checkHeader(fields); err != nil {
+			return k.context(err, k.line, lineText(rec))
+		}
+		return nil
 	}
 	if len(fields) > len(k.cols) {
-		return pgerror.Newf(codeBadCopyFileFormat, "extra data after last expected column (COPY line %d)", k.line)
+		return k.context(pgerror.New(codeBadCopyFileFormat, "extra data after last expected column"), k.line, lineText(rec))
 	}
 	// Fields are converted in order and a missing one is reported when
 	// its column is reached, as PostgreSQL does: a bad first field wins.
 	row := k.newRow(len(k.cols))
 	for i := range k.cols {
 		if i >= len(fields) {
-			return pgerror.Newf(codeBadCopyFileFormat, "missing data for column %q (COPY line %d)", k.cols[i].Name, k.line)
+			return k.context(pgerror.Newf(codeBadCopyFileFormat, "missing data for column %q", k.cols[i].Name), k.line, lineText(rec))
 		}
 		f := fields[i]
 		if f.null {
@@ -238,11 +245,43 @@ func (k *copyCodec) record(rec []byte, emit func([]types.Datum) error) error {
 		}
 		d, err := decodeText(k.cols[i].Type.OID(), f.text, k.style.Loc)
 		if err != nil {
-			return pgerror.Newf(pgerror.CodeOf(err), "%s (COPY line %d, column %q)", err.Error(), k.line, k.cols[i].Name)
+			return k.context(err, k.line, ", column "+k.cols[i].Name+": "+copyData(f.text))
 		}
 		row[i] = d
 	}
-	return emit(row)
+	return emit(row, rec)
+}
+
+// context gives err PostgreSQL's CONTEXT line for an error in line (text,
+// csv) or tuple (binary) n of a COPY FROM: "COPY t, line n" and then
+// detail (", column a: \"x\"", or ": " and the line's text).
+func (k *copyCodec) context(err error, n int, detail string) error {
+	return pgerror.WithContext(err, copyContext(k.table, n, detail))
+}
+
+// copyContext is the CONTEXT line of copyCodec.context.
+func copyContext(table string, n int, detail string) string {
+	return "COPY " + table + ", line " + strconv.Itoa(n) + detail
+}
+
+// lineText is the detail of a CONTEXT line that shows a line's text.
+func lineText(rec []byte) string { return ": " + copyData(string(rec)) }
+
+// copyDataMax is the most bytes of input a CONTEXT line shows, as
+// PostgreSQL's MAX_COPY_DATA_DISPLAY.
+const copyDataMax = 100
+
+// copyData quotes input for a CONTEXT line, cut to copyDataMax bytes at a
+// character boundary with "..." after it when longer.
+func copyData(s string) string {
+	if len(s) > copyDataMax {
+		n := copyDataMax
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "..."
+	}
+	return `"` + s + `"`
 }
 
 type field struct {
@@ -409,7 +448,7 @@ func (k *copyCodec) checkHeader(fields []field) error {
 }
 
 // binaryRows decodes as many complete binary tuples as buf holds.
-func (k *copyCodec) binaryRows(emit func([]types.Datum) error) error {
+func (k *copyCodec) binaryRows(emit func(row []types.Datum, raw []byte) error) error {
 	if !k.started {
 		// signature, int32 flags, int32 header-extension length, extension
 		if len(k.buf) < len(binarySignature)+8 {
@@ -442,7 +481,7 @@ func (k *copyCodec) binaryRows(emit func([]types.Datum) error) error {
 			return nil
 		}
 		if n != len(k.cols) {
-			return pgerror.Newf(codeBadCopyFileFormat, "row field count is %d, expected %d (COPY tuple %d)", n, len(k.cols), k.line+1)
+			return k.context(pgerror.Newf(codeBadCopyFileFormat, "row field count is %d, expected %d", n, len(k.cols)), k.line+1, "")
 		}
 		// Check the tuple is complete before decoding any of it.
 		p := off + 2
@@ -453,7 +492,7 @@ func (k *copyCodec) binaryRows(emit func([]types.Datum) error) error {
 			l := int(int32(binary.BigEndian.Uint32(k.buf[p:])))
 			p += 4
 			if l < -1 {
-				return pgerror.Newf(codeBadCopyFileFormat, "invalid field size %d (COPY tuple %d)", l, k.line+1)
+				return k.context(pgerror.New(codeBadCopyFileFormat, "invalid field size"), k.line+1, "")
 			}
 			if l > 0 {
 				if len(k.buf)-p < l {
@@ -473,13 +512,13 @@ func (k *copyCodec) binaryRows(emit func([]types.Datum) error) error {
 			}
 			d, err := k.bin[i].decode(k.buf[q : q+l])
 			if err != nil {
-				return pgerror.Newf(pgerror.InvalidTextRepresentation, "%s (COPY tuple %d, column %q)", err.Error(), k.line, k.cols[i].Name)
+				return k.context(pgerror.Wrap(err, pgerror.InvalidTextRepresentation), k.line, ", column "+k.cols[i].Name)
 			}
 			row[i] = d
 			q += l
 		}
 		off = p
-		if err := emit(row); err != nil {
+		if err := emit(row, nil); err != nil {
 			return err
 		}
 	}

@@ -147,7 +147,7 @@ func (s *fakeSession) prepareOne(sql string, oids []uint32) (backend.Statement, 
 	case f[0] == "set" && len(f) == 3:
 		return &fakeStmt{tag: "SET", run: func() { s.settings[f[1]] = f[2]; s.changed[f[1]] = f[2] }}, nil
 	case f[0] == "copy" && len(f) >= 4:
-		spec := &backend.CopySpec{In: strings.Contains(low, "from stdin"), Format: "text", Columns: colsC}
+		spec := &backend.CopySpec{In: strings.Contains(low, "from stdin"), Format: "text", Columns: colsC, Table: "c"}
 		for _, w := range f[2:] {
 			switch w {
 			case "csv", "binary":

@@ -35,7 +35,7 @@ func FuzzFrontend(f *testing.F) {
 		decodeFrontend(typ, body)
 		for _, format := range []string{"text", "csv", "binary"} {
 			k, _ := newCopyCodec(&backend.CopySpec{Format: format, Columns: colsC})
-			emit := func([]types.Datum) error { return nil }
+			emit := func([]types.Datum, []byte) error { return nil }
 			if k.feed(body, 1<<16, emit) == nil {
 				k.finish(emit)
 			}

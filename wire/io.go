@@ -232,6 +232,7 @@ func errorResponse(err error, severity string) *pgproto3.ErrorResponse {
 		e.Position = int32(pe.Position)
 		e.SchemaName, e.TableName, e.ColumnName = pe.Schema, pe.Table, pe.Column
 		e.ConstraintName, e.DataTypeName = pe.Constraint, pe.DataType
+		e.Where = pe.Where
 	}
 	return e
 }

@@ -163,6 +163,9 @@ type CopySpec struct {
 	// Rows produces the rows to send (!In). Result.Tag is ignored: the
 	// server tags the command "COPY n".
 	Rows func(ctx context.Context) (Result, error)
+	// Table is the name of the table a COPY FROM writes, for the
+	// CONTEXT of its errors ("COPY t, line 3").
+	Table string
 	// Finish, if set, is called once when a COPY FROM STDIN ends: with nil
 	// after the last Insert succeeded (the engine commits), or with the
 	// error that ended it (the engine rolls back). Its error, if any, is
@@ -176,6 +179,23 @@ type CopySpec struct {
 
 // CopyBatchRows is the most rows the server passes to one CopySpec.Insert.
 const CopyBatchRows = 1000
+
+// CopyRowError is what CopySpec.Insert returns when writing one row of
+// its batch failed: Row is the row's position in the batch, and the
+// server adds PostgreSQL's CONTEXT line for the row's line of input —
+// with the line's text unless NoText (PostgreSQL shows it for the
+// errors of a row being read, not for those of its buffered write,
+// such as a unique violation).
+type CopyRowError struct {
+	Row    int
+	NoText bool
+	Err    error
+}
+
+func (e *CopyRowError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the row's error.
+func (e *CopyRowError) Unwrap() error { return e.Err }
 
 // Noticer is implemented by a Session that raises notices: warnings and
 // notes for the client that are not errors (PostgreSQL's WARNING and
