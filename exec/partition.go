@@ -2,6 +2,7 @@ package exec
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec/eval"
@@ -126,10 +127,27 @@ func formatRow(t *catalog.Table, row []types.Datum) string {
 		if v.IsNull() {
 			vals = append(vals, "null")
 		} else {
-			vals = append(vals, eval.FormatText(v, t.Columns[i].Type))
+			vals = append(vals, clipValue(eval.FormatText(v, t.Columns[i].Type)))
 		}
 	}
 	return strings.Join(vals, ", ")
+}
+
+// valueShown is the most bytes of a value a "Failing row contains"
+// detail shows, as PostgreSQL's ExecBuildValueDescription.
+const valueShown = 64
+
+// clipValue cuts s to valueShown bytes at a character boundary, with
+// "..." after it, when longer.
+func clipValue(s string) string {
+	if len(s) <= valueShown {
+		return s
+	}
+	n := valueShown
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 // routedInsert writes a row inserted into a partitioned table into its
