@@ -29,7 +29,7 @@ func newDelete(rs *runState, env *eval.Env, n *planner.Delete) (Operator, error)
 		return nil, err
 	}
 	return &deleteOp{node: n, dmlBase: dmlBase{event: "delete", rs: rs, env: env, table: n.Table, input: in,
-		returning: n.Returning, joined: true, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
+		returning: n.Returning, returnOID: n.ReturningOID, oid: int64(n.Table.ID), joined: true, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
 }
 
 func (o *deleteOp) Next() ([]types.Datum, error) {

@@ -259,7 +259,12 @@ type dmlBase struct {
 	// joined marks UPDATE and DELETE, whose input rows carry the FROM or
 	// USING items' columns after the table's: RETURNING reads them there.
 	joined bool
-	t      ticker
+	// returnOID: RETURNING reads the table's OID after the row (and the
+	// joined columns): oid, the table's, or the partition a routed
+	// INSERT wrote the row to.
+	returnOID bool
+	oid       int64
+	t         ticker
 	// event is the statement's ("insert", "update" or "delete") for its
 	// statement-level triggers; started: the BEFORE ones have fired.
 	event   string
@@ -402,8 +407,14 @@ func (b *dmlBase) run(write func(row []types.Datum) ([]types.Datum, error)) ([]t
 			if b.out == nil {
 				b.out = make([]types.Datum, len(b.returning))
 			}
-			if nc := len(b.table.Columns); b.joined && len(row) > nc {
-				b.retRow = append(append(b.retRow[:0], written...), row[nc:]...)
+			if nc := len(b.table.Columns); b.joined && len(row) > nc || b.returnOID {
+				b.retRow = append(b.retRow[:0], written...)
+				if b.joined && len(row) > nc {
+					b.retRow = append(b.retRow, row[nc:]...)
+				}
+				if b.returnOID {
+					b.retRow = append(b.retRow, types.NewInt(b.oid))
+				}
 				written = b.retRow
 			}
 			if err := evalInto(b.env, b.returning, written, b.out); err != nil {

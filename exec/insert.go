@@ -39,7 +39,7 @@ func newInsert(rs *runState, env *eval.Env, n *planner.Insert) (Operator, error)
 		return nil, err
 	}
 	return &insertOp{node: n, dmlBase: dmlBase{event: "insert", rs: rs, env: env, table: n.Table, input: in,
-		returning: n.Returning, t: ticker{rs: rs}, collect: insertCollects(n)}}, nil
+		returning: n.Returning, returnOID: n.ReturningOID, oid: int64(n.Table.ID), t: ticker{rs: rs}, collect: insertCollects(n)}}, nil
 }
 
 // insertCollects reports whether an INSERT must collect its input before

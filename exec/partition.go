@@ -124,9 +124,14 @@ func formatRow(t *catalog.Table, row []types.Datum) string {
 		if t.Columns[i].Hidden {
 			continue
 		}
-		if v.IsNull() {
+		switch {
+		case v.IsNull():
 			vals = append(vals, "null")
-		} else {
+		case v.Kind == types.KindBool && v.Bool():
+			vals = append(vals, "t") // the output function's, not the cast's "true"
+		case v.Kind == types.KindBool:
+			vals = append(vals, "f")
+		default:
 			vals = append(vals, clipValue(eval.FormatText(v, t.Columns[i].Type)))
 		}
 	}
@@ -184,6 +189,7 @@ func (o *insertOp) routedInsert(in []types.Datum) ([]types.Datum, error) {
 			row[i] = written[o]
 		}
 	}
+	o.oid = int64(tg.Leaf.Table.ID) // RETURNING tableoid
 	return row, nil
 }
 

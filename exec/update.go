@@ -45,7 +45,7 @@ func newUpdate(rs *runState, env *eval.Env, n *planner.Update) (Operator, error)
 		set[i] = a.Col
 	}
 	return &updateOp{node: n, set: set, dmlBase: dmlBase{event: "update", rs: rs, env: env, table: n.Table, input: in,
-		returning: n.Returning, joined: true, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
+		returning: n.Returning, returnOID: n.ReturningOID, oid: int64(n.Table.ID), joined: true, t: ticker{rs: rs}, collect: mustCollect(rs, n.Table)}}, nil
 }
 
 func (o *updateOp) Next() ([]types.Datum, error) { return o.run(o.update) }

@@ -17,7 +17,7 @@ import (
 func tableScope(t *catalog.Table, alias string) *scope {
 	s := &scope{aggContext: "this context"}
 	for i, c := range t.Columns {
-		s.cols = append(s.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1)})
+		s.cols = append(s.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: uint32(t.ID), Attr: int16(i + 1), Base: true})
 	}
 	return s
 }
@@ -93,6 +93,29 @@ func (b *binder) returning(list []sqlparser.SelectExpr, s *scope) ([]Expr, []Col
 		}
 	}
 	return exprs, cols, nil
+}
+
+// returningOID is returning over s with the hidden tableoid column after
+// s's columns, for a RETURNING of the table's own (not of a view over
+// it), and reports whether the list reads it: exec then appends the
+// row's table OID (its partition's, for a routed INSERT) to the row
+// RETURNING reads, as PostgreSQL's system column.
+func (b *binder) returningOID(list []sqlparser.SelectExpr, s *scope, alias string) (exprs []Expr, cols []Column, oid bool, err error) {
+	at := len(s.cols)
+	s.cols = append(s.cols, tableoidColumn(alias))
+	defer func() { s.cols = s.cols[:at] }()
+	if exprs, cols, err = b.returning(list, s); err != nil {
+		return nil, nil, false, err
+	}
+	for _, e := range exprs {
+		walkExpr(e, func(x Expr) bool {
+			if c, ok := x.(*ColRef); ok && c.Outer == 0 && c.Index == at {
+				oid = true
+			}
+			return !oid
+		})
+	}
+	return exprs, cols, oid, nil
 }
 
 // defaultExpr binds a column's DEFAULT. A serial or identity column's is
@@ -349,11 +372,12 @@ func (b *binder) insert(ins *sqlparser.Insert, ret []sqlparser.SelectExpr, overr
 		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "ON CONFLICT is not supported on foreign table %q", t.Name)
 	}
 	if ret != nil {
-		rs := tableScope(t, alias)
 		if uv != nil {
-			rs = uv.scope(alias)
+			n.Returning, n.Cols, err = b.returning(ret, uv.scope(alias))
+		} else {
+			n.Returning, n.Cols, n.ReturningOID, err = b.returningOID(ret, tableScope(t, alias), alias)
 		}
-		if n.Returning, n.Cols, err = b.returning(ret, rs); err != nil {
+		if err != nil {
 			return nil, err
 		}
 		if uv != nil {
@@ -478,7 +502,12 @@ func (b *binder) update(up *sqlparser.Update, ret []sqlparser.SelectExpr) (Node,
 	if ret != nil {
 		// Over the new row and the FROM items' columns.
 		s.aggContext = "RETURNING"
-		if n.Returning, n.Cols, err = b.returning(ret, s); err != nil {
+		if uv != nil {
+			n.Returning, n.Cols, err = b.returning(ret, s)
+		} else {
+			n.Returning, n.Cols, n.ReturningOID, err = b.returningOID(ret, s, alias)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if uv != nil {
@@ -589,7 +618,12 @@ func (b *binder) delete(del *sqlparser.Delete, ret []sqlparser.SelectExpr, as st
 	if ret != nil {
 		// Over the deleted row and the USING items' columns.
 		s.aggContext = "RETURNING"
-		if n.Returning, n.Cols, err = b.returning(ret, s); err != nil {
+		if uv != nil {
+			n.Returning, n.Cols, err = b.returning(ret, s)
+		} else {
+			n.Returning, n.Cols, n.ReturningOID, err = b.returningOID(ret, s, alias)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if uv != nil {

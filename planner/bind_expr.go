@@ -737,8 +737,8 @@ func (b *binder) cast(x sqlparser.Expr, ct *sqlparser.ConvertType, s *scope) (Ex
 	if x, ok, err := b.regCast(e, ct.Type); ok { // 'name'::regclass, pgcatalog_funcs.go
 		return x, err
 	}
-	if c, ok := e.(*ColRef); ok && ct.Type == "regclass" && (c.Name == "tableoid" || strings.HasSuffix(c.Name, ".tableoid")) {
-		return b.tableoidName(c), nil // inherit.go
+	if strings.TrimPrefix(ct.Type, "pg_catalog.") == "regclass" && isTableoid(x, e) {
+		return b.tableoidName(e), nil // inherit.go
 	}
 	t, dom, err := b.resolveType(ct.Type, ct.Length, ct.Scale, 0)
 	if err != nil {

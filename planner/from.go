@@ -764,7 +764,7 @@ func (b *binder) aliasedTable(it *sqlparser.AliasedTableExpr, s *scope) (*relati
 			}
 			r := &relation{table: t, alias: alias}
 			for i, c := range t.Columns {
-				r.cols = append(r.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, Key: slices.Contains(t.PrimaryKey, i), TableID: uint32(t.ID), Attr: int16(i + 1)})
+				r.cols = append(r.cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, Key: slices.Contains(t.PrimaryKey, i), TableID: uint32(t.ID), Attr: int16(i + 1), Base: true})
 			}
 			if members := b.inheritMembers(t); members != nil && !only {
 				r.cols = append(r.cols, tableoidColumn(alias))
@@ -928,7 +928,7 @@ func holdsLateral(it sqlparser.TableExpr) bool {
 func derived(n Node, alias string, names sqlparser.Columns) (*relation, error) {
 	r := &relation{node: n, alias: alias}
 	for _, c := range n.Columns() {
-		c.Table, c.Merged = alias, false
+		c.Table, c.Merged, c.Base = alias, false, false
 		// Not a base table: its columns may be NULL in any row (wholeRow).
 		c.Key, c.NullExtended = false, false
 		if c.T.Family == types.Unknown {

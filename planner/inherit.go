@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -311,13 +313,24 @@ func outsideRange(b *catalog.PartitionBound, op string, v types.Datum) bool {
 // tableoidName binds tableoid::regclass: the name of the row's table,
 // as a regclass prints (kvsql's regclass is the OID's integer, so the
 // cast of the system column is spelled as a CASE over the tables).
-func (b *binder) tableoidName(c *ColRef) Expr {
+func (b *binder) tableoidName(c Expr) Expr {
 	k := &Case{Operand: c, T: tText}
 	tables, _ := b.p.Catalog.Tables(b.p.DB)
 	for _, t := range tables {
 		k.Whens = append(k.Whens, When{Cond: oidConst(int64(t.ID)), Val: textConst(b.visibleName(t.Key(), t.Name))})
 	}
 	return finishCase(k)
+}
+
+// isTableoid reports whether e, bound from x, is the system column
+// tableoid: a tree's hidden column, or a plain table's OID (scope.tableoid).
+func isTableoid(x sqlparser.Expr, e Expr) bool {
+	if c, ok := e.(*ColRef); ok {
+		return c.Name == "tableoid" || strings.HasSuffix(c.Name, ".tableoid")
+	}
+	cn, ok := x.(*sqlparser.ColName)
+	_, isConst := e.(*Const)
+	return ok && isConst && cn.Name.EqualString("tableoid")
 }
 
 // treeWrite plans an UPDATE or DELETE whose target t (named by te, as

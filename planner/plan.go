@@ -36,6 +36,10 @@ type Column struct {
 	// (0 when computed).
 	TableID uint32
 	Attr    int16
+	// Base marks a column of a table its FROM item reads directly (not
+	// through a subquery or view), whose system column tableoid is then
+	// TableID (scope.resolve).
+	Base bool
 }
 
 // AccessKind is how a Scan reads its table: the key-value operations that
@@ -506,6 +510,9 @@ type Insert struct {
 	Conflict  OnConflict
 	Returning []Expr
 	Cols      []Column
+	// ReturningOID: Returning reads the hidden tableoid column, which
+	// follows the row (see binder.returningOID).
+	ReturningOID bool
 	// Arbiter, when set, is the unique key ON CONFLICT names: a row
 	// conflicting on it is skipped (ConflictIgnore) or updated
 	// (ConflictUpdate); a conflict on another key is still 23505.
@@ -595,9 +602,11 @@ type Update struct {
 	Set       []Assignment
 	Returning []Expr
 	Cols      []Column
-	Checks    []CheckExpr  // the table's CHECK constraints
-	Generated []Assignment // the table's generated columns, as Insert's
-	Bounds    []BoundCheck // a partition's bound (see Insert)
+	// ReturningOID: as Insert's.
+	ReturningOID bool
+	Checks       []CheckExpr  // the table's CHECK constraints
+	Generated    []Assignment // the table's generated columns, as Insert's
+	Bounds       []BoundCheck // a partition's bound (see Insert)
 	// Move, for an UPDATE through a partitioned table, inserts (routed
 	// from the partitioned table) a row whose new key leaves its
 	// partition, after deleting it there, as PostgreSQL moves it.
@@ -620,6 +629,8 @@ type Delete struct {
 	Input     Node
 	Returning []Expr
 	Cols      []Column
+	// ReturningOID: as Insert's.
+	ReturningOID bool
 	// Referenced are the foreign keys referencing the table: their
 	// OnDelete says what a deleted row does to the rows referencing it.
 	Referenced []FKRef

@@ -75,6 +75,16 @@ func (s *scope) resolve(qualifier, name string) (Expr, error) {
 			}
 			found, n = &ColRef{Index: i, T: c.T, Name: qualifiedName(c)}, n+1
 		}
+		if n == 0 && name == "tableoid" {
+			var first string
+			if found, n, first = sc.tableoid(qualifier); n > 1 {
+				// PostgreSQL's words for an unqualified system column of
+				// several tables.
+				e := pgerror.New(pgerror.UndefinedColumn, `column "tableoid" does not exist`)
+				e.Hint = `There is a column named "tableoid" in table "` + first + `", but it cannot be referenced from this part of the query.`
+				return nil, e
+			}
+		}
 		if n > 1 {
 			return nil, pgerror.Newf(pgerror.AmbiguousColumn, "column reference %q is ambiguous", name)
 		}
@@ -99,6 +109,26 @@ func (s *scope) resolve(qualifier, name string) (Expr, error) {
 		return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %s.%s does not exist", qualifier, name)
 	}
 	return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q does not exist", name)
+}
+
+// tableoid resolves the system column tableoid of the tables sc's FROM
+// items read directly (Column.Base; a tree of partitions or children
+// has a real hidden tableoid column instead, inherit.go): the OID of
+// the one such table the qualifier names, or of the only one when there
+// is no qualifier. n counts the tables it could be; first is the first
+// one's name.
+func (sc *scope) tableoid(qualifier string) (found Expr, n int, first string) {
+	seen := ""
+	for _, c := range sc.cols {
+		if !c.Base || qualifier != "" && c.Table != qualifier || n > 0 && c.Table == seen {
+			continue
+		}
+		if n == 0 {
+			found, first = oidConst(int64(c.TableID)), c.Table
+		}
+		n, seen = n+1, c.Table
+	}
+	return found, n, first
 }
 
 // markCorrelated records that s reads the columns of the enclosing scope
