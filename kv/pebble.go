@@ -176,7 +176,7 @@ func OpenPebble(dir string, opts PebbleOptions) (Engine, error) {
 	popts := &pebble.Options{
 		Cache:              cache,
 		MemTableSize:       memTableSize,
-		FS:                 opts.FS,
+		FS:                 walPrealloc{fs}, // prealloc.go
 		ReadOnly:           readOnly,
 		Merger:             concatMerger,
 		Logger:             quietLogger{t: &logThrottle{}, failed: failed},
