@@ -2,7 +2,6 @@ package exec
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec/eval"
@@ -132,7 +131,7 @@ func formatRow(t *catalog.Table, row []types.Datum) string {
 		case v.Kind == types.KindBool:
 			vals = append(vals, "f")
 		default:
-			vals = append(vals, clipValue(eval.FormatText(v, t.Columns[i].Type)))
+			vals = append(vals, eval.Clip(eval.FormatText(v, t.Columns[i].Type), valueShown))
 		}
 	}
 	return strings.Join(vals, ", ")
@@ -141,19 +140,6 @@ func formatRow(t *catalog.Table, row []types.Datum) string {
 // valueShown is the most bytes of a value a "Failing row contains"
 // detail shows, as PostgreSQL's ExecBuildValueDescription.
 const valueShown = 64
-
-// clipValue cuts s to valueShown bytes at a character boundary, with
-// "..." after it, when longer.
-func clipValue(s string) string {
-	if len(s) <= valueShown {
-		return s
-	}
-	n := valueShown
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
-}
 
 // routedInsert writes a row inserted into a partitioned table into its
 // leaf partition, through one insertOp per leaf, and returns the row as

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
@@ -271,18 +270,8 @@ func lineText(rec []byte) string { return ": " + copyData(string(rec)) }
 // PostgreSQL's MAX_COPY_DATA_DISPLAY.
 const copyDataMax = 100
 
-// copyData quotes input for a CONTEXT line, cut to copyDataMax bytes at a
-// character boundary with "..." after it when longer.
-func copyData(s string) string {
-	if len(s) > copyDataMax {
-		n := copyDataMax
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s = s[:n] + "..."
-	}
-	return `"` + s + `"`
-}
+// copyData quotes input for a CONTEXT line, cut to copyDataMax bytes.
+func copyData(s string) string { return `"` + eval.Clip(s, copyDataMax) + `"` }
 
 type field struct {
 	text string

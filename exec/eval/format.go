@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kvsql/kvsql/types"
 )
@@ -208,4 +209,19 @@ func decimalExponent(e []byte) int {
 		return -exp
 	}
 	return exp
+}
+
+// Clip cuts s to at most max bytes at a character boundary and appends
+// "..." when it was longer, as PostgreSQL shows long values in messages
+// (pg_mbcliplen: 64 bytes per value in "Failing row contains", 100 in a
+// COPY error's CONTEXT).
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
