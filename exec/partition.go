@@ -249,5 +249,6 @@ func (o *updateOp) moveRow(old []types.Datum) ([]types.Datum, error) {
 	if _, err := o.mover.routedInsert(row); err != nil {
 		return nil, err
 	}
+	o.oid = o.mover.oid // RETURNING tableoid: where the row went
 	return o.newRow, nil
 }

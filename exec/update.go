@@ -54,6 +54,7 @@ func (o *updateOp) update(in []types.Datum) ([]types.Datum, error) {
 	if len(in) < len(o.table.Columns) {
 		return nil, pgerror.Newf(pgerror.Internal, "exec: update input of %d columns for %q", len(in), o.table.Name)
 	}
+	o.oid = int64(o.table.ID) // moveRow's is the new partition's
 	old, dup := o.targetRow(in)
 	if dup {
 		return nil, nil
