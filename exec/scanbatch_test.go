@@ -203,7 +203,9 @@ func compactedBatchTable(b *testing.B) (*catalog.Table, *Ctx) {
 // master get per index entry: a range of a column scattered over the
 // master file (c BETWEEN 0 AND 9 / 99), and one value of a column whose
 // rows are in key order (e = 7, 10%: the index lookup workload of kvsql
-// bench); batched reads load on one goroutine or split over two.
+// bench); batched reads load on one goroutine or split over two. The
+// one value also runs as the planner runs it, a batch lookup read in
+// parallel parts (veclookup.go), its rows lent as the wire takes them.
 func BenchmarkIndexRangeRead(b *testing.B) {
 	tbl, ctx := compactedBatchTable(b)
 	for _, c := range []struct {
@@ -230,5 +232,26 @@ func BenchmarkIndexRangeRead(b *testing.B) {
 				}
 			})
 		}
+		if c.lo != c.hi {
+			continue
+		}
+		b.Run(c.name+"/batch-lookup-parallel", func(b *testing.B) {
+			scan := indexRangeScan(tbl, c.ix, c.lo, c.hi, false, []int{0, 3})
+			scan.Spans[0].Hi = scan.Spans[0].Lo // an equality: one Expr both ends
+			scan.Vectorized, scan.Parallel, scan.Rows = true, true, float64(c.rows)
+			if !planner.VecIndexScan(scan) {
+				b.Fatal("the lookup has no batch form")
+			}
+			defer reportCPU(b, cpuTime(b))
+			for b.Loop() {
+				op, err := Build(ctx, scan)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n := drain(b, LendRows(op)); n != int64(c.rows) {
+					b.Fatalf("%d rows", n)
+				}
+			}
+		})
 	}
 }

@@ -12,16 +12,18 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
-// vecIndexScan is the batch form of an index-only scan (planner.Scan with
-// IndexOnly over a unique or key+id index, marked Vectorized): it walks
+// vecIndexScan is the batch form of an index scan of a unique or key+id
+// index (planner.VecIndexScan, marked Vectorized): it walks
 // the index entries of each span — in the spans' order, forward or in
 // reverse, as scanOp reads them — and decodes each entry straight into
 // the batch's vectors: the indexed columns and the primary key from the
 // key (or, for a unique entry, the value), the INCLUDE columns from the
-// value; only the columns something reads get a vector. The scan's
-// filter, if any, narrows the batch's selection (vecPred). Rows come in
-// exactly the order, and with exactly the values, of scanOp's index-only
-// scan; the differential test TestVecIndexScanAgrees holds it to that.
+// value; only the columns something reads get a vector. A scan that is
+// not index-only then reads the batch's master rows for the other
+// columns (master, veclookup.go). The scan's filter, if any, narrows the
+// batch's selection (vecPred). Rows come in exactly the order, and with
+// exactly the values, of scanOp's index scan; the differential test
+// TestVecIndexScanAgrees holds it to that.
 type vecIndexScan struct {
 	rs   *runState
 	env  *eval.Env
@@ -44,13 +46,16 @@ type vecIndexScan struct {
 	// intKey marks, by table ordinal, the key columns holding integers:
 	// their key values are decoded (or skipped) without a Datum.
 	intKey []bool
+	// master reads the master rows of a scan that is not index-only;
+	// nil for an index-only one.
+	master *vecMasterReads
 }
 
 // newVecIndexScan builds the batch index-only scan of n.
 func newVecIndexScan(rs *runState, env *eval.Env, n *planner.Scan) (*vecIndexScan, error) {
 	t := n.Table
 	if !planner.VecIndexScan(n) {
-		return nil, pgerror.Newf(pgerror.Internal, "exec: batch index scan of %q: only index-only scans of unique and key+id indexes run in batches", t.Name)
+		return nil, pgerror.Newf(pgerror.Internal, "exec: batch index scan of %q: only index-only scans and key+id lookups run in batches", t.Name)
 	}
 	s := &vecIndexScan{rs: rs, env: env, node: n}
 	s.b.cols = make([]*vec, len(t.Columns))
@@ -82,6 +87,9 @@ func newVecIndexScan(rs *runState, env *eval.Env, n *planner.Scan) (*vecIndexSca
 	s.intKey = make([]bool, len(t.Columns))
 	for _, o := range slices.Concat(n.Index.Columns, t.PrimaryKey) {
 		s.intKey[o] = t.Columns[o].Type.Kind() == types.KindInt
+	}
+	if !n.IndexOnly {
+		s.master = newVecMasterReads(t, n.Index, s.b.cols)
 	}
 	if n.Filter != nil {
 		p, err := compileVecPred(env, n.Filter, columnTypes(n.Cols))
@@ -172,6 +180,9 @@ func (s *vecIndexScan) fill() error {
 			v.clearNulls(batchSize)
 		}
 	}
+	if s.master != nil {
+		s.master.reset()
+	}
 	for s.b.n < batchSize {
 		ok, err := s.step()
 		if err != nil {
@@ -179,14 +190,17 @@ func (s *vecIndexScan) fill() error {
 		}
 		if !ok {
 			s.done = true
-			return nil
+			break
 		}
 		if err := s.decode(s.b.n, s.it.Key(), s.it.Value()); err != nil {
 			return err
 		}
 		s.b.n++
 	}
-	return nil
+	if s.master == nil || s.b.n == 0 {
+		return nil
+	}
+	return s.master.read(s.rs, &s.b)
 }
 
 // decode fills row k of the batch from an index entry.
@@ -204,6 +218,9 @@ func (s *vecIndexScan) decode(k int, key, value []byte) error {
 	pk, inc, err := index.EntryPK(t, idx, rest, value)
 	if err != nil {
 		return err
+	}
+	if s.master != nil {
+		s.master.add(pk)
 	}
 	for _, o := range t.PrimaryKey {
 		if pk, err = s.decodeKeyCol(k, o, pk); err != nil {
@@ -268,10 +285,16 @@ func (s *vecIndexScan) kindError(o int, k types.Kind) error {
 }
 
 func (s *vecIndexScan) Close() error {
-	if s.it == nil {
-		return nil
+	var err error
+	if s.master != nil {
+		err = s.master.close()
 	}
-	err := s.it.Close()
+	if s.it == nil {
+		return err
+	}
+	if cerr := s.it.Close(); err == nil {
+		err = cerr
+	}
 	s.it = nil
 	return err
 }

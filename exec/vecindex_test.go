@@ -56,15 +56,20 @@ func vecIndexTable(tb testing.TB, w kv.ReadWriter, n int, r *rand.Rand, composit
 	return t
 }
 
-// randIndexOnlyScan returns an index-only range scan of one of t's
-// indexes over a random range, with a random set of the columns the
-// index covers and sometimes a filter.
-func randIndexOnlyScan(t *catalog.Table, r *rand.Rand) *planner.Scan {
+// randIndexScan returns a range scan of one of t's indexes over a
+// random range, with a random set of the columns the index covers and
+// sometimes a filter; not index-only, a lookup: one value of a key+id
+// index read forward (the shape planner.VecIndexScan batches), with a
+// random set of all the columns.
+func randIndexScan(t *catalog.Table, r *rand.Rand, indexOnly bool) *planner.Scan {
 	idx := t.Indexes[r.IntN(len(t.Indexes))]
+	for !indexOnly && idx.Form != catalog.FormKeyID {
+		idx = t.Indexes[r.IntN(len(t.Indexes))]
+	}
 	covered := slices.Concat(idx.Columns, t.PrimaryKey, idx.Include)
 	var needed []int
 	for o := range t.Columns {
-		if slices.Contains(covered, o) && r.IntN(2) == 0 {
+		if (!indexOnly || slices.Contains(covered, o)) && r.IntN(2) == 0 {
 			needed = append(needed, o)
 		}
 	}
@@ -72,7 +77,7 @@ func randIndexOnlyScan(t *catalog.Table, r *rand.Rand) *planner.Scan {
 		needed = []int{idx.Columns[0]}
 	}
 	bound := func(o int) planner.Expr {
-		if r.IntN(12) == 0 {
+		if indexOnly && r.IntN(12) == 0 {
 			return nil // the NULL key value
 		}
 		if t.Columns[o].Type.Family == types.Text {
@@ -83,12 +88,20 @@ func randIndexOnlyScan(t *catalog.Table, r *rand.Rand) *planner.Scan {
 	var sp planner.Span
 	var extra []planner.Span
 	first := idx.Columns[0]
-	switch r.IntN(6) {
+	shape := r.IntN(6)
+	if !indexOnly {
+		shape = 0
+	}
+	switch shape {
 	case 0, 4, 5: // equality on the first column, maybe on the second
 		v := bound(first)
 		sp.Lo, sp.Hi = []planner.Expr{v}, []planner.Expr{v}
-		if len(idx.Columns) > 1 && r.IntN(2) == 0 {
-			sp.Lo, sp.Hi = append(sp.Lo, bound(idx.Columns[1])), append(sp.Hi, bound(idx.Columns[1]))
+		if len(idx.Columns) > 1 && (!indexOnly || r.IntN(2) == 0) {
+			lo, hi := bound(idx.Columns[1]), bound(idx.Columns[1])
+			if !indexOnly {
+				hi = lo // a point
+			}
+			sp.Lo, sp.Hi = append(sp.Lo, lo), append(sp.Hi, hi)
 		}
 	case 1: // a range, each side maybe open or exclusive
 		if r.IntN(4) > 0 {
@@ -106,7 +119,7 @@ func randIndexOnlyScan(t *catalog.Table, r *rand.Rand) *planner.Scan {
 		v := bound(first)
 		sp.Lo, sp.Hi = []planner.Expr{v}, []planner.Expr{v}
 	}
-	s := &planner.Scan{Table: t, Access: planner.IndexRange, Index: idx, IndexOnly: true, Reverse: r.IntN(3) == 0,
+	s := &planner.Scan{Table: t, Access: planner.IndexRange, Index: idx, IndexOnly: indexOnly, Reverse: indexOnly && r.IntN(3) == 0,
 		Spans: append([]planner.Span{sp}, extra...), Needed: needed, Cols: make([]planner.Column, len(t.Columns))}
 	for i, c := range t.Columns {
 		s.Cols[i] = planner.Column{Name: c.Name, T: c.Type}
@@ -127,11 +140,11 @@ func randIndexOnlyScan(t *catalog.Table, r *rand.Rand) *planner.Scan {
 
 // TestVecIndexScanAgrees reads random index-only ranges of random
 // tables (NULLs, DESC and multi-column keys, composite primary keys,
-// INCLUDE, unique and key+id indexes) row by row and in batches, and
-// wants the same rows in the same order: committed data read as an
-// autocommit query does, and inside a transaction with uncommitted
-// writes of its own; serial and, where the range splits, in parallel
-// (vecIndexParallel).
+// INCLUDE, unique and key+id indexes), and lookups that read master rows
+// (veclookup.go), row by row and in batches, and wants the same rows in
+// the same order: committed data read as an autocommit query does, and
+// inside a transaction with uncommitted writes of its own; serial and,
+// where the range splits, in parallel (vecIndexParallel).
 func TestVecIndexScanAgrees(t *testing.T) {
 	r := testRand(t)
 	for _, composite := range []bool{false, true} {
@@ -155,13 +168,20 @@ func TestVecIndexScanAgrees(t *testing.T) {
 		auto.Read, auto.ReadOnly = e, true
 		inTxn := testCtx(t, 0)
 		inTxn.RW = own
-		nonEmpty, parallel := 0, 0
+		nonEmpty, parallel, lookups := 0, 0, 0
 		for trial := range 300 {
 			ctx, where := auto, "autocommit"
 			if trial%3 == 2 {
 				ctx, where = inTxn, "own transaction"
 			}
-			scan := randIndexOnlyScan(tbl, r)
+			// Lookups batch only over the integer primary key.
+			scan := randIndexScan(tbl, r, composite || trial%4 < 2)
+			if !scan.IndexOnly {
+				if !planner.VecIndexScan(scan) {
+					t.Fatalf("trial %d: lookup %s has no batch form", trial, planner.Explain(scan, nil))
+				}
+				lookups++
+			}
 			scan.Vectorized = false
 			want, werr := tryCollect(ctx, scan)
 			vs := *scan
@@ -170,7 +190,7 @@ func TestVecIndexScanAgrees(t *testing.T) {
 			if op, err := Build(ctx, &vs); err != nil {
 				t.Fatal(err)
 			} else if v, ok := op.(*vecToRows); !ok {
-				t.Fatalf("a vectorized index-only scan runs as %T, not in batches", op)
+				t.Fatalf("a vectorized index scan runs as %T, not in batches", op)
 			} else {
 				if _, ok := v.input.(*vecIndexParallel); ok {
 					parallel++
@@ -206,6 +226,9 @@ func TestVecIndexScanAgrees(t *testing.T) {
 		// depends on the seed (3 of 300 with one): at least one must be.
 		if composite != (parallel == 0) {
 			t.Fatalf("primary key composite %v: %d of 300 trials read in parallel", composite, parallel)
+		}
+		if composite != (lookups == 0) {
+			t.Fatalf("primary key composite %v: %d of 300 trials were lookups", composite, lookups)
 		}
 	}
 }

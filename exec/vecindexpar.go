@@ -44,6 +44,9 @@ type vecIndexParallel struct {
 	// proto is the serial scan, its spans evaluated; each worker runs a
 	// scan of its own (its filter has scratch space).
 	proto *vecIndexScan
+	// readers are the workers' MasterReaders (a lookup's), closed with
+	// the parts' iterators.
+	readers []*index.MasterReader
 }
 
 // indexPart is one part of a parallel index scan's range.
@@ -64,7 +67,7 @@ const (
 	indexParts    = 16
 )
 
-// newVecIndexScanOp returns the batch operator of an index-only scan: a
+// newVecIndexScanOp returns the batch operator of an index scan: a
 // parallel one when the planner asked for it, the statement is read-only
 // and the range splits (see vecIndexParallel), else the serial scan.
 func newVecIndexScanOp(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, error) {
@@ -164,6 +167,16 @@ func (p *vecIndexParallel) start() error {
 		w, err := newVecIndexScan(p.rs, p.env, p.proto.node)
 		if err != nil {
 			return err
+		}
+		if w.master != nil {
+			// A lookup's worker reads master rows through a reader of
+			// its own, opened here, on the consumer's goroutine.
+			mr, err := index.NewMasterReader(p.rs.reader(), p.proto.node.Table)
+			if err != nil {
+				return err
+			}
+			p.readers = append(p.readers, mr)
+			w.master.mr = mr
 		}
 		p.wg.Add(1)
 		go p.runWorker(w)
@@ -318,6 +331,12 @@ func (p *vecIndexParallel) Close() error {
 	}
 	p.wg.Wait()
 	var err error
+	for _, mr := range p.readers {
+		if cerr := mr.Close(); err == nil {
+			err = cerr
+		}
+	}
+	p.readers = nil
 	for _, part := range p.parts {
 		if part.it != nil {
 			if cerr := part.it.Close(); err == nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
@@ -428,19 +429,27 @@ func (s *vecScan) decodeValue(k int, val []byte, cols *valueCols) error {
 // storeFields sets row k's columns of cols from the fields last decoded
 // into cols.
 func (s *vecScan) storeFields(k int, cols *valueCols) error {
-	for j, o := range cols.ords {
-		v := s.b.cols[o]
-		if !cols.present[j] {
-			v.set(k, s.node.Table.Columns[o].DefaultValue)
+	return cols.store(s.b.cols, s.node.Table, k, s.kindError)
+}
+
+// store sets row k of the vectors vs (by table ordinal) from the fields
+// last decoded into vc: a column the value lacks (added after the row
+// was written) gets its default; a value of another kind than its
+// vector's is kindErr's error.
+func (vc *valueCols) store(vs []*vec, t *catalog.Table, k int, kindErr func(o int, k types.Kind) error) error {
+	for j, o := range vc.ords {
+		v := vs[o]
+		if !vc.present[j] {
+			v.set(k, t.Columns[o].DefaultValue)
 			continue
 		}
-		f := &cols.fields[j]
+		f := &vc.fields[j]
 		if f.Kind == types.KindNull {
 			v.setNull(k)
 			continue
 		}
 		if !v.setField(k, f) {
-			return s.kindError(o, f.Kind)
+			return kindErr(o, f.Kind)
 		}
 	}
 	return nil

@@ -283,16 +283,29 @@ func (m *MasterReader) GetKey(key []byte, pk, out []types.Datum, cols *Cols) (bo
 	if len(pk) != len(m.t.PrimaryKey) || len(out) != len(m.t.Columns) {
 		return false, pgerror.Newf(pgerror.Internal, "index.MasterReader.GetKey: %d key values and %d outputs for table %q", len(pk), len(out), m.t.Name)
 	}
-	if !m.seek(key) {
-		return false, m.it.Error()
-	}
-	if !bytes.Equal(m.it.Key(), key) {
-		return false, nil
+	v, found, err := m.Value(key)
+	if !found || err != nil {
+		return false, err
 	}
 	for i, o := range m.t.PrimaryKey {
 		out[o] = pk[i]
 	}
-	return true, decodeValue(m.t, m.it.Value(), out, cols)
+	return true, decodeValue(m.t, v, out, cols)
+}
+
+// Value returns the stored value of the master key key (MasterKey's
+// encoding), valid until the reader's next call, and whether the row
+// exists: for callers that decode values themselves (exec's batch
+// lookups). Keys asked for in ascending order cost least, as with
+// GetKey.
+func (m *MasterReader) Value(key []byte) ([]byte, bool, error) {
+	if !m.seek(key) {
+		return nil, false, m.it.Error()
+	}
+	if !bytes.Equal(m.it.Key(), key) {
+		return nil, false, nil
+	}
+	return m.it.Value(), true, nil
 }
 
 // Close releases the iterator.

@@ -157,10 +157,15 @@ func (v *vectorizer) root(n Node) bool {
 // VecIndexScan reports whether a scan's access path has a batch form
 // reading an index (exec/vecindex.go): an index-only range scan of a
 // unique or key+id index (the inverted form's entries are lists of
-// primary keys, read row by row).
+// primary keys, read row by row), or a lookup — the master rows of one
+// value of a key+id index over an integer primary key (indexSplits),
+// read in parallel parts (exec/veclookup.go). Other index scans that
+// read master rows keep the row path, whose batches of master reads
+// sort the keys and split them over two goroutines
+// (exec/scanbatch.go).
 func VecIndexScan(n *Scan) bool {
-	return n.Access == IndexRange && n.IndexOnly && n.Index != nil && n.Index.Form != catalog.FormInverted &&
-		n.Foreign == nil && n.Memo == nil
+	return n.Access == IndexRange && n.Index != nil && n.Index.Form != catalog.FormInverted &&
+		n.Foreign == nil && n.Memo == nil && (n.IndexOnly || indexSplits(n))
 }
 
 // spansPlain reports whether a scan's span bounds read neither an
@@ -325,7 +330,9 @@ func (v *vectorizer) mark(n Node, unordered bool) {
 		n.Vectorized = true
 		n.Parallel = v.min < 0 || v.rows(n.Table) >= ParallelMinRows
 		if VecIndexScan(n) {
-			n.Parallel = (v.min < 0 || parallelIndexScans && n.Rows >= IndexParallelMinRows) && indexSplits(n)
+			// A lookup is batched only to run in parallel: its master
+			// reads, a seek each, are most of its time.
+			n.Parallel = (v.min < 0 || !n.IndexOnly || parallelIndexScans && n.Rows >= IndexParallelMinRows) && indexSplits(n)
 		}
 		n.Unordered = unordered
 	case *Filter:
