@@ -3,6 +3,7 @@ package exec
 import (
 	"slices"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/index"
@@ -49,6 +50,14 @@ type vecIndexScan struct {
 	// master reads the master rows of a scan that is not index-only;
 	// nil for an index-only one.
 	master *vecMasterReads
+	// inv, for an inverted-list index, is the part of the spans' folded
+	// list the scan reads instead of an iterator (veclookup.go).
+	inv *invCursor
+	// runs is the one search value of an inverted-list index in the
+	// spans, before the fold: the serial scan folds all of it, each
+	// worker of a parallel scan a range of primary keys (fold).
+	runs *index.InvertedRuns
+	fold invFold
 }
 
 // newVecIndexScan builds the batch index-only scan of n.
@@ -101,7 +110,8 @@ func newVecIndexScan(rs *runState, env *eval.Env, n *planner.Scan) (*vecIndexSca
 	return s, nil
 }
 
-// open evaluates the node's spans into index key spans, as scanOp does.
+// open evaluates the node's spans into index key spans, as scanOp does;
+// an inverted-list index's spans are read into their folded list.
 func (s *vecIndexScan) open() error {
 	s.opened = true
 	op := &scanOp{rs: s.rs, env: s.env, node: s.node}
@@ -109,7 +119,10 @@ func (s *vecIndexScan) open() error {
 		return err
 	}
 	s.spans = append([]index.Span(nil), op.spans...)
-	return nil
+	if s.node.Index.Form != catalog.FormInverted {
+		return nil
+	}
+	return s.openInverted()
 }
 
 func (s *vecIndexScan) NextBatch() (*batch, error) {
@@ -183,6 +196,23 @@ func (s *vecIndexScan) fill() error {
 	if s.master != nil {
 		s.master.reset()
 	}
+	var err error
+	if s.inv == nil && s.runs != nil {
+		s.foldRange(nil, nil)
+	}
+	if s.inv != nil {
+		err = s.fillFromList()
+	} else {
+		err = s.fillFromEntries()
+	}
+	if err != nil || s.master == nil || s.b.n == 0 {
+		return err
+	}
+	return s.master.read(s.rs, &s.b)
+}
+
+// fillFromEntries decodes up to batchSize index entries into the batch.
+func (s *vecIndexScan) fillFromEntries() error {
 	for s.b.n < batchSize {
 		ok, err := s.step()
 		if err != nil {
@@ -190,17 +220,14 @@ func (s *vecIndexScan) fill() error {
 		}
 		if !ok {
 			s.done = true
-			break
+			return nil
 		}
 		if err := s.decode(s.b.n, s.it.Key(), s.it.Value()); err != nil {
 			return err
 		}
 		s.b.n++
 	}
-	if s.master == nil || s.b.n == 0 {
-		return nil
-	}
-	return s.master.read(s.rs, &s.b)
+	return nil
 }
 
 // decode fills row k of the batch from an index entry.

@@ -17,7 +17,8 @@ import (
 // with the primary key (id) or (g DESC, id), loaded with n random rows
 // (NULLs in a, b, c and d; d unique where not NULL), and five indexes:
 // key+id on (a) INCLUDE (b, c); key+id on (a DESC, b) INCLUDE (c); unique
-// on (d) INCLUDE (b); key+id on (b); unique on (a, d).
+// on (d) INCLUDE (b); key+id on (b); unique on (a, d); inverted-list on
+// (a).
 func vecIndexTable(tb testing.TB, w kv.ReadWriter, n int, r *rand.Rand, compositePK bool) *catalog.Table {
 	floatT := types.T{Family: types.Float8}
 	t := &catalog.Table{ID: 80, Name: "u", PrimaryKey: []int{0}, PrimaryKeyDesc: []bool{false}, PrimaryKeyName: "u_pkey",
@@ -35,6 +36,7 @@ func vecIndexTable(tb testing.TB, w kv.ReadWriter, n int, r *rand.Rand, composit
 			{ID: 83, Name: "u_d", Columns: []int{5}, Desc: []bool{false}, Form: catalog.FormUnique, Include: []int{3}},
 			{ID: 84, Name: "u_b", Columns: []int{3}, Desc: []bool{false}, Form: catalog.FormKeyID},
 			{ID: 85, Name: "u_ad", Columns: []int{2, 5}, Desc: []bool{false, false}, Form: catalog.FormUnique},
+			{ID: 86, Name: "u_ai", Columns: []int{2}, Desc: []bool{false}, Form: catalog.FormInverted},
 		},
 		NextColumnID: 7}
 	if compositePK {
@@ -59,11 +61,14 @@ func vecIndexTable(tb testing.TB, w kv.ReadWriter, n int, r *rand.Rand, composit
 // randIndexScan returns a range scan of one of t's indexes over a
 // random range, with a random set of the columns the index covers and
 // sometimes a filter; not index-only, a lookup: one value of a key+id
-// index read forward (the shape planner.VecIndexScan batches), with a
-// random set of all the columns.
+// or inverted-list index read forward (the shape planner.VecIndexScan
+// batches), with a random set of all the columns.
 func randIndexScan(t *catalog.Table, r *rand.Rand, indexOnly bool) *planner.Scan {
 	idx := t.Indexes[r.IntN(len(t.Indexes))]
-	for !indexOnly && idx.Form != catalog.FormKeyID {
+	// Index-only: unique or key+id. A lookup: key+id (over an integer
+	// primary key) or inverted-list.
+	for indexOnly == (idx.Form == catalog.FormInverted) || !indexOnly && idx.Form == catalog.FormUnique ||
+		!indexOnly && len(t.PrimaryKey) > 1 && idx.Form == catalog.FormKeyID {
 		idx = t.Indexes[r.IntN(len(t.Indexes))]
 	}
 	covered := slices.Concat(idx.Columns, t.PrimaryKey, idx.Include)
@@ -89,7 +94,10 @@ func randIndexScan(t *catalog.Table, r *rand.Rand, indexOnly bool) *planner.Scan
 	var extra []planner.Span
 	first := idx.Columns[0]
 	shape := r.IntN(6)
-	if !indexOnly {
+	switch {
+	case !indexOnly && idx.Form == catalog.FormInverted && r.IntN(2) == 0:
+		shape = 3 // an IN list: the search values' lists one after another
+	case !indexOnly:
 		shape = 0
 	}
 	switch shape {
@@ -119,7 +127,11 @@ func randIndexScan(t *catalog.Table, r *rand.Rand, indexOnly bool) *planner.Scan
 		v := bound(first)
 		sp.Lo, sp.Hi = []planner.Expr{v}, []planner.Expr{v}
 	}
-	s := &planner.Scan{Table: t, Access: planner.IndexRange, Index: idx, IndexOnly: indexOnly, Reverse: indexOnly && r.IntN(3) == 0,
+	access := planner.IndexRange
+	if idx.Form == catalog.FormInverted {
+		access = planner.InvertedGet
+	}
+	s := &planner.Scan{Table: t, Access: access, Index: idx, IndexOnly: indexOnly, Reverse: indexOnly && r.IntN(3) == 0,
 		Spans: append([]planner.Span{sp}, extra...), Needed: needed, Cols: make([]planner.Column, len(t.Columns))}
 	for i, c := range t.Columns {
 		s.Cols[i] = planner.Column{Name: c.Name, T: c.Type}
@@ -147,6 +159,8 @@ func randIndexScan(t *catalog.Table, r *rand.Rand, indexOnly bool) *planner.Scan
 // where the range splits, in parallel (vecIndexParallel).
 func TestVecIndexScanAgrees(t *testing.T) {
 	r := testRand(t)
+	defer func(m int) { listPartMin = m }(listPartMin)
+	listPartMin = 2 // the lists here are short
 	for _, composite := range []bool{false, true} {
 		e := kv.NewMemory()
 		txn := kv.NewTxn(e)
@@ -168,14 +182,13 @@ func TestVecIndexScanAgrees(t *testing.T) {
 		auto.Read, auto.ReadOnly = e, true
 		inTxn := testCtx(t, 0)
 		inTxn.RW = own
-		nonEmpty, parallel, lookups := 0, 0, 0
+		nonEmpty, parallel, lookups, invParallel := 0, 0, 0, 0
 		for trial := range 300 {
 			ctx, where := auto, "autocommit"
 			if trial%3 == 2 {
 				ctx, where = inTxn, "own transaction"
 			}
-			// Lookups batch only over the integer primary key.
-			scan := randIndexScan(tbl, r, composite || trial%4 < 2)
+			scan := randIndexScan(tbl, r, trial%4 < 2)
 			if !scan.IndexOnly {
 				if !planner.VecIndexScan(scan) {
 					t.Fatalf("trial %d: lookup %s has no batch form", trial, planner.Explain(scan, nil))
@@ -193,7 +206,11 @@ func TestVecIndexScanAgrees(t *testing.T) {
 				t.Fatalf("a vectorized index scan runs as %T, not in batches", op)
 			} else {
 				if _, ok := v.input.(*vecIndexParallel); ok {
-					parallel++
+					if scan.Index.Form == catalog.FormInverted {
+						invParallel++
+					} else {
+						parallel++
+					}
 					// Stopping after one row (a LIMIT) must stop the
 					// workers and close the parts' iterators.
 					if _, err := op.Next(); err != nil {
@@ -227,8 +244,8 @@ func TestVecIndexScanAgrees(t *testing.T) {
 		if composite != (parallel == 0) {
 			t.Fatalf("primary key composite %v: %d of 300 trials read in parallel", composite, parallel)
 		}
-		if composite != (lookups == 0) {
-			t.Fatalf("primary key composite %v: %d of 300 trials were lookups", composite, lookups)
+		if lookups < 100 || invParallel == 0 {
+			t.Fatalf("primary key composite %v: %d of 300 trials were lookups, %d of an inverted list in parallel", composite, lookups, invParallel)
 		}
 	}
 }

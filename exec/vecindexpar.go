@@ -14,18 +14,19 @@ import (
 )
 
 // vecIndexParallel is a vecIndexScan split over parts of its range
-// (planner.Scan.Parallel on an index-only scan, read-only statements):
-// when the scan reads one value of a key+id index — its entries then
-// follow the primary key — and the primary key starts with an ascending
-// integer, the range is cut by that integer into parts, which
-// scanWorkers goroutines take in order, each decoding its part's entries
-// into batches of its own; the consumer hands the parts' batches out
-// part after part, so rows come in exactly the serial scan's order.
-// As in vecParallelScan's ordered mode (vecparallel.go), iterators are
-// opened and closed on the consumer's goroutine only, and workers run at
-// most partWindow parts ahead of the part being delivered. The planner
-// asks for it only in tests for now (planner.parallelIndexScans says
-// why).
+// (planner.Scan.Parallel, read-only statements): when the scan reads one
+// value of a key+id index — its entries then follow the primary key —
+// and the primary key starts with an ascending integer, the range is cut
+// by that integer into parts; an inverted list, folded by the consumer,
+// is cut by position. scanWorkers goroutines take the parts in order,
+// each decoding its part's entries (and reading their master rows, for
+// a lookup) into batches of its own; the consumer hands the parts'
+// batches out part after part, so rows come in exactly the serial scan's
+// order. As in vecParallelScan's ordered mode (vecparallel.go),
+// iterators are opened and closed on the consumer's goroutine only, and
+// workers run at most partWindow parts ahead of the part being
+// delivered. The planner asks for it for lookups; for index-only scans
+// only in tests for now (planner.parallelIndexScans says why).
 type vecIndexParallel struct {
 	rs      *runState
 	env     *eval.Env
@@ -49,11 +50,15 @@ type vecIndexParallel struct {
 	readers []*index.MasterReader
 }
 
-// indexPart is one part of a parallel index scan's range.
+// indexPart is one part of a parallel index scan's range: a span of a
+// key+id index, the keys [lo, hi) of a folded inverted list, or the
+// primary keys [pkLo, pkHi) of one search value's runs (nil: unbounded).
 type indexPart struct {
-	sp index.Span
-	it kv.Iterator // opened by the consumer when handed out
-	ch chan scanResult
+	sp         index.Span
+	it         kv.Iterator // opened by the consumer when handed out
+	lo, hi     int
+	pkLo, pkHi []byte
+	ch         chan scanResult
 }
 
 // A parallel index scan's range is cut into a part per indexPartRows
@@ -81,21 +86,77 @@ func newVecIndexScanOp(rs *runState, env *eval.Env, n *planner.Scan) (vecOp, err
 	if err := s.open(); err != nil {
 		return nil, err
 	}
-	spans, err := splitIndexSpan(rs.reader(), n, s.spans)
-	if err != nil || spans == nil {
-		return s, err
+	var parts []*indexPart
+	switch {
+	case s.runs != nil:
+		parts = runParts(s.runs)
+	case s.inv != nil:
+		parts = listParts(s.inv.list.Len())
+	default:
+		spans, err := splitIndexSpan(rs.reader(), n, s.spans)
+		if err != nil {
+			return nil, err
+		}
+		for _, sp := range spans {
+			parts = append(parts, &indexPart{sp: sp})
+		}
 	}
-	p := &vecIndexParallel{rs: rs, env: env, quit: make(chan struct{}), proto: s,
+	if parts == nil {
+		return s, nil
+	}
+	p := &vecIndexParallel{rs: rs, env: env, quit: make(chan struct{}), proto: s, parts: parts,
 		work: make(chan *indexPart, partWindow), free: make(chan *batch, partWindow*orderedQueue+2)}
-	for _, sp := range spans {
-		p.parts = append(p.parts, &indexPart{sp: sp, ch: make(chan scanResult, orderedQueue)})
+	for _, part := range parts {
+		part.ch = make(chan scanResult, orderedQueue)
 	}
 	return p, nil
+}
+
+// runParts cuts one search value's inverted list into ranges of primary
+// keys of about indexPartRows ops each, at least scanWorkers and at most
+// indexParts, for the workers to fold and read; nil when the list has
+// fewer than listPartMin ops.
+func runParts(r *index.InvertedRuns) []*indexPart {
+	n := r.Ops()
+	if n < listPartMin {
+		return nil
+	}
+	cuts := r.Split(min(max(n/indexPartRows, scanWorkers), indexParts))
+	parts := make([]*indexPart, len(cuts)+1)
+	for j := range parts {
+		parts[j] = &indexPart{}
+		if j > 0 {
+			parts[j].pkLo = cuts[j-1]
+		}
+		if j < len(cuts) {
+			parts[j].pkHi = cuts[j]
+		}
+	}
+	return parts
+}
+
+// listParts cuts an inverted list of n keys into parts of about
+// indexPartRows keys, at least scanWorkers and at most indexParts; nil
+// when the list is shorter than listPartMin: one goroutine reads it.
+func listParts(n int) []*indexPart {
+	if n < listPartMin {
+		return nil
+	}
+	nparts := min(max(n/indexPartRows, scanWorkers), indexParts)
+	parts := make([]*indexPart, nparts)
+	for j := range parts {
+		parts[j] = &indexPart{lo: n * j / nparts, hi: n * (j + 1) / nparts}
+	}
+	return parts
 }
 
 // parallelIndexReads turns parallel index scans on; tests turn it off to
 // compare with the serial scan.
 var parallelIndexReads = true
+
+// listPartMin is the shortest inverted list a parallel scan cuts into
+// parts: a batch (tests lower it).
+var listPartMin = batchSize
 
 // splitIndexSpan cuts spans into parts by the primary key's first column
 // when they are one point of every indexed column of a key+id index
@@ -189,11 +250,13 @@ func (p *vecIndexParallel) start() error {
 func (p *vecIndexParallel) handOut() error {
 	for p.next < len(p.parts) && p.next < p.cur+partWindow {
 		part := p.parts[p.next]
-		it, err := index.ScanIndexRaw(p.rs.reader(), p.proto.node.Index, part.sp)
-		if err != nil {
-			return err
+		if p.proto.node.Index.Form != catalog.FormInverted {
+			it, err := index.ScanIndexRaw(p.rs.reader(), p.proto.node.Index, part.sp)
+			if err != nil {
+				return err
+			}
+			part.it = it
 		}
-		part.it = it
 		p.next++
 		p.work <- part // never blocks: at most partWindow parts are out
 	}
@@ -233,6 +296,13 @@ func (p *vecIndexParallel) scanPart(s *vecIndexScan, part *indexPart) {
 			}
 		}
 	}()
+	switch {
+	case p.proto.runs != nil:
+		s.runs = p.proto.runs
+		s.foldRange(part.pkLo, part.pkHi) // here, on the worker's goroutine
+	case p.proto.inv != nil:
+		s.inv = &invCursor{list: p.proto.inv.list, pos: part.lo, end: part.hi}
+	}
 	for {
 		s.b = *p.batchFor(s)
 		b, err := s.NextBatch()
@@ -301,7 +371,10 @@ func (p *vecIndexParallel) NextBatch() (*batch, error) {
 		if !ok {
 			// The part is delivered: its worker is done with the
 			// iterator.
-			err := part.it.Close()
+			var err error
+			if part.it != nil {
+				err = part.it.Close()
+			}
 			part.it = nil
 			p.cur++
 			if err != nil {

@@ -48,7 +48,10 @@ type vecMasterReads struct {
 // t whose batch has the vectors vs: the columns with a vector that only
 // the master row holds are read from it.
 func newVecMasterReads(t *catalog.Table, idx *catalog.Index, vs []*vec) *vecMasterReads {
-	inc, _ := index.IncludedLayout(t, idx)
+	var inc []int
+	if idx.Form != catalog.FormInverted { // an inverted list holds keys only
+		inc, _ = index.IncludedLayout(t, idx)
+	}
 	ords, ids := index.ValueLayout(t)
 	var vo []int
 	var vi []uint32
@@ -147,4 +150,82 @@ func (m *vecMasterReads) close() error {
 	err := m.mr.Close()
 	m.mr = nil
 	return err
+}
+
+// invCursor is a batch scan's part of an inverted-list index's folded
+// list: its keys pos to end-1 are left to read.
+type invCursor struct {
+	list     *index.InvertedList
+	pos, end int
+}
+
+// invFold is a scan's folded range of an inverted list and the fold's
+// buffers, reused from one part to the next.
+type invFold struct {
+	list index.InvertedList
+	sc   index.InvertedScratch
+}
+
+// openInverted reads the inverted-list records of the scan's evaluated
+// spans: one search value's runs, left to fold (foldRange), or else the
+// folded list of every search value in order — the rows scanOp's
+// inverted-list scan yields — which a parallel scan cuts by position.
+func (s *vecIndexScan) openInverted() error {
+	n := s.node
+	if len(s.spans) == 1 {
+		runs, ok, err := index.ReadInvertedRuns(s.rs.reader(), n.Table, n.Index, s.spans[0])
+		if err != nil || ok {
+			s.runs = runs
+			return err
+		}
+	}
+	l := &index.InvertedList{}
+	for _, sp := range s.spans {
+		if err := index.ReadInvertedList(s.rs.reader(), n.Table, n.Index, sp, l); err != nil {
+			return err
+		}
+	}
+	s.inv = &invCursor{list: l, end: l.Len()}
+	return nil
+}
+
+// foldRange folds the primary keys in [lo, hi) (nil: unbounded) of the
+// scan's runs into its list, to read next.
+func (s *vecIndexScan) foldRange(lo, hi []byte) {
+	s.runs.FoldRange(lo, hi, &s.fold.list, &s.fold.sc)
+	s.inv = &invCursor{list: &s.fold.list, end: s.fold.list.Len()}
+}
+
+// fillFromList puts up to batchSize rows of the scan's inverted list into
+// the batch: the search value's indexed columns and the primary key's,
+// and the master key for read.
+func (s *vecIndexScan) fillFromList() error {
+	t, c := s.node.Table, s.inv
+	for ; s.b.n < batchSize && c.pos < c.end; c.pos++ {
+		k := s.b.n
+		vals := c.list.Value(c.pos)
+		for i, o := range s.node.Index.Columns {
+			if v := s.b.cols[o]; v != nil {
+				if d := vals[i]; !d.IsNull() && d.Kind != v.kind {
+					return s.kindError(o, d.Kind)
+				}
+				v.set(k, vals[i])
+			}
+		}
+		pk := c.list.PK(c.pos)
+		rest := pk
+		var err error
+		for _, o := range t.PrimaryKey {
+			if rest, err = s.decodeKeyCol(k, o, rest); err != nil {
+				return err
+			}
+		}
+		if len(rest) != 0 {
+			return pgerror.Newf(pgerror.DataCorrupted, "exec: a primary key in inverted index %q has trailing bytes", s.node.Index.Name)
+		}
+		s.master.add(pk)
+		s.b.n++
+	}
+	s.done = c.pos >= c.end
+	return nil
 }

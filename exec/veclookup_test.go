@@ -12,7 +12,8 @@ import (
 )
 
 // TestVecLookupMissingRow: an index entry whose master row is gone (a
-// damaged store) fails a lookup with data_corrupted (XX001), row by row,
+// damaged store) fails a lookup through a key+id or an inverted-list
+// index with data_corrupted (XX001), row by row,
 // in batches and in parallel parts, in an autocommit query (MasterReader)
 // and in a transaction (a Get per row), rather than returning the
 // entry's row with its master columns unset.
@@ -27,16 +28,19 @@ func TestVecLookupMissingRow(t *testing.T) {
 	// the indexes' backs.
 	find := testCtx(t, 0)
 	find.Read, find.ReadOnly = e, true
-	lookup := func() *planner.Scan {
+	lookup := func(inverted bool) *planner.Scan {
 		v := cint(7)
 		s := &planner.Scan{Table: tbl, Access: planner.IndexRange, Index: tbl.Indexes[0], Rows: 50_000,
 			Spans: []planner.Span{{Lo: []planner.Expr{v}, Hi: []planner.Expr{v}}}, Needed: []int{0, 4, 5}}
+		if inverted {
+			s.Access, s.Index = planner.InvertedGet, tbl.Indexes[5]
+		}
 		for _, c := range tbl.Columns {
 			s.Cols = append(s.Cols, planner.Column{Name: c.Name, T: c.Type})
 		}
 		return s
 	}
-	rows, err := tryCollect(find, lookup())
+	rows, err := tryCollect(find, lookup(false))
 	if err != nil || len(rows) < 20 {
 		t.Fatalf("a = 7: %d rows, %v", len(rows), err)
 	}
@@ -53,15 +57,19 @@ func TestVecLookupMissingRow(t *testing.T) {
 	inTxn := testCtx(t, 0)
 	inTxn.RW = kv.NewTxn(e)
 	defer inTxn.RW.(*kv.Txn).Rollback()
+	defer func(m int) { listPartMin = m }(listPartMin)
+	listPartMin = 2
 	for _, c := range []struct {
-		name     string
-		ctx      *Ctx
-		vec, par bool
+		name               string
+		ctx                *Ctx
+		vec, par, inverted bool
 	}{
-		{"rows", auto, false, false}, {"batches", auto, true, false}, {"parallel", auto, true, true},
-		{"transaction rows", inTxn, false, false}, {"transaction batches", inTxn, true, false},
+		{"rows", auto, false, false, false}, {"batches", auto, true, false, false}, {"parallel", auto, true, true, false},
+		{"transaction rows", inTxn, false, false, false}, {"transaction batches", inTxn, true, false, false},
+		{"inverted rows", auto, false, false, true}, {"inverted parallel", auto, true, true, true},
+		{"inverted transaction batches", inTxn, true, false, true},
 	} {
-		s := lookup()
+		s := lookup(c.inverted)
 		s.Vectorized, s.Parallel = c.vec, c.par
 		op, err := Build(c.ctx, s)
 		if err != nil {

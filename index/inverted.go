@@ -122,13 +122,37 @@ func foldParsed(ops []logOp, buf []byte) []logOp {
 // 4 comparisons a pk instead of 17). The live pks are written to out
 // (reused) and returned; ops is reordered.
 func foldRuns(ops []logOp, ends []int, buf []byte, out []logOp) []logOp {
-	pk := func(o logOp) []byte { return buf[o.off : o.off+o.n] }
-	less := func(a, b logOp) int {
-		if c := bytes.Compare(pk(a), pk(b)); c != 0 {
+	sortRuns(ops, ends, buf)
+	return mergeRuns(ops, ends, buf, out)
+}
+
+// opOrder orders the ops of buf by pk, then in log order.
+func opOrder(buf []byte) func(a, b logOp) int {
+	return func(a, b logOp) int {
+		if c := bytes.Compare(buf[a.off:a.off+a.n], buf[b.off:b.off+b.n]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.seq, b.seq)
 	}
+}
+
+// sortRuns sorts each run of ops (ends as foldRuns's) by pk, then in log
+// order; a run already in order is only checked.
+func sortRuns(ops []logOp, ends []int, buf []byte) {
+	less := opOrder(buf)
+	start := 0
+	for _, end := range ends {
+		if run := ops[start:end]; !slices.IsSortedFunc(run, less) {
+			slices.SortFunc(run, less)
+		}
+		start = end
+	}
+}
+
+// mergeRuns is foldRuns of runs already sorted (sortRuns).
+func mergeRuns(ops []logOp, ends []int, buf []byte, out []logOp) []logOp {
+	pk := func(o logOp) []byte { return buf[o.off : o.off+o.n] }
+	less := opOrder(buf)
 	// heap is a min-heap of the chunks' next positions in ops, ordered by
 	// the op there.
 	type cursor struct{ pos, end int }
@@ -136,10 +160,6 @@ func foldRuns(ops []logOp, ends []int, buf []byte, out []logOp) []logOp {
 	heap := heapBuf[:0]
 	start := 0
 	for _, end := range ends {
-		run := ops[start:end]
-		if !slices.IsSortedFunc(run, less) {
-			slices.SortFunc(run, less)
-		}
 		if start < end {
 			heap = append(heap, cursor{start, end})
 		}
@@ -163,7 +183,7 @@ func foldRuns(ops []logOp, ends []int, buf []byte, out []logOp) []logOp {
 	for i := len(heap)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
-	out = out[:0]
+	out = slices.Grow(out[:0], len(ops))
 	for len(heap) > 0 {
 		o := ops[heap[0].pos]
 		// The ops of one pk are adjacent in the merged order, in log

@@ -156,16 +156,24 @@ func (v *vectorizer) root(n Node) bool {
 
 // VecIndexScan reports whether a scan's access path has a batch form
 // reading an index (exec/vecindex.go): an index-only range scan of a
-// unique or key+id index (the inverted form's entries are lists of
-// primary keys, read row by row), or a lookup — the master rows of one
-// value of a key+id index over an integer primary key (indexSplits),
-// read in parallel parts (exec/veclookup.go). Other index scans that
-// read master rows keep the row path, whose batches of master reads
-// sort the keys and split them over two goroutines
-// (exec/scanbatch.go).
+// unique or key+id index, or a lookup read in parallel parts
+// (exec/veclookup.go) — the master rows of one value of a key+id index
+// over an integer primary key (indexSplits), or of the search values of
+// an inverted-list index read forward (its folded list is cut by
+// position). Other index scans that read master rows keep the row path,
+// whose batches of master reads sort the keys and split them over two
+// goroutines (exec/scanbatch.go).
 func VecIndexScan(n *Scan) bool {
-	return n.Access == IndexRange && n.Index != nil && n.Index.Form != catalog.FormInverted &&
-		n.Foreign == nil && n.Memo == nil && (n.IndexOnly || indexSplits(n))
+	if n.Index == nil || n.Foreign != nil || n.Memo != nil {
+		return false
+	}
+	switch n.Access {
+	case InvertedGet:
+		return !n.IndexOnly && !n.Reverse
+	case IndexRange:
+		return n.Index.Form != catalog.FormInverted && (n.IndexOnly || indexSplits(n))
+	}
+	return false
 }
 
 // spansPlain reports whether a scan's span bounds read neither an
@@ -332,7 +340,7 @@ func (v *vectorizer) mark(n Node, unordered bool) {
 		if VecIndexScan(n) {
 			// A lookup is batched only to run in parallel: its master
 			// reads, a seek each, are most of its time.
-			n.Parallel = (v.min < 0 || !n.IndexOnly || parallelIndexScans && n.Rows >= IndexParallelMinRows) && indexSplits(n)
+			n.Parallel = !n.IndexOnly || (v.min < 0 || parallelIndexScans && n.Rows >= IndexParallelMinRows) && indexSplits(n)
 		}
 		n.Unordered = unordered
 	case *Filter:
