@@ -164,8 +164,8 @@ func (v *vectorizer) root(n Node) bool {
 // whose batches of master reads sort the keys and split them over two
 // goroutines (exec/scanbatch.go).
 func VecIndexScan(n *Scan) bool {
-	if n.Index == nil || n.Foreign != nil || n.Memo != nil {
-		return false
+	if n.Index == nil || n.Index.Elements || n.Foreign != nil || n.Memo != nil {
+		return false // an array's element index holds elements, not the column's value
 	}
 	switch n.Access {
 	case InvertedGet:
