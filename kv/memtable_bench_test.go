@@ -15,8 +15,9 @@ import (
 // the server, not here: a memtable has no bloom filter, so every read
 // searches each memtable's skiplist, a cache miss per level once the
 // skiplist has left the CPU's caches, which a server with eight busy
-// connections evicts and this one loop keeps warm (docs/benchmarks.md,
-// "The memtable round", has both sides' numbers). A warm-up of 100,000 operations, untimed, fills the memtables and reads
+// connections evicts and this one loop keeps warm
+// (docs/benchmarks-history.md, "The memtable round", has both sides'
+// numbers). A warm-up of 100,000 operations, untimed, fills the memtables and reads
 // every block once.
 func BenchmarkUpdateMix(b *testing.B) {
 	const rows = 100_000

@@ -62,8 +62,9 @@ const dataBlockSize = 32 << 10
 // there. With 64 MiB (RocksDB's default) the memtable search was 15% of
 // the server's CPU under kvsql bench's YCSB update-heavy mix; with 8 MiB
 // rows that were written a few seconds ago are found through the
-// bloom-filtered sstables of a flush instead (docs/benchmarks.md, "The
-// memtable round"). Pebble's own default is 4 MiB.
+// bloom-filtered sstables of a flush instead
+// (docs/benchmarks-history.md, "The memtable round"). Pebble's own
+// default is 4 MiB.
 const DefaultMemTableSize = 8 << 20
 
 // pebbleEngine is the Engine on a Pebble database.
