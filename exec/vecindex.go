@@ -13,10 +13,11 @@ import (
 	"github.com/kvsql/kvsql/types"
 )
 
-// vecIndexScan is the batch form of an index scan of a unique or key+id
-// index (planner.VecIndexScan, marked Vectorized): it walks
-// the index entries of each span — in the spans' order, forward or in
-// reverse, as scanOp reads them — and decodes each entry straight into
+// vecIndexScan is the batch form of an index scan (planner.VecIndexScan,
+// marked Vectorized) of a unique or key+id index — or of an inverted-list
+// index, whose folded list it reads instead of entries (veclookup.go): it
+// walks the index entries of each span — in the spans' order, forward or
+// in reverse, as scanOp reads them — and decodes each entry straight into
 // the batch's vectors: the indexed columns and the primary key from the
 // key (or, for a unique entry, the value), the INCLUDE columns from the
 // value; only the columns something reads get a vector. A scan that is
@@ -64,7 +65,7 @@ type vecIndexScan struct {
 func newVecIndexScan(rs *runState, env *eval.Env, n *planner.Scan) (*vecIndexScan, error) {
 	t := n.Table
 	if !planner.VecIndexScan(n) {
-		return nil, pgerror.Newf(pgerror.Internal, "exec: batch index scan of %q: only index-only scans and key+id lookups run in batches", t.Name)
+		return nil, pgerror.Newf(pgerror.Internal, "exec: batch index scan of %q: only index-only scans and lookups run in batches", t.Name)
 	}
 	s := &vecIndexScan{rs: rs, env: env, node: n}
 	s.b.cols = make([]*vec, len(t.Columns))

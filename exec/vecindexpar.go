@@ -17,16 +17,18 @@ import (
 // (planner.Scan.Parallel, read-only statements): when the scan reads one
 // value of a key+id index — its entries then follow the primary key —
 // and the primary key starts with an ascending integer, the range is cut
-// by that integer into parts; an inverted list, folded by the consumer,
-// is cut by position. scanWorkers goroutines take the parts in order,
-// each decoding its part's entries (and reading their master rows, for
-// a lookup) into batches of its own; the consumer hands the parts'
-// batches out part after part, so rows come in exactly the serial scan's
-// order. As in vecParallelScan's ordered mode (vecparallel.go),
-// iterators are opened and closed on the consumer's goroutine only, and
-// workers run at most partWindow parts ahead of the part being
-// delivered. The planner asks for it for lookups; for index-only scans
-// only in tests for now (planner.parallelIndexScans says why).
+// by that integer into parts; one search value of an inverted-list index
+// is cut into ranges of primary keys, each folded by its worker, and the
+// folded list of several search values by position. scanWorkers
+// goroutines take the parts in order, each decoding its part's entries
+// (and reading their master rows, for a lookup) into batches of its own;
+// the consumer hands the parts' batches out part after part, so rows
+// come in exactly the serial scan's order. As in vecParallelScan's
+// ordered mode (vecparallel.go), iterators are opened and closed on the
+// consumer's goroutine only, and workers run at most partWindow parts
+// ahead of the part being delivered. The planner asks for it for
+// lookups; for index-only scans only in tests for now
+// (planner.parallelIndexScans says why).
 type vecIndexParallel struct {
 	rs      *runState
 	env     *eval.Env
