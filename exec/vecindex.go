@@ -250,13 +250,8 @@ func (s *vecIndexScan) decode(k int, key, value []byte) error {
 	if s.master != nil {
 		s.master.add(pk)
 	}
-	for _, o := range t.PrimaryKey {
-		if pk, err = s.decodeKeyCol(k, o, pk); err != nil {
-			return err
-		}
-	}
-	if len(pk) != 0 {
-		return pgerror.Newf(pgerror.DataCorrupted, "exec: index entry %s of %q has trailing bytes", encoding.Pretty(key), idx.Name)
+	if err := s.decodePK(k, pk); err != nil {
+		return err
 	}
 	if len(s.inc.ords) == 0 {
 		return nil
@@ -274,6 +269,22 @@ func (s *vecIndexScan) decode(k int, key, value []byte) error {
 		if !v.setField(k, f) {
 			return s.kindError(o, f.Kind)
 		}
+	}
+	return nil
+}
+
+// decodePK decodes an entry's primary key (key encoding) into row k,
+// the columns nothing reads skipped.
+func (s *vecIndexScan) decodePK(k int, pk []byte) error {
+	rest := pk
+	var err error
+	for _, o := range s.node.Table.PrimaryKey {
+		if rest, err = s.decodeKeyCol(k, o, rest); err != nil {
+			return err
+		}
+	}
+	if len(rest) != 0 {
+		return pgerror.Newf(pgerror.DataCorrupted, "exec: primary key %s in index %q has trailing bytes", encoding.Pretty(pk), s.node.Index.Name)
 	}
 	return nil
 }

@@ -200,7 +200,7 @@ func (s *vecIndexScan) foldRange(lo, hi []byte) {
 // the batch: the search value's indexed columns and the primary key's,
 // and the master key for read.
 func (s *vecIndexScan) fillFromList() error {
-	t, c := s.node.Table, s.inv
+	c := s.inv
 	for ; s.b.n < batchSize && c.pos < c.end; c.pos++ {
 		k := s.b.n
 		vals := c.list.Value(c.pos)
@@ -213,15 +213,8 @@ func (s *vecIndexScan) fillFromList() error {
 			}
 		}
 		pk := c.list.PK(c.pos)
-		rest := pk
-		var err error
-		for _, o := range t.PrimaryKey {
-			if rest, err = s.decodeKeyCol(k, o, rest); err != nil {
-				return err
-			}
-		}
-		if len(rest) != 0 {
-			return pgerror.Newf(pgerror.DataCorrupted, "exec: a primary key in inverted index %q has trailing bytes", s.node.Index.Name)
+		if err := s.decodePK(k, pk); err != nil {
+			return err
 		}
 		s.master.add(pk)
 		s.b.n++

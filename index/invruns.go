@@ -64,6 +64,9 @@ func (r *InvertedRuns) Split(n int) [][]byte {
 		start = end
 	}
 	run := r.ops[longest[0]:longest[1]]
+	if len(run) == 0 {
+		return nil // no ops: one part
+	}
 	var cuts [][]byte
 	for j := 1; j < n; j++ {
 		o := run[len(run)*j/n]
