@@ -60,6 +60,7 @@ type Catalog struct {
 	stats  map[uint64]*Stats // by table ID
 	nextID uint64            // next unused key space id
 	roles  map[string]*Role  // by name (role.go)
+	ids    *IDs              // the store's id counter, shared (ids.go); nil: nextID alone
 }
 
 // Database is a named set of tables and views.
@@ -540,7 +541,7 @@ func (c *Catalog) NextID() uint64 { return c.nextID }
 // databases themselves are still shared (use cloneDB before changing one).
 func (c *Catalog) clone() *Catalog {
 	n := &Catalog{dbs: make(map[string]*Database, len(c.dbs)), stats: make(map[uint64]*Stats, len(c.stats)), nextID: c.nextID,
-		roles: make(map[string]*Role, len(c.roles))}
+		roles: make(map[string]*Role, len(c.roles)), ids: c.ids}
 	for k, v := range c.roles {
 		n.roles[k] = v
 	}

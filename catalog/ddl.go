@@ -67,12 +67,6 @@ type IndexDef struct {
 // without a primary key (suffixed with _ until it is unique).
 const HiddenRowIDName = "rowid"
 
-func (c *Catalog) allocID() uint64 {
-	id := c.nextID
-	c.nextID++
-	return id
-}
-
 // CreateDatabase adds an empty database; 42P04 if it exists.
 func (c *Catalog) CreateDatabase(w kv.Writer, name string) (*Catalog, error) {
 	if _, ok := c.dbs[name]; ok {

@@ -219,6 +219,7 @@ func (c *Catalog) ResolveStores(dir string) error {
 // Their tables get fresh ids from c's counter.
 func (c *Catalog) AttachForeign(doc *Catalog) (*Catalog, error) {
 	n := empty(c.nextID)
+	n.ids = c.ids
 	for k, v := range c.dbs {
 		n.dbs[k] = v
 	}
@@ -234,14 +235,12 @@ func (c *Catalog) AttachForeign(doc *Catalog) (*Catalog, error) {
 		d.Foreign = src.Foreign
 		for _, t := range src.Tables {
 			cp := *t
-			cp.ID = n.nextID
-			n.nextID++
+			cp.ID = n.allocID()
 			d.Tables[cp.Key()] = &cp
 		}
 		for _, s := range src.Sequences {
 			cp := *s
-			cp.ID = n.nextID
-			n.nextID++
+			cp.ID = n.allocID()
 			d.Sequences[cp.Key()] = &cp
 		}
 		n.dbs[name] = d

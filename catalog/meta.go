@@ -24,6 +24,7 @@ const FirstUserSpace uint64 = 100
 const (
 	tagFormat   = "format"   // /1/"format" → uvarint format version
 	tagNextID   = "nextid"   // /1/"nextid" → 8-byte big-endian next key space id
+	tagIDFloor  = "idfloor"  // /1/"idfloor" → 8-byte big-endian: no id below is handed out again (ids.go)
 	tagDatabase = "database" // /1/"database"/db → JSON {"name":db}
 	tagTable    = "table"    // /1/"table"/db/name → JSON Table descriptor
 	tagView     = "view"     // /1/"view"/db/name → JSON View descriptor
@@ -41,10 +42,12 @@ func metaKey(parts ...types.Datum) []byte {
 
 func text(s string) types.Datum { return types.NewText(s) }
 
-// FormatKey, NextIDKey, DatabaseKey, TableKey, ViewKey, StatsKey and
-// SequenceKey build the meta keys documented in docs/layout.md.
+// FormatKey, NextIDKey, IDFloorKey, DatabaseKey, TableKey, ViewKey,
+// StatsKey and SequenceKey build the meta keys documented in
+// docs/layout.md.
 func FormatKey() []byte               { return metaKey(text(tagFormat)) }
 func NextIDKey() []byte               { return metaKey(text(tagNextID)) }
+func IDFloorKey() []byte              { return metaKey(text(tagIDFloor)) }
 func DatabaseKey(db string) []byte    { return metaKey(text(tagDatabase), text(db)) }
 func TableKey(db, name string) []byte { return metaKey(text(tagTable), text(db), text(name)) }
 func ViewKey(db, name string) []byte  { return metaKey(text(tagView), text(db), text(name)) }
@@ -119,7 +122,12 @@ func Load(r kv.Reader) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
+	floor, err := readIDFloor(r)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: reading the id floor: %w", err)
+	}
 	c := empty(nextID)
+	c.ids = &IDs{next: max(nextID, floor), floor: floor}
 	prefix := metaKey()
 	it, err := r.NewIter(kv.IterOptions{LowerBound: prefix, UpperBound: encoding.PrefixEnd(prefix)})
 	if err != nil {

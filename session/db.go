@@ -733,6 +733,7 @@ func (db *DB) lateCommitLocked() error {
 		db.setFailed(fmt.Errorf("reloading the catalog after a late commit: %w", err))
 		return db.failedErr()
 	}
+	cat.AdoptIDs(db.mu.cat)
 	db.mu.seq++
 	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: []kv.KeySpan{{Start: []byte{}}}, ddl: true})
 	db.sync.applied.Store(db.mu.seq)

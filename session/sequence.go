@@ -50,6 +50,9 @@ func (db *DB) nextVal(t *catalog.Table, col int) (int64, error) {
 	if b == nil || b.next >= b.end {
 		var first int64
 		err := db.engineWrite(func() (err error) {
+			if err := db.keepID(t.ID); err != nil {
+				return err
+			}
 			first, err = catalog.NextSequence(db.eng, t, k.col, seqBlockSize)
 			return err
 		})
@@ -72,6 +75,27 @@ func (db *DB) nextVal(t *catalog.Table, col int) (int64, error) {
 // synced on its own: the next commit's sync carries it (the WAL keeps
 // order), as for serial columns.
 
+// keepID raises the store's id floor past id, a table's or sequence's,
+// before a counter is written under it: the counter outlives a rollback
+// of the id's CREATE, so a restart must not give the id to another
+// object (catalog.IDs).
+// REQUIRES: db.seqMu held, inside db.engineWrite.
+func (db *DB) keepID(id uint64) error {
+	ids := db.cat.Load().IDs()
+	if ids == nil {
+		return nil
+	}
+	floor, ok := ids.Unkept(id)
+	if !ok {
+		return nil
+	}
+	if err := catalog.WriteIDFloor(db.eng, floor); err != nil {
+		return err
+	}
+	ids.Kept(floor)
+	return nil
+}
+
 // seqLogVals is PostgreSQL's SEQ_LOG_VALS: how many values a nextval
 // pretends to log ahead. kvsql writes every value; the count only makes
 // log_cnt read as PostgreSQL's does.
@@ -91,6 +115,9 @@ func (db *DB) seqNext(s *catalog.Sequence) (int64, error) {
 		return 0, err
 	}
 	if err := db.engineWrite(func() error {
+		if err := db.keepID(s.ID); err != nil {
+			return err
+		}
 		return catalog.WriteSeqState(db.eng, s, st)
 	}); err != nil {
 		return 0, ioError(err)
@@ -164,6 +191,9 @@ func (db *DB) seqSet(s *catalog.Sequence, v int64, isCalled bool) error {
 		}
 		delete(db.seqCache, seqKey{s.SerialTable, s.SerialColumn})
 		if err := db.engineWrite(func() error {
+			if err := db.keepID(s.SerialTable); err != nil {
+				return err
+			}
 			return catalog.WriteSerialCounter(db.eng, s.SerialTable, s.SerialColumn, next)
 		}); err != nil {
 			return ioError(err)
@@ -171,6 +201,9 @@ func (db *DB) seqSet(s *catalog.Sequence, v int64, isCalled bool) error {
 		return nil
 	}
 	if err := db.engineWrite(func() error {
+		if err := db.keepID(s.ID); err != nil {
+			return err
+		}
 		return catalog.WriteSeqState(db.eng, s, catalog.SeqState{Last: v, IsCalled: isCalled})
 	}); err != nil {
 		return ioError(err)

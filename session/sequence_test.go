@@ -122,3 +122,68 @@ func TestSequenceSurvivesRestart(t *testing.T) {
 		}
 	})
 }
+
+// TestCounterOfRolledBackCreate: a sequence or serial column created in a
+// transaction that rolls back leaves its counter behind (nextval is never
+// rolled back), and no later object starts from it: not one created
+// after the rollback, not one created while the first still ran, not one
+// created after a restart. Each starts at 1, as on PostgreSQL, whose
+// OIDs are not reused either.
+func TestCounterOfRolledBackCreate(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func(t *testing.T) *testkit.Server {
+		db, err := session.Open(session.Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return testkit.StartServer(t, db, nil)
+	}
+	firstSerial := func(t *testing.T, conn *pgx.Conn, table string) int64 {
+		t.Helper()
+		var v int64
+		if err := conn.QueryRow(ctx, "INSERT INTO "+table+" (v) VALUES ('x') RETURNING id").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	t.Run("before", func(t *testing.T) {
+		ts := open(t)
+		conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+		mustExec(t, conn, "BEGIN", "CREATE SEQUENCE s1", "CREATE TABLE t1 (id serial, v text)",
+			"INSERT INTO t1 (v) VALUES ('a'), ('b')")
+		nextval(t, conn, "s1")
+		nextval(t, conn, "s1")
+		// A second session creates while the first has its objects.
+		other := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+		mustExec(t, other, "CREATE SEQUENCE s2", "CREATE TABLE t2 (id serial, v text)")
+		if v := nextval(t, other, "s2"); v != 1 {
+			t.Errorf("nextval of a sequence created beside an uncommitted one = %d, want 1", v)
+		}
+		if v := firstSerial(t, other, "t2"); v != 1 {
+			t.Errorf("first serial of a table created beside an uncommitted one = %d, want 1", v)
+		}
+		mustExec(t, conn, "ROLLBACK")
+		mustExec(t, conn, "CREATE SEQUENCE s1", "CREATE TABLE t1 (id serial, v text)")
+		if v := nextval(t, conn, "s1"); v != 1 {
+			t.Errorf("nextval of a sequence created again after a rollback = %d, want 1", v)
+		}
+		if v := firstSerial(t, conn, "t1"); v != 1 {
+			t.Errorf("first serial of a table created again after a rollback = %d, want 1", v)
+		}
+		mustExec(t, conn, "BEGIN", "CREATE SEQUENCE s3", "CREATE TABLE t3 (id serial, v text)")
+		nextval(t, conn, "s3")
+		firstSerial(t, conn, "t3")
+		mustExec(t, conn, "ROLLBACK")
+	})
+	t.Run("after restart", func(t *testing.T) {
+		conn := open(t).Connect(t, pgx.QueryExecModeSimpleProtocol)
+		mustExec(t, conn, "CREATE SEQUENCE s3", "CREATE TABLE t3 (id serial, v text)")
+		if v := nextval(t, conn, "s3"); v != 1 {
+			t.Errorf("nextval of a sequence created after a restart = %d, want 1", v)
+		}
+		if v := firstSerial(t, conn, "t3"); v != 1 {
+			t.Errorf("first serial of a table created after a restart = %d, want 1", v)
+		}
+	})
+}
