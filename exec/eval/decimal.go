@@ -99,6 +99,27 @@ func rescale(x *apd.Decimal, scale int32) {
 	_, _ = roundingCtx(max(p, 1), apd.RoundHalfUp).Quantize(x, x, -scale)
 }
 
+// sqrtDecimal sets z to the square root of x (finite, not negative)
+// rounded half away from zero to scale digits, as PostgreSQL's sqrt_var:
+// the integer square root of x·10^(2(scale+1)), exact, is the root
+// truncated to one digit more, and that digit rounds it. (apd's Sqrt
+// rounds its last digit, whatever the context's rounding, so a root just
+// under a half could round up twice.)
+func sqrtDecimal(z, x *apd.Decimal, scale int32) {
+	k := int64(scale) + 1
+	n := new(apd.BigInt).Set(&x.Coeff)
+	ten := apd.NewBigInt(10)
+	if e := int64(x.Exponent) + 2*k; e >= 0 {
+		n.Mul(n, new(apd.BigInt).Exp(ten, apd.NewBigInt(e), nil))
+	} else {
+		n.Quo(n, new(apd.BigInt).Exp(ten, apd.NewBigInt(-e), nil))
+	}
+	n.Sqrt(n)
+	z.Form, z.Negative, z.Exponent = apd.Finite, false, int32(-k)
+	z.Coeff.Set(n)
+	rescale(z, scale)
+}
+
 // truncate drops x's digits beyond scale.
 func truncate(x *apd.Decimal, scale int32) {
 	if x.Form != apd.Finite {
@@ -437,12 +458,7 @@ func decimalMath(name string, args []types.Datum) (types.Datum, bool, error) {
 		w, _ := baseWeight(&x)
 		sweight := (w+1)*4/2 - 1
 		rscale := min(max(numericMinSigDigits-sweight, int64(scaleOf(&x)), 0), numericMaxDisplayScale)
-		var z apd.Decimal
-		if _, err := roundingCtx(adjusted(&x)/2+rscale+8, apd.RoundDown).Sqrt(&z, &x); err != nil {
-			return types.Null, true, numericOverflow()
-		}
-		rescale(&z, int32(rscale))
-		x = z
+		sqrtDecimal(&x, &x, int32(rscale))
 	case "exp":
 		if x.Form == apd.Infinite {
 			if x.Negative {
@@ -489,12 +505,21 @@ func decimalMath(name string, args []types.Datum) (types.Datum, bool, error) {
 				return types.Null, true, pgerror.New(codeInvalidArgumentForLog, "cannot take logarithm of a negative number")
 			}
 		}
-		ctx := roundingCtx(60, apd.RoundHalfEven)
+		scale := int64(scaleOf(num))
+		dweight := estimateLnDweight(num)
+		if base != nil {
+			scale = max(scale, int64(scaleOf(base)))
+			dweight -= estimateLnDweight(base)
+		}
+		rscale := min(max(numericMinSigDigits-dweight, scale, 0), numericMaxDisplayScale)
+		// Every digit up to rscale, and guard digits for the final
+		// rounding: the logarithms' relative precision carries through
+		// the quotient.
+		ctx := roundingCtx(max(dweight, 0)+rscale+12, apd.RoundHalfEven)
 		var z apd.Decimal
 		if _, err := ctx.Ln(&z, num); err != nil {
 			return types.Null, true, numericOverflow()
 		}
-		scale := int64(scaleOf(num))
 		if base != nil {
 			var lb apd.Decimal
 			if _, err := ctx.Ln(&lb, base); err != nil {
@@ -506,13 +531,7 @@ func decimalMath(name string, args []types.Datum) (types.Datum, bool, error) {
 			if _, err := ctx.Quo(&z, &z, &lb); err != nil {
 				return types.Null, true, numericOverflow()
 			}
-			scale = max(scale, int64(scaleOf(base)))
 		}
-		dweight := estimateLnDweight(num)
-		if base != nil {
-			dweight -= estimateLnDweight(base)
-		}
-		rscale := min(max(numericMinSigDigits-dweight, scale, 0), numericMaxDisplayScale)
 		rescale(&z, int32(rscale))
 		x = z
 	case "power", "pow":
