@@ -165,6 +165,30 @@ func sorted(rows [][]types.Datum) string {
 	return strings.Join(lines, "\n")
 }
 
+// tiesIn returns a renderer of sorted rows that does not see the order
+// of rows equal in the columns cols: each run of such rows renders in
+// sorted order, the runs in the order they come.
+func tiesIn(cols ...int) func([][]types.Datum) string {
+	return func(rows [][]types.Datum) string {
+		var out, run []string
+		var runKey string
+		for _, r := range rows {
+			var k strings.Builder
+			for _, c := range cols {
+				k.WriteString(r[c].String())
+				k.WriteByte(0)
+			}
+			if k.String() != runKey {
+				slices.Sort(run)
+				out, run, runKey = append(out, run...), run[:0], k.String()
+			}
+			run = append(run, render([][]types.Datum{r}))
+		}
+		slices.Sort(run)
+		return strings.Join(append(out, run...), "")
+	}
+}
+
 func expectRows(t *testing.T, got [][]types.Datum, want string) {
 	t.Helper()
 	if g := strings.TrimSpace(render(got)); g != strings.TrimSpace(want) {

@@ -175,10 +175,23 @@ func newSortFrom(rs *runState, env *eval.Env, in sortSource, keys []planner.Sort
 }
 
 // sortRows orders the in-memory rows: by their normalized keys when every
-// key has one, else with the Datum comparator.
-func (s *sortOp) sortRows() {
+// key has one, else with the Datum comparator. Equal keys keep input
+// order, or with pg (the whole input is in memory) take PostgreSQL's
+// order (pgsort.go).
+func (s *sortOp) sortRows(pg bool) {
 	var ok bool
-	if s.rows, ok = s.norm.sortRows(s.rows); !ok {
+	if s.rows, ok = s.norm.sortRows(s.rows, pg); ok {
+		return
+	}
+	if pg {
+		i := s.sk.width + len(s.sk.keys) // the input position
+		bySeq := func(a, b []types.Datum) int { return cmpInt64(a[i].I, b[i].I) }
+		if !slices.IsSortedFunc(s.rows, bySeq) {
+			// Input order first: a parallel scan's rows arrive out of it.
+			slices.SortFunc(s.rows, bySeq)
+		}
+		pgSort(s.rows, s.sk.compare)
+	} else {
 		slices.SortFunc(s.rows, s.sk.compareSeq)
 	}
 }
@@ -283,7 +296,7 @@ func (s *sortOp) consume() error {
 	if s.encOn {
 		return s.finishEncoded()
 	}
-	s.sortRows()
+	s.sortRows(len(s.runs) == 0)
 	if len(s.runs) == 0 {
 		return nil
 	}
@@ -366,10 +379,11 @@ func (s *sortOp) demote() error {
 // finishEncoded sorts the records held and, when runs were written,
 // starts the merge of the runs and the records held.
 func (s *sortOp) finishEncoded() error {
-	s.enc.sort()
 	if len(s.enc.runs) == 0 {
+		s.enc.sortPG()
 		return nil
 	}
+	s.enc.sort()
 	for len(s.enc.runs) >= maxFanIn {
 		if err := s.enc.mergeRuns(s.rs.ctx.TempDir, &s.t); err != nil {
 			return err
@@ -403,7 +417,7 @@ func (s *sortOp) runReader(f *spillFile) (rowSource, error) {
 
 // spillRun sorts the in-memory rows and writes them as a run.
 func (s *sortOp) spillRun() error {
-	s.sortRows()
+	s.sortRows(false)
 	f, err := newSpillFile(s.rs.ctx.TempDir)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package exec
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"io"
 	"math"
@@ -33,8 +34,8 @@ import (
 // encRunExt.
 
 // encEntry is one record, arena[off:off+klen] its key and
-// arena[off+klen:end] its payload; pre caches the key's first eight
-// bytes big-endian. Entries hold no pointers: sorting moves 24 bytes per
+// arena[off+klen:end] its payload; pre caches the first eight bytes of
+// the key without its position (keyPrefix). Entries hold no pointers: sorting moves 24 bytes per
 // swap without write barriers, and the collector does not scan them.
 type encEntry struct {
 	pre            uint64
@@ -112,10 +113,7 @@ func (e *encSorter) add(ext []types.Datum, seq int64) int64 {
 	mid := len(b)
 	b = appendRow(b, e.payload)
 	e.arena = b
-	ent := encEntry{off: uint32(start), klen: uint32(mid - start), end: uint32(len(b))}
-	var p [8]byte
-	copy(p[:], b[start:mid])
-	ent.pre = binary.BigEndian.Uint64(p[:])
+	ent := encEntry{off: uint32(start), klen: uint32(mid - start), end: uint32(len(b)), pre: keyPrefix(b[start:mid])}
 	e.ents = append(e.ents, ent)
 	return int64(len(b)-start) + encEntrySize
 }
@@ -145,11 +143,10 @@ func (e *encSorter) takeLast() (rec []byte, klen int) {
 func (e *encSorter) putBack(rec []byte, klen int) {
 	start := len(e.arena)
 	e.arena = append(e.arena, rec...)
-	var p [8]byte
-	copy(p[:], rec[:klen])
-	e.ents = append(e.ents, encEntry{pre: binary.BigEndian.Uint64(p[:]), off: uint32(start), klen: uint32(klen), end: uint32(len(e.arena))})
+	e.ents = append(e.ents, encEntry{pre: keyPrefix(rec[:klen]), off: uint32(start), klen: uint32(klen), end: uint32(len(e.arena))})
 }
 
+// sort orders the records by key, equal keys in input order (a run).
 func (e *encSorter) sort() {
 	slices.SortFunc(e.ents, func(a, b encEntry) int {
 		switch {
@@ -159,6 +156,25 @@ func (e *encSorter) sort() {
 			return 1
 		}
 		return bytes.Compare(e.key(a), e.key(b))
+	})
+}
+
+// sortPG orders the records by key, equal keys as PostgreSQL's in-memory
+// sort leaves them (pgsort.go): the sort of a whole input that fits.
+func (e *encSorter) sortPG() {
+	seq := func(x encEntry) uint64 { return binary.BigEndian.Uint64(e.key(x)[x.klen-8:]) }
+	if !slices.IsSortedFunc(e.ents, func(a, b encEntry) int { return cmp.Compare(seq(a), seq(b)) }) {
+		// Input order first: a parallel scan's rows arrive out of it.
+		slices.SortFunc(e.ents, func(a, b encEntry) int { return cmp.Compare(seq(a), seq(b)) })
+	}
+	pgSort(e.ents, func(a, b encEntry) int {
+		switch {
+		case a.pre < b.pre:
+			return -1
+		case a.pre > b.pre:
+			return 1
+		}
+		return bytes.Compare(withoutSeq(e.key(a)), withoutSeq(e.key(b)))
 	})
 }
 

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -33,8 +34,8 @@ type normKeys struct {
 	arena []byte // the current block that keys are carved from
 }
 
-// normEntry is one row to sort: pre is the big-endian first eight bytes
-// of key (zero-padded), so that most comparisons are one integer compare.
+// normEntry is one row to sort: pre is keyPrefix(key), so that most
+// comparisons are one integer compare.
 // idx is the row's index among the rows added since the last reset.
 type normEntry struct {
 	pre uint64
@@ -83,20 +84,20 @@ func (n *normKeys) add(ext []types.Datum, seq int64) int64 {
 	// valid (nothing writes before len(n.arena)).
 	n.arena = b
 	key := b[start:len(b):len(b)]
-	var p [8]byte
-	copy(p[:], key)
-	n.ents = append(n.ents, normEntry{pre: binary.BigEndian.Uint64(p[:]), key: key, idx: len(n.ents)})
+	n.ents = append(n.ents, normEntry{pre: keyPrefix(key), key: key, idx: len(n.ents)})
 	return int64(len(key)) + normEntrySize
 }
 
 // sortRows sorts the entries and returns rows, which holds the rows
-// added since the last reset in the order they were added, in key order.
-// It reports false when the keys are off (rows is then untouched).
-func (n *normKeys) sortRows(rows [][]types.Datum) ([][]types.Datum, bool) {
+// added since the last reset in the order they were added, in key order:
+// equal keys in input order, or with pg as PostgreSQL's in-memory sort
+// leaves them (pgsort.go). It reports false when the keys are off (rows
+// is then untouched).
+func (n *normKeys) sortRows(rows [][]types.Datum, pg bool) ([][]types.Datum, bool) {
 	if n.off || len(n.ents) != len(rows) {
 		return rows, false
 	}
-	slices.SortFunc(n.ents, func(a, b normEntry) int {
+	byKey := func(a, b normEntry) int {
 		switch {
 		case a.pre < b.pre:
 			return -1
@@ -104,13 +105,42 @@ func (n *normKeys) sortRows(rows [][]types.Datum) ([][]types.Datum, bool) {
 			return 1
 		}
 		return bytes.Compare(a.key, b.key)
-	})
+	}
+	if pg {
+		seq := func(x normEntry) uint64 { return binary.BigEndian.Uint64(x.key[len(x.key)-8:]) }
+		bySeq := func(a, b normEntry) int { return cmp.Compare(seq(a), seq(b)) }
+		if !slices.IsSortedFunc(n.ents, bySeq) {
+			// Input order first: a parallel scan's rows arrive out of it.
+			slices.SortFunc(n.ents, bySeq)
+		}
+		pgSort(n.ents, func(a, b normEntry) int {
+			if a.pre != b.pre {
+				return byKey(a, b)
+			}
+			return bytes.Compare(withoutSeq(a.key), withoutSeq(b.key))
+		})
+	} else {
+		slices.SortFunc(n.ents, byKey)
+	}
 	out := make([][]types.Datum, len(rows))
 	for i, e := range n.ents {
 		out[i] = rows[e.idx]
 	}
 	return out, true
 }
+
+// keyPrefix is the first eight bytes, big-endian and zero-padded, of a
+// normalized key without the row position that ends it. Sort keys are
+// prefix-free, so prefixes that differ order the keys with or without
+// their positions alike.
+func keyPrefix(key []byte) uint64 {
+	var p [8]byte
+	copy(p[:], withoutSeq(key))
+	return binary.BigEndian.Uint64(p[:])
+}
+
+// withoutSeq is a normalized key without the row position that ends it.
+func withoutSeq(key []byte) []byte { return key[:len(key)-8] }
 
 // pop takes back the entry add made last (the sort spills the rows
 // before it first); its key bytes stay carved from the arena.
