@@ -19,7 +19,7 @@ import (
 // precision and numeric against PostgreSQL 15's answers in
 // testdata/tochar_num.txt: the to_char statements of PostgreSQL's
 // numeric and int8 regression tests (with their num_data and int8_tbl
-// values) and edge cases of every pattern.
+// values), edge cases of every pattern and random templates.
 func TestToCharNumbersPG(t *testing.T) {
 	f, err := os.Open("testdata/tochar_num.txt")
 	if err != nil {
