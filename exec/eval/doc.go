@@ -81,8 +81,10 @@
 //     IntervalStyle and floats with its extra_float_digits (Style, and
 //     Env.IntervalStyle and Env.FloatDigits for casts to text), inside
 //     arrays and records too, but intervals are read as postgres input
-//     whatever the style (sql_standard's leading sign is not spread). to_char, to_date and to_timestamp cover the common
-//     template patterns (tochar.go), not EEEE, V, L, PR or RN.
+//     whatever the style (sql_standard's leading sign is not spread). to_char of a
+//     number is PostgreSQL 15's, every pattern, in the C locale
+//     (tochar_num.go); to_char of dates, to_date and to_timestamp cover the
+//     common template patterns (tochar.go).
 //   - An Env is for one goroutine. A fresh Env per row would recompile
 //     LIKE patterns per row: reuse one per statement.
 //   - Float division and % by zero is 22012 as in PostgreSQL; float % (which

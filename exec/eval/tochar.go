@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cockroachdb/apd/v3"
-
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
@@ -38,7 +36,7 @@ var datePatterns = []string{
 func toChar(env *Env, x types.Datum, t types.T, format string) (types.Datum, error) {
 	switch x.Kind {
 	case types.KindInt, types.KindFloat, types.KindDecimal:
-		s, err := numberToChar(x, format)
+		s, err := numberToCharAs(x, t.Family, format)
 		if err != nil {
 			return types.Null, err
 		}
@@ -357,192 +355,6 @@ func dateToChar(f charFields, format string) string {
 		}
 	}
 	return b.String()
-}
-
-// numberToChar is to_char for numbers: digit positions 9 (blank when
-// leading) and 0 (zero), the decimal point . or D, group separators , or
-// G, S, MI, PL and SG for the sign, and FM (no padding, trailing
-// fraction zeros of 9 positions dropped). A value too wide for the
-// template prints '#' in every digit position.
-func numberToChar(x types.Datum, format string) (string, error) {
-	fm := false
-	var slots []byte // '9', '0', '.', ',' or a sign token's first byte
-	signTok := ""
-	signAtEnd := false
-	var tail []string // literal text after the digits (MI, PL, SG, other)
-	pre, post := 0, 0
-	seenPoint := false
-	upper := strings.ToUpper(format)
-	for i := 0; i < len(format); {
-		switch {
-		case strings.HasPrefix(upper[i:], "FM"):
-			fm = true
-			i += 2
-		case format[i] == '9' || format[i] == '0':
-			slots = append(slots, format[i])
-			if seenPoint {
-				post++
-			} else {
-				pre++
-			}
-			i++
-		case format[i] == '.' || upper[i] == 'D':
-			if !seenPoint {
-				slots = append(slots, '.')
-				seenPoint = true
-			}
-			i++
-		case format[i] == ',' || upper[i] == 'G':
-			slots = append(slots, ',')
-			i++
-		case strings.HasPrefix(upper[i:], "MI"), strings.HasPrefix(upper[i:], "PL"), strings.HasPrefix(upper[i:], "SG"):
-			signTok, signAtEnd = upper[i:i+2], len(slots) > 0
-			i += 2
-		case upper[i] == 'S':
-			signTok, signAtEnd = "S", len(slots) > 0
-			i++
-		case strings.HasPrefix(upper[i:], "EEEE"), upper[i] == 'V', upper[i] == 'L', strings.HasPrefix(upper[i:], "PR"), strings.HasPrefix(upper[i:], "RN"):
-			return "", pgerror.Newf(pgerror.FeatureNotSupported, "to_char number pattern %q is not supported", format[i:])
-		default:
-			tail = append(tail, format[i:i+1])
-			i++
-		}
-	}
-	var d apd.Decimal
-	switch x.Kind {
-	case types.KindInt:
-		d.SetInt64(x.I)
-	case types.KindFloat:
-		if math.IsNaN(x.F) || math.IsInf(x.F, 0) {
-			return strings.Repeat("#", pre+post+1), nil
-		}
-		if _, _, err := d.SetString(strconv.FormatFloat(x.F, 'f', -1, 64)); err != nil {
-			return "", err
-		}
-	default:
-		x.Decimal(&d)
-		if d.Form != apd.Finite {
-			return strings.Repeat("#", pre+post+1), nil
-		}
-	}
-	neg := d.Negative && !d.IsZero()
-	d.Negative = false
-	var r apd.Decimal
-	ctx := apd.BaseContext.WithPrecision(1000)
-	ctx.Rounding = apd.RoundHalfUp
-	if _, err := ctx.Quantize(&r, &d, int32(-post)); err != nil {
-		return "", err
-	}
-	digits := r.Coeff.String()
-	for len(digits) <= post {
-		digits = "0" + digits
-	}
-	intDigits, fracDigits := digits[:len(digits)-post], digits[len(digits)-post:]
-	if intDigits == "0" && post > 0 {
-		intDigits = ""
-	}
-	overflow := len(intDigits) > pre
-	neg = neg && !(r.IsZero())
-	// The digit area, slot by slot.
-	var area strings.Builder
-	k := 0 // integer slots seen
-	f := 0 // fraction slots seen
-	zeroStart := false
-	started := false
-	lastNonZeroFrac := -1 // area length after the last fraction digit to keep in FM
-	for _, s := range slots {
-		switch s {
-		case '9', '0':
-			if k < pre {
-				// an integer position
-				lead := pre - len(intDigits)
-				switch {
-				case overflow:
-					area.WriteByte('#')
-				case k < lead:
-					if s == '0' || zeroStart {
-						zeroStart = true
-						started = true
-						area.WriteByte('0')
-					} else if !fm {
-						area.WriteByte(' ')
-					}
-				default:
-					started = true
-					area.WriteByte(intDigits[k-lead])
-				}
-				k++
-			} else {
-				switch {
-				case overflow:
-					area.WriteByte('#')
-				default:
-					area.WriteByte(fracDigits[f])
-					if fracDigits[f] != '0' || s == '0' {
-						lastNonZeroFrac = area.Len()
-					}
-				}
-				f++
-			}
-		case '.':
-			area.WriteByte('.')
-			if lastNonZeroFrac < 0 {
-				lastNonZeroFrac = -2 - area.Len() // the point itself, if nothing follows
-			}
-		case ',':
-			switch {
-			case started || overflow:
-				area.WriteByte(',')
-			case !fm:
-				area.WriteByte(' ')
-			}
-		}
-	}
-	s := area.String()
-	if fm && !overflow {
-		// Trailing zeros of 9 positions go, then a bare point.
-		if lastNonZeroFrac >= 0 {
-			s = s[:lastNonZeroFrac]
-		} else if lastNonZeroFrac < -1 {
-			s = s[:-2-lastNonZeroFrac]
-		}
-		s = strings.TrimSuffix(s, ".")
-	}
-	// The sign.
-	lead := len(s) - len(strings.TrimLeft(s, " "))
-	body := s[lead:]
-	minus, plus := "-", " "
-	switch signTok {
-	case "S":
-		plus = "+"
-	case "PL":
-		minus, plus = " ", "+"
-	case "SG":
-		plus = "+"
-	}
-	sign := plus
-	if neg {
-		sign = minus
-	}
-	var out string
-	switch {
-	case signTok == "" || (signTok == "S" && !signAtEnd):
-		if fm && sign == " " {
-			sign = ""
-		}
-		out = strings.Repeat(" ", lead) + sign + body
-	case signTok == "MI" && !signAtEnd, signTok == "PL" && !signAtEnd, signTok == "SG" && !signAtEnd:
-		if fm && sign == " " {
-			sign = ""
-		}
-		out = sign + strings.Repeat(" ", lead) + body
-	default:
-		if fm && sign == " " {
-			sign = ""
-		}
-		out = strings.Repeat(" ", lead) + body + sign
-	}
-	return out + strings.Join(tail, ""), nil
 }
 
 // toDate is to_date(text, format).
