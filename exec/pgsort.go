@@ -1,5 +1,7 @@
 package exec
 
+import "slices"
+
 // PostgreSQL's order of equal keys. SQL leaves the order of rows whose
 // sort keys are equal open, but users and their tests see the order
 // PostgreSQL gives: an in-memory sort there is the Bentley–McIlroy
@@ -12,6 +14,23 @@ package exec
 // frames over peers, DISTINCT ON's pick. A sort that spills runs stays
 // stable (sortOp's runs and merge keep input order among equals); so
 // does a top-N sort, where PostgreSQL uses a bounded heap instead.
+
+// sortLikePG sorts s into key order with equal keys as PostgreSQL's
+// in-memory sort leaves them. Without equal keys every correct sort
+// gives that one order, so s is first sorted by byKeySeq (the key, then
+// the input position: pdqsort, the cheaper sort) and, only when two
+// neighbours then tie on byKey, put back in input order (bySeq: a
+// parallel scan's rows arrive interleaved) and sorted again by pgSort.
+func sortLikePG[E any](s []E, byKeySeq, byKey, bySeq func(a, b E) int) {
+	slices.SortFunc(s, byKeySeq)
+	for i := 1; i < len(s); i++ {
+		if byKey(s[i-1], s[i]) == 0 {
+			slices.SortFunc(s, bySeq)
+			pgSort(s, byKey)
+			return
+		}
+	}
+}
 
 // pgSortSmall is the size below which pgSort sorts by insertion.
 const pgSortSmall = 7

@@ -185,12 +185,7 @@ func (s *sortOp) sortRows(pg bool) {
 	}
 	if pg {
 		i := s.sk.width + len(s.sk.keys) // the input position
-		bySeq := func(a, b []types.Datum) int { return cmpInt64(a[i].I, b[i].I) }
-		if !slices.IsSortedFunc(s.rows, bySeq) {
-			// Input order first: a parallel scan's rows arrive out of it.
-			slices.SortFunc(s.rows, bySeq)
-		}
-		pgSort(s.rows, s.sk.compare)
+		sortLikePG(s.rows, s.sk.compareSeq, s.sk.compare, func(a, b []types.Datum) int { return cmpInt64(a[i].I, b[i].I) })
 	} else {
 		slices.SortFunc(s.rows, s.sk.compareSeq)
 	}

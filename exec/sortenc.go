@@ -147,35 +147,26 @@ func (e *encSorter) putBack(rec []byte, klen int) {
 }
 
 // sort orders the records by key, equal keys in input order (a run).
-func (e *encSorter) sort() {
-	slices.SortFunc(e.ents, func(a, b encEntry) int {
-		switch {
-		case a.pre < b.pre:
-			return -1
-		case a.pre > b.pre:
-			return 1
-		}
-		return bytes.Compare(e.key(a), e.key(b))
-	})
+func (e *encSorter) sort() { slices.SortFunc(e.ents, e.byKeySeq) }
+
+// byKeySeq orders records by key and then input position.
+func (e *encSorter) byKeySeq(a, b encEntry) int {
+	if a.pre != b.pre {
+		return cmp.Compare(a.pre, b.pre)
+	}
+	return bytes.Compare(e.key(a), e.key(b))
 }
 
 // sortPG orders the records by key, equal keys as PostgreSQL's in-memory
 // sort leaves them (pgsort.go): the sort of a whole input that fits.
 func (e *encSorter) sortPG() {
 	seq := func(x encEntry) uint64 { return binary.BigEndian.Uint64(e.key(x)[x.klen-8:]) }
-	if !slices.IsSortedFunc(e.ents, func(a, b encEntry) int { return cmp.Compare(seq(a), seq(b)) }) {
-		// Input order first: a parallel scan's rows arrive out of it.
-		slices.SortFunc(e.ents, func(a, b encEntry) int { return cmp.Compare(seq(a), seq(b)) })
-	}
-	pgSort(e.ents, func(a, b encEntry) int {
-		switch {
-		case a.pre < b.pre:
-			return -1
-		case a.pre > b.pre:
-			return 1
+	sortLikePG(e.ents, e.byKeySeq, func(a, b encEntry) int {
+		if a.pre != b.pre {
+			return cmp.Compare(a.pre, b.pre)
 		}
 		return bytes.Compare(withoutSeq(e.key(a)), withoutSeq(e.key(b)))
-	})
+	}, func(a, b encEntry) int { return cmp.Compare(seq(a), seq(b)) })
 }
 
 // touchBatch is how many records the output of the records in memory

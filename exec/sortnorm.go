@@ -108,17 +108,12 @@ func (n *normKeys) sortRows(rows [][]types.Datum, pg bool) ([][]types.Datum, boo
 	}
 	if pg {
 		seq := func(x normEntry) uint64 { return binary.BigEndian.Uint64(x.key[len(x.key)-8:]) }
-		bySeq := func(a, b normEntry) int { return cmp.Compare(seq(a), seq(b)) }
-		if !slices.IsSortedFunc(n.ents, bySeq) {
-			// Input order first: a parallel scan's rows arrive out of it.
-			slices.SortFunc(n.ents, bySeq)
-		}
-		pgSort(n.ents, func(a, b normEntry) int {
+		sortLikePG(n.ents, byKey, func(a, b normEntry) int {
 			if a.pre != b.pre {
-				return byKey(a, b)
+				return cmp.Compare(a.pre, b.pre)
 			}
 			return bytes.Compare(withoutSeq(a.key), withoutSeq(b.key))
-		})
+		}, func(a, b normEntry) int { return cmp.Compare(seq(a), seq(b)) })
 	} else {
 		slices.SortFunc(n.ents, byKey)
 	}
