@@ -119,6 +119,11 @@ func CastFromIn(d types.Datum, from, to types.T, loc *time.Location) (types.Datu
 			return ParseTimestampDatum(d.S, types.TimestampTZ, loc)
 		}
 	}
+	if from.Family == types.JSONB {
+		if r, ok, err := castFromJSONB(d, to, loc); ok {
+			return r, err
+		}
+	}
 	switch to.Family {
 	case types.Unknown:
 		return d, nil
