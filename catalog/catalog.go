@@ -108,8 +108,9 @@ type Table struct {
 	PrimaryKeyDesc []bool `json:"primaryKeyDesc"`
 	// PrimaryKeyName names the primary key constraint (t_pkey) in errors.
 	PrimaryKeyName string `json:"primaryKeyName"`
-	// PrimaryKeyDeferrable marks PRIMARY KEY ... DEFERRABLE (checked as
-	// each row is written all the same; pg_constraint shows it).
+	// PrimaryKeyDeferrable marks PRIMARY KEY ... DEFERRABLE: an UPDATE
+	// checks it when the statement ends (exec/update.go), an INSERT as
+	// each row is written; SET CONSTRAINTS cannot defer it to COMMIT.
 	PrimaryKeyDeferrable bool `json:"primaryKeyDeferrable,omitempty"`
 	// PrimaryKeyInclude is PRIMARY KEY (...) INCLUDE (cols): ordinals of
 	// the included columns, in the order written. The master value holds
@@ -260,8 +261,9 @@ type Index struct {
 	// NULL, so a second row with the same values, NULLs included, is a
 	// duplicate (the entry of a row with a NULL keeps no pk suffix).
 	NullsNotDistinct bool `json:"nullsNotDistinct,omitempty"`
-	// Deferrable marks a UNIQUE ... DEFERRABLE constraint (it is still
-	// checked as each row is written; pg_constraint shows it).
+	// Deferrable marks a UNIQUE ... DEFERRABLE constraint: an UPDATE
+	// checks it when the statement ends (exec/update.go), an INSERT as
+	// each row is written; SET CONSTRAINTS cannot defer it to COMMIT.
 	Deferrable bool `json:"deferrable,omitempty"`
 	// Elements marks an index over the elements of an array column (its
 	// one column): an inverted list per distinct element, what

@@ -279,6 +279,9 @@ type dmlBase struct {
 	retRow   []types.Datum   // the written row and the joined columns RETURNING reads
 	key      []byte          // lockRow's and targetRow's scratch
 	seen     map[string]bool // target rows met (see targetRow)
+	// retry, when set, is asked for more rows once the input is done:
+	// an input row and the row it wrote (updateOp.retryAside), or nils.
+	retry func() (in, written []types.Datum, err error)
 }
 
 func (b *dmlBase) RowsAffected() int64 { return b.affected }
@@ -385,6 +388,12 @@ func (b *dmlBase) run(write func(row []types.Datum) ([]types.Datum, error)) ([]t
 		if err != nil {
 			return nil, err
 		}
+		var written []types.Datum
+		if row == nil && b.retry != nil {
+			if row, written, err = b.retry(); err != nil {
+				return nil, err
+			}
+		}
 		if row == nil {
 			b.done = true
 			if err := b.rs.flushForeign(); err != nil {
@@ -395,9 +404,10 @@ func (b *dmlBase) run(write func(row []types.Datum) ([]types.Datum, error)) ([]t
 			}
 			break
 		}
-		written, err := write(row)
-		if err != nil {
-			return nil, err
+		if written == nil {
+			if written, err = write(row); err != nil {
+				return nil, err
+			}
 		}
 		if written == nil {
 			continue

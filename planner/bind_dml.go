@@ -839,17 +839,34 @@ func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, erro
 		}
 		return true
 	}
+	// A deferrable key cannot be referenced (PostgreSQL's rule: its rows
+	// may hold a key twice until the statement ends).
+	deferrable := false
 	if !parent.HiddenRowID && sameSet(parent.PrimaryKey) {
-		// Look up in primary key order.
-		r.ParentCols, r.ChildCols = reorder(parent.PrimaryKey, r.ParentCols, r.ChildCols)
-		return r, b.fkParts(&r)
+		if parent.PrimaryKeyDeferrable {
+			if len(fk.RefColumns) == 0 {
+				return r, pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "cannot use a deferrable primary key for referenced table %q", parent.Name)
+			}
+			deferrable = true
+		} else {
+			// Look up in primary key order.
+			r.ParentCols, r.ChildCols = reorder(parent.PrimaryKey, r.ParentCols, r.ChildCols)
+			return r, b.fkParts(&r)
+		}
 	}
 	for _, idx := range parent.Indexes {
 		if idx.Unique && idx.Predicate == "" && sameSet(idx.Columns) {
+			if idx.Deferrable {
+				deferrable = true
+				continue
+			}
 			r.ParentIndex = idx
 			r.ParentCols, r.ChildCols = reorder(idx.Columns, r.ParentCols, r.ChildCols)
 			return r, b.fkParts(&r)
 		}
+	}
+	if deferrable {
+		return r, pgerror.Newf(pgerror.ObjectNotInPrerequisiteState, "cannot use a deferrable unique constraint for referenced table %q", parent.Name)
 	}
 	return r, pgerror.Newf(pgerror.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table %q", parent.Name)
 }
