@@ -256,8 +256,12 @@ func (b *dmlBase) again(collect bool) {
 }
 
 // rerun: whether to collect depends on the execution (Ctx.Read); newRow
-// is overwritten by every row, kbuf by every write.
-func (o *updateOp) rerun() { o.again(mustCollect(o.rs, o.table)) }
+// is overwritten by every row, kbuf by every write; the rows put aside
+// by the last execution (which may have failed with some left) go.
+func (o *updateOp) rerun() {
+	o.again(mustCollect(o.rs, o.table))
+	o.aside, o.asideOut, o.asideMem = nil, false, o.rs.heldAccount()
+}
 
 func (o *deleteOp) rerun() { o.again(mustCollect(o.rs, o.table)) }
 

@@ -21,7 +21,8 @@ import (
 // the same. The statements change one row by primary key, ranges of rows
 // by an index, insert rows from VALUES (ON CONFLICT DO NOTHING and DO
 // UPDATE too) or from the table itself, fail mid-statement (division by
-// zero, a unique violation) or change no row; some run in a transaction block after a
+// zero, a unique violation, a deferrable key still taken when the
+// statement ends) or change no row; some run in a transaction block after a
 // write of its own, and some in one that is then rolled back. The
 // tables have a trigger for a while (it makes the statements collect
 // their input first) and an index is created in the middle, so plans
@@ -46,7 +47,7 @@ func TestReusedDMLTreeMatchesFresh(t *testing.T) {
 		}
 	}
 	for _, tbl := range []string{"ka", "kb"} {
-		mustExec(fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, a INT, b TEXT, c INT UNIQUE, n INT NOT NULL DEFAULT 0); CREATE INDEX %[1]s_a ON %[1]s (a)", tbl))
+		mustExec(fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, a INT, b TEXT, c INT UNIQUE, n INT NOT NULL DEFAULT 0, d INT UNIQUE DEFERRABLE); CREATE INDEX %[1]s_a ON %[1]s (a)", tbl))
 		mustExec(fmt.Sprintf("CREATE TABLE %s_log (id INT, op TEXT)", tbl))
 	}
 	for id := 0; id < 60; id++ {
@@ -54,7 +55,7 @@ func TestReusedDMLTreeMatchesFresh(t *testing.T) {
 		if rng.Intn(8) == 0 {
 			a = "NULL"
 		}
-		mustExec(fmt.Sprintf("INSERT INTO ka VALUES (%d, %s, 'b%d', %d)", id, a, rng.Intn(5), id*2))
+		mustExec(fmt.Sprintf("INSERT INTO ka VALUES (%d, %s, 'b%d', %d, 0, %d)", id, a, rng.Intn(5), id*2, id))
 	}
 	mustExec("INSERT INTO kb SELECT * FROM ka")
 	// Each statement takes three int parameters; TBL is the table.
@@ -65,6 +66,9 @@ func TestReusedDMLTreeMatchesFresh(t *testing.T) {
 		"UPDATE TBL SET n = n + 100 / ($3 - a) WHERE id >= $1 AND id < $1 + $2 % 10 RETURNING id, n",
 		"UPDATE TBL SET c = $3 * 2 WHERE id = $1 AND $2 = $2",
 		"UPDATE TBL SET a = (a + $3) % 8 WHERE id BETWEEN $1 AND $1 + $2 % 5",
+		// A deferrable key shifted over a range: rows wait for their
+		// neighbours to move (exec/update.go), or the statement fails.
+		"UPDATE TBL SET d = d + 1 + $3 % 2 WHERE id BETWEEN $1 AND $1 + $2 % 10 RETURNING id, d",
 		"DELETE FROM TBL WHERE id = $1 AND a <> $3 AND $2 = $2 RETURNING id, a",
 		"DELETE FROM TBL WHERE id >= $1 + 60 AND id < $1 + 60 + $2 AND $3 = $3",
 		"INSERT INTO TBL VALUES ($1 + 100, $3 % 8, concat('i', $2::int), NULL) RETURNING id, b",
