@@ -26,19 +26,6 @@ const (
 	float8Digits = 15
 )
 
-// numberToChar is to_char(x, format) for a number: an integer as bigint,
-// a float as double precision, a decimal as numeric.
-func numberToChar(x types.Datum, format string) (string, error) {
-	fam := types.Int8
-	switch x.Kind {
-	case types.KindFloat:
-		fam = types.Float8
-	case types.KindDecimal:
-		fam = types.Numeric
-	}
-	return numberToCharAs(x, fam, format)
-}
-
 // numberToCharAs is to_char(x, format) for a number x of type family
 // fam: smallint and integer as PostgreSQL's int4 variant, real as its
 // float4 variant, other integers as int8, floats as float8.
