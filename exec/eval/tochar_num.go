@@ -399,17 +399,14 @@ func (p *numPrinter) render(nodes []numNode) (string, error) {
 				suffix = strings.ToUpper(suffix)
 			}
 			p.out = append(p.out, suffix...)
-		case numMI:
-			switch {
-			case p.sign == '-':
-				p.out = append(p.out, '-')
-			case !fill:
-				p.out = append(p.out, ' ')
+		case numMI, numPL: // the sign it names where written, else a blank
+			mark := byte('-')
+			if n.key == numPL {
+				mark = '+'
 			}
-		case numPL:
 			switch {
-			case p.sign == '+':
-				p.out = append(p.out, '+')
+			case p.sign == mark:
+				p.out = append(p.out, mark)
 			case !fill:
 				p.out = append(p.out, ' ')
 			}
