@@ -139,3 +139,19 @@ func parseToCharCase(line string) (toCharCase, error) {
 	}
 	return c, nil
 }
+
+// TestToCharNumericScaleCap: a numeric keeps at most 16,383 fraction
+// digits (NUMERIC_DSCALE_MAX), so a template with more 9s after the
+// point prints those digits and stops, as PostgreSQL 15 does
+// (to_char(1.5, '9.' || repeat('9', 200000)) is 16,386 characters
+// there).
+func TestToCharNumericScaleCap(t *testing.T) {
+	x, _, _ := apd.NewFromString("1.5")
+	got, err := toChar(&Env{}, types.NewDecimal(x), types.T{Family: types.Numeric}, "9."+strings.Repeat("9", 200000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := " 1.5" + strings.Repeat("0", numericDScaleMax-1); got.S != want {
+		t.Fatalf("got %d characters, PostgreSQL %d", len(got.S), len(want))
+	}
+}

@@ -20,6 +20,10 @@ import (
 // significant digits and round half to even, numeric rounds half away
 // from zero.
 
+// numericDScaleMax is the most fraction digits a numeric keeps
+// (PostgreSQL's NUMERIC_DSCALE_MAX).
+const numericDScaleMax = 0x3FFF
+
 // Significant digits a float keeps (C's FLT_DIG and DBL_DIG).
 const (
 	float4Digits = 6
@@ -290,7 +294,9 @@ func (p *numPrinter) setNumeric(x *apd.Decimal) error {
 		var shifted apd.Decimal
 		shifted.Set(x)
 		shifted.Exponent += int32(d.multi)
-		neg, intPart, frac := roundDecimal(&shifted, d.post)
+		// numeric_round keeps at most NUMERIC_DSCALE_MAX fraction digits;
+		// template positions past them end the output (numPrinter).
+		neg, intPart, frac := roundDecimal(&shifted, min(d.post, numericDScaleMax))
 		p.sign = '+'
 		if neg {
 			p.sign = '-'
