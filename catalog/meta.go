@@ -51,9 +51,13 @@ func IDFloorKey() []byte              { return metaKey(text(tagIDFloor)) }
 func DatabaseKey(db string) []byte    { return metaKey(text(tagDatabase), text(db)) }
 func TableKey(db, name string) []byte { return metaKey(text(tagTable), text(db), text(name)) }
 func ViewKey(db, name string) []byte  { return metaKey(text(tagView), text(db), text(name)) }
-func StatsKey(tableID uint64) []byte  { return metaKey(text(tagStats), types.NewInt(int64(tableID))) }
-func tablePrefix(db string) []byte    { return metaKey(text(tagTable), text(db)) }
-func viewPrefix(db string) []byte     { return metaKey(text(tagView), text(db)) }
+
+// StatsPrefix is the prefix of every StatsKey.
+func StatsPrefix() []byte { return metaKey(text(tagStats)) }
+
+func StatsKey(tableID uint64) []byte { return metaKey(text(tagStats), types.NewInt(int64(tableID))) }
+func tablePrefix(db string) []byte   { return metaKey(text(tagTable), text(db)) }
+func viewPrefix(db string) []byte    { return metaKey(text(tagView), text(db)) }
 func sequencePrefix(tableID uint64) []byte {
 	return metaKey(text(tagSequence), types.NewInt(int64(tableID)))
 }
@@ -346,3 +350,8 @@ func writeView(w kv.Writer, db string, v *View) error {
 func writeStats(w kv.Writer, s *Stats) error { return writeJSON(w, StatsKey(s.TableID), s) }
 
 func writeNextID(w kv.Writer, id uint64) error { return w.Set(NextIDKey(), putUint64(id)) }
+
+// MergeNextID writes the larger next id of two catalogs of one store: a
+// transaction whose catalog change is applied after another's (which it
+// did not see) must not move the store's next id back.
+func MergeNextID(w kv.Writer, a, b *Catalog) error { return writeNextID(w, max(a.nextID, b.nextID)) }

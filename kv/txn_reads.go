@@ -97,6 +97,21 @@ func (t *Txn) OverwritesIn(spans []KeySpan) bool {
 	return false
 }
 
+// WritesIn reports whether a span of spans meets WriteSet: a range this
+// Txn deleted, or the key of any buffered write. Like OverwritesIn it
+// costs a seek per span into the write buffer.
+func (t *Txn) WritesIn(spans []KeySpan) bool {
+	if t.done {
+		return false
+	}
+	for _, s := range spans {
+		if t.dels.overlaps(s) || t.entryIn(s, func(txnEntry) bool { return true }) {
+			return true
+		}
+	}
+	return false
+}
+
 // entryIn reports whether s holds the key of a buffered entry (tail or
 // B-tree) for which match is true.
 func (t *Txn) entryIn(s KeySpan, match func(e txnEntry) bool) bool {

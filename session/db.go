@@ -137,12 +137,12 @@ type committed struct {
 	seq uint64
 	// writes are the keys the commit wrote, sorted by Start.
 	writes []kv.KeySpan
-	// ddl marks a commit that changed the catalog; ddlDB is the database
-	// whose objects it changed (or created or dropped; "" for all).
-	ddl   bool
-	ddlDB string
+	// change is what the commit did to the catalog (nil: nothing), and
+	// ddlDB the database whose objects it changed ("" for all).
+	change *catChange
+	ddlDB  string
 	// db is the database of the transaction that committed ("": none
-	// set): a catalog change conflicts with every commit in its own
+	// set): a broad catalog change conflicts with every commit in its own
 	// database (validToLocked).
 	db string
 }
@@ -298,7 +298,7 @@ func (db *DB) beginFrom(floor uint64) *txn {
 	}
 	db.mu.active[d.seq]++
 	db.mu.Unlock()
-	return &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: d}), snapSeq: d.seq, cat: d.cat, registered: true}
+	return &txn{db: db, kv: kv.NewTxnOn(db.eng, &snapRef{s: d}), snapSeq: d.seq, cat: d.cat, baseCat: d.cat, registered: true}
 }
 
 // beginNewest starts a transaction at the newest applied state. Unless
@@ -314,7 +314,7 @@ func (db *DB) beginNewest() *txn {
 	db.mu.active[seq]++
 	db.mu.Unlock()
 	stale.release()
-	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, snap), snapSeq: seq, cat: cat, registered: true}
+	t := &txn{db: db, kv: kv.NewTxnOn(db.eng, snap), snapSeq: seq, cat: cat, baseCat: cat, registered: true}
 	if !db.opts.NoSync {
 		// An error here is the sticky db.failed one, which commit reports.
 		_ = db.sync.wait(t.snapSeq)
@@ -392,7 +392,7 @@ func newReadTxn(db *DB, s *sharedSnap, reuse *txn) *txn {
 	} else {
 		k = t.kv // ended: Reopen below
 	}
-	*t = txn{db: db, snapSeq: s.seq, cat: s.cat, ref: snapRef{s: s}}
+	*t = txn{db: db, snapSeq: s.seq, cat: s.cat, baseCat: s.cat, ref: snapRef{s: s}}
 	if k == nil || k.Reopen(&t.ref) != nil {
 		k = kv.NewTxnOn(db.eng, &t.ref)
 	}
@@ -553,8 +553,10 @@ var errSerialization = pgerror.New(pgerror.SerializationFailure,
 //
 // Validation is backward OCC: no key range t read may have been written
 // by a transaction that committed after t's snapshot, and a catalog
-// change on either side conflicts with every commit of the other. A
-// validated transaction is equivalent to running alone at its commit
+// change on either side conflicts with the commits of the other that
+// touched what it changed (catChange). A catalog change applied after
+// another it did not see installs the catalog read back from the store,
+// which holds both. A validated transaction is equivalent to running alone at its commit
 // point, so the order of seq is a serial order of all writing
 // transactions. A transaction that wrote nothing commits without
 // validation: it read one consistent, durable snapshot, i.e. it runs at
@@ -579,15 +581,17 @@ func (db *DB) commit(t *txn) error {
 		db.rollback(t)
 		return pgerror.New(pgerror.Internal, "a read-only transaction tried to commit writes")
 	}
-	// Sorting is done before taking the mutex: it is t's own data.
+	// Sorting is done before taking the mutex: it is t's own data, and
+	// so is its catalog change.
 	writes, reads := t.commitSpans()
+	change := t.catalogChange(writes)
 
 	// A lone committer starts its own sync with its apply (see
 	// groupSync.alone); a catalog change takes the group's path, whose
 	// published snapshot is taken after the catalog is installed.
 	own := !db.opts.NoSync && !t.catChanged && db.sync.alone()
 	db.mu.Lock()
-	seq, ownWait, err := db.applyLocked(t, reads, writes, own)
+	seq, ownWait, err := db.applyLocked(t, change, reads, writes, own)
 	var snap, stale *sharedSnap
 	if ownWait != nil {
 		// Exactly the commits up to seq: published once seq is durable.
@@ -625,8 +629,8 @@ func (db *DB) commit(t *txn) error {
 // (kv.Txn.CommitSyncLater) and ownWait, when not nil, waits for that
 // sync; otherwise the writes are applied unsynced, for groupSync.
 // REQUIRES: db.mu held.
-func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan, own bool) (seq uint64, ownWait func() error, err error) {
-	seq, err = db.applyWith(t, reads, writes, func() error {
+func (db *DB) applyLocked(t *txn, change *catChange, reads, writes []kv.KeySpan, own bool) (seq uint64, ownWait func() error, err error) {
+	seq, err = db.applyWith(t, change, reads, writes, func() error {
 		if !own {
 			return t.kv.Commit(false)
 		}
@@ -641,8 +645,9 @@ func (db *DB) applyLocked(t *txn, reads, writes []kv.KeySpan, own bool) (seq uin
 }
 
 // applyWith is applyLocked with commit, the engine commit of t's writes.
+// change is t's catalog change (txn.catalogChange).
 // REQUIRES: db.mu held.
-func (db *DB) applyWith(t *txn, reads, writes []kv.KeySpan, commit func() error) (uint64, error) {
+func (db *DB) applyWith(t *txn, change *catChange, reads, writes []kv.KeySpan, commit func() error) (uint64, error) {
 	db.applying.Add(1)
 	defer db.applying.Add(-1)
 	if err := db.failedErr(); err != nil {
@@ -654,9 +659,19 @@ func (db *DB) applyWith(t *txn, reads, writes []kv.KeySpan, commit func() error)
 	if err := db.diskFullErr(); err != nil {
 		return 0, err
 	}
-	if !db.validLocked(t, reads) {
+	if !db.validLocked(t, change, reads) {
 		db.stats.conflicts.Add(1)
 		return 0, errSerialization
+	}
+	// A catalog change committed since t's snapshot is not in t.cat: the
+	// catalog t installs is then read back from the store, which holds
+	// both (rebase). The id counter key t wrote may be behind the
+	// other's: it takes the larger.
+	rebase := t.catChanged && db.mu.cat != t.baseCat
+	if rebase {
+		if err := catalog.MergeNextID(t.kv, t.cat, db.mu.cat); err != nil {
+			return 0, pgerror.Wrap(err, pgerror.Internal)
+		}
 	}
 	if err := engineCall(commit); err != nil {
 		if refusedForSpace(err) {
@@ -691,7 +706,10 @@ func (db *DB) applyWith(t *txn, reads, writes []kv.KeySpan, commit func() error)
 		return 0, db.failedErr()
 	}
 	db.mu.seq++
-	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: writes, ddl: t.catChanged, ddlDB: t.ddlDB(), db: t.database})
+	if change != nil {
+		writes = withoutNextID(writes)
+	}
+	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: writes, change: change, ddlDB: t.ddlDB(), db: t.database})
 	if len(db.mu.log) > maxCommitLog {
 		drop := len(db.mu.log) / 2
 		db.mu.horizon = db.mu.log[drop-1].seq
@@ -699,8 +717,15 @@ func (db *DB) applyWith(t *txn, reads, writes []kv.KeySpan, commit func() error)
 	}
 	db.sync.applied.Store(db.mu.seq)
 	if t.catChanged {
-		db.mu.cat = t.cat
-		db.cat.Store(t.cat)
+		cat := t.cat
+		if rebase {
+			var err error
+			if cat, err = db.reloadCatalogLocked("a concurrent catalog change"); err != nil {
+				return 0, err
+			}
+		}
+		db.mu.cat = cat
+		db.cat.Store(cat)
 	}
 	for id, d := range t.rowDelta {
 		db.rowCounter(id).Add(d)
@@ -724,35 +749,45 @@ var errLateCommit = pgerror.New(pgerror.SerializationFailure,
 // taken anew).
 // REQUIRES: db.mu held.
 func (db *DB) lateCommitLocked() error {
-	snap := db.eng.NewSnapshot()
-	cat, err := catalog.Load(snap)
-	_ = snap.Close()
+	cat, err := db.reloadCatalogLocked("a late commit")
 	if err != nil {
-		// The catalog in memory may be stale and the store's cannot be
-		// read: stop, as after any engine failure.
-		db.setFailed(fmt.Errorf("reloading the catalog after a late commit: %w", err))
-		return db.failedErr()
+		return err
 	}
-	cat.AdoptIDs(db.mu.cat)
 	db.mu.seq++
-	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: []kv.KeySpan{{Start: []byte{}}}, ddl: true})
+	db.mu.log = append(db.mu.log, committed{seq: db.mu.seq, writes: []kv.KeySpan{{Start: []byte{}}}, change: &catChange{broad: true}})
 	db.sync.applied.Store(db.mu.seq)
 	db.mu.cat = cat
 	db.cat.Store(cat)
 	return nil
 }
 
+// reloadCatalogLocked reads the committed catalog back from the store,
+// sharing the id counter of the one in memory. A failure stops the
+// store (the catalog in memory may be stale and the store's cannot be
+// read), as after any engine failure; after names what was applied.
+// REQUIRES: db.mu held.
+func (db *DB) reloadCatalogLocked(after string) (*catalog.Catalog, error) {
+	snap := db.eng.NewSnapshot()
+	cat, err := catalog.Load(snap)
+	_ = snap.Close()
+	if err != nil {
+		db.setFailed(fmt.Errorf("reloading the catalog after %s: %w", after, err))
+		return nil, db.failedErr()
+	}
+	cat.AdoptIDs(db.mu.cat)
+	return cat, nil
+}
+
 // validLocked reports whether no commit after t's snapshot wrote into
-// reads (t's read set, merged) and, if t changed the catalog, whether
-// no other catalog change and nothing in t's database committed after
-// its snapshot (a commit in another database writes only that
-// database's key spaces, which t's reads would show, and leaves the
-// catalog t installs alone); a commit that changed the catalog of t's
-// database (or created or dropped it) invalidates every transaction of
-// that database whose snapshot precedes it.
+// reads (t's read set, merged) and whether no catalog change committed
+// after its snapshot meets t (change is t's own catalog change, nil if
+// none; catChange has the rules): a change conflicts with transactions
+// that wrote in the tables it changed, with changes of the same objects
+// or names, and a change to the tables t's DDL changed conflicts with
+// every write into them.
 // REQUIRES: db.mu held, t registered (its snapshot pins the log).
-func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
-	return db.validToLocked(t, reads, db.mu.seq)
+func (db *DB) validLocked(t *txn, change *catChange, reads []kv.KeySpan) bool {
+	return db.validToLocked(t, change, reads, db.mu.seq)
 }
 
 // validToLocked is validLocked against the commits up to seq upto only:
@@ -760,7 +795,7 @@ func (db *DB) validLocked(t *txn, reads []kv.KeySpan) bool {
 // t's validationSpans (txn.conflicts asks t's write buffer for the
 // rest).
 // REQUIRES: db.mu held, t registered.
-func (db *DB) validToLocked(t *txn, reads []kv.KeySpan, upto uint64) bool {
+func (db *DB) validToLocked(t *txn, change *catChange, reads []kv.KeySpan, upto uint64) bool {
 	if t.snapSeq < db.mu.horizon {
 		return false // the commits to check against are gone
 	}
@@ -769,8 +804,11 @@ func (db *DB) validToLocked(t *txn, reads []kv.KeySpan, upto uint64) bool {
 		if c.seq > upto {
 			break
 		}
-		if t.catChanged && (c.ddl || c.db == "" || t.database == "" || c.db == t.database) ||
-			c.ddl && (c.ddlDB == "" || t.database == "" || c.ddlDB == t.database) || t.conflicts(c.writes, reads) {
+		if t.conflictsWithChange(&c, change) || t.conflicts(c.writes, reads) {
+			return false
+		}
+		// t's catalog change read the tables it changed, whole.
+		if change != nil && spansOverlap(c.writes, change.spaces) {
 			return false
 		}
 	}

@@ -27,11 +27,11 @@ type txn struct {
 	database string
 	kv       *kv.Txn
 	snapSeq  uint64
-	// cat is the catalog the transaction sees: the committed one at
-	// begin, plus its own DDL (catChanged).
-	cat        *catalog.Catalog
-	catChanged bool
-	explicit   bool
+	// cat is the catalog the transaction sees: baseCat, the committed
+	// one at its snapshot, plus its own DDL (catChanged).
+	cat, baseCat *catalog.Catalog
+	catChanged   bool
+	explicit     bool
 	// implicit marks the implicit transaction block of a multi-statement
 	// Query (Session.BeginQuery): it ends with the Query, and BEGIN
 	// turns it into an explicit one.
@@ -192,6 +192,11 @@ func (t *txn) rollbackTo(sp savepoint) error {
 		o.RollbackTo(sp.foreign[name])
 	}
 	t.cat, t.catChanged = sp.cat, sp.catChanged
+	if !t.catChanged {
+		// The snapshot may have moved since the mark, and its catalog
+		// with it (moveSnapshot).
+		t.cat = t.baseCat
+	}
 	t.deferred.Rewind(sp.deferred)
 	return nil
 }
@@ -287,14 +292,29 @@ func (t *txn) moveSnapshot(writing bool) error {
 		}
 	}
 	wrote := writing || t.kv.Len() > 0 || t.catChanged
-	// Merged outside the mutex: it is t's own data.
+	// Merged outside the mutex: it is t's own data, as its catalog
+	// change is.
 	reads := t.validationSpans()
+	change := t.catalogChange(nil)
 	db.mu.Lock()
-	upto := db.mu.seq
+	upto, cat := db.mu.seq, db.mu.cat
 	if d != nil {
-		upto = d.seq
+		upto, cat = d.seq, d.cat
 	}
-	if !db.validToLocked(t, reads, upto) {
+	if t.catChanged && cat != t.baseCat {
+		// t's own catalog change cannot move onto another one here (only
+		// its commit can, DB.applyWith): it stays where it is, or, about
+		// to write at the newest state, fails as it would at COMMIT if
+		// the two met.
+		db.mu.Unlock()
+		d.release()
+		if writing {
+			db.stats.conflicts.Add(1)
+			return errSerialization
+		}
+		return nil
+	}
+	if !db.validToLocked(t, change, reads, upto) {
 		db.mu.Unlock()
 		d.release()
 		if wrote {
@@ -309,6 +329,10 @@ func (t *txn) moveSnapshot(writing bool) error {
 	}
 	old := t.snapSeq
 	t.snapSeq = c.seq
+	if !t.catChanged {
+		t.cat = c.cat // another transaction's DDL, valid for t to see
+	}
+	t.baseCat = c.cat
 	db.mu.active[t.snapSeq]++
 	// old is still counted while the new entry is added, so the log keeps
 	// every commit after the new snapshot.
