@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/kvsql/kvsql/catalog"
@@ -358,19 +357,7 @@ func (rs *runState) canceled() error {
 	if rs.goctx.Err() == nil {
 		return nil
 	}
-	return cancelError(rs.goctx)
-}
-
-func cancelError(ctx context.Context) error {
-	cause := context.Cause(ctx)
-	var pe *pgerror.Error
-	if errors.As(cause, &pe) {
-		return cause
-	}
-	if errors.Is(cause, context.DeadlineExceeded) {
-		return pgerror.Newf(pgerror.QueryCanceled, "canceling statement due to statement timeout")
-	}
-	return pgerror.New(pgerror.QueryCanceled, "canceling statement due to user request")
+	return eval.CancelError(rs.goctx)
 }
 
 // build is Build with an explicit expression environment (subqueries

@@ -145,6 +145,12 @@ func datetimeCall(name string, args []Expr) (e Expr, ok bool, err error) {
 	}
 	var t types.T
 	switch name {
+	case "pg_sleep":
+		err, t = want(1, tFloat8), tText // void: empty text
+	case "pg_sleep_for":
+		err, t = want(1, tInterval), tText
+	case "pg_sleep_until":
+		err, t = want(1, tTSTZ), tText
 	case "justify_days", "justify_hours", "justify_interval":
 		err, t = want(1, tInterval), tInterval
 	case "date_part", ExtractFunc:

@@ -51,6 +51,27 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 		return x, true, err
 	}
 	switch name {
+	case "to_regclass", "to_regtype", "to_regnamespace":
+		// The cast of text to the reg type, NULL where the cast fails
+		// for want of the object.
+		if len(args) != 1 {
+			return nil, false, nil
+		}
+		x, ok, err := b.regCast(args[0], strings.TrimPrefix(name, "to_"))
+		if !ok {
+			return nil, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, argTypeList(args))
+		}
+		if pgerror.HasCode(err, pgerror.UndefinedTable) || pgerror.HasCode(err, pgerror.UndefinedObject) || pgerror.HasCode(err, pgerror.InvalidSchemaName) {
+			t := tInt8
+			switch name {
+			case "to_regclass":
+				t = types.T{Family: types.RegClass}
+			case "to_regtype":
+				t = types.T{Family: types.RegType}
+			}
+			return &Const{Value: types.Null, T: t}, true, nil
+		}
+		return x, true, err
 	case "pg_get_indexdef":
 		if len(args) != 1 && len(args) != 3 {
 			return nil, false, nil

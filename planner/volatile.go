@@ -18,7 +18,7 @@ func volatileFunc(name string) bool {
 	}
 	switch name {
 	case "random", "nextval", "setval", "set_config", "currval", "lastval", "gen_random_uuid", "clock_timestamp", "timeofday",
-		"pg_cancel_backend", "pg_terminate_backend":
+		"pg_cancel_backend", "pg_terminate_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until":
 		return true
 	}
 	return false

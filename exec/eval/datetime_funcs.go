@@ -53,6 +53,9 @@ func (env *Env) loc() *time.Location {
 // false when name is not one.
 func datetimeFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, ok bool, err error) {
 	switch e.Name {
+	case "pg_sleep", "pg_sleep_for", "pg_sleep_until":
+		d, err = sleepFunc(env, e.Name, args[0]) // sleep.go
+		return d, true, err
 	case "justify_days", "justify_hours", "justify_interval":
 		iv := args[0].Interval()
 		switch e.Name {
