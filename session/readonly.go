@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/wire/backend"
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -93,13 +94,33 @@ func (s *Session) checkReadOnly(st *stmt) error {
 	if !w {
 		return nil
 	}
-	if s.readOnlyNow() {
+	if s.readOnlyNow() && !st.writesTempOnly() {
 		return pgerror.Newf(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", name)
 	}
 	if err := s.db.damagedErr(name); err != nil {
 		return err
 	}
 	return s.db.diskFullErr()
+}
+
+// writesTempOnly reports whether st is an INSERT, UPDATE or DELETE of a
+// temporary table, which a read-only transaction may run, as in
+// PostgreSQL (only the session sees such a table). A statement that does
+// not plan here is refused as a write; running it reports its error.
+func (st *stmt) writesTempOnly() bool {
+	if st.kind() != kindPlan || locksRows(st.p) || st.ensurePlan(st.s.catalog()) != nil {
+		return false
+	}
+	var tbl *catalog.Table
+	switch n := st.plan.(type) {
+	case *planner.Insert:
+		tbl = n.Table
+	case *planner.Update:
+		tbl = n.Table
+	case *planner.Delete:
+		tbl = n.Table
+	}
+	return tbl != nil && catalog.IsTempSchema(tbl.Schema)
 }
 
 // commandName is the command PostgreSQL names in errors: the statement's
