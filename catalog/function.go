@@ -22,7 +22,7 @@ type Function struct {
 	// OID; the function owns no key space.
 	ID   uint64        `json:"id"`
 	Name string        `json:"name"`
-	Kind string        `json:"kind"` // "f" function, "p" procedure (pg_proc.prokind)
+	Kind string        `json:"kind"` // "f" function, "p" procedure, "a" aggregate (pg_proc.prokind)
 	Args []FunctionArg `json:"args,omitempty"`
 	// Returns is the return type's name ("integer", "text[]",
 	// "anyelement", "record", "void"); RetSet marks SETOF (and RETURNS
@@ -47,6 +47,21 @@ type Function struct {
 	Config   []string `json:"config,omitempty"` // SET name=value items (proconfig)
 	Owner    string   `json:"owner,omitempty"`
 	Comment  string   `json:"comment,omitempty"` // COMMENT ON FUNCTION's text
+	// Agg is set on an aggregate (CREATE AGGREGATE; Kind "a"): Args are
+	// its inputs, Returns its result type.
+	Agg *Aggregate `json:"agg,omitempty"`
+}
+
+// Aggregate is how a user-defined aggregate computes (pg_aggregate): a
+// state of type SType, starting at InitCond (NULL when nil), that SFunc
+// moves on with each input row, and FinalFunc turns into the result (the
+// state itself when empty). The functions are named, built-in or the
+// user's, and resolved by argument types where the aggregate is used.
+type Aggregate struct {
+	SFunc     string  `json:"sfunc"`
+	SType     string  `json:"stype"`
+	FinalFunc string  `json:"finalfunc,omitempty"`
+	InitCond  *string `json:"initcond,omitempty"`
 }
 
 // FunctionArg is one argument of a Function.

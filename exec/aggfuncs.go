@@ -42,6 +42,28 @@ func newAggState(call *planner.AggCall, env *eval.Env) (aggState, error) {
 		return &filterState{inner: s, at: len(inner.Args)}, nil
 	}
 	var s aggState
+	switch {
+	case call.User != nil:
+		u, err := newUserAggState(call, env) // useragg.go
+		if err != nil {
+			return nil, err
+		}
+		s = u
+	default:
+		var err error
+		if s, err = newBuiltinAggState(call, env); err != nil {
+			return nil, err
+		}
+	}
+	if call.Distinct {
+		s = &distinctState{inner: s, seen: make(map[uint64][][]types.Datum)}
+	}
+	return s, nil
+}
+
+// newBuiltinAggState returns an empty state for a built-in aggregate.
+func newBuiltinAggState(call *planner.AggCall, env *eval.Env) (aggState, error) {
+	var s aggState
 	switch call.Func {
 	case "count_star", "count":
 		s = &countState{star: call.Func == "count_star"}
@@ -81,9 +103,6 @@ func newAggState(call *planner.AggCall, env *eval.Env) (aggState, error) {
 		s = &jsonAggState{arrayAggState: arrayAggState{orderBy: call.OrderBy}, name: call.Func, argTypes: argTypes, width: len(call.Args), loc: env.Loc}
 	default:
 		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s does not exist", call.Func)
-	}
-	if call.Distinct {
-		s = &distinctState{inner: s, seen: make(map[uint64][][]types.Datum)}
 	}
 	return s, nil
 }

@@ -440,7 +440,7 @@ func (o *windowOp) framed(fn *planner.WindowFunc, vals []types.Datum, p *peers) 
 			keep[i] = !d.IsNull() && d.Bool()
 		}
 	}
-	call := &planner.AggCall{Func: fn.Func, Args: fn.Args, T: fn.T}
+	call := &planner.AggCall{Func: fn.Func, Args: fn.Args, T: fn.T, User: fn.User}
 	result := func(st aggState) (types.Datum, error) {
 		d, err := st.result()
 		if err != nil {

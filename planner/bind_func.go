@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -18,6 +19,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 			call.T = tText
 		}
 		return b.aggregate(s, call, e.Exprs)
+	}
+	if len(b.userAggregates(name)) > 0 {
+		return b.aggregate(s, AggCall{Func: name, User: &UserAgg{}}, e.Exprs) // useragg.go
 	}
 	if name == parse.MarkerSortUsing && len(e.Exprs) == 2 {
 		op, _ := e.Exprs[0].(*sqlparser.Literal)
@@ -88,6 +92,11 @@ func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error
 		}
 		bound[i], argTypes[i] = x, x.Type()
 	}
+	return b.callBound(name, bound, argTypes, s)
+}
+
+// callBound binds a scalar function call whose arguments are bound.
+func (b *binder) callBound(name string, bound []Expr, argTypes []types.T, s *scope) (Expr, error) {
 	if x, ok, err := b.routineCall(name, bound); ok { // routine.go
 		return x, err
 	}
@@ -337,6 +346,9 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 		call.Args = append(call.Args, x)
 	}
 	for _, o := range orderBy {
+		if call.Distinct && !slices.ContainsFunc(args, func(a sqlparser.Expr) bool { return sqlparser.String(a) == sqlparser.String(o.Expr) }) {
+			return nil, pgerror.New(pgerror.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list")
+		}
 		x, err := b.expr(o.Expr, s)
 		if err != nil {
 			return nil, err
@@ -347,7 +359,11 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 	if call.Func == "count" && len(call.Args) == 0 {
 		call.Func = "count_star"
 	}
-	if err := aggType(&call); err != nil {
+	if call.User != nil {
+		if err := b.bindUserAgg(&call); err != nil { // useragg.go
+			return nil, err
+		}
+	} else if err := aggType(&call); err != nil {
 		return nil, err
 	}
 	if filter != nil {
@@ -510,7 +526,7 @@ var nonStrictAggs = map[string]bool{"array_agg": true, "json_agg": true, "jsonb_
 // rows); one that keeps NULLs takes cond as a last argument the executor
 // tests (Filtered).
 func filterCall(call *AggCall, cond Expr) error {
-	if nonStrictAggs[call.Func] {
+	if nonStrictAggs[call.Func] || call.User != nil {
 		call.Args = append(call.Args, cond)
 		call.Filtered = true
 		return nil
@@ -866,12 +882,16 @@ func aggType(call *AggCall) error {
 // dialect layer spells as vitess's group_concat with name in the
 // separator (parse.MarkerOrderedAgg).
 func (b *binder) modifiedAggregate(s *scope, name string, e *sqlparser.GroupConcatExpr, args []sqlparser.Expr) (Expr, error) {
-	if !isAggregate(name) {
+	if !b.isAgg(name) {
 		what := "DISTINCT"
 		if !e.Distinct {
 			what = "ORDER BY"
 		}
 		return nil, pgerror.Newf(pgerror.WrongObjectType, "%s specified, but %s is not an aggregate function", what, name)
 	}
-	return b.aggregateOrdered(s, AggCall{Func: aggAlias(name), Distinct: e.Distinct}, args, e.OrderBy)
+	call := AggCall{Func: aggAlias(name), Distinct: e.Distinct}
+	if !isAggregate(name) {
+		call = AggCall{Func: name, Distinct: e.Distinct, User: &UserAgg{}}
+	}
+	return b.aggregateOrdered(s, call, args, e.OrderBy)
 }

@@ -314,6 +314,8 @@ type AggCall struct {
 	// on an aggregate that keeps NULL inputs (array_agg, json_agg, ...);
 	// the rows it is not true for are skipped.
 	Filtered bool
+	// User is set on a call of a user-defined aggregate (useragg.go).
+	User *UserAgg
 }
 
 // Aggregate groups its input by GroupBy and computes Aggs per group. Each

@@ -73,7 +73,12 @@ func RoutineType(name string) (t types.T, poly int, err error) {
 // of that name: ok is false when it has none, so built-in functions are
 // tried.
 func (b *binder) routineCall(name string, args []Expr) (Expr, bool, error) {
-	fns := b.p.Catalog.FunctionsNamed(b.p.DB, name)
+	var fns []*catalog.Function
+	for _, fn := range b.p.Catalog.FunctionsNamed(b.p.DB, name) {
+		if fn.Kind != "a" { // aggregates bind as aggregates (useragg.go)
+			fns = append(fns, fn)
+		}
+	}
 	if len(fns) == 0 && !b.p.Call {
 		return nil, false, nil
 	}

@@ -444,7 +444,7 @@ func vecPredicate(e Expr, cols []Column) bool {
 
 // vecAgg reports whether an aggregate call has a batch form.
 func vecAgg(a AggCall) bool {
-	if a.Distinct || len(a.OrderBy) > 0 || a.Filtered {
+	if a.Distinct || len(a.OrderBy) > 0 || a.Filtered || a.User != nil {
 		return false
 	}
 	if a.Func == "count_star" {

@@ -23,6 +23,8 @@ type WindowFunc struct {
 	Filter Expr
 	Frame  Frame
 	T      types.T
+	// User is set on a user-defined aggregate over a window (useragg.go).
+	User *UserAgg
 }
 
 // Frame is the set of rows of its partition a window function reads for
@@ -672,17 +674,22 @@ func (b *binder) windowFunc(s *scope, name string, raw []sqlparser.Expr, filter 
 	case "count(*)":
 		fn.Func, fn.T, aggregate = "count_star", tInt8, true
 	default:
-		if !isAggregate(name) {
+		if !b.isAgg(name) {
 			return nil, pgerror.Newf(pgerror.WrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name)
 		}
 		call := AggCall{Func: aggAlias(name), Args: args}
 		if call.Func == "count" && len(args) == 0 {
 			return nil, pgerror.New(pgerror.WrongObjectType, "count(*) must be used to call a parameterless aggregate function")
 		}
-		if err := aggType(&call); err != nil {
+		if !isAggregate(name) {
+			call.Func = name
+			if err := b.bindUserAgg(&call); err != nil { // useragg.go
+				return nil, err
+			}
+		} else if err := aggType(&call); err != nil {
 			return nil, err
 		}
-		fn.Func, fn.Args, fn.T, aggregate = call.Func, call.Args, call.T, true
+		fn.Func, fn.Args, fn.T, fn.User, aggregate = call.Func, call.Args, call.T, call.User, true
 	}
 	if filter != nil {
 		if !aggregate {

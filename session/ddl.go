@@ -134,6 +134,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "ALTER TABLE", s.attachPartition(ctx, t, p.Attach)
 	case p.Routine != nil:
 		return s.routineStmt(ctx, t, p)
+	case p.Aggregate != nil:
+		return s.aggregateStmt(t, p.Aggregate) // aggregate.go
 	case p.UserType != nil:
 		return s.typeStmt(t, p.UserType)
 	case p.Schema != nil:

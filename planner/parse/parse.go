@@ -153,6 +153,8 @@ type Statement struct {
 	// Routine is CREATE / DROP / ALTER FUNCTION or PROCEDURE, or CALL
 	// (which also sets AST).
 	Routine *RoutineStmt
+	// Aggregate is CREATE or DROP AGGREGATE (aggregate.go).
+	Aggregate *AggregateStmt
 	// UserType is CREATE / DROP / ALTER TYPE or DOMAIN (usertype.go).
 	UserType *TypeStmt
 	// PartitionBy is CREATE TABLE's PARTITION BY clause (the AST is the

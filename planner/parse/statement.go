@@ -57,6 +57,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		first.is("create") && second.is("or") && len(toks) > 3 && (toks[3].is("function") || toks[3].is("procedure")),
 		(first.is("drop") || first.is("alter")) && (second.is("function") || second.is("procedure") || second.is("routine")):
 		return r.routine(toks)
+	case first.is("create") && (second.is("aggregate") || second.is("or") && len(toks) > 3 && toks[3].is("aggregate")),
+		first.is("drop") && second.is("aggregate"):
+		return r.aggregate(toks) // aggregate.go
 	case (first.is("create") || first.is("drop") || first.is("alter")) && (second.is("type") || second.is("domain")):
 		return r.userType(toks)
 	case first.is("call"):
