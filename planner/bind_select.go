@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
@@ -684,19 +683,22 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	}
 	// FOR UPDATE / FOR SHARE: the locked table's primary key rides along
 	// in hidden columns to the LockRows node.
-	var lockTable *catalog.Table
-	var lockKey []int
+	var locks []*LockRows // one per locked table, Input unset
 	if sel.Lock != sqlparser.NoLock {
-		if lockTable, err = lockableTable(sel, from, grouped); err != nil {
+		targets, err := b.lockTargets(sel, from, grouped)
+		if err != nil {
 			return nil, err
 		}
-		r := from.rels[0]
-		for _, o := range lockTable.PrimaryKey {
-			c := r.cols[o]
-			proj.Exprs = append(proj.Exprs, &ColRef{Index: r.offset + o, T: c.T, Name: qualifiedName(c)})
-			c.Hidden = true
-			proj.Cols = append(proj.Cols, c)
-			lockKey = append(lockKey, len(proj.Exprs)-1)
+		for _, tg := range targets {
+			l := &LockRows{Table: tg.rel.table, Lock: rowLock(sel.Lock)}
+			for _, o := range tg.rel.table.PrimaryKey {
+				c := tg.rel.cols[o]
+				proj.Exprs = append(proj.Exprs, &ColRef{Index: tg.offset + o, T: c.T, Name: qualifiedName(c)})
+				c.Hidden = true
+				proj.Cols = append(proj.Cols, c)
+				l.Key = append(l.Key, len(proj.Exprs)-1)
+			}
+			locks = append(locks, l)
 		}
 	}
 	var cursorKey []int
@@ -715,7 +717,7 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	for _, o := range order {
 		sortedItems = append(sortedItems, o.output)
 	}
-	late := postponeVolatile(proj, items, sortedItems, len(keys) > 0 && !sel.Distinct && len(donCols) == 0 && lockKey == nil && cursorKey == nil)
+	late := postponeVolatile(proj, items, sortedItems, len(keys) > 0 && !sel.Distinct && len(donCols) == 0 && locks == nil && cursorKey == nil)
 	proj = mergeProjects(proj)
 	var n Node = proj
 	if isIdentity(proj) {
@@ -732,8 +734,9 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 	if len(donCols) > 0 {
 		n = &DistinctOn{Input: n, Cols: donCols}
 	}
-	if lockKey != nil {
-		n = &LockRows{Input: n, Table: lockTable, Key: lockKey, Lock: rowLock(sel.Lock)}
+	for _, l := range locks {
+		l.Input = n
+		n = l
 	}
 	if n, err = b.limit(n, sel.Limit, s, keys); err != nil {
 		return nil, err
@@ -910,20 +913,85 @@ func setOpLockError(l sqlparser.Lock) error {
 	return pgerror.Newf(pgerror.FeatureNotSupported, "%s is not allowed with UNION/INTERSECT/EXCEPT", strings.ToUpper(rowLock(l).String()))
 }
 
-// lockableTable checks that a SELECT ... FOR UPDATE / FOR SHARE reads
-// rows it can lock, as PostgreSQL requires, and returns their table:
-// kvsql locks the rows of a single base table.
-func lockableTable(sel *sqlparser.Select, from *fromResult, grouped bool) (*catalog.Table, error) {
+// lockTarget is a table whose rows a SELECT ... FOR UPDATE / FOR SHARE
+// locks: its relation, and the position of its columns in the FROM
+// layout.
+type lockTarget struct {
+	rel    *relation
+	offset int
+}
+
+// lockTargets checks that a SELECT ... FOR UPDATE / FOR SHARE reads rows
+// it can lock, as PostgreSQL requires, and returns the tables whose rows
+// it locks: those OF names (b.lockOf), or every table of its FROM
+// clause. kvsql locks the rows of base tables; a derived table, view or
+// function in FROM is refused when it would be locked.
+func (b *binder) lockTargets(sel *sqlparser.Select, from *fromResult, grouped bool) ([]lockTarget, error) {
 	clause := strings.ToUpper(rowLock(sel.Lock).String())
 	switch {
 	case grouped:
 		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s is not allowed with GROUP BY clause or aggregate functions", clause)
 	case sel.Distinct:
 		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s is not allowed with DISTINCT clause", clause)
-	case len(from.rels) != 1 || from.rels[0].table == nil || from.rels[0].outer != nil:
-		return nil, pgerror.Newf(pgerror.FeatureNotSupported, "%s is supported on a single table only", clause)
 	}
-	return from.rels[0].table, nil
+	type candidate struct {
+		lockTarget
+		nullable bool
+	}
+	var all []candidate
+	var walk func(f *fromResult, base int, nullable bool)
+	walk = func(f *fromResult, base int, nullable bool) {
+		for _, r := range f.rels {
+			if o := r.outer; o != nil {
+				lbase, rbase := base+r.offset, base+r.offset+len(o.lf.cols)
+				if o.right {
+					rbase, lbase = base+r.offset, base+r.offset+len(o.rf.cols)
+				}
+				walk(o.lf, lbase, nullable || o.full)
+				walk(o.rf, rbase, true)
+				continue
+			}
+			all = append(all, candidate{lockTarget{rel: r, offset: base + r.offset}, nullable})
+		}
+	}
+	walk(from, 0, false)
+	check := func(c candidate) error {
+		if c.nullable {
+			return pgerror.Newf(pgerror.FeatureNotSupported, "%s cannot be applied to the nullable side of an outer join", clause)
+		}
+		if c.rel.table == nil {
+			return pgerror.Newf(pgerror.FeatureNotSupported, "%s is supported on tables only, not on a derived table, view, function or partitioned table in FROM", clause)
+		}
+		return nil
+	}
+	var out []lockTarget
+	if b.lockOf == nil {
+		for _, c := range all {
+			if err := check(c); err != nil {
+				return nil, err
+			}
+			out = append(out, c.lockTarget)
+		}
+		return out, nil
+	}
+	for _, name := range b.lockOf {
+		found := false
+		for _, c := range all {
+			r := c.rel
+			if r.alias == name || r.alias == "" && r.table != nil && r.table.Name == name {
+				if err := check(c); err != nil {
+					return nil, err
+				}
+				out = append(out, c.lockTarget)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q in %s clause not found in FROM clause", name, clause)
+		}
+	}
+	return out, nil
 }
 
 // rowLock translates vitess's locking clause. PostgreSQL's FOR NO KEY

@@ -124,6 +124,9 @@ type binder struct {
 	// cteMat are the statement's WITH queries declared [NOT]
 	// MATERIALIZED (parse.Statement.CTEMaterialized).
 	cteMat map[string]bool
+	// lockOf names the tables FOR UPDATE / FOR SHARE OF locks
+	// (parse.Statement.LockOf).
+	lockOf []string
 }
 
 func (b *binder) enabled(rule string) bool { return !b.p.Disabled[rule] }
@@ -133,6 +136,7 @@ func (b *binder) statement(st *parse.Statement) (Node, error) {
 	b.currentOf = st.CurrentOf
 	b.setOps = st.SetOps
 	b.cteMat = st.CTEMaterialized
+	b.lockOf = st.LockOf
 	if st.Compound != nil {
 		return b.compound(st.Compound, &scope{})
 	}

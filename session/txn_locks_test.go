@@ -299,3 +299,33 @@ func TestLockSelectFor(t *testing.T) {
 		t.Fatalf("EXPLAIN does not show the lock:\n%s", plan)
 	}
 }
+
+// TestLockSelectForJoin: FOR UPDATE over a join locks the rows of every
+// table that make up the result, as PostgreSQL's does; FOR UPDATE OF
+// locks those of the tables named (by alias when there is one) and no
+// others; the nullable side of an outer join cannot be locked.
+func TestLockSelectForJoin(t *testing.T) {
+	db := testkit.OpenMem(t)
+	a, b := testkit.NewSession(t, db), testkit.NewSession(t, db)
+	testkit.Must(t, a, `CREATE TABLE orders (id INT PRIMARY KEY, customer INT);
+		CREATE TABLE customers (id INT PRIMARY KEY, name TEXT);
+		INSERT INTO customers VALUES (1, 'ann'), (2, 'bob');
+		INSERT INTO orders VALUES (10, 1), (11, 1), (12, 2)`)
+
+	testkit.Must(t, a, "BEGIN")
+	testkit.Want(t, a, "SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer WHERE c.name = 'ann' ORDER BY o.id FOR UPDATE", "10\n11")
+	testkit.WantCode(t, b, "SELECT id FROM customers WHERE id = 1 FOR UPDATE NOWAIT", pgerror.LockNotAvailable)
+	testkit.WantCode(t, b, "SELECT id FROM orders WHERE id = 11 FOR UPDATE NOWAIT", pgerror.LockNotAvailable)
+	testkit.Want(t, b, "SELECT id FROM customers WHERE id = 2 FOR UPDATE NOWAIT", "2") // not in the result
+	testkit.Must(t, a, "ROLLBACK")
+
+	testkit.Must(t, a, "BEGIN")
+	testkit.Want(t, a, "SELECT o.id FROM orders o, customers c WHERE c.id = o.customer AND o.id = 12 FOR UPDATE OF o", "12")
+	testkit.WantCode(t, b, "SELECT id FROM orders WHERE id = 12 FOR UPDATE NOWAIT", pgerror.LockNotAvailable)
+	testkit.Want(t, b, "SELECT id FROM customers WHERE id = 2 FOR UPDATE NOWAIT", "2") // OF o only
+	testkit.Must(t, a, "ROLLBACK")
+
+	testkit.WantCode(t, a, "SELECT 1 FROM orders o JOIN customers c ON c.id = o.customer FOR UPDATE OF orders", pgerror.UndefinedTable)
+	testkit.WantCode(t, a, "SELECT 1 FROM orders o LEFT JOIN customers c ON c.id = o.customer FOR UPDATE", pgerror.FeatureNotSupported)
+	testkit.Want(t, a, "SELECT count(*) FROM (SELECT o.id FROM orders o LEFT JOIN customers c ON c.id = o.customer FOR UPDATE OF o) s", "3")
+}

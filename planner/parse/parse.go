@@ -83,6 +83,9 @@ type Statement struct {
 	// Overriding is "system" or "user" for INSERT ... OVERRIDING SYSTEM
 	// VALUE / OVERRIDING USER VALUE, else "".
 	Overriding string
+	// LockOf names the tables of SELECT ... FOR UPDATE / FOR SHARE OF
+	// a, b (as written: names or aliases); nil locks every table.
+	LockOf []string
 	// Frames are the window frame clauses: vitess reads only MySQL's, so
 	// the AST holds `ROWS FrameMarkerBase+i PRECEDING` in the i-th one's
 	// place (window.go).
@@ -362,6 +365,7 @@ func parseTokens(sql string, toks []token) (Statement, error) {
 	}
 	st.SQL = sql[toks[0].pos:toks[len(toks)-1].end]
 	st.IdentityAlways, st.Overriding, st.Checks = r.identityAlways, r.overriding, r.checks
+	st.LockOf = r.lockOf
 	st.FKAttrs = r.fkAttrs
 	st.IdentityByDefault = r.identityByDefault
 	st.SetOps = r.setOps
