@@ -34,6 +34,9 @@ type Ctx struct {
 	// INSERT ... SELECT or an UPDATE's subquery over its own table reads
 	// the rows as they were). Nil: they read RW.
 	Read kv.Reader
+	// Modified holds the rows the statement's data-modifying WITH queries
+	// returned, by name (planner.ModifiedRows).
+	Modified map[string][][]types.Datum
 	// Deferred is the transaction's deferred constraint checks: foreign
 	// keys whose constraint is deferred add their checks there instead
 	// of running them (nil: nothing is deferred).
@@ -388,6 +391,8 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 		return newScan(rs, env, n)
 	case *planner.Values:
 		return &valuesOp{env: env, node: n}, nil
+	case *planner.ModifiedRows:
+		return &modifiedRowsOp{rows: rs.ctx.Modified[n.Name]}, nil
 	case *planner.Series:
 		return &seriesOp{rs: rs, env: env, node: n}, nil
 	case *planner.TableFunc:

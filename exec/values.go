@@ -50,3 +50,20 @@ func (v *valuesOp) Next() ([]types.Datum, error) {
 }
 
 func (v *valuesOp) Close() error { return nil }
+
+// modifiedRowsOp produces the rows a data-modifying WITH query returned
+// (planner.ModifiedRows), which the session ran before the statement.
+type modifiedRowsOp struct {
+	rows [][]types.Datum
+	i    int
+}
+
+func (o *modifiedRowsOp) Next() ([]types.Datum, error) {
+	if o.i >= len(o.rows) {
+		return nil, nil
+	}
+	o.i++
+	return o.rows[o.i-1], nil
+}
+
+func (o *modifiedRowsOp) Close() error { return nil }

@@ -80,6 +80,8 @@ func describe(n Node) string {
 		return describeScan(v)
 	case *Values:
 		return fmt.Sprintf("Values (%d rows)", len(v.Rows))
+	case *ModifiedRows:
+		return "CTE Scan on " + v.Name + " (data-modifying)"
 	case *Series:
 		return fmt.Sprintf("Series %s to %s step %s", v.Start, v.Stop, v.Step)
 	case *TableFunc:

@@ -13,6 +13,10 @@ import (
 type Planner struct {
 	Catalog *catalog.Catalog
 	DB      string
+	// Modifying holds the RETURNING columns of the statement's
+	// data-modifying WITH queries by name (none: no RETURNING), which
+	// its table references read as ModifiedRows.
+	Modifying map[string][]Column
 	// Privilege checks the current user's privileges on the relations a
 	// statement uses (privilege.go); nil checks nothing (a superuser).
 	// AsRole is the role checked, 0 for the current user (a view's

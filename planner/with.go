@@ -105,7 +105,7 @@ func (b *binder) cteRelation(name, alias string, names sqlparser.Columns, s *sco
 		}
 		return renameColumns(r, names)
 	}
-	return nil, nil
+	return b.modifiedRelation(name, alias, names) // modifying.go
 }
 
 // recursiveCTE binds the WITH RECURSIVE query b.ctes[i], whose body is u:

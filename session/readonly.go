@@ -52,6 +52,16 @@ func (s *Session) readOnlyNow() bool {
 // transaction.
 func (st *stmt) writes() (string, bool) {
 	p := st.p
+	if len(p.ModifyingCTEs) > 0 {
+		// A write whatever it does itself; named as PostgreSQL names it,
+		// by its own command.
+		main := *p
+		main.ModifyingCTEs = nil
+		if name, ok := (&stmt{p: &main}).writes(); ok {
+			return name, true
+		}
+		return "SELECT", true
+	}
 	switch st.kind() {
 	case kindCopy:
 		return "COPY FROM", p.Copy.From

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
+	"github.com/kvsql/kvsql/kv"
 	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
@@ -64,6 +65,9 @@ type stmt struct {
 	// session's query cache (querycache.go): the statement is its
 	// template's copy, and these are its parameters.
 	lifted []types.Datum
+	// mods are the statement's data-modifying WITH queries as statements
+	// of their own (modifying.go), made on first use.
+	mods []*stmt
 }
 
 var _ backend.Statement = (*stmt)(nil)
@@ -141,6 +145,14 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 	}
 	pl := st.s.planner(cat)
 	pl.ArgNames, pl.RoutineName = st.argNames, st.routine
+	if len(st.p.ModifyingCTEs) > 0 {
+		mods, err := st.modifyingColumns(cat) // modifying.go
+		if err != nil {
+			st.planCat, st.planPath, st.planRole, st.planErr, st.plan = cat, path, role, err, nil
+			return err
+		}
+		pl.Modifying = mods
+	}
 	plan, params, err := pl.Plan(target, st.declared)
 	st.planCat, st.planPath, st.planRole, st.planErr, st.volatile = cat, path, role, err, pl.Volatile
 	if err != nil {
@@ -401,7 +413,7 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 	// A locking SELECT runs to completion like DML: it may have to
 	// restart after waiting for a row (locks.go), so its rows are sent
 	// only once it has them all.
-	dml := isDML(st.p) || locksRows(st.p) || s.callsVolatileRoutine(st)
+	dml := isDML(st.p) || locksRows(st.p) || s.callsVolatileRoutine(st) || len(st.p.ModifyingCTEs) > 0
 	if !dml {
 		t, auto := s.cur, false
 		if t == nil {
@@ -443,6 +455,17 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 	}
 	var out *staticResult
 	err := s.inTxn(func(t *txn) error {
+		// Data-modifying WITH queries run first; the statement reads the
+		// state before them, and their RETURNING rows (modifying.go).
+		var before kv.Reader
+		var modified map[string][][]types.Datum
+		if len(st.p.ModifyingCTEs) > 0 {
+			before = t.kv.View()
+			var err error
+			if modified, err = s.runModifying(ctx, t, st, params); err != nil {
+				return err
+			}
+		}
 		if err := st.ensurePlan(t.cat); err != nil {
 			return err
 		}
@@ -453,6 +476,9 @@ func (s *Session) run(ctx context.Context, st *stmt, params []types.Datum) (back
 			ec = s.execCtxIn(env, ctx, t, params)
 		} else {
 			ec = s.execCtx(ctx, t, params)
+		}
+		if modified != nil {
+			ec.Read, ec.Modified = before, modified
 		}
 		ec.Shapes = st.shapes
 		op, err := st.trees.build(ec, st.plan, st.volatile)

@@ -83,6 +83,9 @@ type Statement struct {
 	// Overriding is "system" or "user" for INSERT ... OVERRIDING SYSTEM
 	// VALUE / OVERRIDING USER VALUE, else "".
 	Overriding string
+	// ModifyingCTEs are the data-modifying WITH queries taken out of the
+	// statement (modifying.go), in order.
+	ModifyingCTEs []ModifyingCTE
 	// LockOf names the tables of SELECT ... FOR UPDATE / FOR SHARE OF
 	// a, b (as written: names or aliases); nil locks every table.
 	LockOf []string

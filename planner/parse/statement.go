@@ -7,6 +7,20 @@ import (
 
 // statement dispatches one statement's tokens on its leading words.
 func (r *rewriter) statement(toks []token) (Statement, error) {
+	if toks[0].is("with") {
+		rest, mods, err := r.modifyingCTEs(toks) // modifying.go
+		if err != nil {
+			return Statement{}, err
+		}
+		if mods != nil {
+			st, err := r.statement(rest)
+			st.ModifyingCTEs = mods
+			for _, m := range mods {
+				st.NumParams = max(st.NumParams, m.Stmt.NumParams)
+			}
+			return st, err
+		}
+	}
 	var st Statement
 	var err error
 	first := toks[0]
