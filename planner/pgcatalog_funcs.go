@@ -62,14 +62,7 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 			return nil, true, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, argTypeList(args))
 		}
 		if pgerror.HasCode(err, pgerror.UndefinedTable) || pgerror.HasCode(err, pgerror.UndefinedObject) || pgerror.HasCode(err, pgerror.InvalidSchemaName) {
-			t := tInt8
-			switch name {
-			case "to_regclass":
-				t = types.T{Family: types.RegClass}
-			case "to_regtype":
-				t = types.T{Family: types.RegType}
-			}
-			return &Const{Value: types.Null, T: t}, true, nil
+			return &Const{Value: types.Null, T: regType(strings.TrimPrefix(name, "to_"))}, true, nil
 		}
 		return x, true, err
 	case "pg_get_indexdef":
@@ -227,13 +220,7 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 		return nil, false, nil
 	}
 	names := b.regNames(typeName)
-	rt := tInt8
-	switch typeName {
-	case "regclass":
-		rt = types.T{Family: types.RegClass}
-	case "regtype":
-		rt = types.T{Family: types.RegType}
-	}
+	rt := regType(typeName)
 	oidOf := func(oid int64) Expr { return &Const{Value: types.NewInt(oid), T: rt} }
 	if c, isConst := x.(*Const); isConst && !c.Value.IsNull() {
 		if oid, err := strconv.ParseUint(c.Value.S, 10, 32); err == nil {
@@ -276,6 +263,19 @@ func (b *binder) regCast(x Expr, typeName string) (e Expr, ok bool, err error) {
 		c.Whens = append(c.Whens, When{Cond: textConst(k), Val: oidOf(names[k])})
 	}
 	return finishCase(c), true, nil
+}
+
+// regType is the type of a cast to typeName (regclass, regtype,
+// regnamespace): regnamespace has no type of its own here, an OID is
+// bigint.
+func regType(typeName string) types.T {
+	switch typeName {
+	case "regclass":
+		return types.T{Family: types.RegClass}
+	case "regtype":
+		return types.T{Family: types.RegType}
+	}
+	return tInt8
 }
 
 // regNames maps the names a text cast to typeName (regclass, regtype,

@@ -301,23 +301,15 @@ func (t *txn) moveSnapshot(writing bool) error {
 	if d != nil {
 		upto, cat = d.seq, d.cat
 	}
-	if t.catChanged && cat != t.baseCat {
-		// t's own catalog change cannot move onto another one here (only
-		// its commit can, DB.applyWith): it stays where it is, or, about
-		// to write at the newest state, fails as it would at COMMIT if
-		// the two met.
+	// t's own catalog change cannot move onto another one (only its
+	// commit can, DB.applyWith): t then stays where it is, or, about to
+	// write at the newest state, fails as it would at COMMIT if the two
+	// met.
+	movable := !t.catChanged || cat == t.baseCat
+	if !movable || !db.validToLocked(t, change, reads, upto) {
 		db.mu.Unlock()
 		d.release()
-		if writing {
-			db.stats.conflicts.Add(1)
-			return errSerialization
-		}
-		return nil
-	}
-	if !db.validToLocked(t, change, reads, upto) {
-		db.mu.Unlock()
-		d.release()
-		if wrote {
+		if writing || movable && wrote {
 			db.stats.conflicts.Add(1)
 			return errSerialization
 		}

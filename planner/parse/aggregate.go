@@ -36,29 +36,13 @@ func (r *rewriter) aggregate(toks []token) (Statement, error) {
 	if toks[0].is("drop") {
 		as.Drop = true
 		c.i = 2
-		if c.accept("if") {
-			if err := c.expect("exists"); err != nil {
-				return st, err
-			}
-			as.IfExists = true
-		}
-		for {
+		var err error
+		as.IfExists, as.Cascade, err = c.dropList(func() error {
 			ref, err := c.aggregateRef()
-			if err != nil {
-				return st, err
-			}
 			as.Targets = append(as.Targets, ref)
-			if c.done() || !c.toks[c.i].isPunct(",") {
-				break
-			}
-			c.i++
-		}
-		if c.accept("cascade") {
-			as.Cascade = true
-		} else {
-			c.accept("restrict")
-		}
-		return st, c.end()
+			return err
+		})
+		return st, err
 	}
 	if c.accept("or") {
 		if err := c.expect("replace"); err != nil {

@@ -540,29 +540,13 @@ func (c *cursor) atomicBody(rs *RoutineStmt) error {
 // dropRoutine reads DROP FUNCTION [IF EXISTS] name[(args)] [, ...]
 // [CASCADE | RESTRICT].
 func (c *cursor) dropRoutine(rs *RoutineStmt) error {
-	if c.accept("if") {
-		if err := c.expect("exists"); err != nil {
-			return err
-		}
-		rs.IfExists = true
-	}
-	for {
+	var err error
+	rs.IfExists, rs.Cascade, err = c.dropList(func() error {
 		ref, err := c.routineRef()
-		if err != nil {
-			return err
-		}
 		rs.Targets = append(rs.Targets, ref)
-		if c.done() || !c.toks[c.i].isPunct(",") {
-			break
-		}
-		c.i++
-	}
-	if c.accept("cascade") {
-		rs.Cascade = true
-	} else {
-		c.accept("restrict")
-	}
-	return c.end()
+		return err
+	})
+	return err
 }
 
 // routineRef reads name [( [argtype, ...] )].

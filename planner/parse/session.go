@@ -607,3 +607,27 @@ func (r *rewriter) dropIndex(toks []token) (Statement, error) {
 	}
 	return Statement{DropIndex: d}, c.end()
 }
+
+// dropList reads the rest of a DROP: [IF EXISTS] item [, ...] [CASCADE |
+// RESTRICT] to the end of the statement, item reading each one.
+func (c *cursor) dropList(item func() error) (ifExists, cascade bool, err error) {
+	if c.accept("if") {
+		if err := c.expect("exists"); err != nil {
+			return false, false, err
+		}
+		ifExists = true
+	}
+	for {
+		if err := item(); err != nil {
+			return false, false, err
+		}
+		if c.done() || !c.toks[c.i].isPunct(",") {
+			break
+		}
+		c.i++
+	}
+	if cascade = c.accept("cascade"); !cascade {
+		c.accept("restrict")
+	}
+	return ifExists, cascade, c.end()
+}

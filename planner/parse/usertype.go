@@ -75,29 +75,13 @@ func (r *rewriter) userType(toks []token) (Statement, error) {
 	st.UserType = ts
 	c.i = 2
 	if ts.Op == "drop" {
-		if c.accept("if") {
-			if err := c.expect("exists"); err != nil {
-				return st, err
-			}
-			ts.IfExists = true
-		}
-		for {
+		var err error
+		ts.IfExists, ts.Cascade, err = c.dropList(func() error {
 			name, err := c.sequenceName()
-			if err != nil {
-				return st, err
-			}
 			ts.Names = append(ts.Names, name)
-			if c.done() || !c.toks[c.i].isPunct(",") {
-				break
-			}
-			c.i++
-		}
-		if c.accept("cascade") {
-			ts.Cascade = true
-		} else {
-			c.accept("restrict")
-		}
-		return st, c.end()
+			return err
+		})
+		return st, err
 	}
 	name, err := c.sequenceName()
 	if err != nil {
