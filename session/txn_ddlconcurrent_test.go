@@ -57,15 +57,6 @@ func (sc *ddlScene) exec(s *session.Session, sql string) {
 	}
 }
 
-// fails runs sql, wanting 40001.
-func (sc *ddlScene) fails(s *session.Session, sql string) {
-	sc.t.Helper()
-	_, err := s.Exec(context.Background(), sql)
-	if !pgerror.HasCode(err, pgerror.SerializationFailure) {
-		sc.t.Fatalf("%s: got %v, want 40001", sql, err)
-	}
-}
-
 func (sc *ddlScene) query(s *session.Session, sql string) string {
 	sc.t.Helper()
 	res, err := s.Exec(context.Background(), sql)
