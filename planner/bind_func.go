@@ -120,6 +120,10 @@ func (b *binder) callBound(name string, bound []Expr, argTypes []types.T, s *sco
 		}
 	case "pg_cancel_backend", "pg_terminate_backend":
 		return bindSignal(name, bound) // pgcatalog_stat.go
+	case "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared",
+		"pg_advisory_xact_lock", "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
+		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all":
+		return bindAdvisory(name, bound) // pgcatalog_stat.go
 	case "current_database", "current_user", "session_user", "version":
 		if len(bound) == 0 {
 			return &Func{Name: name, T: tText}, nil

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -294,4 +295,39 @@ func argList(args []Expr) string {
 		}
 	}
 	return s
+}
+
+// bindAdvisory binds an advisory lock function: a bigint key, or two
+// integer keys (none for pg_advisory_unlock_all). The locking ones return
+// void (empty text here), the trying and unlocking ones a boolean.
+func bindAdvisory(name string, args []Expr) (Expr, error) {
+	want := []types.T{tInt8}
+	switch {
+	case name == "pg_advisory_unlock_all":
+		want = nil
+	case len(args) == 2:
+		want = []types.T{tInt4, tInt4}
+	}
+	if len(args) != len(want) {
+		return nil, pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, argList(args))
+	}
+	out := make([]Expr, len(args))
+	for i, a := range args {
+		f := a.Type().Family
+		if f != types.Unknown && !isInteger(f) || f == types.Int8 && want[i].Family == types.Int4 {
+			e := pgerror.Newf(pgerror.UndefinedFunction, "function %s(%s) does not exist", name, argList(args))
+			e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+			return nil, e
+		}
+		x, err := coerce(a, want[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	t := tText // void
+	if strings.HasPrefix(name, "pg_try_") || strings.HasPrefix(name, "pg_advisory_unlock") && name != "pg_advisory_unlock_all" {
+		t = tBool
+	}
+	return &Func{Name: name, Args: out, T: t}, nil
 }

@@ -18,7 +18,10 @@ func volatileFunc(name string) bool {
 	}
 	switch name {
 	case "random", "nextval", "setval", "set_config", "currval", "lastval", "gen_random_uuid", "clock_timestamp", "timeofday",
-		"pg_cancel_backend", "pg_terminate_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until":
+		"pg_cancel_backend", "pg_terminate_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until",
+		"pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared",
+		"pg_advisory_xact_lock", "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
+		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all":
 		return true
 	}
 	return false

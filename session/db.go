@@ -119,6 +119,8 @@ type DB struct {
 
 	// locks are the row locks of open transactions (locks.go).
 	locks lockTable
+	// advisory are the sessions' advisory locks (advisory.go).
+	advisory advisoryTable
 
 	// foreign holds the open stores of foreign databases (foreign.go).
 	foreign foreignStores
@@ -564,6 +566,7 @@ var errSerialization = pgerror.New(pgerror.SerializationFailure,
 //
 // t is ended whatever the outcome.
 func (db *DB) commit(t *txn) error {
+	defer db.releaseTxnAdvisory(t) // advisory.go, once t has ended
 	if t.foreignPending() {
 		return db.commitForeign(t) // foreign.go
 	}
@@ -817,6 +820,7 @@ func (db *DB) validToLocked(t *txn, change *catChange, reads []kv.KeySpan, upto 
 
 // rollback abandons t.
 func (db *DB) rollback(t *txn) {
+	defer db.releaseTxnAdvisory(t)
 	if t.snapRead.snap != nil {
 		t.snapRead.closeIters() // before the snapshot closes
 	}

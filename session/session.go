@@ -25,6 +25,9 @@ type Session struct {
 	user     string
 	pid      uint32
 	cur      *txn // the explicit transaction (or the implicit block of a Query), or nil
+	// advisory are the session-level advisory locks it holds
+	// (pg_advisory_lock; advisory.go), one entry per hold.
+	advisory []advisoryHold
 	// retryFloor is the applied seq when the session's last transaction
 	// failed with a serialization failure (Fail), else 0: the next
 	// transaction begins at a snapshot holding it (DB.beginFrom), so a
@@ -232,6 +235,8 @@ func (s *Session) Close() error {
 	for _, c := range s.cursors {
 		c.close()
 	}
+	s.db.advisory.releaseAll(s.advisory)
+	s.advisory = nil
 	return s.dropTempSchema()
 }
 
@@ -301,6 +306,7 @@ type stmtEnv struct {
 	backends backends
 	routines routineOps
 	hooks    stmtHooks
+	advisory advisoryOps
 }
 
 // stmtHooks are exec.Hooks for one statement of s in t.
@@ -357,7 +363,7 @@ func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []
 		// Method values allocate: made once per session.
 		s.nextValFn, s.warnFn, s.roleNameFn, s.privilegeFn = s.serialNextVal, s.warn, s.roleNameOf, s.privilegeFunc // sequence.go, role.go
 	}
-	*env = stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}, hooks: stmtHooks{s: s, t: t, ctx: ctx}}
+	*env = stmtEnv{seq: seqOps{s: s, cat: t.cat}, backends: backends{db: s.db, s: s}, routines: routineOps{s: s, t: t, ctx: ctx}, hooks: stmtHooks{s: s, t: t, ctx: ctx}, advisory: advisoryOps{s: s, t: t}}
 	env.ec = exec.Ctx{
 		Context:       ctx,
 		RW:            t.kv,
@@ -386,6 +392,7 @@ func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []
 		Backends:    &env.backends,
 		Settings:    settingOps{s: s},
 		Routines:    &env.routines,
+		Advisory:    &env.advisory,
 		Warn:        s.warnFn,
 	}
 	return &env.ec

@@ -76,6 +76,9 @@ type txn struct {
 	pid uint32
 	// locks are the row locks t holds (locks.go).
 	locks txnLocks
+	// advisory are the advisory locks t took for itself
+	// (pg_advisory_xact_lock), released when it ends (advisory.go).
+	advisory []advisoryHold
 	// deferred holds the constraint checks t defers to its commit and
 	// the modes SET CONSTRAINTS chose (exec.Deferred).
 	deferred exec.Deferred

@@ -71,6 +71,9 @@ type Env struct {
 	// Routines runs user-defined SQL functions; nil makes their calls
 	// fail (0A000).
 	Routines Routines
+	// Advisory takes and releases advisory locks (pg_advisory_lock and
+	// the like); nil makes them fail (0A000).
+	Advisory Advisory
 
 	cache *patternCache
 }

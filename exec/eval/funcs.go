@@ -154,6 +154,10 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 	switch e.Name {
 	case "pg_cancel_backend", "pg_terminate_backend":
 		return signalBackend(env, e.Name, args)
+	case "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared",
+		"pg_advisory_xact_lock", "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
+		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all":
+		return advisoryFunc(env, e.Name, args) // advisory.go
 	case "nextval", "currval", "setval", "lastval", "kvsql_seq_last_value", "kvsql_seq_log_cnt", "kvsql_seq_is_called", "pg_sequence_last_value":
 		return seqFunc(env, e.Name, args)
 	case "||":

@@ -1,0 +1,65 @@
+package eval
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/types"
+)
+
+// AdvisoryKey names an advisory lock: one bigint, or two integers (Pair),
+// which are separate key spaces as in PostgreSQL.
+type AdvisoryKey struct {
+	A, B int64
+	Pair bool
+}
+
+// Advisory is what the advisory lock functions need from the session.
+type Advisory interface {
+	// Lock takes key, shared or exclusive, held until the session ends
+	// or unlocks it, or with xact until the transaction ends. With try
+	// it answers false at once rather than wait; otherwise it waits
+	// until ctx ends (a cancel, statement_timeout).
+	Lock(ctx context.Context, key AdvisoryKey, shared, xact, try bool) (bool, error)
+	// Unlock releases one session-level hold of key; false, with
+	// PostgreSQL's warning, when the session holds none.
+	Unlock(key AdvisoryKey, shared bool) bool
+	// UnlockAll releases every session-level hold.
+	UnlockAll()
+}
+
+// advisoryFunc evaluates the advisory lock functions over non-NULL
+// arguments: pg_[try_]advisory_[xact_]lock[_shared], returning void (as
+// empty text) or, trying, a boolean; pg_advisory_unlock[_shared] and
+// pg_advisory_unlock_all.
+func advisoryFunc(env *Env, name string, args []types.Datum) (types.Datum, error) {
+	if env.Advisory == nil {
+		return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "%s cannot be called here", name)
+	}
+	if name == "pg_advisory_unlock_all" {
+		env.Advisory.UnlockAll()
+		return types.NewText(""), nil
+	}
+	key := AdvisoryKey{A: args[0].I}
+	if len(args) == 2 {
+		key = AdvisoryKey{A: args[0].I, B: args[1].I, Pair: true}
+	}
+	shared := strings.HasSuffix(name, "_shared")
+	if strings.HasPrefix(name, "pg_advisory_unlock") {
+		return types.NewBool(env.Advisory.Unlock(key, shared)), nil
+	}
+	try := strings.HasPrefix(name, "pg_try_")
+	ctx := env.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ok, err := env.Advisory.Lock(ctx, key, shared, strings.Contains(name, "_xact_"), try)
+	if err != nil {
+		return types.Null, err
+	}
+	if try {
+		return types.NewBool(ok), nil
+	}
+	return types.NewText(""), nil
+}
