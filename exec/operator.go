@@ -36,6 +36,9 @@ type Ctx struct {
 	Read kv.Reader
 	// Advisory takes and releases the session's advisory locks.
 	Advisory eval.Advisory
+	// Server answers the functions about the server and the
+	// transaction (eval.Server).
+	Server eval.Server
 	// Modified holds the rows the statement's data-modifying WITH queries
 	// returned, by name (planner.ModifiedRows).
 	Modified map[string][][]types.Datum
@@ -329,7 +332,7 @@ func (rs *runState) bind(ctx *Ctx) {
 	rs.env = &rs.envOf
 	rs.env.Rebind(eval.Env{Ctx: rs.goctx, Params: ctx.Params, Now: ctx.Now, StmtNow: ctx.StmtNow, Loc: ctx.Loc, IntervalStyle: ctx.IntervalStyle, FloatDigits: ctx.FloatDigits, Subquery: rs.subqueryFn,
 		Database: ctx.Database, User: ctx.User, SessionUser: ctx.SessionUser, RoleName: ctx.RoleName, Privilege: ctx.Privilege, BackendPID: ctx.BackendPID, Seq: ctx.Seq,
-		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines, Advisory: ctx.Advisory})
+		Backends: ctx.Backends, MaxValueSize: ctx.MaxValueSize, Settings: ctx.Settings, Routines: ctx.Routines, Advisory: ctx.Advisory, Server: ctx.Server})
 }
 
 // ticker counts rows so that long loops check for cancellation every 1024

@@ -21,7 +21,8 @@ func volatileFunc(name string) bool {
 		"pg_cancel_backend", "pg_terminate_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until",
 		"pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared",
 		"pg_advisory_xact_lock", "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
-		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all":
+		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all",
+		"txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned":
 		return true
 	}
 	return false

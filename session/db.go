@@ -121,6 +121,10 @@ type DB struct {
 	locks lockTable
 	// advisory are the sessions' advisory locks (advisory.go).
 	advisory advisoryTable
+	// started is when the store was opened (pg_postmaster_start_time);
+	// xids hands out transaction ids (txid_current).
+	started time.Time
+	xids    atomic.Int64
 
 	// foreign holds the open stores of foreign databases (foreign.go).
 	foreign foreignStores
@@ -151,7 +155,10 @@ type committed struct {
 
 // Open opens (or creates) a store.
 func Open(opts Options) (*DB, error) {
-	db := &DB{opts: opts, seqCache: map[seqKey]*seqBlock{}}
+	db := &DB{opts: opts, seqCache: map[seqKey]*seqBlock{}, started: time.Now()}
+	// Transaction ids count on from the clock's microseconds, so they
+	// grow across restarts too (txid_current).
+	db.xids.Store(db.started.UnixMicro())
 	eng := opts.Engine
 	if eng == nil {
 		var err error

@@ -321,6 +321,17 @@ type stmtHooks struct {
 
 var _ exec.Hooks = (*stmtHooks)(nil)
 
+// StartTime implements eval.Server.
+func (h *stmtHooks) StartTime() time.Time { return h.s.db.started }
+
+// XactID implements eval.Server: t's id, handed out on first use.
+func (h *stmtHooks) XactID(assign bool) (int64, bool) {
+	if h.t.xid == 0 && assign {
+		h.t.xid = h.s.db.xids.Add(1)
+	}
+	return h.t.xid, h.t.xid != 0
+}
+
 func (h *stmtHooks) Fire(tbl *catalog.Table, timing, event string, old, new []types.Datum, set []int) error {
 	return h.s.fire(h.ctx, h.t, h.active, tbl, timing, event, old, new, set)
 }
@@ -393,6 +404,7 @@ func (s *Session) execCtxIn(env *stmtEnv, ctx context.Context, t *txn, params []
 		Settings:    settingOps{s: s},
 		Routines:    &env.routines,
 		Advisory:    &env.advisory,
+		Server:      &env.hooks,
 		Warn:        s.warnFn,
 	}
 	return &env.ec

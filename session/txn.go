@@ -76,6 +76,9 @@ type txn struct {
 	pid uint32
 	// locks are the row locks t holds (locks.go).
 	locks txnLocks
+	// xid is t's transaction id once a function asked for it
+	// (txid_current), else 0.
+	xid int64
 	// advisory are the advisory locks t took for itself
 	// (pg_advisory_xact_lock), released when it ends (advisory.go).
 	advisory []advisoryHold

@@ -63,3 +63,20 @@ func advisoryFunc(env *Env, name string, args []types.Datum) (types.Datum, error
 	}
 	return types.NewText(""), nil
 }
+
+// serverFunc evaluates pg_postmaster_start_time and the transaction id
+// functions (txid_current and pg_current_xact_id, with their
+// _if_assigned forms, NULL when the transaction has none yet).
+func serverFunc(env *Env, name string) (types.Datum, error) {
+	if env.Server == nil {
+		return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "%s cannot be called here", name)
+	}
+	if name == "pg_postmaster_start_time" {
+		return types.NewTimestamp(env.Server.StartTime().UnixMicro()), nil
+	}
+	id, ok := env.Server.XactID(!strings.HasSuffix(name, "_if_assigned"))
+	if !ok {
+		return types.Null, nil
+	}
+	return types.NewInt(id), nil
+}

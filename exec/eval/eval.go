@@ -74,6 +74,9 @@ type Env struct {
 	// Advisory takes and releases advisory locks (pg_advisory_lock and
 	// the like); nil makes them fail (0A000).
 	Advisory Advisory
+	// Server answers pg_postmaster_start_time and the transaction id
+	// functions; nil makes them fail (0A000).
+	Server Server
 
 	cache *patternCache
 }
@@ -87,6 +90,17 @@ type Backends interface {
 	// Terminate ends session pid's connection; false when no session has
 	// that pid, or it was still there after timeout (0: do not wait).
 	Terminate(pid int32, timeout time.Duration) bool
+}
+
+// Server is what the functions about the server and the transaction
+// need from the session.
+type Server interface {
+	// StartTime is when the store was opened (pg_postmaster_start_time).
+	StartTime() time.Time
+	// XactID is the transaction's id (txid_current), given it now if
+	// assign; ok is false when it has none and !assign
+	// (txid_current_if_assigned).
+	XactID(assign bool) (id int64, ok bool)
 }
 
 // DefaultMaxValueSize is the value cap when Env.MaxValueSize is not set.

@@ -55,6 +55,12 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return types.NewText(orDefault(env.SessionUser, orDefault(env.User, "kvsql"))), nil
 	case "pg_backend_pid":
 		return types.NewInt(int64(env.BackendPID)), nil
+	case "pg_client_encoding", "getdatabaseencoding":
+		return types.NewText("UTF8"), nil
+	case "pg_jit_available":
+		return types.NewBool(false), nil
+	case "pg_postmaster_start_time", "txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned":
+		return serverFunc(env, e.Name) // advisory.go
 	case planner.RowFunc:
 		return evalRow(env, e, row)
 	case planner.FieldFunc:
