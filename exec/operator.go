@@ -397,7 +397,7 @@ func (rs *runState) buildNode(env *eval.Env, n planner.Node) (Operator, error) {
 	case *planner.Values:
 		return &valuesOp{env: env, node: n}, nil
 	case *planner.ModifiedRows:
-		return &modifiedRowsOp{rows: rs.ctx.Modified[n.Name]}, nil
+		return &modifiedRowsOp{sliceSource{rows: rs.ctx.Modified[n.Name]}}, nil
 	case *planner.Series:
 		return &seriesOp{rs: rs, env: env, node: n}, nil
 	case *planner.TableFunc:

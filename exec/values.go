@@ -53,17 +53,7 @@ func (v *valuesOp) Close() error { return nil }
 
 // modifiedRowsOp produces the rows a data-modifying WITH query returned
 // (planner.ModifiedRows), which the session ran before the statement.
-type modifiedRowsOp struct {
-	rows [][]types.Datum
-	i    int
-}
+type modifiedRowsOp struct{ sliceSource }
 
-func (o *modifiedRowsOp) Next() ([]types.Datum, error) {
-	if o.i >= len(o.rows) {
-		return nil, nil
-	}
-	o.i++
-	return o.rows[o.i-1], nil
-}
-
-func (o *modifiedRowsOp) Close() error { return nil }
+func (o *modifiedRowsOp) Next() ([]types.Datum, error) { return o.next() }
+func (o *modifiedRowsOp) Close() error                 { return nil }
