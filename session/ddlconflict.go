@@ -33,8 +33,12 @@ type catChange struct {
 }
 
 // catalogChange returns t's catalog change, nil if t changed no catalog.
-// writes, when not nil, is t's write set sorted by Start (commit has it);
-// otherwise the descriptor keys are read from t's write buffer.
+// writes is t's write set sorted by Start, which commit has: the
+// descriptor keys (meta) come from it. A refresh passes nil and gets no
+// meta: validation compares another commit's descriptor keys with t's
+// write buffer, never t's own list, which only the commit log keeps (a
+// migration that bulk-loaded would otherwise sort its write set again at
+// every statement).
 func (t *txn) catalogChange(writes []kv.KeySpan) *catChange {
 	if !t.catChanged {
 		return nil
@@ -48,10 +52,9 @@ func (t *txn) catalogChange(writes []kv.KeySpan) *catChange {
 		}
 	}
 	cc.spaces = mergeSpans(cc.spaces)
-	if writes == nil {
-		writes = sortSpans(t.kv.WriteSet())
+	if writes != nil {
+		cc.meta = descriptorWrites(writes)
 	}
-	cc.meta = descriptorWrites(writes)
 	return cc
 }
 
