@@ -63,7 +63,7 @@ func (s *userAggState) add(args []types.Datum) (int64, error) {
 				return 0, nil
 			}
 		}
-		if s.noValue {
+		if s.noValue && len(args) > 0 { // the binder refuses a strict one without inputs or INITCOND
 			// The first input is the state (PostgreSQL requires the
 			// input and state types to match here).
 			st, err := eval.Cast(args[0], s.agg.SType)

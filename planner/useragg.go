@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -88,6 +89,10 @@ func (b *binder) userAggFuncs(fn *catalog.Function, argTypes []types.T) (*UserAg
 		return nil, types.T{}, err
 	}
 	ua := &UserAgg{Trans: trans, SType: st, TransStrict: b.strictFunc(spec.SFunc, refs), Init: &Const{Value: types.Null, T: st}}
+	if ua.TransStrict && spec.InitCond == nil && (len(argTypes) == 0 || !sameTypeFamily(argTypes[0], st)) {
+		// The first input would become the state: it must be one.
+		return nil, types.T{}, pgerror.New(pgerror.InvalidFunctionDefinition, "must not omit initial value when transition function is strict and transition type is not compatible with input type")
+	}
 	if spec.InitCond != nil {
 		if ua.Init, err = coerce(&Const{Value: types.NewText(*spec.InitCond), T: tUnk}, st); err != nil {
 			return nil, types.T{}, err
@@ -239,4 +244,14 @@ func (b *binder) operatorFunc(name string, args []Expr) (Expr, bool, error) {
 var numericTypeName = map[string]bool{
 	"int2": true, "int4": true, "int8": true, "float4": true, "float8": true, "numeric": true, "interval": true, "cash": true,
 	"int24": true, "int42": true, "int28": true, "int82": true, "int48": true, "int84": true, "float48": true, "float84": true,
+}
+
+// sameTypeFamily reports whether values of a can stand for values of b
+// (PostgreSQL's binary coercibility, as far as an aggregate's first
+// input becoming its state needs it).
+func sameTypeFamily(a, b types.T) bool {
+	if a.Family != b.Family {
+		return false
+	}
+	return a.Family != types.Array || sameTypeFamily(a.ElemType(), b.ElemType())
 }

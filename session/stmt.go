@@ -142,6 +142,9 @@ func (st *stmt) ensurePlan(cat *catalog.Catalog) error {
 		if target == nil {
 			return pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 		}
+		if len(target.ModifyingCTEs) > 0 {
+			return pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN of a statement with data-modifying WITH queries is not supported")
+		}
 	}
 	pl := st.s.planner(cat)
 	pl.ArgNames, pl.RoutineName = st.argNames, st.routine

@@ -122,6 +122,9 @@ func (c *cursor) aggregateArgs(items [][]token) ([]RoutineArg, error) {
 // aggregateOption reads one option = value of CREATE AGGREGATE.
 func (c *cursor) aggregateOption(as *AggregateStmt, item []token) error {
 	sql := c.r.sql
+	if len(item) == 0 {
+		return c.errHere() // an empty item: (a = b, )
+	}
 	if len(item) < 3 || !item[1].isOp("=") {
 		at := item[0]
 		if len(item) > 1 {
