@@ -169,6 +169,9 @@ type Check struct {
 	// NoInherit (CHECK ... NO INHERIT) keeps the constraint off the
 	// table's inheritance children.
 	NoInherit bool `json:"noInherit,omitempty"`
+	// NotValid marks a domain's constraint added NOT VALID: the values
+	// stored before it were not checked (until VALIDATE CONSTRAINT).
+	NotValid bool `json:"notValid,omitempty"`
 }
 
 // Trigger is a row trigger in SQLite's form: before or after each row an
@@ -243,6 +246,11 @@ type Column struct {
 	Generated string `json:"generated,omitempty"`
 	// Comment is COMMENT ON COLUMN's text, "" for none.
 	Comment string `json:"comment,omitempty"`
+	// Domain is the OID of the domain the column was declared with (an
+	// array of it when Type is an array and the domain's base is not);
+	// 0 for none. Type is the domain's base type, which values are
+	// stored as; writes check the domain's constraints.
+	Domain uint32 `json:"domain,omitempty"`
 }
 
 // Index describes one index file.

@@ -87,8 +87,13 @@ func sampleCatalog(t *testing.T, e kv.Engine) *Catalog {
 	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
 		n, _, err := c.CreateUserType(w, DefaultDatabase, UserType{Name: "latitude", Kind: "d", Base: "numeric(9,6)",
-			NotNull: true, Default: "0", Checks: []Check{{Name: "latitude_check", Expr: "VALUE BETWEEN -90 AND 90"}}})
+			NotNull: true, Default: "0", Checks: []Check{{Name: "latitude_check", Expr: "VALUE BETWEEN -90 AND 90"},
+				{Name: "latitude_not_zero", Expr: "VALUE <> 0", NotValid: true}}})
 		return n, err
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		lat := c.UserType(DefaultDatabase, "latitude")
+		return c.AddColumn(w, DefaultDatabase, "log", Column{Name: "at", Type: types.T{Family: types.Numeric, Width: 9, Scale: 6}, Domain: uint32(lat.OID())})
 	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.CreateDatabase(w, "other") })
 	return c
@@ -191,12 +196,15 @@ func TestDDLAndLoad(t *testing.T) {
 	if !lg.HiddenRowID || lg.Columns[2].Name != "rowid" || !lg.Columns[2].Hidden || lg.PrimaryKey[0] != 2 {
 		t.Fatalf("log = %+v", lg)
 	}
-	if lg.Columns[3].Name != "level" || lg.Columns[3].ID != 4 || lg.NextColumnID != 5 {
+	if lg.Columns[3].Name != "level" || lg.Columns[3].ID != 4 || lg.NextColumnID != 6 {
 		t.Fatalf("added column: %+v next %d", lg.Columns[3], lg.NextColumnID)
 	}
 	loaded, err := Load(e)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if lat, llg := loaded.UserType(DefaultDatabase, "latitude"), mustTable(t, loaded, "log"); llg.Columns[4].Domain == 0 || uint64(llg.Columns[4].Domain) != lat.OID() || !lat.Checks[1].NotValid {
+		t.Fatalf("after Load, log.at's domain is %d (latitude is %d), its checks %+v", llg.Columns[4].Domain, lat.OID(), lat.Checks)
 	}
 	a, _ := ExportJSON(c)
 	b, _ := ExportJSON(loaded)
@@ -363,4 +371,13 @@ func (d direct) DeleteRange(s, e []byte) error {
 }
 func (d direct) Merge(k, v []byte) error {
 	return d.do(func(b kv.Batch) error { return b.Merge(k, v) })
+}
+
+func mustTable(t *testing.T, c *Catalog, name string) *Table {
+	t.Helper()
+	tbl, err := c.Table(DefaultDatabase, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }

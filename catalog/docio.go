@@ -182,9 +182,31 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			d.Types[u.Key()] = u
 		}
 		resolveEnums(d, 0, true)
+		if err := checkDomainColumns(d, where); err != nil {
+			return nil, err
+		}
 	}
 	c.nextID = im.nextID // foreign tables may have taken ids past nextID
 	return c, nil
+}
+
+// checkDomainColumns refuses a document whose column names a domain
+// (by OID) that its database does not define.
+func checkDomainColumns(d *Database, where string) error {
+	domains := map[uint32]bool{}
+	for _, u := range d.Types {
+		if u.Kind == "d" {
+			domains[uint32(u.OID())] = true
+		}
+	}
+	for _, t := range d.Tables {
+		for _, c := range t.Columns {
+			if c.Domain != 0 && !domains[c.Domain] {
+				return docError("%s / Table %q / Attribute %q: domain %d is no domain of the database", where, t.Name, c.Name, c.Domain)
+			}
+		}
+	}
+	return nil
 }
 
 func (im *importer) table(db string, dt *docTable, dbWhere string, names map[string]string) (*Table, error) {
@@ -370,6 +392,7 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: typ.Family, Elem: typ.Elem, Width: int32(da.Length), Scale: da.Scale},
 		NotNull: da.IsNull == 0, Default: da.Default, DefaultValue: dv, Serial: da.Serial == 1, Hidden: da.Hidden == 1,
 		IdentityAlways: da.Identity == "always", IdentityByDefault: da.Identity == "by default",
+		Domain: uint32(da.Domain),
 	}, nil
 }
 

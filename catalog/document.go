@@ -164,6 +164,7 @@ type docPartitioning struct {
 type docCheck struct {
 	Name      string `xml:"checkName,attr" json:"checkName"`
 	NoInherit bool   `xml:"noInherit,attr,omitempty" json:"noInherit,omitempty"`
+	NotValid  bool   `xml:"notValid,attr,omitempty" json:"notValid,omitempty"`
 	Expr      string `xml:",chardata" json:"expr"`
 }
 
@@ -189,6 +190,8 @@ type docAttr struct {
 	Serial       num    `xml:"serial,attr,omitempty" json:"serial,omitempty"`
 	Identity     string `xml:"identity,attr,omitempty" json:"identity,omitempty"`
 	Hidden       num    `xml:"hidden,attr,omitempty" json:"hidden,omitempty"`
+	// Domain is the OID of the column's domain (Column.Domain).
+	Domain num `xml:"domain,attr,omitempty" json:"domain,omitempty"`
 }
 
 type docPK struct {
@@ -442,7 +445,7 @@ func tableDoc(t *Table) docTable {
 		dt.Structure = append(dt.Structure, docAttr{
 			Name: c.Name, ColumnID: num(c.ID), Type: typeNameOf(c.Type), Length: num(c.Type.Width), Scale: c.Type.Scale,
 			IsNull: flagNum(!c.NotNull), Default: c.Default, DefaultValue: formatDatum(c.DefaultValue),
-			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden),
+			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden), Domain: num(c.Domain),
 		})
 		if c.IdentityAlways {
 			dt.Structure[len(dt.Structure)-1].Identity = "always"

@@ -215,6 +215,12 @@ func computeGenerated(env *eval.Env, gen []planner.Assignment, row []types.Datum
 // it); NULL passes.
 func checkRow(env *eval.Env, t *catalog.Table, checks []planner.CheckExpr, row []types.Datum) error {
 	for _, c := range checks {
+		if c.Domain != nil {
+			if err := eval.CheckDomainValue(env, c.Domain, row[c.Col]); err != nil {
+				return err
+			}
+			continue
+		}
 		d, err := eval.Eval(env, c.Expr, row)
 		if err != nil {
 			return err

@@ -65,10 +65,14 @@ func (b *binder) defaultExpr(c catalog.Column) (Expr, error) {
 	if c.Serial && !c.Hidden {
 		return &Const{T: c.Type, Value: types.SerialDefault}, nil
 	}
-	if c.Default == "" || c.Serial {
+	text := c.Default
+	if text == "" && !c.Serial {
+		text = b.p.DomainDefault(c.Domain) // usertype.go
+	}
+	if text == "" || c.Serial {
 		return &Const{T: c.Type}, nil
 	}
-	e, err := exprText(c.Default, "DEFAULT expression")
+	e, err := exprText(text, "DEFAULT expression")
 	if err != nil {
 		return nil, pgerror.Newf(pgerror.DataCorrupted, "default of column %q: %v", c.Name, err)
 	}
@@ -679,9 +683,20 @@ func (b *binder) constraints(t *catalog.Table) (checks []CheckExpr, fks, refs []
 	return checks, fks, refs, err
 }
 
-// checks binds t's CHECK constraints over its full-width row.
+// checks binds t's CHECK constraints over its full-width row, after
+// the constraints of its columns' domains (which PostgreSQL checks as
+// it converts the values, before the table's).
 func (b *binder) checks(t *catalog.Table) ([]CheckExpr, error) {
 	var out []CheckExpr
+	for i := range t.Columns {
+		dom, err := b.p.ColumnDomain(&t.Columns[i]) // usertype.go
+		if err != nil {
+			return nil, err
+		}
+		if dom != nil {
+			out = append(out, CheckExpr{Name: dom.Name, Domain: dom, Col: i})
+		}
+	}
 	for _, c := range t.Checks {
 		x, err := checkExprOf(b, t, c.Expr)
 		if err != nil {

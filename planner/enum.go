@@ -126,6 +126,19 @@ func (g *vgen) userPgType(oid int64) pgType {
 		return pgType{oid: oid, name: "_" + u.Name, len: -1, category: "A", elem: int64(u.OID()), align: "i"}
 	case u.Kind == "e":
 		return pgType{oid: oid, name: u.Name, len: 4, byval: true, category: "E", array: int64(u.ArrayOID()), align: "i"}
+	case u.Kind == "d":
+		// A domain is stored as its base type: its length, alignment
+		// and category are the base's.
+		base, _, err := g.b.userType(u, 0)
+		if err != nil {
+			return pgType{oid: oid, name: u.Name}
+		}
+		bt, ok := pgTypeByOID(columnTypeOID(base))
+		if !ok {
+			bt = g.userPgType(columnTypeOID(base))
+		}
+		bt.oid, bt.name, bt.array, bt.elem = oid, u.Name, int64(u.ArrayOID()), 0
+		return bt
 	}
 	return pgType{oid: oid, name: u.Name, len: -1, category: "C", array: int64(u.ArrayOID()), align: "d"}
 }
@@ -143,9 +156,7 @@ func (b *binder) userTypeNames() map[int64]string {
 			n = quoteIdent(catalog.SchemaName(u.Schema)) + "." + n
 		}
 		names[int64(u.OID())] = n
-		if u.Kind != "d" {
-			names[int64(u.ArrayOID())] = n + "[]"
-		}
+		names[int64(u.ArrayOID())] = n + "[]"
 	}
 	return names
 }

@@ -125,6 +125,9 @@ func (b *binder) catalogFunc(name string, args []Expr) (e Expr, ok bool, err err
 			}
 			c.add(con.oid, con.defExpr())
 		}
+		for _, con := range g.domainChecks() {
+			c.add(con.oid, textConst(con.def(pretty)))
+		}
 		return c.expr(), true, nil
 	case "pg_get_partkeydef":
 		if len(args) != 1 {

@@ -31,6 +31,7 @@ func init() {
 			"ordinal_position", "i4", "column_default", "t", "is_nullable", "t", "data_type", "t",
 			"character_maximum_length", "i4", "character_octet_length", "i4", "numeric_precision", "i4",
 			"numeric_precision_radix", "i4", "numeric_scale", "i4", "datetime_precision", "i4",
+			"domain_catalog", "t", "domain_schema", "t", "domain_name", "t",
 			"udt_catalog", "t", "udt_schema", "t", "udt_name", "t", "is_identity", "t",
 			"identity_generation", "t", "identity_start", "t", "identity_increment", "t", "identity_maximum", "t",
 			"identity_minimum", "t", "identity_cycle", "t", "is_generated", "t",
@@ -98,7 +99,7 @@ func yesNo(b bool) string {
 
 func isColumns(g *vgen) [][]Expr {
 	var out [][]Expr
-	add := func(schema, table string, name string, pos int, t types.T, def any, nullable bool, updatable string, identity []any) {
+	add := func(schema, table string, name string, pos int, t types.T, domain uint32, def any, nullable bool, updatable string, identity []any) {
 		ty, _ := pgTypeByOID(columnTypeOID(t))
 		var charMax, octetMax, prec, radix, scale, dtPrec any
 		switch t.Family {
@@ -143,8 +144,13 @@ func isColumns(g *vgen) [][]Expr {
 		if t.IsArray() {
 			dataType = "ARRAY" // the SQL standard's name; udt_name says which (_int4)
 		}
+		// A column of a domain names it; its udt is the domain's base.
+		var domCatalog, domSchema, domName any
+		if u := g.cat.UserTypeByOID(g.db, uint64(domain)); domain != 0 && u != nil {
+			domCatalog, domSchema, domName = g.db, catalog.SchemaName(u.Schema), u.Name
+		}
 		row := vrow(g.db, catalog.SchemaName(schema), table, name, pos, def, isNull, dataType, charMax, octetMax,
-			prec, radix, scale, dtPrec, g.db, udtSchema, udtName)
+			prec, radix, scale, dtPrec, domCatalog, domSchema, domName, g.db, udtSchema, udtName)
 		row = append(row, vrow(identity...)...)
 		out = append(out, append(row, vrow("NEVER", updatable)...))
 	}
@@ -162,13 +168,17 @@ func isColumns(g *vgen) [][]Expr {
 			if c.Serial && !c.IdentityAlways && !c.IdentityByDefault {
 				def = serialDefault(t, c.Name)
 			}
-			add(t.Schema, t.Name, c.Name, nums[i], c.Type, def, !c.NotNull, "YES", identity)
+			nullable := !c.NotNull
+			if dom, err := g.b.p.ColumnDomain(&c); err == nil && dom != nil && !dom.Elements && dom.NotNull {
+				nullable = false // a NOT NULL domain's column, as PostgreSQL answers
+			}
+			add(t.Schema, t.Name, c.Name, nums[i], c.Type, c.Domain, def, nullable, "YES", identity)
 		}
 	}
 	for _, v := range g.views() {
 		_, writable := g.b.viewWritable(v) // viewdml.go
 		for i, c := range g.viewColumns(v) {
-			add(v.Schema, v.Name, c.Name, i+1, c.T, nil, true, yesNo(i < len(writable) && writable[i]), columnIdentity(nil))
+			add(v.Schema, v.Name, c.Name, i+1, c.T, 0, nil, true, yesNo(i < len(writable) && writable[i]), columnIdentity(nil))
 		}
 	}
 	return out

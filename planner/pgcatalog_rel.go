@@ -305,7 +305,7 @@ func init() {
 			"typdelim", "t", "typrelid", "o", "typsubscript", "o", "typelem", "o", "typarray", "o",
 			"typinput", "t", "typoutput", "t", "typreceive", "t", "typsend", "t", "typalign", "t",
 			"typstorage", "t", "typnotnull", "b", "typbasetype", "o", "typtypmod", "i4", "typndims", "i4",
-			"typcollation", "o", "typdefault", "t", "typacl", "t[]"), pgTypeRows},
+			"typcollation", "o", "typdefaultbin", "t", "typdefault", "t", "typacl", "t[]"), pgTypeRows},
 		"pg_index": {vcols("indexrelid", "o", "indrelid", "o", "indnatts", "i2", "indnkeyatts", "i2",
 			"indisunique", "b", "indnullsnotdistinct", "b", "indisprimary", "b", "indisexclusion", "b",
 			"indimmediate", "b", "indisclustered", "b", "indisvalid", "b", "indcheckxmin", "b", "indisready", "b",
@@ -489,14 +489,15 @@ func pgAttribute(g *vgen) [][]Expr {
 			} else if c.IdentityByDefault {
 				identity = "d"
 			}
-			att(int64(t.ID), c.Name, columnTypeOID(c.Type), nums[i], typmod(c.Type), c.NotNull,
+			typ, mod := g.attType(c)
+			att(int64(t.ID), c.Name, typ, nums[i], mod, c.NotNull,
 				c.Default != "" || c.Serial && identity == "", identity)
 		}
 	}
 	for _, ix := range g.indexes() {
 		for i, c := range ix.allCols() {
-			col := ix.t.Columns[c]
-			att(ix.oid, col.Name, columnTypeOID(col.Type), i+1, typmod(col.Type), false, false, "")
+			typ, mod := g.attType(ix.t.Columns[c])
+			att(ix.oid, ix.t.Columns[c].Name, typ, i+1, mod, false, false, "")
 		}
 	}
 	for _, v := range g.views() {
@@ -516,7 +517,7 @@ func pgTypeRows(g *vgen) [][]Expr {
 		}
 		out = append(out, vrow(t.oid, t.name, oidPgCatalog, oidBootstrapRole, t.len, t.byval, "b", t.category,
 			false, true, ",", 0, 0, t.elem, t.array, t.name+"in", t.name+"out", t.name+"recv", t.name+"send",
-			t.align, t.storage(), false, 0, -1, 0, coll, nil, nil))
+			t.align, t.storage(), false, 0, -1, 0, coll, nil, nil, nil))
 	}
 	return append(out, g.userTypeRows()...)
 }
@@ -580,6 +581,43 @@ func pgConstraint(g *vgen) [][]Expr {
 		}
 		out = append(out, vrow(c.oid, c.name, g.nsp(c.t.Schema), c.kind, c.deferrable, c.deferred, true, int64(c.t.ID), 0,
 			c.index, 0, c.refTable, updType, delType, match, true, 0, true, int2Array(c.keys), refKeys, nil))
+	}
+	for _, c := range g.domainChecks() {
+		out = append(out, vrow(c.oid, c.Name, g.nsp(c.u.Schema), "c", false, false, !c.NotValid, 0, int64(c.u.OID()),
+			0, 0, 0, " ", " ", " ", true, 0, false, nil, nil, nil))
+	}
+	return out
+}
+
+// domainCheck is a CHECK constraint of a domain: a pg_constraint row
+// with contypid set and no conrelid.
+type domainCheck struct {
+	oid int64
+	u   *catalog.UserType
+	catalog.Check
+}
+
+// def is pg_get_constraintdef's answer, pretty or not.
+func (c domainCheck) def(pretty bool) string {
+	def := "CHECK ((" + c.Expr + "))"
+	if pretty {
+		def = "CHECK (" + c.Expr + ")"
+	}
+	if c.NotValid {
+		def += " NOT VALID"
+	}
+	return def
+}
+
+// domainChecks lists the CHECK constraints of the database's domains.
+// Their OIDs share the range of tables' CHECK constraints: types and
+// tables take their ids from one counter.
+func (g *vgen) domainChecks() []domainCheck {
+	var out []domainCheck
+	for _, u := range g.cat.UserTypes(g.db) {
+		for i, ck := range u.Checks {
+			out = append(out, domainCheck{oid: oidCheckBase + int64(u.ID)*64 + int64(i), u: u, Check: ck})
+		}
 	}
 	return out
 }

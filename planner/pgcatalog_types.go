@@ -3,6 +3,7 @@ package planner
 import (
 	"strconv"
 
+	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -148,6 +149,23 @@ func FormatType(oid, typmod int64) string {
 }
 
 // columnTypeOID is the pg_type OID of a column of type t.
+// attType is the pg_attribute atttypid and atttypmod of column c: its
+// domain's (or the domain's array type's), whose own typmod is the
+// domain's, when it was declared with one; else its type's.
+func (g *vgen) attType(c catalog.Column) (oid, mod int64) {
+	if c.Domain != 0 {
+		if u := g.cat.UserTypeByOID(g.db, uint64(c.Domain)); u != nil {
+			if base, _, err := g.b.userType(u, 0); err == nil {
+				if c.Type.IsArray() && !base.IsArray() {
+					return int64(u.ArrayOID()), -1
+				}
+				return int64(u.OID()), -1
+			}
+		}
+	}
+	return columnTypeOID(c.Type), typmod(c.Type)
+}
+
 func columnTypeOID(t types.T) int64 {
 	if t.Family == types.Unknown {
 		return 25

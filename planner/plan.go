@@ -589,6 +589,10 @@ type CheckExpr struct {
 	Name string
 	Expr Expr
 	View bool
+	// Domain, when set, is the constraint of column Col's domain, which
+	// that column's value must satisfy (Expr is nil).
+	Domain *DomainConstraint
+	Col    int
 }
 
 // Arbiter is the primary key (Index nil) or a unique index of a table.

@@ -23,6 +23,7 @@ import (
 // row [VALUE].
 type DomainConstraint struct {
 	Name    string
+	OID     uint32 // the domain's
 	NotNull bool
 	Checks  []CheckExpr
 	// Elements marks the constraint of an array of the domain: it holds
@@ -142,7 +143,7 @@ func (b *binder) userType(u *catalog.UserType, depth int) (types.T, *DomainConst
 // domainConstraint binds u's constraints over a value of type base;
 // a domain over a domain checks the inner domain's constraints too.
 func (b *binder) domainConstraint(u *catalog.UserType, base types.T, inner *DomainConstraint) (*DomainConstraint, error) {
-	dom := &DomainConstraint{Name: u.Name, NotNull: u.NotNull}
+	dom := &DomainConstraint{Name: u.Name, OID: uint32(u.OID()), NotNull: u.NotNull}
 	if inner != nil {
 		dom.NotNull = dom.NotNull || inner.NotNull
 		dom.Checks = append(dom.Checks, inner.Checks...)
@@ -179,6 +180,50 @@ func (p *Planner) DomainCheckFor(key string) (*DomainConstraint, error) {
 	}
 	_, dom, err := (&binder{p: p}).userType(u, 0)
 	return dom, err
+}
+
+// ColumnDomain returns the constraint a value written to column c must
+// satisfy, bound: its domain's (for each element, when c is an array of
+// the domain); nil for a column without a domain.
+func (p *Planner) ColumnDomain(c *catalog.Column) (*DomainConstraint, error) {
+	if c.Domain == 0 {
+		return nil, nil
+	}
+	u := p.Catalog.UserTypeByOID(p.DB, uint64(c.Domain))
+	if u == nil || u.Kind != "d" {
+		return nil, pgerror.Newf(pgerror.DataCorrupted, "column %q: its domain (OID %d) does not exist", c.Name, c.Domain)
+	}
+	base, dom, err := (&binder{p: p}).userType(u, 0)
+	if err != nil {
+		return nil, err
+	}
+	if c.Type.IsArray() && !base.IsArray() {
+		elems := *dom
+		elems.Elements = true
+		return &elems, nil
+	}
+	return dom, nil
+}
+
+// DomainDefault is the DEFAULT a column of domain oid takes when it has
+// none of its own: the domain's, or that of the domain it is over; ""
+// for none.
+func (p *Planner) DomainDefault(oid uint32) string {
+	for depth := 0; oid != 0 && depth < maxTypeDepth; depth++ {
+		u := p.Catalog.UserTypeByOID(p.DB, uint64(oid))
+		if u == nil || u.Kind != "d" {
+			return ""
+		}
+		if u.Default != "" {
+			return u.Default
+		}
+		key, ok := p.LookupTypeKey(u.Base)
+		if !ok {
+			return ""
+		}
+		oid = uint32(p.Catalog.UserType(p.DB, key).OID())
+	}
+	return ""
 }
 
 // jsonPopulateFunc plans jsonb_populate_record[set] and
@@ -571,34 +616,41 @@ func (g *vgen) userTypeRows() [][]Expr {
 			continue // a type naming a dropped one: no row, as no value can have it
 		}
 		nsp := g.nsp(u.Schema)
-		row := func(oid int64, name, typtype, category string, elem, array, base int64, notNull bool, deflt any) []Expr {
+		row := func(oid int64, name, typtype, category string, elem, array int64) []Expr {
 			return vrow(oid, name, nsp, oidBootstrapRole, -1, false, typtype, category,
 				false, true, ",", 0, 0, elem, array, "record_in", "record_out", "record_recv", "record_send",
-				"d", "x", notNull, base, -1, 0, 0, deflt, nil)
+				"d", "x", false, 0, -1, 0, 0, nil, nil, nil)
 		}
+		arrayRow := vrow(int64(u.ArrayOID()), "_"+u.Name, nsp, oidBootstrapRole, -1, false, "b", "A",
+			false, true, ",", 0, 0, int64(u.OID()), 0, "array_in", "array_out", "array_recv", "array_send",
+			"i", "x", false, 0, -1, 0, 0, nil, nil, nil)
 		if u.Kind == "e" {
 			out = append(out, vrow(int64(u.OID()), u.Name, nsp, oidBootstrapRole, 4, true, "e", "E",
 				false, true, ",", 0, 0, 0, int64(u.ArrayOID()), "enum_in", "enum_out", "enum_recv", "enum_send",
-				"i", "p", false, 0, -1, 0, 0, nil, nil),
-				vrow(int64(u.ArrayOID()), "_"+u.Name, nsp, oidBootstrapRole, -1, false, "b", "A",
-					false, true, ",", 0, 0, int64(u.OID()), 0, "array_in", "array_out", "array_recv", "array_send",
-					"i", "x", false, 0, -1, 0, 0, nil, nil))
+				"i", "p", false, 0, -1, 0, 0, nil, nil, nil), arrayRow)
 			continue
 		}
 		if u.Kind == "d" {
+			// typdefaultbin holds the expression pg_get_expr prints;
+			// here both it and typdefault are the DEFAULT's text.
 			var deflt any
 			if u.Default != "" {
 				deflt = u.Default
 			}
-			cat := "U"
-			if bt, ok := pgTypeByOID(columnTypeOID(t)); ok {
-				cat = bt.category
+			// Stored as its base type: the base's length, alignment,
+			// storage and category.
+			bt := g.userPgType(int64(u.OID())) // enum.go
+			coll := 0
+			if bt.category == "S" {
+				coll = 100
 			}
-			out = append(out, row(int64(u.OID()), u.Name, "d", cat, 0, 0, columnTypeOID(t), u.NotNull, deflt))
+			out = append(out, vrow(int64(u.OID()), u.Name, nsp, oidBootstrapRole, bt.len, bt.byval, "d", bt.category,
+				false, true, ",", 0, 0, 0, int64(u.ArrayOID()), "domain_in", "domain_out", "domain_recv", "domain_send",
+				bt.align, bt.storage(), u.NotNull, columnTypeOID(t), typmod(t), 0, coll, deflt, deflt, nil), arrayRow)
 			continue
 		}
-		out = append(out, row(int64(u.OID()), u.Name, "c", "C", 0, int64(u.ArrayOID()), 0, false, nil),
-			row(int64(u.ArrayOID()), "_"+u.Name, "b", "A", int64(u.OID()), 0, 0, false, nil))
+		out = append(out, row(int64(u.OID()), u.Name, "c", "C", 0, int64(u.ArrayOID())),
+			row(int64(u.ArrayOID()), "_"+u.Name, "b", "A", int64(u.OID()), 0))
 	}
 	return out
 }

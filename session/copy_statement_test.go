@@ -218,3 +218,64 @@ func whereOf(pe *pgconn.PgError) string {
 	}
 	return pe.Where
 }
+
+// TestCopyChecksDomains: COPY checks the constraints of a column's
+// domain in text and binary format, also into an empty table (which it
+// loads by ingesting files), and a row that fails leaves no row of the
+// COPY behind.
+func TestCopyChecksDomains(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	ctx := context.Background()
+	mustExec(t, conn, `CREATE DOMAIN pos AS int NOT NULL CHECK (VALUE > 0)`)
+	mustExec(t, conn, `CREATE TABLE d (id int PRIMARY KEY, p pos)`)
+	count := func() int64 {
+		t.Helper()
+		var n int64
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM d`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	wantCode := func(what string, err error, code string) {
+		t.Helper()
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != code {
+			t.Fatalf("%s: %v, want %s", what, err, code)
+		}
+	}
+	rows := 2*backend.CopyBatchRows + 10
+	text := func(bad int) string {
+		var b strings.Builder
+		for i := range rows {
+			v := i + 1
+			if i == bad {
+				v = -v
+			}
+			fmt.Fprintf(&b, "%d\t%d\n", i, v)
+		}
+		return b.String()
+	}
+	_, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(text(rows-1)), `COPY d FROM STDIN`)
+	wantCode("text COPY with a negative value in its last row", err, "23514")
+	if n := count(); n != 0 {
+		t.Fatalf("a failed COPY left %d rows", n)
+	}
+	src := pgx.CopyFromSlice(3, func(i int) ([]any, error) {
+		if i == 2 {
+			return []any{i, nil}, nil
+		}
+		return []any{i, i + 1}, nil
+	})
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"d"}, []string{"id", "p"}, src)
+	wantCode("binary COPY of a NULL", err, "23502")
+	if n := count(); n != 0 {
+		t.Fatalf("a failed COPY left %d rows", n)
+	}
+	if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(text(-1)), `COPY d FROM STDIN`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != int64(rows) {
+		t.Fatalf("COPY loaded %d rows, want %d", n, rows)
+	}
+}

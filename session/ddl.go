@@ -137,7 +137,7 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 	case p.Aggregate != nil:
 		return s.aggregateStmt(t, p.Aggregate) // aggregate.go
 	case p.UserType != nil:
-		return s.typeStmt(t, p.UserType)
+		return s.typeStmt(ctx, t, p.UserType)
 	case p.Schema != nil:
 		return s.schemaStmt(ctx, t, p.Schema)
 	case p.SetSchema != nil:
@@ -654,8 +654,9 @@ func (s *Session) fillFromQuery(ctx context.Context, t *txn, name string, query 
 }
 
 // columnDef converts one column definition; pl resolves user types.
-// A column of a composite type, or of a domain with constraints, is
-// refused (0A000): a table keeps its columns' built-in types only.
+// A column of a composite type is refused (0A000); one of a domain
+// stores the domain's base type and names the domain (Column.Domain),
+// whose constraints writes check.
 func columnDef(pl *planner.Planner, cd *sqlparser.ColumnDefinition) (catalog.Column, error) {
 	typeName := strings.ToLower(cd.Type.Type)
 	t, dom, err := pl.ResolveType(typeName, cd.Type.Length, cd.Type.Scale)
@@ -665,10 +666,10 @@ func columnDef(pl *planner.Planner, cd *sqlparser.ColumnDefinition) (catalog.Col
 	if t.Family == types.Record || t.Elem == types.Record {
 		return catalog.Column{}, pgerror.Newf(pgerror.FeatureNotSupported, "column %q: table columns of composite type %s are not supported", cd.Name.String(), t)
 	}
-	if dom != nil && (dom.NotNull || len(dom.Checks) > 0) {
-		return catalog.Column{}, pgerror.Newf(pgerror.FeatureNotSupported, "column %q: table columns of domain %s are not supported (it has constraints)", cd.Name.String(), dom.Name)
-	}
 	col := catalog.Column{Name: cd.Name.String(), Type: t}
+	if dom != nil {
+		col.Domain = dom.OID
+	}
 	switch typeName {
 	case "serial", "bigserial", "smallserial", "serial2", "serial4", "serial8":
 		col.Serial, col.NotNull = true, true
@@ -697,6 +698,41 @@ func columnDef(pl *planner.Planner, cd *sqlparser.ColumnDefinition) (catalog.Col
 	return col, nil
 }
 
+// addDomainColumn readies col, of a domain, for ALTER TABLE ... ADD
+// COLUMN: without a default of its own the rows already stored take the
+// domain's, and when there are such rows, the value they take must pass
+// the domain's constraints, as PostgreSQL checks it for each row.
+func (s *Session) addDomainColumn(ctx context.Context, t *txn, tableName string, col *catalog.Column) error {
+	pl := s.planner(t.cat)
+	text := col.Default
+	if text == "" {
+		if text = pl.DomainDefault(col.Domain); text != "" {
+			v, err := s.evalConstant(ctx, t, text, col.Type)
+			if err != nil {
+				return err
+			}
+			col.DefaultValue = v
+		}
+	}
+	tbl, err := t.cat.Table(s.database, tableName)
+	if err != nil {
+		return err
+	}
+	if n, err := countRows(t, tbl); err != nil || n == 0 {
+		return err
+	}
+	dom, err := pl.ColumnDomain(col)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		text = "NULL"
+	}
+	typ := domainTypeName(t.cat.UserTypeByOID(s.database, uint64(col.Domain)), dom.Elements) // usertype.go
+	_, err = s.evalQuery(ctx, t, "SELECT CAST(("+text+") AS "+typ+")")                       // pgdump.go
+	return err
+}
+
 // alterTable runs ALTER TABLE ... ADD COLUMN and CREATE INDEX (which the
 // dialect layer delivers as ALTER TABLE ... ADD INDEX).
 func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at *sqlparser.AlterTable) (string, error) {
@@ -719,6 +755,11 @@ func (s *Session) alterTable(ctx context.Context, t *txn, p *parse.Statement, at
 						return "", err
 					}
 					col.DefaultValue = v
+				}
+				if col.Domain != 0 {
+					if err := s.addDomainColumn(ctx, t, tableName, &col); err != nil {
+						return "", err
+					}
 				}
 				if col.NotNull && col.DefaultValue.IsNull() {
 					tbl, err := t.cat.Table(s.database, tableName)

@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
@@ -74,33 +73,24 @@ func (s *Session) alterEnum(t *txn, u *catalog.UserType, ts *parse.TypeStmt) (ok
 	return true, nil
 }
 
-// enumColumnDependents refuses (2BP01) dropping the enum u while a
-// table column has it (or an array of it) as its type; CASCADE, which
-// would drop those columns, is not supported (0A000).
-func (s *Session) enumColumnDependents(t *txn, u *catalog.UserType, cascade bool) error {
-	if u.Kind != "e" {
-		return nil
+// columnDependents lists, as PostgreSQL's DETAIL lines do, the table
+// columns that have the enum or domain u (or an array of it) as their
+// type.
+func (s *Session) columnDependents(t *txn, u *catalog.UserType) ([]string, error) {
+	if u.Kind != "e" && u.Kind != "d" {
+		return nil, nil
 	}
 	tables, err := t.cat.Tables(s.database)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var lines []string
 	for _, tbl := range tables {
 		for _, c := range tbl.Columns {
-			if col, ok := catalog.UsesEnum(&catalog.Table{Columns: []catalog.Column{c}}, u.OID()); ok {
-				lines = append(lines, fmt.Sprintf("column %s of table %s depends on type %s", col, tbl.Name, u.Name))
+			if _, ok := catalog.UsesEnum(&catalog.Table{Columns: []catalog.Column{c}}, u.OID()); ok && u.Kind == "e" || u.Kind == "d" && uint64(c.Domain) == u.OID() {
+				lines = append(lines, fmt.Sprintf("column %s of table %s depends on type %s", c.Name, tbl.Name, u.Name))
 			}
 		}
 	}
-	if len(lines) == 0 {
-		return nil
-	}
-	if cascade {
-		return pgerror.Newf(pgerror.FeatureNotSupported, "DROP TYPE ... CASCADE of an enum that table columns use is not supported (%s)", lines[0])
-	}
-	e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", u.Name)
-	e.Detail = strings.Join(lines, "\n")
-	e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
-	return e
+	return lines, nil
 }

@@ -134,7 +134,9 @@ func TestPgDump(t *testing.T) {
 			"orders_book|CREATE INDEX orders_book ON shop.orders USING btree (book_id)", "orders_book_id_fkey|FOREIGN KEY (book_id) REFERENCES books(id)",
 			"feelings|m|USER-DEFINED", "2|sad|\n3|ok|{}\n1|happy|{sad,ok}",
 			"plain|dump_owner|dump_owner=arwdxt/dump_owner =r/dump_owner", "counter|postgres=rwU/postgres dump_reader=U/postgres",
-			"shop|dump_owner|dump_owner=UC/dump_owner =U/dump_owner"} {
+			"shop|dump_owner|dump_owner=UC/dump_owner =U/dump_owner",
+			"email|character varying(60)|t|email_check|t", "positive|numeric(8,2)|f|positive_small|f",
+			"2|nobody@example.com|\n", "nobody@example.com|\n"} {
 			if !strings.Contains(out, want) {
 				t.Fatalf("facts of %s lack %q:\n%s", target.name, want, out)
 			}

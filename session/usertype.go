@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ import (
 )
 
 // typeStmt runs CREATE / DROP / ALTER TYPE and DOMAIN (catalog.UserType).
-func (s *Session) typeStmt(t *txn, ts *parse.TypeStmt) (string, error) {
+func (s *Session) typeStmt(ctx context.Context, t *txn, ts *parse.TypeStmt) (string, error) {
 	what := "TYPE"
 	if ts.Domain {
 		what = "DOMAIN"
@@ -31,7 +32,7 @@ func (s *Session) typeStmt(t *txn, ts *parse.TypeStmt) (string, error) {
 	case "drop":
 		err = s.dropTypes(t, ts)
 	default:
-		err = s.alterUserType(t, ts)
+		err = s.alterUserType(ctx, t, ts)
 	}
 	return tag, err
 }
@@ -95,6 +96,9 @@ func (s *Session) createDomain(t *txn, ts *parse.TypeStmt) error {
 	}
 	u := catalog.UserType{Name: name, Schema: schemaOf(schema), Kind: "d", Base: ts.Base, NotNull: ts.NotNull, Default: ts.Default}
 	for _, c := range ts.Checks {
+		if c.NotValid {
+			return pgerror.New(pgerror.SyntaxError, `syntax error at or near "VALID"`)
+		}
 		if err := addDomainCheck(pl, &u, c); err != nil {
 			return err
 		}
@@ -129,7 +133,7 @@ func addDomainCheck(pl *planner.Planner, u *catalog.UserType, c parse.DomainChec
 	} else if taken(name) {
 		return pgerror.Newf(pgerror.DuplicateObject, "constraint %q for domain %s already exists", name, u.Name)
 	}
-	u.Checks = append(u.Checks, catalog.Check{Name: name, Expr: c.Expr})
+	u.Checks = append(u.Checks, catalog.Check{Name: name, Expr: c.Expr, NotValid: c.NotValid})
 	return nil
 }
 
@@ -210,25 +214,24 @@ func (s *Session) dropTypes(t *txn, ts *parse.TypeStmt) error {
 func (s *Session) dropType(t *txn, u *catalog.UserType, cascade bool) error {
 	pl := s.planner(t.cat)
 	deps := typeDependents(pl, t.cat, s.database, u.Key())
-	if err := s.enumColumnDependents(t, u, cascade); err != nil {
+	if !cascade {
+		lines, err := s.typeDependentLines(t, pl, u, 0)
+		if err != nil {
+			return err
+		}
+		if len(lines) > 0 {
+			e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", u.Name)
+			e.Detail = strings.Join(lines, "\n")
+			e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
+			return e
+		}
+	}
+	cols, err := s.columnDependents(t, u) // enum.go
+	if err != nil {
 		return err
 	}
-	if len(deps) > 0 && !cascade {
-		e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", u.Name)
-		var lines []string
-		for _, d := range deps {
-			if d.Kind == "d" {
-				lines = append(lines, fmt.Sprintf("type %s depends on type %s", d.Name, u.Name))
-			} else {
-				for _, a := range d.Attrs {
-					lines = append(lines, fmt.Sprintf("column %s of composite type %s depends on type %s", a.Name, d.Name, u.Name))
-					break
-				}
-			}
-		}
-		e.Detail = strings.Join(lines, "\n")
-		e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
-		return e
+	if len(cols) > 0 {
+		return pgerror.Newf(pgerror.FeatureNotSupported, "DROP TYPE ... CASCADE of a type that table columns use is not supported (%s)", cols[0])
 	}
 	for _, d := range deps {
 		if d.Kind == "d" {
@@ -249,7 +252,30 @@ func (s *Session) dropType(t *txn, u *catalog.UserType, cascade bool) error {
 	return nil
 }
 
-func (s *Session) alterUserType(t *txn, ts *parse.TypeStmt) error {
+// typeDependentLines lists what depends on u, as PostgreSQL's DETAIL
+// lines do: each type over it (or with a field of it) followed by what
+// depends on that type, then the table columns of u.
+func (s *Session) typeDependentLines(t *txn, pl *planner.Planner, u *catalog.UserType, depth int) ([]string, error) {
+	var lines []string
+	for _, d := range typeDependents(pl, t.cat, s.database, u.Key()) {
+		if d.Kind == "d" {
+			lines = append(lines, fmt.Sprintf("type %s depends on type %s", d.Name, u.Name))
+		} else if len(d.Attrs) > 0 {
+			lines = append(lines, fmt.Sprintf("column %s of composite type %s depends on type %s", d.Attrs[0].Name, d.Name, u.Name))
+		}
+		if depth < 8 {
+			more, err := s.typeDependentLines(t, pl, d, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, more...)
+		}
+	}
+	cols, err := s.columnDependents(t, u) // enum.go
+	return append(lines, cols...), err
+}
+
+func (s *Session) alterUserType(ctx context.Context, t *txn, ts *parse.TypeStmt) error {
 	u, err := s.lookupType(t, ts.Names[0])
 	if err != nil {
 		return err
@@ -286,6 +312,12 @@ func (s *Session) alterUserType(t *txn, ts *parse.TypeStmt) error {
 			return pgerror.Newf(pgerror.UndefinedObject, "constraint %q of domain %q does not exist", ts.Constraint, u.Name)
 		}
 		nu.Checks = slices.Delete(nu.Checks, i, i+1)
+	case "validate constraint":
+		i := slices.IndexFunc(nu.Checks, func(c catalog.Check) bool { return c.Name == ts.Constraint })
+		if i < 0 {
+			return pgerror.Newf(pgerror.UndefinedObject, "constraint %q of domain %q does not exist", ts.Constraint, u.Name)
+		}
+		nu.Checks[i].NotValid = false
 	case "set not null":
 		nu.NotNull = true
 	case "drop not null":
@@ -318,5 +350,89 @@ func (s *Session) alterUserType(t *txn, ts *parse.TypeStmt) error {
 		return err
 	}
 	t.setCatalog(next)
+	switch {
+	case ts.Alter == "add constraint" && !ts.Checks[0].NotValid, ts.Alter == "validate constraint":
+		return s.checkDomainColumns(ctx, t, &nu, false)
+	case ts.Alter == "set not null" && !u.NotNull:
+		return s.checkDomainColumns(ctx, t, &nu, true)
+	}
 	return nil
+}
+
+// domainColumn is a table column declared with a domain: tbl's column
+// col, of domain (or of an array of it when array) typ.
+type domainColumn struct {
+	tbl   *catalog.Table
+	col   string
+	typ   *catalog.UserType
+	array bool
+}
+
+// domainColumns lists the table columns whose values u constrains:
+// those of u and of the domains over it.
+func (s *Session) domainColumns(t *txn, u *catalog.UserType) ([]domainColumn, error) {
+	pl := s.planner(t.cat)
+	doms := map[uint32]*catalog.UserType{uint32(u.OID()): u}
+	for queue := []*catalog.UserType{u}; len(queue) > 0; queue = queue[1:] {
+		for _, d := range typeDependents(pl, t.cat, s.database, queue[0].Key()) {
+			if _, seen := doms[uint32(d.OID())]; d.Kind == "d" && !seen {
+				doms[uint32(d.OID())] = d
+				queue = append(queue, d)
+			}
+		}
+	}
+	tables, err := t.cat.Tables(s.database)
+	if err != nil {
+		return nil, err
+	}
+	var out []domainColumn
+	for _, tbl := range tables {
+		for i := range tbl.Columns {
+			c := &tbl.Columns[i]
+			if d := doms[c.Domain]; c.Domain != 0 && d != nil {
+				dom, err := pl.ColumnDomain(c)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, domainColumn{tbl: tbl, col: c.Name, typ: d, array: dom.Elements})
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkDomainColumns checks the values stored in the columns of u (and
+// of the domains over it) against its constraints as the catalog now
+// has them: ALTER DOMAIN ... ADD CONSTRAINT, VALIDATE CONSTRAINT and SET
+// NOT NULL refuse a column that holds a value they reject, with
+// PostgreSQL's errors (23514; 23502 for nulls).
+func (s *Session) checkDomainColumns(ctx context.Context, t *txn, u *catalog.UserType, nulls bool) error {
+	cols, err := s.domainColumns(t, u)
+	if err != nil {
+		return err
+	}
+	for _, dc := range cols {
+		q := fmt.Sprintf("SELECT count(CAST(%s AS %s)) FROM ONLY %s", catalog.QuoteIdent(dc.col), domainTypeName(dc.typ, dc.array), quotedKey(dc.tbl))
+		_, err := s.evalQuery(ctx, t, q) // pgdump.go
+		switch {
+		case err == nil:
+		case nulls && pgerror.HasCode(err, pgerror.NotNullViolation):
+			return pgerror.Newf(pgerror.NotNullViolation, "column %q of table %q contains null values", dc.col, dc.tbl.Name).OnTable(dc.tbl.Name)
+		case pgerror.HasCode(err, pgerror.CheckViolation), pgerror.HasCode(err, pgerror.NotNullViolation):
+			return pgerror.Newf(pgerror.CheckViolation, "column %q of table %q contains values that violate the new constraint", dc.col, dc.tbl.Name).OnTable(dc.tbl.Name)
+		default:
+			return err
+		}
+	}
+	return nil
+}
+
+// domainTypeName spells the domain u, or an array of it, for SQL text
+// that casts to it (which checks its constraints).
+func domainTypeName(u *catalog.UserType, array bool) string {
+	name := catalog.QuoteIdent(catalog.SchemaName(u.Schema)) + "." + catalog.QuoteIdent(u.Name)
+	if array {
+		name += "[]"
+	}
+	return name
 }

@@ -33,6 +33,10 @@ var regexOps = map[string]string{
 	"<<=": "kvsql_op_net_subeq", ">>=": "kvsql_op_net_supeq",
 }
 
+// likeOps spells PostgreSQL's operators behind LIKE and ILIKE as the
+// keywords vitess reads (ILIKE is REGEXP there; see emit).
+var likeOps = map[string]string{"~~": " like ", "!~~": " not like ", "~~*": " regexp ", "!~~*": " not regexp "}
+
 // regexMarkers is regexOps inverted.
 var regexMarkers = map[string]string{
 	"kvsql_op_re": "~", "kvsql_op_re_ci": "~*", "kvsql_op_nre": "!~", "kvsql_op_nre_ci": "!~*",
@@ -769,6 +773,10 @@ func (r *rewriter) emit(toks []token) (string, error) {
 					continue
 				}
 				b.WriteString("| " + regexOps[t.val] + " |")
+			case "~~", "!~~", "~~*", "!~~*":
+				// LIKE and ILIKE by their operator names, as
+				// pg_get_constraintdef and pg_dump print them.
+				b.WriteString(likeOps[t.val])
 			case "=", "<", ">", "<=", ">=", "<>", "!=", "+", "-", "*", "/", "%", "<<", ">>", "^", "&":
 				// ^ is exponentiation (vitess parses it at PostgreSQL's
 				// precedence, above * and /; the binder calls power).

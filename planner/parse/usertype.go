@@ -30,7 +30,8 @@ type TypeStmt struct {
 	// Alter is the ALTER DOMAIN action: "add constraint", "drop
 	// constraint", "set not null", "drop not null", "set default",
 	// "drop default"; or ALTER TYPE's "add attribute", "drop attribute".
-	// Constraint names the constraint (or attribute) it drops.
+	// Constraint names the constraint (or attribute) it drops, or the
+	// one "validate constraint" checks.
 	Alter      string
 	Constraint string
 	Attr       TypeAttrDef // ALTER TYPE ... ADD ATTRIBUTE
@@ -59,6 +60,9 @@ type TypeAttrDef struct {
 // VALUE.
 type DomainCheck struct {
 	Name, Expr string
+	// NotValid (ALTER DOMAIN ... ADD CHECK (...) NOT VALID): the values
+	// already stored need not pass it.
+	NotValid bool
 }
 
 // userType parses CREATE TYPE name AS (field type, ...), CREATE DOMAIN
@@ -330,14 +334,22 @@ func (c *cursor) domainCheck(name string) (DomainCheck, error) {
 	if end < 0 || end == c.i+1 {
 		return DomainCheck{}, c.errHere()
 	}
-	expr := c.r.sql[c.toks[c.i+1].pos:c.toks[end-1].end]
+	// The text keeps no parentheses around the whole expression, so
+	// that pg_dump's CHECK ((VALUE > 0)) reads back as CHECK (VALUE > 0).
+	lo, hi := c.i+1, end-1
+	for c.toks[lo].isPunct("(") && matchForward(c.toks, lo) == hi && hi > lo+1 {
+		lo, hi = lo+1, hi-1
+	}
+	expr := c.r.sql[c.toks[lo].pos:c.toks[hi].end]
 	c.i = end + 1
+	ck := DomainCheck{Name: name, Expr: expr}
 	if c.accept("not") {
 		if err := c.expect("valid"); err != nil {
 			return DomainCheck{}, err
 		}
+		ck.NotValid = true
 	}
-	return DomainCheck{Name: name, Expr: expr}, nil
+	return ck, nil
 }
 
 // alterUserType reads ALTER DOMAIN name {ADD [CONSTRAINT n] CHECK (...) |
@@ -399,6 +411,15 @@ func (c *cursor) alterUserType(ts *TypeStmt) error {
 			return err
 		}
 		ts.Alter, ts.Checks = "add constraint", []DomainCheck{ck}
+	case c.accept("validate"):
+		if err := c.expect("constraint"); err != nil {
+			return err
+		}
+		name, err := c.name()
+		if err != nil {
+			return err
+		}
+		ts.Alter, ts.Constraint = "validate constraint", name
 	case c.accept("drop"):
 		switch {
 		case c.accept("constraint"):

@@ -32,3 +32,6 @@ SELECT id FROM feelings WHERE m < 'happy' ORDER BY m DESC;
 SELECT c.relname, pg_get_userbyid(c.relowner), array_to_string(c.relacl, ' ') FROM pg_class c WHERE c.relnamespace IN ('public'::regnamespace, 'shop'::regnamespace) AND c.relkind IN ('r', 'v', 'm') ORDER BY 1;
 SELECT c.relname, array_to_string(c.relacl, ' ') FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'S' ORDER BY 1;
 SELECT nspname, pg_get_userbyid(nspowner), array_to_string(nspacl, ' ') FROM pg_namespace WHERE nspname IN ('public', 'shop') ORDER BY 1;
+SELECT t.typname, format_type(t.typbasetype, t.typtypmod), t.typnotnull, c.conname, c.convalidated FROM pg_type t LEFT JOIN pg_constraint c ON c.contypid = t.oid WHERE t.typtype = 'd' AND t.typnamespace = 'public'::regnamespace ORDER BY 1, 4;
+SELECT * FROM contacts ORDER BY id;
+INSERT INTO contacts (id) VALUES (3) RETURNING mail, credit;

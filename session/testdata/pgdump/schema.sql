@@ -53,6 +53,14 @@ ALTER TYPE mood ADD VALUE 'ok' BEFORE 'happy';
 CREATE TABLE feelings (id int PRIMARY KEY, m mood NOT NULL DEFAULT 'ok', ms mood[]);
 CREATE INDEX feelings_m ON feelings (m);
 INSERT INTO feelings VALUES (1, 'happy', '{sad,ok}'), (2, 'sad', NULL), (3, 'ok', '{}');
+-- Domains with NOT NULL, a DEFAULT and CHECK constraints (one added NOT
+-- VALID, one with LIKE, which PostgreSQL's dump spells ~~), a base type
+-- with a typmod, and columns of them.
+CREATE DOMAIN email AS varchar(60) NOT NULL DEFAULT 'nobody@example.com' CHECK (VALUE LIKE '%@%');
+CREATE DOMAIN positive AS numeric(8,2) CHECK (VALUE > 0);
+ALTER DOMAIN positive ADD CONSTRAINT positive_small CHECK (VALUE < 1000) NOT VALID;
+CREATE TABLE contacts (id int PRIMARY KEY, mail email, credit positive);
+INSERT INTO contacts VALUES (1, 'a@b.c', 10.5), (2, DEFAULT, NULL);
 
 -- Roles, owners and privileges: pg_dump writes ALTER ... OWNER TO, GRANT
 -- and REVOKE lines for them.
