@@ -208,6 +208,7 @@ var funcs = map[string]funcSig{
 	"getdatabaseencoding":            {0, 0, fixed(types.Text)},
 	"pg_jit_available":               {0, 0, fixed(types.Bool)},
 	"pg_postmaster_start_time":       {0, 0, fixed(types.TimestampTZ)},
+	"pg_notify":                      {2, 2, fixed(types.Text)},
 	"txid_current":                   {0, 0, fixed(types.Int8)},
 	"txid_current_if_assigned":       {0, 0, fixed(types.Int8)},
 	"pg_current_xact_id":             {0, 0, fixed(types.Int8)},

@@ -22,7 +22,7 @@ func volatileFunc(name string) bool {
 		"pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared",
 		"pg_advisory_xact_lock", "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
 		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all",
-		"txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned":
+		"txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned", "pg_notify":
 		return true
 	}
 	return false

@@ -121,6 +121,8 @@ type DB struct {
 	locks lockTable
 	// advisory are the sessions' advisory locks (advisory.go).
 	advisory advisoryTable
+	// notify are the sessions' LISTENs (notify.go).
+	notify notifyHub
 	// started is when the store was opened (pg_postmaster_start_time);
 	// xids hands out transaction ids (txid_current).
 	started time.Time
@@ -573,6 +575,17 @@ var errSerialization = pgerror.New(pgerror.SerializationFailure,
 //
 // t is ended whatever the outcome.
 func (db *DB) commit(t *txn) error {
+	work := t.notifyWork // commitTxn's rollback of a read-only t drops it
+	err := db.commitTxn(t)
+	if err == nil && work != nil {
+		db.notifyCommitted(work) // notify.go
+	}
+	t.notifyWork = nil
+	return err
+}
+
+// commitTxn is commit without the notifications.
+func (db *DB) commitTxn(t *txn) error {
 	defer db.releaseTxnAdvisory(t) // advisory.go, once t has ended
 	if t.foreignPending() {
 		return db.commitForeign(t) // foreign.go
@@ -828,6 +841,7 @@ func (db *DB) validToLocked(t *txn, change *catChange, reads []kv.KeySpan, upto 
 // rollback abandons t.
 func (db *DB) rollback(t *txn) {
 	defer db.releaseTxnAdvisory(t)
+	t.notifyWork = nil
 	if t.snapRead.snap != nil {
 		t.snapRead.closeIters() // before the snapshot closes
 	}

@@ -28,6 +28,8 @@ type Session struct {
 	// advisory are the session-level advisory locks it holds
 	// (pg_advisory_lock; advisory.go), one entry per hold.
 	advisory []advisoryHold
+	// listener is its LISTEN state (notify.go), nil until needed.
+	listener *listener
 	// retryFloor is the applied seq when the session's last transaction
 	// failed with a serialization failure (Fail), else 0: the next
 	// transaction begins at a snapshot holding it (DB.beginFrom), so a
@@ -237,6 +239,7 @@ func (s *Session) Close() error {
 	}
 	s.db.advisory.releaseAll(s.advisory)
 	s.advisory = nil
+	s.unlistenAll() // notify.go
 	return s.dropTempSchema()
 }
 

@@ -87,6 +87,7 @@ const (
 	kindCursor
 	kindPrepared
 	kindDiscard
+	kindNotify
 )
 
 func (st *stmt) kind() kind {
@@ -108,6 +109,8 @@ func (st *stmt) kind() kind {
 		return kindPrepared
 	case p.Discard != "":
 		return kindDiscard
+	case p.Notify != nil:
+		return kindNotify
 	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Schema != nil, p.SetSchema != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil, p.CreateAs != nil,
 		p.Lock != nil, p.Owner != nil, p.Role != nil, p.Grant != nil, p.AddIdentity != nil, p.Routine != nil, p.Aggregate != nil, p.DropConstraint != nil, p.UserType != nil,
 		p.ViewDefault != nil:
@@ -391,7 +394,9 @@ func (st *stmt) execute(ctx context.Context, params []types.Datum) (backend.Resu
 	case kindPrepared:
 		res, err = s.preparedStmt(ctx, st.p)
 	case kindDiscard:
-		res, err = s.discard(st.p.Discard)
+		res, err = s.discard(ctx, st.p.Discard)
+	case kindNotify:
+		res, err = s.notifyStmt(st.p.Notify) // notify.go
 	case kindExplain:
 		res, err = s.explain(ctx, st, params)
 	default:

@@ -82,6 +82,9 @@ type txn struct {
 	// advisory are the advisory locks t took for itself
 	// (pg_advisory_xact_lock), released when it ends (advisory.go).
 	advisory []advisoryHold
+	// notifyWork is what its LISTEN, UNLISTEN and NOTIFY statements
+	// leave for its commit (notify.go).
+	notifyWork *txnNotify
 	// deferred holds the constraint checks t defers to its commit and
 	// the modes SET CONSTRAINTS chose (exec.Deferred).
 	deferred exec.Deferred

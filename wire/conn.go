@@ -62,6 +62,9 @@ type conn struct {
 	// terminating is set by terminate (pg_terminate_backend), from any
 	// goroutine: the connection ends with FATAL 57P01 at its next step.
 	terminating atomic.Bool
+	// notify is the wait for the client that notifications interrupt
+	// (notify.go).
+	notify notifyWait
 
 	mu struct {
 		sync.Mutex
@@ -167,7 +170,14 @@ func (c *conn) loop() {
 				return
 			}
 		}
-		msg, err := c.receive()
+		var err error
+		if idle == 0 {
+			err = c.awaitInput() // notify.go
+		}
+		var msg pgproto3.FrontendMessage
+		if err == nil {
+			msg, err = c.receive()
+		}
 		if idle > 0 {
 			c.nc().SetReadDeadline(time.Time{})
 		}
@@ -274,6 +284,10 @@ func (c *conn) readyForQuery() {
 			status = c.sess.TxnStatus()
 			return nil
 		})
+		if status == 'I' {
+			// As PostgreSQL: not inside a transaction block.
+			c.sendNotifications() // notify.go
+		}
 	}
 	c.wbuf = appendReadyForQuery(c.wbuf, status)
 	c.flush()

@@ -213,6 +213,7 @@ func (c *conn) startup() bool {
 		c.fatal(err)
 		return false
 	}
+	c.startListening() // notify.go
 	// The deadline covered startup only; statements have their own.
 	c.nc().SetDeadline(time.Time{})
 	if c.srv.shutting.Load() {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -79,4 +80,23 @@ func serverFunc(env *Env, name string) (types.Datum, error) {
 		return types.Null, nil
 	}
 	return types.NewInt(id), nil
+}
+
+// notifyFunc evaluates pg_notify(channel, payload), which is not strict:
+// a NULL payload is an empty one, a NULL channel an empty name (22023).
+func notifyFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error) {
+	if env.Server == nil {
+		return types.Null, pgerror.New(pgerror.FeatureNotSupported, "pg_notify cannot be called here")
+	}
+	var text [2]string
+	for i := range text {
+		d, err := Eval(env, e.Args[i], row)
+		if err != nil {
+			return types.Null, err
+		}
+		if !d.IsNull() {
+			text[i] = d.S
+		}
+	}
+	return types.NewText(""), env.Server.Notify(text[0], text[1])
 }

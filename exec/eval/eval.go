@@ -101,6 +101,9 @@ type Server interface {
 	// assign; ok is false when it has none and !assign
 	// (txid_current_if_assigned).
 	XactID(assign bool) (id int64, ok bool)
+	// Notify sends a notification (pg_notify): at the transaction's
+	// commit, or at once outside a transaction block.
+	Notify(channel, payload string) error
 }
 
 // DefaultMaxValueSize is the value cap when Env.MaxValueSize is not set.

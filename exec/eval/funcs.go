@@ -61,6 +61,8 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return types.NewBool(false), nil
 	case "pg_postmaster_start_time", "txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned":
 		return serverFunc(env, e.Name) // advisory.go
+	case "pg_notify":
+		return notifyFunc(env, e, row) // advisory.go
 	case planner.RowFunc:
 		return evalRow(env, e, row)
 	case planner.FieldFunc:

@@ -70,6 +70,8 @@ type Statement struct {
 	// Discard is DISCARD's target: "all", "plans", "sequences" or
 	// "temp"; "" for other statements.
 	Discard string
+	// Notify is LISTEN, UNLISTEN or NOTIFY.
+	Notify *NotifyStmt
 	// Chain is COMMIT / ROLLBACK AND CHAIN: a new transaction with the
 	// same characteristics starts when this one ends.
 	Chain bool

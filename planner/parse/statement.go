@@ -67,6 +67,11 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		return r.lock(toks)
 	case first.is("discard"):
 		return r.discard(toks)
+	case first.is("listen") || first.is("unlisten") || first.is("notify"):
+		return r.notify(toks)
+	case first.is("checkpoint"):
+		c := &cursor{r: r, toks: toks, i: 1}
+		return Statement{Notify: &NotifyStmt{Op: "checkpoint"}}, c.end()
 	case first.is("create") && (second.is("function") || second.is("procedure")),
 		first.is("create") && second.is("or") && len(toks) > 3 && (toks[3].is("function") || toks[3].is("procedure")),
 		(first.is("drop") || first.is("alter")) && (second.is("function") || second.is("procedure") || second.is("routine")):
@@ -249,6 +254,41 @@ func (r *rewriter) discard(toks []token) (Statement, error) {
 		}
 	}
 	return st, c.errHere()
+}
+
+// NotifyStmt is LISTEN channel, UNLISTEN {channel | *} or NOTIFY
+// channel [, 'payload'] (and CHECKPOINT, which like them runs outside
+// the planner and changes no data).
+type NotifyStmt struct {
+	Op      string // "listen", "unlisten", "notify" or "checkpoint"
+	Channel string // "" for UNLISTEN *
+	Payload string
+}
+
+// notify parses LISTEN, UNLISTEN and NOTIFY.
+func (r *rewriter) notify(toks []token) (Statement, error) {
+	c := &cursor{r: r, toks: toks, i: 1}
+	n := &NotifyStmt{Op: strings.ToLower(toks[0].val)}
+	var st Statement
+	if n.Op == "unlisten" && !c.done() && c.toks[c.i].isOp("*") {
+		c.i++
+	} else {
+		name, err := c.name()
+		if err != nil {
+			return st, err
+		}
+		n.Channel = name
+	}
+	if n.Op == "notify" && !c.done() && c.toks[c.i].isPunct(",") {
+		c.i++
+		p, err := c.stringLit()
+		if err != nil {
+			return st, err
+		}
+		n.Payload = p
+	}
+	st.Notify = n
+	return st, c.end()
 }
 
 // currentOf takes UPDATE's and DELETE's WHERE CURRENT OF cursor off the

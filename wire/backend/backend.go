@@ -67,6 +67,29 @@ type ImplicitTransactions interface {
 	EndQuery(failed bool) error
 }
 
+// Notification is one NOTIFY delivered to a listening session: the
+// notifying backend's PID, the channel and the payload.
+type Notification struct {
+	PID     uint32
+	Channel string
+	Payload string
+}
+
+// Listener is implemented by a Session that supports LISTEN. The server
+// sends the session's notifications (NotificationResponse) before each
+// ReadyForQuery and, while the connection idles outside a transaction
+// block, as they arrive.
+type Listener interface {
+	// Notifications returns the notifications not yet sent, and forgets
+	// them.
+	Notifications() []Notification
+	// Listening reports whether the session listens on any channel.
+	Listening() bool
+	// SetWaker registers wake, which the session calls, from any
+	// goroutine, when a notification arrives for it.
+	SetWaker(wake func())
+}
+
 // Statement is one prepared statement. The server keeps it for as long as
 // the client keeps the prepared statement (or portal) open and may execute
 // it many times.

@@ -1,0 +1,90 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/kvsql/kvsql/internal/testkit"
+)
+
+// TestListenNotify: a session listening on a channel receives, while it
+// idles, what other sessions NOTIFY on it (and pg_notify): from an
+// autocommit statement at once, from a transaction block at its commit,
+// once for equal notifications, never from one rolled back. LISTEN in a
+// block rolled back does not listen; UNLISTEN stops; DISCARD ALL
+// unlistens. Bad channels and payloads are 22023.
+func TestListenNotify(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	a := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	b := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	var bPID uint32
+	if err := b.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&bPID); err != nil {
+		t.Fatal(err)
+	}
+	next := func() *pgconn.Notification {
+		t.Helper()
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		n, err := a.WaitForNotification(wctx)
+		if err != nil {
+			t.Fatalf("waiting for a notification: %v", err)
+		}
+		return n
+	}
+	want := func(channel, payload string) {
+		t.Helper()
+		n := next()
+		if n.Channel != channel || n.Payload != payload || n.PID != bPID {
+			t.Fatalf("got %q %q from %d, want %q %q from %d", n.Channel, n.Payload, n.PID, channel, payload, bPID)
+		}
+	}
+	mustExec(t, a, "LISTEN jobs", "LISTEN marks")
+
+	// a idles in WaitForNotification while b notifies.
+	sent := make(chan error, 1)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_, err := b.Exec(ctx, "NOTIFY jobs, 'first'")
+		sent <- err
+	}()
+	want("jobs", "first")
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+
+	mustExec(t, b, "SELECT pg_notify('jobs', 'by function')")
+	want("jobs", "by function")
+
+	mustExec(t, b, "BEGIN", "NOTIFY jobs, 'dropped'", "ROLLBACK")
+	mustExec(t, b, "BEGIN", "NOTIFY jobs, 'twice'", "NOTIFY jobs, 'twice'", "SELECT pg_notify('jobs', 'other')", "COMMIT")
+	want("jobs", "twice")
+	want("jobs", "other")
+
+	// LISTEN in a block that rolls back does not listen.
+	mustExec(t, a, "BEGIN", "LISTEN never", "ROLLBACK")
+	mustExec(t, b, "NOTIFY never, 'x'", "NOTIFY marks, 'after never'")
+	want("marks", "after never")
+
+	mustExec(t, a, "UNLISTEN jobs")
+	mustExec(t, b, "NOTIFY jobs, 'unheard'", "NOTIFY marks, 'after unlisten'")
+	want("marks", "after unlisten")
+
+	mustExec(t, a, "DISCARD ALL", "LISTEN marks2")
+	mustExec(t, b, "NOTIFY marks, 'unheard'", "NOTIFY marks2, 'after discard'")
+	want("marks2", "after discard")
+
+	for _, bad := range []string{"SELECT pg_notify('', 'x')", "NOTIFY jobs, '" + strings.Repeat("x", 8000) + "'"} {
+		_, err := b.Exec(ctx, bad)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "22023" {
+			t.Errorf("%.40s: %v, want 22023", bad, err)
+		}
+	}
+}
