@@ -319,6 +319,11 @@ func (b *binder) callBound(name string, bound []Expr, argTypes []types.T, s *sco
 var charKeepsBlanks = map[string]bool{"octet_length": true, "concat": true, "concat_ws": true, "format": true,
 	"coalesce": true, "nullif": true, "greatest": true, "least": true, "ifnull": true, "pg_typeof": true}
 
+// orderSensitiveAggs are the built-in aggregates whose result depends on
+// their input's order.
+var orderSensitiveAggs = map[string]bool{"array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
+	"json_object_agg": true, "jsonb_object_agg": true}
+
 // aggregate binds an aggregate call and returns a placeholder for its
 // result.
 func (b *binder) aggregate(s *scope, call AggCall, args []sqlparser.Expr) (Expr, error) {
@@ -359,6 +364,14 @@ func (b *binder) aggregateOrdered(s *scope, call AggCall, args []sqlparser.Expr,
 		}
 		desc := o.Direction == sqlparser.DescOrder
 		call.OrderBy = append(call.OrderBy, SortKey{Expr: x, Desc: desc, NullsFirst: desc})
+	}
+	if call.Distinct && len(call.OrderBy) == 0 && (call.User != nil || orderSensitiveAggs[call.Func]) {
+		// PostgreSQL sorts a DISTINCT aggregate's input to find the
+		// duplicates: an aggregate that keeps its input's order sees
+		// its arguments ascending.
+		for _, a := range call.Args {
+			call.OrderBy = append(call.OrderBy, SortKey{Expr: a})
+		}
 	}
 	if call.Func == "count" && len(call.Args) == 0 {
 		call.Func = "count_star"

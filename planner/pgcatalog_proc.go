@@ -40,12 +40,29 @@ func routineTypeOID(name string) int64 {
 	return columnTypeOID(t)
 }
 
-// routineTypeName is a routine's type name as format_type prints it.
+// routineTypeOID is the package's routineTypeOID that also knows the
+// database's user types.
+func (g *vgen) routineTypeOID(name string) int64 {
+	if oid := routineTypeOID(name); oid != 0 {
+		return oid
+	}
+	if t, _, err := g.b.p.RoutineType(name); err == nil {
+		return columnTypeOID(t)
+	}
+	return 0
+}
+
+// routineTypeName is a routine's type name as format_type prints it; a
+// user type's as it is spelled.
 func routineTypeName(name string) string {
 	if _, ok := pseudoTypeOIDs[name]; ok {
 		return name
 	}
-	return FormatType(routineTypeOID(name), -1)
+	oid := routineTypeOID(name)
+	if oid == 0 {
+		return name
+	}
+	return FormatType(oid, -1)
 }
 
 // pgProc has one row per routine.
@@ -57,7 +74,7 @@ func pgProc(g *vgen) [][]Expr {
 		defaults, variadic := 0, int64(0)
 		named, plainIn := false, true
 		for _, a := range in {
-			argTypes = append(argTypes, strconv.FormatInt(routineTypeOID(a.Type), 10))
+			argTypes = append(argTypes, strconv.FormatInt(g.routineTypeOID(a.Type), 10))
 			if a.Default != "" {
 				defaults++
 			}
@@ -70,7 +87,7 @@ func pgProc(g *vgen) [][]Expr {
 			}
 		}
 		for _, a := range f.Args {
-			allTypes = append(allTypes, strconv.FormatInt(routineTypeOID(a.Type), 10))
+			allTypes = append(allTypes, strconv.FormatInt(g.routineTypeOID(a.Type), 10))
 			modes = append(modes, a.Mode)
 			names = append(names, quoteArrayElem(a.Name))
 			named = named || a.Name != ""
@@ -96,7 +113,7 @@ func pgProc(g *vgen) [][]Expr {
 		}
 		out = append(out, vrow(int64(f.ID), f.Name, int64(oidPublic), int64(oidBootstrapRole), int64(oidLanguageSQL),
 			f.Cost, f.Rows, variadic, int64(0), f.Kind, f.Definer, f.Leakproof, f.Strict, f.RetSet, f.Volatility,
-			f.Parallel, int64(len(in)), int64(defaults), routineTypeOID(f.Returns), "{"+strings.Join(argTypes, ",")+"}",
+			f.Parallel, int64(len(in)), int64(defaults), g.routineTypeOID(f.Returns), "{"+strings.Join(argTypes, ",")+"}",
 			all, modeArr, nameArr, nil, nil, src, nil, body, config, nil))
 	}
 	return out

@@ -69,6 +69,19 @@ func RoutineType(name string) (t types.T, poly int, err error) {
 	return t, polyNone, err
 }
 
+// RoutineType is the package's RoutineType that also resolves the
+// database's user types: a composite type (a record of its fields), an
+// enum, a domain (its base type).
+func (p *Planner) RoutineType(name string) (t types.T, poly int, err error) {
+	t, poly, err = RoutineType(name)
+	if err != nil && pgerror.HasCode(err, pgerror.UndefinedObject) {
+		if ut, _, uerr := p.ResolveType(name, nil, nil); uerr == nil {
+			return ut, polyNone, nil
+		}
+	}
+	return t, poly, err
+}
+
 // routineCall binds a call of name when db has user-defined functions
 // of that name: ok is false when it has none, so built-in functions are
 // tried.
@@ -187,7 +200,7 @@ func (b *binder) matchRoutine(fn *catalog.Function, args []Expr) (coerced []Expr
 	elemSet := false
 	// First pass: resolve the polymorphic types from the arguments.
 	for i, a := range args {
-		_, poly, err := RoutineType(decl[i])
+		_, poly, err := b.p.RoutineType(decl[i])
 		if err != nil {
 			return nil, ret, 0, false
 		}
@@ -229,7 +242,7 @@ func (b *binder) matchRoutine(fn *catalog.Function, args []Expr) (coerced []Expr
 		compat = tText
 	}
 	resolve := func(name string) (types.T, error) {
-		t, poly, err := RoutineType(name)
+		t, poly, err := b.p.RoutineType(name)
 		switch poly {
 		case polyElem, polyNonArray:
 			t = elem
@@ -307,6 +320,12 @@ func variadicElem(name string) string {
 // may: exact reports an argument already of that type.
 func routineArg(a Expr, t types.T) (x Expr, exact, ok bool) {
 	at := a.Type()
+	if f, isRow := a.(*Func); isRow && f.Name == RowFunc && t.Family == types.Record && t.Comp != nil && at.Comp != t.Comp {
+		// ROW(...) for an argument of a composite type, as PostgreSQL
+		// coerces it: field by field.
+		x, err := castRow(a, t) // usertype.go
+		return x, false, err == nil
+	}
 	if at == t || at.Family == t.Family && !at.IsArray() && (isText(t.Family) || t.Family == types.Numeric) ||
 		at.IsArray() && t.IsArray() && at.Elem == t.Elem {
 		return a, true, true
@@ -424,7 +443,7 @@ func (b *binder) routineColumns(fn *catalog.Function, ret types.T, column string
 		}
 		cols := make([]Column, len(out))
 		for i, a := range out {
-			t, _, err := RoutineType(a.Type)
+			t, _, err := b.p.RoutineType(a.Type)
 			if err != nil {
 				return nil, err
 			}
@@ -447,7 +466,7 @@ func (b *binder) routineColumns(fn *catalog.Function, ret types.T, column string
 		return nil, pgerror.New(pgerror.SyntaxError, "a column definition list is only allowed for functions returning \"record\"")
 	}
 	if len(out) == 1 {
-		t, _, err := RoutineType(out[0].Type)
+		t, _, err := b.p.RoutineType(out[0].Type)
 		if err != nil {
 			return nil, err
 		}
@@ -648,7 +667,7 @@ func RowTypeColumns(cat *catalog.Catalog, db, name string) []Column {
 // FUNCTION checks it: 42703 for a column reference, 42804 for a value
 // its argument's type does not take.
 func (p *Planner) CheckDefault(text, typeName string) error {
-	t, poly, err := RoutineType(typeName)
+	t, poly, err := p.RoutineType(typeName)
 	if err != nil || poly != 0 {
 		return err
 	}

@@ -70,7 +70,7 @@ func (b *binder) bindUserAgg(call *AggCall) error {
 // userAggFuncs binds aggregate fn's functions for inputs of argTypes.
 func (b *binder) userAggFuncs(fn *catalog.Function, argTypes []types.T) (*UserAgg, types.T, error) {
 	spec := fn.Agg
-	st, poly, err := RoutineType(spec.SType)
+	st, poly, err := b.p.RoutineType(spec.SType)
 	if err != nil {
 		return nil, types.T{}, err
 	}
@@ -180,7 +180,7 @@ func (p *Planner) CheckAggregate(fn *catalog.Function) (string, error) {
 	b := &binder{p: p}
 	var argTypes []types.T
 	for _, a := range fn.InputArgs() {
-		t, poly, err := RoutineType(a.Type)
+		t, poly, err := b.p.RoutineType(a.Type)
 		if err != nil {
 			return "", err
 		}
@@ -193,6 +193,9 @@ func (p *Planner) CheckAggregate(fn *catalog.Function) (string, error) {
 	_, t, err := b.userAggFuncs(fn, argTypes)
 	if err != nil {
 		return "", err
+	}
+	if t.Comp != nil {
+		return t.String(), nil // a composite type (or an array of one)
 	}
 	return FormatTypeName(columnTypeOID(t)), nil
 }

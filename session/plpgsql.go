@@ -133,7 +133,7 @@ func (o routineOps) runPL(fn *catalog.Function, argTypes []types.T, args []types
 			}
 			continue
 		}
-		t, _, err := planner.RoutineType(a.Type)
+		t, _, err := s.planner(o.t.cat).RoutineType(a.Type)
 		if err != nil {
 			return routineResult{fn: fn}, err
 		}
@@ -144,7 +144,7 @@ func (o routineOps) runPL(fn *catalog.Function, argTypes []types.T, args []types
 	x.found = &plVar{name: "found", t: tBool, val: types.NewBool(false)}
 	top = append(top, x.found)
 	x.scopes = [][]*plVar{top}
-	retT, _, rerr := planner.RoutineType(fn.Returns)
+	retT, _, rerr := s.planner(o.t.cat).RoutineType(fn.Returns)
 	if rerr == nil && retT.Family == types.Unknown && fn.Returns != "record" {
 		// A polymorphic result: the first polymorphic argument's type.
 		for i, a := range in {
@@ -308,6 +308,25 @@ func (x *plExec) params() (names []string, ts []types.T, vals []types.Datum) {
 			add(v, winner[v.name] == v)
 			if winner[v.name] == v {
 				seen[v.name] = true
+			}
+		}
+	}
+	// The fields of a variable of a composite type (an argument, or one
+	// DECLAREd so) as v.field, after the variables, so that $n still
+	// counts the arguments.
+	for i := range x.scopes {
+		for _, v := range x.scopes[i] {
+			if v.rec || v.t.Family != types.Record || v.t.Comp == nil || v.name == "" || winner[v.name] != v {
+				continue
+			}
+			fields := make([]types.Datum, len(v.t.Comp.Fields))
+			if !v.val.IsNull() {
+				if got, err := types.RecordFields(nil, v.val); err == nil && len(got) == len(fields) {
+					fields = got
+				}
+			}
+			for k, f := range v.t.Comp.Fields {
+				names, ts, vals = append(names, v.name+"."+f.Name), append(ts, f.T), append(vals, fields[k])
 			}
 		}
 	}

@@ -184,7 +184,7 @@ func (x *plExec) typeVar(v *plVar, name string) error {
 		}
 		return pgerror.Newf(pgerror.UndefinedObject, "type \"%s%%type\" does not exist", base)
 	}
-	t, _, err := planner.RoutineType(name)
+	t, _, err := x.s.planner(x.t.cat).RoutineType(name)
 	if err == nil {
 		v.t = t
 		return nil

@@ -35,7 +35,7 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 	if err := checkLanguage(rs.Language); err != nil {
 		return err
 	}
-	fn, err := s.routineDef(rs)
+	fn, err := s.routineDef(s.planner(t.cat), rs)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (s *Session) createRoutine(t *txn, rs *parse.RoutineStmt) error {
 			e.Hint = "The arguments of the trigger can be accessed through TG_NARGS and TG_ARGV instead."
 			return e
 		}
-	} else if _, _, err := planner.RoutineType(fn.Returns); err != nil && planner.RowTypeColumns(t.cat, s.database, fn.Returns) == nil {
+	} else if _, _, err := s.planner(t.cat).RoutineType(fn.Returns); err != nil && planner.RowTypeColumns(t.cat, s.database, fn.Returns) == nil {
 		return err
 	}
 	for _, a := range fn.InputArgs() {
@@ -120,7 +120,7 @@ func checkLanguage(lang string) error {
 }
 
 // routineDef builds the catalog descriptor of a CREATE FUNCTION.
-func (s *Session) routineDef(rs *parse.RoutineStmt) (*catalog.Function, error) {
+func (s *Session) routineDef(pl *planner.Planner, rs *parse.RoutineStmt) (*catalog.Function, error) {
 	fn := &catalog.Function{Name: rs.Name, Kind: "f", Returns: rs.Returns, RetSet: rs.SetOf, Language: rs.Language,
 		Body: rs.Body, Form: rs.Form, Volatility: "v", Parallel: "u", Cost: 100, Leakproof: rs.Leakproof,
 		Definer: rs.Definer, Config: rs.Config, Owner: s.userName()}
@@ -160,7 +160,7 @@ func (s *Session) routineDef(rs *parse.RoutineStmt) (*catalog.Function, error) {
 		if i >= len(rs.Args) {
 			arg.Mode = "t"
 		}
-		if _, _, err := planner.RoutineType(a.Type); err != nil {
+		if _, _, err := pl.RoutineType(a.Type); err != nil {
 			return nil, err
 		}
 		if a.Name != "" {
@@ -332,7 +332,7 @@ func (s *Session) validateRoutine(cat *catalog.Catalog, fn *catalog.Function) er
 	if hasPolyInput(fn) {
 		return nil
 	}
-	argTypes, names := routineArgTypes(fn)
+	argTypes, names := routineArgTypes(s.planner(cat), fn)
 	var last planner.Node
 	for i := range stmts {
 		pl := s.planner(cat)
@@ -343,26 +343,33 @@ func (s *Session) validateRoutine(cat *catalog.Catalog, fn *catalog.Function) er
 		}
 		last = n
 	}
-	return checkResult(fn, stmts, last, planner.RowTypeColumns(cat, s.database, fn.Returns))
+	return checkResult(s.planner(cat), fn, stmts, last, planner.RowTypeColumns(cat, s.database, fn.Returns))
 }
 
 // routineArgTypes returns the declared types and names of fn's input
 // arguments (polymorphic ones unknown).
-func routineArgTypes(fn *catalog.Function) ([]types.T, []string) {
+func routineArgTypes(pl *planner.Planner, fn *catalog.Function) ([]types.T, []string) {
+	ts := make([]types.T, len(fn.InputArgs()))
+	for i, a := range fn.InputArgs() {
+		ts[i], _, _ = pl.RoutineType(a.Type)
+	}
+	return ts, routineArgNames(fn)
+}
+
+// routineArgNames returns the names of fn's input arguments.
+func routineArgNames(fn *catalog.Function) []string {
 	in := fn.InputArgs()
-	ts := make([]types.T, len(in))
 	names := make([]string, len(in))
 	for i, a := range in {
-		ts[i], _, _ = planner.RoutineType(a.Type)
 		names[i] = a.Name
 	}
-	return ts, names
+	return names
 }
 
 // checkResult checks that the body's last statement (planned as last)
 // returns what fn declares (rowType: the columns of the table whose row
 // type it returns, if it does): 42P13 "return type mismatch" otherwise.
-func checkResult(fn *catalog.Function, stmts []parse.Statement, last planner.Node, rowType []planner.Column) error {
+func checkResult(pl *planner.Planner, fn *catalog.Function, stmts []parse.Statement, last planner.Node, rowType []planner.Column) error {
 	if fn.Returns == "void" {
 		return nil
 	}
@@ -387,11 +394,18 @@ func checkResult(fn *catalog.Function, stmts []parse.Statement, last planner.Nod
 		}
 	case len(out) > 1:
 		for _, a := range out {
-			wt, _, _ := planner.RoutineType(a.Type)
+			wt, _, _ := pl.RoutineType(a.Type)
 			want = append(want, wt)
 		}
 	default:
-		wt, _, _ := planner.RoutineType(fn.Returns)
+		wt, _, _ := pl.RoutineType(fn.Returns)
+		if wt.Family == types.Record && wt.Comp != nil && len(cols) != 1 {
+			// A composite type's fields, one column each.
+			for _, f := range wt.Comp.Fields {
+				want = append(want, f.T)
+			}
+			break
+		}
 		want = append(want, wt)
 	}
 	if len(cols) != len(want) {
@@ -624,7 +638,7 @@ func (s *Session) compiledRoutine(fn *catalog.Function, argTypes []types.T) (*co
 	if err != nil {
 		return nil, err
 	}
-	_, names := routineArgTypes(fn)
+	names := routineArgNames(fn)
 	c := &compiledRoutine{}
 	for i := range stmts {
 		c.stmts = append(c.stmts, &stmt{s: s, p: &stmts[i], sql: stmts[i].SQL, declared: argTypes, argNames: names, routine: fn.Name})
@@ -732,19 +746,38 @@ func (o routineOps) Call(id uint64, argTypes []types.T, args []types.Datum, ret 
 		return types.NewText(""), nil
 	case len(res.rows) == 0:
 		return types.Null, nil
-	case isRowResult(res.fn):
+	case ret.Family == types.Record && ret.Comp != nil && len(res.types) != 1:
+		return o.record(res.rows[0], res.types, ret.Comp)
+	case isRowResult(o.s.planner(o.t.cat), res.fn):
 		return o.recordText(res.rows[0], res.types)
 	}
 	return o.convert(res.rows[0][0], res.types[0], ret)
 }
 
+// record is a value of composite type c made of a row the body
+// returned, one column per field.
+func (o routineOps) record(row []types.Datum, ts []types.T, c *types.Composite) (types.Datum, error) {
+	if len(row) != len(c.Fields) {
+		return types.Null, pgerror.Newf(pgerror.DatatypeMismatch, "function return row and query-specified return row do not match")
+	}
+	vals := make([]types.Datum, len(row))
+	for i, f := range c.Fields {
+		v, err := o.convert(row[i], ts[i], f.T)
+		if err != nil {
+			return types.Null, err
+		}
+		vals[i] = v
+	}
+	return types.NewRecord(vals), nil
+}
+
 // isRowResult reports whether fn returns a row (OUT arguments, record or
 // a table's row type) rather than one value.
-func isRowResult(fn *catalog.Function) bool {
+func isRowResult(pl *planner.Planner, fn *catalog.Function) bool {
 	if len(fn.OutputArgs()) > 1 || fn.Returns == "record" {
 		return true
 	}
-	_, _, err := planner.RoutineType(fn.Returns)
+	_, _, err := pl.RoutineType(fn.Returns)
 	return err != nil
 }
 

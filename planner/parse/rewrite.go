@@ -249,11 +249,15 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, r.addType(tn, tn.pos)...)
 			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 			i = next - 1
-		case t.isPunct(".") && len(out) > 0 && out[len(out)-1].isPunct(")") && i+1 < len(toks) &&
-			(toks[i+1].kind == tkIdent || toks[i+1].kind == tkQIdent) && fieldSelectable(out):
-			// (x).name: a call of MarkerField on the parenthesised
-			// operand and the field's name.
-			start := matchBack(out, len(out)-1)
+		case t.isPunct(".") && len(out) > 0 && (out[len(out)-1].isPunct(")") && fieldSelectable(out) || out[len(out)-1].kind == tkParam) &&
+			i+1 < len(toks) && (toks[i+1].kind == tkIdent || toks[i+1].kind == tkQIdent):
+			// (x).name, and $1.name: a call of MarkerField on the
+			// parenthesised operand (or the parameter) and the field's
+			// name.
+			start := len(out) - 1
+			if out[start].isPunct(")") {
+				start = matchBack(out, start)
+			}
 			head := []token{raw(MarkerField, t.pos), {kind: tkPunct, val: "(", pos: t.pos}}
 			out = append(out[:start], append(head, out[start:]...)...)
 			out = append(out, raw(",", t.pos), token{kind: tkString, val: toks[i+1].val, pos: toks[i+1].pos, end: toks[i+1].end}, raw(")", t.pos))
