@@ -64,6 +64,7 @@ func (s *Session) preparedStmt(ctx context.Context, p *parse.Statement) (backend
 	case p.Deallocate != nil:
 		if p.Deallocate.Name == "" {
 			s.prepared = nil
+			s.deallocatedAll = true // the wire's statements too (DeallocatedAll)
 			return &staticResult{tag: "DEALLOCATE ALL"}, nil
 		}
 		if _, ok := s.prepared[p.Deallocate.Name]; !ok {
@@ -128,4 +129,11 @@ func (s *Session) evalArgs(ctx context.Context, args []sqlparser.Expr, oids []ui
 		}
 	}
 	return row, nil
+}
+
+// DeallocatedAll implements backend.Deallocator.
+func (s *Session) DeallocatedAll() bool {
+	all := s.deallocatedAll
+	s.deallocatedAll = false
+	return all
 }

@@ -30,6 +30,9 @@ type Session struct {
 	advisory []advisoryHold
 	// listener is its LISTEN state (notify.go), nil until needed.
 	listener *listener
+	// deallocatedAll: a DEALLOCATE ALL ran since the wire last asked
+	// (DeallocatedAll).
+	deallocatedAll bool
 	// retryFloor is the applied seq when the session's last transaction
 	// failed with a serialization failure (Fail), else 0: the next
 	// transaction begins at a snapshot holding it (DB.beginFrom), so a

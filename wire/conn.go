@@ -288,6 +288,13 @@ func (c *conn) readyForQuery() {
 			// As PostgreSQL: not inside a transaction block.
 			c.sendNotifications() // notify.go
 		}
+		if d, ok := c.sess.(backend.Deallocator); ok && d.DeallocatedAll() {
+			for name := range c.stmts {
+				if name != "" {
+					delete(c.stmts, name)
+				}
+			}
+		}
 	}
 	c.wbuf = appendReadyForQuery(c.wbuf, status)
 	c.flush()

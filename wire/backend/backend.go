@@ -90,6 +90,14 @@ type Listener interface {
 	SetWaker(wake func())
 }
 
+// Deallocator is implemented by a Session whose DEALLOCATE ALL (and
+// DISCARD ALL) drops the connection's protocol-level prepared statements
+// too, as PostgreSQL's does: before each ReadyForQuery the server asks
+// whether one ran since it last asked.
+type Deallocator interface {
+	DeallocatedAll() bool
+}
+
 // Statement is one prepared statement. The server keeps it for as long as
 // the client keeps the prepared statement (or portal) open and may execute
 // it many times.
