@@ -251,6 +251,11 @@ type Column struct {
 	// 0 for none. Type is the domain's base type, which values are
 	// stored as; writes check the domain's constraints.
 	Domain uint32 `json:"domain,omitempty"`
+	// Composite is the OID of the composite type of a column of one (or
+	// of an array of one); 0 for others. Type's Comp, which is not
+	// stored, is rebuilt from it when the catalog is loaded
+	// (CompositeResolver).
+	Composite uint32 `json:"composite,omitempty"`
 }
 
 // Index describes one index file.

@@ -95,6 +95,14 @@ func sampleCatalog(t *testing.T, e kv.Engine) *Catalog {
 		lat := c.UserType(DefaultDatabase, "latitude")
 		return c.AddColumn(w, DefaultDatabase, "log", Column{Name: "at", Type: types.T{Family: types.Numeric, Width: 9, Scale: 6}, Domain: uint32(lat.OID())})
 	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		n, _, err := c.CreateUserType(w, DefaultDatabase, UserType{Name: "spot", Kind: "c", Attrs: []TypeAttr{{Name: "x", Type: "integer"}}})
+		return n, err
+	})
+	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) {
+		spot := c.UserType(DefaultDatabase, "spot")
+		return c.AddColumn(w, DefaultDatabase, "log", Column{Name: "spots", Type: types.T{Family: types.Array, Elem: types.Record}, Composite: uint32(spot.OID())})
+	})
 	c = applyDDL(t, e, func(w kv.Writer) (*Catalog, error) { return c.CreateDatabase(w, "other") })
 	return c
 }
@@ -196,7 +204,7 @@ func TestDDLAndLoad(t *testing.T) {
 	if !lg.HiddenRowID || lg.Columns[2].Name != "rowid" || !lg.Columns[2].Hidden || lg.PrimaryKey[0] != 2 {
 		t.Fatalf("log = %+v", lg)
 	}
-	if lg.Columns[3].Name != "level" || lg.Columns[3].ID != 4 || lg.NextColumnID != 6 {
+	if lg.Columns[3].Name != "level" || lg.Columns[3].ID != 4 || lg.NextColumnID != 7 {
 		t.Fatalf("added column: %+v next %d", lg.Columns[3], lg.NextColumnID)
 	}
 	loaded, err := Load(e)
@@ -206,12 +214,15 @@ func TestDDLAndLoad(t *testing.T) {
 	if lat, llg := loaded.UserType(DefaultDatabase, "latitude"), mustTable(t, loaded, "log"); llg.Columns[4].Domain == 0 || uint64(llg.Columns[4].Domain) != lat.OID() || !lat.Checks[1].NotValid {
 		t.Fatalf("after Load, log.at's domain is %d (latitude is %d), its checks %+v", llg.Columns[4].Domain, lat.OID(), lat.Checks)
 	}
+	if spot, llg := loaded.UserType(DefaultDatabase, "spot"), mustTable(t, loaded, "log"); uint64(llg.Columns[5].Composite) != spot.OID() || llg.Columns[5].Type.Elem != types.Record {
+		t.Fatalf("after Load, log.spots is %+v (spot is %d)", llg.Columns[5], spot.OID())
+	}
 	a, _ := ExportJSON(c)
 	b, _ := ExportJSON(loaded)
 	if string(a) != string(b) {
 		t.Fatalf("loaded catalog differs:\n%s\nvs\n%s", a, b)
 	}
-	if loaded.NextID() != c.NextID() || c.NextID() != FirstUserSpace+10 { // five key spaces, the function, and two types with their array types
+	if loaded.NextID() != c.NextID() || c.NextID() != FirstUserSpace+12 { // five key spaces, the function, and three types with their array types
 		t.Fatalf("next id %d / %d", loaded.NextID(), c.NextID())
 	}
 }

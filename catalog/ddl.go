@@ -233,6 +233,10 @@ func ordinals(t *Table, names []string) ([]int, error) {
 		if o < 0 {
 			return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q named in key does not exist", name)
 		}
+		if t.Columns[o].Composite != 0 {
+			// No key encoding of a record (docs/layout.md).
+			return nil, pgerror.Newf(pgerror.FeatureNotSupported, "column %q: keys over a column of a composite type are not supported", name)
+		}
 		out[i] = o
 	}
 	return out, nil

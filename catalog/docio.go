@@ -182,6 +182,7 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 			d.Types[u.Key()] = u
 		}
 		resolveEnums(d, 0, true)
+		resolveComposites(c, d.Name, d)
 		if err := checkDomainColumns(d, where); err != nil {
 			return nil, err
 		}
@@ -190,19 +191,20 @@ func fromDoc(root *docRoot) (*Catalog, error) {
 	return c, nil
 }
 
-// checkDomainColumns refuses a document whose column names a domain
-// (by OID) that its database does not define.
+// checkDomainColumns refuses a document whose column names a domain or
+// a composite type (by OID) that its database does not define.
 func checkDomainColumns(d *Database, where string) error {
-	domains := map[uint32]bool{}
+	kinds := map[uint32]string{}
 	for _, u := range d.Types {
-		if u.Kind == "d" {
-			domains[uint32(u.OID())] = true
-		}
+		kinds[uint32(u.OID())] = u.Kind
 	}
 	for _, t := range d.Tables {
 		for _, c := range t.Columns {
-			if c.Domain != 0 && !domains[c.Domain] {
+			if c.Domain != 0 && kinds[c.Domain] != "d" {
 				return docError("%s / Table %q / Attribute %q: domain %d is no domain of the database", where, t.Name, c.Name, c.Domain)
+			}
+			if c.Composite != 0 && kinds[c.Composite] != "c" {
+				return docError("%s / Table %q / Attribute %q: composite %d is no composite type of the database", where, t.Name, c.Name, c.Composite)
 			}
 		}
 	}
@@ -392,7 +394,7 @@ func attribute(da *docAttr, tableWhere string, t *Table) (Column, error) {
 		ID: uint32(da.ColumnID), Name: da.Name, Type: types.T{Family: typ.Family, Elem: typ.Elem, Width: int32(da.Length), Scale: da.Scale},
 		NotNull: da.IsNull == 0, Default: da.Default, DefaultValue: dv, Serial: da.Serial == 1, Hidden: da.Hidden == 1,
 		IdentityAlways: da.Identity == "always", IdentityByDefault: da.Identity == "by default",
-		Domain: uint32(da.Domain),
+		Domain: uint32(da.Domain), Composite: uint32(da.Composite),
 	}, nil
 }
 

@@ -192,6 +192,9 @@ type docAttr struct {
 	Hidden       num    `xml:"hidden,attr,omitempty" json:"hidden,omitempty"`
 	// Domain is the OID of the column's domain (Column.Domain).
 	Domain num `xml:"domain,attr,omitempty" json:"domain,omitempty"`
+	// Composite is the OID of the column's composite type
+	// (Column.Composite).
+	Composite num `xml:"composite,attr,omitempty" json:"composite,omitempty"`
 }
 
 type docPK struct {
@@ -445,7 +448,7 @@ func tableDoc(t *Table) docTable {
 		dt.Structure = append(dt.Structure, docAttr{
 			Name: c.Name, ColumnID: num(c.ID), Type: typeNameOf(c.Type), Length: num(c.Type.Width), Scale: c.Type.Scale,
 			IsNull: flagNum(!c.NotNull), Default: c.Default, DefaultValue: formatDatum(c.DefaultValue),
-			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden), Domain: num(c.Domain),
+			Serial: flagNum(c.Serial), Hidden: flagNum(c.Hidden), Domain: num(c.Domain), Composite: num(c.Composite),
 		})
 		if c.IdentityAlways {
 			dt.Structure[len(dt.Structure)-1].Identity = "always"

@@ -244,6 +244,9 @@ func Load(r kv.Reader) (*Catalog, error) {
 	for _, d := range c.dbs {
 		resolveEnums(d, 0, true)
 	}
+	for name, d := range c.dbs {
+		resolveComposites(c, name, d) // usertype.go
+	}
 	for _, r := range roles {
 		if err := loadRole(c, r.key, r.parts, r.value); err != nil {
 			return nil, err

@@ -37,7 +37,8 @@ var docTypeNames = map[types.Family]string{
 	types.Int2Vector:  "int2vector",
 	types.OidVector:   "oidvector",
 	types.TimeTZ:      "timetz",
-	types.Enum:        "enum", // length holds the enum type's OID
+	types.Enum:        "enum",   // length holds the enum type's OID
+	types.Record:      "record", // the attribute's composite names the type
 }
 
 func typeName(f types.Family) string {

@@ -237,3 +237,26 @@ func userTypeFromDoc(dt *docType) (*UserType, error) {
 	u.buildEnum()
 	return u, nil
 }
+
+// CompositeResolver builds the descriptor (types.Composite) of the
+// composite type oid of database db of c. The planner sets it: the
+// catalog parses no type names, which a composite's fields are stored
+// as. Load gives the table columns of composite types (Column.Composite)
+// theirs with it.
+var CompositeResolver func(c *Catalog, db string, oid uint64) *types.Composite
+
+// resolveComposites attaches to d's columns of composite types their
+// descriptors, in place (a catalog being loaded).
+func resolveComposites(c *Catalog, db string, d *Database) {
+	if CompositeResolver == nil {
+		return
+	}
+	for _, t := range d.Tables {
+		for i := range t.Columns {
+			col := &t.Columns[i]
+			if col.Composite != 0 && col.Type.Comp == nil {
+				col.Type.Comp = CompositeResolver(c, db, uint64(col.Composite))
+			}
+		}
+	}
+}

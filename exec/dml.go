@@ -90,8 +90,8 @@ func assignValue(d types.Datum, ct types.T) (types.Datum, error) {
 		if ct.IsArray() {
 			to = types.T{Family: types.Array, Elem: ct.Elem}
 		}
-		if ct.Family == types.Enum || ct.Elem == types.Enum {
-			to = ct // the labels; an enum has no width to check
+		if ct.Family == types.Enum || ct.Elem == types.Enum || ct.Family == types.Record || ct.Elem == types.Record {
+			to = ct // the labels, or the fields; no width to check
 		}
 		if d, err = eval.Cast(d, to); err != nil {
 			return d, err

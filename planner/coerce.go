@@ -73,7 +73,14 @@ func assign(x Expr, t types.T) (Expr, error) {
 	if isText(t.Family) {
 		t = types.T{Family: t.Family}
 	}
-	if t.IsArray() && t.Elem != types.Enum {
+	if t.Family == types.Record && t.Comp != nil {
+		// ROW(...) into a column of a composite type: field by field,
+		// as PostgreSQL casts it (42846 for the wrong number of them).
+		if f, ok := x.(*Func); ok && f.Name == RowFunc {
+			return castRow(x, t) // usertype.go
+		}
+	}
+	if t.IsArray() && t.Elem != types.Enum && t.Elem != types.Record {
 		// So are its elements' widths, scales and ranges (exec's
 		// assignValue), never cut by a cast here.
 		t = types.T{Family: types.Array, Elem: t.Elem}

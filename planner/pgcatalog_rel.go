@@ -456,6 +456,15 @@ func pgClass(g *vgen) [][]Expr {
 	for _, s := range g.serialSequences() {
 		rel(int64(s.ID), s.Name, s.Schema, "S", 0, 3, false, 0, 0)
 	}
+	// A composite type's relation (relkind c), whose attributes are its
+	// fields: pg_dump reads them through pg_type.typrelid. Its OID is the
+	// type's id, which no table or index takes (one counter).
+	for _, u := range g.cat.UserTypes(g.db) {
+		if u.Kind == "c" {
+			rel(int64(u.ID), u.Name, u.Schema, "c", 0, len(u.Attrs), false, 0, 0)
+			out[len(out)-1][3] = vrow(int64(u.OID()))[0]
+		}
+	}
 	return out
 }
 
@@ -503,6 +512,18 @@ func pgAttribute(g *vgen) [][]Expr {
 	for _, v := range g.views() {
 		for i, c := range g.viewColumns(v) {
 			att(oidView(v.Key()), c.Name, columnTypeOID(c.T), i+1, typmod(c.T), false, false, "")
+		}
+	}
+	for _, u := range g.cat.UserTypes(g.db) {
+		if u.Kind != "c" {
+			continue
+		}
+		t, _, err := g.b.userType(u, 0)
+		if err != nil || t.Comp == nil {
+			continue
+		}
+		for i, f := range t.Comp.Fields {
+			att(int64(u.ID), f.Name, columnTypeOID(f.T), i+1, typmod(f.T), false, false, "")
 		}
 	}
 	return out

@@ -31,6 +31,25 @@ type DomainConstraint struct {
 	Elements bool
 }
 
+func init() {
+	catalog.CompositeResolver = compositeOf
+}
+
+// compositeOf is catalog.CompositeResolver: the descriptor of the
+// composite type oid of db, its fields' types resolved as a planner with
+// the default search path resolves them; nil when there is none.
+func compositeOf(c *catalog.Catalog, db string, oid uint64) *types.Composite {
+	u := c.UserTypeByOID(db, oid)
+	if u == nil || u.Kind != "c" {
+		return nil
+	}
+	t, _, err := (&binder{p: &Planner{Catalog: c, DB: db}}).userType(u, 0)
+	if err != nil {
+		return nil
+	}
+	return t.Comp
+}
+
 // maxTypeDepth bounds the nesting of types in types (a composite whose
 // field is a domain over a composite ...); deeper is refused.
 const maxTypeDepth = 32
@@ -616,9 +635,9 @@ func (g *vgen) userTypeRows() [][]Expr {
 			continue // a type naming a dropped one: no row, as no value can have it
 		}
 		nsp := g.nsp(u.Schema)
-		row := func(oid int64, name, typtype, category string, elem, array int64) []Expr {
+		row := func(oid int64, name, typtype, category string, relid, elem, array int64) []Expr {
 			return vrow(oid, name, nsp, oidBootstrapRole, -1, false, typtype, category,
-				false, true, ",", 0, 0, elem, array, "record_in", "record_out", "record_recv", "record_send",
+				false, true, ",", relid, 0, elem, array, "record_in", "record_out", "record_recv", "record_send",
 				"d", "x", false, 0, -1, 0, 0, nil, nil, nil)
 		}
 		arrayRow := vrow(int64(u.ArrayOID()), "_"+u.Name, nsp, oidBootstrapRole, -1, false, "b", "A",
@@ -649,8 +668,8 @@ func (g *vgen) userTypeRows() [][]Expr {
 				bt.align, bt.storage(), u.NotNull, columnTypeOID(t), typmod(t), 0, coll, deflt, deflt, nil), arrayRow)
 			continue
 		}
-		out = append(out, row(int64(u.OID()), u.Name, "c", "C", 0, int64(u.ArrayOID())),
-			row(int64(u.ArrayOID()), "_"+u.Name, "b", "A", int64(u.OID()), 0))
+		out = append(out, row(int64(u.OID()), u.Name, "c", "C", int64(u.ID), 0, int64(u.ArrayOID())),
+			row(int64(u.ArrayOID()), "_"+u.Name, "b", "A", 0, int64(u.OID()), 0))
 	}
 	return out
 }

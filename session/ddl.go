@@ -654,19 +654,22 @@ func (s *Session) fillFromQuery(ctx context.Context, t *txn, name string, query 
 }
 
 // columnDef converts one column definition; pl resolves user types.
-// A column of a composite type is refused (0A000); one of a domain
-// stores the domain's base type and names the domain (Column.Domain),
-// whose constraints writes check.
+// A column of a composite type (or an array of one) names the type
+// (Column.Composite); one of a domain stores the domain's base type and
+// names the domain (Column.Domain), whose constraints writes check.
 func columnDef(pl *planner.Planner, cd *sqlparser.ColumnDefinition) (catalog.Column, error) {
 	typeName := strings.ToLower(cd.Type.Type)
 	t, dom, err := pl.ResolveType(typeName, cd.Type.Length, cd.Type.Scale)
 	if err != nil {
 		return catalog.Column{}, err
 	}
-	if t.Family == types.Record || t.Elem == types.Record {
-		return catalog.Column{}, pgerror.Newf(pgerror.FeatureNotSupported, "column %q: table columns of composite type %s are not supported", cd.Name.String(), t)
-	}
 	col := catalog.Column{Name: cd.Name.String(), Type: t}
+	if t.Family == types.Record || t.Elem == types.Record {
+		if t.Comp == nil {
+			return catalog.Column{}, pgerror.Newf(pgerror.InvalidTableDefinition, "column %q has pseudo-type record", cd.Name.String())
+		}
+		col.Composite = t.Comp.OID
+	}
 	if dom != nil {
 		col.Domain = dom.OID
 	}

@@ -74,12 +74,10 @@ func (s *Session) alterEnum(t *txn, u *catalog.UserType, ts *parse.TypeStmt) (ok
 }
 
 // columnDependents lists, as PostgreSQL's DETAIL lines do, the table
-// columns that have the enum or domain u (or an array of it) as their
-// type.
+// columns that have the enum, domain or composite type u (or an array of
+// it) as their type.
 func (s *Session) columnDependents(t *txn, u *catalog.UserType) ([]string, error) {
-	if u.Kind != "e" && u.Kind != "d" {
-		return nil, nil
-	}
+
 	tables, err := t.cat.Tables(s.database)
 	if err != nil {
 		return nil, err
@@ -87,8 +85,13 @@ func (s *Session) columnDependents(t *txn, u *catalog.UserType) ([]string, error
 	var lines []string
 	for _, tbl := range tables {
 		for _, c := range tbl.Columns {
-			if _, ok := catalog.UsesEnum(&catalog.Table{Columns: []catalog.Column{c}}, u.OID()); ok && u.Kind == "e" || u.Kind == "d" && uint64(c.Domain) == u.OID() {
-				lines = append(lines, fmt.Sprintf("column %s of table %s depends on type %s", c.Name, tbl.Name, u.Name))
+			_, enum := catalog.UsesEnum(&catalog.Table{Columns: []catalog.Column{c}}, u.OID())
+			if enum && u.Kind == "e" || u.Kind == "d" && uint64(c.Domain) == u.OID() || u.Kind == "c" && uint64(c.Composite) == u.OID() {
+				typ := u.Name
+				if c.Type.IsArray() && u.Kind == "c" {
+					typ += "[]"
+				}
+				lines = append(lines, fmt.Sprintf("column %s of table %s depends on type %s", c.Name, tbl.Name, typ))
 			}
 		}
 	}

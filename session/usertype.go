@@ -297,6 +297,16 @@ func (s *Session) alterUserType(ctx context.Context, t *txn, ts *parse.TypeStmt)
 	nu.Checks = slices.Clone(u.Checks)
 	nu.Attrs = slices.Clone(u.Attrs)
 	pl := s.planner(t.cat)
+	if ts.Alter == "add attribute" || ts.Alter == "drop attribute" {
+		// The values stored in them keep the old fields.
+		cols, err := s.columnDependents(t, u) // enum.go
+		if err != nil {
+			return err
+		}
+		if len(cols) > 0 {
+			return pgerror.Newf(pgerror.FeatureNotSupported, "ALTER TYPE %s: changing the attributes of a composite type that table columns use is not supported (%s)", u.Name, cols[0])
+		}
+	}
 	switch ts.Alter {
 	case "add constraint":
 		if err := addDomainCheck(pl, &nu, ts.Checks[0]); err != nil {

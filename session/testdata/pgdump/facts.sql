@@ -35,3 +35,5 @@ SELECT nspname, pg_get_userbyid(nspowner), array_to_string(nspacl, ' ') FROM pg_
 SELECT t.typname, format_type(t.typbasetype, t.typtypmod), t.typnotnull, c.conname, c.convalidated FROM pg_type t LEFT JOIN pg_constraint c ON c.contypid = t.oid WHERE t.typtype = 'd' AND t.typnamespace = 'public'::regnamespace ORDER BY 1, 4;
 SELECT * FROM contacts ORDER BY id;
 INSERT INTO contacts (id) VALUES (3) RETURNING mail, credit;
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_type t JOIN pg_attribute a ON a.attrelid = t.typrelid WHERE t.typname = 'address' ORDER BY a.attnum;
+SELECT id, addr, old, (addr).zip FROM sites ORDER BY id;

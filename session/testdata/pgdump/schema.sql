@@ -61,6 +61,11 @@ CREATE DOMAIN positive AS numeric(8,2) CHECK (VALUE > 0);
 ALTER DOMAIN positive ADD CONSTRAINT positive_small CHECK (VALUE < 1000) NOT VALID;
 CREATE TABLE contacts (id int PRIMARY KEY, mail email, credit positive);
 INSERT INTO contacts VALUES (1, 'a@b.c', 10.5), (2, DEFAULT, NULL);
+-- A composite type (its fields come back through pg_type.typrelid) and
+-- a table with a column of it and one of an array of it.
+CREATE TYPE address AS (street text, zip varchar(10), tags int[]);
+CREATE TABLE sites (id int PRIMARY KEY, addr address, old address[]);
+INSERT INTO sites VALUES (1, ROW('Main St, 1', '12345', '{1,2}'), ARRAY[ROW('Old "Rd"', NULL, NULL)::address]), (2, NULL, NULL);
 
 -- Roles, owners and privileges: pg_dump writes ALTER ... OWNER TO, GRANT
 -- and REVOKE lines for them.
