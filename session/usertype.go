@@ -233,6 +233,23 @@ func (s *Session) dropType(t *txn, u *catalog.UserType, cascade bool) error {
 	if len(cols) > 0 {
 		return pgerror.Newf(pgerror.FeatureNotSupported, "DROP TYPE ... CASCADE of a type that table columns use is not supported (%s)", cols[0])
 	}
+	// CASCADE drops the functions that take or return it, as
+	// PostgreSQL does.
+	fns := s.typeFunctions(t, pl, u)
+	if len(fns) > 0 {
+		var deps []string
+		for _, fn := range fns {
+			deps = append(deps, functionDependent(fn, u))
+		}
+		s.notice(cascadeNotice(deps)) // schema.go
+	}
+	for _, fn := range fns {
+		next, err := t.cat.DropFunction(t.kv, s.database, fn.ID)
+		if err != nil {
+			return err
+		}
+		t.setCatalog(next)
+	}
 	for _, d := range deps {
 		if d.Kind == "d" {
 			if t.cat.UserType(s.database, d.Key()) != nil {
@@ -272,7 +289,47 @@ func (s *Session) typeDependentLines(t *txn, pl *planner.Planner, u *catalog.Use
 		}
 	}
 	cols, err := s.columnDependents(t, u) // enum.go
+	for _, fn := range s.typeFunctions(t, pl, u) {
+		cols = append(cols, functionDependent(fn, u))
+	}
 	return append(lines, cols...), err
+}
+
+// typeFunctions lists the routines (and aggregates) whose arguments or
+// result are of type u or an array of it.
+func (s *Session) typeFunctions(t *txn, pl *planner.Planner, u *catalog.UserType) []*catalog.Function {
+	fns, err := t.cat.Functions(s.database)
+	if err != nil {
+		return nil
+	}
+	names := func(spelled string) bool {
+		n := strings.TrimSuffix(strings.TrimPrefix(spelled, "SETOF "), "[]")
+		k, ok := pl.LookupTypeKey(n)
+		return ok && k == u.Key()
+	}
+	var out []*catalog.Function
+	for _, fn := range fns {
+		uses := names(fn.Returns) || fn.Agg != nil && names(fn.Agg.SType)
+		for _, a := range fn.Args {
+			uses = uses || names(a.Type)
+		}
+		if uses {
+			out = append(out, fn)
+		}
+	}
+	return out
+}
+
+// functionDependent is a DETAIL line for fn, which depends on type u.
+func functionDependent(fn *catalog.Function, u *catalog.UserType) string {
+	kind := "function"
+	switch fn.Kind {
+	case "p":
+		kind = "procedure"
+	case "a":
+		kind = "function" // PostgreSQL names an aggregate a function here
+	}
+	return fmt.Sprintf("%s %s(%s) depends on type %s", kind, fn.Name, strings.Join(routineSig(fn.Args), ","), u.Name)
 }
 
 func (s *Session) alterUserType(ctx context.Context, t *txn, ts *parse.TypeStmt) error {
