@@ -39,8 +39,8 @@ func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStm
 	if err != nil {
 		return err
 	}
-	if to.Family == types.Record || to.Elem == types.Record || dom != nil && (dom.NotNull || len(dom.Checks) > 0) {
-		return pgerror.Newf(pgerror.FeatureNotSupported, "cannot change column %q to type %s: table columns of composite types and of domains with constraints are not supported", a.Column, a.Type)
+	if to.Family == types.Record || to.Elem == types.Record {
+		return pgerror.Newf(pgerror.FeatureNotSupported, "cannot change column %q to type %s: changing a column to a composite type is not supported", a.Column, a.Type)
 	}
 	if tbl.Columns[i].Serial || tbl.Columns[i].IdentityAlways {
 		if to.Kind() != types.KindInt {
@@ -77,6 +77,9 @@ func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStm
 		if err == nil {
 			v, err = exec.AssignValue(v, to)
 		}
+		if err == nil && dom != nil {
+			err = eval.CheckDomainValue(env, dom, v) // a domain's constraints hold for each value
+		}
 		if err != nil {
 			it.Close()
 			return err
@@ -95,6 +98,10 @@ func (s *Session) alterType(ctx context.Context, t *txn, a *parse.AlterColumnStm
 
 	next, err := t.cat.AlterTable(t.kv, s.database, a.Table, func(nt *catalog.Table) error {
 		nt.Columns[i].Type = to
+		nt.Columns[i].Domain = 0
+		if dom != nil {
+			nt.Columns[i].Domain = dom.OID
+		}
 		if dv := nt.Columns[i].DefaultValue; !dv.IsNull() {
 			v, err := eval.CastFrom(dv, tbl.Columns[i].Type, to)
 			if err == nil {
