@@ -22,7 +22,8 @@ func volatileFunc(name string) bool {
 		"pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared",
 		"pg_advisory_xact_lock", "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
 		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all",
-		"txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned", "pg_notify":
+		"txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned", "pg_notify",
+		"pg_trigger_depth", "inet_server_addr", "inet_client_addr", "inet_server_port", "inet_client_port":
 		return true
 	}
 	return false

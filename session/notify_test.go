@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kvsql/kvsql/internal/testkit"
+	"github.com/kvsql/kvsql/session"
 )
 
 // TestListenNotify: a session listening on a channel receives, while it
@@ -86,5 +88,36 @@ func TestListenNotify(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Code != "22023" {
 			t.Errorf("%.40s: %v, want 22023", bad, err)
 		}
+	}
+}
+
+// TestInetServerAndClientAddr: inet_server_addr/port name the server's
+// end of the connection and inet_client_addr/port the client's; in
+// process they are NULL, as PostgreSQL's are over a Unix socket.
+func TestInetServerAndClientAddr(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	conn := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	var server, client string
+	var sport, cport int
+	if err := conn.QueryRow(ctx, "SELECT host(inet_server_addr()), inet_server_port(), host(inet_client_addr()), inet_client_port()").Scan(&server, &sport, &client, &cport); err != nil {
+		t.Fatal(err)
+	}
+	local := conn.PgConn().Conn().LocalAddr().(*net.TCPAddr)
+	if server != "127.0.0.1" || sport != ts.Addr.Port || client != local.IP.String() || cport != local.Port {
+		t.Fatalf("server %s:%d client %s:%d, want 127.0.0.1:%d and %s", server, sport, client, cport, ts.Addr.Port, local)
+	}
+	db, err := session.Open(session.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := db.Session("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Exec(ctx, "SELECT inet_server_addr() IS NULL AND inet_client_port() IS NULL")
+	if err != nil || !res[0].Rows[0][0].Bool() {
+		t.Fatalf("in process: %v %v, want NULLs", res, err)
 	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,6 +98,8 @@ type Session struct {
 	routines     map[routineKey]*compiledRoutine
 	plFuncs      map[*catalog.Function]*plCode // plpgsql.go
 	routineDepth int
+	// triggerDepth counts the triggers running (pg_trigger_depth).
+	triggerDepth int
 	// currvals are the values nextval (and setval) last gave each
 	// sequence in this session, by sequence ID; lastSeq is the sequence
 	// of the last nextval (0: none). currval and lastval read them.
@@ -326,6 +329,18 @@ type stmtHooks struct {
 }
 
 var _ exec.Hooks = (*stmtHooks)(nil)
+
+// TriggerDepth implements eval.Server.
+func (h *stmtHooks) TriggerDepth() int { return h.s.triggerDepth }
+
+// ConnAddrs implements eval.Server: the connection's two ends, nil in
+// process.
+func (h *stmtHooks) ConnAddrs() (server, client net.Addr) {
+	if c := h.s.conn; c != nil {
+		return c.LocalAddr, c.RemoteAddr
+	}
+	return nil, nil
+}
 
 // StartTime implements eval.Server.
 func (h *stmtHooks) StartTime() time.Time { return h.s.db.started }

@@ -183,16 +183,25 @@ func (s *Session) fire(ctx context.Context, t *txn, active []*catalog.Trigger, t
 				continue
 			}
 		}
-		if tr.Function != "" {
-			if err := s.fireFunction(ctx, t, tbl, tr, timing, event, old, new); err != nil { // plpgsql_trigger.go
-				return err
-			}
-			continue
+		s.triggerDepth++ // pg_trigger_depth
+		err = s.runTrigger(ctx, t, nested, tbl, tr, c, timing, event, old, new)
+		s.triggerDepth--
+		if err != nil {
+			return err
 		}
-		for _, st := range c.steps {
-			if _, err := s.runStep(ctx, t, nested, tbl, tr, st, old, new); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// runTrigger runs one trigger whose WHEN holds: its function, or its
+// statements.
+func (s *Session) runTrigger(ctx context.Context, t *txn, nested []*catalog.Trigger, tbl *catalog.Table, tr *catalog.Trigger, c *compiledTrigger, timing, event string, old, new []types.Datum) error {
+	if tr.Function != "" {
+		return s.fireFunction(ctx, t, tbl, tr, timing, event, old, new) // plpgsql_trigger.go
+	}
+	for _, st := range c.steps {
+		if _, err := s.runStep(ctx, t, nested, tbl, tr, st, old, new); err != nil {
+			return err
 		}
 	}
 	return nil

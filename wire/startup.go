@@ -200,7 +200,7 @@ func (c *conn) startup() bool {
 		return false
 	}
 	err := c.guard("Backend.NewSession", func() error {
-		ci := &backend.ConnInfo{PID: c.pid, RemoteAddr: c.nc().RemoteAddr(), Start: c.start,
+		ci := &backend.ConnInfo{PID: c.pid, RemoteAddr: c.nc().RemoteAddr(), LocalAddr: c.nc().LocalAddr(), Start: c.start,
 			Cancel: c.cancelQuery, Terminate: c.terminate}
 		s, err := c.srv.backend.NewSession(backend.WithConnInfo(c.ctx, ci), params)
 		c.sess = s

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"context"
+	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -72,8 +74,28 @@ func serverFunc(env *Env, name string) (types.Datum, error) {
 	if env.Server == nil {
 		return types.Null, pgerror.Newf(pgerror.FeatureNotSupported, "%s cannot be called here", name)
 	}
-	if name == "pg_postmaster_start_time" {
+	switch name {
+	case "pg_postmaster_start_time", "pg_conf_load_time":
 		return types.NewTimestamp(env.Server.StartTime().UnixMicro()), nil
+	case "pg_trigger_depth":
+		return types.NewInt(int64(env.Server.TriggerDepth())), nil
+	case "pg_notification_queue_usage":
+		return types.NewFloat(0), nil // delivered at commit: no queue fills
+	case "inet_server_addr", "inet_server_port", "inet_client_addr", "inet_client_port":
+		server, client := env.Server.ConnAddrs()
+		addr := server
+		if strings.HasPrefix(name, "inet_client") {
+			addr = client
+		}
+		ap, err := netip.ParseAddrPort(fmt.Sprint(addr))
+		if addr == nil || err != nil {
+			return types.Null, nil // in process, or a Unix socket: NULL, as PostgreSQL's
+		}
+		if strings.HasSuffix(name, "_port") {
+			return types.NewInt(int64(ap.Port())), nil
+		}
+		a := ap.Addr().Unmap()
+		return types.NewInet(types.InetValue{Addr: a, Bits: a.BitLen()}), nil
 	}
 	id, ok := env.Server.XactID(!strings.HasSuffix(name, "_if_assigned"))
 	if !ok {

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"github.com/cockroachdb/apd/v3"
+	"net"
 	"time"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -104,6 +105,11 @@ type Server interface {
 	// Notify sends a notification (pg_notify): at the transaction's
 	// commit, or at once outside a transaction block.
 	Notify(channel, payload string) error
+	// TriggerDepth is how many triggers are running (pg_trigger_depth).
+	TriggerDepth() int
+	// ConnAddrs are the connection's server and client ends
+	// (inet_server_addr, inet_client_port); nil in process.
+	ConnAddrs() (server, client net.Addr)
 }
 
 // DefaultMaxValueSize is the value cap when Env.MaxValueSize is not set.

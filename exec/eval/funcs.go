@@ -59,7 +59,8 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return types.NewText("UTF8"), nil
 	case "pg_jit_available":
 		return types.NewBool(false), nil
-	case "pg_postmaster_start_time", "txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned":
+	case "pg_postmaster_start_time", "txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned",
+		"pg_conf_load_time", "pg_trigger_depth", "pg_notification_queue_usage", "inet_server_addr", "inet_server_port", "inet_client_addr", "inet_client_port":
 		return serverFunc(env, e.Name) // advisory.go
 	case "pg_notify":
 		return notifyFunc(env, e, row) // advisory.go

@@ -16,8 +16,9 @@ type ConnInfo struct {
 	// CancelRequest names, pg_backend_pid() returns and pg_stat_activity
 	// lists.
 	PID uint32
-	// RemoteAddr is the client's address (client_addr, client_port).
-	RemoteAddr net.Addr
+	// RemoteAddr is the client's address (client_addr, client_port);
+	// LocalAddr the server's end (inet_server_addr).
+	RemoteAddr, LocalAddr net.Addr
 	// Start is when the connection was accepted (backend_start).
 	Start time.Time
 	// Cancel cancels the statement the connection is running, if any, as
