@@ -65,6 +65,8 @@ func TestListenNotify(t *testing.T) {
 	want("jobs", "by function")
 
 	mustExec(t, b, "BEGIN", "NOTIFY jobs, 'dropped'", "ROLLBACK")
+	mustExec(t, b, "BEGIN", "SAVEPOINT s", "NOTIFY jobs, 'undone'", "LISTEN undone", "ROLLBACK TO SAVEPOINT s", "NOTIFY jobs, 'kept'", "COMMIT")
+	want("jobs", "kept")
 	mustExec(t, b, "BEGIN", "NOTIFY jobs, 'twice'", "NOTIFY jobs, 'twice'", "SELECT pg_notify('jobs', 'other')", "COMMIT")
 	want("jobs", "twice")
 	want("jobs", "other")

@@ -119,6 +119,9 @@ type savepoint struct {
 	foreign map[string]int
 	// settings is the length of the transaction's SET journal.
 	settings int
+	// notes and listens are how many notifications and LISTENs were
+	// pending (notify.go).
+	notes, listens int
 }
 
 // sortSpans sorts spans by Start (nil first) in place and returns them.
@@ -184,6 +187,9 @@ func spansOverlap(writes, reads []kv.KeySpan) bool {
 func (t *txn) mark() savepoint {
 	sp := savepoint{mark: t.kv.Savepoint(), reads: t.kv.ReadMark(), cat: t.cat, catChanged: t.catChanged, readOnly: t.readOnly,
 		deferred: t.deferred.Mark(), settings: len(t.settings.journal)}
+	if w := t.notifyWork; w != nil {
+		sp.notes, sp.listens = len(w.notes), len(w.ops)
+	}
 	for name, o := range t.foreign {
 		if sp.foreign == nil {
 			sp.foreign = map[string]int{}
@@ -207,6 +213,9 @@ func (t *txn) rollbackTo(sp savepoint) error {
 		t.cat = t.baseCat
 	}
 	t.deferred.Rewind(sp.deferred)
+	if w := t.notifyWork; w != nil {
+		w.notes, w.ops = w.notes[:sp.notes], w.ops[:sp.listens]
+	}
 	return nil
 }
 
