@@ -50,6 +50,9 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 	if name == parse.MarkerField && len(e.Exprs) == 2 {
 		return b.fieldSelect(e.Exprs[0], e.Exprs[1], s) // usertype.go
 	}
+	if name == parse.MarkerFieldStar {
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "(x).* is supported only as a select-list item")
+	}
 	if name == parse.MarkerAggFilter && len(e.Exprs) == 2 {
 		return b.filteredAggregate(e.Exprs[0], e.Exprs[1], s)
 	}

@@ -369,6 +369,13 @@ func (b *binder) selectNode(sel *sqlparser.Select, s *scope) (Node, error) {
 				return nil, pgerror.New(pgerror.SyntaxError, "SELECT * with no tables specified is not valid")
 			}
 		case *sqlparser.AliasedExpr:
+			if fields, ok, err := b.fieldStar(se.Expr, s); ok { // usertype.go
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, fields...)
+				continue
+			}
 			x, err := b.expr(se.Expr, s)
 			if err != nil {
 				return nil, err

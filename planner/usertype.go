@@ -597,6 +597,28 @@ func castRow(e Expr, t types.T) (Expr, error) {
 	return &Func{Name: RowFunc, Args: args, T: t}, nil
 }
 
+// fieldStar binds a select-list item (x).*: one item per field of the
+// record x, named by the field; ok is false for any other item.
+func (b *binder) fieldStar(e sqlparser.Expr, s *scope) (items []selectItem, ok bool, err error) {
+	f, isCall := e.(*sqlparser.FuncExpr)
+	if !isCall || f.Name.Lowered() != parse.MarkerFieldStar || len(f.Exprs) != 1 {
+		return nil, false, nil
+	}
+	rec, err := b.expr(f.Exprs[0], s)
+	if err != nil {
+		return nil, true, err
+	}
+	t := rec.Type()
+	if t.Family != types.Record || t.Comp == nil {
+		return nil, true, pgerror.Newf(pgerror.WrongObjectType, "type %s is not composite", t)
+	}
+	for i, fld := range t.Comp.Fields {
+		x := &Func{Name: FieldFunc, Args: []Expr{rec, &Const{Value: types.NewInt(int64(i)), T: tInt4}}, T: fld.T}
+		items = append(items, selectItem{expr: x, name: fld.Name, col: Column{Name: fld.Name, T: fld.T}})
+	}
+	return items, true, nil
+}
+
 // fieldSelect binds (x).name: the field of that name of the record x;
 // 42703 when its type has no such field, 42809 when x is no record.
 func (b *binder) fieldSelect(x, name sqlparser.Expr, s *scope) (Expr, error) {

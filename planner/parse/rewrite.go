@@ -249,6 +249,15 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			out = append(out, r.addType(tn, tn.pos)...)
 			out = append(out, token{kind: tkPunct, val: ")", pos: t.pos})
 			i = next - 1
+		case t.isPunct(".") && len(out) > 0 && out[len(out)-1].isPunct(")") && fieldSelectable(out) &&
+			i+1 < len(toks) && toks[i+1].isOp("*"):
+			// (x).*: a call of MarkerFieldStar on the parenthesised
+			// operand.
+			start := matchBack(out, len(out)-1)
+			head := []token{raw(MarkerFieldStar, t.pos), {kind: tkPunct, val: "(", pos: t.pos}}
+			out = append(out[:start], append(head, out[start:]...)...)
+			out = append(out, raw(")", t.pos))
+			i++
 		case t.isPunct(".") && len(out) > 0 && (out[len(out)-1].isPunct(")") && fieldSelectable(out) || out[len(out)-1].kind == tkParam) &&
 			i+1 < len(toks) && (toks[i+1].kind == tkIdent || toks[i+1].kind == tkQIdent):
 			// (x).name, and $1.name: a call of MarkerField on the

@@ -9,6 +9,10 @@ import (
 // (rewrite.go's exprs writes it, the binder's fieldSelect reads it).
 const MarkerField = "kvsql_field"
 
+// MarkerFieldStar is (x).*: MarkerFieldStar((x)), every field of the
+// record x, which the binder expands in a select list.
+const MarkerFieldStar = "kvsql_fieldstar"
+
 // TypeStmt is CREATE / DROP / ALTER of a composite type (CREATE TYPE
 // name AS (...)) or a domain (CREATE DOMAIN).
 type TypeStmt struct {
