@@ -172,6 +172,9 @@ type Check struct {
 	// NotValid marks a domain's constraint added NOT VALID: the values
 	// stored before it were not checked (until VALIDATE CONSTRAINT).
 	NotValid bool `json:"notValid,omitempty"`
+	// Comment is COMMENT ON CONSTRAINT ... ON DOMAIN's text (a table's
+	// constraints keep theirs in Table.ConstraintComments).
+	Comment string `json:"comment,omitempty"`
 }
 
 // Trigger is a row trigger in SQLite's form: before or after each row an

@@ -165,6 +165,7 @@ type docCheck struct {
 	Name      string `xml:"checkName,attr" json:"checkName"`
 	NoInherit bool   `xml:"noInherit,attr,omitempty" json:"noInherit,omitempty"`
 	NotValid  bool   `xml:"notValid,attr,omitempty" json:"notValid,omitempty"`
+	Comment   string `xml:"comment,attr,omitempty" json:"comment,omitempty"` // a domain's constraint's
 	Expr      string `xml:",chardata" json:"expr"`
 }
 

@@ -213,7 +213,7 @@ func userTypeDoc(u *UserType) docType {
 		dt.Attrs = append(dt.Attrs, docTypeAttr(a))
 	}
 	for _, c := range u.Checks {
-		dt.Checks = append(dt.Checks, docCheck{Name: c.Name, Expr: c.Expr, NotValid: c.NotValid})
+		dt.Checks = append(dt.Checks, docCheck{Name: c.Name, Expr: c.Expr, NotValid: c.NotValid, Comment: c.Comment})
 	}
 	return dt
 }
@@ -228,7 +228,7 @@ func userTypeFromDoc(dt *docType) (*UserType, error) {
 		u.Attrs = append(u.Attrs, TypeAttr(a))
 	}
 	for _, c := range dt.Checks {
-		u.Checks = append(u.Checks, Check{Name: c.Name, Expr: c.Expr, NotValid: c.NotValid})
+		u.Checks = append(u.Checks, Check{Name: c.Name, Expr: c.Expr, NotValid: c.NotValid, Comment: c.Comment})
 	}
 	var err error
 	if u.Labels, err = enumLabelsFromDoc(dt.Labels); err != nil {

@@ -46,6 +46,11 @@ func (g *vgen) descriptions() []vdesc {
 			out = append(out, vdesc{oid: c.oid, class: 2606, text: text})
 		}
 	}
+	for _, c := range g.domainChecks() {
+		if c.Comment != "" {
+			out = append(out, vdesc{oid: c.oid, class: 2606, text: c.Comment})
+		}
+	}
 	for _, v := range g.views() {
 		if v.Comment != "" {
 			out = append(out, vdesc{oid: oidView(v.Key()), text: v.Comment})

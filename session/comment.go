@@ -1,8 +1,11 @@
 package session
 
 import (
+	"slices"
+
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 )
 
@@ -72,6 +75,23 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 			nt.ConstraintComments = m
 			return nil
 		})
+	case "domain constraint":
+		u, uerr := s.lookupType(t, c.Name) // usertype.go
+		if uerr != nil {
+			return uerr
+		}
+		if u == nil || u.Kind != "d" {
+			_, _, name := planner.SplitRef(c.Name)
+			return pgerror.Newf(pgerror.UndefinedObject, "type \"%s\" does not exist", name)
+		}
+		i := slices.IndexFunc(u.Checks, func(ck catalog.Check) bool { return ck.Name == c.Column })
+		if i < 0 {
+			return pgerror.Newf(pgerror.UndefinedObject, "constraint \"%s\" for domain %s does not exist", c.Column, u.Name)
+		}
+		nu := *u
+		nu.Checks = slices.Clone(u.Checks)
+		nu.Checks[i].Comment = text
+		next, err = t.cat.ReplaceUserType(t.kv, s.database, nu)
 	case "view":
 		next, err = t.cat.SetViewComment(t.kv, s.database, c.Name, text)
 	case "schema":

@@ -155,7 +155,7 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 		l := *p.Lock
 		l.Tables = all(l.Tables)
 		q.Lock = &l
-	case p.Comment != nil && p.Comment.Kind != "schema":
+	case p.Comment != nil && p.Comment.Kind != "schema" && p.Comment.Kind != "domain constraint":
 		c := *p.Comment
 		c.Name = all([]string{c.Name})[0]
 		q.Comment = &c

@@ -4,8 +4,8 @@ package parse
 // COMMENT ON COLUMN table.column IS text and COMMENT ON CONSTRAINT name
 // ON table IS text; Text nil is IS NULL (the comment removed).
 type CommentStmt struct {
-	Kind   string // "table", "view", "index", "sequence", "column" or "constraint"
-	Name   string // the object's name; for a column or a constraint, its table's
+	Kind   string // "table", "view", "index", "sequence", "column", "constraint" or "domain constraint"
+	Name   string // the object's name; for a column or a constraint, its table's (its domain's)
 	Column string // the column's or the constraint's name
 	Text   *string
 	// Routine is the function or procedure of COMMENT ON FUNCTION /
@@ -66,7 +66,14 @@ func (r *rewriter) comment(toks []token) (st Statement, err error) {
 			return st, err
 		}
 		if c.accept("domain") {
-			return st, unsupported(r.sql, kind.pos, "COMMENT ON CONSTRAINT ... ON DOMAIN is not supported")
+			// The domain's name, spelled as DROP DOMAIN reads it.
+			cs.Kind = "domain constraint"
+			name, err := c.sequenceName()
+			if err != nil {
+				return st, err
+			}
+			cs.Name = name
+			break
 		}
 		names, err := c.qualifiedName()
 		if err != nil {

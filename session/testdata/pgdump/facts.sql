@@ -37,3 +37,4 @@ SELECT * FROM contacts ORDER BY id;
 INSERT INTO contacts (id) VALUES (3) RETURNING mail, credit;
 SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_type t JOIN pg_attribute a ON a.attrelid = t.typrelid WHERE t.typname = 'address' ORDER BY a.attnum;
 SELECT id, addr, old, (addr).zip FROM sites ORDER BY id;
+SELECT conname, obj_description(oid, 'pg_constraint') FROM pg_constraint WHERE contypid = 'email'::regtype;

@@ -59,6 +59,7 @@ INSERT INTO feelings VALUES (1, 'happy', '{sad,ok}'), (2, 'sad', NULL), (3, 'ok'
 CREATE DOMAIN email AS varchar(60) NOT NULL DEFAULT 'nobody@example.com' CHECK (VALUE LIKE '%@%');
 CREATE DOMAIN positive AS numeric(8,2) CHECK (VALUE > 0);
 ALTER DOMAIN positive ADD CONSTRAINT positive_small CHECK (VALUE < 1000) NOT VALID;
+COMMENT ON CONSTRAINT email_check ON DOMAIN email IS 'has an at sign';
 CREATE TABLE contacts (id int PRIMARY KEY, mail email, credit positive);
 INSERT INTO contacts VALUES (1, 'a@b.c', 10.5), (2, DEFAULT, NULL);
 -- A composite type (its fields come back through pg_type.typrelid) and
