@@ -399,7 +399,7 @@ func checkResult(pl *planner.Planner, fn *catalog.Function, stmts []parse.Statem
 		}
 	default:
 		wt, _, _ := pl.RoutineType(fn.Returns)
-		if wt.Family == types.Record && wt.Comp != nil && len(cols) != 1 {
+		if wt.Family == types.Record && wt.Comp != nil && (len(cols) != 1 || cols[0].T.Family != types.Record) {
 			// A composite type's fields, one column each.
 			for _, f := range wt.Comp.Fields {
 				want = append(want, f.T)
@@ -746,7 +746,7 @@ func (o routineOps) Call(id uint64, argTypes []types.T, args []types.Datum, ret 
 		return types.NewText(""), nil
 	case len(res.rows) == 0:
 		return types.Null, nil
-	case ret.Family == types.Record && ret.Comp != nil && len(res.types) != 1:
+	case ret.Family == types.Record && ret.Comp != nil && (len(res.types) != 1 || res.types[0].Family != types.Record):
 		return o.record(res.rows[0], res.types, ret.Comp)
 	case isRowResult(o.s.planner(o.t.cat), res.fn):
 		return o.recordText(res.rows[0], res.types)
