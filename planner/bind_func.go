@@ -106,6 +106,9 @@ func (b *binder) callBound(name string, bound []Expr, argTypes []types.T, s *sco
 	switch name {
 	case "pg_typeof":
 		if len(bound) == 1 {
+			if name := b.columnDomainName(bound[0], s); name != "" { // usertype.go
+				return &Const{Value: types.NewText(name), T: tText}, nil
+			}
 			t := argTypes[0]
 			// A regtype: the type's OID, no modifier.
 			if t.Enum != nil || t.Comp != nil && t.Comp.OID != types.Record.OID() {

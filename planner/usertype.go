@@ -597,6 +597,33 @@ func castRow(e Expr, t types.T) (Expr, error) {
 	return &Func{Name: RowFunc, Args: args, T: t}, nil
 }
 
+// columnDomainName is the name regtype prints for the domain of x when
+// x is a base-table column declared with one (pg_typeof names the
+// domain, not its base type); "" otherwise.
+func (b *binder) columnDomainName(x Expr, s *scope) string {
+	ref, ok := x.(*ColRef)
+	if !ok || ref.Outer != 0 || s == nil || ref.Index >= len(s.cols) {
+		return ""
+	}
+	c := s.cols[ref.Index]
+	if c.TableID == 0 || c.Attr < 1 {
+		return ""
+	}
+	t := b.p.Catalog.TableByID(uint64(c.TableID))
+	if t == nil || int(c.Attr) > len(t.Columns) {
+		return ""
+	}
+	col := &t.Columns[c.Attr-1]
+	if col.Domain == 0 {
+		return ""
+	}
+	oid := int64(col.Domain)
+	if dom, err := b.p.ColumnDomain(col); err == nil && dom != nil && dom.Elements {
+		oid++ // the domain's array type
+	}
+	return b.userTypeNames()[oid] // enum.go
+}
+
 // fieldStar binds a select-list item (x).*: one item per field of the
 // record x, named by the field; ok is false for any other item.
 func (b *binder) fieldStar(e sqlparser.Expr, s *scope) (items []selectItem, ok bool, err error) {
