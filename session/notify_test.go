@@ -84,7 +84,7 @@ func TestListenNotify(t *testing.T) {
 	mustExec(t, b, "NOTIFY marks, 'unheard'", "NOTIFY marks2, 'after discard'")
 	want("marks2", "after discard")
 
-	for _, bad := range []string{"SELECT pg_notify('', 'x')", "NOTIFY jobs, '" + strings.Repeat("x", 8000) + "'"} {
+	for _, bad := range []string{"SELECT pg_notify('', 'x')", "SELECT pg_notify(NULL, 'x')", "NOTIFY jobs, '" + strings.Repeat("x", 8000) + "'"} {
 		_, err := b.Exec(ctx, bad)
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "22023" {
