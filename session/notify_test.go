@@ -123,3 +123,52 @@ func TestInetServerAndClientAddr(t *testing.T) {
 		t.Fatalf("in process: %v %v, want NULLs", res, err)
 	}
 }
+
+// TestListenerEndsOnTerminateAndShutdown: a connection that LISTENs and
+// idles (its read is a peek that notifications interrupt) still ends at
+// once with 57P01 when pg_terminate_backend or the server's shutdown
+// wakes it.
+func TestListenerEndsOnTerminateAndShutdown(t *testing.T) {
+	ts := testkit.StartServer(t, nil, nil)
+	ctx := context.Background()
+	ended := func(conn *pgx.Conn) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			_, err := conn.WaitForNotification(wctx)
+			done <- err
+		}()
+		return done
+	}
+	want57P01 := func(what string, done <-chan error) {
+		t.Helper()
+		err := <-done
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "57P01" {
+			t.Fatalf("%s: the listener got %v, want 57P01", what, err)
+		}
+	}
+	a := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	other := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, a, "LISTEN jobs")
+	var pid uint32
+	if err := a.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	done := ended(a)
+	time.Sleep(50 * time.Millisecond) // a is idle in its wait
+	if _, err := other.Exec(ctx, "SELECT pg_terminate_backend($1)", int64(pid)); err != nil {
+		t.Fatal(err)
+	}
+	want57P01("pg_terminate_backend", done)
+
+	b := ts.Connect(t, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, b, "LISTEN jobs")
+	done = ended(b)
+	time.Sleep(50 * time.Millisecond)
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	go func() { _ = ts.Srv.Shutdown(sctx) }()
+	want57P01("Shutdown", done)
+}

@@ -100,7 +100,9 @@ func (c *conn) awaitInput() error {
 		}
 		_, err := c.rd.Peek(1)
 		c.setIdle(false)
-		if c.terminating.Load() {
+		if c.terminating.Load() || c.srv.shutting.Load() {
+			// pg_terminate_backend or Server.Shutdown woke the wait
+			// (and setIdle has cleared their deadline): leave now.
 			return errAdminShutdown
 		}
 		var ne net.Error
