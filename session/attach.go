@@ -98,7 +98,7 @@ func partitionColumnsMatch(parent, part *catalog.Table) error {
 			e.Detail = "The new partition may contain only the columns present in parent."
 			return e
 		}
-		if parent.Columns[o].Type != c.Type {
+		if !parent.Columns[o].Type.Same(c.Type) || parent.Columns[o].Domain != c.Domain {
 			return pgerror.Newf(pgerror.DatatypeMismatch, "child table %q has different type for column %q", part.Name, c.Name)
 		}
 	}

@@ -314,7 +314,7 @@ func (s *Session) createTableLike(t *txn, name, src string) error {
 	def := catalog.TableDef{Name: name}
 	for _, c := range from.Columns {
 		if !c.Hidden {
-			def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull})
+			def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Domain: c.Domain, Composite: c.Composite})
 		}
 	}
 	def.Owner = s.newOwner(t.cat)
@@ -575,6 +575,20 @@ func (s *Session) createAs(ctx context.Context, t *txn, ca *parse.CreateAsStmt) 
 	return "CREATE TABLE AS", nil
 }
 
+// sourceDomain is the domain of the base-table column a query's output
+// column c passes through unchanged (CREATE TABLE AS keeps it, as
+// PostgreSQL does); 0 for any other column.
+func sourceDomain(cat *catalog.Catalog, c planner.Column) uint32 {
+	if c.TableID == 0 || c.Attr < 1 {
+		return 0
+	}
+	t := cat.TableByID(uint64(c.TableID))
+	if t == nil || int(c.Attr) > len(t.Columns) || t.Columns[c.Attr-1].Type != c.T {
+		return 0
+	}
+	return t.Columns[c.Attr-1].Domain
+}
+
 // createFromQuery creates table name with the query's output columns,
 // the first ones named by names, and, when fill, its rows. matView, when
 // set, makes it a materialized view remembering that query text.
@@ -600,7 +614,14 @@ func (s *Session) createFromQuery(ctx context.Context, t *txn, name string, name
 		if typ.Family == types.Unknown {
 			typ = types.T{Family: types.Text}
 		}
-		def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: typ})
+		col := catalog.Column{Name: c.Name, Type: typ, Domain: sourceDomain(t.cat, c)}
+		if typ.Family == types.Record || typ.Elem == types.Record {
+			if typ.Comp == nil || typ.Comp.OID == types.Record.OID() {
+				return "", pgerror.Newf(pgerror.InvalidTableDefinition, "column %q has pseudo-type record", c.Name)
+			}
+			col.Composite = typ.Comp.OID
+		}
+		def.Columns = append(def.Columns, col)
 	}
 	if len(names) > len(def.Columns) {
 		return "", pgerror.New(pgerror.SyntaxError, "too many column names were specified")
@@ -731,8 +752,8 @@ func (s *Session) addDomainColumn(ctx context.Context, t *txn, tableName string,
 	if text == "" {
 		text = "NULL"
 	}
-	typ := domainTypeName(t.cat.UserTypeByOID(s.database, uint64(col.Domain)), dom.Elements) // usertype.go
-	_, err = s.evalQuery(ctx, t, "SELECT CAST(("+text+") AS "+typ+")")                       // pgdump.go
+	typ := userTypeName(t.cat.UserTypeByOID(s.database, uint64(col.Domain)), dom.Elements) // usertype.go
+	_, err = s.evalQuery(ctx, t, "SELECT CAST(("+text+") AS "+typ+")")                     // pgdump.go
 	return err
 }
 

@@ -23,6 +23,10 @@ import (
 // less its terminator): 22023 beyond it.
 const maxPayload = 7999
 
+// maxChannel is the longest channel name: an identifier's limit
+// (NAMEDATALEN less its terminator).
+const maxChannel = 63
+
 // notifyHub is the database server's registry of listening sessions.
 type notifyHub struct {
 	mu        sync.Mutex
@@ -192,7 +196,7 @@ func (s *Session) notify(t *txn, channel, payload string) error {
 	if channel == "" {
 		return pgerror.New(pgerror.InvalidParameterValue, "channel name cannot be empty")
 	}
-	if len(channel) > 63 {
+	if len(channel) > maxChannel {
 		return pgerror.New(pgerror.InvalidParameterValue, "channel name too long")
 	}
 	if len(payload) > maxPayload {

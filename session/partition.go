@@ -10,6 +10,7 @@ import (
 	"github.com/kvsql/kvsql/exec"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -208,7 +209,7 @@ func (s *Session) mergeColumns(t *txn, parents []*catalog.Table, is *parse.Inher
 			}
 			if prev, ok := inherited[c.Name]; ok {
 				s.notice(pgerror.Newf(pgerror.SuccessfulCompletion, "merging multiple inherited definitions of column %q", c.Name))
-				if prev != c.Type {
+				if !prev.Same(c.Type) {
 					e := pgerror.Newf(pgerror.DatatypeMismatch, "inherited column %q has a type conflict", c.Name)
 					e.Detail = prev.String() + " versus " + c.Type.String()
 					return nil, nil, nil, e
@@ -220,7 +221,7 @@ func (s *Session) mergeColumns(t *txn, parents []*catalog.Table, is *parse.Inher
 			}
 			inherited[c.Name] = c.Type
 			order = append(order, c.Name)
-			defs[c.Name] = columnText(c)
+			defs[c.Name] = columnText(s.planner(t.cat), c)
 		}
 	}
 	for _, e := range is.Elements {
@@ -240,7 +241,7 @@ func (s *Session) mergeColumns(t *txn, parents []*catalog.Table, is *parse.Inher
 					c.Default = ""
 				}
 				order = append(order, c.Name)
-				defs[c.Name] = columnText(c)
+				defs[c.Name] = columnText(s.planner(t.cat), c)
 			}
 			continue
 		}
@@ -281,7 +282,7 @@ func (s *Session) mergeColumns(t *txn, parents []*catalog.Table, is *parse.Inher
 // column changed its type (42804).
 func typeConflicts(t *catalog.Table, inherited map[string]types.T) error {
 	for _, c := range t.Columns {
-		if want, ok := inherited[c.Name]; ok && want != c.Type {
+		if want, ok := inherited[c.Name]; ok && !want.Same(c.Type) {
 			e := pgerror.Newf(pgerror.DatatypeMismatch, "column %q has a type conflict", c.Name)
 			e.Detail = want.String() + " versus " + c.Type.String()
 			return e
@@ -291,8 +292,8 @@ func typeConflicts(t *catalog.Table, inherited map[string]types.T) error {
 }
 
 // columnText writes a column's definition out as SQL.
-func columnText(c catalog.Column) string {
-	s := quoteIdent(c.Name) + " " + c.Type.String()
+func columnText(pl *planner.Planner, c catalog.Column) string {
+	s := quoteIdent(c.Name) + " " + columnTypeText(pl, c) // usertype.go
 	if c.NotNull {
 		s += " NOT NULL"
 	}
@@ -811,7 +812,7 @@ func (s *Session) canInherit(t *txn, parent, child *catalog.Table, already bool)
 		switch {
 		case o < 0:
 			return pgerror.Newf(pgerror.DatatypeMismatch, "child table is missing column %q", c.Name)
-		case child.Columns[o].Type != c.Type:
+		case !child.Columns[o].Type.Same(c.Type) || child.Columns[o].Domain != c.Domain:
 			return pgerror.Newf(pgerror.DatatypeMismatch, "child table %q has different type for column %q", child.Name, c.Name)
 		case c.NotNull && !child.Columns[o].NotNull:
 			return pgerror.Newf(pgerror.DatatypeMismatch, "column %q in child table must be marked NOT NULL", c.Name)

@@ -479,7 +479,7 @@ func (s *Session) checkDomainColumns(ctx context.Context, t *txn, u *catalog.Use
 		return err
 	}
 	for _, dc := range cols {
-		q := fmt.Sprintf("SELECT count(CAST(%s AS %s)) FROM ONLY %s", catalog.QuoteIdent(dc.col), domainTypeName(dc.typ, dc.array), quotedKey(dc.tbl))
+		q := fmt.Sprintf("SELECT count(CAST(%s AS %s)) FROM ONLY %s", catalog.QuoteIdent(dc.col), userTypeName(dc.typ, dc.array), quotedKey(dc.tbl))
 		_, err := s.evalQuery(ctx, t, q) // pgdump.go
 		switch {
 		case err == nil:
@@ -494,12 +494,27 @@ func (s *Session) checkDomainColumns(ctx context.Context, t *txn, u *catalog.Use
 	return nil
 }
 
-// domainTypeName spells the domain u, or an array of it, for SQL text
-// that casts to it (which checks its constraints).
-func domainTypeName(u *catalog.UserType, array bool) string {
+// userTypeName spells the user type u, or an array of it, qualified,
+// for SQL text (a cast to a domain checks its constraints).
+func userTypeName(u *catalog.UserType, array bool) string {
 	name := catalog.QuoteIdent(catalog.SchemaName(u.Schema)) + "." + catalog.QuoteIdent(u.Name)
 	if array {
 		name += "[]"
 	}
 	return name
+}
+
+// columnTypeText spells column c's declared type for SQL text that
+// makes a column like it (PARTITION OF, INHERITS, LIKE): its domain or
+// composite type (or an array of one) by name, so that the new column
+// is of that type too.
+func columnTypeText(pl *planner.Planner, c catalog.Column) string {
+	if u := pl.Catalog.UserTypeByOID(pl.DB, uint64(c.Composite)); c.Composite != 0 && u != nil {
+		return userTypeName(u, c.Type.IsArray())
+	}
+	if u := pl.Catalog.UserTypeByOID(pl.DB, uint64(c.Domain)); c.Domain != 0 && u != nil {
+		dom, err := pl.ColumnDomain(&c)
+		return userTypeName(u, err == nil && dom.Elements)
+	}
+	return c.Type.String()
 }

@@ -87,9 +87,7 @@ func (c *conn) awaitInput() error {
 		if !idle {
 			return nil
 		}
-		c.notify.mu.Lock()
-		c.notify.idle = true
-		c.notify.mu.Unlock()
+		c.setIdle(true)
 		c.sendNotifications()
 		if len(c.wbuf) > 0 {
 			c.setIdle(false)
@@ -98,11 +96,17 @@ func (c *conn) awaitInput() error {
 			}
 			continue
 		}
+		// pg_terminate_backend and Server.Shutdown set their flag, then
+		// the read deadline, which setIdle(false) clears: a flag set
+		// before this check is seen here, one set after it has its
+		// deadline wake the peek.
+		if c.stopping() {
+			c.setIdle(false)
+			return errAdminShutdown
+		}
 		_, err := c.rd.Peek(1)
 		c.setIdle(false)
-		if c.terminating.Load() || c.srv.shutting.Load() {
-			// pg_terminate_backend or Server.Shutdown woke the wait
-			// (and setIdle has cleared their deadline): leave now.
+		if c.stopping() {
 			return errAdminShutdown
 		}
 		var ne net.Error
@@ -112,6 +116,9 @@ func (c *conn) awaitInput() error {
 		// Woken: a notification came. Loop to send it.
 	}
 }
+
+// stopping reports whether the connection is to end (57P01).
+func (c *conn) stopping() bool { return c.terminating.Load() || c.srv.shutting.Load() }
 
 // setIdle ends (or marks) the idle wait; leaving it clears any deadline
 // a wake set, so the message read next runs without one.
