@@ -233,13 +233,11 @@ func (db *DB) notifyCommitted(tn *txnNotify) {
 	}
 }
 
-// Notify implements eval.Server: pg_notify(channel, payload). In a
-// transaction block it is sent at commit; an autocommit statement's is
-// sent at once.
+// Notify implements eval.Server: pg_notify(channel, payload), sent when
+// the statement's transaction commits: a transaction block's at COMMIT,
+// an autocommit statement's when the statement succeeds (one that fails
+// sends nothing, as on PostgreSQL).
 func (h *stmtHooks) Notify(channel, payload string) error {
-	if h.s.cur == nil || h.t != h.s.cur {
-		return h.s.notify(nil, channel, payload)
-	}
 	return h.s.notify(h.t, channel, payload)
 }
 

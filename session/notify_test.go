@@ -63,6 +63,12 @@ func TestListenNotify(t *testing.T) {
 
 	mustExec(t, b, "SELECT pg_notify('jobs', 'by function')")
 	want("jobs", "by function")
+	// An autocommit statement that fails sends nothing.
+	if _, err := b.Exec(ctx, "SELECT pg_notify('jobs', 'failed'), 1/g FROM generate_series(0, 1) g"); err == nil {
+		t.Fatal("1/g at g = 0 did not fail")
+	}
+	mustExec(t, b, "SELECT pg_notify('jobs', 'after failed')")
+	want("jobs", "after failed")
 
 	mustExec(t, b, "BEGIN", "NOTIFY jobs, 'dropped'", "ROLLBACK")
 	mustExec(t, b, "BEGIN", "SAVEPOINT s", "NOTIFY jobs, 'undone'", "LISTEN undone", "ROLLBACK TO SAVEPOINT s", "NOTIFY jobs, 'kept'", "COMMIT")

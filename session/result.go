@@ -125,6 +125,11 @@ func (r *queryResult) Close() error {
 	r.closed = true
 	err := r.op.Close()
 	if r.auto != nil {
+		// An autocommit query ends here: what it sent with pg_notify
+		// goes out if it ran without error, as at a commit.
+		if w := r.auto.notifyWork; w != nil && r.err == nil && err == nil {
+			r.autoOf.db.notifyCommitted(w)
+		}
 		r.autoOf.endRead(r.auto)
 	}
 	if r.env != nil {
