@@ -3,7 +3,6 @@ package catalog
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/kvsql/kvsql/encoding"
 	"github.com/kvsql/kvsql/kv"
@@ -150,7 +149,7 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 	}
 	n := c.clone()
 	schema, name := schemaField(def.Name)
-	t := &Table{ID: n.allocID(), DB: db, Name: name, Schema: schema, PrimaryKeyName: name + "_pkey", NextColumnID: 1, Owner: def.Owner}
+	t := &Table{ID: n.allocID(), DB: db, Name: name, Schema: schema, PrimaryKeyName: ObjectName(name, "", "pkey"), NextColumnID: 1, Owner: def.Owner}
 	for _, col := range def.Columns {
 		if t.ColumnOrdinal(col.Name) >= 0 {
 			return nil, pgerror.Newf(pgerror.DuplicateColumn, "column %q specified more than once", col.Name)
@@ -194,7 +193,11 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		}
 		name := u.Name
 		if name == "" {
-			name = t.Name + "_" + strings.Join(append(append([]string(nil), u.Columns...), u.Include...), "_") + "_key"
+			// PostgreSQL numbers a generated name past the relations
+			// that hold it: t_a_key, t_a_key1.
+			name = ChooseName(t.Name, NameAddition(append(append([]string(nil), u.Columns...), u.Include...)), "key", func(n string) bool {
+				return c.relationExists(d, RelKey(t.Schema, n)) != nil || t.IndexByName(n) != nil || n == t.PrimaryKeyName || n == t.Name
+			})
 		}
 		if err := c.relationExists(d, RelKey(t.Schema, name)); err != nil {
 			return nil, err
@@ -213,6 +216,7 @@ func (c *Catalog) CreateTable(w kv.Writer, db string, def TableDef) (*Catalog, e
 		if _, err := ordinals(t, fk.Columns); err != nil {
 			return nil, err
 		}
+		t.NameForeignKey(&fk)
 		t.ForeignKeys = append(t.ForeignKeys, fk)
 	}
 	t.Checks = append(t.Checks, def.Checks...)
@@ -456,7 +460,7 @@ func (c *Catalog) SetPrimaryKey(w kv.Writer, db, table, name string, cols, inclu
 	}
 	if name == "" {
 		// table may be a key (schema.name): the name is the table's own.
-		name = t.Name + "_pkey"
+		name = ObjectName(t.Name, "", "pkey")
 	}
 	if t.IndexByName(name) != nil {
 		return nil, pgerror.Newf(pgerror.DuplicateTable, "relation %q already exists", name)
@@ -707,13 +711,45 @@ func (c *Catalog) DropForeignKey(w kv.Writer, db, name string, fk ForeignKey) (*
 // element index: an array (its elements) or jsonb (its leaves).
 func ElementsIndexable(t types.T) bool { return t.IsArray() || t.Family == types.JSONB }
 
-// ForeignKeyName is fk's name: the one it was given, else PostgreSQL's
-// table_columns_fkey.
+// ForeignKeyName is fk's name: the one it was given (foreign keys made
+// since names were chosen at creation, NameForeignKey, all have one),
+// else PostgreSQL's table_columns_fkey cut to fit (ObjectName).
 func ForeignKeyName(t *Table, fk ForeignKey) string {
 	if fk.Name != "" {
 		return fk.Name
 	}
-	return t.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
+	return ObjectName(t.Name, NameAddition(fk.Columns), "fkey")
+}
+
+// NameForeignKey gives fk, about to be added to t, the name PostgreSQL
+// would choose when it has none: table_columns_fkey cut to fit, numbered
+// (fkey1, fkey2, ...) past the names of t's constraints, so that two
+// unnamed foreign keys over the same columns differ and a later RENAME
+// of the table leaves the name as it was.
+func (t *Table) NameForeignKey(fk *ForeignKey) {
+	if fk.Name != "" {
+		return
+	}
+	fk.Name = ChooseName(t.Name, NameAddition(fk.Columns), "fkey", t.HasConstraintName)
+}
+
+// HasConstraintName reports whether one of t's constraints, or an index
+// of t, is called name.
+func (t *Table) HasConstraintName(name string) bool {
+	if name == t.PrimaryKeyName || t.IndexByName(name) != nil {
+		return true
+	}
+	for _, fk := range t.ForeignKeys {
+		if ForeignKeyName(t, fk) == name {
+			return true
+		}
+	}
+	for _, c := range t.Checks {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // dropGeneratedColumns removes from nt the hidden generated columns that

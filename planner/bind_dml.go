@@ -3,7 +3,6 @@ package planner
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/pgerror"
@@ -809,9 +808,7 @@ func (b *binder) foreignKeysDepth(t *catalog.Table, depth int) (fks, refs []FKRe
 func (b *binder) fkRef(child *catalog.Table, fk catalog.ForeignKey) (FKRef, error) {
 	r := FKRef{Name: fk.Name, Child: child, OnDelete: fk.OnDelete, OnUpdate: fk.OnUpdate,
 		MatchFull: fk.Match == "full", Deferrable: fk.Deferrable, InitiallyDeferred: fk.InitiallyDeferred}
-	if r.Name == "" {
-		r.Name = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
-	}
+	r.Name = catalog.ForeignKeyName(child, fk)
 	if err := b.fkActions(&r, child, fk); err != nil {
 		return r, err
 	}

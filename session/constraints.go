@@ -269,18 +269,11 @@ func (s *Session) addChecks(ctx context.Context, t *txn, table string, checks []
 	for _, c := range checks {
 		name := c.Name
 		if name == "" {
-			base := tbl.Name + "_check"
-			if cols := checkColumns(c.Expr); c.Column != "" || len(cols) == 1 {
-				col := c.Column
-				if col == "" {
-					col = cols[0]
-				}
-				base = tbl.Name + "_" + col + "_check"
+			col := c.Column
+			if cols := checkColumns(c.Expr); col == "" && len(cols) == 1 {
+				col = cols[0]
 			}
-			name = base
-			for i := 1; hasConstraint(tbl, name) || slices.Contains(added, name); i++ {
-				name = fmt.Sprintf("%s%d", base, i)
-			}
+			name = catalog.ChooseName(tbl.Name, col, "check", func(n string) bool { return hasConstraint(tbl, n) || slices.Contains(added, n) })
 		} else if hasConstraint(tbl, name) || slices.Contains(added, name) {
 			return pgerror.Newf(pgerror.DuplicateObject, "constraint %q for relation %q already exists", name, tbl.Name)
 		}

@@ -481,10 +481,7 @@ func dropReferences(t *txn, cat *catalog.Catalog, db, name string, cascade bool,
 			if !referenced[fk.RefTable] {
 				continue
 			}
-			fkName := fk.Name
-			if fkName == "" {
-				fkName = child.Name + "_" + strings.Join(fk.Columns, "_") + "_fkey"
-			}
+			fkName := catalog.ForeignKeyName(child, fk)
 			if !cascade {
 				e := pgerror.Newf(pgerror.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", catalog.DisplayName(name))
 				e.Detail = fmt.Sprintf("constraint %s on table %s depends on table %s", fkName, catalog.DisplayName(child.Key()), catalog.DisplayName(name))
@@ -512,14 +509,11 @@ func checkDefs(def *catalog.TableDef, checks []parse.CheckDef) error {
 			return pgerror.Newf(pgerror.DuplicateObject, "check constraint %q already exists", name)
 		}
 		if name == "" {
-			base := def.Name + "_check"
+			col := ""
 			if cols := checkColumns(c.Expr); len(cols) == 1 {
-				base = def.Name + "_" + cols[0] + "_check"
+				col = cols[0]
 			}
-			name = base
-			for i := 1; used[name]; i++ {
-				name = fmt.Sprintf("%s%d", base, i)
-			}
+			name = catalog.ChooseName(def.Name, col, "check", func(n string) bool { return used[n] })
 		}
 		used[name] = true
 		def.Checks = append(def.Checks, catalog.Check{Name: name, Expr: c.Expr, NoInherit: c.NoInherit})

@@ -610,8 +610,17 @@ func childOption(parent, ch *catalog.Table, opt sqlparser.AlterOption) sqlparser
 			for _, c := range fk.Source {
 				cols = append(cols, c.String())
 			}
-			// The child's copy keeps the parent's constraint name.
-			cd.Name = sqlparser.NewIdentifierCI(catalog.ForeignKeyName(parent, catalog.ForeignKey{Columns: cols}))
+			// The child's copy keeps the name the parent's foreign key
+			// was given: the newest over these columns, as this runs
+			// once the parent has it.
+			name := catalog.ForeignKeyName(parent, catalog.ForeignKey{Columns: cols})
+			for i := len(parent.ForeignKeys) - 1; i >= 0; i-- {
+				if pfk := parent.ForeignKeys[i]; slices.Equal(pfk.Columns, cols) {
+					name = catalog.ForeignKeyName(parent, pfk)
+					break
+				}
+			}
+			cd.Name = sqlparser.NewIdentifierCI(name)
 		}
 		return &sqlparser.AddConstraintDefinition{ConstraintDefinition: cd}
 	}

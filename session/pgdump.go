@@ -184,6 +184,7 @@ func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *s
 		return err
 	}
 	next, err := t.cat.AlterTable(t.kv, s.database, table, func(nt *catalog.Table) error {
+		nt.NameForeignKey(&fk)
 		nt.ForeignKeys = append(nt.ForeignKeys, fk)
 		return nil
 	})
@@ -215,10 +216,7 @@ func (s *Session) addForeignKey(ctx context.Context, t *txn, table string, cd *s
 		match = append(match, "p."+quoteIdent(refCols[i])+" = c."+quoteIdent(c))
 	}
 	t.setCatalog(next)
-	name := fk.Name
-	if name == "" {
-		name = table + "_" + strings.Join(cols, "_") + "_fkey"
-	}
+	name := fk.Name // named by NameForeignKey
 	violation := func(detail string) error {
 		e := pgerror.Newf(pgerror.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", table, name).OnTable(table)
 		e.Detail, e.Constraint = detail, name

@@ -126,10 +126,7 @@ func addDomainCheck(pl *planner.Planner, u *catalog.UserType, c parse.DomainChec
 		return slices.ContainsFunc(u.Checks, func(x catalog.Check) bool { return x.Name == n })
 	}
 	if name == "" {
-		name = u.Name + "_check"
-		for i := 1; taken(name); i++ {
-			name = fmt.Sprintf("%s_check%d", u.Name, i)
-		}
+		name = catalog.ChooseName(u.Name, "", "check", taken)
 	} else if taken(name) {
 		return pgerror.Newf(pgerror.DuplicateObject, "constraint %q for domain %s already exists", name, u.Name)
 	}
