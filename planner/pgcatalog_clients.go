@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/kvsql/kvsql/catalog"
+	"github.com/kvsql/kvsql/pgerror"
 	"github.com/kvsql/kvsql/types"
 )
 
@@ -24,6 +25,27 @@ func (g *vgen) serialSequenceCall(args []Expr) (Expr, error) {
 	col, err := coerce(args[1], tText)
 	if err != nil {
 		return nil, err
+	}
+	if c, ok := tbl.(*Const); ok && !c.Value.IsNull() && strings.Trim(c.Value.S, "0123456789") != "" {
+		// A constant name is read as SQL reads a name: 'serialTest1'
+		// is serialtest1, '"Mixed"' keeps its case; the column name is
+		// taken as it is. A relation or column that does not exist is
+		// 42P01 or 42703, as on PostgreSQL.
+		oid, found, err := g.b.regclassOID(c.Value.S)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", c.Value.S)
+		}
+		if cc, ok := col.(*Const); ok && !cc.Value.IsNull() {
+			for _, t := range g.tables() {
+				if int64(t.ID) == oid && t.ColumnOrdinal(cc.Value.S) < 0 {
+					return nil, pgerror.Newf(pgerror.UndefinedColumn, "column %q of relation %q does not exist", cc.Value.S, t.Name)
+				}
+			}
+		}
+		tbl = textConst(strconv.FormatInt(oid, 10))
 	}
 	c := &Case{Operand: tbl, T: tText}
 	for _, t := range g.tables() {
