@@ -478,6 +478,15 @@ func (b *binder) anyAllMisused(arg sqlparser.Expr, s *scope) error {
 // likeAnyAll binds x [NOT] LIKE|ILIKE ANY|ALL (array): the match of x
 // against each pattern of a text array, with ANY's and ALL's NULL rules.
 func (b *binder) likeAnyAll(not, fold bool, left sqlparser.Expr, f *sqlparser.FuncExpr, s *scope) (Expr, error) {
+	op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{not, fold}]
+	return b.patternAnyAll(op, left, f, s)
+}
+
+// patternAnyAll binds x op ANY|ALL (array) for a pattern operator op:
+// LIKE's and ILIKE's (~~, ~~*, negated with !) or a regular
+// expression's (~, ~*, !~, !~*), x matched against each pattern of a
+// text array.
+func (b *binder) patternAnyAll(op string, left sqlparser.Expr, f *sqlparser.FuncExpr, s *scope) (Expr, error) {
 	x, err := b.expr(left, s)
 	if err != nil {
 		return nil, err
@@ -494,7 +503,6 @@ func (b *binder) likeAnyAll(not, fold bool, left sqlparser.Expr, f *sqlparser.Fu
 			return nil, err
 		}
 	}
-	op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{not, fold}]
 	q := " any"
 	if f.Name.Lowered() == parse.MarkerAll {
 		q = " all"

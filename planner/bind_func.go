@@ -86,6 +86,11 @@ func (b *binder) funcExpr(e *sqlparser.FuncExpr, s *scope) (Expr, error) {
 
 // call binds a scalar function call.
 func (b *binder) call(name string, args []sqlparser.Expr, s *scope) (Expr, error) {
+	if len(args) == 2 && (name == "~" || name == "~*" || name == "!~" || name == "!~*") {
+		if f, ok := anyAllMarker(args[1]); ok {
+			return b.patternAnyAll(name, args[0], f, s) // x ~ ANY (patterns): array.go
+		}
+	}
 	bound := make([]Expr, len(args))
 	argTypes := make([]types.T, len(args))
 	for i, a := range args {

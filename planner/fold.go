@@ -123,7 +123,8 @@ var nonStrictFuncs = map[string]bool{
 	"coalesce": true, "ifnull": true, "nullif": true, "greatest": true, "least": true,
 	"concat": true, "concat_ws": true, "format": true, "format_type": true,
 	"jsonb_build_object": true, "json_build_object": true, "jsonb_build_array": true, "json_build_array": true,
-	"pg_notify": true, // a NULL channel is 22023, a NULL payload an empty one
+	"pg_notify":      true, // a NULL channel is 22023, a NULL payload an empty one
+	"quote_nullable": true, // NULL is the word NULL
 }
 
 // foldStrictFunc returns a NULL constant of type t for a call of a strict

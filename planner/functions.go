@@ -261,6 +261,7 @@ var funcs = map[string]funcSig{
 	"pg_size_pretty":                  {1, 1, fixed(types.Text)},
 	"set_config":                      {3, 3, fixed(types.Text)},
 	"quote_literal":                   {1, 1, fixed(types.Text)},
+	"quote_nullable":                  {1, 1, fixed(types.Text)},
 	"pg_tablespace_location":          {1, 1, fixed(types.Text)},
 	// kvsql_if_public_visible(a, b) is a when schema public is on the
 	// search path, else b: catalog functions name relations unqualified

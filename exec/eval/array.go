@@ -134,7 +134,14 @@ func compareArrays(a, b types.Datum) int {
 // strict (array_append(NULL, 1) is {1}).
 func arrayFunc(env *Env, e *planner.Func, args []types.Datum) (d types.Datum, handled bool, err error) {
 	if op, q, ok := strings.Cut(e.Name, " "); ok && (q == "any" || q == "all") {
-		d, err := anyAll(op, q == "all", args[0], args[1])
+		match := func(x, y types.Datum) (bool, error) { return compareOp(op, x, y) }
+		if op == "~" || op == "~*" || op == "!~" || op == "!~*" {
+			match = func(x, y types.Datum) (bool, error) {
+				d, err := evalRegexOp(env, op, x, y)
+				return d.Bool(), err
+			}
+		}
+		d, err := anyAll(match, q == "all", args[0], args[1])
 		return d, true, err
 	}
 	switch e.Name {
@@ -359,10 +366,11 @@ func arrayConcat(e *planner.Func, args []types.Datum) (types.Datum, bool, error)
 	}
 }
 
-// anyAll is x op ANY (array) / x op ALL (array) with SQL's NULL rules:
+// anyAll is x op ANY (array) / x op ALL (array), match being op, with
+// SQL's NULL rules:
 // ANY is true if some comparison is true, else NULL if some was NULL;
 // ALL is false if some comparison is false, else NULL if some was NULL.
-func anyAll(op string, all bool, x, arr types.Datum) (types.Datum, error) {
+func anyAll(match func(x, y types.Datum) (bool, error), all bool, x, arr types.Datum) (types.Datum, error) {
 	if arr.IsNull() {
 		return types.Null, nil
 	}
@@ -382,7 +390,7 @@ func anyAll(op string, all bool, x, arr types.Datum) (types.Datum, error) {
 			sawNull = true
 			continue
 		}
-		v, err := compareOp(op, x, y)
+		v, err := match(x, y)
 		if err != nil {
 			return types.Null, err
 		}

@@ -104,6 +104,12 @@ func evalFunc(env *Env, e *planner.Func, row []types.Datum) (types.Datum, error)
 		return args[0], nil
 	case "greatest", "least":
 		return extreme(args, e.Name == "greatest", e.T), nil
+	case "quote_nullable":
+		// quote_literal, but the word NULL for a NULL (funcs_pg.go).
+		if args[0].IsNull() {
+			return types.NewText("NULL"), nil
+		}
+		return types.NewText(quoteLiteral(datumText(args[0], e.Args[0].Type()))), nil
 	case "concat", "concat_ws":
 		var n int64
 		for _, a := range args {

@@ -33,6 +33,10 @@ var regexOps = map[string]string{
 	"<<=": "kvsql_op_net_subeq", ">>=": "kvsql_op_net_supeq",
 }
 
+// regexAnyOps are the regular-expression operators that take ANY|ALL
+// (array) on their right, as comparisons do: x ~ ANY (patterns).
+var regexAnyOps = map[string]bool{"~": true, "~*": true, "!~": true, "!~*": true}
+
 // likeOps spells PostgreSQL's operators behind LIKE and ILIKE as the
 // keywords vitess reads (ILIKE is REGEXP there; see emit).
 var likeOps = map[string]string{"~~": " like ", "!~~": " not like ", "~~*": " regexp ", "!~~*": " not regexp "}
@@ -360,7 +364,7 @@ func (r *rewriter) exprs(toks []token) ([]token, error) {
 			toks = append(append(toks[:i:i], spliced...), toks[end+1:]...)
 			i--
 		case (t.is("any") || t.is("some") || t.is("all")) && i+2 < len(toks) && toks[i+1].isPunct("(") &&
-			len(out) > 0 && (out[len(out)-1].kind == tkOp && (comparisonOps[out[len(out)-1].val] || arithmeticOps[out[len(out)-1].val]) || out[len(out)-1].is("like") || out[len(out)-1].is("ilike")) &&
+			len(out) > 0 && (out[len(out)-1].kind == tkOp && (comparisonOps[out[len(out)-1].val] || arithmeticOps[out[len(out)-1].val] || regexAnyOps[out[len(out)-1].val]) || out[len(out)-1].is("like") || out[len(out)-1].is("ilike")) &&
 			!startsQuery(toks[i+2]):
 			// x op ANY (array) / op ALL (array): a call of MarkerAny or
 			// MarkerAll on the comparison's right (vitess only has the
