@@ -95,6 +95,17 @@ func (s *Session) alterOwner(t *txn, o *parse.OwnerStmt) error {
 		}
 		return pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", name)
 	}
+	if o.Options && o.Column != "" {
+		// A column's storage, statistics target or compression.
+		tbl, err := t.cat.Table(s.database, o.Name)
+		if err != nil {
+			return err
+		}
+		if i := tbl.ColumnOrdinal(o.Column); i < 0 || tbl.Columns[i].Hidden {
+			return columnMissing(o.Column, tbl.Name)
+		}
+		return nil
+	}
 	if o.Options {
 		return nil // storage parameters: nothing kvsql keeps
 	}

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kvsql/kvsql/pgerror"
@@ -24,7 +25,12 @@ type LockStmt struct {
 // index pages: kvsql checks the names and values as CREATE TABLE's WITH
 // does and that the relation exists, and keeps nothing.
 type OwnerStmt struct {
-	Options  bool
+	Options bool
+	// Column, with Options, is the column of ALTER TABLE t ALTER
+	// [COLUMN] c SET STORAGE | STATISTICS | COMPRESSION | (options):
+	// settings of PostgreSQL's heap and planner that kvsql accepts for
+	// an existing column and keeps nothing of.
+	Column   string
 	Kind     string // "table", "sequence", "view", "materialized view", "database", "schema"
 	Name     string // a QualifiedRef (a database's or schema's name as written)
 	Role     string // lower-cased unless quoted; CURRENT_USER etc. as "current_user"
@@ -371,6 +377,84 @@ func (r *rewriter) alterOptions(toks []token) (st Statement, ok bool, err error)
 	}
 	return Statement{Owner: o}, true, nil
 }
+
+// columnStorage are SET STORAGE's strategies.
+var columnStorage = map[string]bool{"plain": true, "external": true, "extended": true, "main": true, "default": true}
+
+// alterColumnOptions parses ALTER TABLE [IF EXISTS] [ONLY] name ALTER
+// [COLUMN] col followed by SET STORAGE strategy, SET STATISTICS n, SET
+// COMPRESSION method or {SET | RESET} (attribute options), as pg_dump
+// writes them for columns whose settings differ from the type's; ok is
+// false when the statement is another ALTER TABLE.
+func (r *rewriter) alterColumnOptions(toks []token) (st Statement, ok bool, err error) {
+	c := &cursor{r: r, toks: toks, i: 2}
+	o := &OwnerStmt{Options: true, Kind: "table"}
+	if c.accept("if") {
+		if !c.accept("exists") {
+			return st, false, nil
+		}
+		o.IfExists = true
+	}
+	c.accept("only")
+	if o.Name, err = c.sequenceName(); err != nil || !c.accept("alter") {
+		return st, false, nil
+	}
+	c.accept("column")
+	if o.Column, err = c.name(); err != nil {
+		return st, false, nil
+	}
+	switch {
+	case c.peek("set") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("storage"):
+		c.i += 2
+		if c.done() || !columnStorage[c.toks[c.i].val] {
+			return st, true, c.errHere()
+		}
+		c.i++
+	case c.peek("set") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("statistics"):
+		c.i += 2
+		neg := c.i < len(c.toks) && c.toks[c.i].isOp("-")
+		if neg {
+			c.i++
+		}
+		if c.done() || c.toks[c.i].kind != tkNumber {
+			return st, true, c.errHere()
+		}
+		v, convErr := strconv.Atoi(c.toks[c.i].val)
+		if convErr != nil || neg && v != 1 {
+			return st, true, pgerror.Newf(invalidParameterValue, "statistics target %s is too low", tokText(r.sql, c.toks[c.i]))
+		}
+		c.i++ // PostgreSQL lowers a target past 10000; nothing is kept here
+	case c.peek("set") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("compression"):
+		c.i += 2
+		if _, err := c.name(); err != nil {
+			return st, true, err
+		}
+	case (c.peek("set") || c.peek("reset")) && c.i+1 < len(c.toks) && c.toks[c.i+1].isPunct("("):
+		end := matchForward(c.toks, c.i+1)
+		if end < 0 {
+			return st, true, syntaxErr(r.sql, c.toks[c.i+1].pos, "syntax error at end of input")
+		}
+		for _, p := range splitTop(c.toks[c.i+2 : end]) {
+			if len(p) == 0 || p[0].kind != tkIdent || !attributeOptions[p[0].val] {
+				name := ""
+				if len(p) > 0 {
+					name = p[0].val
+				}
+				return st, true, pgerror.Newf(invalidParameterValue, "unrecognized parameter %q", name)
+			}
+		}
+		c.i = end + 1
+	default:
+		return st, false, nil
+	}
+	if err := c.end(); err != nil {
+		return st, true, err
+	}
+	return Statement{Owner: o}, true, nil
+}
+
+// attributeOptions are the per-column options of ALTER COLUMN SET (...).
+var attributeOptions = map[string]bool{"n_distinct": true, "n_distinct_inherited": true}
 
 // DropConstraintStmt is ALTER TABLE [IF EXISTS] [ONLY] table DROP
 // CONSTRAINT [IF EXISTS] name [CASCADE | RESTRICT].

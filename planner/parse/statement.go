@@ -7,6 +7,7 @@ import (
 
 // statement dispatches one statement's tokens on its leading words.
 func (r *rewriter) statement(toks []token) (Statement, error) {
+	toks = tableShorthand(toks)
 	if toks[0].is("with") {
 		rest, mods, err := r.modifyingCTEs(toks) // modifying.go
 		if err != nil {
@@ -113,6 +114,9 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		}
 		return r.create(toks)
 	case first.is("alter") && second.is("table"):
+		if st, ok, err := r.alterColumnOptions(toks); ok { // pgdump.go
+			return st, err
+		}
 		if st, ok, err := r.alterOptions(toks); ok {
 			return st, err
 		}
@@ -482,4 +486,61 @@ func updateFrom(toks []token) []token {
 	out = append(out, toks[from+1:end]...)
 	out = append(out, toks[set:from]...)
 	return append(out, toks[end:]...)
+}
+
+// tableShorthand spells TABLE name, SQL's shorthand for SELECT * FROM
+// name, out where a query starts: the statement's first word, after an
+// opening parenthesis, after UNION, INTERSECT or EXCEPT [ALL | DISTINCT],
+// after AS (CREATE TABLE t AS TABLE s; TABLE is reserved, so no alias is
+// spelled so) and after INSERT INTO t (INSERT INTO t TABLE s). Elsewhere
+// (CREATE TABLE, LOCK TABLE, RETURNS TABLE (...)) TABLE is left alone.
+func tableShorthand(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.is("table") && i+1 < len(toks) && (toks[i+1].kind == tkIdent || toks[i+1].kind == tkQIdent) && queryStarts(toks, i) {
+			if out == nil {
+				out = append(make([]token, 0, len(toks)+2), toks[:i]...)
+			}
+			out = append(out, token{kind: tkIdent, val: "select", pos: t.pos, end: t.end}, token{kind: tkOp, val: "*", pos: t.pos, end: t.end},
+				token{kind: tkIdent, val: "from", pos: t.pos, end: t.end})
+			continue
+		}
+		if out != nil {
+			out = append(out, t)
+		}
+	}
+	if out == nil {
+		return toks
+	}
+	return out
+}
+
+// queryStarts reports whether a query may start at toks[i].
+func queryStarts(toks []token, i int) bool {
+	if i == 0 {
+		return true
+	}
+	prev := toks[i-1]
+	if prev.is("all") || prev.is("distinct") {
+		if i < 2 {
+			return false
+		}
+		prev = toks[i-2]
+	}
+	if prev.isPunct("(") || prev.is("union") || prev.is("intersect") || prev.is("except") || prev.is("as") {
+		return true
+	}
+	// INSERT INTO t [(cols)] TABLE s
+	if i >= 3 && toks[i-3].is("insert") && toks[i-2].is("into") {
+		return true
+	}
+	return prev.isPunct(")") && insertColumnList(toks, i-1)
+}
+
+// insertColumnList reports whether the ')' at toks[end] closes the column
+// list of INSERT INTO t (...).
+func insertColumnList(toks []token, end int) bool {
+	open := matchBack(toks, end)
+	return open >= 3 && toks[open-3].is("insert") && toks[open-2].is("into")
 }
