@@ -113,7 +113,11 @@ func (ix vindex) def(pretty bool) string {
 			parts[i] += " DESC"
 		}
 	}
-	out := "CREATE " + u + "INDEX " + quoteIdent(ix.name) + " ON " + quoteIdent(catalog.SchemaName(ix.t.Schema)) + "." + quoteIdent(ix.t.Name) +
+	on := " ON "
+	if ix.t.PartitionBy != nil {
+		on = " ON ONLY " // a partitioned table's: each partition has its own
+	}
+	out := "CREATE " + u + "INDEX " + quoteIdent(ix.name) + on + quoteIdent(catalog.SchemaName(ix.t.Schema)) + "." + quoteIdent(ix.t.Name) +
 		" USING btree (" + strings.Join(parts, ", ") + ")" + ix.includeClause()
 	if ix.nullsNotDistinct {
 		out += " NULLS NOT DISTINCT"
@@ -723,7 +727,52 @@ func pgInherits(g *vgen) [][]Expr {
 			out = append(out, vrow(int64(t.ID), ids[p], i+1, false))
 		}
 	}
+	return append(out, partitionIndexInherits(g)...)
+}
+
+// partitionIndexInherits are the pg_inherits rows of a partition's
+// indexes: each is attached to its parent table's index over the same
+// columns (the primary key to the primary key), as PostgreSQL attaches
+// them; pg_dump reads them to write ALTER INDEX ... ATTACH PARTITION.
+// kvsql keeps no such link, so it is found by matching definitions.
+func partitionIndexInherits(g *vgen) [][]Expr {
+	byTable := map[string][]vindex{}
+	for _, ix := range g.indexes() {
+		byTable[ix.t.Key()] = append(byTable[ix.t.Key()], ix)
+	}
+	var out [][]Expr
+	for _, t := range g.tables() {
+		if t.PartitionOf == "" {
+			continue
+		}
+		parentIdx := byTable[t.PartitionOf]
+		taken := map[int64]bool{}
+		for _, ix := range byTable[t.Key()] {
+			for _, p := range parentIdx {
+				if !taken[p.oid] && p.primary == ix.primary && p.unique == ix.unique && sameIndexColumns(p, ix) {
+					taken[p.oid] = true
+					out = append(out, vrow(ix.oid, p.oid, 1, false))
+					break
+				}
+			}
+		}
+	}
 	return out
+}
+
+// sameIndexColumns reports whether two indexes of a parent and its
+// partition have the same key and included columns, by name, in order.
+func sameIndexColumns(a, b vindex) bool {
+	ac, bc := a.allCols(), b.allCols()
+	if len(ac) != len(bc) || len(a.cols) != len(b.cols) {
+		return false
+	}
+	for i := range ac {
+		if a.t.Columns[ac[i]].Name != b.t.Columns[bc[i]].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // pgPartitionedTable describes each partitioned table: its strategy

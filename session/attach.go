@@ -3,12 +3,14 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kvsql/kvsql/catalog"
 	"github.com/kvsql/kvsql/exec"
 	"github.com/kvsql/kvsql/exec/eval"
 	"github.com/kvsql/kvsql/pgerror"
+	"github.com/kvsql/kvsql/planner"
 	"github.com/kvsql/kvsql/planner/parse"
 	"github.com/kvsql/kvsql/types"
 )
@@ -220,4 +222,68 @@ func (s *Session) detachReferenced(ctx context.Context, t *txn, part *catalog.Ta
 		}
 	}
 	return nil
+}
+
+// attachIndex runs ALTER INDEX parent ATTACH PARTITION child, which
+// pg_dump writes once it has made a partitioned table's index ON ONLY
+// the parent and an index on each partition. kvsql keeps no link
+// between the two (a partition's index is its own, and the parent's
+// answers through the partitions), so the statement checks what
+// PostgreSQL checks — child indexes a partition of parent's table, over
+// the same columns, unique alike — and changes nothing.
+func (s *Session) attachIndex(t *txn, a *parse.AttachIndexStmt) error {
+	parent, pcols, punique, err := indexColumns(t.cat, s.database, a.Parent)
+	if err != nil {
+		return err
+	}
+	child, ccols, cunique, err := indexColumns(t.cat, s.database, a.Child)
+	if err != nil {
+		return err
+	}
+	_, _, pname := planner.SplitRef(a.Parent)
+	_, _, cname := planner.SplitRef(a.Child)
+	if parent.PartitionBy == nil {
+		e := pgerror.Newf(pgerror.WrongObjectType, "ALTER action ATTACH PARTITION cannot be performed on relation %q", pname)
+		e.Detail = "This operation is not supported for indexes."
+		return e
+	}
+	if child.PartitionOf != parent.Key() {
+		e := pgerror.Newf(pgerror.InvalidObjectDefinition, "cannot attach index %q as a partition of index %q", cname, pname)
+		e.Detail = fmt.Sprintf("Index %q is not an index on any partition of table %q.", cname, parent.Name)
+		return e
+	}
+	if !slices.Equal(pcols, ccols) || punique != cunique {
+		e := pgerror.Newf(pgerror.InvalidObjectDefinition, "cannot attach index %q as a partition of index %q", cname, pname)
+		e.Detail = "The index definitions do not match."
+		return e
+	}
+	return nil
+}
+
+// indexColumns finds the index key names: a table's primary key (by its
+// constraint name) or one of its indexes. It returns the table, the
+// indexed columns' names and whether the index is unique.
+func indexColumns(cat *catalog.Catalog, db, key string) (*catalog.Table, []string, bool, error) {
+	if t, idx, err := cat.Index(db, key); err == nil {
+		cols := make([]string, len(idx.Columns))
+		for i, o := range idx.Columns {
+			cols[i] = t.Columns[o].Name
+		}
+		return t, cols, idx.Unique, nil
+	}
+	schema, bare := catalog.SplitRelKey(key)
+	tables, err := cat.Tables(db)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for _, t := range tables {
+		if catalog.SchemaName(t.Schema) == schema && !t.HiddenRowID && t.PrimaryKeyName == bare {
+			cols := make([]string, len(t.PrimaryKey))
+			for i, o := range t.PrimaryKey {
+				cols[i] = t.Columns[o].Name
+			}
+			return t, cols, true, nil
+		}
+	}
+	return nil, nil, false, pgerror.Newf(pgerror.UndefinedTable, "relation %q does not exist", bare)
 }

@@ -73,6 +73,8 @@ func (s *Session) ddlIn(ctx context.Context, t *txn, p *parse.Statement) (string
 		return "LOCK TABLE", s.lockTables(t, p.Lock)
 	case p.DropConstraint != nil:
 		return "ALTER TABLE", s.dropConstraint(t, p.DropConstraint)
+	case p.AttachIndex != nil:
+		return "ALTER INDEX", s.attachIndex(t, p.AttachIndex) // partition.go
 	case p.Owner != nil:
 		return "ALTER " + strings.ToUpper(p.Owner.Kind), s.alterOwner(t, p.Owner)
 	case p.Role != nil:

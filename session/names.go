@@ -143,6 +143,11 @@ func resolveRefs(pl *planner.Planner, p *parse.Statement) (*parse.Statement, err
 		d := *p.DropConstraint
 		d.Table = all([]string{d.Table})[0]
 		q.DropConstraint = &d
+	case p.AttachIndex != nil:
+		a := *p.AttachIndex
+		names := all([]string{a.Parent, a.Child})
+		a.Parent, a.Child = names[0], names[1]
+		q.AttachIndex = &a
 	case p.DropIndex != nil:
 		d := *p.DropIndex
 		d.Names = all(d.Names)

@@ -137,7 +137,8 @@ func TestPgDump(t *testing.T) {
 			"shop|dump_owner|dump_owner=UC/dump_owner =U/dump_owner",
 			"email|character varying(60)|t|email_check|t", "positive|numeric(8,2)|f|positive_small|f",
 			"2|nobody@example.com|\n", "nobody@example.com|\n",
-			"zip|character varying(10)", "email_check|has an at sign", `1|("Main St, 1",12345,"{1,2}")|{"(\"Old \"\"Rd\"\"\",,)"}|12345`} {
+			"zip|character varying(10)", "email_check|has an at sign",
+			"readings_high|readings_high_v_idx|CREATE INDEX readings_high_v_idx ON public.readings_high USING btree (v)", "3|5|c|readings_low", `1|("Main St, 1",12345,"{1,2}")|{"(\"Old \"\"Rd\"\"\",,)"}|12345`} {
 			if !strings.Contains(out, want) {
 				t.Fatalf("facts of %s lack %q:\n%s", target.name, want, out)
 			}

@@ -112,7 +112,7 @@ func (st *stmt) kind() kind {
 	case p.Notify != nil:
 		return kindNotify
 	case p.DropIndex != nil, p.Analyze != nil, p.Database != nil, p.Schema != nil, p.SetSchema != nil, p.Reindex != nil, p.Trigger != nil, p.Vacuum != nil, p.Truncate != nil, p.AlterColumn != nil, p.Sequence != nil, p.Comment != nil, p.MatView != nil, p.CreateAs != nil,
-		p.Lock != nil, p.Owner != nil, p.Role != nil, p.Grant != nil, p.AddIdentity != nil, p.Routine != nil, p.Aggregate != nil, p.DropConstraint != nil, p.UserType != nil,
+		p.Lock != nil, p.Owner != nil, p.Role != nil, p.Grant != nil, p.AddIdentity != nil, p.Routine != nil, p.Aggregate != nil, p.DropConstraint != nil, p.AttachIndex != nil, p.UserType != nil,
 		p.ViewDefault != nil:
 		return kindDDL
 	}

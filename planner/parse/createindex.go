@@ -46,7 +46,10 @@ func (r *rewriter) createIndex(toks []token) (Statement, error) {
 	if err := c.expect("on"); err != nil {
 		return st, err
 	}
-	c.accept("only")
+	// ON ONLY a partitioned table: the index is the parent's alone;
+	// pg_dump creates each partition's and attaches it (ALTER INDEX ...
+	// ATTACH PARTITION).
+	r.alterOnly = c.accept("only")
 	tableStart := c.i
 	tparts, err := c.qualifiedName()
 	if err != nil {

@@ -157,7 +157,9 @@ type Statement struct {
 	Owner       *OwnerStmt
 	// DropConstraint is ALTER TABLE ... DROP CONSTRAINT.
 	DropConstraint *DropConstraintStmt
-	AddIdentity    *AddIdentityStmt
+	// AttachIndex is ALTER INDEX parent ATTACH PARTITION child.
+	AttachIndex *AttachIndexStmt
+	AddIdentity *AddIdentityStmt
 	// Routine is CREATE / DROP / ALTER FUNCTION or PROCEDURE, or CALL
 	// (which also sets AST).
 	Routine *RoutineStmt

@@ -456,6 +456,33 @@ func (r *rewriter) alterColumnOptions(toks []token) (st Statement, ok bool, err 
 // attributeOptions are the per-column options of ALTER COLUMN SET (...).
 var attributeOptions = map[string]bool{"n_distinct": true, "n_distinct_inherited": true}
 
+// AttachIndexStmt is ALTER INDEX parent ATTACH PARTITION child, as
+// pg_dump writes it after CREATE INDEX ... ON ONLY a partitioned table
+// and CREATE INDEX on each partition. Both are QualifiedRefs.
+type AttachIndexStmt struct {
+	Parent, Child string
+}
+
+// attachIndex parses ALTER INDEX [IF EXISTS] name ATTACH PARTITION name;
+// ok is false when the statement is another ALTER INDEX.
+func (r *rewriter) attachIndex(toks []token) (st Statement, ok bool, err error) {
+	c := &cursor{r: r, toks: toks, i: 2}
+	a := &AttachIndexStmt{}
+	if a.Parent, err = c.sequenceName(); err != nil || !c.accept("attach") {
+		return st, false, nil
+	}
+	if err := c.expect("partition"); err != nil {
+		return st, true, err
+	}
+	if a.Child, err = c.sequenceName(); err != nil {
+		return st, true, err
+	}
+	if err := c.end(); err != nil {
+		return st, true, err
+	}
+	return Statement{AttachIndex: a}, true, nil
+}
+
 // DropConstraintStmt is ALTER TABLE [IF EXISTS] [ONLY] table DROP
 // CONSTRAINT [IF EXISTS] name [CASCADE | RESTRICT].
 type DropConstraintStmt struct {

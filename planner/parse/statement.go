@@ -101,6 +101,10 @@ func (r *rewriter) statement(toks []token) (Statement, error) {
 		if st, ok, err := r.alterOptions(toks); ok {
 			return st, err
 		}
+	case first.is("alter") && second.is("index"):
+		if st, ok, err := r.attachIndex(toks); ok { // pgdump.go
+			return st, err
+		}
 	case (first.is("create") || first.is("alter") || first.is("drop")) && second.is("sequence"),
 		first.is("create") && (second.is("temp") || second.is("temporary") || second.is("unlogged")) && len(toks) > 2 && toks[2].is("sequence"):
 		return r.sequence(toks)

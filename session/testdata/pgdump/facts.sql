@@ -38,3 +38,6 @@ INSERT INTO contacts (id) VALUES (3) RETURNING mail, credit;
 SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_type t JOIN pg_attribute a ON a.attrelid = t.typrelid WHERE t.typname = 'address' ORDER BY a.attnum;
 SELECT id, addr, old, (addr).zip FROM sites ORDER BY id;
 SELECT conname, obj_description(oid, 'pg_constraint') FROM pg_constraint WHERE contypid = 'email'::regtype;
+SELECT tablename, indexname, indexdef FROM pg_indexes WHERE tablename LIKE 'readings%' ORDER BY 1, 2;
+SELECT * FROM readings ORDER BY id;
+INSERT INTO readings VALUES (3, 5, 'c') RETURNING *, tableoid::regclass;

@@ -67,6 +67,14 @@ INSERT INTO contacts VALUES (1, 'a@b.c', 10.5), (2, DEFAULT, NULL);
 CREATE TYPE address AS (street text, zip varchar(10), tags int[]);
 CREATE TABLE sites (id int PRIMARY KEY, addr address, old address[]);
 INSERT INTO sites VALUES (1, ROW('Main St, 1', '12345', '{1,2}'), ARRAY[ROW('Old "Rd"', NULL, NULL)::address]), (2, NULL, NULL);
+-- A partitioned table with a primary key and an index: PostgreSQL's
+-- dump makes each index ON ONLY the parent, then each partition's, and
+-- attaches them (ALTER INDEX ... ATTACH PARTITION).
+CREATE TABLE readings (id int, k int, v text, PRIMARY KEY (id, k)) PARTITION BY RANGE (k);
+CREATE TABLE readings_low PARTITION OF readings FOR VALUES FROM (0) TO (10);
+CREATE TABLE readings_high PARTITION OF readings FOR VALUES FROM (10) TO (20);
+CREATE INDEX readings_v ON readings (v);
+INSERT INTO readings VALUES (1, 1, 'a'), (2, 15, 'b');
 
 -- Roles, owners and privileges: pg_dump writes ALTER ... OWNER TO, GRANT
 -- and REVOKE lines for them.
