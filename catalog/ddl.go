@@ -730,22 +730,28 @@ func (t *Table) NameForeignKey(fk *ForeignKey) {
 	if fk.Name != "" {
 		return
 	}
-	fk.Name = ChooseName(t.Name, NameAddition(fk.Columns), "fkey", t.HasConstraintName)
+	fk.Name = ChooseName(t.Name, NameAddition(fk.Columns), "fkey", t.HasConstraint)
 }
 
-// HasConstraintName reports whether one of t's constraints, or an index
-// of t, is called name.
-func (t *Table) HasConstraintName(name string) bool {
-	if name == t.PrimaryKeyName || t.IndexByName(name) != nil {
+// HasConstraint reports whether t has a constraint called name: its
+// primary key, a UNIQUE constraint, a CHECK or a foreign key (a plain
+// index is no constraint).
+func (t *Table) HasConstraint(name string) bool {
+	if t.PrimaryKeyName == name && len(t.PrimaryKey) > 0 {
 		return true
 	}
-	for _, fk := range t.ForeignKeys {
-		if ForeignKeyName(t, fk) == name {
+	for _, idx := range t.Indexes {
+		if idx.Constraint && idx.Name == name {
 			return true
 		}
 	}
-	for _, c := range t.Checks {
-		if c.Name == name {
+	for _, ch := range t.Checks {
+		if ch.Name == name {
+			return true
+		}
+	}
+	for _, fk := range t.ForeignKeys {
+		if ForeignKeyName(t, fk) == name {
 			return true
 		}
 	}

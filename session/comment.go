@@ -59,7 +59,7 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 		if terr != nil {
 			return terr
 		}
-		if !hasConstraint(tbl, c.Column) {
+		if !tbl.HasConstraint(c.Column) {
 			return pgerror.Newf(pgerror.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", c.Column, c.Name)
 		}
 		next, err = t.cat.AlterTable(t.kv, s.database, c.Name, func(nt *catalog.Table) error {
@@ -112,28 +112,4 @@ func (s *Session) comment(t *txn, c *parse.CommentStmt) error {
 	}
 	t.setCatalog(next)
 	return nil
-}
-
-// hasConstraint reports whether t has a constraint of that name: its
-// primary key, a UNIQUE constraint's index, a CHECK or a foreign key.
-func hasConstraint(t *catalog.Table, name string) bool {
-	if t.PrimaryKeyName == name && len(t.PrimaryKey) > 0 {
-		return true
-	}
-	for _, idx := range t.Indexes {
-		if idx.Constraint && idx.Name == name {
-			return true
-		}
-	}
-	for _, ch := range t.Checks {
-		if ch.Name == name {
-			return true
-		}
-	}
-	for _, fk := range t.ForeignKeys {
-		if catalog.ForeignKeyName(t, fk) == name {
-			return true
-		}
-	}
-	return false
 }

@@ -139,7 +139,7 @@ func (s *Session) dropConstraint(t *txn, d *parse.DropConstraintStmt) error {
 		}
 		return err
 	}
-	if !hasConstraint(tbl, d.Name) {
+	if !tbl.HasConstraint(d.Name) {
 		e := pgerror.Newf(pgerror.UndefinedObject, "constraint %q of relation %q does not exist", d.Name, tbl.Name)
 		if d.IfExists {
 			e.Message += ", skipping"
@@ -273,8 +273,8 @@ func (s *Session) addChecks(ctx context.Context, t *txn, table string, checks []
 			if cols := checkColumns(c.Expr); col == "" && len(cols) == 1 {
 				col = cols[0]
 			}
-			name = catalog.ChooseName(tbl.Name, col, "check", func(n string) bool { return hasConstraint(tbl, n) || slices.Contains(added, n) })
-		} else if hasConstraint(tbl, name) || slices.Contains(added, name) {
+			name = catalog.ChooseName(tbl.Name, col, "check", func(n string) bool { return tbl.HasConstraint(n) || slices.Contains(added, n) })
+		} else if tbl.HasConstraint(name) || slices.Contains(added, name) {
 			return pgerror.Newf(pgerror.DuplicateObject, "constraint %q for relation %q already exists", name, tbl.Name)
 		}
 		added = append(added, name)
@@ -282,7 +282,7 @@ func (s *Session) addChecks(ctx context.Context, t *txn, table string, checks []
 			return pgerror.New(pgerror.InvalidTableDefinition, "constraint must be added to child tables too")
 		}
 		for i, target := range targets {
-			if i > 0 && (c.NoInherit || hasConstraint(target, name)) {
+			if i > 0 && (c.NoInherit || target.HasConstraint(name)) {
 				continue
 			}
 			if err := s.addCheck(ctx, t, target.Key(), catalog.Check{Name: name, Expr: c.Expr, NoInherit: c.NoInherit}, c.NotValid); err != nil {

@@ -420,8 +420,11 @@ func (r *rewriter) alterColumnOptions(toks []token) (st Statement, ok bool, err 
 			return st, true, c.errHere()
 		}
 		v, convErr := strconv.Atoi(c.toks[c.i].val)
-		if convErr != nil || neg && v != 1 {
-			return st, true, pgerror.Newf(invalidParameterValue, "statistics target %s is too low", tokText(r.sql, c.toks[c.i]))
+		if convErr != nil {
+			return st, true, c.errHere() // an integer, as PostgreSQL's grammar wants
+		}
+		if neg && v != 1 {
+			return st, true, pgerror.Newf(invalidParameterValue, "statistics target -%s is too low", tokText(r.sql, c.toks[c.i]))
 		}
 		c.i++ // PostgreSQL lowers a target past 10000; nothing is kept here
 	case c.peek("set") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("compression"):
